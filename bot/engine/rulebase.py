@@ -1,0 +1,213 @@
+"""Loading rule files into a checked, versioned `RuleBase`.
+
+Loading is all-or-nothing: any error in any file raises `RuleBaseError` listing every problem
+as `file:line:column: rule-id: field: message`, and no partial rule base is returned. That is
+what lets a reload keep serving the old base when an edit is broken.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import string
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from bot.engine.facts import FACT_KINDS, fact_fields, is_derived
+from bot.engine.schema import Comparison, Rule, RuleFile, parse_reference
+from bot.knowledge import PROJECT_ROOT
+from bot.yamlio import YamlDocument, YamlError, describe_validation_error, load_yaml
+
+DEFAULT_RULES_DIR = PROJECT_ROOT / "rules"
+TEST_SUFFIX = ".tests.yaml"
+
+
+class RuleBaseError(ValueError):
+    """A rule base that does not load. `problems` holds one line per error."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+@dataclass
+class LoadedRule:
+    rule: Rule
+    doc: YamlDocument
+    index: int
+
+    def where(self, *loc: str | int) -> str:
+        return self.doc.where(("rules", self.index, *loc))
+
+
+@dataclass
+class RuleBase:
+    rules: list[LoadedRule]
+    version: str
+    root: Path
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def by_id(self) -> dict[str, LoadedRule]:
+        return {r.rule.id: r for r in self.rules}
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+
+def rule_files(paths: list[Path]) -> list[Path]:
+    """Every rule file (not a test file) under the given files and folders, sorted."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += [p for p in path.rglob("*.yaml") if not p.name.endswith(TEST_SUFFIX)]
+        elif path.suffix == ".yaml" and not path.name.endswith(TEST_SUFFIX):
+            found.append(path)
+    return sorted(set(found))
+
+
+def template_fields(template: str) -> list[tuple[str, str]]:
+    """`{gpu.name} and {req.params_b:.0f}` -> [("gpu", "name"), ("req", "params_b")]."""
+    out = []
+    for _, field_name, _, _ in string.Formatter().parse(template):
+        if field_name is None:
+            continue
+        alias, _, attr = field_name.partition(".")
+        out.append((alias, attr))
+    return out
+
+
+def check_rule(loaded: LoadedRule, known_sources: set[str] | None) -> list[str]:
+    """Semantic checks every load makes: fact kinds, fields, references, templates, sources."""
+    rule, problems = loaded.rule, []
+
+    def problem(loc: tuple, message: str) -> None:
+        problems.append(f"{loaded.where(*loc)}: {rule.id}: {message}")
+
+    bound: dict[str, str] = {}
+    for ci, condition in enumerate(rule.when):
+        if condition.fact not in FACT_KINDS:
+            problem(("when", ci, "fact"), f"when[{ci}].fact: unknown fact kind {condition.fact!r}; "
+                    f"known: {', '.join(sorted(FACT_KINDS))}")
+            continue
+        fields = fact_fields(condition.fact)
+        for name, test in condition.where.items():
+            if name not in fields:
+                problem(("when", ci, "where", name), f"when[{ci}].where.{name}: {condition.fact} has no field "
+                        f"{name!r}; fields: {', '.join(sorted(fields))}")
+            values = test.operators().values() if isinstance(test, Comparison) else [test]
+            for value in values:
+                for item in value if isinstance(value, list) else [value]:
+                    ref = parse_reference(item)
+                    if ref is None:
+                        continue
+                    alias, attr = ref
+                    if alias not in bound:
+                        problem(("when", ci, "where", name), f"when[{ci}].where.{name}: ${alias}.{attr} refers to "
+                                f"{alias!r}, which no earlier condition binds")
+                    elif attr not in fact_fields(bound[alias]):
+                        problem(("when", ci, "where", name), f"when[{ci}].where.{name}: {bound[alias]} has no field {attr!r}")
+        bound[condition.alias] = condition.fact
+
+    for ai, assertion in enumerate(rule.then.assert_):
+        if assertion.fact not in FACT_KINDS:
+            problem(("then", "assert", ai, "fact"), f"then.assert[{ai}].fact: unknown fact kind {assertion.fact!r}")
+            continue
+        if not is_derived(assertion.fact):
+            problem(("then", "assert", ai, "fact"), f"then.assert[{ai}].fact: {assertion.fact!r} is an input fact; "
+                    "rules may only assert derived facts")
+        model = FACT_KINDS[assertion.fact]
+        fields = fact_fields(assertion.fact)
+        for name, value in assertion.set.items():
+            if name not in fields:
+                problem(("then", "assert", ai, "set", name), f"then.assert[{ai}].set.{name}: {assertion.fact} has no "
+                        f"field {name!r}")
+            ref = parse_reference(value)
+            if ref and (ref[0] not in bound or ref[1] not in fact_fields(bound[ref[0]])):
+                problem(("then", "assert", ai, "set", name), f"then.assert[{ai}].set.{name}: {value} is not a bound field")
+        required = {n for n, f in model.model_fields.items() if f.is_required()}
+        missing = required - set(assertion.set)
+        if missing:
+            problem(("then", "assert", ai, "set"), f"then.assert[{ai}].set: missing required field(s) "
+                    f"{', '.join(sorted(missing))} of {assertion.fact}")
+
+    for part in ("finding", "question"):
+        message = getattr(rule.then, part)
+        if message is None:
+            continue
+        for language in ("en", "zh"):
+            try:
+                refs = template_fields(getattr(message, language))
+            except ValueError as exc:
+                problem(("then", part, language), f"then.{part}.{language}: bad template: {exc}")
+                continue
+            for alias, attr in refs:
+                if alias not in bound:
+                    problem(("then", part, language), f"then.{part}.{language}: {{{alias}.{attr}}} uses {alias!r}, "
+                            f"which no condition binds (bound: {', '.join(bound) or 'none'})")
+                elif not attr or attr.split("[")[0] not in fact_fields(bound[alias]):
+                    problem(("then", part, language), f"then.{part}.{language}: {bound[alias]} has no field {attr!r}")
+
+    if known_sources is not None:
+        for si, source in enumerate(rule.sources):
+            if source not in known_sources:
+                problem(("sources", si), f"sources[{si}]: unknown source id {source!r} (see knowledge/sources.yaml)")
+    return problems
+
+
+def load_rulebase(
+    paths: list[Path | str] | None = None, known_sources: set[str] | None = None
+) -> RuleBase:
+    roots = [Path(p) for p in (paths or [DEFAULT_RULES_DIR])]
+    files = rule_files(roots)
+    if not files:
+        raise RuleBaseError([f"{', '.join(map(str, roots))}: no rule files found"])
+    problems: list[str] = []
+    loaded: list[LoadedRule] = []
+    digest = hashlib.sha256()
+    for path in files:
+        try:
+            doc = load_yaml(path)
+        except YamlError as exc:
+            problems.append(str(exc))
+            continue
+        digest.update(str(path.relative_to(roots[0]) if path.is_relative_to(roots[0]) else path).encode())
+        digest.update(path.read_bytes())
+        try:
+            rule_file = RuleFile.model_validate(doc.data)
+        except ValidationError as exc:
+            problems += _describe_rule_errors(doc, exc)
+            continue
+        loaded += [LoadedRule(rule=rule, doc=doc, index=i) for i, rule in enumerate(rule_file.rules)]
+
+    seen: dict[str, LoadedRule] = {}
+    for item in loaded:
+        if item.rule.id in seen:
+            problems.append(f"{item.where('id')}: {item.rule.id}: duplicate id (first defined at "
+                            f"{seen[item.rule.id].where('id')})")
+        else:
+            seen[item.rule.id] = item
+        problems += check_rule(item, known_sources)
+    if problems:
+        raise RuleBaseError(problems)
+    root = roots[0] if roots[0].is_dir() else roots[0].parent
+    return RuleBase(rules=loaded, version=digest.hexdigest()[:12], root=root, files=files)
+
+
+def _describe_rule_errors(doc: YamlDocument, exc: ValidationError) -> list[str]:
+    """Name the rule id in each schema error when the error lies inside a rule."""
+    lines = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        label = None
+        if len(loc) >= 2 and loc[0] == "rules" and isinstance(loc[1], int):
+            rules = doc.data.get("rules") if isinstance(doc.data, dict) else None
+            raw = rules[loc[1]] if isinstance(rules, list) and loc[1] < len(rules) else None
+            label = raw.get("id", f"rules[{loc[1]}]") if isinstance(raw, dict) else f"rules[{loc[1]}]"
+            field = ".".join(str(p) for p in loc[2:]) or "(rule)"
+        else:
+            field = ".".join(str(p) for p in loc) or "(file)"
+        prefix = f"{label}: " if label else ""
+        lines.append(f"{doc.where(loc)}: {prefix}{field}: {err['msg']}")
+    return lines

@@ -1,0 +1,208 @@
+"""Rule tests: YAML files next to the rules (`*.tests.yaml`), run through the real advisor.
+
+    tests:
+      - name: RTX 4090 in a data centre is blocked
+        requirement: {gpu: rtx-4090, deployment: datacenter}
+        language: en                       # optional
+        expect:
+          fires: [license.geforce-datacenter]          # the rule fired (finding or not)
+          not_fires: [license.other-rule]
+          findings:                                     # a finding with these properties exists
+            - {rule: license.geforce-datacenter, severity: block, contains: "GeForce"}
+          derived:                                      # a derived fact with these fields exists
+            - {fact: license_conflict, gpu: rtx-4090}
+          questions: 1                                  # at least this many follow-up questions
+
+`requirement` goes through `Advisor.answer` (knowledge, calculators, engine). `facts` instead
+feeds raw input facts to the engine, for inputs no requirement produces (host probes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bot.engine.rulebase import TEST_SUFFIX
+from bot.engine.session import EngineResult
+from bot.models import Requirement, Severity
+from bot.yamlio import YamlError, describe_validation_error, load_yaml
+
+
+class ExpectedFinding(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str
+    severity: Severity | None = None
+    contains: str | None = None
+
+
+class ExpectedFact(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    fact: str
+
+
+class Expectation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    fires: list[str] = Field(default_factory=list)
+    not_fires: list[str] = Field(default_factory=list)
+    findings: list[ExpectedFinding] = Field(default_factory=list)
+    derived: list[ExpectedFact] = Field(default_factory=list)
+    questions: int | None = None
+
+
+class RuleTestCase(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    requirement: Requirement | None = None
+    facts: list[dict[str, Any]] | None = None
+    language: str = "en"
+    expect: Expectation
+
+
+class RuleTestFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tests: list[RuleTestCase] = Field(min_length=1)
+
+
+@dataclass
+class CaseResult:
+    file: Path
+    case: RuleTestCase
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    @property
+    def id(self) -> str:
+        return f"{self.file.name}::{self.case.name}"
+
+
+def find_test_files(paths: list[Path]) -> list[Path]:
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += path.rglob(f"*{TEST_SUFFIX}")
+        elif path.name.endswith(TEST_SUFFIX):
+            found.append(path)
+    return sorted(set(found))
+
+
+def load_cases(path: Path) -> list[RuleTestCase]:
+    try:
+        doc = load_yaml(path)
+    except YamlError as exc:
+        raise ValueError(str(exc)) from exc
+    try:
+        return RuleTestFile.model_validate(doc.data).tests
+    except ValidationError as exc:
+        raise ValueError("\n".join(describe_validation_error(doc, exc))) from exc
+
+
+def run_case(advisor, path: Path, case: RuleTestCase) -> CaseResult:
+    """Run one case against `advisor` (a `bot.advisor.Advisor`) and compare with its expectation."""
+    outcome = CaseResult(file=path, case=case)
+    if case.requirement is not None:
+        resolved = advisor.resolve(case.requirement)
+        facts = advisor.facts(resolved)[0]
+    else:
+        facts = [(f["kind"], {k: v for k, v in f.items() if k != "kind"}) for f in case.facts or []]
+    result = advisor.engine.run(facts, language=case.language)
+    outcome.failures = check(case.expect, result, advisor.engine)
+    return outcome
+
+
+def check(expect: Expectation, result: EngineResult, engine) -> list[str]:
+    failures = []
+    fired = {f.rule for f in result.firings}
+    for rule_id in expect.fires:
+        if rule_id not in fired:
+            failures.append(f"expected {rule_id} to fire; it did not. " + explain_miss(engine, rule_id, result))
+    for rule_id in expect.not_fires:
+        if rule_id in fired:
+            failures.append(f"expected {rule_id} not to fire; it fired")
+    for want in expect.findings:
+        got = [f for f in result.findings if f.rule == want.rule]
+        if not got:
+            failures.append(f"expected a finding from {want.rule}; got findings from "
+                            f"{sorted({f.rule for f in result.findings}) or 'no rule'}")
+            continue
+        if want.severity and all(f.severity != want.severity for f in got):
+            failures.append(f"{want.rule}: expected severity {want.severity}, got {got[0].severity}")
+        if want.contains and all(want.contains not in f.message for f in got):
+            failures.append(f"{want.rule}: no message contains {want.contains!r}; got {got[0].message!r}")
+    for want in expect.derived:
+        fields = {k: v for k, v in (want.model_extra or {}).items()}
+        matches = [r for r in result.derived(want.fact) if all(r.data.get(k) == v for k, v in fields.items())]
+        if not matches:
+            have = [r.data for r in result.derived(want.fact)]
+            failures.append(f"expected derived {want.fact} {fields}; derived {want.fact} facts: {have or 'none'}")
+    if expect.questions is not None and len(result.questions) < expect.questions:
+        failures.append(f"expected at least {expect.questions} follow-up question(s), got {result.questions}")
+    return failures
+
+
+def explain_miss(engine, rule_id: str, result: EngineResult) -> str:
+    """Which condition of the rule found no matching fact, and what the closest fact held."""
+    from bot.engine.schema import Comparison, parse_reference
+
+    rule = engine.rulebase.by_id.get(rule_id)
+    if rule is None:
+        return f"(no rule {rule_id} in the rule base)"
+    notes = []
+    for index, condition in enumerate(rule.rule.when):
+        candidates = [r for r in result.facts.values() if r.kind == condition.fact]
+        if not candidates:
+            notes.append(f"when[{index}]: no {condition.fact} fact at all")
+            continue
+        best, best_misses = None, None
+        for record in candidates:
+            misses = []
+            for name, test in condition.where.items():
+                value = record.data.get(name)
+                ops = test.operators() if isinstance(test, Comparison) else {"eq": test}
+                for op, operand in ops.items():
+                    if parse_reference(operand) is not None:
+                        continue  # joins are checked by the engine; report only literal tests
+                    if not _holds(op, value, operand):
+                        misses.append(f"{name} {op} {operand!r} (fact has {value!r})")
+            if best_misses is None or len(misses) < len(best_misses):
+                best, best_misses = record, misses
+        if best_misses:
+            notes.append(f"when[{index}] {condition.fact}: " + "; ".join(best_misses))
+    return " ".join(notes) or "(every condition has a matching fact; a join between them failed)"
+
+
+def _holds(op: str, value: Any, operand: Any) -> bool:
+    try:
+        if op == "eq":
+            return value == operand
+        if op == "ne":
+            return value is not None and value != operand
+        if op == "exists":
+            return (value is not None) == bool(operand)
+        if value is None:
+            return False
+        if op == "gt":
+            return value > operand
+        if op == "gte":
+            return value >= operand
+        if op == "lt":
+            return value < operand
+        if op == "lte":
+            return value <= operand
+        if op == "in":
+            return value in operand
+        if op == "not_in":
+            return value not in operand
+    except TypeError:
+        return False
+    return True

@@ -1,0 +1,308 @@
+"""Running questions through durable-rules, one session (sid) per question.
+
+`Engine` owns one compiled rule base registered on its own durable-rules `Host`. Each call to
+`Engine.run` opens a fresh sid, asserts the question's input facts, lets the rules chain, and
+collects findings, questions and derived facts, each with its justification. The sid's state is
+deleted afterwards, whatever happened.
+
+Traps of durable-rules this module handles (see shared/notes/durable-rules.md):
+- the C core has no locks: questions on one Engine serialize on a lock;
+- errors raised inside actions are swallowed by the library: ours are caught and re-raised;
+- a fact that no rule matches raises MessageNotHandledException: normal, ignored;
+- asserting an identical fact twice raises: derived facts are de-duplicated by content first;
+- `Host()` starts two timer threads that never stop: we never use timers, so `_run` is a no-op.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+import string
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import durable_rules_engine
+from durable import engine as durable
+
+from bot.engine.compiler import action_name, compile_rulebase, ruleset_name
+from bot.engine.facts import FACT_KINDS
+from bot.engine.rulebase import RuleBase
+from bot.engine.schema import Rule, parse_reference
+from bot.models import Finding
+
+_SEVERITY_ORDER = {"block": 0, "warn": 1, "info": 2}
+_INTERNAL = ("sid", "_fid")
+
+
+class EngineError(RuntimeError):
+    """A rule action failed while answering a question."""
+
+
+@dataclass
+class FactRecord:
+    fid: str
+    kind: str
+    data: dict
+    derived_by: str | None = None
+    premises: list[str] = field(default_factory=list)
+
+    def label(self) -> str:
+        keys = [k for k in ("gpu", "name", "code", "label", "version", "provider") if k in self.data]
+        ident = ", ".join(f"{k}={self.data[k]}" for k in keys[:2])
+        return f"{self.kind}({ident})" if ident else self.kind
+
+
+@dataclass
+class Firing:
+    rule: str
+    premises: list[str]
+    asserted: list[str]
+
+
+@dataclass
+class EngineResult:
+    findings: list[Finding]
+    finding_premises: list[list[str]]
+    questions: list[str]
+    facts: dict[str, FactRecord]
+    firings: list[Firing]
+    version: str
+
+    def derived(self, kind: str | None = None) -> list[FactRecord]:
+        return [f for f in self.facts.values() if f.derived_by and (kind is None or f.kind == kind)]
+
+    def justification(self, index: int) -> dict:
+        """The derivation tree behind finding `index`: its rule and the facts that fed it."""
+        finding = self.findings[index]
+        return {"rule": finding.rule, "from": [self.derivation_tree(p) for p in self.finding_premises[index]]}
+
+    def derivation_tree(self, fid: str, depth: int = 0) -> dict:
+        record = self.facts[fid]
+        node: dict[str, Any] = {"fact": record.label(), "data": record.data}
+        if record.derived_by:
+            node["derived_by"] = record.derived_by
+            if depth < 20:
+                node["from"] = [self.derivation_tree(p, depth + 1) for p in record.premises]
+        return node
+
+
+class _View:
+    """Attribute access over a fact's fields for message templates: `{gpu.name}`."""
+
+    def __init__(self, data: dict):
+        self._data = data
+
+    def __getattr__(self, name: str) -> Any:
+        return self._data.get(name)
+
+
+class _TemplateFormatter(string.Formatter):
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if value is None:
+            return "?"
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        try:
+            return super().format_field(value, format_spec)
+        except (ValueError, TypeError):
+            return str(value)
+
+
+_FORMATTER = _TemplateFormatter()
+
+
+def render(template: str, bound: dict[str, dict]) -> str:
+    return _FORMATTER.format(template, **{alias: _View(data) for alias, data in bound.items()})
+
+
+def _content_key(kind: str, data: dict) -> str:
+    return json.dumps({"kind": kind, **{k: v for k, v in data.items() if k not in _INTERNAL}}, sort_keys=True)
+
+
+class _Question:
+    """Everything one question accumulates while its rules fire."""
+
+    def __init__(self, sid: str, language: str):
+        self.sid = sid
+        self.language = language
+        self.facts: dict[str, FactRecord] = {}
+        self.by_content: dict[str, str] = {}
+        self.findings: dict[tuple[str, str], Finding] = {}
+        self.finding_premises: dict[tuple[str, str], list[str]] = {}
+        self.finding_order: list[tuple[int, int, tuple[str, str]]] = []
+        self.questions: list[str] = []
+        self.firings: list[Firing] = []
+        self.error: BaseException | None = None
+        self._ids = itertools.count(1)
+
+    def new_fact(self, kind: str, data: dict, derived_by: str | None = None, premises: list[str] | None = None):
+        key = _content_key(kind, data)
+        if key in self.by_content:
+            return self.facts[self.by_content[key]], False
+        fid = f"f{next(self._ids)}"
+        record = FactRecord(fid=fid, kind=kind, data=data, derived_by=derived_by, premises=premises or [])
+        self.facts[fid] = record
+        self.by_content[key] = fid
+        return record, True
+
+
+class _Host(durable.Host):
+    """A durable-rules host that resolves `rule:<id>` actions against one Engine."""
+
+    def __init__(self, engine: "Engine"):
+        self._engine = engine
+        super().__init__()
+
+    def _run(self) -> None:  # no timer threads: every question runs synchronously
+        return None
+
+    def get_action(self, name: str):
+        return self._engine._action_for(name)
+
+
+class Engine:
+    def __init__(self, rulebase: RuleBase):
+        self.rulebase = rulebase
+        self.version = rulebase.version
+        self.ruleset = ruleset_name(rulebase)
+        self._rules: dict[str, Rule] = {r.rule.id: r.rule for r in rulebase.rules}
+        self._actions = {action_name(rid): rid for rid in self._rules}
+        self._questions: dict[str, _Question] = {}
+        self._lock = threading.Lock()
+        self._sids = itertools.count(1)
+        self._closed = False
+        self._host = _Host(self)
+        # set_rulesets mutates its argument (it deletes 'run'): hand it a copy.
+        self._host.set_rulesets(copy.deepcopy(compile_rulebase(rulebase)))
+
+    # -- actions -----------------------------------------------------------------------
+    def _action_for(self, name: str):
+        if name not in self._actions:
+            raise KeyError(f"no rule for action {name!r}")
+        rule = self._rules[self._actions[name]]
+
+        def action(c):
+            question = self._questions[str(c.s["sid"])]
+            try:
+                self._fire(rule, c, question)
+            except BaseException as exc:  # the library would swallow it
+                question.error = question.error or exc
+
+        return action
+
+    def _fire(self, rule: Rule, c, question: _Question) -> None:
+        bound: dict[str, dict] = {}
+        premises: list[str] = []
+        for condition in rule.when:
+            content = getattr(c, condition.alias)
+            data = {k: v for k, v in content._d.items() if k not in ("sid", "kind")}
+            fid = data.pop("_fid", None)
+            bound[condition.alias] = data
+            if fid:
+                premises.append(fid)
+        asserted: list[str] = []
+        for assertion in rule.then.assert_:
+            data = {}
+            for key, value in assertion.set.items():
+                ref = parse_reference(value)
+                data[key] = bound[ref[0]].get(ref[1]) if ref else value
+            record, is_new = question.new_fact(assertion.fact, data, derived_by=rule.id, premises=premises)
+            asserted.append(record.fid)
+            if is_new:
+                try:
+                    c.assert_fact({"kind": assertion.fact, "_fid": record.fid, **data})
+                except durable.MessageNotHandledException:
+                    pass  # nothing consumes this fact: normal
+        question.firings.append(Firing(rule=rule.id, premises=premises, asserted=asserted))
+        language = question.language
+        if rule.then.finding is not None:
+            message = render(getattr(rule.then.finding, language), bound)
+            key = (rule.id, message)
+            if key not in question.findings:
+                question.findings[key] = Finding(
+                    rule=rule.id,
+                    topic=rule.topic,
+                    severity=rule.severity,
+                    message=message,
+                    because=self._because(rule, bound, premises, question),
+                    sources=list(rule.sources),
+                )
+                question.finding_premises[key] = premises
+                question.finding_order.append((_SEVERITY_ORDER[rule.severity], len(question.finding_order), key))
+        if rule.then.question is not None:
+            text = render(getattr(rule.then.question, language), bound)
+            if text not in question.questions:
+                question.questions.append(text)
+
+    @staticmethod
+    def _because(rule: Rule, bound: dict[str, dict], premises: list[str], question: _Question) -> list[str]:
+        lines = []
+        premise_iter = iter(premises)
+        for condition in rule.when:
+            data = bound[condition.alias]
+            fid = next(premise_iter, None)
+            shown = [name for name in condition.where] or [k for k in ("gpu", "name", "code") if k in data]
+            values = ", ".join(f"{name}={data.get(name)}" for name in shown)
+            line = f"{condition.fact}: {values}" if values else condition.fact
+            record = question.facts.get(fid) if fid else None
+            if record and record.derived_by:
+                line += f" (derived by {record.derived_by})"
+            lines.append(line)
+        return lines
+
+    # -- questions ---------------------------------------------------------------------
+    def run(self, facts: list[tuple[str, dict]], language: str = "en") -> EngineResult:
+        """Answer one question given its input facts as (kind, fields) pairs."""
+        if self._closed:
+            raise EngineError(f"engine for rule base {self.version} is closed")
+        for kind, _ in facts:
+            if kind not in FACT_KINDS:
+                raise EngineError(f"unknown fact kind {kind!r}")
+        with self._lock:
+            sid = str(next(self._sids))
+            question = _Question(sid, language)
+            self._questions[sid] = question
+            handled = False  # durable-rules creates a sid's state on the first handled fact
+            try:
+                for kind, data in facts:
+                    clean = {k: v for k, v in data.items() if v is not None}
+                    record, is_new = question.new_fact(kind, clean)
+                    if not is_new:
+                        continue
+                    try:
+                        self._host.assert_fact(self.ruleset, {"sid": sid, "kind": kind, "_fid": record.fid, **clean})
+                        handled = True
+                    except durable.MessageNotHandledException:
+                        pass  # a fact no rule matches is normal
+                    if question.error is not None:
+                        break
+            finally:
+                self._questions.pop(sid, None)
+                # Deleting a sid that has no state crashes the C core (segfault), so only
+                # delete what was created.
+                if handled:
+                    self._host.delete_state(self.ruleset, sid)
+        if question.error is not None:
+            raise EngineError(f"rule action failed: {question.error!r}") from question.error
+        order = sorted(question.finding_order)
+        return EngineResult(
+            findings=[question.findings[key] for _, _, key in order],
+            finding_premises=[question.finding_premises[key] for _, _, key in order],
+            questions=question.questions,
+            facts=question.facts,
+            firings=question.firings,
+            version=self.version,
+        )
+
+    def close(self) -> None:
+        """Unregister this version's ruleset from the C core and free it."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            ruleset = self._host._ruleset_directory.pop(self.ruleset, None)
+            if ruleset is not None:
+                self._host._ruleset_list.remove(ruleset)
+                durable_rules_engine.delete_ruleset(ruleset._handle)

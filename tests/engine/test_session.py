@@ -1,0 +1,66 @@
+"""Engine tests: compile, chain, isolate questions, keep justifications."""
+
+from pathlib import Path
+
+import pytest
+
+from bot.engine.rulebase import load_rulebase
+from bot.engine.session import Engine
+
+RULES = Path(__file__).resolve().parents[2] / "rules" / "license"
+
+GPU_4090 = {"gpu": "rtx-4090", "name": "GeForce RTX 4090", "family": "rtx-4090", "gpu_class": "consumer",
+            "architecture": "Ada Lovelace", "cc": 8.9, "memory_gb": 24, "memory_type": "GDDR6X",
+            "bandwidth_gbs": 1008, "board_power_w": 450, "psu_w": 850, "form_factor": "PCIe", "slots": 3,
+            "ecc": False, "nvlink": False, "mig_max_instances": 0, "fp8": True, "fp4": False, "bf16": True,
+            "tf32": True, "selected": True}
+
+
+@pytest.fixture(scope="module")
+def engine():
+    eng = Engine(load_rulebase([RULES]))
+    yield eng
+    eng.close()
+
+
+def test_chain_consumer_gpu_to_license_conflict(engine):
+    result = engine.run([("gpu", GPU_4090), ("requirement", {"deployment": "datacenter"})])
+    assert [f.rule for f in result.findings] == ["license.geforce-datacenter"]
+    conflict = result.derived("license_conflict")
+    assert len(conflict) == 1 and conflict[0].data == {"gpu": "rtx-4090", "deployment": "datacenter"}
+    # the finding's justification walks back through the derived consumer_gpu fact
+    tree = result.justification(0)
+    derived = [node for node in tree["from"] if node.get("derived_by")]
+    assert derived and derived[0]["derived_by"] == "license.consumer-gpu"
+    assert any("derived by license.consumer-gpu" in line for line in result.findings[0].because)
+
+
+def test_questions_are_isolated(engine):
+    first = engine.run([("gpu", GPU_4090)])
+    second = engine.run([("requirement", {"deployment": "datacenter"})])
+    assert first.findings == [] and second.findings == []
+    assert [f.rule for f in first.firings] == ["license.consumer-gpu"]
+
+
+def test_unmatched_fact_is_normal(engine):
+    result = engine.run([("topic", {"name": "billing"})])
+    assert result.findings == [] and result.firings == []
+
+
+def test_language_selects_template(engine):
+    result = engine.run([("gpu", GPU_4090), ("requirement", {"deployment": "datacenter"})], language="zh")
+    assert "数据中心" in result.findings[0].message
+
+
+def test_many_questions_do_not_leak_sessions(engine):
+    # durable-rules allows 1024 live sids per ruleset; each question must free its own.
+    for _ in range(1500):
+        engine.run([("gpu", GPU_4090)])
+
+
+def test_question_whose_facts_match_no_rule_cleans_up(engine):
+    # durable-rules segfaults when deleting a sid that never got state; the engine must not try.
+    for _ in range(3):
+        result = engine.run([("cost", {"label": "A", "hourly_rate": 1.2, "hours": 80.0, "total": 96.0,
+                                        "cheapest": False, "fastest": False, "stated": True})])
+        assert result.firings == []
