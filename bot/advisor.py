@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from bot.engine.rulebase import RuleBase, load_rulebase
 from bot.engine.session import Engine, EngineResult
 from bot.knowledge import Catalog, GpuSpec, UnknownNameError, default_catalog, version_number
-from bot.models import Answer, Candidate, Cost, Estimate, MemoryBreakdown, Requirement
-from bot.sizing.estimate import GpuCapacity, ModelShape, SizingInput, estimate_memory, fit_on
-from bot.sizing.memory import MemoryEstimate
+from bot.models import Answer, Candidate, Cost, Estimate, Requirement
+from bot.sizing.cost import TOTAL_COST_FORMULA
+from bot.sizing.estimate import ModelShape
+from bot.sizing.sizer import SizingResult, shape_from_arch, size_requirement
 
 Fact = tuple[str, dict]
 
@@ -91,10 +92,7 @@ class Advisor:
             req.model = arch.id
             if req.params_b is None:
                 req.params_b = arch.params_b
-            shape = ModelShape(
-                params_b=req.params_b, layers=arch.layers, kv_heads=arch.kv_heads,
-                head_dim=arch.head_dim, hidden=arch.hidden, max_context=arch.max_context,
-            )
+            shape = shape_from_arch(arch, req.params_b)
         elif req.params_b is not None:
             shape = ModelShape(params_b=req.params_b)
         if req.provider:
@@ -112,33 +110,19 @@ class Advisor:
         return Resolved(requirement=req, gpus=gpus, family=family, shape=shape)
 
     # -- facts ----------------------------------------------------------------------
-    def facts(self, resolved: Resolved) -> tuple[list[Fact], MemoryEstimate | None, list[Candidate], list[Cost]]:
+    def facts(self, resolved: Resolved) -> tuple[list[Fact], SizingResult | None, list[Candidate], list[Cost]]:
         req = resolved.requirement
         facts: list[Fact] = [("requirement", self._requirement_fact(resolved))]
         selected = {g.id for g in resolved.gpus}
         for gpu in self.catalog.gpus.values():
             facts.append(("gpu", _gpu_fact(gpu, gpu.id in selected)))
 
-        estimate, candidates = None, []
+        estimate, candidates, sized_costs = None, [], []
         if resolved.shape is not None:
-            estimate = estimate_memory(SizingInput(
-                workload=req.workload, method=req.method, model=resolved.shape, precision=req.precision,
-                optimizer=req.optimizer, batch_size=req.batch_size, context=req.context,
-                concurrency=req.concurrency,
-            ))
-            fits = []
-            for gpu in self.catalog.gpus.values():
-                fits.append((fit_on(estimate, GpuCapacity(gpu.id, gpu.memory_gb), 1), gpu.id in selected))
-                if gpu.id in selected and (req.gpu_count or 1) > 1:
-                    fits.append((fit_on(estimate, GpuCapacity(gpu.id, gpu.memory_gb), req.gpu_count), True))
-            fits.sort(key=lambda item: (not item[1], not item[0].fits, -item[0].headroom_gb))
-            any_single = any(f.fits for f, _ in fits if f.count == 1)
-            breakdown = estimate.as_dict()
-            facts.append(("estimate", {f"{k}_gb": v for k, v in breakdown.items()} | {"any_single_fit": any_single}))
-            for fit, is_selected in fits:
-                candidates.append(Candidate(gpu=fit.gpu, count=fit.count, fits=fit.fits, need_gb=fit.need_gb,
-                                            have_gb=fit.have_gb, headroom_gb=fit.headroom_gb))
-                facts.append(("candidate", {**candidates[-1].model_dump(), "selected": is_selected}))
+            estimate = size_requirement(req, resolved.shape, self.catalog, selected, self.config.today,
+                                        self.config.price_max_age_days)
+            candidates, sized_costs = estimate.candidates, estimate.costs
+            facts += estimate.facts
 
         if req.cuda:
             facts += self._cuda_facts(req.cuda)
@@ -163,7 +147,7 @@ class Advisor:
         costs = self._stated_costs(req)
         facts += [("cost", c) for c in self._cost_facts(costs, stated=True)]
         facts += self._price_facts(req, selected)
-        return facts, estimate, candidates, costs
+        return facts, estimate, candidates, costs + sized_costs
 
     def _requirement_fact(self, resolved: Resolved) -> dict:
         req = resolved.requirement
@@ -237,9 +221,9 @@ class Advisor:
         return self._assemble(resolved, estimate, candidates, costs, result, language)
 
     def _assemble(self, resolved, estimate, candidates, costs, result: EngineResult, language: str) -> Answer:
-        est = Estimate()
+        est = Estimate(assumptions=[TOTAL_COST_FORMULA] if costs else [])
         if estimate is not None:
-            est = Estimate(memory_gb=MemoryBreakdown(**estimate.as_dict()), assumptions=estimate.assumptions)
+            est = estimate.estimate
         return Answer(
             requirement=resolved.requirement,
             estimate=est,

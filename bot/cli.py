@@ -22,6 +22,8 @@ REQUIREMENT_FLAGS: dict[str, str] = {
     "deployment": "deployment", "cuda": "cuda", "driver": "driver", "psu": "psu_watts",
     "psu_watts": "psu_watts", "topic": "topics", "xid": "xids", "symptom": "symptoms", "cost": "costs",
     "request_mode": "request_mode", "mode": "request_mode",
+    "tokens": "dataset_tokens_b", "epochs": "epochs", "mfu": "mfu", "rank": "lora_rank",
+    "lora_rank": "lora_rank", "recompute": "recompute", "kv_precision": "kv_precision",
 }
 _LIST_FIELDS = {"topics", "xids", "symptoms", "costs"}
 
@@ -107,18 +109,32 @@ def _validation_message(exc) -> str:
 
 def _cmd_ask(args: argparse.Namespace) -> int:
     from bot.advisor import Advisor, InputError
+    from bot.models import Requirement
+    from bot.nlu import ParseError, parse
     from bot.render.text import render_text
 
     requirement, rest = requirement_from_args(args, args.question)
-    language = args.lang or ("zh" if any("\u4e00" <= ch <= "\u9fff" for ch in " ".join(rest)) else "en")
+    advisor = Advisor()
+    try:  # free text first; flags and key=value words override what it says
+        stated = parse(" ".join(rest), advisor.catalog)
+    except ParseError as exc:
+        raise CliInputError(str(exc)) from exc
+    flags = requirement.model_dump(include=requirement.model_fields_set)
+    requirement = Requirement.model_validate(stated.requirement.model_dump(include=set(stated.extracted)) | flags)
+    language = args.lang or stated.language
     try:
-        answer = Advisor().answer(requirement, language=language)
+        answer = advisor.answer(requirement, language=language)
     except InputError as exc:
         raise CliInputError(str(exc)) from exc
+    answer = answer.model_copy(update={"parse": stated.summary()})
     if args.json:
         print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False))
     else:
         print(render_text(answer))
+    if args.chart:
+        from bot.sizing.chart import render_charts
+
+        print(f"chart written to {render_charts(answer, args.chart)}", file=sys.stderr)
     return 0
 
 
@@ -127,11 +143,34 @@ def register_ask(sub) -> None:
     parser.add_argument("question", nargs="*", help="the question, and/or key=value words (gpu=4090 params=7)")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
     parser.add_argument("--lang", choices=["en", "zh"], help="answer language (default: the question's)")
+    parser.add_argument("--chart", metavar="PATH", help="also draw the memory and cost charts to this PNG")
     _add_requirement_flags(parser)
     parser.set_defaults(handler=_cmd_ask)
 
 
 REGISTRARS: list[Callable] = [register_ask]
+
+from bot.rules_cli import register_rules  # noqa: E402
+
+REGISTRARS.append(register_rules)
+
+from bot.slack.serve import register_serve  # noqa: E402
+
+REGISTRARS.append(register_serve)
+
+from bot.agent.cli import register_agent  # noqa: E402
+from bot.dispatch.cli import register_check  # noqa: E402
+
+REGISTRARS += [register_check, register_agent]
+
+from bot.nlu.chat_cli import register_chat  # noqa: E402
+
+REGISTRARS.append(register_chat)
+
+from bot.ops.doctor import register_doctor, register_ping  # noqa: E402
+from bot.store.cli import register_db, register_history  # noqa: E402
+
+REGISTRARS += [register_history, register_db, register_doctor, register_ping]
 
 
 def build_parser() -> argparse.ArgumentParser:

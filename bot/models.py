@@ -17,6 +17,8 @@ Billing = Literal["on-demand", "spot", "subscription", "reserved", "savings-plan
 Deployment = Literal["datacenter", "commercial-hosting", "workstation", "cloud"]
 # How inference requests arrive, named after the MLPerf scenario that measures that load.
 RequestMode = Literal["single-stream", "server", "offline"]
+Recompute = Literal["none", "selective", "full"]
+KvPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8"]
 Severity = Literal["info", "warn", "block"]
 Language = Literal["en", "zh"]
 
@@ -69,6 +71,13 @@ class Requirement(BaseModel):
     driver: str | None = None
     psu_watts: int | None = Field(default=None, gt=0, le=100_000)
     request_mode: RequestMode | None = None
+    # Sizing inputs (issue #4): training tokens and efficiency, LoRA rank, recompute, KV cache format.
+    dataset_tokens_b: float | None = Field(default=None, gt=0, le=1_000_000, description="billions of tokens")
+    epochs: float | None = Field(default=None, gt=0, le=10_000)
+    mfu: float | None = Field(default=None, gt=0, le=1, description="model FLOPs utilisation, 0-1")
+    lora_rank: int | None = Field(default=None, gt=0, le=65_536)
+    recompute: Recompute | None = None
+    kv_precision: KvPrecision | None = None
     # Beyond the core contract: what the question is about when it names no numbers,
     # symptoms for the health rules, and cost pairs stated in the question.
     topics: list[Topic] = Field(default_factory=list)
@@ -107,9 +116,34 @@ class MemoryBreakdown(BaseModel):
     total: float = 0.0
 
 
+class TrainingTime(BaseModel):
+    """The inputs of the training-time formula: FLOPs / (GPUs x dense peak x MFU)."""
+
+    tokens: float
+    active_params_b: float
+    flops_per_param_token: int
+    flops: float
+    mfu: float
+    precision: str
+    formula: str
+
+
+class InferenceSpeed(BaseModel):
+    """The inputs of the TTFT/TPOT estimates (per candidate in Candidate.ttft_s / tpot_ms)."""
+
+    label: str
+    prompt_tokens: int
+    concurrency: int
+    bandwidth_efficiency: float
+    prefill_mfu: float
+    formula: str
+
+
 class Estimate(BaseModel):
     memory_gb: MemoryBreakdown | None = None
     assumptions: list[str] = Field(default_factory=list)
+    time: TrainingTime | None = None
+    inference: InferenceSpeed | None = None
 
 
 class Candidate(BaseModel):
@@ -119,6 +153,19 @@ class Candidate(BaseModel):
     need_gb: float
     have_gb: float
     headroom_gb: float
+    # Multi-GPU plan and speed (issue #4); None where not computed.
+    plan: str | None = None
+    strategy: str | None = None
+    interconnect: str | None = None
+    interconnect_ok: bool | None = None
+    interconnect_note: str | None = None
+    nodes: int | None = None
+    smallest_fit: bool | None = None
+    memory_gb: MemoryBreakdown | None = None
+    hours: float | None = None
+    ttft_s: float | None = None
+    tpot_ms: float | None = None
+    tokens_per_s: float | None = None
 
 
 class Cost(BaseModel):
@@ -128,6 +175,17 @@ class Cost(BaseModel):
     hours: float
     total: float
     currency: str = "USD"
+    # Cost-to-complete details (issue #4); None for costs stated in the question.
+    gpus: int | None = None
+    rate_per_gpu: float | None = None
+    billing: str | None = None
+    billed_hours: float | None = None
+    provider: str | None = None
+    quoted_on: str | None = None
+    stale: bool | None = None
+    note: str | None = None
+    cheapest: bool | None = None
+    fastest: bool | None = None
 
 
 class Finding(BaseModel):
@@ -151,3 +209,5 @@ class Answer(BaseModel):
     gpu_family: list[str] = Field(default_factory=list)
     rule_base_version: str = ""
     derivations: list[dict] = Field(default_factory=list)
+    # The free-text parse (issue #3): language, slots, and the span each slot was read from.
+    parse: dict | None = None

@@ -10,6 +10,7 @@ import yaml
 from pydantic import ValidationError
 
 Loc = tuple[int | str, ...]
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass
@@ -57,8 +58,14 @@ def load_yaml(path: Path | str, text: str | None = None) -> YamlDocument:
         except OSError as exc:
             raise YamlError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        # Parse once, with libyaml when available: keep the node tree for positions and
+        # construct the data from that same tree.
+        loader = _LOADER(text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)

@@ -66,6 +66,53 @@ def ruleset_name(rulebase: RuleBase) -> str:
     return f"advisor@{rulebase.version}"
 
 
+# Every question first asserts an `OPEN_FACT`, which this internal rule consumes, so each sid
+# has had one action run. Without it, deleting the state of a sid in which facts matched part of
+# a rule but no rule ever fired crashes durable-rules' C core.
+OPEN_FACT = {"kind": "__question"}
+OPEN_RULE = "__question.open"
+OPEN_ACTION = "internal:open"
+
+
 def compile_rulebase(rulebase: RuleBase) -> dict[str, dict]:
     """The whole base as one durable-rules ruleset, named by its content version."""
-    return {ruleset_name(rulebase): {r.rule.id: compile_rule(r.rule) for r in rulebase.rules}}
+    rules = {r.rule.id: compile_rule(r.rule) for r in rulebase.rules}
+    rules[OPEN_RULE] = {"all": [{"q": dict(OPEN_FACT)}], "pri": 0, "run": OPEN_ACTION}
+    return {ruleset_name(rulebase): rules}
+
+
+def relevance_filter(rulebase: RuleBase):
+    """A predicate `(kind, fields) -> bool` that is False only for facts no condition can match.
+
+    Asserting a fact costs the C core a JSON round trip even when nothing matches it, and a
+    question posts every catalog GPU and candidate. A condition whose literal equality tests
+    (`field: value`, `eq`, `in`) a fact fails can never match it, whatever the joins say, so
+    such facts are recorded for explanations but not asserted.
+    """
+    tests_by_kind: dict[str, list[dict[str, set]] | None] = {}
+    for loaded in rulebase.rules:
+        for condition in loaded.rule.when:
+            literal: dict[str, set] = {}
+            for field, test in condition.where.items():
+                ops = test.operators() if isinstance(test, Comparison) else {"eq": test}
+                if "eq" in ops and parse_reference(ops["eq"]) is None:
+                    literal[field] = {ops["eq"]}
+                elif "in" in ops and not any(parse_reference(v) for v in ops["in"]):
+                    literal[field] = set(ops["in"])
+            known = tests_by_kind.setdefault(condition.fact, [])
+            if known is None:
+                continue
+            if not literal:
+                tests_by_kind[condition.fact] = None  # some condition takes any fact of this kind
+            else:
+                known.append(literal)
+
+    def relevant(kind: str, fields: dict) -> bool:
+        if kind not in tests_by_kind:
+            return False
+        alternatives = tests_by_kind[kind]
+        if alternatives is None:
+            return True
+        return any(all(fields.get(f) in allowed for f, allowed in alt.items()) for alt in alternatives)
+
+    return relevant

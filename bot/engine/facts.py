@@ -52,6 +52,12 @@ class RequirementFact(FactModel):
     psu_watts: int | None = None
     request_mode: Literal["single-stream", "server", "offline"] | None = Field(
         default=None, description="inference load: one at a time, interactive stream, or batch")
+    dataset_tokens_b: float | None = Field(default=None, description="training tokens per epoch, billions")
+    epochs: float | None = None
+    mfu: float | None = Field(default=None, description="model FLOPs utilisation the user gave, 0-1")
+    lora_rank: int | None = None
+    recompute: Literal["none", "selective", "full"] | None = None
+    kv_precision: str | None = None
     has_size: bool = Field(default=False, description="a model or parameter count is known")
     gpu_named: bool = Field(default=False, description="the user named a GPU")
     multi_gpu: bool = Field(default=False, description="more than one GPU is planned")
@@ -94,6 +100,10 @@ class EstimateFact(FactModel):
     overhead_gb: float
     total_gb: float
     any_single_fit: bool = Field(description="some catalog GPU holds it alone")
+    training_tokens_b: float | None = Field(default=None, description="dataset tokens x epochs, billions")
+    mfu: float | None = Field(default=None, description="MFU the training time assumes")
+    recompute: str | None = Field(default=None, description="activation recompute assumed: none/selective/full")
+    moe: bool | None = Field(default=None, description="mixture-of-experts: memory by total, compute by active")
 
 
 class CandidateFact(FactModel):
@@ -106,6 +116,15 @@ class CandidateFact(FactModel):
     have_gb: float
     headroom_gb: float
     selected: bool
+    strategy: str | None = Field(default=None, description="single, zero1, zero2, zero3, tp, tp-pp")
+    interconnect: str | None = Field(default=None, description="none, pcie (data parallel), nvlink (tensor parallel)")
+    interconnect_ok: bool | None = Field(default=None, description="the GPU has the interconnect the plan wants")
+    nodes: int | None = None
+    crosses_nodes: bool | None = Field(default=None, description="more than 8 GPUs: an inter-node network")
+    smallest_fit: bool | None = Field(default=None, description="the smallest count of this GPU that fits")
+    hours: float | None = Field(default=None, description="estimated training wall-clock hours")
+    ttft_s: float | None = None
+    tpot_ms: float | None = None
 
 
 class CudaReleaseFact(FactModel):
@@ -163,6 +182,13 @@ class CostFact(FactModel):
     cheapest: bool
     fastest: bool
     stated: bool = Field(description="the user gave the rate and hours")
+    gpus: int | None = None
+    billing: str | None = None
+    billed_hours: float | None = None
+    provider: str | None = None
+    quoted_on: str | None = None
+    stale: bool | None = Field(default=None, description="the price is older than the allowed age")
+    currency: str | None = None
 
 
 class PriceFact(FactModel):
@@ -175,6 +201,123 @@ class PriceFact(FactModel):
     quoted_on: str
     age_days: int
     stale: bool
+
+
+class HostTrendFact(FactModel):
+    """A GPU health counter that changed, or an Xid with new events, between a host's last two checks."""
+
+    host: str
+    gpu_index: int = Field(description="-1: Xids from a PCI address the probe did not list")
+    gpu_name: str | None = None
+    bus_id: str | None = None
+    metric: Literal["ecc_uncorrected", "ecc_corrected", "remapped_uncorrectable", "remapped_correctable",
+                    "retired_pages", "xid"]
+    previous: int = Field(description="value at the previous check (metric xid: events of new_xid then)")
+    current: int
+    delta: int = Field(description="current - previous; negative when a counter was reset")
+    new_xid: int | None = Field(default=None, description="metric xid: the Xid code with new events")
+    previous_at: str = Field(description="ISO time of the previous check")
+    current_at: str
+    hours: float = Field(description="hours between the two checks")
+
+
+class HostFact(FactModel):
+    """A checked host (bot.dispatch): its inventory settings and what its probe found."""
+
+    name: str
+    deployment: str
+    team_cuda: str | None = Field(default=None, description="the CUDA the team's images use (inventory)")
+    team_cuda_num: int | None = None
+    gpu_count: int
+    driver: str | None = None
+    driver_num: int | None = None
+    cuda_driver: str | None = None
+    gpu_names: str
+
+
+class HostGpuFact(FactModel):
+    """One GPU of a checked host, from the agent's probe (NVML or nvidia-smi)."""
+
+    index: int
+    bus_id: str
+    gpu: str | None = Field(default=None, description="catalog id when the product is recognised")
+    name: str
+    brand: str | None = None
+    gpu_class: Literal["consumer", "datacenter"] | None = None
+    driver: str | None = None
+    driver_num: int | None = None
+    cuda_driver: str | None = None
+    ecc_mode: bool | None = None
+    ecc_volatile_uncorrected: int | None = None
+    ecc_aggregate_uncorrected: int | None = None
+    ecc_volatile_corrected: int | None = None
+    retired_pages_sbe: int | None = None
+    retired_pages_dbe: int | None = None
+    retired_pages_total: int | None = None
+    retired_pages_pending: bool | None = None
+    remapped_rows_correctable: int | None = None
+    remapped_rows_uncorrectable: int | None = None
+    remapped_rows_pending: bool | None = None
+    remapped_rows_failure: bool | None = None
+    temperature_c: int | None = None
+    power_draw_w: float | None = None
+    power_limit_w: float | None = None
+    throttle_reasons: str | None = None
+    power_throttle: bool | None = None
+    thermal_throttle: bool | None = None
+    pcie_gen_current: int | None = None
+    pcie_gen_max: int | None = None
+    pcie_width_current: int | None = None
+    pcie_width_max: int | None = None
+    pcie_downgraded: bool | None = None
+    busy: bool = Field(default=False, description="under load when probed (not idle)")
+    persistence_mode: bool | None = None
+    mig_mode: bool | None = None
+
+
+class HostXidFact(FactModel):
+    """Xid events of one code on one GPU in a checked host's kernel log, with NVIDIA's catalog entry."""
+
+    code: int
+    pci: str
+    count: int
+    first_seen: str | None = None
+    last_seen: str | None = None
+    last_message: str
+    meaning: str
+    action: str
+    app_error: bool
+    known: bool
+
+
+class BenchmarkResultFact(FactModel):
+    """A benchmark the agent ran, against the spec figure for that GPU when known."""
+
+    benchmark: Literal["matmul", "membw", "h2d", "serving"] = Field(description="not `kind`: the engine uses that")
+    status: Literal["ok", "unavailable", "failed"]
+    gpu_index: int | None = None
+    precision: str | None = None
+    measured: float | None = None
+    unit: str | None = None
+    expected: float | None = None
+    ratio: float | None = Field(default=None, description="measured / expected")
+    percent: int | None = None
+    detail: str | None = None
+    ttft_ms_p50: float | None = None
+    itl_ms_mean: float | None = None
+    request_throughput_rps: float | None = None
+    concurrency: int | None = None
+
+
+class HostExpectFact(FactModel):
+    """The inventory's expected hardware for a host, and whether the probe matched it."""
+
+    gpu: str | None = None
+    count: int | None = None
+    actual_gpus: str
+    actual_count: int
+    matches_gpu: bool
+    matches_count: bool
 
 
 # -- derived facts ----------------------------------------------------------------------
@@ -234,6 +377,12 @@ FACT_KINDS: dict[str, type[FactModel]] = {
     "symptom": SymptomFact,
     "cost": CostFact,
     "price": PriceFact,
+    "host": HostFact,
+    "host_gpu": HostGpuFact,
+    "host_xid": HostXidFact,
+    "benchmark_result": BenchmarkResultFact,
+    "host_expect": HostExpectFact,
+    "host_trend": HostTrendFact,
     "license_conflict": LicenseConflictFact,
     "needs_parallelism": NeedsParallelismFact,
     "driver_mismatch": DriverMismatchFact,

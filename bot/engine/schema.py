@@ -84,6 +84,14 @@ class Comparison(BaseModel):
         return out
 
 
+# durable-rules binds matched facts as attributes of its action context, next to these names;
+# an alias equal to one of them breaks the action (e.g. `as: host`).
+RESERVED_ALIASES = frozenset({
+    "host", "m", "s", "assert_fact", "cancel_timer", "delete_state", "get_facts", "get_pending_events",
+    "post", "renew_action_lease", "retract_fact", "start_timer",
+})
+
+
 class Condition(BaseModel):
     """Match one fact of `fact` kind whose fields satisfy every entry of `where`."""
 
@@ -92,6 +100,13 @@ class Condition(BaseModel):
     fact: str
     as_: str | None = Field(default=None, alias="as", pattern=ALIAS)
     where: dict[str, Scalar | Comparison] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _alias_not_reserved(self) -> "Condition":
+        if self.alias in RESERVED_ALIASES:
+            raise ValueError(f"binding name {self.alias!r} is reserved by the rule engine; "
+                             f"add `as: <other name>`")
+        return self
 
     @property
     def alias(self) -> str:

@@ -26,7 +26,14 @@ from typing import Any
 import durable_rules_engine
 from durable import engine as durable
 
-from bot.engine.compiler import action_name, compile_rulebase, ruleset_name
+from bot.engine.compiler import (
+    OPEN_ACTION,
+    OPEN_FACT,
+    action_name,
+    compile_rulebase,
+    relevance_filter,
+    ruleset_name,
+)
 from bot.engine.facts import FACT_KINDS
 from bot.engine.rulebase import RuleBase
 from bot.engine.schema import Rule, parse_reference
@@ -117,8 +124,14 @@ def render(template: str, bound: dict[str, dict]) -> str:
     return _FORMATTER.format(template, **{alias: _View(data) for alias, data in bound.items()})
 
 
-def _content_key(kind: str, data: dict) -> str:
-    return json.dumps({"kind": kind, **{k: v for k, v in data.items() if k not in _INTERNAL}}, sort_keys=True)
+def _content_key(kind: str, data: dict) -> tuple:
+    """Identity of a fact by content (durable-rules rejects asserting an identical fact twice)."""
+    items = tuple(sorted((k, v) for k, v in data.items() if k not in _INTERNAL))
+    try:
+        hash(items)
+    except TypeError:  # a list or dict value: fall back to its JSON text
+        items = (json.dumps(items, sort_keys=True, default=str),)
+    return (kind, items)
 
 
 class _Question:
@@ -128,7 +141,7 @@ class _Question:
         self.sid = sid
         self.language = language
         self.facts: dict[str, FactRecord] = {}
-        self.by_content: dict[str, str] = {}
+        self.by_content: dict[tuple, str] = {}
         self.findings: dict[tuple[str, str], Finding] = {}
         self.finding_premises: dict[tuple[str, str], list[str]] = {}
         self.finding_order: list[tuple[int, int, tuple[str, str]]] = []
@@ -136,6 +149,10 @@ class _Question:
         self.firings: list[Firing] = []
         self.error: BaseException | None = None
         self._ids = itertools.count(1)
+
+    def skip_fact(self, kind: str, data: dict) -> None:
+        fid = f"f{next(self._ids)}"
+        self.facts[fid] = FactRecord(fid=fid, kind=kind, data=data)
 
     def new_fact(self, kind: str, data: dict, derived_by: str | None = None, premises: list[str] | None = None):
         key = _content_key(kind, data)
@@ -173,12 +190,15 @@ class Engine:
         self._lock = threading.Lock()
         self._sids = itertools.count(1)
         self._closed = False
+        self._relevant = relevance_filter(rulebase)
         self._host = _Host(self)
         # set_rulesets mutates its argument (it deletes 'run'): hand it a copy.
         self._host.set_rulesets(copy.deepcopy(compile_rulebase(rulebase)))
 
     # -- actions -----------------------------------------------------------------------
     def _action_for(self, name: str):
+        if name == OPEN_ACTION:
+            return lambda c: None
         if name not in self._actions:
             raise KeyError(f"no rule for action {name!r}")
         rule = self._rules[self._actions[name]]
@@ -264,26 +284,25 @@ class Engine:
             sid = str(next(self._sids))
             question = _Question(sid, language)
             self._questions[sid] = question
-            handled = False  # durable-rules creates a sid's state on the first handled fact
             try:
+                self._host.assert_fact(self.ruleset, {"sid": sid, **OPEN_FACT})
                 for kind, data in facts:
                     clean = {k: v for k, v in data.items() if v is not None}
+                    if not self._relevant(kind, clean):
+                        question.skip_fact(kind, clean)  # kept for explanations, never asserted
+                        continue
                     record, is_new = question.new_fact(kind, clean)
                     if not is_new:
                         continue
                     try:
                         self._host.assert_fact(self.ruleset, {"sid": sid, "kind": kind, "_fid": record.fid, **clean})
-                        handled = True
                     except durable.MessageNotHandledException:
                         pass  # a fact no rule matches is normal
                     if question.error is not None:
                         break
             finally:
                 self._questions.pop(sid, None)
-                # Deleting a sid that has no state crashes the C core (segfault), so only
-                # delete what was created.
-                if handled:
-                    self._host.delete_state(self.ruleset, sid)
+                self._host.delete_state(self.ruleset, sid)
         if question.error is not None:
             raise EngineError(f"rule action failed: {question.error!r}") from question.error
         order = sorted(question.finding_order)

@@ -1,7 +1,9 @@
-"""From a requirement to a memory estimate and per-GPU candidates. Pure functions.
+"""From a job description to a memory estimate. Pure functions.
 
-This is the first calculator (issue #2): weights, model states, KV cache and a fixed overhead.
-Every default it applies is written into `assumptions`, so the answer can show it.
+Every default it applies is written into `assumptions`, so the answer can show it. The defaults follow
+the common recipes (issue #4): LoRA/QLoRA with gradient checkpointing and FlashAttention-style
+attention, batch 1, sequence 2048, rank 16 on the attention and MLP projections; inference with one
+request at the model's default context.
 """
 
 from __future__ import annotations
@@ -11,18 +13,35 @@ from dataclasses import dataclass
 from bot.sizing.memory import (
     BYTES_PER_PARAM,
     DEFAULT_OVERHEAD_GB,
+    GB,
     MemoryEstimate,
-    gradients_gb,
+    Recompute,
+    activations_gb,
     kv_cache_gb,
+    logits_gb,
+    lora_params_b,
+    nf4_weights_gb,
     normalise_optimizer,
-    optimizer_gb,
-    weights_gb,
+    optimizer_bytes_per_param,
 )
+
+DEFAULT_TRAIN_SEQ = 2048
+DEFAULT_TRAIN_BATCH = 1
+DEFAULT_LORA_RANK = 16
+ALL_PROJECTIONS = ("q", "k", "v", "o", "gate", "up", "down")
+DEFAULT_CONTEXT_UNKNOWN_MODEL = 4096
+# Inference runs one layer at a time: its working set for one prefill chunk is all that lives.
+PREFILL_CHUNK_TOKENS = 2048
+# Group-wise int4 (GPTQ/AWQ, group 128) stores an fp16 scale and zero per group: +0.25 bit/param.
+INT4_GROUP_OVERHEAD_BYTES = 32 / 128 / 8
+# DeepSpeed's ZeRO-2 estimator counts 18 B/param sharded for mixed-precision Adam (2P + 18P/N), two
+# more than the ZeRO paper's 16: the fp32 gradient partition it keeps for the optimizer step.
+ZERO_EXTRA_BYTES_MIXED = 2.0
 
 
 @dataclass(frozen=True)
 class ModelShape:
-    """What the calculators need of a model architecture."""
+    """What the calculators need of a model architecture. Only `params_b` is required."""
 
     params_b: float
     layers: int | None = None
@@ -30,6 +49,41 @@ class ModelShape:
     head_dim: int | None = None
     hidden: int | None = None
     max_context: int | None = None
+    heads: int | None = None
+    intermediate: int | None = None
+    vocab: int | None = None
+    active_params_b: float | None = None
+    experts: int | None = None
+    sliding_window: int | None = None
+    sliding_window_layers: str = "none"
+    tie_embeddings: bool = False
+    name: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        return all(v for v in (self.layers, self.kv_heads, self.head_dim, self.hidden, self.heads))
+
+    @property
+    def compute_params_b(self) -> float:
+        """Parameters that touch each token: the active ones for mixture-of-experts."""
+        return self.active_params_b or self.params_b
+
+    @property
+    def embedding_params_b(self) -> float:
+        if not (self.vocab and self.hidden):
+            return 0.0
+        return self.vocab * self.hidden * (1 if self.tie_embeddings else 2) / 1e9
+
+    @property
+    def largest_layer_params_b(self) -> float:
+        """The largest single module (DeepSpeed's `largest_layer_params`): embedding or one projection."""
+        if not self.complete:
+            return self.params_b * 0.02
+        h = self.hidden
+        sizes = [h * (self.heads or 1) * self.head_dim, h * (self.intermediate or 4 * h)]
+        if self.vocab:
+            sizes.append(self.vocab * h)
+        return max(sizes) / 1e9
 
 
 @dataclass(frozen=True)
@@ -42,92 +96,210 @@ class SizingInput:
     batch_size: int | None = None
     context: int | None = None
     concurrency: int | None = None
+    lora_rank: int | None = None
+    lora_targets: tuple[str, ...] | None = None
+    recompute: Recompute | None = None
+    kv_precision: str | None = None
+    # A catalog model of similar size whose layer shape stands in when the architecture is unknown.
+    proxy: ModelShape | None = None
+
+
+def _shape_for_activity(job: SizingInput, est: MemoryEstimate) -> ModelShape | None:
+    if job.model.complete:
+        return job.model
+    if job.proxy is not None and job.proxy.complete:
+        est.assumptions.append(
+            f"architecture unknown: layer shape borrowed from {job.proxy.name or 'a similar-size model'} "
+            f"({job.proxy.params_b:g}B) for activations and KV cache; name the model for exact figures"
+        )
+        return job.proxy
+    return None
 
 
 def estimate_memory(job: SizingInput) -> MemoryEstimate:
     est = MemoryEstimate()
-    p = job.model.params_b
-    workload = job.workload or "inference"
     if job.workload is None:
         est.assumptions.append("workload not given: sized for inference (the smallest footprint)")
-
-    if workload == "training":
-        method = job.method or "full"
-        if job.method is None:
-            est.assumptions.append("method not given: assumed full fine-tuning")
-        precision = job.precision or ("int4" if method == "qlora" else "bf16")
-        if job.precision is None:
-            est.assumptions.append(f"precision not given: assumed {precision}")
-        if method in ("full", "pretraining"):
-            train_precision = precision if precision in ("fp32", "tf32", "bf16", "fp16") else "bf16"
-            mixed = BYTES_PER_PARAM[train_precision] < 4
-            optimizer = normalise_optimizer(job.optimizer)
-            if job.optimizer is None:
-                est.assumptions.append("optimizer not given: assumed AdamW")
-            est.weights = weights_gb(p, train_precision)
-            est.gradients = gradients_gb(p, train_precision)
-            est.optimizer = optimizer_gb(p, optimizer, mixed)
-            if mixed:
-                est.assumptions.append(
-                    f"mixed precision keeps an fp32 master copy: {optimizer} states "
-                    f"{est.optimizer / p:.0f} bytes/param (ZeRO paper)"
-                )
-        else:  # lora / qlora: frozen base weights; adapters are small
-            base_precision = "int4" if method == "qlora" else precision
-            est.weights = weights_gb(p, base_precision)
-            est.assumptions.append(
-                f"{method}: frozen base weights in {base_precision}; adapter weights, gradients and "
-                "optimizer states are under 1% of the base and not itemised here"
-            )
-        est.assumptions.append("activations not itemised by this first calculator; keep headroom for them")
+    if (job.workload or "inference") == "training":
+        _training(job, est)
     else:
-        precision = job.precision or "bf16"
-        if job.precision is None:
-            est.assumptions.append("precision not given: assumed bf16 weights")
-        est.weights = weights_gb(p, precision)
-        shape = job.model
-        if shape.layers and shape.kv_heads and shape.head_dim:
-            tokens = job.context or shape.max_context or 4096
-            if job.context is None:
-                est.assumptions.append(f"context not given: the model's default, {tokens} tokens")
-            concurrency = job.concurrency or 1
-            if job.concurrency is None:
-                est.assumptions.append("concurrency not given: one request at a time")
-            est.kv_cache = kv_cache_gb(shape.layers, shape.kv_heads, shape.head_dim, tokens, 2.0, concurrency)
-            est.assumptions.append("KV cache in 16-bit")
-        else:
-            est.assumptions.append("model architecture unknown: KV cache not included")
-
+        _inference(job, est)
     est.overhead = DEFAULT_OVERHEAD_GB
-    est.assumptions.append(f"{DEFAULT_OVERHEAD_GB} GB for the CUDA context and allocator")
+    est.assumptions.append(
+        f"{DEFAULT_OVERHEAD_GB} GB per GPU for the CUDA context and allocator reserve/fragmentation (an assumption)"
+    )
     return est
 
 
-@dataclass(frozen=True)
-class GpuCapacity:
-    gpu: str
-    memory_gb: float
+def training_defaults(job: SizingInput) -> tuple[str, str, Recompute]:
+    """(method, precision, recompute) after defaults."""
+    method = job.method or "full"
+    precision = job.precision or ("int4" if method == "qlora" else "bf16")
+    # Fine-tuning recipes (HF Trainer, PEFT, LLaMA-Factory) turn gradient checkpointing on; pretraining
+    # recipes (Megatron, the LLaMA paper) keep activations with selective recompute instead.
+    recompute = job.recompute or ("selective" if method == "pretraining" else "full")
+    return method, precision, recompute
 
 
-@dataclass(frozen=True)
-class Fit:
-    gpu: str
-    count: int
-    fits: bool
-    need_gb: float
-    have_gb: float
-    headroom_gb: float
+def _training(job: SizingInput, est: MemoryEstimate) -> None:
+    shape = job.model
+    p = shape.params_b
+    method, precision, recompute = training_defaults(job)
+    if job.method is None:
+        est.assumptions.append("method not given: assumed full fine-tuning")
+    if job.precision is None:
+        est.assumptions.append(f"precision not given: assumed {precision}")
+    optimizer = normalise_optimizer(job.optimizer)
+    if job.optimizer is None:
+        est.assumptions.append("optimizer not given: assumed AdamW" + (" (paged, QLoRA recipe)" if method == "qlora" else ""))
+
+    if method in ("full", "pretraining"):
+        train_precision = precision if precision in ("fp32", "tf32", "bf16", "fp16") else "bf16"
+        if train_precision != precision:
+            est.assumptions.append(
+                f"{precision} training keeps bf16 weights and an fp32 master copy; {precision} is a compute format"
+            )
+        mixed = BYTES_PER_PARAM[train_precision] < 4
+        wb = BYTES_PER_PARAM[train_precision]
+        ob = optimizer_bytes_per_param(optimizer, mixed)
+        est.weights = p * wb
+        est.gradients = p * wb
+        est.optimizer = p * ob
+        est.trainable_params_b = p
+        est.weights_trainable = True
+        est.sharded_extra_bytes = ZERO_EXTRA_BYTES_MIXED if mixed else 0.0
+        est.assumptions.append(
+            f"model states {wb:g} (weights) + {wb:g} (gradients) + {ob:g} ({optimizer}"
+            f"{', incl. fp32 master copy' if mixed else ''}) = {2 * wb + ob:g} bytes/param (ZeRO paper)"
+        )
+        act_bytes = 4.0 if not mixed else 2.0
+    else:
+        rank = job.lora_rank or DEFAULT_LORA_RANK
+        targets = job.lora_targets or ALL_PROJECTIONS
+        if job.lora_rank is None:
+            est.assumptions.append(f"LoRA rank not given: r={rank}")
+        if job.lora_targets is None:
+            est.assumptions.append("LoRA on the attention and MLP projections (q, k, v, o, gate, up, down)")
+        if method == "qlora":
+            embed = shape.embedding_params_b
+            est.weights = nf4_weights_gb(p - embed, embed)
+            est.assumptions.append(
+                "QLoRA: base linear layers in NF4 with double quantisation (4.127 bits/param), embeddings "
+                "and output head in bf16; paged optimizer (states page to CPU RAM on spikes; counted here in full)"
+            )
+            act_bytes = 2.0
+        else:
+            base_precision = precision if precision in BYTES_PER_PARAM else "bf16"
+            est.weights = p * BYTES_PER_PARAM[base_precision]
+            est.assumptions.append(f"LoRA: frozen base weights in {base_precision}")
+            act_bytes = 4.0 if BYTES_PER_PARAM[base_precision] >= 4 else 2.0
+        if shape.complete:
+            adapters = lora_params_b(
+                shape.layers, shape.hidden, shape.heads, shape.kv_heads, shape.head_dim,
+                shape.intermediate or 4 * shape.hidden, rank, targets, shape.experts or 1,
+            )
+        else:
+            # Llama-2-7B at r=16 on all seven projections: 40M adapter parameters, 0.59% of the base.
+            adapters = p * 0.0059 * rank / DEFAULT_LORA_RANK
+            est.assumptions.append("architecture unknown: adapter size scaled from Llama-2-7B (0.59% at r=16)")
+        ob = optimizer_bytes_per_param(optimizer, mixed_precision=False)
+        est.weights += adapters * 4
+        est.gradients = adapters * 4
+        est.optimizer = adapters * ob
+        est.trainable_params_b = adapters
+        est.assumptions.append(
+            f"adapters: {adapters * 1000:.1f}M parameters in fp32 with fp32 gradients and {optimizer} states "
+            f"({4 + 4 + ob:g} bytes/param)"
+        )
+
+    seq = job.context or DEFAULT_TRAIN_SEQ
+    batch = job.batch_size or DEFAULT_TRAIN_BATCH
+    if job.context is None:
+        est.assumptions.append(f"sequence length not given: {seq} tokens")
+    if job.batch_size is None:
+        est.assumptions.append(f"micro-batch not given: {batch} per GPU")
+    recompute_text = {
+        "none": "no recompute: s*b*h*(34 + 5*a*s/h) bytes/layer",
+        "selective": "FlashAttention-style attention / selective recompute: 34*s*b*h bytes/layer",
+        "full": "gradient checkpointing (full recompute): 2*s*b*h bytes/layer + one layer's 34*s*b*h",
+    }[recompute]
+    if job.recompute is None:
+        recompute_text += f" (the {method} recipe's default)"
+    act_shape = _shape_for_activity(job, est)
+    if act_shape is not None:
+        est.activations = activations_gb(
+            act_shape.layers, act_shape.hidden, act_shape.heads, seq, batch, recompute, 1, act_bytes
+        )
+        if act_shape.vocab:
+            est.activations += logits_gb(seq, batch, act_shape.vocab)
+        est.assumptions.append(
+            f"activations (Korthikanti et al. 2022): {recompute_text}; plus fp32 logits and their gradient"
+            + (" (activations in fp32: x2)" if act_bytes == 4 else "")
+        )
+    else:
+        est.assumptions.append("architecture unknown: activations not included; keep headroom for them")
+    est.largest_layer_params_b = (act_shape or shape).largest_layer_params_b
+    if shape.active_params_b:
+        est.assumptions.append(
+            f"mixture-of-experts: all {shape.params_b:g}B parameters held in memory, "
+            f"{shape.active_params_b:g}B active per token for compute"
+        )
 
 
-def fit_on(estimate: MemoryEstimate, gpu: GpuCapacity, count: int = 1) -> Fit:
-    """Per-GPU need when the job's memory is split evenly over `count` GPUs, the overhead on each."""
-    shardable = estimate.total - estimate.overhead
-    need = shardable / count + estimate.overhead
-    return Fit(
-        gpu=gpu.gpu,
-        count=count,
-        fits=need <= gpu.memory_gb,
-        need_gb=round(need, 2),
-        have_gb=gpu.memory_gb,
-        headroom_gb=round(gpu.memory_gb - need, 2),
-    )
+def _inference(job: SizingInput, est: MemoryEstimate) -> None:
+    shape = job.model
+    p = shape.params_b
+    precision = job.precision or "bf16"
+    if job.precision is None:
+        est.assumptions.append("precision not given: assumed bf16 weights")
+    if precision in ("int4", "int8", "fp8") and shape.embedding_params_b:
+        embed = shape.embedding_params_b
+        per_param = BYTES_PER_PARAM[precision] + (INT4_GROUP_OVERHEAD_BYTES if precision == "int4" else 0.0)
+        est.weights = ((p - embed) * per_param + embed * 2.0)
+        est.assumptions.append(
+            f"{precision} weights on the linear layers"
+            + (" with fp16 group scales (group 128)" if precision == "int4" else "")
+            + "; embeddings and output head stay 16-bit"
+        )
+    else:
+        est.weights = p * BYTES_PER_PARAM[precision]
+    kv_shape = _shape_for_activity(job, est)
+    tokens = job.context or shape.max_context or (kv_shape.max_context if kv_shape else None) or DEFAULT_CONTEXT_UNKNOWN_MODEL
+    concurrency = job.concurrency or 1
+    if job.context is None:
+        est.assumptions.append(f"context not given: the model's default, {tokens} tokens")
+    if job.concurrency is None:
+        est.assumptions.append("concurrency not given: one request at a time")
+    if kv_shape is not None:
+        kv_precision = job.kv_precision or "bf16"
+        kv_bytes = BYTES_PER_PARAM.get(kv_precision, 2.0)
+        est.kv_cache = kv_cache_gb(
+            kv_shape.layers, kv_shape.kv_heads, kv_shape.head_dim, tokens, kv_bytes, concurrency,
+            kv_shape.sliding_window, kv_shape.sliding_window_layers,
+        )
+        per_token = 2 * kv_shape.layers * kv_shape.kv_heads * kv_shape.head_dim * kv_bytes
+        line = (
+            f"KV cache = 2 x {kv_shape.layers} layers x {kv_shape.kv_heads} KV heads x {kv_shape.head_dim} head_dim"
+            f" x {tokens} tokens x {kv_bytes:g} B ({kv_precision}) x {concurrency} request(s)"
+            f" = {est.kv_cache:.2f} GB ({per_token / 1024:g} KiB per token before any window cap)"
+        )
+        if kv_shape.sliding_window and kv_shape.sliding_window_layers != "none":
+            which = "every layer" if kv_shape.sliding_window_layers == "all" else "alternate layers"
+            line += f"; sliding-window attention on {which} caps those at {kv_shape.sliding_window} tokens"
+        est.assumptions.append(line)
+        chunk = min(tokens, PREFILL_CHUNK_TOKENS)
+        est.activations = 34 * chunk * kv_shape.hidden / GB
+        est.assumptions.append(f"activations: one layer's working set for a {chunk}-token prefill chunk (34*s*h bytes)")
+    else:
+        est.assumptions.append("model architecture unknown: KV cache not included")
+    if shape.active_params_b:
+        est.assumptions.append(
+            f"mixture-of-experts: all {p:g}B parameters held in memory, {shape.active_params_b:g}B active per token"
+        )
+    est.largest_layer_params_b = (kv_shape or shape).largest_layer_params_b
+
+
+def inference_context(job: SizingInput) -> int:
+    shape = job.model
+    proxy_ctx = job.proxy.max_context if job.proxy else None
+    return job.context or shape.max_context or proxy_ctx or DEFAULT_CONTEXT_UNKNOWN_MODEL

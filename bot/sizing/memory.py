@@ -1,13 +1,21 @@
 """Memory calculators: pure functions, GB = 10^9 bytes.
 
-Sources: weights by precision (training-servers guide: 7B in 16-bit = 14 GB); model states for
-mixed-precision Adam = 16 bytes/parameter (ZeRO paper, section 3.1); KV cache
-= 2 x layers x kv_heads x head_dim x tokens x bytes (grouped-query attention aware).
+Sources:
+- weights by precision (training-servers guide: 7B in 16-bit = 14 GB);
+- model states for mixed-precision Adam = 16 bytes/parameter (ZeRO paper, Rajbhandari et al. 2020,
+  section 3.1: 2 + 2 + K with K = 12);
+- activations per transformer layer (Korthikanti et al. 2022, "Reducing Activation Recomputation in
+  Large Transformer Models", section 4): s*b*h*(34 + 5*a*s/h) bytes without recompute, 34*s*b*h with
+  selective recompute (FlashAttention never stores the s x s scores either), 2*s*b*h with full recompute,
+  divided by the tensor-parallel degree;
+- QLoRA (Dettmers et al. 2023): NF4 with block size 64 and double quantisation costs 4 + 0.127 bits/param;
+- KV cache = 2 x layers x kv_heads x head_dim x tokens x bytes (grouped-query attention aware).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 GB = 1e9
 
@@ -21,6 +29,10 @@ BYTES_PER_PARAM: dict[str, float] = {
     "int4": 0.5,
 }
 
+# NF4 (QLoRA): 4-bit values + one 8-bit absmax per 64-value block + one fp32 second-level constant per
+# 256 blocks = 4 + 8/64 + 32/(64*256) = 4.127 bits (QLoRA paper, section 3, "Double Quantization").
+NF4_DOUBLE_QUANT_BYTES = (4 + 8 / 64 + 32 / (64 * 256)) / 8
+
 # Bytes per parameter of optimizer state, by optimizer, when training in mixed precision.
 # Mixed precision keeps an fp32 master copy (4 B) besides the optimizer's own state.
 OPTIMIZER_BYTES_MIXED: dict[str, float] = {
@@ -32,15 +44,19 @@ OPTIMIZER_BYTES_MIXED: dict[str, float] = {
 # Without mixed precision the weights themselves are the fp32 master copy.
 OPTIMIZER_BYTES_FP32: dict[str, float] = {"adam": 8.0, "adamw": 8.0, "adam8bit": 2.0, "sgd": 4.0}
 
+# CUDA context (~0.3-0.9 GB depending on GPU and libraries loaded) plus allocator reserve and
+# fragmentation: an assumption, stated in every answer that uses it.
 DEFAULT_OVERHEAD_GB = 1.5
+
+Recompute = Literal["none", "selective", "full"]
 
 
 def normalise_optimizer(name: str | None) -> str:
     """'AdamW' -> 'adamw', '8-bit Adam' -> 'adam8bit'; unknown names fall back to 'adamw'."""
     if not name:
         return "adamw"
-    key = name.lower().replace("-", "").replace("_", "").replace(" ", "")
-    if "8bit" in key or "bnb" in key:
+    key = name.lower().replace("-", "").replace("_", "").replace(" ", "").removeprefix("paged")
+    if "8bit" in key or ("bnb" in key and "32bit" not in key):
         return "adam8bit"
     if key.startswith("sgd"):
         return "sgd"
@@ -61,9 +77,13 @@ def gradients_gb(params_b: float, precision: str) -> float:
     return params_b * 1e9 * BYTES_PER_PARAM[precision] / GB
 
 
-def optimizer_gb(params_b: float, optimizer: str, mixed_precision: bool) -> float:
+def optimizer_bytes_per_param(optimizer: str, mixed_precision: bool) -> float:
     table = OPTIMIZER_BYTES_MIXED if mixed_precision else OPTIMIZER_BYTES_FP32
-    return params_b * 1e9 * table[normalise_optimizer(optimizer)] / GB
+    return table[normalise_optimizer(optimizer)]
+
+
+def optimizer_gb(params_b: float, optimizer: str, mixed_precision: bool) -> float:
+    return params_b * 1e9 * optimizer_bytes_per_param(optimizer, mixed_precision) / GB
 
 
 def model_states_gb(params_b: float, precision: str = "bf16", optimizer: str = "adamw") -> float:
@@ -74,6 +94,66 @@ def model_states_gb(params_b: float, precision: str = "bf16", optimizer: str = "
         + gradients_gb(params_b, precision)
         + optimizer_gb(params_b, optimizer, mixed)
     )
+
+
+def nf4_weights_gb(quantised_params_b: float, unquantised_params_b: float = 0.0, unquantised_bytes: float = 2.0) -> float:
+    """QLoRA base: linear layers in NF4 with double quantisation; embeddings/head/norms stay 16-bit."""
+    return (quantised_params_b * 1e9 * NF4_DOUBLE_QUANT_BYTES + unquantised_params_b * 1e9 * unquantised_bytes) / GB
+
+
+def activations_gb(
+    layers: int,
+    hidden: int,
+    heads: int,
+    seq: int,
+    batch: int,
+    recompute: Recompute = "selective",
+    tensor_parallel: int = 1,
+    bytes_per_value: float = 2.0,
+) -> float:
+    """Activations kept for the backward pass (Korthikanti et al. 2022), for the whole model.
+
+    The paper's constants are for 16-bit activations; fp32 training scales them by 2.
+    With full recompute, one layer's activations also live while that layer is recomputed.
+    """
+    s, b, h, a = seq, batch, hidden, heads
+    selective_layer = 34 * s * b * h
+    if recompute == "none":
+        total = layers * s * b * h * (34 + 5 * a * s / h)
+    elif recompute == "selective":
+        total = layers * selective_layer
+    else:
+        total = layers * 2 * s * b * h + selective_layer
+    return total / tensor_parallel * (bytes_per_value / 2.0) / GB
+
+
+def logits_gb(seq: int, batch: int, vocab: int) -> float:
+    """The output logits in fp32 for the loss, and their gradient: 2 x s x b x vocab x 4 bytes."""
+    return 2 * seq * batch * vocab * 4 / GB
+
+
+def lora_params_b(
+    layers: int,
+    hidden: int,
+    heads: int,
+    kv_heads: int,
+    head_dim: int,
+    intermediate: int,
+    rank: int,
+    targets: tuple[str, ...] = ("q", "k", "v", "o", "gate", "up", "down"),
+    experts: int = 1,
+) -> float:
+    """LoRA adds r x (d_in + d_out) parameters per adapted projection, per layer."""
+    q_out, kv_out = heads * head_dim, kv_heads * head_dim
+    dims = {
+        "q": (hidden, q_out), "k": (hidden, kv_out), "v": (hidden, kv_out), "o": (q_out, hidden),
+        "gate": (hidden, intermediate), "up": (hidden, intermediate), "down": (intermediate, hidden),
+    }
+    per_layer = 0
+    for target in targets:
+        d_in, d_out = dims[target]
+        per_layer += rank * (d_in + d_out) * (experts if target in ("gate", "up", "down") else 1)
+    return layers * per_layer / 1e9
 
 
 def kv_cache_bytes_per_token(layers: int, kv_heads: int, head_dim: int, bytes_per_value: float = 2.0) -> float:
@@ -88,13 +168,31 @@ def kv_cache_gb(
     tokens: int,
     bytes_per_value: float = 2.0,
     concurrency: int = 1,
+    sliding_window: int | None = None,
+    sliding_window_layers: str = "none",
 ) -> float:
-    return kv_cache_bytes_per_token(layers, kv_heads, head_dim, bytes_per_value) * tokens * concurrency / GB
+    """KV cache for `concurrency` sequences of `tokens` each.
+
+    Sliding-window layers keep at most `sliding_window` tokens: every layer for Mistral ("all"),
+    every other layer for Gemma 2 ("alternate", local and global attention alternate).
+    """
+    if sliding_window and sliding_window_layers != "none":
+        windowed = layers if sliding_window_layers == "all" else layers // 2
+    else:
+        windowed = 0
+    full = layers - windowed
+    capped = min(tokens, sliding_window) if windowed else 0
+    per_seq = 2 * kv_heads * head_dim * bytes_per_value * (full * tokens + windowed * capped)
+    return per_seq * concurrency / GB
 
 
 @dataclass
 class MemoryEstimate:
-    """A breakdown in GB and the assumptions behind it."""
+    """A breakdown in GB and the assumptions behind it.
+
+    `trainable_params_b` and `largest_layer_params_b` let the multi-GPU planner shard model states;
+    `sharded_extra_bytes` is the per-parameter buffer DeepSpeed's estimators add under ZeRO-2/3.
+    """
 
     weights: float = 0.0
     gradients: float = 0.0
@@ -103,6 +201,10 @@ class MemoryEstimate:
     kv_cache: float = 0.0
     overhead: float = 0.0
     assumptions: list[str] = field(default_factory=list)
+    trainable_params_b: float = 0.0
+    largest_layer_params_b: float = 0.0
+    weights_trainable: bool = False
+    sharded_extra_bytes: float = 0.0
 
     @property
     def total(self) -> float:

@@ -64,3 +64,22 @@ def test_question_whose_facts_match_no_rule_cleans_up(engine):
         result = engine.run([("cost", {"label": "A", "hourly_rate": 1.2, "hours": 80.0, "total": 96.0,
                                         "cheapest": False, "fastest": False, "stated": True})])
         assert result.firings == []
+
+
+def test_partial_match_without_any_firing_cleans_up(tmp_path):
+    # A fact matching half of a rule, with no rule firing, used to crash durable-rules' C core
+    # when the question's state was deleted. Run it many times in one process.
+    (tmp_path / "half.yaml").write_text(
+        "rules:\n"
+        "  - id: mig.half\n    title: needs two facts\n    topic: mig\n"
+        "    when:\n      - fact: gpu\n        where: {selected: true}\n"
+        "      - fact: topic\n        where: {name: mig}\n"
+        "    then:\n      finding: {en: 'x', zh: 'x'}\n    sources: [nvidia-a100-specs]\n"
+    )
+    eng = Engine(load_rulebase([tmp_path]))
+    try:
+        for _ in range(200):
+            assert eng.run([("gpu", GPU_4090)]).findings == []
+        assert len(eng.run([("gpu", GPU_4090), ("topic", {"name": "mig"})]).findings) == 1
+    finally:
+        eng.close()

@@ -1,0 +1,182 @@
+"""Slack bot under load: N signed app_mention events, C in flight, against the local Web API.
+
+    python bench/slack_bench.py [--events 200] [--concurrency 200]
+
+Two apps run as separate processes, each behind the same HTTP server code path, and are
+measured in the same run against the same local Web API server (in this process):
+- gpu-advisor: the real `gpu-advisor serve --http`;
+- echo: a bare Bolt app whose only listener posts the mention's text back into its thread.
+
+Ack latency: request sent -> HTTP response. Answer latency: request sent -> the Web API call that
+shows the final answer (gpu-advisor: the chat.update that replaces "working…"; echo: its
+chat.postMessage). Targets: every ack under 3 s; answer p99 within 1.5x of the echo app's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bot.slack.local_slack import BOT_USER_ID, LocalSlackApi, SlackRequests  # noqa: E402
+
+SECRET = "bench-signing-secret"
+QUESTIONS = [
+    "can I fine-tune a 7B model on a single 4090?",
+    "Can I fine-tune a 7B model with LoRA on an RTX 4090 in our datacenter?",
+    "Llama 3 70B inference on 2 H100, 8k context, 32 concurrent users",
+    "QLoRA on Llama-2-13b with two 3090s - enough?",
+    "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen off the bus.",
+    "8x H100 on AWS or RunPod for pretraining a 13B model?",
+]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def echo_server(port: int) -> None:
+    """The comparison app: bare Bolt, default settings, one listener that echoes."""
+    from slack_bolt import App
+    from slack_sdk import WebClient
+
+    from bot.slack.serve import http_server
+
+    app = App(client=WebClient(token="xoxb-bench", base_url=os.environ["SLACK_API_URL"]), signing_secret=SECRET)
+
+    @app.event("app_mention")
+    def echo(event, client):
+        client.chat_postMessage(channel=event["channel"], thread_ts=event["ts"], text=event["text"])
+
+    http_server(app, "127.0.0.1", port).run()
+
+
+def start(kind: str, api: LocalSlackApi) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {**os.environ, "SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": SECRET,
+           "SLACK_API_URL": api.base_url, "PYTHONPATH": str(ROOT)}
+    if kind == "echo":
+        command = [sys.executable, __file__, "--echo-server", str(port)]
+    else:
+        command = [sys.executable, "-m", "bot.cli", "serve", "--http", "--host", "127.0.0.1", "--port", str(port)]
+    process = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"{kind} app exited: {process.stderr.read().decode()[-2000:]}")
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code in (200, 404):
+                return process, f"http://127.0.0.1:{port}/slack/events"
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit(f"{kind} app did not start")
+
+
+async def fire(url: str, api: LocalSlackApi, events: int, concurrency: int, tag: str) -> dict:
+    requests = SlackRequests(SECRET, api)
+    bodies = []
+    for i in range(events):
+        channel = f"C{tag}{i:05d}"
+        text = f"<@{BOT_USER_ID}> {QUESTIONS[i % len(QUESTIONS)]}"
+        event = {"type": "app_mention", "user": "U0BENCH", "text": text, "ts": f"1700001000.{i:06d}",
+                 "channel": channel}
+        bodies.append((channel, *requests.event(event)))
+    sent: dict[str, float] = {}
+    acks: list[float] = []
+    statuses: list[int] = []
+    gate = asyncio.Semaphore(concurrency)
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(limits=limits, timeout=30) as client:
+        async def one(channel: str, body: str, content_type: str) -> None:
+            async with gate:
+                headers = requests.headers(body, content_type)
+                sent[channel] = time.monotonic()
+                response = await client.post(url, content=body.encode(), headers=headers)
+                acks.append(time.monotonic() - sent[channel])
+                statuses.append(response.status_code)
+
+        await asyncio.gather(*(one(*b) for b in bodies))
+    return {"sent": sent, "acks": acks, "statuses": statuses}
+
+
+def answered(api: LocalSlackApi, method: str, sent: dict[str, float], timeout: float) -> list[float]:
+    """Seconds from each event's send to the Web API call showing its answer (first such call)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        done = {}
+        for call in api.calls_to(method):
+            channel = call.params.get("channel")
+            if channel in sent and call.params.get("_status") == 200 and channel not in done:
+                done[channel] = call.at - sent[channel]
+        if len(done) == len(sent):
+            return sorted(done.values())
+        time.sleep(0.1)
+    raise SystemExit(f"only {len(done)} of {len(sent)} events answered within {timeout}s via {method}")
+
+
+def pct(values: list[float], p: float) -> float:
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[int(p) - 1]
+
+
+def run(kind: str, api: LocalSlackApi, events: int, concurrency: int, final_method: str) -> dict:
+    process, url = start(kind, api)
+    try:
+        asyncio.run(fire(url, api, 5, 5, f"W{kind[:1]}"))  # warm-up: imports, auth.test, first answers
+        time.sleep(1.0)
+        result = asyncio.run(fire(url, api, events, concurrency, kind[:1].upper()))
+        answers = answered(api, final_method, result["sent"], timeout=300)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    acks = sorted(result["acks"])
+    return {
+        "kind": kind, "non_200": sum(s != 200 for s in result["statuses"]),
+        "ack_p50": pct(acks, 50), "ack_p99": pct(acks, 99), "ack_max": acks[-1],
+        "answer_p50": pct(answers, 50), "answer_p99": pct(answers, 99), "answer_max": answers[-1],
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, default=200)
+    parser.add_argument("--concurrency", type=int, default=200)
+    parser.add_argument("--echo-server", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.echo_server:
+        echo_server(args.echo_server)
+        return 0
+    with LocalSlackApi() as api:
+        ours = run("gpu-advisor", api, args.events, args.concurrency, "chat.update")
+        echo = run("echo", api, args.events, args.concurrency, "chat.postMessage")
+    print(f"{args.events} signed app_mention events, {args.concurrency} in flight, local Web API on loopback")
+    print(f"{'app':<12} {'ack p50':>9} {'ack p99':>9} {'ack max':>9} {'answer p50':>11} {'answer p99':>11} "
+          f"{'answer max':>11} {'non-200':>8}")
+    for row in (ours, echo):
+        print(f"{row['kind']:<12} {row['ack_p50']:>8.3f}s {row['ack_p99']:>8.3f}s {row['ack_max']:>8.3f}s "
+              f"{row['answer_p50']:>10.3f}s {row['answer_p99']:>10.3f}s {row['answer_max']:>10.3f}s "
+              f"{row['non_200']:>8}")
+    ratio = ours["answer_p99"] / echo["answer_p99"]
+    print(f"answer p99 ratio gpu-advisor/echo: {ratio:.2f}x (target <= 1.5x)")
+    print(f"every ack under 3 s: {'yes' if ours['ack_max'] < 3 and ours['non_200'] == 0 else 'NO'} "
+          f"(max {ours['ack_max']:.3f}s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

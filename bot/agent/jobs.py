@@ -1,0 +1,254 @@
+"""The agent's fixed set of jobs, their bounded parameters, and the job manager.
+
+A job is one of the pydantic models below, chosen by `kind`; anything else is refused before it
+runs. Benchmarks hold a slot (`gpu:<n>`, or `serving`) while they run: a second one on the same
+slot gets 409. Every job has a time limit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+import uuid
+from collections import Counter, OrderedDict
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
+
+from bot.agent import benchmarks
+from bot.agent.report import BenchmarkResult, ProbeReport
+
+MatmulPrecision = Literal["fp32", "tf32", "bf16", "fp16", "fp8"]
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProbeJob(_Params):
+    kind: Literal["probe"] = "probe"
+    kernel_log: bool = True
+    xid_limit: int = Field(default=200, ge=1, le=1000)
+    framework: bool = True
+
+
+class MatmulJob(_Params):
+    kind: Literal["matmul"] = "matmul"
+    gpu: int = Field(default=0, ge=0, le=63)
+    precisions: list[MatmulPrecision] = Field(default_factory=lambda: ["bf16"], min_length=1, max_length=5)
+    size: int = Field(default=8192, ge=256, le=16384)
+    seconds: float = Field(default=5.0, gt=0, le=120, description="time budget per precision")
+
+
+class MembwJob(_Params):
+    kind: Literal["membw"] = "membw"
+    gpu: int = Field(default=0, ge=0, le=63)
+    size_mib: int = Field(default=1024, ge=1, le=16384)
+    seconds: float = Field(default=5.0, gt=0, le=120)
+
+
+class H2dJob(_Params):
+    kind: Literal["h2d"] = "h2d"
+    gpu: int = Field(default=0, ge=0, le=63)
+    size_mib: int = Field(default=256, ge=1, le=4096)
+    seconds: float = Field(default=5.0, gt=0, le=120)
+
+
+class ServingJob(_Params):
+    """An OpenAI-compatible endpoint on this host (loopback only: the agent is no proxy)."""
+
+    kind: Literal["serving"] = "serving"
+    url: str = Field(default="http://127.0.0.1:8000", max_length=200)
+    model: str = Field(default="default", min_length=1, max_length=200)
+    prompt: str = Field(default="Write a short story about a GPU.", min_length=1, max_length=8000)
+    max_tokens: int = Field(default=128, ge=1, le=4096)
+    concurrency: int = Field(default=4, ge=1, le=256)
+    requests: int = Field(default=32, ge=1, le=10_000)
+    api: Literal["chat", "completions"] = "chat"
+    timeout_s: float = Field(default=60.0, gt=0, le=600, description="per request")
+    seconds: float = Field(default=300.0, gt=0, le=1800, description="time limit for the whole run")
+
+    @field_validator("url")
+    @classmethod
+    def _loopback(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or parts.hostname not in LOOPBACK_HOSTS or parts.username:
+            raise ValueError("url must be http(s)://127.0.0.1|localhost|[::1][:port] (an endpoint on this host)")
+        return value
+
+
+JobParams = Annotated[ProbeJob | MatmulJob | MembwJob | H2dJob | ServingJob, Field(discriminator="kind")]
+JOB_KINDS = ("probe", "matmul", "membw", "h2d", "serving")
+
+
+class JobRequest(RootModel[JobParams]):
+    """The body of POST /jobs: exactly one of the job models, chosen by `kind`."""
+
+JobState = Literal["queued", "running", "done", "failed"]
+
+
+class Job(BaseModel):
+    id: str
+    kind: str
+    params: dict[str, Any]
+    state: JobState = "queued"
+    progress: float = 0.0
+    message: str = ""
+    created_at: float
+    started_at: float | None = None
+    finished_at: float | None = None
+    result: dict[str, Any] | None = None
+    error: str | None = None
+    version: int = Field(default=0, description="bumped on every change; streams send each version once")
+
+
+class SlotBusy(RuntimeError):
+    def __init__(self, slot: str, job_id: str):
+        self.slot, self.job_id = slot, job_id
+        super().__init__(f"a benchmark is already running on {slot} (job {job_id}); one at a time")
+
+
+class TooManyJobs(RuntimeError):
+    pass
+
+
+def slot_of(params: BaseModel) -> str | None:
+    if isinstance(params, ServingJob):
+        return "serving"
+    if isinstance(params, (MatmulJob, MembwJob, H2dJob)):
+        return f"gpu:{params.gpu}"
+    return None
+
+
+def time_limit(params: BaseModel) -> float:
+    if isinstance(params, MatmulJob):
+        return params.seconds * len(params.precisions) + 60
+    if isinstance(params, (MembwJob, H2dJob)):
+        return params.seconds + 60
+    if isinstance(params, ServingJob):
+        return params.seconds
+    return 120.0
+
+
+class JobManager:
+    """Runs jobs on the event loop (blocking work in threads) and keeps the last `keep` of them."""
+
+    def __init__(self, probe: Callable[[ProbeJob], ProbeReport], keep: int = 500, max_running: int = 16):
+        self.probe = probe
+        self.keep = keep
+        self.max_running = max_running
+        self.jobs: OrderedDict[str, Job] = OrderedDict()
+        self.slots: dict[str, str] = {}
+        self.counts: Counter[tuple[str, str]] = Counter()
+        self._events: dict[str, asyncio.Event] = {}
+        self._tasks: set[asyncio.Task] = set()
+        self._ids = itertools.count(1)
+        self.last_probe: ProbeReport | None = None
+
+    def running(self) -> int:
+        return sum(1 for j in self.jobs.values() if j.state in ("queued", "running"))
+
+    def submit(self, params: BaseModel) -> Job:
+        slot = slot_of(params)
+        if slot and slot in self.slots:
+            raise SlotBusy(slot, self.slots[slot])
+        if self.running() >= self.max_running:
+            raise TooManyJobs(f"{self.max_running} jobs already running; retry later")
+        job = Job(id=f"{next(self._ids)}-{uuid.uuid4().hex[:8]}", kind=params.kind, params=params.model_dump(),
+                  created_at=time.time())
+        self.jobs[job.id] = job
+        self._events[job.id] = asyncio.Event()
+        while len(self.jobs) > self.keep:
+            old_id, old = next(iter(self.jobs.items()))
+            if old.state in ("queued", "running"):
+                break
+            self.jobs.popitem(last=False)
+            self._events.pop(old_id, None)
+        if slot:
+            self.slots[slot] = job.id
+        self.counts[(job.kind, "submitted")] += 1
+        task = asyncio.get_running_loop().create_task(self._run(job, params, slot))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return job
+
+    def _touch(self, job: Job) -> None:
+        job.version += 1
+        event = self._events.get(job.id)
+        if event is not None:
+            event.set()
+            self._events[job.id] = asyncio.Event()
+
+    async def wait_change(self, job_id: str, seen_version: int, timeout: float) -> None:
+        job = self.jobs.get(job_id)
+        if job is None or job.version != seen_version:
+            return
+        try:
+            await asyncio.wait_for(self._events[job_id].wait(), timeout)
+        except (asyncio.TimeoutError, KeyError):
+            pass
+
+    def _progress_callback(self, job: Job) -> Callable[[float, str], None]:
+        loop = asyncio.get_running_loop()
+
+        def update(fraction: float, message: str) -> None:
+            def apply() -> None:
+                job.progress = round(max(0.0, min(fraction, 1.0)), 3)
+                job.message = message
+                self._touch(job)
+            loop.call_soon_threadsafe(apply)
+
+        return update
+
+    async def _run(self, job: Job, params: BaseModel, slot: str | None) -> None:
+        job.state, job.started_at = "running", time.time()
+        self._touch(job)
+        progress = self._progress_callback(job)
+        worker: asyncio.Future | None = None
+        try:
+            worker = asyncio.ensure_future(self._execute(params, progress))
+            result = await asyncio.wait_for(asyncio.shield(worker), time_limit(params))
+            job.result = result
+            job.state, job.progress, job.message = "done", 1.0, "done"
+        except asyncio.TimeoutError:
+            job.state, job.error = "failed", f"time limit of {time_limit(params):.0f} s exceeded"
+        except Exception as exc:  # reported to the caller as the job's error, never a crash
+            job.state, job.error = "failed", f"{type(exc).__name__}: {exc}"
+        finally:
+            job.finished_at = time.time()
+            self.counts[(job.kind, job.state)] += 1
+            self._touch(job)
+            if slot:
+                # The slot stays held until the work itself has stopped, even after a time-out.
+                if worker is not None and not worker.done():
+                    worker.add_done_callback(lambda _f: self.slots.pop(slot, None))
+                else:
+                    self.slots.pop(slot, None)
+
+    async def _execute(self, params: BaseModel, progress) -> dict[str, Any]:
+        if isinstance(params, ProbeJob):
+            report = await asyncio.to_thread(self.probe, params)
+            self.last_probe = report
+            return report.model_dump(mode="json")
+        if isinstance(params, MatmulJob):
+            results = []
+            for i, precision in enumerate(params.precisions):
+                def step(fraction: float, message: str, i=i) -> None:
+                    progress((i + fraction) / len(params.precisions), message)
+                results.append(await asyncio.to_thread(benchmarks.matmul, params.gpu, precision, params.size,
+                                                       params.seconds, step))
+            return {"benchmarks": [r.model_dump(mode="json") for r in results]}
+        if isinstance(params, MembwJob):
+            result = await asyncio.to_thread(benchmarks.memory_bandwidth, params.gpu, params.size_mib, params.seconds, progress)
+        elif isinstance(params, H2dJob):
+            result = await asyncio.to_thread(benchmarks.host_to_device, params.gpu, params.size_mib, params.seconds, progress)
+        elif isinstance(params, ServingJob):
+            result = await benchmarks.serving(params.url, params.model, params.prompt, params.max_tokens,
+                                              params.concurrency, params.requests, params.api, params.timeout_s, progress)
+        else:  # pragma: no cover - the discriminated union admits nothing else
+            raise ValueError(f"unknown job kind {params.kind!r}")
+        return {"benchmarks": [BenchmarkResult.model_validate(result).model_dump(mode="json")]}

@@ -1,0 +1,146 @@
+"""Request signing between the bot and the agent: HMAC-SHA256 over method, path, body and time.
+
+The string signed is `METHOD\\nPATH\\nQUERY\\nTIMESTAMP\\nNONCE\\nSHA256(BODY)`. The agent refuses a
+request whose timestamp is more than `window_s` away from its clock (stale), whose signature does
+not match (compared in constant time), or whose nonce it has already accepted (replayed). Nonces
+are remembered for twice the window, so a replay inside the window is caught and one outside it
+is stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+
+TIMESTAMP = "x-gpu-advisor-timestamp"
+NONCE = "x-gpu-advisor-nonce"
+SIGNATURE = "x-gpu-advisor-signature"
+SECRET_ENV = "GPU_ADVISOR_AGENT_SECRET"
+MIN_SECRET_BYTES = 16
+_NONCE_FORMAT = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+
+
+def canonical(method: str, path: str, query: str, timestamp: str, nonce: str, body: bytes) -> bytes:
+    digest = hashlib.sha256(body).hexdigest()
+    return "\n".join([method.upper(), path, query, timestamp, nonce, digest]).encode()
+
+
+def signature(secret: bytes, method: str, path: str, query: str, timestamp: str, nonce: str, body: bytes) -> str:
+    mac = hmac.new(secret, canonical(method, path, query, timestamp, nonce, body), hashlib.sha256)
+    return "v1=" + mac.hexdigest()
+
+
+def sign_headers(secret: bytes, method: str, path: str, body: bytes = b"", query: str = "",
+                 now: float | None = None) -> dict[str, str]:
+    timestamp = str(int(now if now is not None else time.time()))
+    nonce = secrets.token_urlsafe(18)
+    return {TIMESTAMP: timestamp, NONCE: nonce,
+            SIGNATURE: signature(secret, method, path, query, timestamp, nonce, body)}
+
+
+class NonceCache:
+    """Nonces seen recently. Bounded: when full of unexpired nonces, new requests are refused."""
+
+    def __init__(self, ttl_s: float, max_entries: int = 100_000):
+        self.ttl_s = ttl_s
+        self.max_entries = max_entries
+        self._seen: OrderedDict[str, float] = OrderedDict()
+
+    def add(self, nonce: str, now: float) -> str | None:
+        """None if accepted; else the reason it is refused."""
+        while self._seen and next(iter(self._seen.values())) < now:
+            self._seen.popitem(last=False)
+        if nonce in self._seen:
+            return "replayed request (nonce already used)"
+        if len(self._seen) >= self.max_entries:
+            return "too many recent requests; retry later"
+        self._seen[nonce] = now + self.ttl_s
+        return None
+
+
+class Verifier:
+    def __init__(self, secret: bytes, window_s: float = 60.0, clock: Callable[[], float] = time.time):
+        self.secret = secret
+        self.window_s = window_s
+        self.clock = clock
+        self.nonces = NonceCache(ttl_s=2 * window_s)
+
+    def check(self, method: str, path: str, query: str, headers: dict[str, str], body: bytes) -> tuple[str, str] | None:
+        """None if the request is authentic; else (reason code, message)."""
+        timestamp, nonce, sig = headers.get(TIMESTAMP), headers.get(NONCE), headers.get(SIGNATURE)
+        if not (timestamp and nonce and sig):
+            return "missing", "request is not signed (missing timestamp, nonce or signature header)"
+        if not timestamp.isdigit() or not _NONCE_FORMAT.match(nonce):
+            return "malformed", "malformed timestamp or nonce header"
+        now = self.clock()
+        if abs(now - int(timestamp)) > self.window_s:
+            return "stale", f"stale request: timestamp is more than {self.window_s:.0f} s from the agent's clock"
+        expected = signature(self.secret, method, path, query, timestamp, nonce, body)
+        if not hmac.compare_digest(expected.encode(), sig.encode()):
+            return "bad_signature", "bad signature"
+        refused = self.nonces.add(nonce, now)
+        if refused:
+            return "replayed", refused
+        return None
+
+
+class SignedRequests:
+    """ASGI middleware: bounds the body size and checks every request's signature.
+
+    `verifier=None` (only with --insecure-dev, on loopback) skips the signature check.
+    `open_paths` are served unsigned (e.g. /metrics for a Prometheus scraper when asked for).
+    """
+
+    def __init__(self, app, verifier: Verifier | None, max_body: int = 64 * 1024,
+                 open_paths: frozenset[str] = frozenset(), failures: dict[str, int] | None = None):
+        self.app = app
+        self.verifier = verifier
+        self.max_body = max_body
+        self.open_paths = open_paths
+        self.failures = failures if failures is not None else {}
+
+    async def _refuse(self, send, status: int, code: str, message: str) -> None:
+        self.failures[code] = self.failures.get(code, 0) + 1
+        body = json.dumps({"detail": message, "code": code}).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        declared = headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > self.max_body:
+            return await self._refuse(send, 413, "too_large", f"request body over {self.max_body} bytes")
+        body = b""
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            body += message.get("body", b"")
+            if len(body) > self.max_body:
+                return await self._refuse(send, 413, "too_large", f"request body over {self.max_body} bytes")
+            if not message.get("more_body"):
+                break
+        if self.verifier is not None and scope["path"] not in self.open_paths:
+            refused = self.verifier.check(scope["method"], scope["path"], scope.get("query_string", b"").decode(),
+                                          headers, body)
+            if refused:
+                return await self._refuse(send, 401, *refused)
+        replayed = False
+
+        async def replay_receive():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return await self.app(scope, replay_receive, send)

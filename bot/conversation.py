@@ -1,0 +1,118 @@
+"""Conversations: a question, then follow-ups that fill in what it left out.
+
+`Conversations(advisor).ask(conversation_id, text)` parses the text, merges it into the
+requirement the conversation has built so far, answers it, and remembers the result. The state
+is a pydantic model of JSON values, so stores other than the in-memory one (SQLite, PostgreSQL)
+can keep it behind the same `ConversationStore` protocol.
+
+Merging: a slot stated in the new message replaces the earlier value; a slot it does not state
+keeps the earlier value. Xids and symptoms accumulate (a troubleshooting thread adds evidence);
+topics and stated costs are replaced when the new message states any (they describe what this
+message asks about).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Protocol
+
+from pydantic import BaseModel, Field
+
+from bot.models import Answer, Language, Requirement
+from bot.nlu import Parse, ParseError, parse
+
+_ACCUMULATE = ("xids", "symptoms")
+
+
+class QuestionError(ValueError):
+    """A question that cannot be answered as written; the message says which value and why."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(f"{field}: {message}")
+
+
+class ConversationState(BaseModel):
+    conversation_id: str
+    requirement: Requirement = Field(default_factory=Requirement)
+    language: Language = "en"
+    turns: int = 0
+
+
+class ConversationStore(Protocol):
+    def get(self, conversation_id: str) -> ConversationState | None: ...
+
+    def put(self, state: ConversationState) -> None: ...
+
+
+class MemoryConversationStore:
+    """The default store: a dict behind a lock. States are copied in and out, never shared."""
+
+    def __init__(self) -> None:
+        self._states: dict[str, ConversationState] = {}
+        self._lock = threading.Lock()
+
+    def get(self, conversation_id: str) -> ConversationState | None:
+        with self._lock:
+            state = self._states.get(conversation_id)
+            return state.model_copy(deep=True) if state else None
+
+    def put(self, state: ConversationState) -> None:
+        with self._lock:
+            self._states[state.conversation_id] = state.model_copy(deep=True)
+
+
+def merge(earlier: Requirement, stated: Parse) -> Requirement:
+    """The earlier requirement with what this message stated laid over it."""
+    update = {}
+    for name in stated.extracted:
+        value = getattr(stated.requirement, name)
+        if name in _ACCUMULATE:
+            value = list(dict.fromkeys([*getattr(earlier, name), *value]))
+        update[name] = value
+    data = earlier.model_dump() | update
+    return Requirement.model_validate(data)
+
+
+class Conversations:
+    def __init__(self, advisor, store: ConversationStore | None = None):
+        self.advisor = advisor
+        self.store = store if store is not None else MemoryConversationStore()
+        # One question at a time per conversation, so two quick follow-ups cannot lose a merge.
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    def _lock(self, conversation_id: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(conversation_id, threading.Lock())
+
+    def ask(self, conversation_id: str, text: str, language: str | None = None) -> Answer:
+        """Answer `text` in the context of the conversation. Raises QuestionError on bad input."""
+        from bot.advisor import InputError
+
+        if language not in (None, "en", "zh"):
+            raise QuestionError("language", f"{language!r} is not one of en, zh")
+        with self._lock(conversation_id):
+            try:
+                stated = parse(text, self.advisor.catalog)
+            except ParseError as exc:
+                raise QuestionError(exc.field, str(exc).partition(": ")[2]) from exc
+            state = self.store.get(conversation_id) or ConversationState(conversation_id=conversation_id)
+            requirement = merge(state.requirement, stated)
+            answer_language = language or stated.language
+            try:
+                answer = self.advisor.answer(requirement, language=answer_language)
+            except InputError as exc:
+                raise QuestionError(exc.field, str(exc).partition(": ")[2]) from exc
+            # Keep the merged requirement before the advisor's resolution: it is what the user
+            # said, and the advisor resolves it again on each turn.
+            self.store.put(ConversationState(
+                conversation_id=conversation_id, requirement=requirement, language=answer_language,
+                turns=state.turns + 1,
+            ))
+        return answer.model_copy(update={"parse": stated.summary()})
+
+    def reset(self, conversation_id: str) -> None:
+        """Forget the conversation's requirement (a user starting over)."""
+        with self._lock(conversation_id):
+            self.store.put(ConversationState(conversation_id=conversation_id))

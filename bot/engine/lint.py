@@ -1,0 +1,649 @@
+"""Lint for rule files: everything `load_rulebase` checks, and what only a whole-base view finds.
+
+Unlike loading, lint never stops at the first broken file: each file, and each rule inside a
+file, is checked on its own, so one broken rule does not hide the problems of the others.
+Every problem is a `LintIssue` with a code (see `CODES`), file, line and column.
+
+Scope: the rule files under the given paths form the base that cross-rule checks (duplicates,
+never-firing rules, cycles, shadowing) see. When every path lies inside the default `rules/`
+folder, the whole folder is the base and only issues in the given files are reported, so
+linting one changed file still knows about the rules it chains with.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import typing
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import TypeAdapter, ValidationError
+
+from bot.engine.facts import FACT_KINDS, is_derived
+from bot.engine.rulebase import DEFAULT_RULES_DIR, TEST_SUFFIX, LoadedRule, check_rule, rule_files
+from bot.engine.schema import Comparison, Rule, RuleFile, parse_reference
+from bot.models import TOPICS
+from bot.yamlio import YamlDocument, YamlError, load_yaml
+
+IssueSeverity = Literal["error", "warning"]
+
+SCHEMA_HEADER = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S+)\s*$")
+SCHEMA_FILE = DEFAULT_RULES_DIR / "rule.schema.json"
+
+CODES: dict[str, tuple[IssueSeverity, str]] = {
+    "yaml-syntax": ("error", "the file is not valid YAML"),
+    "schema": ("error", "the file does not match the rule schema (rules/rule.schema.json)"),
+    "unknown-topic": ("error", "a topic that is not one of bot.models.TOPICS"),
+    "duplicate-id": ("error", "two rules share an id"),
+    "unknown-fact": ("error", "a fact kind that is not in bot/engine/facts.py"),
+    "unknown-field": ("error", "a field the fact kind does not have"),
+    "bad-reference": ("error", "a $alias.field that no earlier condition binds"),
+    "bad-assert": ("error", "asserting an input fact, or leaving out a required field"),
+    "template-unbound": ("error", "a message template using a field the conditions don't bind"),
+    "template-optional": ("warning", "a template field that may be absent (renders as '?')"),
+    "unknown-source": ("error", "a source id not in knowledge/sources.yaml"),
+    "unknown-gpu": ("error", "a GPU id not in knowledge/gpus.yaml"),
+    "unknown-knowledge": ("error", "a provider, model, billing mode, Xid or topic the knowledge base lacks"),
+    "never-fires": ("error", "a condition no fact can ever satisfy"),
+    "shadowed": ("warning", "a rule with the same conditions as a higher-priority rule"),
+    "cycle": ("error", "rules that feed each other in a loop"),
+    "untested": ("error", "no test in a *.tests.yaml fires the rule"),
+    "bad-test": ("error", "a rule test file that does not load or names an unknown rule"),
+    "schema-header": ("warning", "the file lacks the `# yaml-language-server: $schema=` first line"),
+    "placeholder": ("warning", "scaffolded TODO text left in a rule"),
+    "knowledge": ("error", "the knowledge catalog does not load, so references were not checked"),
+    "no-rules": ("error", "no rule files were found"),
+}
+
+
+@dataclass(frozen=True)
+class LintIssue:
+    code: str
+    file: str
+    line: int
+    col: int
+    message: str
+    rule: str | None = None
+
+    @property
+    def severity(self) -> IssueSeverity:
+        return CODES[self.code][0]
+
+    @property
+    def location(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def as_dict(self) -> dict:
+        return {"severity": self.severity, "code": self.code, "file": self.file, "line": self.line,
+                "col": self.col, "rule": self.rule, "message": self.message}
+
+
+@dataclass
+class LintReport:
+    issues: list[LintIssue]
+    files: list[Path]
+    rules: list[LoadedRule] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[LintIssue]:
+        return [i for i in self.issues if i.severity == "error"]
+
+    @property
+    def warnings(self) -> list[LintIssue]:
+        return [i for i in self.issues if i.severity == "warning"]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+    def codes(self) -> set[str]:
+        return {i.code for i in self.issues}
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+class _Collector:
+    def __init__(self):
+        self.issues: list[LintIssue] = []
+
+    def add(self, code: str, doc_or_path: YamlDocument | Path, loc: tuple, message: str,
+            rule: str | None = None) -> None:
+        if isinstance(doc_or_path, YamlDocument):
+            line, col = doc_or_path.position(loc)
+            path = doc_or_path.path
+        else:
+            line, col, path = 1, 1, doc_or_path
+        self.issues.append(LintIssue(code, _display(path), line, col, message, rule))
+
+    def at(self, code: str, item: LoadedRule, loc: tuple, message: str) -> None:
+        self.add(code, item.doc, ("rules", item.index, *loc), message, item.rule.id)
+
+
+_UNION_TAGS = {"str", "int", "float", "bool"}
+
+
+def _schema_errors(doc: YamlDocument, exc: ValidationError, out: _Collector) -> set[int]:
+    """Report pydantic errors; collapse the per-branch noise of `Scalar | Comparison` unions.
+    Returns the indexes of rules that had errors."""
+    bad: set[int] = set()
+    errors = exc.errors()
+    comparison_locs = {tuple(e["loc"][:i]) for e in errors for i, part in enumerate(e["loc"])
+                       if isinstance(part, str) and "Comparison" in part}
+    reported: set[tuple] = set()
+    rules = doc.data.get("rules") if isinstance(doc.data, dict) else None
+    for err in errors:
+        loc = tuple(err["loc"])
+        if loc and isinstance(loc[-1], str) and loc[-1] in _UNION_TAGS:
+            if loc[:-1] in comparison_locs:
+                continue  # the Comparison branch's own error says more
+            loc = loc[:-1]
+            message = "must be a value (text, number, true/false) or a comparison such as {gte: 24}"
+        else:
+            message = err["msg"]
+        clean = tuple(p for p in loc if not (isinstance(p, str) and "Comparison" in p))
+        if clean in reported:
+            continue
+        reported.add(clean)
+        rule_id = None
+        if len(clean) >= 2 and clean[0] == "rules" and isinstance(clean[1], int):
+            bad.add(clean[1])
+            raw = rules[clean[1]] if isinstance(rules, list) and clean[1] < len(rules) else None
+            rule_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
+            dotted = ".".join(str(p) for p in clean[2:]) or "(rule)"
+        else:
+            dotted = ".".join(str(p) for p in clean) or "(file)"
+        code = "unknown-topic" if clean[-1:] == ("topic",) and err["type"] == "literal_error" else "schema"
+        out.add(code, doc, clean, f"{dotted}: {message}", rule_id)
+    return bad
+
+
+_PARSED: dict[Path, tuple[str, YamlDocument]] = {}
+
+
+def _load_cached(path: Path) -> YamlDocument:
+    """load_yaml, reusing the last parse of each file while its text is unchanged (reloads lint
+    often). Holds one document per file, so it cannot grow with edits."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise YamlError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    cached = _PARSED.get(path)
+    if cached is not None and cached[0] == text:
+        return cached[1]
+    doc = load_yaml(path, text=text)
+    _PARSED[path] = (text, doc)
+    return doc
+
+
+def _load_file(path: Path, out: _Collector) -> tuple[YamlDocument | None, list[LoadedRule]]:
+    try:
+        doc = _load_cached(path)
+    except YamlError as exc:
+        text = str(exc)
+        match = re.match(re.escape(str(path)) + r":(\d+):(\d+): (.*)$", text, re.S)
+        line, col, message = (int(match[1]), int(match[2]), match[3]) if match else (1, 1, text)
+        out.issues.append(LintIssue("yaml-syntax", _display(path), line, col, message))
+        return None, []
+    try:
+        rule_file = RuleFile.model_validate(doc.data)
+        return doc, [LoadedRule(rule=r, doc=doc, index=i) for i, r in enumerate(rule_file.rules)]
+    except ValidationError as exc:
+        bad = _schema_errors(doc, exc, out)
+    loaded = []
+    raw_rules = doc.data.get("rules") if isinstance(doc.data, dict) else None
+    for index, raw in enumerate(raw_rules if isinstance(raw_rules, list) else []):
+        if index in bad:
+            continue
+        try:
+            loaded.append(LoadedRule(rule=Rule.model_validate(raw), doc=doc, index=index))
+        except ValidationError:
+            pass  # already reported
+    return doc, loaded
+
+
+_CHECK_CODES = (
+    ("unknown source id", "unknown-source"),
+    ("unknown fact kind", "unknown-fact"),
+    ("rules may only assert derived facts", "bad-assert"),
+    ("missing required field", "bad-assert"),
+    ("then.finding", "template-unbound"),
+    ("then.question", "template-unbound"),
+    ("which no earlier condition binds", "bad-reference"),
+    ("is not a bound field", "bad-reference"),
+    ("has no field", "unknown-field"),
+)
+
+
+def _rulebase_checks(item: LoadedRule, known_sources: set[str] | None, out: _Collector) -> None:
+    """`rulebase.check_rule`'s problems, re-read as structured issues."""
+    prefix = str(item.doc.path) + ":"
+    for problem in check_rule(item, known_sources):
+        rest = problem[len(prefix):] if problem.startswith(prefix) else problem
+        match = re.match(r"(\d+):(\d+): (.*)$", rest, re.S)
+        line, col, message = (int(match[1]), int(match[2]), match[3]) if match else (1, 1, rest)
+        message = message.removeprefix(f"{item.rule.id}: ")
+        code = next((c for needle, c in _CHECK_CODES if needle in message), "schema")
+        out.issues.append(LintIssue(code, _display(item.doc.path), line, col, message, item.rule.id))
+
+
+# -- value checks: impossible literals and unknown knowledge references -------------------------
+
+
+@lru_cache(maxsize=None)
+def _adapter(kind: str, name: str) -> TypeAdapter:
+    return TypeAdapter(FACT_KINDS[kind].model_fields[name].annotation)
+
+
+def _types(annotation: Any) -> set:
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) is Literal:
+        return {type(a) for a in args}
+    if args:
+        return set().union(*(_types(a) for a in args))
+    return {annotation}
+
+
+def _possible(kind: str, name: str, value: Any) -> bool:
+    try:
+        _adapter(kind, name).validate_python(value, strict=True)
+        return True
+    except ValidationError:
+        return False
+
+
+def _is_required(kind: str, name: str) -> bool:
+    return FACT_KINDS[kind].model_fields[name].is_required()
+
+
+def _domains(catalog) -> dict[tuple[str, str], tuple[str, str, set]]:
+    """(kind, field) -> (issue code, what it is, allowed values) for literals naming knowledge."""
+    gpu_ids = set(catalog.gpus)
+    gpu_or_family = gpu_ids | {g.family for g in catalog.gpus.values()}
+    out: dict[tuple[str, str], tuple[str, str, set]] = {}
+    for kind, model in FACT_KINDS.items():
+        if "gpu" in model.model_fields:
+            allowed = gpu_ids if kind in ("gpu", "candidate", "price") else gpu_or_family
+            out[(kind, "gpu")] = ("unknown-gpu", "GPU id (knowledge/gpus.yaml)", allowed)
+        if "provider" in model.model_fields:
+            out[(kind, "provider")] = ("unknown-knowledge", "provider (knowledge/providers.yaml)",
+                                       set(catalog.providers))
+    out[("gpu", "family")] = ("unknown-gpu", "GPU family (knowledge/gpus.yaml)", {g.family for g in catalog.gpus.values()})
+    out[("requirement", "model")] = ("unknown-knowledge", "model (knowledge/models.yaml)", set(catalog.models))
+    out[("requirement", "billing")] = ("unknown-knowledge", "billing mode (knowledge/billing.yaml)",
+                                       set(catalog.billing_modes))
+    out[("price", "billing")] = out[("requirement", "billing")]
+    out[("xid", "code")] = ("unknown-knowledge", "Xid code (knowledge/xids.yaml)", set(catalog.xids))
+    out[("topic", "name")] = ("unknown-topic", "topic (bot.models.TOPICS)", set(TOPICS))
+    return out
+
+
+def _literals(test: Any) -> list[tuple[str, Any]]:
+    ops = test.operators() if isinstance(test, Comparison) else {"eq": test}
+    out = []
+    for op, operand in ops.items():
+        for value in operand if isinstance(operand, list) else [operand]:
+            if parse_reference(value) is None:
+                out.append((op, value))
+    return out
+
+
+def _value_checks(item: LoadedRule, domains: dict | None, out: _Collector) -> list[str]:
+    """Impossible literals and unknown references. Returns reasons the rule can never fire."""
+    never: list[str] = []
+    for ci, condition in enumerate(item.rule.when):
+        if condition.fact not in FACT_KINDS:
+            continue
+        fields = FACT_KINDS[condition.fact].model_fields
+        for name, test in condition.where.items():
+            if name not in fields or name == "origin":
+                continue
+            loc = ("when", ci, "where", name)
+            ops = test.operators() if isinstance(test, Comparison) else {"eq": test}
+            numeric = bool(_types(fields[name].annotation) & {int, float})
+            for op, operand in ops.items():
+                values = operand if isinstance(operand, list) else [operand]
+                literals = [v for v in values if parse_reference(v) is None]
+                if op in ("gt", "gte", "lt", "lte") and literals and not numeric:
+                    reason = f"when[{ci}].where.{name}: {op} compares {condition.fact}.{name}, which is not a number"
+                    never.append(reason)
+                    out.at("never-fires", item, loc, reason)
+                elif op == "exists" and operand is False and _is_required(condition.fact, name):
+                    reason = f"when[{ci}].where.{name}: exists: false, but every {condition.fact} fact has {name}"
+                    never.append(reason)
+                    out.at("never-fires", item, loc, reason)
+                elif op in ("eq", "in") and literals:
+                    bad = [v for v in literals if not _possible(condition.fact, name, v)]
+                    if bad and (op == "eq" or len(bad) == len(values)):
+                        allowed = _allowed_words(condition.fact, name)
+                        reason = (f"when[{ci}].where.{name}: {condition.fact}.{name} can never be "
+                                  f"{', '.join(map(repr, bad))}{allowed}")
+                        never.append(reason)
+                        out.at("never-fires", item, loc, reason)
+                    elif bad:
+                        out.at("never-fires", item, loc, f"when[{ci}].where.{name}: {condition.fact}.{name} can never "
+                               f"be {', '.join(map(repr, bad))}{_allowed_words(condition.fact, name)}")
+            if domains and (condition.fact, name) in domains:
+                code, what, allowed = domains[(condition.fact, name)]
+                for op, value in _literals(test):
+                    if op in ("eq", "ne", "in", "not_in") and value not in allowed:
+                        out.at(code, item, loc, f"when[{ci}].where.{name}: {value!r} is not a known {what}")
+    for ai, assertion in enumerate(item.rule.then.assert_):
+        for name, value in assertion.set.items():
+            key = (assertion.fact, name)
+            if domains and key in domains and parse_reference(value) is None and value not in domains[key][2]:
+                code, what, _ = domains[key]
+                out.at(code, item, ("then", "assert", ai, "set", name),
+                       f"then.assert[{ai}].set.{name}: {value!r} is not a known {what}")
+    return never
+
+
+def _allowed_words(kind: str, name: str) -> str:
+    literal_values = [a for a in typing.get_args(FACT_KINDS[kind].model_fields[name].annotation)
+                      if typing.get_origin(a) is Literal]
+    if literal_values:
+        return f" (allowed: {', '.join(map(str, typing.get_args(literal_values[0])))})"
+    types = sorted(t.__name__ for t in _types(FACT_KINDS[kind].model_fields[name].annotation) if t is not type(None))
+    return f" (it is {' or '.join(types)})"
+
+
+def _template_optional(item: LoadedRule, out: _Collector) -> None:
+    """Template fields that may be missing from the fact: optional and not required present."""
+    from bot.engine.rulebase import template_fields
+
+    bound = {c.alias: c for c in item.rule.when if c.fact in FACT_KINDS}
+    for part in ("finding", "question"):
+        message = getattr(item.rule.then, part)
+        if message is None:
+            continue
+        try:
+            refs = template_fields(message.en) + template_fields(message.zh)
+        except ValueError:
+            continue
+        for alias, attr in dict.fromkeys(refs):
+            attr = attr.split("[")[0]
+            condition = bound.get(alias)
+            if condition is None or attr not in FACT_KINDS[condition.fact].model_fields:
+                continue
+            info = FACT_KINDS[condition.fact].model_fields[attr]
+            if info.is_required() or info.default is not None:
+                continue
+            test = condition.where.get(attr)
+            # a test on a field derived from this one (driver_num for driver) also proves it is present
+            if any(other.startswith(attr + "_") for other in condition.where):
+                continue
+            pinned = test is not None and (not isinstance(test, Comparison) or any(
+                op not in ("ne", "not_in") and not (op == "exists" and v is False) for op, v in test.operators().items()))
+            if not pinned:
+                out.at("template-optional", item, ("then", part, "en"),
+                       f"then.{part}: {{{alias}.{attr}}} may be absent ({condition.fact}.{attr} is optional) and would "
+                       f"render as '?'; add `{attr}: {{exists: true}}` to the condition")
+
+
+# -- whole-base checks -----------------------------------------------------------------------
+
+
+def _canonical_when(rule: Rule) -> str:
+    aliases = {c.alias: str(i) for i, c in enumerate(rule.when)}
+
+    def norm(value: Any) -> Any:
+        ref = parse_reference(value)
+        if ref and ref[0] in aliases:
+            return f"${aliases[ref[0]]}.{ref[1]}"
+        if isinstance(value, list):
+            return sorted((norm(v) for v in value), key=repr)
+        return value
+
+    conditions = []
+    for c in rule.when:
+        where = {}
+        for name, test in c.where.items():
+            ops = test.operators() if isinstance(test, Comparison) else {"eq": test}
+            where[name] = {op: norm(v) for op, v in ops.items()}
+        conditions.append({"fact": c.fact, "where": where})
+    return json.dumps(conditions, sort_keys=True, default=str)
+
+
+def _whole_base_checks(items: list[LoadedRule], never: dict[str, list[str]], out: _Collector) -> None:
+    from bot.engine.explain import cycles, rule_graph
+
+    valid = [i for i in items if all(c.fact in FACT_KINDS for c in i.rule.when)]
+    rules = [i.rule for i in valid]
+    edges = rule_graph(rules)
+    by_id = {i.rule.id: i for i in valid}
+
+    # never fires: a rule can fire once each derived fact it needs comes from a rule that can fire.
+    # Least fixpoint, so rules that only feed each other (a cycle with no way in) count as dead.
+    alive: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for item in valid:
+            rid = item.rule.id
+            if rid in alive or never.get(rid):
+                continue
+            if all(not is_derived(c.fact) or any(e.source in alive for e in edges if e.target == rid and e.condition == ci)
+                   for ci, c in enumerate(item.rule.when)):
+                alive.add(rid)
+                changed = True
+    for item in valid:
+        rid = item.rule.id
+        if rid in alive or never.get(rid):
+            continue
+        for ci, condition in enumerate(item.rule.when):
+            if not is_derived(condition.fact):
+                continue
+            feeders = sorted({e.source for e in edges if e.target == rid and e.condition == ci})
+            if any(f in alive for f in feeders):
+                continue
+            if not feeders:
+                why = (f"when[{ci}]: no rule asserts a {condition.fact} fact that matches this condition, "
+                       "and it is not an input fact")
+            else:
+                why = (f"when[{ci}]: the {condition.fact} fact it needs comes only from rules that never fire "
+                       f"({', '.join(feeders)})")
+            out.at("never-fires", item, ("when", ci, "fact"), why)
+            break
+
+    for group in cycles(rules, edges):
+        chain = [e for e in edges if e.source in group and e.target in group]
+        path = "; ".join(f"{e.source} --{e.kind}--> {e.target}" for e in chain)
+        first = by_id[group[0]]
+        out.at("cycle", first, ("id",), f"derivation cycle between {', '.join(group)}: {path}")
+
+    seen: dict[str, LoadedRule] = {}
+    for item in sorted(valid, key=lambda i: (i.rule.priority, str(i.doc.path), i.index)):
+        key = _canonical_when(item.rule)
+        if key in seen:
+            first = seen[key]
+            relation = ("a higher-priority" if first.rule.priority < item.rule.priority else "an equal-priority")
+            out.at("shadowed", item, ("when",),
+                   f"same conditions as {relation} rule {first.rule.id} (priority {first.rule.priority}, "
+                   f"{_display(first.doc.path)}): both always fire together; merge them or make the conditions differ")
+        else:
+            seen[key] = item
+
+
+def _tested_rule_ids(test_files: list[Path], known: set[str], out: _Collector) -> set[str]:
+    from bot.engine.ruletest import RuleTestFile
+
+    covered: set[str] = set()
+    for path in test_files:
+        try:
+            doc = _load_cached(path)
+        except YamlError as exc:
+            out.add("bad-test", path, (), str(exc))
+            continue
+        try:
+            cases = RuleTestFile.model_validate(doc.data).tests
+        except ValidationError as exc:
+            for err in exc.errors():
+                dotted = ".".join(str(p) for p in err["loc"])
+                out.add("bad-test", doc, tuple(err["loc"]), f"{dotted}: {err['msg']}")
+            continue
+        for ci, case in enumerate(cases):
+            names = [("fires", r) for r in case.expect.fires] + [("not_fires", r) for r in case.expect.not_fires]
+            names += [("findings", f.rule) for f in case.expect.findings]
+            for part, rid in names:
+                if known and rid not in known:
+                    out.add("bad-test", doc, ("tests", ci, "expect", part),
+                            f"tests[{ci}] {case.name!r}: expect.{part} names unknown rule {rid!r}")
+            covered |= set(case.expect.fires) | {f.rule for f in case.expect.findings}
+    return covered
+
+
+def _header_check(doc: YamlDocument, out: _Collector) -> None:
+    first = doc.path.read_text(encoding="utf-8").split("\n", 1)[0]
+    match = SCHEMA_HEADER.match(first)
+    expected = schema_reference(doc.path)
+    if not match:
+        out.add("schema-header", doc.path, (), f"first line should be `# yaml-language-server: $schema={expected}` "
+                "so editors validate the file (`gpu-advisor rules schema --stamp` adds it)")
+    elif not (doc.path.parent / match[1]).resolve().exists():
+        out.add("schema-header", doc.path, (), f"$schema={match[1]} does not exist relative to the file; "
+                f"use {expected}")
+
+
+def schema_reference(path: Path) -> str:
+    import os
+
+    return Path(os.path.relpath(SCHEMA_FILE.resolve(), path.resolve().parent)).as_posix()
+
+
+# -- entry point -----------------------------------------------------------------------------
+
+
+def _scope(paths: list[Path]) -> list[Path]:
+    root = DEFAULT_RULES_DIR.resolve()
+    if paths and all(p.resolve().is_relative_to(root) for p in paths):
+        return [DEFAULT_RULES_DIR]
+    return paths
+
+
+def _test_files(scope: list[Path], selected: list[Path]) -> list[Path]:
+    from bot.engine.ruletest import find_test_files
+
+    files = set(find_test_files(scope))
+    for path in selected:
+        sibling = path.with_name(path.name.removesuffix(".yaml") + TEST_SUFFIX)
+        if sibling.exists():
+            files.add(sibling)
+    return sorted(files)
+
+
+def lint_paths(paths: list[Path | str] | None = None, catalog=None, check_tests: bool = True) -> LintReport:
+    """Lint the rule files under `paths` (default: rules/). `catalog` defaults to the shipped one."""
+    out = _Collector()
+    requested = [Path(p) for p in (paths or [DEFAULT_RULES_DIR])]
+    missing = [p for p in requested if not p.exists()]
+    for path in missing:
+        out.add("no-rules", path, (), "no such file or folder")
+    requested = [p for p in requested if p.exists()]
+    scope = _scope(requested)
+    files = rule_files(scope)
+    selected = {p.resolve() for p in rule_files(requested)}
+    if not files and not missing:
+        out.add("no-rules", requested[0] if requested else DEFAULT_RULES_DIR, (), "no rule files found")
+
+    if catalog is None:
+        from bot.knowledge import KnowledgeError, default_catalog
+
+        try:
+            catalog = default_catalog()
+        except KnowledgeError as exc:
+            out.add("knowledge", Path("knowledge"), (), f"knowledge catalog does not load, so sources, GPUs and "
+                    f"knowledge references were not checked: {str(exc).splitlines()[0]}")
+    known_sources = set(catalog.sources) if catalog is not None else None
+    domains = _domains(catalog) if catalog is not None else None
+
+    items: list[LoadedRule] = []
+    for path in files:
+        doc, loaded = _load_file(path, out)
+        if doc is not None:
+            _header_check(doc, out)
+        items += loaded
+
+    never: dict[str, list[str]] = {}
+    first: dict[str, LoadedRule] = {}
+    for item in items:
+        rid = item.rule.id
+        if rid in first:
+            out.at("duplicate-id", item, ("id",), f"duplicate id {rid!r} (first defined at {first[rid].where('id')})")
+        else:
+            first[rid] = item
+        _rulebase_checks(item, known_sources, out)
+        never[rid] = never.get(rid, []) + _value_checks(item, domains, out)
+        _template_optional(item, out)
+        rule = item.rule
+        if "TODO" in " ".join([rule.title, *(m.en for m in (rule.then.finding, rule.then.question) if m)]):
+            out.at("placeholder", item, ("title",), "TODO placeholder text left in the rule")
+    _whole_base_checks(items, never, out)
+
+    if check_tests and items:
+        covered = _tested_rule_ids(_test_files(scope, requested), set(first), out)
+        for rid, item in first.items():
+            if rid not in covered:
+                out.at("untested", item, ("id",), f"no rule test fires {rid}: add a case to a *.tests.yaml with "
+                       f"`expect: {{fires: [{rid}]}}`")
+
+    wanted = {_display(p) for p in selected}
+    wanted |= {_display(p) for p in _test_files([], requested)} | {_display(p) for p in missing}
+    issues = [i for i in out.issues if scope == requested or i.file in wanted or i.code in ("knowledge", "no-rules")]
+    issues.sort(key=lambda i: (i.severity != "error", i.file, i.line, i.col, i.code))
+    shown = [i for i in items if scope == requested or i.doc.path.resolve() in selected]
+    shown_files = files if scope == requested else [p for p in files if p.resolve() in selected]
+    return LintReport(issues=list(dict.fromkeys(issues)), files=shown_files, rules=shown)
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+def format_human(report: LintReport) -> str:
+    lines = []
+    for title, issues in (("errors", report.errors), ("warnings", report.warnings)):
+        if issues:
+            lines.append(f"{title} ({len(issues)}):")
+            for i in issues:
+                who = f" {i.rule}:" if i.rule else ""
+                lines.append(f"  {i.location}: [{i.code}]{who} {i.message}")
+    lines.append(f"{len(report.rules)} rule(s) in {len(report.files)} file(s): {len(report.errors)} error(s), "
+                 f"{len(report.warnings)} warning(s)")
+    return "\n".join(lines)
+
+
+def format_json(report: LintReport) -> str:
+    return json.dumps({
+        "ok": report.ok,
+        "rules": len(report.rules),
+        "files": [_display(p) for p in report.files],
+        "errors": [i.as_dict() for i in report.errors],
+        "warnings": [i.as_dict() for i in report.warnings],
+    }, ensure_ascii=False, indent=2)
+
+
+def _gh_escape(text: str, prop: bool = False) -> str:
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        text = text.replace(":", "%3A").replace(",", "%2C")
+    return text
+
+
+def format_github(report: LintReport) -> str:
+    """GitHub Actions workflow commands: one annotation per issue."""
+    lines = []
+    for i in report.issues:
+        level = "error" if i.severity == "error" else "warning"
+        title = _gh_escape(f"{i.code}" + (f" {i.rule}" if i.rule else ""), prop=True)
+        lines.append(f"::{level} file={_gh_escape(i.file, True)},line={i.line},col={i.col},title={title}::"
+                     f"{_gh_escape(i.message)}")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Operations: structured logs (`logs`), Prometheus metrics (`metrics`), `gpu-advisor doctor` (`doctor`)."""

@@ -1,0 +1,87 @@
+"""Time estimates: training time from FLOPs, inference TTFT/TPOT from bandwidth and compute. Pure functions.
+
+Training: 6*N*D FLOPs (forward 2ND + backward 4ND; Kaplan et al. 2020), 8*N*D with full recompute
+(the forward runs twice), over GPUs x dense peak for the precision x MFU. N is the active parameter
+count (mixture-of-experts: the experts a token uses). LoRA/QLoRA skip the weight gradients of the
+frozen base (2ND), so 4*N*D, or 6*N*D with gradient checkpointing.
+
+Inference (an estimate, labelled as such in the answer): decode is memory-bandwidth bound, so time per
+output token = bytes read per step / (bandwidth x efficiency); prefill is compute bound, so time to
+first token = prefill FLOPs / (GPUs x peak x efficiency).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_MFU = 0.4
+# Decode kernels reach about 70-80% of peak HBM bandwidth on large reads; prefill about half of peak FLOPs.
+DEFAULT_BANDWIDTH_EFFICIENCY = 0.7
+DEFAULT_PREFILL_MFU = 0.5
+
+
+def flops_factor(method: str, recompute: str) -> int:
+    """FLOPs per parameter per token: 6 (8 with full recompute); LoRA/QLoRA 4 (6 with recompute)."""
+    base = 4 if method in ("lora", "qlora") else 6
+    return base + (2 if recompute == "full" else 0)
+
+
+def training_flops(active_params_b: float, tokens: float, method: str = "full", recompute: str = "selective") -> float:
+    return flops_factor(method, recompute) * active_params_b * 1e9 * tokens
+
+
+def compute_precision_key(precision: str | None, dense_tflops: dict[str, float]) -> str:
+    """Which dense peak applies: int4/int8 weights are dequantised to bf16 for the matmuls (weight-only
+    quantisation, QLoRA's compute dtype); fp8 runs at the fp8 rate where the GPU has one."""
+    precision = precision or "bf16"
+    if precision in ("int4", "int8"):
+        precision = "bf16"
+    if precision not in dense_tflops:
+        precision = "bf16" if "bf16" in dense_tflops else "fp16"
+    return precision
+
+
+def training_hours(flops: float, gpus: int, peak_tflops: float, mfu: float = DEFAULT_MFU) -> float:
+    """Wall-clock hours: FLOPs / (GPUs x peak x MFU)."""
+    return flops / (gpus * peak_tflops * 1e12 * mfu) / 3600
+
+
+@dataclass(frozen=True)
+class InferenceTiming:
+    ttft_s: float
+    tpot_s: float
+    tokens_per_s: float  # output tokens per second across all concurrent requests
+    prefill_flops: float
+    decode_bytes: float
+
+
+def inference_timing(
+    active_weight_bytes: float,
+    kv_bytes: float,
+    prompt_tokens: int,
+    concurrency: int,
+    active_params_b: float,
+    layers: int | None,
+    attn_width: int | None,
+    gpus: int,
+    bandwidth_gbs: float,
+    peak_tflops: float,
+    bandwidth_efficiency: float = DEFAULT_BANDWIDTH_EFFICIENCY,
+    prefill_mfu: float = DEFAULT_PREFILL_MFU,
+) -> InferenceTiming:
+    """TTFT for `concurrency` prompts of `prompt_tokens` prefilled together; TPOT at the full context.
+
+    Decode reads the (active) weights once per step for the whole batch, and every sequence's KV cache;
+    tensor parallelism splits both over `gpus`, each GPU reading its share at its own bandwidth.
+    """
+    decode_bytes = active_weight_bytes + kv_bytes
+    tpot = decode_bytes / gpus / (bandwidth_gbs * 1e9 * bandwidth_efficiency)
+    linear = 2 * active_params_b * 1e9 * prompt_tokens * concurrency
+    # Causal attention scores and weighted sum: 2 x layers x s^2 x width FLOPs per sequence.
+    attention = 2 * (layers or 0) * prompt_tokens**2 * (attn_width or 0) * concurrency
+    prefill_flops = linear + attention
+    ttft = prefill_flops / (gpus * peak_tflops * 1e12 * prefill_mfu)
+    return InferenceTiming(
+        ttft_s=ttft, tpot_s=tpot, tokens_per_s=concurrency / tpot if tpot else 0.0,
+        prefill_flops=prefill_flops, decode_bytes=decode_bytes,
+    )

@@ -1,0 +1,92 @@
+"""Slack bot settings, read from the environment with pydantic-settings.
+
+Every field is optional at load time because the two transports need different secrets:
+`require(mode)` names every missing one before anything connects to Slack.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+Mode = Literal["socket", "http"]
+
+SLACK_API_URL = "https://slack.com/api/"
+
+# Which environment variables each transport cannot run without.
+_REQUIRED: dict[Mode, tuple[str, ...]] = {
+    "socket": ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN"),
+    "http": ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"),
+}
+_PREFIXES = {"SLACK_BOT_TOKEN": "xoxb-", "SLACK_APP_TOKEN": "xapp-"}
+
+
+class SlackSettingsError(ValueError):
+    """A missing or malformed setting; the message names the environment variable."""
+
+
+class SlackSettings(BaseSettings):
+    model_config = SettingsConfigDict(extra="ignore", case_sensitive=False, populate_by_name=True)
+
+    bot_token: SecretStr | None = Field(default=None, validation_alias="SLACK_BOT_TOKEN")
+    app_token: SecretStr | None = Field(default=None, validation_alias="SLACK_APP_TOKEN")
+    signing_secret: SecretStr | None = Field(default=None, validation_alias="SLACK_SIGNING_SECRET")
+    api_url: str = Field(default=SLACK_API_URL, validation_alias="SLACK_API_URL")
+    # Slack user ids allowed to run admin commands (`/gpu rules reload`), comma-separated.
+    admins: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias="GPU_ADVISOR_SLACK_ADMINS")
+    inventory: Path | None = Field(default=None, validation_alias="GPU_ADVISOR_INVENTORY")
+    # Threads that run the slow part of each request (answers, checks, uploads) after the ack.
+    workers: int = Field(default=8, ge=1, le=256, validation_alias="GPU_ADVISOR_SLACK_WORKERS")
+    dedupe_ttl_s: float = Field(default=3600.0, gt=0, validation_alias="GPU_ADVISOR_SLACK_DEDUPE_TTL")
+    rate_limit_retries: int = Field(default=3, ge=0, le=10, validation_alias="GPU_ADVISOR_SLACK_RATE_LIMIT_RETRIES")
+
+    @field_validator("admins", mode="before")
+    @classmethod
+    def _split_admins(cls, value):
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("api_url")
+    @classmethod
+    def _api_url(cls, value: str) -> str:
+        if not value.startswith(("http://", "https://")):
+            raise ValueError(f"must be an http(s) URL, got {value!r}")
+        return value if value.endswith("/") else value + "/"
+
+    def require(self, mode: Mode) -> None:
+        """Raise `SlackSettingsError` naming every setting `mode` needs and lacks."""
+        values = {
+            "SLACK_BOT_TOKEN": self.bot_token, "SLACK_APP_TOKEN": self.app_token,
+            "SLACK_SIGNING_SECRET": self.signing_secret,
+        }
+        problems = []
+        for name in _REQUIRED[mode]:
+            secret = values[name]
+            value = secret.get_secret_value() if secret else ""
+            if not value:
+                problems.append(f"{name} is not set")
+            elif name in _PREFIXES and not value.startswith(_PREFIXES[name]):
+                problems.append(f"{name} must start with {_PREFIXES[name]!r}")
+        if problems:
+            transport = "Socket Mode" if mode == "socket" else "HTTP mode"
+            raise SlackSettingsError(f"{'; '.join(problems)} (needed for {transport})")
+
+    def is_admin(self, user_id: str) -> bool:
+        return user_id in self.admins
+
+
+def load_settings(**overrides) -> SlackSettings:
+    """Settings from the environment (overrides win); errors name the environment variable."""
+    try:
+        return SlackSettings(**overrides)
+    except ValidationError as exc:
+        parts = []
+        for err in exc.errors():
+            field = str(err["loc"][0]) if err["loc"] else "?"
+            alias = SlackSettings.model_fields[field].validation_alias if field in SlackSettings.model_fields else None
+            parts.append(f"{alias or field}: {err['msg']}")
+        raise SlackSettingsError("; ".join(parts)) from exc

@@ -1,0 +1,66 @@
+"""The bot's Prometheus metrics, read back over HTTP from the metrics server."""
+
+from __future__ import annotations
+
+import urllib.request
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from bot.ops import metrics
+
+
+def scrape(url: str) -> dict[tuple[str, tuple], float]:
+    text = urllib.request.urlopen(url, timeout=5).read().decode()
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+@pytest.fixture(scope="module")
+def server():
+    httpd, thread = metrics.start_metrics_server(port=0, addr="127.0.0.1")
+    yield f"http://127.0.0.1:{httpd.server_port}/metrics"
+    httpd.shutdown()
+
+
+def value(samples, name, **labels):
+    return samples.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def test_questions_latency_firings_dispatches_and_reloads_are_exposed(server):
+    before = scrape(server)
+    with metrics.answer_timer("test"):
+        pass
+    with pytest.raises(RuntimeError):
+        with metrics.answer_timer("test"):
+            raise RuntimeError("engine failed")
+    metrics.record_rule_firings(["health.history-new-xid", "health.history-new-xid"])
+    metrics.record_dispatch("ok")
+    metrics.record_dispatch("refused")
+    metrics.record_reload(ok=False)
+    after = scrape(server)
+
+    def grew(name, **labels):
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert grew("gpu_advisor_questions_total", source="test") == 2
+    assert grew("gpu_advisor_answer_errors_total", source="test") == 1
+    assert grew("gpu_advisor_answer_seconds_count", source="test") == 2
+    assert grew("gpu_advisor_answer_seconds_bucket", source="test", le="+Inf") == 2
+    assert grew("gpu_advisor_rule_firings_total", rule="health.history-new-xid") == 2
+    assert grew("gpu_advisor_dispatches_total", outcome="ok") == 1
+    assert grew("gpu_advisor_dispatches_total", outcome="refused") == 1
+    assert grew("gpu_advisor_rulebase_reloads_total", result="failed") == 1
+
+
+def test_the_payload_can_be_mounted_in_another_server():
+    body, content_type = metrics.metrics_payload()
+    assert content_type.startswith("text/plain") and b"gpu_advisor_questions_total" in body
+
+
+def test_no_port_configured_means_no_server(monkeypatch):
+    monkeypatch.delenv("GPU_ADVISOR_METRICS_PORT", raising=False)
+    assert metrics.start_metrics_server() is None
+    monkeypatch.setenv("GPU_ADVISOR_METRICS_PORT", "abc")
+    with pytest.raises(ValueError, match="GPU_ADVISOR_METRICS_PORT"):
+        metrics.start_metrics_server()

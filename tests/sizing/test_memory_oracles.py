@@ -1,0 +1,155 @@
+"""Memory oracles from published sources (issue #4). Each test names its source and the settings used."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.knowledge import default_catalog
+from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory
+from bot.sizing.memory import kv_cache_bytes_per_token, model_states_gb, weights_gb
+from bot.sizing.sizer import shape_from_arch
+
+KIB = 1024
+
+
+def catalog_shape(model_id: str) -> ModelShape:
+    return shape_from_arch(default_catalog().models[model_id])
+
+
+def test_7b_in_16_bit_is_14_gb_of_weights():
+    # Training-servers guide (seed document 001): "7B parameters in 16-bit = 14 GB" of weights alone.
+    assert weights_gb(7, "bf16") == pytest.approx(14.0)
+    assert weights_gb(7, "fp16") == pytest.approx(14.0)
+
+
+def test_zero_paper_model_states():
+    # Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models" (2020),
+    # section 3.1: mixed-precision Adam keeps 2 + 2 + 12 = 16 bytes/param; a 7.5B model needs 120 GB,
+    # and GPT-2 (1.5B) needs at least 24 GB of model states.
+    assert model_states_gb(7.5, "fp16", "adam") == pytest.approx(120.0)
+    assert model_states_gb(1.5, "fp16", "adam") == pytest.approx(24.0)
+    gpt2_xl = catalog_shape("gpt2-xl")
+    est = estimate_memory(SizingInput("training", "full", gpt2_xl, precision="fp16", optimizer="Adam"))
+    assert est.weights + est.gradients + est.optimizer >= 24.0
+
+
+# LLaMA-65B, from Touvron et al. 2023 (LLaMA paper, Table 2: 65.2B params, dim 8192, 64 heads, 80 layers)
+# and its Hugging Face config (intermediate_size 22016, vocab_size 32000, max_position_embeddings 2048).
+LLAMA_65B = ModelShape(params_b=65.2, layers=80, hidden=8192, heads=64, kv_heads=64, head_dim=128,
+                       intermediate=22016, vocab=32000, max_context=2048, name="llama-65b")
+
+
+def test_qlora_65b_fits_one_48_gb_gpu():
+    # Dettmers et al., "QLoRA: Efficient Finetuning of Quantized LLMs" (2023), abstract: QLoRA "reduces
+    # memory usage enough to finetune a 65B parameter model on a single 48GB GPU". Our defaults: NF4 with
+    # double quantisation, paged AdamW, rank 16 on all projections, gradient checkpointing, batch 1, seq 2048.
+    est = estimate_memory(SizingInput("training", "qlora", LLAMA_65B))
+    assert est.total <= 48.0
+    assert est.total >= 33.0  # the NF4 base alone is ~34 GB: the estimate is not trivially small
+    full_bf16 = estimate_memory(SizingInput("training", "lora", LLAMA_65B, precision="bf16"))
+    assert full_bf16.total > 48.0  # 16-bit LoRA of the same model does not fit, which is QLoRA's point
+
+
+# bigscience/T0_3B: T5 v1.1 LM-adapted XL (config.json: d_model 2048, d_ff 5120, num_heads 32, d_kv 64,
+# num_layers 24 + num_decoder_layers 24, vocab_size 32128, untied embeddings), 2.85B parameters.
+T0_3B = ModelShape(params_b=2.85, layers=48, hidden=2048, heads=32, kv_heads=32, head_dim=64, intermediate=5120,
+                   vocab=32128, name="T0_3B")
+# PEFT README, "Use Cases" table (huggingface/peft, A100 80 GB, plain PyTorch, no mixed precision):
+# T0_3B full fine-tuning 47.14 GB, PEFT-LoRA 14.4 GB; bloomz-7b1 PEFT-LoRA 32 GB. Settings of the PEFT
+# examples (peft_lora_seq2seq_accelerate / peft_lora_clm_accelerate): fp32, batch 8, max_length 64,
+# LoRA r=8 on the attention query and value projections, no gradient checkpointing.
+PEFT_SETTINGS = dict(precision="fp32", batch_size=8, context=64, lora_rank=8, lora_targets=("q", "v"),
+                     recompute="none", optimizer="AdamW")
+
+
+@pytest.mark.parametrize(("model", "method", "measured_gb"), [
+    (T0_3B, "full", 47.14),
+    (T0_3B, "lora", 14.4),
+    ("bloomz-7b1", "lora", 32.0),
+])
+def test_peft_readme_within_30_percent(model, method, measured_gb):
+    shape = catalog_shape(model) if isinstance(model, str) else model
+    est = estimate_memory(SizingInput("training", method, shape, **PEFT_SETTINGS))
+    assert est.total == pytest.approx(measured_gb, rel=0.30)
+
+
+@pytest.mark.parametrize(("method", "precision", "measured_gb"), [("lora", "bf16", 18.0), ("qlora", "int4", 9.0)])
+def test_llama_factory_llama2_7b_within_30_percent(method, precision, measured_gb):
+    # LLaMA-Factory (hiyouga/LLaMA-Factory) README, measured VRAM for Llama-2-7B: LoRA in 16-bit 18 GB,
+    # QLoRA in 4-bit 9 GB, at batch size 4 and cutoff length 1024. LLaMA-Factory's defaults: LoRA rank 8,
+    # gradient checkpointing on (our LoRA default), AdamW.
+    est = estimate_memory(SizingInput("training", method, catalog_shape("llama-2-7b"), precision=precision,
+                                      batch_size=4, context=1024, lora_rank=8))
+    assert est.total == pytest.approx(measured_gb, rel=0.30)
+
+
+@pytest.mark.parametrize(("model", "kib"), [("llama-2-7b", 512), ("llama-3-8b", 128), ("llama-3-70b", 320)])
+def test_kv_cache_per_token_bf16(model, kib):
+    # Published configs: Llama-2-7B 32 layers x 32 KV heads x 128 (MHA); Llama-3-8B 32 x 8 x 128 (GQA);
+    # Llama-3-70B 80 x 8 x 128. Per token: 2 (K and V) x layers x kv_heads x head_dim x 2 bytes.
+    s = catalog_shape(model)
+    assert kv_cache_bytes_per_token(s.layers, s.kv_heads, s.head_dim, 2) == kib * KIB
+
+
+def test_kv_cache_reads_head_dim_and_caps_gemma2_sliding_layers():
+    # Gemma 2 9B config.json: head_dim 256 (not hidden/heads = 224), sliding_window 4096 on alternate layers.
+    gemma = catalog_shape("gemma-2-9b")
+    assert gemma.head_dim == 256
+    est = estimate_memory(SizingInput("inference", None, gemma, context=8192))
+    per_token_all = 2 * 42 * 8 * 256 * 2
+    expected = (21 * 8192 + 21 * 4096) * per_token_all / 42 / 1e9
+    assert est.kv_cache == pytest.approx(expected)
+    assert est.kv_cache < per_token_all * 8192 / 1e9  # the cap matters
+
+
+def test_mistral_window_caps_every_layer_and_fp8_halves_kv():
+    mistral = catalog_shape("mistral-7b")
+    long = estimate_memory(SizingInput("inference", None, mistral, context=32768))
+    window = estimate_memory(SizingInput("inference", None, mistral, context=4096))
+    assert long.kv_cache == pytest.approx(window.kv_cache)
+    fp8 = estimate_memory(SizingInput("inference", None, mistral, context=4096, kv_precision="fp8"))
+    assert fp8.kv_cache == pytest.approx(window.kv_cache / 2)
+
+
+def test_inference_defaults_one_request_at_model_context_and_are_listed():
+    est = estimate_memory(SizingInput("inference", None, catalog_shape("llama-3-8b")))
+    assert est.kv_cache == pytest.approx(128 * KIB * 8192 / 1e9)
+    text = " ".join(est.assumptions)
+    assert "8192 tokens" in text and "one request" in text and "CUDA context" in text
+
+
+def test_lora_defaults_are_the_common_recipe_and_listed():
+    est = estimate_memory(SizingInput("training", "lora", catalog_shape("llama-2-7b")))
+    text = " ".join(est.assumptions)
+    for needle in ("r=16", "q, k, v, o, gate, up, down", "2048 tokens", "1 per GPU", "gradient checkpointing"):
+        assert needle in text
+    # Llama-2-7B, r=16 on all seven projections: 32 x 16 x (4 x 8192 + 3 x (4096 + 11008)) = 40.0M adapters.
+    assert est.trainable_params_b == pytest.approx(0.039976, rel=1e-3)
+
+
+def test_activation_modes_follow_korthikanti():
+    shape = catalog_shape("llama-2-7b")
+    base = dict(batch_size=1, context=2048, precision="bf16")
+    none = estimate_memory(SizingInput("training", "full", shape, recompute="none", **base))
+    selective = estimate_memory(SizingInput("training", "full", shape, recompute="selective", **base))
+    full = estimate_memory(SizingInput("training", "full", shape, recompute="full", **base))
+    s, h, a, layers = 2048, 4096, 32, 32
+    logits = 2 * s * 32000 * 4 / 1e9
+    assert none.activations == pytest.approx(layers * s * h * (34 + 5 * a * s / h) / 1e9 + logits)
+    assert selective.activations == pytest.approx(layers * 34 * s * h / 1e9 + logits)
+    assert full.activations == pytest.approx((layers * 2 * s * h + 34 * s * h) / 1e9 + logits)
+
+
+def test_optimizer_choices():
+    shape = ModelShape(params_b=1.0)
+    adam = estimate_memory(SizingInput("training", "full", shape, precision="bf16", optimizer="AdamW"))
+    adam8 = estimate_memory(SizingInput("training", "full", shape, precision="bf16", optimizer="adamw_bnb_8bit"))
+    sgd = estimate_memory(SizingInput("training", "full", shape, precision="bf16", optimizer="SGD"))
+    assert (adam.optimizer, adam8.optimizer, sgd.optimizer) == pytest.approx((12.0, 6.0, 8.0))
+
+
+def test_moe_holds_total_params_in_memory():
+    mixtral = catalog_shape("mixtral-8x7b")
+    est = estimate_memory(SizingInput("inference", None, mixtral, precision="bf16", context=4096))
+    assert est.weights == pytest.approx(46.7 * 2)
+    assert mixtral.compute_params_b == pytest.approx(12.9)

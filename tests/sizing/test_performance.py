@@ -1,0 +1,50 @@
+"""Training time and inference speed estimates (issue #4)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.knowledge import default_catalog
+from bot.sizing.performance import compute_precision_key, flops_factor, inference_timing, training_flops, training_hours
+
+A100_BF16_TFLOPS = 312.0  # NVIDIA A100 datasheet, dense BF16 tensor core
+
+
+@pytest.mark.parametrize(("params_b", "tokens", "gpu_hours"), [(6.7, 1.0e12, 82_432), (65.2, 1.4e12, 1_022_362)])
+def test_llama_paper_gpu_hours(params_b, tokens, gpu_hours):
+    # Touvron et al. 2023, "LLaMA: Open and Efficient Foundation Language Models": Table 15 (carbon
+    # footprint) gives 82,432 A100-80GB GPU-hours for LLaMA-7B (1.0T tokens) and 1,022,362 for LLaMA-65B
+    # (1.4T tokens); section 2.4 uses selective activation checkpointing, so 6*N*D FLOPs.
+    # The MFU those figures imply is 0.43 (7B) and 0.48 (65B); we use their mean, MFU = 0.45.
+    flops = training_flops(params_b, tokens, "pretraining", "selective")
+    hours_on_one_gpu = training_hours(flops, 1, A100_BF16_TFLOPS, mfu=0.45)
+    assert hours_on_one_gpu == pytest.approx(gpu_hours, rel=0.25)
+    # GPU-hours do not depend on the count: 2048 GPUs take 1/2048 of the time.
+    assert training_hours(flops, 2048, A100_BF16_TFLOPS, 0.45) * 2048 == pytest.approx(hours_on_one_gpu)
+
+
+def test_flops_factor():
+    assert flops_factor("pretraining", "selective") == 6
+    assert flops_factor("full", "full") == 8
+    assert flops_factor("lora", "full") == 6
+    assert flops_factor("qlora", "none") == 4
+
+
+def test_peak_for_precision():
+    dense = default_catalog().gpus["rtx-3090"].dense_tflops
+    assert compute_precision_key("fp8", dense) == "bf16"  # Ampere has no FP8
+    assert compute_precision_key("int4", default_catalog().gpus["h100-sxm"].dense_tflops) == "bf16"
+    assert compute_precision_key("fp8", default_catalog().gpus["h100-sxm"].dense_tflops) == "fp8"
+
+
+def test_decode_is_bandwidth_bound_and_prefill_compute_bound():
+    # Llama-2-7B bf16 on one H100 SXM (3350 GB/s, 989 dense bf16 TFLOPS), one 2048-token prompt.
+    weights = 6.74e9 * 2
+    kv = 512 * 1024 * 2048
+    t = inference_timing(weights, kv, 2048, 1, 6.74, 32, 4096, 1, 3350, 989, 0.7, 0.5)
+    assert t.tpot_s == pytest.approx((weights + kv) / (3350e9 * 0.7))
+    assert t.ttft_s == pytest.approx((2 * 6.74e9 * 2048 + 2 * 32 * 2048**2 * 4096) / (989e12 * 0.5))
+    two = inference_timing(weights, kv, 2048, 1, 6.74, 32, 4096, 2, 3350, 989, 0.7, 0.5)
+    assert two.tpot_s == pytest.approx(t.tpot_s / 2) and two.ttft_s == pytest.approx(t.ttft_s / 2)
+    batch = inference_timing(weights, kv * 8, 2048, 8, 6.74, 32, 4096, 1, 3350, 989, 0.7, 0.5)
+    assert batch.tokens_per_s > t.tokens_per_s  # weights are read once per step for the whole batch

@@ -1,0 +1,208 @@
+"""The store's behaviour, identical on SQLite and PostgreSQL (see conftest.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+
+import pytest
+
+from bot.store import AuditEntry, GpuCounters, HostCheck, Store, StoreError
+from bot.store.db import database_url, normalize_url
+from bot.store.migrations import HEAD
+
+T0 = dt.datetime(2025, 3, 1, 12, 0, tzinfo=dt.timezone.utc)
+
+
+def test_a_new_database_is_migrated_to_the_newest_version(store):
+    assert store.migration_status() == (HEAD, HEAD)
+
+
+def test_migrating_again_applies_nothing(backend, store):
+    assert store.migrate() == []
+    assert backend.open().migrate() == []
+
+
+def test_a_store_opened_without_migrating_reports_version_zero(backend):
+    fresh = backend.open(migrate=False)
+    assert fresh.migration_status() == (0, HEAD)
+    assert fresh.migrate() == list(range(1, HEAD + 1))
+
+
+# -- conversations -------------------------------------------------------------------------
+
+def test_an_unknown_thread_has_no_state(store):
+    assert store.get_conversation("C1:1700000000.000100") is None
+
+
+def test_conversation_state_survives_a_restart(backend, store):
+    state = {"requirement": {"gpu": "rtx-4090", "params_b": 7}, "turns": ["训练 7B", "and with LoRA?"]}
+    store.put_conversation("C1:1700000000.000100", state)
+    store.close()
+    assert backend.open().get_conversation("C1:1700000000.000100") == state
+
+
+def test_a_later_put_replaces_the_state(store):
+    store.put_conversation("C1:1", {"turn": 1})
+    store.put_conversation("C1:1", {"turn": 2})
+    store.put_conversation("C1:2", {"turn": 9})
+    assert store.get_conversation("C1:1") == {"turn": 2}
+    assert store.get_conversation("C1:2") == {"turn": 9}
+
+
+def test_old_conversations_are_pruned_and_recent_ones_kept(store):
+    store.put_conversation("C1:old", {"x": 1})
+    cutoff = dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=5)
+    assert store.prune_conversations(cutoff - dt.timedelta(days=1)) == 0
+    assert store.prune_conversations(cutoff) == 1
+    assert store.get_conversation("C1:old") is None
+
+
+# -- event dedupe ------------------------------------------------------------------------
+
+def test_an_event_is_claimed_once(store):
+    assert store.claim_event("Ev01", ttl_s=3600, now=T0) is True
+    assert store.claim_event("Ev01", ttl_s=3600, now=T0 + dt.timedelta(seconds=30)) is False
+    assert store.claim_event("Ev02", ttl_s=3600, now=T0) is True
+
+
+def test_a_claim_is_shared_by_every_store_on_the_database(backend, store):
+    other = backend.open(claimed_by="replica-b")
+    assert store.claim_event("Ev01", ttl_s=60, now=T0) is True
+    assert other.claim_event("Ev01", ttl_s=60, now=T0) is False
+
+
+def test_an_expired_claim_can_be_claimed_again_once(store):
+    assert store.claim_event("Ev01", ttl_s=60, now=T0)
+    later = T0 + dt.timedelta(seconds=61)
+    assert store.claim_event("Ev01", ttl_s=60, now=later) is True
+    assert store.claim_event("Ev01", ttl_s=60, now=later) is False
+
+
+def test_purge_removes_only_expired_claims(store):
+    store.claim_event("old", ttl_s=10, now=T0)
+    store.claim_event("new", ttl_s=3600, now=T0)
+    assert store.purge_events(now=T0 + dt.timedelta(seconds=11)) == 1
+    assert store.claim_event("new", ttl_s=3600, now=T0 + dt.timedelta(seconds=12)) is False
+
+
+def test_a_non_positive_ttl_is_refused(store):
+    with pytest.raises(ValueError, match="ttl_s"):
+        store.claim_event("Ev01", ttl_s=0)
+
+
+def test_concurrent_claims_of_one_event_succeed_exactly_once(backend):
+    stores = [backend.open(claimed_by=f"worker-{i}") for i in range(2)]
+    results: list[bool] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(8)
+
+    def claim(i: int) -> None:
+        barrier.wait()
+        won = stores[i % 2].claim_event("EvRace", ttl_s=600)
+        with lock:
+            results.append(won)
+
+    threads = [threading.Thread(target=claim, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(results) == [False] * 7 + [True]
+
+
+# -- audit log ---------------------------------------------------------------------------
+
+def test_audit_entries_come_back_newest_first_with_their_parameters(store):
+    first = store.append_audit(AuditEntry(at=T0, user="U1", host="gpu-01", job="check", outcome="ok",
+                                          parameters={"benchmarks": ["matmul"], "gpu": 0}, request_id="r1"))
+    store.append_audit(AuditEntry(at=T0 + dt.timedelta(minutes=5), user="U2", host="gpu-02", job="benchmark",
+                                  outcome="refused", detail="U2 may not run benchmarks on gpu-02"))
+    assert first.id is not None
+    entries = store.audit()
+    assert [(e.user, e.host, e.job, e.outcome) for e in entries] == [
+        ("U2", "gpu-02", "benchmark", "refused"), ("U1", "gpu-01", "check", "ok")]
+    assert entries[1].parameters == {"benchmarks": ["matmul"], "gpu": 0}
+    assert entries[1].request_id == "r1"
+    assert entries[0].detail == "U2 may not run benchmarks on gpu-02"
+    assert entries[1].at == T0 and entries[1].at.tzinfo is not None
+
+
+def test_audit_filters_by_host_and_time(store):
+    for minute, host in enumerate(["a", "b", "a", "a"]):
+        store.append_audit(AuditEntry(at=T0 + dt.timedelta(minutes=minute), user="U", host=host, job="check",
+                                      outcome="ok"))
+    assert len(store.audit(host="a")) == 3
+    assert len(store.audit(host="a", since=T0 + dt.timedelta(minutes=2))) == 2
+    assert len(store.audit(limit=2)) == 2
+
+
+# -- host check history ------------------------------------------------------------------
+
+def _check(host: str, hours: int, ecc: int | None, xids: dict[int, int] | None = None) -> HostCheck:
+    return HostCheck(host=host, checked_at=T0 + dt.timedelta(hours=hours), gpus=[
+        GpuCounters(index=0, bus_id="00000000:9B:00.0", uuid="GPU-aaa", name="NVIDIA H100 80GB HBM3",
+                    ecc_uncorrected=ecc, ecc_corrected=10 * hours, remapped_uncorrectable=0,
+                    remapped_correctable=1, retired_pages=None, xids=xids or {}),
+        GpuCounters(index=1, uuid="GPU-bbb", name="NVIDIA H100 80GB HBM3"),
+    ])
+
+
+def test_check_history_is_kept_per_host_oldest_first(store):
+    for hours in (2, 0, 1):
+        store.record_check(_check("gpu-01", hours, ecc=hours, xids={79: hours} if hours else {}))
+    store.record_check(_check("gpu-02", 0, ecc=None))
+    history = store.check_history("gpu-01")
+    assert [c.checked_at for c in history] == [T0, T0 + dt.timedelta(hours=1), T0 + dt.timedelta(hours=2)]
+    assert [c.gpus[0].ecc_uncorrected for c in history] == [0, 1, 2]
+    assert history[2].gpus[0].xids == {79: 2}
+    assert history[2].gpus[0].bus_id == "00000000:9B:00.0"
+    assert history[2].gpus[1].ecc_uncorrected is None and history[2].gpus[1].xids == {}
+    assert store.hosts() == ["gpu-01", "gpu-02"]
+
+
+def test_check_history_limit_keeps_the_newest(store):
+    for hours in range(5):
+        store.record_check(_check("gpu-01", hours, ecc=hours))
+    assert [c.gpus[0].ecc_uncorrected for c in store.check_history("gpu-01", limit=2)] == [3, 4]
+
+
+def test_a_host_never_checked_has_no_history(store):
+    assert store.check_history("nowhere") == []
+
+
+def test_naive_times_are_taken_as_utc_at_the_boundary(store):
+    entry = store.append_audit(AuditEntry(at=dt.datetime(2025, 1, 1, 8, 0), user="U", host="h", job="j", outcome="ok"))
+    assert store.audit()[0].at == dt.datetime(2025, 1, 1, 8, 0, tzinfo=dt.timezone.utc) == entry.at
+
+
+# -- configuration -----------------------------------------------------------------------
+
+def test_urls_are_normalised():
+    assert normalize_url("postgresql://u@db/x") == "postgresql+psycopg://u@db/x"
+    assert normalize_url("postgres://u@db/x") == "postgresql+psycopg://u@db/x"
+    assert normalize_url("/var/lib/gpu-advisor/s.sqlite3") == "sqlite:////var/lib/gpu-advisor/s.sqlite3"
+
+
+def test_the_default_is_a_sqlite_file_under_the_data_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+    assert database_url({}) == f"sqlite:///{tmp_path}/gpu-advisor/gpu-advisor.sqlite3"
+    assert database_url({"GPU_ADVISOR_DATABASE_URL": "postgresql://u@db/x"}) == "postgresql+psycopg://u@db/x"
+
+
+def test_an_unsupported_backend_is_named():
+    with pytest.raises(StoreError, match="GPU_ADVISOR_DATABASE_URL.*mysql"):
+        Store("mysql://u@db/x")
+
+
+def test_an_unreachable_database_names_itself_and_hides_the_password():
+    with pytest.raises(StoreError, match=r"127\.0\.0\.1:1/") as info:
+        Store("postgresql://u:secret@127.0.0.1:1/test")
+    assert "secret" not in str(info.value)
+
+
+def test_a_sqlite_store_creates_its_folder(tmp_path):
+    path = tmp_path / "deep" / "er" / "store.sqlite3"
+    with Store(str(path)) as store:
+        assert store.migration_status() == (HEAD, HEAD)
+    assert path.exists()
