@@ -73,10 +73,7 @@ class Advisor:
         gpus: list[GpuSpec] = []
         family = None
         if req.gpu:
-            try:
-                ids = self.catalog.resolve_gpu(req.gpu)
-            except UnknownNameError as exc:
-                raise InputError("gpu", str(exc)) from exc
+            ids = _resolved("gpu", self.catalog.resolve_gpu, req.gpu)
             gpus = [self.catalog.gpus[i] for i in ids]
             if len(ids) == 1:
                 req.gpu = ids[0]
@@ -85,10 +82,7 @@ class Advisor:
                 req.gpu = family
         shape = None
         if req.model:
-            try:
-                arch = self.catalog.resolve_model(req.model)
-            except UnknownNameError as exc:
-                raise InputError("model", str(exc)) from exc
+            arch = _resolved("model", self.catalog.resolve_model, req.model)
             req.model = arch.id
             if req.params_b is None:
                 req.params_b = arch.params_b
@@ -96,16 +90,10 @@ class Advisor:
         elif req.params_b is not None:
             shape = ModelShape(params_b=req.params_b)
         if req.provider:
-            try:
-                req.provider = self.catalog.resolve_provider(req.provider)
-            except UnknownNameError as exc:
-                raise InputError("provider", str(exc)) from exc
+            req.provider = _resolved("provider", self.catalog.resolve_provider, req.provider)
         for cost in req.costs:
             if cost.gpu:
-                try:
-                    ids = self.catalog.resolve_gpu(cost.gpu)
-                except UnknownNameError as exc:
-                    raise InputError("costs.gpu", str(exc)) from exc
+                ids = _resolved("costs.gpu", self.catalog.resolve_gpu, cost.gpu)
                 cost.gpu = ids[0] if len(ids) == 1 else cost.gpu
         return Resolved(requirement=req, gpus=gpus, family=family, shape=shape)
 
@@ -236,6 +224,14 @@ class Advisor:
             rule_base_version=self.version,
             derivations=[result.justification(i) for i in range(len(result.findings))],
         )
+
+
+def _resolved(field: str, resolve, name: str):
+    """Resolve a name against the catalog; an unknown name is an InputError naming `field`."""
+    try:
+        return resolve(name)
+    except UnknownNameError as exc:
+        raise InputError(field, str(exc)) from exc
 
 
 def _gpu_fact(gpu: GpuSpec, selected: bool) -> dict:

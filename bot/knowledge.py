@@ -214,11 +214,7 @@ class Catalog:
     # -- name resolution --------------------------------------------------------------
     @cached_property
     def _gpu_names(self) -> dict[str, str]:
-        names: dict[str, str] = {}
-        for gpu in self.gpus.values():
-            for name in [gpu.id, gpu.name, *gpu.aliases]:
-                names[_norm(name)] = gpu.id
-        return names
+        return self._names(self.gpus.values())
 
     @cached_property
     def _gpu_families(self) -> dict[str, list[str]]:
@@ -248,39 +244,33 @@ class Catalog:
         label = "closest known" if close else "known"
         raise UnknownNameError(f"unknown GPU {name!r}; {label}: {', '.join(shown)}")
 
+    @staticmethod
+    def _names(entries) -> dict[str, str]:
+        """Normalised id, name and aliases of each entry -> its id."""
+        return {_norm(n): e.id for e in entries for n in [e.id, e.name, *e.aliases]}
+
     @cached_property
     def _model_names(self) -> dict[str, str]:
-        names: dict[str, str] = {}
-        for model in self.models.values():
-            for name in [model.id, model.name, *model.aliases]:
-                names[_norm(name)] = model.id
-        return names
-
-    def resolve_model(self, name: str) -> ModelArch:
-        key = _norm(name)
-        if key in self._model_names:
-            return self.models[self._model_names[key]]
-        known = sorted(self.models)
-        close = difflib.get_close_matches(name.lower(), known, n=5, cutoff=0.4)
-        hint = f"; closest known: {', '.join(close)}" if close else f"; known: {', '.join(known)}"
-        raise UnknownNameError(f"unknown model {name!r}{hint}")
+        return self._names(self.models.values())
 
     @cached_property
     def _provider_names(self) -> dict[str, str]:
-        names: dict[str, str] = {}
-        for provider in self.providers.values():
-            for name in [provider.id, provider.name, *provider.aliases]:
-                names[_norm(name)] = provider.id
-        return names
+        return self._names(self.providers.values())
 
-    def resolve_provider(self, name: str) -> str:
+    @staticmethod
+    def _lookup(names: dict[str, str], name: str, what: str, known: list[str]) -> str:
         key = _norm(name)
-        if key in self._provider_names:
-            return self._provider_names[key]
-        known = sorted(self.providers)
+        if key in names:
+            return names[key]
         close = difflib.get_close_matches(name.lower(), known, n=5, cutoff=0.4)
         hint = f"; closest known: {', '.join(close)}" if close else f"; known: {', '.join(known)}"
-        raise UnknownNameError(f"unknown provider {name!r}{hint}")
+        raise UnknownNameError(f"unknown {what} {name!r}{hint}")
+
+    def resolve_model(self, name: str) -> ModelArch:
+        return self.models[self._lookup(self._model_names, name, "model", sorted(self.models))]
+
+    def resolve_provider(self, name: str) -> str:
+        return self._lookup(self._provider_names, name, "provider", sorted(self.providers))
 
     # -- CUDA ----------------------------------------------------------------------------
     def cuda_major(self, major: int) -> CudaMajor | None:

@@ -23,6 +23,14 @@ _LABELS = {
 _MARK = {"block": "[BLOCK]", "warn": "[WARN] ", "info": "[info] "}
 
 
+def _time(candidate) -> str | None:
+    if candidate.hours is not None:
+        return f"~{candidate.hours:,.1f} h"
+    if candidate.tpot_ms is not None:
+        return f"~{candidate.tpot_ms:.0f} ms/token"
+    return None
+
+
 def render_text(answer: Answer, max_candidates: int = 8) -> str:
     t = _LABELS.get(answer.language, _LABELS["en"])
     lines: list[str] = []
@@ -43,8 +51,12 @@ def render_text(answer: Answer, max_candidates: int = 8) -> str:
         lines.append(f"{t['candidates']}:")
         for c in answer.candidates[:max_candidates]:
             verdict = t["fits"] if c.fits else t["no_fit"]
+            extra = [x for x in (c.plan or c.strategy, _time(c)) if x]
+            if c.interconnect_note:
+                extra.append(c.interconnect_note)
+            detail = f"; {'; '.join(extra)}" if extra else ""
             lines.append(f"  {c.count} x {c.gpu}: {verdict} (need {c.need_gb:.1f} / have {c.have_gb:.0f}, "
-                         f"{t['headroom']} {c.headroom_gb:+.1f})")
+                         f"{t['headroom']} {c.headroom_gb:+.1f}{detail})")
         if len(answer.candidates) > max_candidates:
             lines.append(f"  … +{len(answer.candidates) - max_candidates}")
     if answer.costs:

@@ -74,6 +74,7 @@ def render_history_chart(host: str, checks, path: Path) -> Path:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     from bot.store.models import COUNTERS
 
@@ -95,6 +96,7 @@ def render_history_chart(host: str, checks, path: Path) -> Path:
                 ax.plot([p[0] for p in points], [p[1] for p in points], marker="o",
                         label="unlisted" if index == -1 else f"GPU {index}")
         ax.set_ylabel(COUNTER_LABELS.get(metric, metric))
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counters are whole numbers
         ax.grid(alpha=0.3)
     axes[0, 0].set_title(f"{host}: GPU health counters per check")
     handles, labels = axes[0, 0].get_legend_handles_labels()

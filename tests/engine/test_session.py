@@ -83,3 +83,15 @@ def test_partial_match_without_any_firing_cleans_up(tmp_path):
         assert len(eng.run([("gpu", GPU_4090), ("topic", {"name": "mig"})]).findings) == 1
     finally:
         eng.close()
+
+
+def test_random_fact_mixes_on_fresh_engines_never_crash_the_core():
+    # Half-matched conditions in a fresh engine's first question once crashed the C core when
+    # the question's state was deleted; a crash kills the process, so run it in a subprocess.
+    import subprocess
+    import sys
+
+    script = Path(__file__).parent / "scripts" / "random_questions.py"
+    proc = subprocess.run([sys.executable, str(script), "7", "6"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.strip().endswith("ok")

@@ -120,3 +120,16 @@ def test_steady_counters_give_no_history_findings(store, engine):
         record_and_trend(store, _at(hours, _gpu(0, ecc_uncorrected=1, ecc_corrected=3, xids={13: 1})))
     result = engine.run(history_facts(store, "gpu-01"))
     assert [f.rule for f in result.findings if f.rule.startswith("health.history-")] == []
+
+
+def test_the_dispatcher_hook_records_each_probe_and_returns_its_trends(store):
+    from bot.store.trends import StoreHistory
+
+    history = StoreHistory(store)
+    probe = ProbeReport(source="nvml", gpus=[GpuProbe(index=0, bus_id="00000000:19:00.0", uuid="GPU-z",
+                                                      remapped_rows_uncorrectable=0)])
+    assert history("gpu-01", probe) == []
+    probe.gpus[0].remapped_rows_uncorrectable = 4
+    [(kind, fact)] = history("gpu-01", probe)
+    assert (kind, fact["metric"], fact["delta"]) == ("host_trend", "remapped_uncorrectable", 4)
+    assert len(store.check_history("gpu-01")) == 2
