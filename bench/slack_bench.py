@@ -21,6 +21,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -32,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 from bot.slack.local_slack import BOT_USER_ID, LocalSlackApi, SlackRequests  # noqa: E402
 
 SECRET = "bench-signing-secret"
+STORE_DIR = tempfile.TemporaryDirectory(prefix="slack-bench-")
 QUESTIONS = [
     "can I fine-tune a 7B model on a single 4090?",
     "Can I fine-tune a 7B model with LoRA on an RTX 4090 in our datacenter?",
@@ -67,7 +69,9 @@ def echo_server(port: int) -> None:
 def start(kind: str, api: LocalSlackApi) -> tuple[subprocess.Popen, str]:
     port = free_port()
     env = {**os.environ, "SLACK_BOT_TOKEN": "xoxb-bench", "SLACK_SIGNING_SECRET": SECRET,
-           "SLACK_API_URL": api.base_url, "PYTHONPATH": str(ROOT)}
+           "SLACK_API_URL": api.base_url, "PYTHONPATH": str(ROOT),
+           # `serve` keeps its retry dedupe in the store: a throwaway one, not the user's.
+           "GPU_ADVISOR_DATABASE_URL": f"sqlite:///{STORE_DIR.name}/bench-{kind}.sqlite3"}
     if kind == "echo":
         command = [sys.executable, __file__, "--echo-server", str(port)]
     else:
@@ -128,6 +132,10 @@ def answered(api: LocalSlackApi, method: str, sent: dict[str, float], timeout: f
     raise SystemExit(f"only {len(done)} of {len(sent)} events answered within {timeout}s via {method}")
 
 
+def stderr_tail(process: subprocess.Popen) -> str:
+    return process.stderr.read().decode(errors="replace")[-1500:] if process.stderr else ""
+
+
 def pct(values: list[float], p: float) -> float:
     if len(values) == 1:
         return values[0]
@@ -140,7 +148,7 @@ def run(kind: str, api: LocalSlackApi, events: int, concurrency: int, final_meth
         asyncio.run(fire(url, api, 5, 5, f"W{kind[:1]}"))  # warm-up: imports, auth.test, first answers
         time.sleep(1.0)
         result = asyncio.run(fire(url, api, events, concurrency, kind[:1].upper()))
-        answers = answered(api, final_method, result["sent"], timeout=300)
+        answers = answered(api, final_method, result["sent"], timeout=120)
     finally:
         process.terminate()
         process.wait(timeout=10)

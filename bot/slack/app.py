@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
-from slack_bolt import App, BoltResponse
+from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
@@ -124,7 +124,6 @@ class GpuAdvisorBot:
 
     # -- wiring --------------------------------------------------------------------------
     def register(self, app: App) -> None:
-        app.use(self.drop_retried_events)
         app.event("app_mention")(ack=self.ack_event, lazy=[self.answer_mention])
         app.event({"type": "message", "subtype": None}, matchers=[self.is_direct_message])(
             ack=self.ack_event, lazy=[self.answer_dm])
@@ -137,15 +136,19 @@ class GpuAdvisorBot:
         app.action(cards.ACTION_SHOW_CHART)(ack=self.ack_action, lazy=[self.post_chart])
         app.view(cards.VIEW_CHECK_HOST)(ack=self.ack_check_host_view, lazy=[self.run_check_host_view])
 
-    # -- middleware ----------------------------------------------------------------------
-    def drop_retried_events(self, body: dict, request, next):
-        """A redelivered event (same event_id, X-Slack-Retry-Num set) is acknowledged and dropped."""
+    # -- retries ---------------------------------------------------------------------------
+    def first_delivery(self, body: dict, request) -> bool:
+        """False for a redelivered event (same event_id; Slack sets X-Slack-Retry-Num).
+
+        Checked in the slow part, after the ack: every delivery is acknowledged at once, and a
+        shared store's round trip never delays an ack.
+        """
         event_id = body.get("event_id")
-        if event_id and not self.dedupe.first_seen(f"event:{event_id}"):
-            retry = request.headers.get("x-slack-retry-num", ["?"])[0]
-            log.info("dropping redelivered event %s (retry %s)", event_id, retry)
-            return BoltResponse(status=200, body="")
-        return next()
+        if not event_id or self.dedupe.first_seen(f"event:{event_id}"):
+            return True
+        retry = (request.headers.get("x-slack-retry-num") or ["?"])[0]
+        log.info("dropping redelivered event %s (retry %s)", event_id, retry)
+        return False
 
     # -- acks and matchers ---------------------------------------------------------------
     @staticmethod
@@ -172,16 +175,16 @@ class GpuAdvisorBot:
         bot_user = context.get("bot_user_id") or ""
         return re.sub(rf"<@{re.escape(bot_user)}(\|[^>]*)?>", " ", text or "").strip()
 
-    def answer_mention(self, event: dict, body: dict, context, client: WebClient):
-        if self._from_this_bot(event, context):
+    def answer_mention(self, event: dict, body: dict, context, client: WebClient, request):
+        if self._from_this_bot(event, context) or not self.first_delivery(body, request):
             return
         thread_ts = event.get("thread_ts") or event["ts"]
         text = self._strip_mention(event.get("text", ""), context)
         self._reply(client, team=body.get("team_id", ""), channel=event["channel"], thread_ts=thread_ts,
                     conversation_thread=thread_ts, user=event.get("user", ""), text=text)
 
-    def answer_dm(self, event: dict, body: dict, context, client: WebClient):
-        if self._from_this_bot(event, context) or event.get("bot_id"):
+    def answer_dm(self, event: dict, body: dict, context, client: WebClient, request):
+        if self._from_this_bot(event, context) or event.get("bot_id") or not self.first_delivery(body, request):
             return
         thread_ts = event.get("thread_ts")
         text = self._strip_mention(event.get("text", ""), context)

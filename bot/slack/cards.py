@@ -286,14 +286,14 @@ def _finding_sections(answer: Answer) -> list[tuple[int, str]]:
 
 @dataclass
 class Card:
-    """A message: blocks plus the notification/fallback text Slack shows where blocks cannot go."""
+    """A message: blocks (validated, as JSON-ready dicts) plus the notification/fallback text."""
 
-    blocks: list[Block]
+    blocks: list[dict]
     text: str
     trimmed: int = 0
 
     def to_dict(self) -> dict:
-        return {"blocks": [block.to_dict() for block in self.blocks]}
+        return {"blocks": self.blocks}
 
 
 def answer_card(answer: Answer, answer_id: str | None, *, title: str | None = None,
@@ -324,7 +324,7 @@ def answer_card(answer: Answer, answer_id: str | None, *, title: str | None = No
     # Findings fill what the budgets leave: blocks (actions, footer and a trim notice reserved)
     # and characters.
     reserved = len(tail) + 3
-    used_chars = sum(len(json.dumps(b.to_dict(), ensure_ascii=False)) for b in blocks + tail)
+    used_chars = sum(len(getattr(getattr(b, "text", None), "text", "") or "") for b in blocks + tail)
     finding_sections = _finding_sections(answer)
     shown_findings, trimmed = 0, 0
     if finding_sections:
@@ -351,28 +351,29 @@ def answer_card(answer: Answer, answer_id: str | None, *, title: str | None = No
         blocks.append(ActionsBlock(elements=buttons))
     blocks.append(_context(f"{t['rule_base']} `{escape(answer.rule_base_version or '?')}` · "
                            f"{len(answer.findings)} finding{_plural(len(answer.findings))}"))
-    check_limits(blocks, MAX_MESSAGE_BLOCKS)
     fallback = re.sub(r":[a-z_]+: ", "", head, count=1)
-    return Card(blocks=blocks, text=clip(fallback, FALLBACK_TEXT_MAX), trimmed=trimmed)
+    return Card(blocks=check_limits(blocks, MAX_MESSAGE_BLOCKS), text=clip(fallback, FALLBACK_TEXT_MAX),
+                trimmed=trimmed)
 
 
-def check_limits(blocks: list[Block], max_blocks: int) -> None:
-    """Slack's limits, checked before anything is sent: count here, per-block ones by slack_sdk."""
+def check_limits(blocks: list[Block], max_blocks: int) -> list[dict]:
+    """Slack's limits, checked before anything is sent: count here, per-block ones by slack_sdk
+    (`to_dict` raises SlackObjectFormationError). Returns the blocks as dicts."""
     if len(blocks) > max_blocks:
         raise ValueError(f"{len(blocks)} blocks exceed Slack's limit of {max_blocks}")
-    for block in blocks:
-        block.to_dict()  # raises SlackObjectFormationError on any per-block limit
+    return [block.to_dict() for block in blocks]
 
 
 def notice_card(text: str, emoji: str = ":information_source:") -> Card:
     """A short message: an error, a usage line, a status."""
     body = f"{emoji} {text}"
-    return Card(blocks=[_section(body)], text=clip(body, FALLBACK_TEXT_MAX))
+    return Card(blocks=check_limits([_section(body)], 1), text=clip(body, FALLBACK_TEXT_MAX))
 
 
 def working_card(question: str) -> Card:
     body = f":hourglass_flowing_sand: Working on: _{escape(clip(question, 500))}_"
-    return Card(blocks=[_section(body)], text=clip(f"Working on: {escape(question)}", FALLBACK_TEXT_MAX))
+    return Card(blocks=check_limits([_section(body)], 1),
+                text=clip(f"Working on: {escape(question)}", FALLBACK_TEXT_MAX))
 
 
 # -- modals -----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import queue
 import threading
 import time
 import urllib.parse
+import uuid
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -226,6 +227,8 @@ class SlackRequests:
         self.verifier = SignatureVerifier(signing_secret)
         self.api = api
         self._ids = itertools.count(1)
+        # Event ids are unique across runs, as Slack's are: a shared dedupe store outlives a run.
+        self._run = uuid.uuid4().hex[:8].upper()
 
     def headers(self, body: str, content_type: str, timestamp: int | None = None,
                 retry_num: int | None = None) -> dict[str, str]:
@@ -244,7 +247,7 @@ class SlackRequests:
         """(body, content type) of an Events API callback."""
         body = {
             "token": "legacy", "team_id": TEAM_ID, "api_app_id": "A0LOCAL", "type": "event_callback",
-            "event_id": event_id or f"Ev{next(self._ids):08d}", "event_time": int(time.time()),
+            "event_id": event_id or f"Ev{self._run}{next(self._ids):06d}", "event_time": int(time.time()),
             "authorizations": [{"team_id": TEAM_ID, "user_id": BOT_USER_ID, "is_bot": True}],
             "event": {"event_ts": event.get("ts", "1.0"), **event},
         }
