@@ -80,6 +80,9 @@ class Advisor:
             else:
                 family = gpus[0].family
                 req.gpu = family
+        if req.cuda and self.catalog.cuda_major(int(req.cuda.split(".")[0])) is None:
+            majors = ", ".join(f"{m.major}.x" for m in self.catalog.cuda.majors)
+            raise InputError("cuda", f"unknown CUDA release {req.cuda!r}; NVIDIA's table covers {majors}")
         shape = None
         if req.model:
             arch = _resolved("model", self.catalog.resolve_model, req.model)
@@ -110,7 +113,8 @@ class Advisor:
             estimate = size_requirement(req, resolved.shape, self.catalog, selected, self.config.today,
                                         self.config.price_max_age_days)
             candidates, sized_costs = estimate.candidates, estimate.costs
-            facts += estimate.facts
+            # Price rows are posted once, by `_price_facts`, with their currency and origin.
+            facts += [f for f in estimate.facts if f[0] != "price"]
 
         if req.cuda:
             facts += self._cuda_facts(req.cuda)
@@ -134,7 +138,7 @@ class Advisor:
             }))
         costs = self._stated_costs(req)
         facts += [("cost", c) for c in self._cost_facts(costs, stated=True)]
-        facts += self._price_facts(req, selected)
+        facts += self._price_facts(req, selected | {c.gpu for c in sized_costs if c.gpu})
         return facts, estimate, candidates, costs + sized_costs
 
     def _requirement_fact(self, resolved: Resolved) -> dict:
@@ -183,21 +187,32 @@ class Advisor:
         cheapest = min(c.total for c in costs)
         fastest = min(c.hours for c in costs)
         return [
-            {**c.model_dump(exclude={"currency"}), "cheapest": c.total == cheapest, "fastest": c.hours == fastest,
+            {**c.model_dump(), "cheapest": c.total == cheapest, "fastest": c.hours == fastest,
              "stated": stated}
             for c in costs
         ]
 
-    def _price_facts(self, req: Requirement, selected: set[str]) -> list[Fact]:
+    def _price_facts(self, req: Requirement, gpus: set[str]) -> list[Fact]:
+        """Rows of the price table for `gpus`, only when the question is about money.
+
+        A question about an Xid or a CUDA error must not get price findings just for naming a GPU.
+        """
+        about_money = (
+            bool(_MONEY_TOPICS.intersection(req.topics)) or req.provider or req.billing or req.costs
+            or req.dataset_tokens_b is not None  # the sizer computes cost-to-complete from it
+        )
+        if not about_money:
+            return []
         out = []
         for row in self.catalog.prices:
-            if row.gpu not in selected or (req.provider and row.provider != req.provider):
+            if (row.gpu not in gpus or (req.provider and row.provider != req.provider)
+                    or (req.billing and row.billing != req.billing)):
                 continue
             age = (self.config.today - row.quoted_on).days
             out.append(("price", {
                 "gpu": row.gpu, "provider": row.provider, "billing": row.billing, "hourly_rate": row.hourly_rate,
-                "quoted_on": row.quoted_on.isoformat(), "age_days": age,
-                "stale": age > self.config.price_max_age_days,
+                "currency": row.currency, "quoted_on": row.quoted_on.isoformat(), "age_days": age,
+                "stale": age > self.config.price_max_age_days, "example": self.catalog.prices_are_example,
             }))
         return out
 
@@ -224,6 +239,10 @@ class Advisor:
             rule_base_version=self.version,
             derivations=[result.justification(i) for i in range(len(result.findings))],
         )
+
+
+# Topics whose questions are about money; only they get rows of the price table.
+_MONEY_TOPICS = frozenset({"cost", "billing", "provider", "spot"})
 
 
 def _resolved(field: str, resolve, name: str):

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable
 
 EXIT_INPUT = 2
+EXIT_FAILURE = 1
 
 REQUIREMENT_FLAGS: dict[str, str] = {
     # flag / key=value word -> Requirement field
@@ -108,19 +110,27 @@ def _validation_message(exc) -> str:
 
 
 def _cmd_ask(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
     from bot.advisor import Advisor, InputError
     from bot.models import Requirement
     from bot.nlu import ParseError, parse
     from bot.render.text import render_text
 
     requirement, rest = requirement_from_args(args, args.question)
+    if not rest and not requirement.model_fields_set:
+        raise CliInputError('ask needs a question, e.g. gpu-advisor ask "Can we fine-tune a 7B model on '
+                            'one RTX 4090?", or flags such as --gpu 4090 --params 7 (see ask --help)')
     advisor = Advisor()
     try:  # free text first; flags and key=value words override what it says
         stated = parse(" ".join(rest), advisor.catalog)
     except ParseError as exc:
         raise CliInputError(str(exc)) from exc
     flags = requirement.model_dump(include=requirement.model_fields_set)
-    requirement = Requirement.model_validate(stated.requirement.model_dump(include=set(stated.extracted)) | flags)
+    try:
+        requirement = Requirement.model_validate(stated.requirement.model_dump(include=set(stated.extracted)) | flags)
+    except ValidationError as exc:
+        raise CliInputError(_validation_message(exc)) from exc
     language = args.lang or stated.language
     try:
         answer = advisor.answer(requirement, language=language)
@@ -132,9 +142,12 @@ def _cmd_ask(args: argparse.Namespace) -> int:
     else:
         print(render_text(answer))
     if args.chart:
-        from bot.sizing.chart import render_charts
+        from bot.sizing.chart import ChartError, render_charts
 
-        print(f"chart written to {render_charts(answer, args.chart)}", file=sys.stderr)
+        try:
+            print(f"chart written to {render_charts(answer, args.chart)}", file=sys.stderr)
+        except (ChartError, OSError) as exc:
+            raise CliInputError(f"--chart {args.chart}: {exc}") from exc
     return 0
 
 
@@ -191,6 +204,21 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INPUT
     except BrokenPipeError:
         return 0
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # last resort: one clear line, the traceback only on request
+        if os.environ.get("GPU_ADVISOR_DEBUG"):
+            raise
+        from bot.engine.rulebase import RuleBaseError
+        from bot.knowledge import KnowledgeError
+
+        if isinstance(exc, (KnowledgeError, RuleBaseError)):
+            what = "the knowledge base" if isinstance(exc, KnowledgeError) else "the rule base"
+            print(f"gpu-advisor: error: {what} does not load:\n{exc}", file=sys.stderr)
+        else:
+            print(f"gpu-advisor: error: {type(exc).__name__}: {exc} "
+                  "(set GPU_ADVISOR_DEBUG=1 for the traceback)", file=sys.stderr)
+        return EXIT_FAILURE
 
 
 if __name__ == "__main__":

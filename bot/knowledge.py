@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from bot.yamlio import YamlDocument, YamlError, describe_validation_error, load_yaml
 
@@ -174,6 +174,20 @@ class PriceRow(BaseModel):
     quoted_on: dt.date
     note: str | None = None
 
+    @model_validator(mode="after")
+    def _quoted_in_the_past(self) -> "PriceRow":
+        # A quote dated after today is a typo (or a guess); its age, and so the stale check, would be wrong.
+        today = dt.date.today()
+        if self.quoted_on > today:
+            raise ValueError(
+                f"{self.gpu} at {self.provider} ({self.billing}): quoted_on {self.quoted_on.isoformat()} is in "
+                f"the future (today is {today.isoformat()}); give the date the quote was actually received"
+            )
+        return self
+
+
+EXAMPLE_PRICES_NAME = "prices.example.yaml"
+
 
 def _norm(name: str) -> str:
     """Lowercase, drop spaces, dashes and underscores: 'RTX 4090' == 'rtx-4090' == 'RTX4090'."""
@@ -199,6 +213,7 @@ class Catalog:
         prices: list[PriceRow],
         knowledge_date: dt.date,
         content_hash: str,
+        prices_path: Path | None = None,
     ):
         self.sources = {s.id: s for s in sources}
         self.gpus = {g.id: g for g in gpus}
@@ -208,6 +223,9 @@ class Catalog:
         self.models = {m.id: m for m in models}
         self.xids = {x.code: x for x in xids}
         self.prices = prices
+        # Where `prices` came from; the shipped example table must never pass for the team's quotes.
+        self.prices_path = prices_path
+        self.prices_are_example = prices_path is not None and prices_path.name == EXAMPLE_PRICES_NAME
         self.knowledge_date = knowledge_date
         self.content_hash = content_hash
 
@@ -329,7 +347,7 @@ def load_prices(path: Path) -> list[PriceRow]:
 def default_prices_path(knowledge_dir: Path = DEFAULT_KNOWLEDGE_DIR) -> Path:
     """The user's price table (GPU_ADVISOR_PRICES), else the shipped example."""
     env = os.environ.get("GPU_ADVISOR_PRICES")
-    return Path(env) if env else knowledge_dir / "prices.example.yaml"
+    return Path(env) if env else knowledge_dir / EXAMPLE_PRICES_NAME
 
 
 def load_catalog(knowledge_dir: Path | str = DEFAULT_KNOWLEDGE_DIR, prices_path: Path | None = None) -> Catalog:
@@ -352,13 +370,17 @@ def load_catalog(knowledge_dir: Path | str = DEFAULT_KNOWLEDGE_DIR, prices_path:
         cuda = CudaCatalog.model_validate(cuda_doc.data)
     except ValidationError as exc:
         raise KnowledgeError("\n".join(describe_validation_error(cuda_doc, exc, label="cuda"))) from exc
-    prices = load_prices(prices_path or default_prices_path(knowledge_dir))
+    prices_path = prices_path or default_prices_path(knowledge_dir)
+    prices = load_prices(prices_path)
 
     meta_path = knowledge_dir / "meta.yaml"
     knowledge_date = dt.date.today()
     if meta_path.exists():
-        meta = load_yaml(meta_path).data or {}
-        knowledge_date = dt.date.fromisoformat(str(meta.get("knowledge_date", knowledge_date)))
+        try:
+            meta = load_yaml(meta_path).data or {}
+            knowledge_date = dt.date.fromisoformat(str(meta.get("knowledge_date", knowledge_date)))
+        except (YamlError, ValueError, AttributeError) as exc:
+            raise KnowledgeError(f"{meta_path}: knowledge_date: {exc}") from exc
 
     catalog = Catalog(
         sources=lists["sources"],
@@ -371,6 +393,7 @@ def load_catalog(knowledge_dir: Path | str = DEFAULT_KNOWLEDGE_DIR, prices_path:
         prices=prices,
         knowledge_date=knowledge_date,
         content_hash=digest.hexdigest()[:12],
+        prices_path=Path(prices_path),
     )
     _check_references(catalog, knowledge_dir)
     return catalog

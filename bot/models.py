@@ -91,7 +91,7 @@ class Requirement(BaseModel):
         if value is None:
             return value
         parts = value.split(".")
-        if not (1 <= len(parts) <= 3 and all(p.isdigit() for p in parts)):
+        if not (1 <= len(parts) <= 3 and all(p.isascii() and p.isdigit() for p in parts)):
             raise ValueError(f"CUDA version {value!r} is not of the form 12.4")
         return value
 
@@ -101,7 +101,8 @@ class Requirement(BaseModel):
         if value is None:
             return value
         parts = value.split(".")
-        if not (1 <= len(parts) <= 3 and all(p.isdigit() for p in parts)):
+        # NVIDIA's Linux driver branches are three-digit (450 … 595): anything else is a typo.
+        if not (1 <= len(parts) <= 3 and all(p.isascii() and p.isdigit() for p in parts) and len(parts[0]) == 3):
             raise ValueError(f"driver version {value!r} is not of the form 535.104.05")
         return value
 

@@ -55,6 +55,8 @@ def test_ask_key_value_words_and_costs():
     (["--params", "200000"], "params_b", "100000"),
     (["--batch", "0"], "batch_size", "greater than 0"),
     (["--cuda", "twelve"], "cuda", "12.4"),
+    (["--cuda", "99.9"], "cuda", "13.x"),
+    (["--driver", "9999"], "driver", "535.104.05"),
 ])
 def test_bad_input_exits_2_naming_the_field(args, field, hint):
     proc = run_cli("ask", *args)
@@ -67,3 +69,26 @@ def test_text_output_names_rule_and_source():
     proc = run_cli("ask", "gpu=4090", "deployment=datacenter")
     assert proc.returncode == 0, proc.stderr
     assert "license.geforce-datacenter" in proc.stdout and "geforce-eula" in proc.stdout
+
+
+def test_ask_without_a_question_says_how_to_ask():
+    proc = run_cli("ask")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "ask needs a question" in proc.stderr
+
+
+def test_unwritable_chart_path_is_a_clear_error(tmp_path):
+    (tmp_path / "a-file").write_text("not a folder")
+    target = tmp_path / "a-file" / "chart.png"
+    proc = run_cli("ask", "--params", "7", "--workload", "training", "--chart", str(target))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "--chart" in proc.stderr and str(target) in proc.stderr
+
+
+def test_broken_knowledge_is_reported_without_a_traceback(tmp_path, monkeypatch):
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("prices:\n  - {gpu: rtx-4090, provider: vast, hourly_rate: -1, quoted_on: 2026-01-01}\n")
+    proc = subprocess.run([sys.executable, "-m", "bot.cli", "ask", "--params", "7"], capture_output=True, text=True,
+                          timeout=60, env={**__import__("os").environ, "GPU_ADVISOR_PRICES": str(prices)})
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "knowledge base does not load" in proc.stderr and "hourly_rate" in proc.stderr

@@ -275,12 +275,13 @@ class Engine:
     # -- questions ---------------------------------------------------------------------
     def run(self, facts: list[tuple[str, dict]], language: str = "en") -> EngineResult:
         """Answer one question given its input facts as (kind, fields) pairs."""
-        if self._closed:
-            raise EngineError(f"engine for rule base {self.version} is closed")
         for kind, _ in facts:
             if kind not in FACT_KINDS:
                 raise EngineError(f"unknown fact kind {kind!r}")
         with self._lock:
+            # Checked under the lock: close() frees the C ruleset while holding it.
+            if self._closed:
+                raise EngineError(f"engine for rule base {self.version} is closed")
             sid = str(next(self._sids))
             question = _Question(sid, language)
             self._questions[sid] = question

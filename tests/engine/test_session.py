@@ -95,3 +95,13 @@ def test_random_fact_mixes_on_fresh_engines_never_crash_the_core():
     proc = subprocess.run([sys.executable, str(script), "7", "6"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip().endswith("ok")
+
+
+def test_closed_engine_refuses_questions():
+    from bot.engine.session import EngineError
+
+    eng = Engine(load_rulebase([RULES]))
+    eng.close()
+    eng.close()  # idempotent
+    with pytest.raises(EngineError, match="closed"):
+        eng.run([("gpu", GPU_4090)])
