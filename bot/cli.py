@@ -136,7 +136,7 @@ def _cmd_ask(args: argparse.Namespace) -> int:
         answer = advisor.answer(requirement, language=language)
     except InputError as exc:
         raise CliInputError(str(exc)) from exc
-    answer = answer.model_copy(update={"parse": stated.summary()})
+    answer = answer.model_copy(update={"parse": stated.summary(), "questions": answer.questions + stated.notices()})
     if args.json:
         print(json.dumps(answer.model_dump(mode="json"), ensure_ascii=False))
     else:

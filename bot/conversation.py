@@ -110,7 +110,7 @@ class Conversations:
                 conversation_id=conversation_id, requirement=requirement, language=answer_language,
                 turns=state.turns + 1,
             ))
-        return answer.model_copy(update={"parse": stated.summary()})
+        return answer.model_copy(update={"parse": stated.summary(), "questions": answer.questions + stated.notices()})
 
     def reset(self, conversation_id: str) -> None:
         """Forget the conversation's requirement (a user starting over)."""

@@ -103,3 +103,11 @@ def test_concurrent_follow_ups_in_one_conversation_are_all_merged(advisor):
         t.join()
     req = conversations.store.get("t8").requirement
     assert (req.precision, req.batch_size, req.gpu_count, req.context, req.params_b) == ("bf16", 4, 2, 4096, 7)
+
+
+def test_unknown_gpu_name_is_raised_as_a_question_not_dropped(chat):
+    answer = chat.ask("unknown-gpu", "CUDA 12.4 container on an H800 host, driver 550.54.14")
+    assert answer.parse["ignored"][0]["text"] == "H800"
+    assert any("H800" in q and "no specs" in q for q in answer.questions)
+    zh = chat.ask("unknown-gpu-zh", "我们有八张 H800，能训练 7B 吗？")
+    assert any("H800" in q and "规格" in q for q in zh.questions)

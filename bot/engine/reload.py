@@ -275,12 +275,17 @@ class RuleBaseManager:
         with self._lock:
             old = self._current
             self._current = _Version(engine)
-            old.retired = True
-            close = old.in_flight == 0 and not old.closed
+        self._retire(old)
+
+    def _retire(self, version: _Version) -> None:
+        """Mark a version retired; close it now if no question is using it (else its last one will)."""
+        with self._lock:
+            version.retired = True
+            close = version.in_flight == 0 and not version.closed
             if close:
-                old.closed = True
+                version.closed = True
         if close:
-            self._close(old)
+            self._close(version)
 
     def _close(self, version: _Version) -> None:
         version.engine.close()
@@ -336,9 +341,4 @@ class RuleBaseManager:
         self._executor.shutdown(wait=True)
         with self._lock:
             current = self._current
-            current.retired = True
-            close = current.in_flight == 0 and not current.closed
-            if close:
-                current.closed = True
-        if close:
-            self._close(current)
+        self._retire(current)

@@ -36,9 +36,15 @@ METHOD = table([
 ])
 
 # Past participles ("a fine-tuned model", "训练好的") describe what is served, not a training job.
+# "fine-tune" as people type it: "finetune", "fien-tune", "fine tunning", "fintune", "fine-tuing".
+_FINE_TUNE = r"f(?:ine|ien|ein|in|ne)[\s-]*t(?:u|oo)(?:n{1,2}|)"
 TRAINING = table([
-    (r"\B<(?:train|trains|training|trainning|traning|trainig|fine[\s-]*tun(?:e|es|ing)|finetun(?:e|es|ing)|fintun\w*|finetuing|fine[\s-]*tuing|sft|rlhf|dpo|ppo|"
+    (rf"\B<(?:train|trains|training|trainning|traning|trainig|{_FINE_TUNE}(?:e|es|ing|in)|sft|rlhf|dpo|ppo|"
      r"pre[\s-]?train(?:ing)?|lora|qlora)>\E", "training"),
+    # Asking about others' experience ("has anyone fine-tuned X on a 3090?") plans that training
+    # job; "we trained X, now serve it" reports a finished one, and "my fine-tuned model" is a noun.
+    (rf"\B<(?:anyone|anybody|someone|somebody|who|ever|have\s+you)\s+"
+     rf"(?:{_FINE_TUNE}ed|trained|pre[\s-]?trained)>\E(?!\s+(?:model|version|checkpoint|weights|adapter)s?\b)", "training"),
     (r"(?:训练|微调|精调|预训练|炼丹)(?!好的|后的|过的|完的|好|出来的)", "training"),
 ])
 INFERENCE = table([
@@ -82,7 +88,8 @@ DEPLOYMENT = table([
      r"|\B<(?:commercial(?:ly)?[\s-]*host\w*|hosting\s+(?:service|business|provider)s?|"
      r"gpu\s+cloud\s+(?:service|business|offering)s?|rent\s+(?:\w+\s+){0,2}out|resell\w*)>\E"
      r"(?:\s+deployment)?", "commercial-hosting"),
-    (r"(?:部署|放|托管)?(?:在|到|进)?\s*(?:数据中心|机房|idc机房|idc)(?:部署|里)?"
+    # "部署在我们的数据中心": a place the servers go, so 部署 here is not an inference workload
+    (r"(?:部署|放|托管)?(?:在|到|进)?\s*(?:(?:我们|我|公司|客户|自己|自建)的?\s*)?(?:数据中心|机房|idc机房|idc)(?:部署|里)?"
      r"|\B<(?:deploy\w*\s+(?:\w+\s+){0,3}(?:in|into|to)\s+(?:a|the|our|my)?\s*)?"
      r"(?:data[\s-]*cent(?:er|re)s?|datacent(?:er|re)s?|colo|colocation|server\s+room|racks?)>\E"
      r"(?:\s+deployments?)?", "datacenter"),
@@ -119,7 +126,7 @@ XID_MENTION = rx(r"\B<xids?\s*(?:errors?|code|event)?\s*(?:#|:|=|号)?\s*([0-9]{
 
 # -- topics ------------------------------------------------------------------------------------------
 TOPICS: list[tuple[re.Pattern, str]] = table([
-    (r"(?<!out of )\B<(?:vram|gpu\s+memory|memory|hbm)>\E(?!\s+(?:errors?|access|leaks?))|显存(?!不足|溢出|不够|爆)|\B<fit(?:s|ting)?>\E|放得下|装得下|塞得下|塞进", "memory"),
+    (r"(?<!out of )\B<(?:vram|gpu\s+memory|memory|hbm)>\E(?!\s+(?:errors?|access|leaks?))|显存(?!不足|溢出|不够|爆|坏|故障|错误|报错)|\B<fit(?:s|ting)?>\E|放得下|装得下|塞得下|塞进", "memory"),
     (r"\B<(?:precision|quanti[sz]\w*|mixed[\s-]precision)>\E|精度|量化", "precision"),
     (r"\B<(?:tensor[\s-]parallel\w*|pipeline[\s-]parallel\w*|data[\s-]parallel\w*|model[\s-]parallel\w*|fsdp|zero[\s-]?[123]|deepspeed|megatron|"
      r"parallelism|shard\w*|split\s+(?:the\s+)?model)>\E|并行|切分模型|模型切分", "parallelism"),
@@ -138,12 +145,13 @@ TOPICS: list[tuple[re.Pattern, str]] = table([
     (r"\B<(?:which|what|best|cheapest|compare|comparing)\s+(?:cloud|gpu\s+cloud|provider|vendor|platform|host)s?>\E"
      r"|\B<where\s+(?:should|can|do|to)\s+(?:i|we)?\s*rent>\E|服务商|云厂商|哪家|哪个平台|哪个云|租哪|在哪租|在哪里租|去哪租|供应商", "provider"),
     (r"\B<(?:benchmark\w*|throughput|latency|tokens?/s|tok/s|tokens?\s+per\s+second|ttft|mlperf|perf\s+test|performance\s+test|"
-     r"load\s+test\w*|compare\s+(?:\w+\s+){0,2}(?:servers?|engines?|frameworks?|backends?))>\E|吞吐|延迟|压测|基准测试|跑分|性能测试|性能对比|首字延迟", "benchmark"),
+     r"load\s+test\w*|compare\s+(?:\w+\s+){0,2}(?:servers?|engines?|frameworks?|backends?))>\E|吞吐|延迟|压测|基准测试|跑分|性能测试|性能对比|首字延迟"
+     r"|对比[^，。？！,?!]{0,12}(?:框架|引擎|性能)|(?:框架|引擎)[^，。？！,?!]{0,6}性能", "benchmark"),
     (r"\B<(?:verif\w*|validat\w*|acceptance|burn[\s-]?in|sanity[\s-]check\w*|fake\s+gpus?|check\s+(?:\w+\s+){0,2}new\s+(?:instance|server|machine|node|box|gpu)s?)>\E"
      r"|验收|验证|检测新|检查新|货不对板|是不是真的|真假|核实", "verification"),
     (r"\B<(?:health\w*|diagnos\w*|dcgm\w*|faulty|broken|dead\s+gpu|hardware\s+(?:error|fault|failure)s?)>\E|健康|故障|坏卡|诊断|硬件问题|硬件错误", "health"),
     (r"\B<(?:storage|disk|disks|nvme|ssd|ebs|s3|nas|oss|cloud\s+disk|file\s*system)>\E|存储|硬盘|磁盘|云盘|数据盘", "storage"),
-    (r"\B<(?:network\w*|egress|ingress|internet|bandwidth|public\s+ip|download\s+speed|upload\s+speed)>\E|网络|带宽|公网|流量|下载速度", "network"),
+    (r"\B<(?:network\w*|egress|ingress|internet|bandwidth|public\s+ip|download\s+speed|upload\s+speed)>\E|网络(?!盘|硬盘|存储)|带宽|公网|流量|下载速度", "network"),
     (r"\B<(?:cluster\w*|multi[\s-]node|multiple\s+nodes|nodes|slurm|kubernetes|k8s)>\E|集群|多机|多节点|分布式", "cluster"),
 ])
 
@@ -159,5 +167,5 @@ AWS_INSTANCE = rx(r"\B<((g4dn|g4ad|g5g?|g6e?|g6f|gr6|g7e?|vt1|p2|p3|p3dn|p4d|p4d
 ALIYUN_INSTANCE = rx(r"\B<ecs\.(?:gn|ebmgn|sgn|vgn|gi)[0-9a-z]*(?:-[0-9a-z]+)?\.[0-9a-z]+>\E")
 
 # A GPU name that looks like one but that the catalog does not know, so it is reported, not guessed.
-UNKNOWN_GPU = rx(r"\B<(?:(?:tesla\s+)?[vkpt][0-9]{2,3}|a[0-9]{2,4}0?|h[0-9]{2,3}|l[0-9]{2}s?|rtx\s*(?:a)?[0-9]{4}(?:\s*ti)?|"
+UNKNOWN_GPU = rx(r"\B<(?:(?:tesla\s+)?[vkpt][0-9]{2,3}|(?:tesla\s+)?[tp]4|a[0-9]{2,4}0?|h[0-9]{2,3}|l[0-9]{2}s?|rtx\s*(?:a)?[0-9]{4}(?:\s*ti)?|"
                  r"(?:rtx\s*)?[2-5]0[5-9]0(?:\s*ti)?|mi[0-9]{3}x?|gb200|b100|gh200)>\E")

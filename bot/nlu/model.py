@@ -48,6 +48,28 @@ class Parse(BaseModel):
         names = {s.slot for s in self.spans}
         return self.requirement.model_dump(mode="json", include=names)
 
+    def notices(self) -> list[str]:
+        """Follow-up questions about names the catalog does not know, in the question's language.
+
+        Silently dropping "V100" would answer a different question than the one asked.
+        """
+        out = []
+        for span in self.ignored:
+            what = {"GPU not in the catalog": "gpu", "provider not in the catalog": "provider"}.get(span.note or "")
+            if what == "gpu":
+                out.append(
+                    f"我没有 {span.text} 的规格数据，本次回答没有考虑它。请换成知识库中的 GPU（如 L4、A100、H100），"
+                    "或让维护者把它加入 knowledge/gpus.yaml。" if self.language == "zh" else
+                    f"I have no specs for {span.text!r}, so this answer does not cover it. Name a catalog GPU "
+                    "(e.g. L4, A100, H100), or ask the maintainers to add it to knowledge/gpus.yaml."
+                )
+            elif what == "provider":
+                out.append(
+                    f"我不认识供应商 {span.text}，本次回答没有考虑它的计费规则。" if self.language == "zh" else
+                    f"I don't know the provider {span.text!r}, so its billing rules are not covered here."
+                )
+        return out
+
     def summary(self) -> dict:
         """The JSON form carried in `Answer.parse`."""
         return {

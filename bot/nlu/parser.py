@@ -257,7 +257,13 @@ _DRIVER = lx.rx(
 )
 
 
+# Pasted `nvcc --version` output: "Cuda compilation tools, release 11.8, V11.8.89".
+_NVCC_RELEASE = lx.rx(r"\B<(?:nvcc|cuda\s+compilation\s+tools)>\E[^\n]{0,60}?\B<(release\s+([0-9]{1,2}\.[0-9]{1,2}))(?![0-9.]*[0-9])")
+
+
 def _versions(scan: _Scan) -> None:
+    for m in scan.matches(_NVCC_RELEASE):
+        scan.set("cuda", m.group(2), m.start(1), m.end(1))
     for m in scan.matches(_DRIVER):
         scan.set("driver", m.group(1) or m.group(2), m.start(), m.end())
     for m in scan.matches(_CUDA):
@@ -290,11 +296,14 @@ _RATE = lx.rx(
     rf"|{lx.NUM}\s*(?P<c2>{_USD}|{_CNY}){_PER_HOUR}"
     rf"|(?:每(?:个)?小时|\B<per\s+hour>\E|\B<hourly\s+(?:rate|price)?>\E)\s*(?:是|要|收|收费|价格|为|at|of|is)?\s*(?P<c3>{_USD}|{_CNY})?\s*{lx.NUM}\s*(?P<c4>{_USD}|{_CNY})?"
     rf"|{lx.NUM}\s*(?P<c5>{_USD}|{_CNY})\s*(?:每(?:个)?小时|\B<per\s+hour>\E|\B<an\s+hour>\E|\B<hourly>\E)"
+    # "一小时 2.5 元": the hour first, so the amount must carry its currency
+    rf"|(?:一|1)\s*个?\s*小时\s*(?:是|要|收|收费|价格|为)?\s*(?:(?P<c6>{_USD}|{_CNY})\s*{lx.NUM}|{lx.NUM}\s*(?P<c7>{_USD}|{_CNY}))"
 )
 _HOURS = lx.rx(rf"{lx.NUM}\s*(?P<unit>h|hrs?|hours?|小时|个小时|钟头|days?|天)(?![a-z])")
 _SENTENCE_END = re.compile(r"[.;!?。；！？\n:：](?=\s|$)|[；。！？\n]")
 _LABEL = lx.rx(
     r"(?:\B<(?:option|plan|choice|offer|quote|provider|vendor|server|instance)\s+([a-z0-9]{1,3})>\E|(?:方案|选项|报价|配置|供应商)\s*([a-z0-9]{1,3}|[一二三四甲乙丙])"
+    r"|(?<![a-z0-9])([a-z])(?![a-z0-9])\s*(?:方案|选项)"
     r"|(?<![a-z0-9])([a-z])(?![a-z0-9])\s*[:：]?\s*$"
     r"|(?<![a-z0-9])([a-z])(?![a-z0-9])\s*(?:[:：)]|\s+(?:costs?|is|at|would|will|charges)\b|\s*(?:每小时|报价|是|要|的价格)))"
 )
@@ -322,7 +331,7 @@ def _costs(scan: _Scan) -> None:
         hours = _number(hours_m.group(1)) * (24 if hours_m.group("unit") in ("day", "days", "天") else 1)
         start = min(rate.start(), hours_m.start())
         end = max(rate.end(), hours_m.end())
-        label, gpu, label_start = _cost_label(scan, boundary, start, len(entries))
+        label, gpu, label_start = _cost_label(scan, boundary, start, len(entries), end)
         sentence = max((m.end() for m in _SENTENCE_END.finditer(scan.text, boundary, start)), default=boundary)
         start = min(start, label_start, max(sentence, boundary))
         entries.append((label, gpu, rate_value, hours, _currency(rate), start, end))
@@ -335,14 +344,21 @@ def _costs(scan: _Scan) -> None:
 
 
 def _currency(rate: re.Match) -> str:
-    written = next((rate.group(n) for n in ("c1", "c2", "c3", "c4", "c5") if rate.group(n)), "$")
+    written = next((rate.group(n) for n in ("c1", "c2", "c3", "c4", "c5", "c6", "c7") if rate.group(n)), "$")
     return "CNY" if re.fullmatch(_CNY, written) else "USD"
 
 
-def _cost_label(scan: _Scan, lo: int, hi: int, index: int) -> tuple[str, str | None, int]:
-    """The name a cost goes by: a GPU named just before it, "option A", "方案B", or a bare letter."""
+def _cost_label(scan: _Scan, lo: int, hi: int, index: int, clause_end: int) -> tuple[str, str | None, int]:
+    """The name a cost goes by: a GPU named just before it (or, failing that, inside the clause
+    between rate and hours: "1.2 USD/hr 的 A100 跑 90 小时"), "option A", "方案B", or a bare letter."""
     window = scan.text[lo:hi]
     gpu_matches = [m for m in scan.lex.gpus[0].finditer(window)]
+    inside = [] if gpu_matches else list(scan.lex.gpus[0].finditer(scan.text[hi:clause_end]))
+    if inside:
+        m = inside[0]
+        value = _lookup(scan.lex.gpus[1], m.group(0), plural=True)
+        scan.name(hi + m.start(), hi + m.end())
+        return scan.original[hi + m.start():hi + m.end()].strip(), value, hi
     if gpu_matches:
         m = gpu_matches[-1]
         value = _lookup(scan.lex.gpus[1], m.group(0), plural=True)
@@ -351,7 +367,7 @@ def _cost_label(scan: _Scan, lo: int, hi: int, index: int) -> tuple[str, str | N
     labels = list(_LABEL.finditer(window))
     if labels:
         m = labels[-1]
-        group = next(g for g in range(1, 5) if m.group(g))
+        group = next(g for g in range(1, 6) if m.group(g))
         return scan.original[lo + m.start(group):lo + m.end(group)].upper(), None, lo + m.start()
     for pattern in (scan.lex.providers[0],):
         found = list(pattern.finditer(window))
@@ -381,16 +397,25 @@ _COUNT_BEFORE = lx.rx(
     r"(?:(?:x|×|\*)\s*|(?:张|块|片|颗|卡|个)\s*(?:卡|显卡)?\s*|-?\s*(?:gpu|card)s?\s+(?:of\s+)?)?(?:nvidia\s+|geforce\s+|tesla\s+)?$"
 )
 _COUNT_AFTER = lx.rx(
-    rf"^(?:\s*(?:gpus?|cards?))?\s*(?:(?:x|×|\*)\s*([0-9]{{1,6}})(?![0-9.])|\(\s*x\s*([0-9]{{1,6}})\s*\)|\s*[x×]([0-9]{{1,6}})(?![0-9.])"
+    rf"^(?:\s*[0-9]{{2,3}}\s*g(?:b|ib)?(?![a-z0-9]))?(?:\s*(?:gpus?|cards?))?\s*(?:(?:x|×|\*)\s*([0-9]{{1,6}})(?![0-9.])|\(\s*x\s*([0-9]{{1,6}})\s*\)|\s*[x×]([0-9]{{1,6}})(?![0-9.])"
     rf"|\s*([0-9]{{1,6}}|{ZH_NUMBER})\s*(?:张|块|片|卡|个)(?:卡|显卡)?)"
 )
+# "8 GPU servers", "two GPU nodes": the number counts machines, not GPUs.
+_NODE_NOUN = r"\s*-?\s*(?:nodes?|servers?|machines?|boxes|box|hosts?|instances?|rigs?)(?![a-z0-9])"
+_NOT_NODES = rf"(?!{_NODE_NOUN})"
 _COUNT_ALONE = lx.rx(
-    rf"(?:(?<![0-9.$第])([0-9]{{1,6}})|\B<({_NUMWORD})|(?<!第)({ZH_NUMBER}))\s*-?\s*(?:\B<(?:gpus?|cards?|graphics\s+cards?|accelerators?)>\E|张卡|块卡|张显卡|块显卡|卡(?!顿|住|死)|张|块显卡)"
+    rf"(?:(?<![0-9.$第])([0-9]{{1,6}})|\B<({_NUMWORD})|(?<!第)({ZH_NUMBER}))\s*-?\s*(?:\B<(?:gpus?|cards?|graphics\s+cards?|accelerators?)>\E{_NOT_NODES}|张卡|块卡|张显卡|块显卡|卡(?!顿|住|死)|张|块显卡)"
     rf"|(单卡|双卡|四卡|八卡|多卡)"
 )
 _NODES = lx.rx(
-    rf"(?:(?<![0-9.])([0-9]{{1,4}})|\B<({_NUMWORD})|({ZH_NUMBER}))\s*(?:\B<(?:nodes?|servers?|machines?|hosts?|boxes)>\E|台(?:服务器|机器)?|个节点)"
+    rf"(?:(?<![0-9a-z.])([0-9]{{1,4}})|\B<({_NUMWORD})|({ZH_NUMBER}))\s*(?:\B<(?:nodes?|servers?|machines?|hosts?|boxes)>\E|台(?:服务器|机器)?|个节点)"
 )
+
+
+# "2 x 80GB A100": the memory written before a family name picks the variant ("A100 80GB").
+_MEMORY_BEFORE = re.compile(r"(?<![0-9.])([0-9]{2,3})\s*g(?:b|ib)?\s*(?:的\s*)?$")
+_MEMORY_LIST = re.compile(r"[0-9]{2,3}\s*g(?:b|ib)?\s*(?:,|/|and|or|vs\.?|versus|和|或|还是|与)\s*$")
+_NODE_AFTER = lx.rx(rf"^(?:'?s)?{_NODE_NOUN}")
 
 
 def _gpus(scan: _Scan) -> None:
@@ -400,13 +425,21 @@ def _gpus(scan: _Scan) -> None:
         value = _lookup(table, m.group(0), plural=True)
         if value is None:
             continue
-        mentions.append((m, value))
+        start = m.start()
+        memory = _MEMORY_BEFORE.search(scan.text, max(0, start - 10), start)
+        # "the 40GB and 80GB A100" names both variants, so the family stays a family
+        shared = _MEMORY_LIST.search(scan.text, max(0, start - 30), memory.start()) if memory else None
+        if memory and not shared and value not in scan.lex.catalog.gpus and scan.free(memory.start(), start):
+            variant = _lookup(table, m.group(0).rstrip("s'") + memory.group(1) + "g")
+            if variant:
+                value, start = variant, memory.start()
+        mentions.append((start, m.end(), value))
     counted = False
     nodes = next(scan.matches(_NODES), None)
-    for m, value in mentions:
-        scan.name(m.start(), m.end())
-        count, start, end = _attached_count(scan, m)
-        if not scan.set("gpu", value, m.start(), m.end()):
+    for m_start, m_end, value in mentions:
+        scan.name(m_start, m_end)
+        count, start, end = _attached_count(scan, m_start, m_end)
+        if not scan.set("gpu", value, m_start, m_end):
             continue
         if count is not None:
             counted = True
@@ -416,7 +449,8 @@ def _gpus(scan: _Scan) -> None:
                 n = count_value(nodes.group(1) or nodes.group(2) or nodes.group(3))
                 if n:
                     count = n * per_node
-                    scan.add("topics", "cluster", nodes.start(), nodes.end(), take=False)
+                    if n > 1:
+                        scan.add("topics", "cluster", nodes.start(), nodes.end(), take=False)
                     start, end = min(start, nodes.start()), max(end, nodes.end())
             scan.set("gpu_count", count, start, end)
             scan.take(start, end)
@@ -430,26 +464,29 @@ def _gpus(scan: _Scan) -> None:
                 n = count_value(nodes.group(1) or nodes.group(2) or nodes.group(3))
                 if n:
                     scan.set("gpu_count", n * count, min(nodes.start(), m.start()), max(nodes.end(), m.end()))
-                    scan.add("topics", "cluster", nodes.start(), nodes.end(), take=False)
+                    if n > 1:
+                        scan.add("topics", "cluster", nodes.start(), nodes.end(), take=False)
                     return
             scan.set("gpu_count", count, m.start(), m.end())
             return
 
 
-def _attached_count(scan: _Scan, m: re.Match) -> tuple[int | None, int, int]:
-    lo = max(0, m.start() - 24)
-    before = _COUNT_BEFORE.search(scan.text, lo, m.start())
+def _attached_count(scan: _Scan, name_start: int, name_end: int) -> tuple[int | None, int, int]:
+    lo = max(0, name_start - 24)
+    before = _COUNT_BEFORE.search(scan.text, lo, name_start)
     if before and scan.free(before.start(), before.end()):
         count = count_value(before.group(1) or before.group(2) or before.group(3))
-        if count is not None:
-            return count, before.start(), m.end()
-    after = _COUNT_AFTER.search(scan.text[m.end():m.end() + 24])
+        glued = re.search(r"[x×*]\s*$", before.group(0))
+        # "two B200 nodes" counts nodes; "an 8x H100 box" still counts GPUs.
+        if count is not None and (glued or not _NODE_AFTER.match(scan.text[name_end:name_end + 16])):
+            return count, before.start(), name_end
+    after = _COUNT_AFTER.search(scan.text[name_end:name_end + 24])
     if after:
         raw = next(g for g in after.groups() if g)
         count = count_value(raw)
-        if count is not None and scan.free(m.end(), m.end() + after.end()):
-            return count, m.start(), m.end() + after.end()
-    return None, m.start(), m.end()
+        if count is not None and scan.free(name_end, name_end + after.end()):
+            return count, name_start, name_end + after.end()
+    return None, name_start, name_end
 
 
 def _providers(scan: _Scan) -> None:
@@ -531,7 +568,7 @@ _BATCH = lx.rx(
     rf"|{lx.INT}\s*(?:samples?\s+)?(?:per\s+batch|per[\s-]device\s+batch)>\E"
 )
 _CONTEXT = lx.rx(
-    rf"(?:\B<(?:context(?:\s+(?:length|window|size|len))?|ctx(?:[\s_-]*len)?|seq(?:uence)?[\s_-]*len(?:gth)?|max[\s_-]*(?:model[\s_-]*|seq(?:uence)?[\s_-]*)?len(?:gth)?|"
+    rf"(?:\B<(?:context(?:\s+(?:length|window|size|len))?|ctx(?:[\s_-]*len)?|seq(?:uence)?(?:[\s_-]*len(?:gth)?)?|max[\s_-]*(?:model[\s_-]*|seq(?:uence)?[\s_-]*)?len(?:gth)?|"
     rf"max[\s_-]*position[\s_-]*embeddings|prompt\s+length|input\s+length)>\E|上下文(?:长度|窗口)?|序列长度|最大长度|输入长度)"
     rf"\s*(?:of|=|:|is|to|为|是|大约|约|about|around|up\s+to|达到|要|开到)?\s*{lx.NUM}\s*(?P<k1>k|m)?(?![a-z0-9])(?:\s*tokens?)?"
     rf"|{lx.NUM}\s*(?P<k2>k|m)?\s*(?:-|\s)?(?:tokens?\s+)?(?:\B<(?:context|ctx|context\s+window|context\s+length|seq(?:uence)?\s+len(?:gth)?|window)>\E|(?:的)?上下文|长度的?上下文|token\s*上下文)"
@@ -607,6 +644,17 @@ def _keywords(scan: _Scan) -> None:
     m = lx.FORM_FACTORS.search(scan.text)  # "H100 SXM vs H100 PCIe": names that pose an interconnect question
     if m:
         scan.add("topics", "interconnect", m.start(), m.end(), take=False)
+    # "GeForce" with a data centre, a hosting business or "allowed" asks about the licence. With a
+    # catalog GPU named the licence rules fire from that GPU and the deployment; without one
+    # ("数据中心里能不能用 GeForce 卡？") only the topic can reach them.
+    m = _GEFORCE.search(scan.text)
+    if m and "gpu" not in scan.fields and (
+            scan.fields.get("deployment") in ("datacenter", "commercial-hosting") or _ALLOWED.search(scan.text)):
+        scan.add("topics", "license", m.start(), m.end(), take=False)
+
+
+_GEFORCE = lx.rx(r"\B<geforce>\E")
+_ALLOWED = lx.rx(r"\B<(?:allowed|permitted|prohibit\w*|forbid\w*|banned)>\E|能不能用|可以用|能用吗|禁止")
 
 
 def _earliest(scan: _Scan, rows: list[tuple[re.Pattern, Any]]) -> tuple[re.Match, Any] | None:
@@ -670,7 +718,11 @@ def _sizing_extras(scan: _Scan) -> None:
 
 def _unknown_gpus(scan: _Scan) -> None:
     for m in scan.matches(lx.UNKNOWN_GPU):
+        # "V100 32GB x8": the GPU is not ours to name, but how many the user has still is
+        count, start, end = _attached_count(scan, m.start(), m.end()) if not {"gpu", "gpu_count"} & set(scan.fields) else (None, 0, 0)
         scan.ignore("gpu", scan.original[m.start():m.end()], m.start(), m.end(), note="GPU not in the catalog")
+        if count is not None:
+            scan.set("gpu_count", count, start, end)
 
 
 _EXTRACTORS = (_xids, _versions, _instances, _costs, _models, _gpus, _sizes, _model_family, _providers, _numbers, _keywords)
