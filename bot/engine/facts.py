@@ -201,6 +201,8 @@ class PriceFact(FactModel):
     quoted_on: str
     age_days: int
     stale: bool
+    currency: str = "USD"
+    example: bool = Field(default=False, description="the row is from the shipped example table, not the team's")
 
 
 class HostTrendFact(FactModel):
