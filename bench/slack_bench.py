@@ -8,8 +8,11 @@ measured in the same run against the same local Web API server (in this process)
 - echo: a bare Bolt app whose only listener posts the mention's text back into its thread.
 
 Ack latency: request sent -> HTTP response. Answer latency: request sent -> the Web API call that
-shows the final answer (gpu-advisor: the chat.update that replaces "working…"; echo: its
+shows the final answer (gpu-advisor: the card, posted directly when ready within
+GPU_ADVISOR_SLACK_WORKING_DELAY, else the chat.update that replaces "working…"; echo: its
 chat.postMessage). Targets: every ack under 3 s; answer p99 within 1.5x of the echo app's.
+Also reported: how many answers needed the working message, and the load average (the machine
+may be shared).
 """
 
 from __future__ import annotations
@@ -117,19 +120,30 @@ async def fire(url: str, api: LocalSlackApi, events: int, concurrency: int, tag:
     return {"sent": sent, "acks": acks, "statuses": statuses}
 
 
-def answered(api: LocalSlackApi, method: str, sent: dict[str, float], timeout: float) -> list[float]:
-    """Seconds from each event's send to the Web API call showing its answer (first such call)."""
+def is_working(call) -> bool:
+    return str(call.params.get("text", "")).startswith("Working on")
+
+
+def answered(api: LocalSlackApi, sent: dict[str, float], timeout: float) -> tuple[list[float], int]:
+    """Seconds from each event's send to the Web API call showing its answer (the first call of
+    chat.postMessage or chat.update that is not a working message), and how many answers went
+    through a working message first."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        done = {}
-        for call in api.calls_to(method):
+        done, working = {}, set()
+        calls = sorted(api.calls_to("chat.postMessage") + api.calls_to("chat.update"), key=lambda c: c.at)
+        for call in calls:
             channel = call.params.get("channel")
-            if channel in sent and call.params.get("_status") == 200 and channel not in done:
+            if channel not in sent or call.params.get("_status") != 200:
+                continue
+            if is_working(call):
+                working.add(channel)
+            elif channel not in done:
                 done[channel] = call.at - sent[channel]
         if len(done) == len(sent):
-            return sorted(done.values())
+            return sorted(done.values()), len(working)
         time.sleep(0.1)
-    raise SystemExit(f"only {len(done)} of {len(sent)} events answered within {timeout}s via {method}")
+    raise SystemExit(f"only {len(done)} of {len(sent)} events answered within {timeout}s")
 
 
 def stderr_tail(process: subprocess.Popen) -> str:
@@ -142,19 +156,19 @@ def pct(values: list[float], p: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(p) - 1]
 
 
-def run(kind: str, api: LocalSlackApi, events: int, concurrency: int, final_method: str) -> dict:
+def run(kind: str, api: LocalSlackApi, events: int, concurrency: int) -> dict:
     process, url = start(kind, api)
     try:
         asyncio.run(fire(url, api, 5, 5, f"W{kind[:1]}"))  # warm-up: imports, auth.test, first answers
         time.sleep(1.0)
         result = asyncio.run(fire(url, api, events, concurrency, kind[:1].upper()))
-        answers = answered(api, final_method, result["sent"], timeout=120)
+        answers, working = answered(api, result["sent"], timeout=120)
     finally:
         process.terminate()
         process.wait(timeout=10)
     acks = sorted(result["acks"])
     return {
-        "kind": kind, "non_200": sum(s != 200 for s in result["statuses"]),
+        "kind": kind, "non_200": sum(s != 200 for s in result["statuses"]), "working": working,
         "ack_p50": pct(acks, 50), "ack_p99": pct(acks, 99), "ack_max": acks[-1],
         "answer_p50": pct(answers, 50), "answer_p99": pct(answers, 99), "answer_max": answers[-1],
     }
@@ -170,15 +184,19 @@ def main() -> int:
         echo_server(args.echo_server)
         return 0
     with LocalSlackApi() as api:
-        ours = run("gpu-advisor", api, args.events, args.concurrency, "chat.update")
-        echo = run("echo", api, args.events, args.concurrency, "chat.postMessage")
+        load_before = os.getloadavg()
+        ours = run("gpu-advisor", api, args.events, args.concurrency)
+        echo = run("echo", api, args.events, args.concurrency)
     print(f"{args.events} signed app_mention events, {args.concurrency} in flight, local Web API on loopback")
+    print(f"load average before the run: {load_before[0]:.2f} (1 min), after: {os.getloadavg()[0]:.2f}; "
+          f"{os.cpu_count()} CPUs")
     print(f"{'app':<12} {'ack p50':>9} {'ack p99':>9} {'ack max':>9} {'answer p50':>11} {'answer p99':>11} "
           f"{'answer max':>11} {'non-200':>8}")
     for row in (ours, echo):
         print(f"{row['kind']:<12} {row['ack_p50']:>8.3f}s {row['ack_p99']:>8.3f}s {row['ack_max']:>8.3f}s "
               f"{row['answer_p50']:>10.3f}s {row['answer_p99']:>10.3f}s {row['answer_max']:>10.3f}s "
               f"{row['non_200']:>8}")
+    print(f"gpu-advisor answers that went through a working message first: {ours['working']} of {args.events}")
     ratio = ours["answer_p99"] / echo["answer_p99"]
     print(f"answer p99 ratio gpu-advisor/echo: {ratio:.2f}x (target <= 1.5x)")
     print(f"every ack under 3 s: {'yes' if ours['ack_max'] < 3 and ours['non_200'] == 0 else 'NO'} "

@@ -24,6 +24,7 @@ from bot.dispatch.client import AgentClient
 from bot.dispatch.inventory import DispatchError, Host, Inventory
 from bot.dispatch.judge import judge
 from bot.models import Answer
+from bot.ops.metrics import record_dispatch
 
 BENCHMARKS = ("matmul", "membw", "h2d", "serving")
 
@@ -76,6 +77,8 @@ class HostChecker:
 
     def _audit(self, user: str, host: str, job: str, params: dict, outcome: str, detail: str | None = None,
                started: float | None = None) -> None:
+        """Every dispatch outcome is counted (Prometheus) and, with a sink, audited."""
+        record_dispatch(outcome)
         if self.audit is None:
             return
         self.audit.record(AuditRecord(user=user, host=host, job=job, params=params, outcome=outcome, detail=detail,

@@ -1,4 +1,10 @@
-"""`gpu-advisor check HOST`: check a host through its agent and judge it like `ask`."""
+"""`gpu-advisor check HOST`: check a host through its agent and judge it like `ask`.
+
+Each check is audited and kept in the host's check history in the store (GPU_ADVISOR_DATABASE_URL,
+default the embedded SQLite file): the same store `serve` and `history` use, so CLI and Slack
+checks share one audit trail and one history, and the history-trend health rules see both.
+`--no-store` skips it; `--audit PATH` also appends the audit records to a JSONL file.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,30 @@ import os
 import sys
 
 EXIT_FINDINGS_BLOCK = 1
+
+
+class _AuditToAll:
+    """Audit records to each sink (the store, and a JSONL file when asked)."""
+
+    def __init__(self, sinks: list):
+        self.sinks = sinks
+
+    def record(self, entry) -> None:
+        for sink in self.sinks:
+            sink.record(entry)
+
+
+def _open_store(args: argparse.Namespace):
+    """The store for the audit and history, or None with --no-store; a bad store is a clear error."""
+    if args.no_store:
+        return None
+    from bot.cli import CliInputError
+    from bot.store import Store, StoreError
+
+    try:
+        return Store()
+    except StoreError as exc:
+        raise CliInputError(f"{exc} (or pass --no-store to check without audit and history)") from exc
 
 
 class _Bars:
@@ -38,12 +68,9 @@ class _Bars:
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from bot.advisor import Advisor
     from bot.cli import CliInputError
-    from bot.dispatch.audit import JsonlAuditSink
-    from bot.dispatch.checker import BENCHMARKS, HostChecker
-    from bot.dispatch.inventory import DispatchError, InventoryError, inventory_path, load_inventory
-    from bot.render.text import render_text
+    from bot.dispatch.checker import BENCHMARKS
+    from bot.dispatch.inventory import InventoryError, inventory_path, load_inventory
 
     user = args.as_user or os.environ.get("GPU_ADVISOR_USER")
     if not user:
@@ -59,7 +86,32 @@ def _cmd_check(args: argparse.Namespace) -> int:
     except InventoryError as exc:
         raise CliInputError(str(exc)) from exc
     audit_path = args.audit or os.environ.get("GPU_ADVISOR_AUDIT_LOG")
-    checker = HostChecker(inventory, Advisor(), audit=JsonlAuditSink(audit_path) if audit_path else None,
+    store = _open_store(args)
+    try:
+        return _run_checks(args, inventory, user, benchmarks, store, audit_path)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _run_checks(args, inventory, user: str, benchmarks: list[str], store, audit_path: str | None) -> int:
+    from bot.advisor import Advisor
+    from bot.cli import CliInputError
+    from bot.dispatch.audit import JsonlAuditSink
+    from bot.dispatch.checker import HostChecker
+    from bot.dispatch.inventory import DispatchError
+    from bot.render.text import render_text
+
+    sinks, history = [], None
+    if store is not None:
+        from bot.store.adapters import StoreAuditSink
+        from bot.store.trends import StoreHistory
+
+        sinks.append(StoreAuditSink(store))
+        history = StoreHistory(store)
+    if audit_path:
+        sinks.append(JsonlAuditSink(audit_path))
+    checker = HostChecker(inventory, Advisor(), audit=_AuditToAll(sinks) if sinks else None, history=history,
                           max_concurrency=args.concurrency)
     progress = None if args.json else _Bars()
     groups = args.group or []
@@ -110,8 +162,12 @@ def register_check(sub) -> None:
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
     parser.add_argument("--inventory", metavar="PATH", help="inventory YAML (default: $GPU_ADVISOR_INVENTORY)")
     parser.add_argument("--as", dest="as_user", metavar="USER", help="the acting user id, checked like a Slack user")
-    parser.add_argument("--group", action="append", metavar="GROUP", help="a user-group id the user belongs to")
-    parser.add_argument("--audit", metavar="PATH", help="append audit records here (default: $GPU_ADVISOR_AUDIT_LOG)")
+    parser.add_argument("--group", action="append", metavar="GROUP",
+                        help="a Slack user-group id (S…) the user belongs to; repeat for several")
+    parser.add_argument("--audit", metavar="PATH",
+                        help="also append audit records to this JSONL file (default: $GPU_ADVISOR_AUDIT_LOG)")
+    parser.add_argument("--no-store", action="store_true",
+                        help="do not audit to the store or record the check history ($GPU_ADVISOR_DATABASE_URL)")
     parser.add_argument("--concurrency", type=int, default=16, help="hosts checked at once with --all")
     parser.add_argument("--lang", choices=["en", "zh"], default="en")
     parser.set_defaults(handler=_cmd_check)

@@ -4,8 +4,10 @@
 
 - structured logging (GPU_ADVISOR_LOG_FORMAT, GPU_ADVISOR_LOG_LEVEL) replaces the plain setup;
 - /metrics on GPU_ADVISOR_METRICS_PORT when it is set;
-- the store (GPU_ADVISOR_DATABASE_URL), migrated, behind the Slack event dedupe, so that
-  replicas sharing one PostgreSQL answer a retried event once.
+- the store (GPU_ADVISOR_DATABASE_URL), migrated, handed to the app, which keeps in it the
+  conversation state per thread, the Slack event dedupe (replicas sharing one PostgreSQL answer
+  a retried event once and continue each other's threads), the dispatch audit log and the
+  check history.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ def prepare_serving(settings) -> dict:
     from bot.ops.logs import LogConfigError, configure_logging
     from bot.ops.metrics import start_metrics_server
     from bot.store import Store, StoreError
-    from bot.store.adapters import StoreDedupe
 
     root = logging.getLogger()
     for handler in list(root.handlers):  # the plain handler basicConfig installed
@@ -36,4 +37,4 @@ def prepare_serving(settings) -> dict:
     if served is not None:
         log.info("metrics on port %d", served[0].server_port)
     log.info("store %s, schema version %d", store.describe(), store.migration_status()[0])
-    return {"dedupe": StoreDedupe(store, ttl_s=settings.dedupe_ttl_s)}
+    return {"store": store}

@@ -5,7 +5,13 @@ Slack (inside its 3-second window, never waiting on the advisor) and a slow part
 on the worker pool afterwards. The app runs with `process_before_response=True` so the ack
 part runs on the request thread and cannot queue behind slow work in the pool.
 
-Slow answers show a "working…" message first and replace it in place with `chat.update`.
+An answer not ready within `working_delay_s` shows a "working…" message first and replaces it in
+place with `chat.update`; a faster one is posted directly, one Web API call instead of two. Host
+checks always show the working message, with their progress.
+
+With a store (`gpu-advisor serve` opens one), conversation state per thread, the retry dedupe,
+the dispatch audit log and the check history live in it, so follow-ups work across replicas and
+restarts and every Slack-triggered check is audited and kept in the host's history.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import json
 import logging
 import re
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -30,10 +37,12 @@ from bot.conversation import Conversations, QuestionError
 from bot.dispatch.checker import CheckReport, HostChecker
 from bot.dispatch.inventory import DispatchError, InventoryError, load_inventory
 from bot.engine.explain import render_why
+from bot.ops.metrics import answer_timer, record_reload, record_rule_firings
 from bot.slack import cards
 from bot.slack.cards import Card, HomeInfo, escape
 from bot.slack.settings import Mode, SlackSettings, SlackSettingsError
 from bot.slack.stores import AnswerStore, DedupeStore, MemoryDedupeStore, RecentQuestions
+from bot.slack.usergroups import UserGroups, is_group_id
 
 log = logging.getLogger("gpu_advisor.slack")
 
@@ -65,10 +74,14 @@ class HostChecks:
     Slack user id from the verified request.
     """
 
-    def __init__(self, settings: SlackSettings, rules):
+    def __init__(self, settings: SlackSettings, rules, groups: UserGroups | None = None, audit=None,
+                 history=None):
         self.problem: str | None = None
         self.inventory = None
         self.rules = rules
+        self.groups = groups
+        self.audit = audit  # an AuditSink (the store's, under `serve`), or None
+        self.history = history  # the check history hook (StoreHistory), or None
         if settings.inventory is None:
             self.problem = "Host checks are not configured: set GPU_ADVISOR_INVENTORY to the inventory file."
             return
@@ -77,19 +90,32 @@ class HostChecks:
         except InventoryError as exc:  # its message names the file, line and field
             raise SlackSettingsError(f"GPU_ADVISOR_INVENTORY: {exc}") from exc
 
+    def groups_of(self, user_id: str) -> list[str]:
+        """The user's Slack user groups, looked up only when some `allow` list names a group."""
+        if self.groups is None or self.inventory is None:
+            return []
+        if not any(is_group_id(entry) for host in self.inventory.hosts for entry in host.allow):
+            return []
+        return self.groups.groups_of(user_id)
+
     def hosts_for(self, user_id: str) -> list[str]:
-        return [host.name for host in self.inventory.hosts_for(user_id)] if self.inventory else []
+        if not self.inventory:
+            return []
+        return [host.name for host in self.inventory.hosts_for(user_id, self.groups_of(user_id))]
 
     def run(self, host: str, user_id: str, progress: Callable[[str], None] | None = None) -> CheckReport:
         """The check's report; `HostCheckFailed` with a message for the user when there is none."""
         if self.inventory is None:
             raise HostCheckFailed(self.problem or "Host checks are not configured.", ":wrench:")
         try:
+            groups = self.groups_of(user_id)
             # A checker per check, over the rule base serving now (a reload may have swapped it).
             with self.rules.advisor() as advisor:
-                return asyncio.run(HostChecker(self.inventory, advisor).check(host, user_id, progress=progress))
+                checker = HostChecker(self.inventory, advisor, audit=self.audit, history=self.history)
+                return asyncio.run(checker.check(host, user_id, progress=progress, groups=groups))
         except PermissionError as exc:
-            raise HostCheckFailed(f"You may not check `{escape(host)}` (not in its `allow` list).", ":lock:") from exc
+            raise HostCheckFailed(f"You may not check `{escape(host)}` (neither you nor a user group of yours is "
+                                  "in its `allow` list).", ":lock:") from exc
         except DispatchError as exc:
             raise HostCheckFailed(f"Could not check `{escape(host)}`: {escape(str(exc))}", ":x:") from exc
         except Exception as exc:
@@ -107,20 +133,161 @@ class HostCheckFailed(Exception):
         super().__init__(message)
 
 
+# -- replies ------------------------------------------------------------------------------
+
+
+class ThreadReply:
+    """One reply: posted directly when `finish` comes within `delay_s`, else after a "working…"
+    message that `finish` (and `progress`) replace in place.
+
+    A timer posts the working message; a lock decides which of the timer and `finish` goes first,
+    so a reply is never both posted directly and left behind as a working message.
+    """
+
+    def __init__(self, client: WebClient, channel: str, thread_ts: str | None, question: str, delay_s: float):
+        self.client = client
+        self.channel = channel
+        self.thread_ts = thread_ts
+        self.question = question
+        self.ts: str | None = None
+        self._finished = False
+        self._lock = threading.Lock()
+        self._last_progress = time.monotonic()
+        self._timer: threading.Timer | None = None
+        if delay_s <= 0:
+            self._post_working()
+        else:
+            self._timer = threading.Timer(delay_s, self._post_working)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _post_working(self) -> None:
+        with self._lock:
+            if self._finished or self.ts is not None:
+                return
+            working = cards.working_card(self.question)
+            try:
+                posted = self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts,
+                                                      text=working.text, blocks=working.blocks)
+            except SlackApiError:  # the answer is still posted by `finish`
+                log.warning("posting the working message failed", exc_info=True)
+                return
+            self.ts = posted["ts"]
+
+    def progress(self, line: str) -> None:
+        """Show a long check's progress in the working message, at most every PROGRESS_EVERY_S."""
+        now = time.monotonic()
+        if now - self._last_progress < PROGRESS_EVERY_S or self.ts is None:
+            return
+        self._last_progress = now
+        card = cards.working_card(line)
+        try:
+            self.client.chat_update(channel=self.channel, ts=self.ts, text=card.text, blocks=card.blocks)
+        except SlackApiError:  # progress is a courtesy; the result still comes
+            log.warning("progress update failed", exc_info=True)
+
+    def finish(self, card: Card) -> str:
+        """Show `card`: replace the working message, or post it when there is none. Returns its ts."""
+        if self._timer is not None:
+            self._timer.cancel()
+        with self._lock:
+            self._finished = True
+            ts = self.ts
+        if ts is not None:
+            self.client.chat_update(channel=self.channel, ts=ts, text=card.text, blocks=card.blocks)
+            return ts
+        posted = self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts, text=card.text,
+                                              blocks=card.blocks)
+        return posted["ts"]
+
+
+def fired_rules(answer) -> set[str]:
+    """Every rule behind an answer's findings: the findings' own and those that derived their premises."""
+    fired = {f.rule for f in answer.findings}
+    stack = list(answer.derivations)
+    while stack:
+        node = stack.pop()
+        for key in ("rule", "derived_by"):
+            if isinstance(node.get(key), str):
+                fired.add(node[key])
+        stack += [child for child in node.get("from") or [] if isinstance(child, dict)]
+    return fired
+
+
 # -- the bot ------------------------------------------------------------------------------
 
 
 class GpuAdvisorBot:
     """The state the listeners share, and the listeners themselves."""
 
-    def __init__(self, settings: SlackSettings, rules, dedupe: DedupeStore | None = None):
+    def __init__(self, settings: SlackSettings, rules, client: WebClient, dedupe: DedupeStore | None = None,
+                 store=None):
         self.settings = settings
         self.rules = rules  # a RuleBaseManager: answers with `.answer`, reloads with `.reload`
-        self.conversations = Conversations(rules)
+        self.client = client  # the app's Web API client, for work outside a request (admin notices, groups)
+        audit = history = conversation_store = None
+        if store is not None:
+            from bot.store.adapters import StoreAuditSink, StoreConversationStore, StoreDedupe
+            from bot.store.trends import StoreHistory
+
+            conversation_store = StoreConversationStore(store)
+            audit, history = StoreAuditSink(store), StoreHistory(store)
+            dedupe = dedupe or StoreDedupe(store, ttl_s=settings.dedupe_ttl_s)
+        self.conversations = Conversations(rules, store=conversation_store)
         self.dedupe = dedupe or MemoryDedupeStore(ttl_s=settings.dedupe_ttl_s)
         self.answers = AnswerStore()
         self.recent = RecentQuestions()
-        self.host_checks = HostChecks(settings, rules)
+        self.host_checks = HostChecks(settings, rules, UserGroups(client, ttl_s=settings.usergroups_ttl_s),
+                                      audit=audit, history=history)
+        # Host checks wait on agents for seconds to minutes: they run on a pool of their own, so
+        # the listener pool (sized for CPU-bound answers) is never held up by them.
+        self.check_pool = ThreadPoolExecutor(max_workers=settings.check_workers, thread_name_prefix="gpu-advisor-check")
+        self._watch_reloads(rules)
+
+    def run_check(self, work: Callable[[], None]) -> None:
+        def logged() -> None:
+            try:
+                work()
+            except Exception:
+                log.exception("a host check's reply failed")
+
+        self.check_pool.submit(logged)
+
+    # -- reloads ---------------------------------------------------------------------------
+    def _watch_reloads(self, rules) -> None:
+        """Count every reload's result, and tell the admin channel what the reload did."""
+        if not hasattr(rules, "on_reload"):
+            return
+        earlier = rules.on_reload
+        if getattr(earlier, "slack_bot_hook", False):  # an earlier app on this manager: this one replaces it
+            earlier = getattr(earlier, "earlier", None)
+
+        def on_reload(result) -> None:
+            if earlier is not None:
+                earlier(result)
+            self.reload_finished(result)
+
+        on_reload.slack_bot_hook, on_reload.earlier = True, earlier
+        rules.on_reload = on_reload
+
+    def reload_finished(self, result) -> None:
+        record_reload(result.ok)
+        if result.ok and not result.changed:
+            return
+        notice = self.reload_text(result)
+        if result.ok:
+            log.info("rule base reloaded: serving %s", result.version)
+        else:
+            log.warning("rule base reload rejected, still serving %s: %s", result.version,
+                        "; ".join(result.problems[:5]))
+        if not self.settings.admin_channel:
+            return
+        try:
+            self.client.chat_postMessage(channel=self.settings.admin_channel, text=notice,
+                                         blocks=cards.notice_card(notice, "*Rule base, live reload:*").blocks)
+        except SlackApiError:
+            log.warning("telling the admin channel %s about the reload failed", self.settings.admin_channel,
+                        exc_info=True)
 
     # -- wiring --------------------------------------------------------------------------
     def register(self, app: App) -> None:
@@ -198,25 +365,25 @@ class GpuAdvisorBot:
             card = cards.notice_card(cards.HELP_TEXT, ":wave:")
             client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=card.text, blocks=card.blocks)
             return
-        working = cards.working_card(text)
-        posted = client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=working.text,
-                                         blocks=working.blocks)
         match = _CHECK_WORDS.match(text)
-        if match:
-            card = self.host_check_card(match["host"], user, self._progress(client, channel, posted["ts"]))
-        else:
-            card = self.answer_card(f"{team}:{channel}:{conversation_thread}", user, text)
-        client.chat_update(channel=channel, ts=posted["ts"], text=card.text, blocks=card.blocks)
+        if match:  # a check always talks to an agent: show the working message and progress at once
+            reply = ThreadReply(client, channel, thread_ts, text, delay_s=0)
+            self.run_check(lambda: reply.finish(self.host_check_card(match["host"], user, reply.progress)))
+            return
+        reply = ThreadReply(client, channel, thread_ts, text, delay_s=self.settings.working_delay_s)
+        reply.finish(self.answer_card(f"{team}:{channel}:{conversation_thread}", user, text))
 
     def answer_card(self, conversation_id: str, user: str, text: str, asked_by: str | None = None) -> Card:
         """Ask the conversation; the card for its answer, or a notice saying what was wrong."""
         try:
-            answer = self.conversations.ask(conversation_id, text)
+            with answer_timer("slack"):
+                answer = self.conversations.ask(conversation_id, text)
         except (QuestionError, InputError) as exc:
             return cards.notice_card(escape(str(exc)), ":grey_question:")
         except Exception:
             log.exception("answering in %r failed", conversation_id)
             return cards.notice_card("Something went wrong while answering; the error is in the bot's log.", ":x:")
+        record_rule_firings(fired_rules(answer))
         if user:
             self.recent.add(user, text)
         answer_id = self.answers.put(answer)
@@ -227,26 +394,9 @@ class GpuAdvisorBot:
             report = self.host_checks.run(host, user, progress)
         except HostCheckFailed as exc:
             return cards.notice_card(exc.message, exc.emoji)
+        record_rule_firings(fired_rules(report.answer))
         answer_id = self.answers.put(report.answer)
         return cards.answer_card(report.answer, answer_id, title=f"Host {report.host}")
-
-    @staticmethod
-    def _progress(client: WebClient, channel: str, ts: str) -> Callable[[str], None]:
-        """Show a long check's progress in its working message, at most every PROGRESS_EVERY_S."""
-        last = [time.monotonic()]
-
-        def update(line: str) -> None:
-            now = time.monotonic()
-            if now - last[0] < PROGRESS_EVERY_S:
-                return
-            last[0] = now
-            card = cards.working_card(line)
-            try:
-                client.chat_update(channel=channel, ts=ts, text=card.text, blocks=card.blocks)
-            except SlackApiError:  # progress is a courtesy; the result still comes
-                log.warning("progress update failed", exc_info=True)
-
-        return update
 
     # -- App Home ------------------------------------------------------------------------
     def home_info(self, user_id: str) -> HomeInfo:
@@ -305,8 +455,11 @@ class GpuAdvisorBot:
         if sub == "ask" and rest:
             self._answer_command(command, client, respond, rest)
         elif sub == "check" and rest and not self.host_checks.problem and _CHECK_WORDS.match(f"check {rest}"):
-            card = self.host_check_card(rest, user)
-            respond(text=card.text, blocks=card.blocks, response_type="ephemeral", replace_original=True)
+            def check() -> None:
+                card = self.host_check_card(rest, user)
+                respond(text=card.text, blocks=card.blocks, response_type="ephemeral", replace_original=True)
+
+            self.run_check(check)
         elif sub == "rules" and rest == "reload" and self.settings.is_admin(user):
             respond(text=self.reload_rules(), response_type="ephemeral")
 
@@ -334,6 +487,11 @@ class GpuAdvisorBot:
         except Exception as exc:
             log.exception("rule reload failed")
             return f":x: Reload failed: {escape(str(exc))}"
+        return self.reload_text(result)
+
+    @staticmethod
+    def reload_text(result) -> str:
+        """What a reload did, in mrkdwn: the version serving, or why the candidate was rejected."""
         if result.ok:
             return f":white_check_mark: Serving rule base `{escape(result.version)}`" + (
                 " (reloaded)." if getattr(result, "changed", True) else " (unchanged).")
@@ -408,10 +566,8 @@ class GpuAdvisorBot:
             return
         metadata = json.loads(view.get("private_metadata") or "{}")
         channel, thread_ts = metadata.get("channel"), metadata.get("thread_ts")
-        working = cards.working_card(f"check {host}")
-        posted = client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=working.text, blocks=working.blocks)
-        card = self.host_check_card(host, body["user"]["id"], self._progress(client, channel, posted["ts"]))
-        client.chat_update(channel=channel, ts=posted["ts"], text=card.text, blocks=card.blocks)
+        reply = ThreadReply(client, channel, thread_ts, f"check {host}", delay_s=0)
+        self.run_check(lambda: reply.finish(self.host_check_card(host, body["user"]["id"], reply.progress)))
 
     def post_chart(self, body: dict, client: WebClient, respond):
         from bot.sizing.chart import ChartError, render_charts  # matplotlib: imported on first use
@@ -438,20 +594,23 @@ class GpuAdvisorBot:
 
 
 def build_app(settings: SlackSettings, mode: Mode = "socket", *, rules=None, client: WebClient | None = None,
-              dedupe: DedupeStore | None = None) -> App:
+              dedupe: DedupeStore | None = None, store=None) -> App:
     """The Bolt app with every listener registered. Checks settings before any connection.
 
-    `rules` is the `RuleBaseManager` answers come from (default: one over the shipped rules).
+    `rules` is the `RuleBaseManager` answers come from (default: one over GPU_ADVISOR_RULES_DIR or
+    the shipped rules). `store` (a `bot.store.Store`) keeps conversations, the retry dedupe, the
+    dispatch audit and the check history; without one they live in memory (no audit, no history).
     """
     settings.require(mode)
     if rules is None:
         from bot.engine.reload import RuleBaseManager
 
-        rules = RuleBaseManager()
-    bot = GpuAdvisorBot(settings, rules, dedupe=dedupe)
+        rules = RuleBaseManager(settings.rules_dir) if settings.rules_dir else RuleBaseManager()
+    client = client or make_client(settings)
+    bot = GpuAdvisorBot(settings, rules, client, dedupe=dedupe, store=store)
     app = App(
         name="gpu-advisor",
-        client=client or make_client(settings),
+        client=client,
         signing_secret=settings.signing_secret.get_secret_value() if settings.signing_secret else "",
         request_verification_enabled=(mode == "http"),
         process_before_response=True,

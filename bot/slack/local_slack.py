@@ -48,13 +48,17 @@ class LocalSlackApi:
 
     `base_url` goes to `WebClient(base_url=...)`. `rate_limit_once(method)` makes the next call of
     that method answer 429 with Retry-After. `not_in_channel` lists channels where
-    chat.postMessage fails as Slack does when the bot is not a member.
+    chat.postMessage fails as Slack does when the bot is not a member. `usergroups` maps a
+    user-group id to its members' user ids, for `usergroups.list` and `usergroups.users.list`;
+    `errors` makes a method fail as Slack does (e.g. `missing_scope`).
     """
 
     def __init__(self):
         self.calls: list[ApiCall] = []
         self.socket_mode_url: str | None = None
         self.not_in_channel: set[str] = set()
+        self.usergroups: dict[str, list[str]] = {}
+        self.errors: dict[str, str] = {}  # method -> the error it answers with (ok: false)
         self._rate_limited: dict[str, int] = {}
         self._lock = threading.Condition()
         self._ts = itertools.count(1)
@@ -133,6 +137,8 @@ class LocalSlackApi:
             return self._rate_limited.pop(method, None)
 
     def _answer(self, method: str, params: dict) -> dict:
+        if method in self.errors:
+            return {"ok": False, "error": self.errors[method]}
         if method == "auth.test":
             return {"ok": True, "url": "https://local.slack.test/", "team": "Local", "user": "gpu-advisor",
                     "team_id": TEAM_ID, "user_id": BOT_USER_ID, "bot_id": BOT_ID, "is_enterprise_install": False}
@@ -153,6 +159,21 @@ class LocalSlackApi:
         if method == "files.completeUploadExternal":
             files = _json_param(params.get("files")) or []
             return {"ok": True, "files": [{"id": f.get("id"), "title": f.get("title")} for f in files]}
+        if method == "usergroups.list":
+            include_users = str(params.get("include_users", "")).lower() in ("1", "true")
+            groups = []
+            for group_id, members in sorted(self.usergroups.items()):
+                group = {"id": group_id, "team_id": TEAM_ID, "handle": group_id.lower(), "name": group_id,
+                         "is_usergroup": True, "user_count": len(members)}
+                if include_users:
+                    group["users"] = list(members)
+                groups.append(group)
+            return {"ok": True, "usergroups": groups}
+        if method == "usergroups.users.list":
+            group_id = params.get("usergroup", "")
+            if group_id not in self.usergroups:
+                return {"ok": False, "error": "no_such_subteam"}
+            return {"ok": True, "users": list(self.usergroups[group_id])}
         if method == "apps.connections.open":
             return {"ok": True, "url": self.socket_mode_url}
         return {"ok": False, "error": "unknown_method"}

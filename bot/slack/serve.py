@@ -49,8 +49,27 @@ def socket_mode_handler(bolt_app, app_token: str):
     return SocketModeHandler(bolt_app, app_token=app_token)
 
 
+def serving_app(settings, mode: str, *, store=None, client=None):
+    """The app `serve` runs and its rule-base manager, already watching the rule folder.
+
+    The manager answers from GPU_ADVISOR_RULES_DIR (default the shipped rules/); an edit there is
+    loaded, linted and tested in the background and swapped in only when all green (a rejected
+    one goes to GPU_ADVISOR_SLACK_ADMIN_CHANNEL, or the log). `/gpu rules reload` does the same
+    on an admin's request.
+    """
+    from bot.engine.reload import RuleBaseManager
+    from bot.slack.app import build_app
+
+    rules = RuleBaseManager(settings.rules_dir) if settings.rules_dir else RuleBaseManager()
+    app = build_app(settings, mode, rules=rules, store=store, client=client)
+    if settings.rules_watch_s > 0:
+        rules.watch(interval=settings.rules_watch_s)
+    return app, rules
+
+
 def _cmd_serve(args: argparse.Namespace) -> int:
     from bot.cli import CliInputError
+    from bot.engine.rulebase import RuleBaseError
     from bot.slack.settings import SlackSettingsError, load_settings
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -59,9 +78,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         settings = load_settings()
         settings.require(mode)  # before anything connects
         from bot.ops.runtime import prepare_serving
-        from bot.slack.app import build_app
 
-        bolt_app = build_app(settings, mode, **prepare_serving(settings))
+        bolt_app, _ = serving_app(settings, mode, **prepare_serving(settings))
+    except RuleBaseError as exc:  # the first rule base must load for the bot to start
+        raise CliInputError("the rule base does not load:\n" + "\n".join(exc.problems[:20])) from exc
     except SlackSettingsError as exc:
         raise CliInputError(str(exc)) from exc
     if mode == "http":

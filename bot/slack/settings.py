@@ -37,9 +37,23 @@ class SlackSettings(BaseSettings):
     api_url: str = Field(default=SLACK_API_URL, validation_alias="SLACK_API_URL")
     # Slack user ids allowed to run admin commands (`/gpu rules reload`), comma-separated.
     admins: Annotated[list[str], NoDecode] = Field(default_factory=list, validation_alias="GPU_ADVISOR_SLACK_ADMINS")
+    # A channel id for admin notices: a rule-base edit that the live reload rejected, a swap.
+    admin_channel: str | None = Field(default=None, validation_alias="GPU_ADVISOR_SLACK_ADMIN_CHANNEL")
     inventory: Path | None = Field(default=None, validation_alias="GPU_ADVISOR_INVENTORY")
-    # Threads that run the slow part of each request (answers, checks, uploads) after the ack.
-    workers: int = Field(default=8, ge=1, le=256, validation_alias="GPU_ADVISOR_SLACK_WORKERS")
+    # The rule folder `serve` answers from and watches (the same variable `doctor` reads).
+    rules_dir: Path | None = Field(default=None, validation_alias="GPU_ADVISOR_RULES_DIR")
+    # Seconds between polls of the rule folder for edits; 0 turns the watcher off.
+    rules_watch_s: float = Field(default=2.0, ge=0, le=3600, validation_alias="GPU_ADVISOR_RULES_WATCH_INTERVAL")
+    # An answer not ready within this many seconds gets a "working…" message first, updated in
+    # place; a faster one is posted directly (one Web API call instead of two).
+    working_delay_s: float = Field(default=0.75, ge=0, le=60, validation_alias="GPU_ADVISOR_SLACK_WORKING_DELAY")
+    # How long a user's Slack user-group memberships are cached for inventory `allow` checks.
+    usergroups_ttl_s: float = Field(default=300.0, ge=0, validation_alias="GPU_ADVISOR_SLACK_USERGROUPS_TTL")
+    # Threads that run the slow part of each request (answers, uploads) after the ack. Answering
+    # is CPU-bound under one GIL: more threads than this only slow the acks down (bench/slack_bench.py).
+    workers: int = Field(default=4, ge=1, le=256, validation_alias="GPU_ADVISOR_SLACK_WORKERS")
+    # Threads for host checks, which mostly wait on agents.
+    check_workers: int = Field(default=8, ge=1, le=256, validation_alias="GPU_ADVISOR_SLACK_CHECK_WORKERS")
     dedupe_ttl_s: float = Field(default=3600.0, gt=0, validation_alias="GPU_ADVISOR_SLACK_DEDUPE_TTL")
     rate_limit_retries: int = Field(default=3, ge=0, le=10, validation_alias="GPU_ADVISOR_SLACK_RATE_LIMIT_RETRIES")
 

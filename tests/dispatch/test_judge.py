@@ -62,7 +62,7 @@ def test_mig_and_persistence_off_fixtures(advisor):
 
 @pytest.mark.parametrize("name,expected", [
     ("NVIDIA H100 80GB HBM3", "h100-sxm"), ("NVIDIA A100-SXM4-80GB", "a100-80gb-sxm"), ("NVIDIA L40S", "l40s"),
-    ("NVIDIA GeForce RTX 4090", "rtx-4090"), ("NVIDIA H200", "h200-sxm"), ("Tesla T4", None),
+    ("NVIDIA GeForce RTX 4090", "rtx-4090"), ("NVIDIA H200", "h200-sxm"), ("Tesla T4", "t4"), ("Tesla P4", None),
 ])
 def test_product_names_are_recognised(advisor, name, expected):
     assert recognise_gpu(advisor.catalog, name) == expected

@@ -30,8 +30,8 @@ def make_http_bot(slack_api, rules):
     """Start the app as `serve --http` does, with `rules` and setting overrides of the caller's choice."""
     started = []
 
-    def start(rule_manager=None, **settings) -> HttpBot:
-        app = build_app(local_settings(slack_api, **settings), "http", rules=rule_manager or rules)
+    def start(rule_manager=None, store=None, **settings) -> HttpBot:
+        app = build_app(local_settings(slack_api, **settings), "http", rules=rule_manager or rules, store=store)
         url, server, thread = serve(app)
         client = httpx.Client(timeout=10)
         started.append((server, thread, client))

@@ -70,6 +70,28 @@ def serve(app) -> tuple[str, object, threading.Thread]:
     return f"http://127.0.0.1:{port}{EVENTS_PATH}", server, thread
 
 
+def is_working(call) -> bool:
+    """A "working…" message (or a check's progress in it), not an answer."""
+    return call.params.get("text", "").startswith("Working on")
+
+
+def answers(api: LocalSlackApi, count: int = 1, timeout: float = 15.0, channel: str | None = None) -> list:
+    """The first `count` answer messages, in order: a card posted directly (`chat.postMessage`) or
+    put in place of a working message (`chat.update`), whichever the app's timing gave."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = [c for c in api.calls_to("chat.postMessage") + api.calls_to("chat.update")
+                 if c.params.get("_status") == 200 and not is_working(c)
+                 and (channel is None or c.params.get("channel") == channel)]
+        found.sort(key=lambda c: c.at)
+        if len(found) >= count:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"expected {count} answer(s) within {timeout}s, got {len(found)}; "
+                                 f"calls: {[c.method for c in api.calls]}")
+        time.sleep(0.02)
+
+
 def mention(text: str, ts: str = MENTION_TS, thread_ts: str | None = None, channel: str = "C0GENERAL",
             user: str = "U0ALICE") -> dict:
     event = {"type": "app_mention", "user": user, "text": f"<@{BOT_USER_ID}> {text}", "ts": ts, "channel": channel}

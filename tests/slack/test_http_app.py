@@ -7,7 +7,7 @@ import shutil
 import time
 from pathlib import Path
 
-from slack_harness import ADMIN, MENTION_TS, action_ids, button_value, mention, text_objects, texts
+from slack_harness import ADMIN, MENTION_TS, action_ids, answers, button_value, mention, text_objects, texts
 
 from bot.engine.reload import RuleBaseManager
 from bot.slack import cards
@@ -18,43 +18,55 @@ BLOCKED = "Can I fine-tune a 7B model with LoRA on an RTX 4090 in our datacenter
 FITS = "can I fine-tune a 7B model on a single 4090?"
 
 
-def test_mention_gets_a_working_message_then_the_card_in_its_thread(http_bot):
-    response = http_bot.event(mention(BLOCKED))
+def test_a_fast_answer_is_posted_in_the_thread_in_one_call(make_http_bot):
+    bot = make_http_bot(working_delay_s=30)  # the answer is always ready before the working message is due
+    response = bot.event(mention(BLOCKED))
     assert response.status_code == 200
 
-    update = http_bot.api.wait_for("chat.update")[0]
-    posted = http_bot.api.calls_to("chat.postMessage")
+    card = answers(bot.api)[0]
+    time.sleep(0.3)
+    assert bot.api.calls_to("chat.postMessage") == [card]  # no working message before it
+    assert bot.api.calls_to("chat.update") == []
+    assert card.params["thread_ts"] == MENTION_TS
+    shown = texts(card.blocks)
+    assert card.blocks[0]["type"] == "header"
+    assert "blocking issue" in card.blocks[0]["text"]["text"]
+    assert "license.geforce-datacenter" in shown
+    assert "rtx-4090" in shown
+    assert {cards.ACTION_WHY, cards.ACTION_CHECK_HOST, cards.ACTION_SHOW_CHART} <= action_ids(card.blocks)
+
+
+def test_a_slow_answer_gets_a_working_message_then_the_card_in_its_place(make_http_bot):
+    bot = make_http_bot(working_delay_s=0)  # every answer is "slow": the working message goes first
+    bot.event(mention(BLOCKED))
+    update = bot.api.wait_for("chat.update")[0]
+    posted = bot.api.calls_to("chat.postMessage")
     assert len(posted) == 1
     assert posted[0].params["thread_ts"] == MENTION_TS
     assert "Working on" in posted[0].params["text"]
     # the working message is replaced in place by the card
     assert update.params["channel"] == "C0GENERAL"
     assert update.params["ts"].startswith("17000000")
-    shown = texts(update.blocks)
-    assert update.blocks[0]["type"] == "header"
     assert "blocking issue" in update.blocks[0]["text"]["text"]
-    assert "license.geforce-datacenter" in shown
-    assert "rtx-4090" in shown
-    assert {cards.ACTION_WHY, cards.ACTION_CHECK_HOST, cards.ACTION_SHOW_CHART} <= action_ids(update.blocks)
 
 
 def test_direct_message_is_answered_in_the_dm(http_bot):
     event = {"type": "message", "channel_type": "im", "channel": "D0ALICE", "user": "U0ALICE",
              "text": "Llama 3 70B inference on 2 H100, 8k context, 32 concurrent users", "ts": "1700000200.000100"}
     assert http_bot.event(event).status_code == 200
-    update = http_bot.api.wait_for("chat.update")[0]
-    assert update.params["channel"] == "D0ALICE"
+    card = answers(http_bot.api)[0]
+    assert card.params["channel"] == "D0ALICE"
     posted = http_bot.api.calls_to("chat.postMessage")[0]
     assert "thread_ts" not in posted.params  # a DM is answered in the DM itself
-    assert "h100" in texts(update.blocks)
+    assert "h100" in texts(card.blocks)
 
 
 def test_follow_up_in_the_thread_continues_the_conversation(http_bot):
     http_bot.event(mention("Can I fine-tune a 7B model with LoRA?"))
-    first = texts(http_bot.api.wait_for("chat.update", 1)[0].blocks)
+    first = texts(answers(http_bot.api, 1)[0].blocks)
     assert "gpu=" not in first
     http_bot.event(mention("on an RTX 4090", ts="1700000100.000300", thread_ts=MENTION_TS))
-    second = http_bot.api.wait_for("chat.update", 2)[1]
+    second = answers(http_bot.api, 2)[1]
     shown = texts(second.blocks)
     # the follow-up named only the GPU; the method and size come from the first question
     assert "gpu=`rtx-4090`" in shown
@@ -64,9 +76,9 @@ def test_follow_up_in_the_thread_continues_the_conversation(http_bot):
 
 def test_a_new_thread_is_a_new_conversation(http_bot):
     http_bot.event(mention("Can I fine-tune a 7B model with LoRA?"))
-    http_bot.api.wait_for("chat.update", 1)
+    answers(http_bot.api, 1)
     http_bot.event(mention("on an RTX 4090", ts="1700000999.000100"))
-    shown = texts(http_bot.api.wait_for("chat.update", 2)[1].blocks)
+    shown = texts(answers(http_bot.api, 2)[1].blocks)
     assert "gpu=`rtx-4090`" in shown and "method=`lora`" not in shown
 
 
@@ -75,10 +87,10 @@ def test_retried_event_gives_one_reply(http_bot):
     assert http_bot.event(event, event_id="Ev0RETRY").status_code == 200
     for retry in (1, 2):
         assert http_bot.event(event, event_id="Ev0RETRY", retry_num=retry).status_code == 200
-    http_bot.api.wait_for("chat.update", 1)
+    answers(http_bot.api, 1)
     time.sleep(0.5)  # give a wrongly accepted retry time to show up
+    assert len(answers(http_bot.api, 1)) == 1
     assert len(http_bot.api.calls_to("chat.postMessage")) == 1
-    assert len(http_bot.api.calls_to("chat.update")) == 1
 
 
 def test_bad_signature_and_stale_timestamp_are_rejected(http_bot):
@@ -95,16 +107,18 @@ def test_bad_signature_and_stale_timestamp_are_rejected(http_bot):
     assert http_bot.api.calls_to("chat.postMessage") == []
 
 
-def test_rate_limited_web_api_call_is_retried(http_bot):
-    http_bot.api.rate_limit_once("chat.update", retry_after=1)
-    http_bot.event(mention(FITS))
-    updates = http_bot.api.wait_for("chat.update", 2, timeout=15)
+def test_rate_limited_web_api_call_is_retried(make_http_bot):
+    bot = make_http_bot(working_delay_s=0)
+    bot.api.rate_limit_once("chat.update", retry_after=1)
+    bot.event(mention(FITS))
+    updates = bot.api.wait_for("chat.update", 2, timeout=15)
     assert [u.params["_status"] for u in updates] == [429, 200]
     assert updates[1].at - updates[0].at >= 0.9  # Retry-After was honoured
     assert updates[0].params["ts"] == updates[1].params["ts"]
 
 
-def test_injection_through_echoed_text_is_escaped(http_bot):
+def test_injection_through_echoed_text_is_escaped(make_http_bot):
+    http_bot = make_http_bot(working_delay_s=0)  # the working message echoes the question
     http_bot.event(mention("<!channel> <!here> <@U0BOSS> " + FITS))
     http_bot.api.wait_for("chat.update")
     for call in http_bot.api.calls_to("chat.postMessage") + http_bot.api.calls_to("chat.update"):
@@ -154,7 +168,7 @@ def test_slash_ask_posts_a_thread_root_that_follow_ups_continue(http_bot):
     root_ts = update.params["ts"]
     assert "rtx-4090" in texts(update.blocks)
     http_bot.event(mention("with LoRA", ts="1700000500.000100", thread_ts=root_ts))
-    follow_up = texts(http_bot.api.wait_for("chat.update", 2)[1].blocks)
+    follow_up = texts(answers(http_bot.api, 2)[1].blocks)
     assert "gpu=`rtx-4090`" in follow_up and "method=`lora`" in follow_up
 
 
@@ -168,7 +182,7 @@ def test_slash_ask_where_the_bot_is_not_a_member_answers_privately(http_bot):
 
 def test_bad_question_gets_a_clear_message_not_a_crash(http_bot):
     http_bot.event(mention("a 0B model on a 4090"))
-    update = http_bot.api.wait_for("chat.update")[0]
+    update = answers(http_bot.api)[0]
     assert "params_b" in update.params["text"] and "greater than 0" in update.params["text"]
 
 
@@ -176,7 +190,7 @@ def test_check_is_reported_not_configured_without_an_inventory(http_bot):
     ack = http_bot.command("check gpu-node-1").json()["text"]
     assert "not configured" in ack
     http_bot.event(mention("check gpu-node-1"))
-    assert "not configured" in http_bot.api.wait_for("chat.update")[0].params["text"]
+    assert "not configured" in answers(http_bot.api)[0].params["text"]
     http_bot.action(cards.ACTION_CHECK_HOST, "a1")
     view = http_bot.api.wait_for("views.open")[0].json_param("view")
     assert "not configured" in texts(view["blocks"])
@@ -212,7 +226,7 @@ def test_rules_reload_is_for_admins_only_and_swaps_or_rejects(make_http_bot, tmp
 
 def test_why_button_opens_the_full_justification(http_bot, rules):
     http_bot.event(mention(BLOCKED))
-    card = http_bot.api.wait_for("chat.update")[0].blocks
+    card = answers(http_bot.api)[0].blocks
     response = http_bot.action(cards.ACTION_WHY, button_value(card, cards.ACTION_WHY), thread_ts=MENTION_TS)
     assert response.status_code == 200
     view = http_bot.api.wait_for("views.open")[0].json_param("view")
@@ -233,7 +247,7 @@ def test_stale_button_says_so(http_bot):
 
 def test_show_chart_uploads_a_file_into_the_thread(http_bot):
     http_bot.event(mention(FITS))
-    card = http_bot.api.wait_for("chat.update")[0].blocks
+    card = answers(http_bot.api)[0].blocks
     http_bot.action(cards.ACTION_SHOW_CHART, button_value(card, cards.ACTION_SHOW_CHART), thread_ts=MENTION_TS)
     complete = http_bot.api.wait_for("files.completeUploadExternal", timeout=30)[0]
     upload = http_bot.api.calls_to("upload")[0]
@@ -244,7 +258,7 @@ def test_show_chart_uploads_a_file_into_the_thread(http_bot):
 
 def test_app_home_shows_rule_base_and_recent_questions(http_bot, rules):
     http_bot.event(mention(FITS + " <!here>"))
-    http_bot.api.wait_for("chat.update")
+    answers(http_bot.api)
     http_bot.event({"type": "app_home_opened", "user": "U0ALICE", "channel": "D0ALICE", "tab": "home",
                     "event_ts": "1700000600.000100"})
     publish = http_bot.api.wait_for("views.publish")[0]
@@ -259,7 +273,7 @@ def test_app_home_shows_rule_base_and_recent_questions(http_bot, rules):
 
 def test_long_answer_card_stays_within_slack_limits(http_bot):
     http_bot.event(mention(LONG_QUESTION))
-    update = http_bot.api.wait_for("chat.update")[0]
+    update = answers(http_bot.api)[0]
     assert len(update.blocks) <= cards.MAX_MESSAGE_BLOCKS
     for block in update.blocks:
         for text in text_objects(block):

@@ -29,7 +29,7 @@ def test_manifest_has_the_fields_slack_requires():
 def test_manifest_declares_what_the_app_uses_and_nothing_more():
     manifest = load()
     assert set(manifest["oauth_config"]["scopes"]["bot"]) == {
-        "app_mentions:read", "chat:write", "commands", "im:history", "files:write",
+        "app_mentions:read", "chat:write", "commands", "im:history", "files:write", "usergroups:read",
     }
     assert set(manifest["settings"]["event_subscriptions"]["bot_events"]) == {
         "app_mention", "message.im", "app_home_opened",

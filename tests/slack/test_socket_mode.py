@@ -7,7 +7,7 @@ import time
 import urllib.parse
 
 import pytest
-from slack_harness import SIGNING_SECRET, local_settings, mention, texts
+from slack_harness import SIGNING_SECRET, answers, local_settings, mention, texts
 
 from bot.slack.app import build_app
 from bot.slack.local_slack import LocalSocketModeServer, SlackRequests
@@ -34,8 +34,8 @@ def test_mention_over_socket_mode_is_acked_and_answered_in_its_thread(socket_bot
     body = json.loads(SlackRequests(SIGNING_SECRET).event(mention(FITS), event_id="Ev0SOCKET")[0])
     envelope = socket_bot.send("events_api", body)
     assert socket_bot.wait_ack(envelope) == {"envelope_id": envelope}
-    update = slack_api.wait_for("chat.update")[0]
-    assert "rtx-4090" in texts(update.blocks)
+    card = answers(slack_api)[0]
+    assert "rtx-4090" in texts(card.blocks)
     assert slack_api.calls_to("chat.postMessage")[0].params["thread_ts"] == body["event"]["ts"]
 
     # Slack redelivers with retry_attempt set: acknowledged, never answered twice.

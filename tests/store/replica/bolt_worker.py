@@ -1,7 +1,7 @@
 """One Slack bot replica for the two-replica test: the real Bolt app over HTTP, as `serve --http`.
 
 It reads the Slack settings from the environment (SLACK_API_URL points at the test's local Web
-API), keeps its event dedupe in the shared store (GPU_ADVISOR_DATABASE_URL/_SCHEMA), prints its
+API), keeps its event dedupe and thread state in the shared store (GPU_ADVISOR_DATABASE_URL/_SCHEMA), prints its
 events URL, and runs until its stdin closes.
 """
 
@@ -17,13 +17,12 @@ from bot.slack.app import build_app
 from bot.slack.serve import EVENTS_PATH, http_server
 from bot.slack.settings import load_settings
 from bot.store import Store
-from bot.store.adapters import StoreDedupe
 
 
 def main() -> None:
     settings = load_settings()
     store = Store()
-    app = build_app(settings, "http", dedupe=StoreDedupe(store, ttl_s=settings.dedupe_ttl_s))
+    app = build_app(settings, "http", store=store)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
