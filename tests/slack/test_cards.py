@@ -75,3 +75,9 @@ def test_examples_regenerate_and_match_docs_cards(rules, tmp_path):
         payload = json.loads(path.read_text(encoding="utf-8"))
         limit = cards.MAX_VIEW_BLOCKS if payload.get("type") in ("modal", "home") else cards.MAX_MESSAGE_BLOCKS
         assert_within_limits(payload["blocks"], limit)
+        # The committed example has the same card layout as one made from today's answer (texts
+        # carry dates and the rule-base version, so only the structure is compared).
+        committed = json.loads((DEFAULT_OUT / path.name).read_text(encoding="utf-8"))
+        layout = [(b["type"], b.get("block_id")) for b in payload["blocks"]]
+        assert [(b["type"], b.get("block_id")) for b in committed["blocks"]] == layout, (
+            f"docs/cards/{path.name} is out of date: run `python -m bot.slack.examples`")
