@@ -16,6 +16,7 @@ Traps of durable-rules this module handles (see shared/notes/durable-rules.md):
 from __future__ import annotations
 
 import copy
+import functools
 import itertools
 import json
 import string
@@ -95,33 +96,45 @@ class EngineResult:
         return node
 
 
-class _View:
-    """Attribute access over a fact's fields for message templates: `{gpu.name}`."""
-
-    def __init__(self, data: dict):
-        self._data = data
-
-    def __getattr__(self, name: str) -> Any:
-        return self._data.get(name)
-
-
-class _TemplateFormatter(string.Formatter):
-    def format_field(self, value: Any, format_spec: str) -> str:
-        if value is None:
-            return "?"
-        if isinstance(value, bool):
-            return "yes" if value else "no"
-        try:
-            return super().format_field(value, format_spec)
-        except (ValueError, TypeError):
-            return str(value)
+def _format_value(value: Any, spec: str) -> str:
+    if value is None:
+        return "?"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    try:
+        return format(value, spec)
+    except (ValueError, TypeError):
+        return str(value)
 
 
-_FORMATTER = _TemplateFormatter()
+@functools.lru_cache(maxsize=4096)
+def _parse_template(template: str) -> tuple[tuple[str, str | None, str, str, str | None], ...]:
+    """`"{gpu.name} has {gpu.memory_gb:.0f} GB"` -> (literal, alias, field, spec, conversion) pieces,
+    parsed once per template rather than on every firing."""
+    pieces = []
+    for literal, field_name, spec, conversion in string.Formatter().parse(template):
+        if field_name is None:
+            pieces.append((literal, None, "", "", None))
+        else:
+            alias, _, attr = field_name.partition(".")
+            pieces.append((literal, alias, attr, spec or "", conversion))
+    return tuple(pieces)
 
 
 def render(template: str, bound: dict[str, dict]) -> str:
-    return _FORMATTER.format(template, **{alias: _View(data) for alias, data in bound.items()})
+    """Fill `{alias.field[:spec]}` from the bound facts; an absent field renders as `?`."""
+    out = []
+    for literal, alias, attr, spec, conversion in _parse_template(template):
+        out.append(literal)
+        if alias is None:
+            continue
+        value = bound.get(alias, {}).get(attr) if attr else bound.get(alias)
+        if conversion == "r":
+            value = repr(value)
+        elif conversion == "s":
+            value = str(value)
+        out.append(_format_value(value, spec))
+    return "".join(out)
 
 
 def _content_key(kind: str, data: dict) -> tuple:
@@ -150,9 +163,12 @@ class _Question:
         self.error: BaseException | None = None
         self._ids = itertools.count(1)
 
-    def skip_fact(self, kind: str, data: dict) -> None:
+    def add_input(self, kind: str, data: dict) -> FactRecord:
+        """Record an input fact. Inputs are not de-duplicated by content: each carries its own
+        `_fid`, so durable-rules never sees two identical ones, and findings are de-duplicated."""
         fid = f"f{next(self._ids)}"
-        self.facts[fid] = FactRecord(fid=fid, kind=kind, data=data)
+        record = self.facts[fid] = FactRecord(fid=fid, kind=kind, data=data)
+        return record
 
     def new_fact(self, kind: str, data: dict, derived_by: str | None = None, premises: list[str] | None = None):
         key = _content_key(kind, data)
@@ -241,7 +257,8 @@ class Engine:
             message = render(getattr(rule.then.finding, language), bound)
             key = (rule.id, message)
             if key not in question.findings:
-                question.findings[key] = Finding(
+                # Every value comes from a validated rule and our own rendering: skip re-validation.
+                question.findings[key] = Finding.model_construct(
                     rule=rule.id,
                     topic=rule.topic,
                     severity=rule.severity,
@@ -289,12 +306,9 @@ class Engine:
                 self._host.assert_fact(self.ruleset, {"sid": sid, **OPEN_FACT})
                 for kind, data in facts:
                     clean = {k: v for k, v in data.items() if v is not None}
+                    record = question.add_input(kind, clean)
                     if not self._relevant(kind, clean):
-                        question.skip_fact(kind, clean)  # kept for explanations, never asserted
-                        continue
-                    record, is_new = question.new_fact(kind, clean)
-                    if not is_new:
-                        continue
+                        continue  # kept for explanations, never asserted
                     try:
                         self._host.assert_fact(self.ruleset, {"sid": sid, "kind": kind, "_fid": record.fid, **clean})
                     except durable.MessageNotHandledException:
