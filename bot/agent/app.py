@@ -2,7 +2,7 @@
 
     POST /jobs                 submit a job ({"kind": "probe"} ...) -> 202 with the job
     GET  /jobs/{id}            poll it
-    GET  /jobs/{id}/events     stream it (text/event-stream, one `data:` JSON per change)
+    GET  /jobs/{id}/events     stream it (text/event-stream, one `data:` JSON per change, its `id:` signs it)
     GET  /health               liveness and backend
     GET  /metrics              Prometheus text: GPU gauges from the latest probe, job counters
     GET  /openapi.json, /docs  the API description
@@ -27,7 +27,7 @@ from bot.agent.framework import check_framework
 from bot.agent.jobs import Job, JobManager, JobRequest, ProbeJob, SlotBusy, TooManyJobs
 from bot.agent.kernel_log import read_kernel_log
 from bot.agent.report import ProbeReport
-from bot.agent.security import SignedRequests, Verifier
+from bot.agent.security import SIGNATURE, SignedRequests, Verifier, event_signature
 
 AGENT_VERSION = "1"
 
@@ -133,6 +133,13 @@ def create_app(config: AgentConfig) -> FastAPI:
     @app.get("/jobs/{job_id}/events")
     async def events(job_id: str, request: Request) -> StreamingResponse:
         _job(job_id)
+        request_signature = request.headers.get(SIGNATURE, "")
+
+        def event(data: str) -> str:
+            # The response header cannot sign a body still to come, so each event is signed itself.
+            if verifier is None:
+                return f"data: {data}\n\n"
+            return f"id: {event_signature(verifier.secret, request_signature, data)}\ndata: {data}\n\n"
 
         async def stream():
             seen = -1
@@ -142,7 +149,7 @@ def create_app(config: AgentConfig) -> FastAPI:
                     return
                 if job.version != seen:
                     seen = job.version
-                    yield f"data: {json.dumps(job.model_dump(mode='json'))}\n\n"
+                    yield event(json.dumps(job.model_dump(mode="json")))
                     if job.state in ("done", "failed"):
                         return
                 if await request.is_disconnected():

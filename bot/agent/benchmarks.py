@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import statistics
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -39,8 +40,10 @@ def _torch_cuda(gpu: int):
     return torch, torch.device("cuda", gpu)
 
 
-def _timed_loop(torch, step: Callable[[], None], seconds: float, progress: Progress, label: str) -> tuple[int, float]:
-    """Run `step` until `seconds` of GPU time have passed; (iterations, elapsed seconds by CUDA events)."""
+def _timed_loop(torch, step: Callable[[], None], seconds: float, progress: Progress, label: str,
+                stop: threading.Event | None = None) -> tuple[int, float]:
+    """Run `step` until `seconds` of GPU time have passed, or until `stop` is set (the job's time
+    limit ran out: the thread cannot be cancelled, so it checks); (iterations, elapsed seconds by CUDA events)."""
     for _ in range(3):  # warm-up: kernels chosen, clocks up
         step()
     torch.cuda.synchronize()
@@ -55,7 +58,7 @@ def _timed_loop(torch, step: Callable[[], None], seconds: float, progress: Progr
         torch.cuda.synchronize()
         wall = time.perf_counter() - began
         progress(min(wall / seconds, 0.99), f"{label}: {iterations} iterations")
-        if wall >= seconds:
+        if wall >= seconds or (stop is not None and stop.is_set()):
             break
         batch = min(batch * 2, 64)
     end.record()
@@ -63,7 +66,8 @@ def _timed_loop(torch, step: Callable[[], None], seconds: float, progress: Progr
     return iterations, start.elapsed_time(end) / 1000
 
 
-def matmul(gpu: int, precision: str, size: int, seconds: float, progress: Progress) -> BenchmarkResult:
+def matmul(gpu: int, precision: str, size: int, seconds: float, progress: Progress,
+           stop: threading.Event | None = None) -> BenchmarkResult:
     found = _torch_cuda(gpu)
     if isinstance(found, str):
         return BenchmarkResult(kind="matmul", status="unavailable", gpu=gpu, precision=precision, detail=found)
@@ -86,13 +90,14 @@ def matmul(gpu: int, precision: str, size: int, seconds: float, progress: Progre
 
         def step() -> None:
             torch.matmul(a, b)
-    iterations, elapsed = _timed_loop(torch, step, seconds, progress, f"matmul {precision}")
+    iterations, elapsed = _timed_loop(torch, step, seconds, progress, f"matmul {precision}", stop)
     tflops = 2 * size**3 * iterations / elapsed / 1e12
     return BenchmarkResult(kind="matmul", status="ok", gpu=gpu, precision=precision, measured=round(tflops, 2),
                            unit="TFLOPS", metrics={"size": size, "iterations": iterations, "seconds": round(elapsed, 3)})
 
 
-def memory_bandwidth(gpu: int, size_mib: int, seconds: float, progress: Progress) -> BenchmarkResult:
+def memory_bandwidth(gpu: int, size_mib: int, seconds: float, progress: Progress,
+                     stop: threading.Event | None = None) -> BenchmarkResult:
     found = _torch_cuda(gpu)
     if isinstance(found, str):
         return BenchmarkResult(kind="membw", status="unavailable", gpu=gpu, detail=found)
@@ -100,13 +105,14 @@ def memory_bandwidth(gpu: int, size_mib: int, seconds: float, progress: Progress
     n = size_mib * 1024 * 1024
     src = torch.empty(n, dtype=torch.uint8, device=device)
     dst = torch.empty_like(src)
-    iterations, elapsed = _timed_loop(torch, lambda: dst.copy_(src), seconds, progress, "device copy")
+    iterations, elapsed = _timed_loop(torch, lambda: dst.copy_(src), seconds, progress, "device copy", stop)
     gbs = 2 * n * iterations / elapsed / 1e9  # a copy reads and writes every byte
     return BenchmarkResult(kind="membw", status="ok", gpu=gpu, measured=round(gbs, 1), unit="GB/s",
                            metrics={"size_mib": size_mib, "iterations": iterations})
 
 
-def host_to_device(gpu: int, size_mib: int, seconds: float, progress: Progress) -> BenchmarkResult:
+def host_to_device(gpu: int, size_mib: int, seconds: float, progress: Progress,
+                   stop: threading.Event | None = None) -> BenchmarkResult:
     found = _torch_cuda(gpu)
     if isinstance(found, str):
         return BenchmarkResult(kind="h2d", status="unavailable", gpu=gpu, detail=found)
@@ -114,7 +120,8 @@ def host_to_device(gpu: int, size_mib: int, seconds: float, progress: Progress) 
     n = size_mib * 1024 * 1024
     host = torch.empty(n, dtype=torch.uint8).pin_memory()
     dev = torch.empty(n, dtype=torch.uint8, device=device)
-    iterations, elapsed = _timed_loop(torch, lambda: dev.copy_(host, non_blocking=True), seconds, progress, "host to device")
+    iterations, elapsed = _timed_loop(torch, lambda: dev.copy_(host, non_blocking=True), seconds, progress,
+                                      "host to device", stop)
     gbs = n * iterations / elapsed / 1e9
     return BenchmarkResult(kind="h2d", status="ok", gpu=gpu, measured=round(gbs, 1), unit="GB/s",
                            metrics={"size_mib": size_mib, "iterations": iterations})

@@ -3,23 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import os
 import sys
 from pathlib import Path
 
 
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _cmd_agent_serve(args: argparse.Namespace) -> int:
     from bot.agent.app import AgentConfig, create_app
+    from bot.agent.jobs import is_loopback_ip
     from bot.agent.security import MIN_SECRET_BYTES, SECRET_ENV
     from bot.agent.serve import AgentStartError, live_probe, replay_probe, serve_forever
     from bot.cli import CliInputError
@@ -27,8 +18,9 @@ def _cmd_agent_serve(args: argparse.Namespace) -> int:
     secret = os.environ.get(SECRET_ENV, "").encode()
     host = args.host
     if args.insecure_dev:
-        if host is not None and not _is_loopback(host):
-            raise CliInputError(f"--insecure-dev binds loopback only; refusing --host {host}")
+        if host is not None and not is_loopback_ip(host):
+            raise CliInputError(f"--insecure-dev binds loopback only; refusing --host {host} "
+                                "(give a loopback address such as 127.0.0.1 or ::1, not a name)")
         host = host or "127.0.0.1"
         secret = b""
         print("gpu-advisor agent: INSECURE DEV MODE: requests are not authenticated; loopback only", file=sys.stderr)

@@ -8,7 +8,9 @@ slot gets 409. Every job has a time limit.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import itertools
+import threading
 import time
 import uuid
 from collections import Counter, OrderedDict
@@ -19,10 +21,21 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
 
 from bot.agent import benchmarks
-from bot.agent.report import BenchmarkResult, ProbeReport
+from bot.agent.report import BenchmarkBatch, ProbeReport
 
 MatmulPrecision = Literal["fp32", "tf32", "bf16", "fp16", "fp8"]
-LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+# Job ids as the agent makes them: a counter and 8 hex digits. The bot puts ids into URL paths, so
+# it accepts nothing else.
+JOB_ID_PATTERN = r"^[0-9]{1,12}-[0-9a-f]{8}$"
+
+
+def is_loopback_ip(host: str | None) -> bool:
+    """A literal loopback address (127.0.0.0/8, ::1). Names such as "localhost" are not: what they
+    resolve to is up to the host's resolver configuration, not to us."""
+    try:
+        return ipaddress.ip_address(host or "").is_loopback
+    except ValueError:
+        return False
 
 
 class _Params(BaseModel):
@@ -76,8 +89,20 @@ class ServingJob(_Params):
     @classmethod
     def _loopback(cls, value: str) -> str:
         parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or parts.hostname not in LOOPBACK_HOSTS or parts.username:
-            raise ValueError("url must be http(s)://127.0.0.1|localhost|[::1][:port] (an endpoint on this host)")
+        try:
+            parts.port
+        except ValueError:
+            raise ValueError(f"url {value!r} has an invalid port") from None
+        ok = parts.scheme in ("http", "https") and not parts.username and not parts.password
+        if ok and parts.hostname and not is_loopback_ip(parts.hostname):
+            try:
+                ipaddress.ip_address(parts.hostname)
+            except ValueError:
+                raise ValueError(f"url host {parts.hostname!r}: use a loopback address such as 127.0.0.1 or [::1], "
+                                 "not a name such as 'localhost' (an endpoint on this host)") from None
+        if not ok or not is_loopback_ip(parts.hostname):
+            raise ValueError("url must be http(s)://127.0.0.1[:port] or http(s)://[::1][:port], a loopback address "
+                             "(an endpoint on this host)")
         return value
 
 
@@ -92,11 +117,13 @@ JobState = Literal["queued", "running", "done", "failed"]
 
 
 class Job(BaseModel):
-    id: str
-    kind: str
+    """A job as the agent reports it; the bot validates every reply against this model."""
+
+    id: str = Field(pattern=JOB_ID_PATTERN)
+    kind: Literal["probe", "matmul", "membw", "h2d", "serving"]
     params: dict[str, Any]
     state: JobState = "queued"
-    progress: float = 0.0
+    progress: float = Field(default=0.0, ge=0.0, le=1.0)
     message: str = ""
     created_at: float
     started_at: float | None = None
@@ -209,13 +236,20 @@ class JobManager:
         self._touch(job)
         progress = self._progress_callback(job)
         worker: asyncio.Future | None = None
+        stop = threading.Event()
         try:
-            worker = asyncio.ensure_future(self._execute(params, progress))
-            result = await asyncio.wait_for(asyncio.shield(worker), time_limit(params))
+            worker = asyncio.ensure_future(self._execute(params, progress, stop))
+            if isinstance(params, ServingJob):
+                # A coroutine: on time-out wait_for cancels it (closing its streams) and waits until it has stopped.
+                result = await asyncio.wait_for(worker, time_limit(params))
+            else:
+                # A thread cannot be cancelled: keep it shielded and tell its loop to stop (`stop`).
+                result = await asyncio.wait_for(asyncio.shield(worker), time_limit(params))
             job.result = result
             job.state, job.progress, job.message = "done", 1.0, "done"
         except asyncio.TimeoutError:
-            job.state, job.error = "failed", f"time limit of {time_limit(params):.0f} s exceeded"
+            stop.set()
+            job.state, job.error = "failed", f"time limit of {time_limit(params):g} s exceeded"
         except Exception as exc:  # reported to the caller as the job's error, never a crash
             job.state, job.error = "failed", f"{type(exc).__name__}: {exc}"
         finally:
@@ -229,7 +263,7 @@ class JobManager:
                 else:
                     self.slots.pop(slot, None)
 
-    async def _execute(self, params: BaseModel, progress) -> dict[str, Any]:
+    async def _execute(self, params: BaseModel, progress, stop: threading.Event) -> dict[str, Any]:
         if isinstance(params, ProbeJob):
             report = await asyncio.to_thread(self.probe, params)
             self.last_probe = report
@@ -237,18 +271,23 @@ class JobManager:
         if isinstance(params, MatmulJob):
             results = []
             for i, precision in enumerate(params.precisions):
+                if stop.is_set():
+                    break
+
                 def step(fraction: float, message: str, i=i) -> None:
                     progress((i + fraction) / len(params.precisions), message)
                 results.append(await asyncio.to_thread(benchmarks.matmul, params.gpu, precision, params.size,
-                                                       params.seconds, step))
-            return {"benchmarks": [r.model_dump(mode="json") for r in results]}
+                                                       params.seconds, step, stop))
+            return BenchmarkBatch(benchmarks=results).model_dump(mode="json")
         if isinstance(params, MembwJob):
-            result = await asyncio.to_thread(benchmarks.memory_bandwidth, params.gpu, params.size_mib, params.seconds, progress)
+            result = await asyncio.to_thread(benchmarks.memory_bandwidth, params.gpu, params.size_mib, params.seconds,
+                                             progress, stop)
         elif isinstance(params, H2dJob):
-            result = await asyncio.to_thread(benchmarks.host_to_device, params.gpu, params.size_mib, params.seconds, progress)
+            result = await asyncio.to_thread(benchmarks.host_to_device, params.gpu, params.size_mib, params.seconds,
+                                             progress, stop)
         elif isinstance(params, ServingJob):
             result = await benchmarks.serving(params.url, params.model, params.prompt, params.max_tokens,
                                               params.concurrency, params.requests, params.api, params.timeout_s, progress)
         else:  # pragma: no cover - the discriminated union admits nothing else
             raise ValueError(f"unknown job kind {params.kind!r}")
-        return {"benchmarks": [BenchmarkResult.model_validate(result).model_dump(mode="json")]}
+        return BenchmarkBatch(benchmarks=[result]).model_dump(mode="json")

@@ -164,3 +164,11 @@ class BenchmarkResult(BaseModel):
     unit: str | None = None
     detail: str | None = None
     metrics: dict[str, float] = Field(default_factory=dict)
+
+
+class BenchmarkBatch(BaseModel):
+    """The result of a benchmark job: one measurement per precision (matmul) or one."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    benchmarks: list[BenchmarkResult]

@@ -4,7 +4,16 @@ The string signed is `METHOD\\nPATH\\nQUERY\\nTIMESTAMP\\nNONCE\\nSHA256(BODY)`.
 request whose timestamp is more than `window_s` away from its clock (stale), whose signature does
 not match (compared in constant time), or whose nonce it has already accepted (replayed). Nonces
 are remembered for twice the window, so a replay inside the window is caught and one outside it
-is stale.
+is stale. PATH and QUERY are the request target exactly as sent (still percent-encoded): the
+client signs what it puts on the wire and the agent verifies ASGI's `raw_path`, never a decoded
+form, so encoded characters cannot make the two sides disagree.
+
+Every response is signed too, so a reply cannot be forged or altered on the way back (plain http):
+`x-gpu-advisor-response-signature: v1=HMAC(secret, "response\nSTATUS\nREQUEST_SIGNATURE\nTIMESTAMP\nSHA256(BODY))`.
+Binding the reply to the request's signature (which covers its fresh nonce) means an old reply
+cannot be replayed for a new request. A streamed reply (the event stream) cannot sign a body it has
+not produced yet: its header signs the status with the body digest "stream", and each event carries
+its own signature in its SSE `id:` field (`event_signature`).
 """
 
 from __future__ import annotations
@@ -16,14 +25,18 @@ import re
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 TIMESTAMP = "x-gpu-advisor-timestamp"
 NONCE = "x-gpu-advisor-nonce"
 SIGNATURE = "x-gpu-advisor-signature"
+RESPONSE_TIMESTAMP = "x-gpu-advisor-response-timestamp"
+RESPONSE_SIGNATURE = "x-gpu-advisor-response-signature"
+STREAMED = "stream"  # the body digest a streamed response's header signs
 SECRET_ENV = "GPU_ADVISOR_AGENT_SECRET"
 MIN_SECRET_BYTES = 16
-_NONCE_FORMAT = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+_NONCE_FORMAT = re.compile(r"[A-Za-z0-9_-]{16,64}")
+_TIMESTAMP_FORMAT = re.compile(r"[0-9]{1,12}")  # ASCII digits only; bounded, so int() cannot fail
 
 
 def canonical(method: str, path: str, query: str, timestamp: str, nonce: str, body: bytes) -> bytes:
@@ -42,6 +55,47 @@ def sign_headers(secret: bytes, method: str, path: str, body: bytes = b"", query
     nonce = secrets.token_urlsafe(18)
     return {TIMESTAMP: timestamp, NONCE: nonce,
             SIGNATURE: signature(secret, method, path, query, timestamp, nonce, body)}
+
+
+def response_signature(secret: bytes, status: int, request_signature: str, timestamp: str,
+                       body: bytes | None) -> str:
+    """`body=None`: a streamed response, whose events are signed one by one."""
+    digest = STREAMED if body is None else hashlib.sha256(body).hexdigest()
+    text = "\n".join(["response", str(status), request_signature, timestamp, digest]).encode()
+    return "v1=" + hmac.new(secret, text, hashlib.sha256).hexdigest()
+
+
+def response_headers(secret: bytes, status: int, request_signature: str, body: bytes | None,
+                     now: float | None = None) -> dict[str, str]:
+    timestamp = str(int(now if now is not None else time.time()))
+    return {RESPONSE_TIMESTAMP: timestamp,
+            RESPONSE_SIGNATURE: response_signature(secret, status, request_signature, timestamp, body)}
+
+
+def verify_response(secret: bytes, status: int, request_signature: str, headers: Mapping[str, str],
+                    body: bytes | None) -> str | None:
+    """None if the agent signed this response to this request; else why not."""
+    timestamp, sig = headers.get(RESPONSE_TIMESTAMP), headers.get(RESPONSE_SIGNATURE)
+    if not sig:
+        return "no response signature"
+    if not timestamp or not _TIMESTAMP_FORMAT.fullmatch(timestamp):
+        return "malformed response timestamp"
+    expected = response_signature(secret, status, request_signature, timestamp, body)
+    if not hmac.compare_digest(expected.encode(), sig.encode()):
+        return "bad response signature"
+    return None
+
+
+def event_signature(secret: bytes, request_signature: str, data: str) -> str:
+    text = "\n".join(["event", request_signature, hashlib.sha256(data.encode()).hexdigest()]).encode()
+    return "v1=" + hmac.new(secret, text, hashlib.sha256).hexdigest()
+
+
+def verify_event(secret: bytes, request_signature: str, event_id: str, data: str) -> str | None:
+    """None if this server-sent event's `id:` signs its `data:` for this request; else why not."""
+    if not hmac.compare_digest(event_signature(secret, request_signature, data).encode(), event_id.encode()):
+        return "bad event signature"
+    return None
 
 
 class NonceCache:
@@ -76,7 +130,7 @@ class Verifier:
         timestamp, nonce, sig = headers.get(TIMESTAMP), headers.get(NONCE), headers.get(SIGNATURE)
         if not (timestamp and nonce and sig):
             return "missing", "request is not signed (missing timestamp, nonce or signature header)"
-        if not timestamp.isdigit() or not _NONCE_FORMAT.match(nonce):
+        if not _TIMESTAMP_FORMAT.fullmatch(timestamp) or not _NONCE_FORMAT.fullmatch(nonce):
             return "malformed", "malformed timestamp or nonce header"
         now = self.clock()
         if abs(now - int(timestamp)) > self.window_s:
@@ -90,10 +144,34 @@ class Verifier:
         return None
 
 
-class SignedRequests:
-    """ASGI middleware: bounds the body size and checks every request's signature.
+def _signing_send(send, secret: bytes, request_signature: str):
+    """Wrap ASGI `send` so the response carries the agent's signature over status and body.
 
-    `verifier=None` (only with --insecure-dev, on loopback) skips the signature check.
+    A complete body (one message) is signed over its bytes; a streamed body (more_body) gets the
+    "stream" digest in its header and signs each event itself (see the events endpoint)."""
+    start: dict | None = None
+
+    async def signed_send(message) -> None:
+        nonlocal start
+        if message["type"] == "http.response.start":
+            start = message  # held until the body shows whether it is complete or streamed
+            return
+        if message["type"] == "http.response.body" and start is not None:
+            body = None if message.get("more_body") else message.get("body", b"")
+            extra = response_headers(secret, start["status"], request_signature, body)
+            headers = list(start.get("headers", [])) + [(k.encode(), v.encode()) for k, v in extra.items()]
+            await send({**start, "headers": headers})
+            start = None
+        await send(message)
+
+    return signed_send
+
+
+class SignedRequests:
+    """ASGI middleware: bounds the body size, checks every request's signature, signs every response.
+
+    `verifier=None` (only with --insecure-dev, on loopback) skips the signature check; with no
+    secret, responses are not signed either.
     `open_paths` are served unsigned (e.g. /metrics for a Prometheus scraper when asked for).
     """
 
@@ -116,6 +194,8 @@ class SignedRequests:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        if self.verifier is not None:
+            send = _signing_send(send, self.verifier.secret, headers.get(SIGNATURE, ""))
         declared = headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > self.max_body:
             return await self._refuse(send, 413, "too_large", f"request body over {self.max_body} bytes")
@@ -130,7 +210,10 @@ class SignedRequests:
             if not message.get("more_body"):
                 break
         if self.verifier is not None and scope["path"] not in self.open_paths:
-            refused = self.verifier.check(scope["method"], scope["path"], scope.get("query_string", b"").decode(),
+            # The target as sent (percent-encoded), which is what the client signed.
+            raw_path = scope.get("raw_path")
+            path = raw_path.decode("latin-1") if raw_path else scope["path"]
+            refused = self.verifier.check(scope["method"], path, scope.get("query_string", b"").decode("latin-1"),
                                           headers, body)
             if refused:
                 return await self._refuse(send, 401, *refused)

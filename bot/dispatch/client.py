@@ -2,7 +2,10 @@
 
 Only a request that never reached the agent (connect error) is retried, up to `retries` times
 with a short back-off; every attempt is signed afresh (a new nonce), so a retry is never a replay.
-Every failure becomes a `DispatchError` whose message names the host and says what went wrong.
+Every reply must carry the agent's response signature for this very request, and must validate
+against the agent's own models (`Job`, `ProbeReport`, `BenchmarkBatch`); job ids must have the
+agent's format before they go into a URL. Every failure becomes a `DispatchError` whose message
+names the host and says what went wrong.
 """
 
 from __future__ import annotations
@@ -14,9 +17,22 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+from pydantic import BaseModel, ValidationError
 
-from bot.agent.security import sign_headers
+from bot.agent.jobs import Job
+from bot.agent.report import BenchmarkBatch, ProbeReport
+from bot.agent.security import SIGNATURE, sign_headers, verify_response
 from bot.dispatch.inventory import DispatchError, Host
+
+
+def _problems(exc: ValidationError, limit: int = 3) -> str:
+    """The first few validation problems, each `field: message` (no input values echoed)."""
+    parts = []
+    for error in exc.errors()[:limit]:
+        where = ".".join(str(p) for p in error["loc"])
+        parts.append(f"{where}: {error['msg']}" if where else error["msg"])
+    more = len(exc.errors()) - limit
+    return "; ".join(parts) + (f" (and {more} more)" if more > 0 else "")
 
 
 class AgentClient:
@@ -24,17 +40,19 @@ class AgentClient:
                  timeout_s: float | None = None):
         self.host = host
         self.client = client
-        self.secret = secret
+        self.secret = secret  # None only for an --insecure-dev agent: then nothing is signed either way
         self.retries = retries
         self.timeout = timeout_s or host.timeout_s
 
     async def request(self, method: str, path: str, body: dict | None = None) -> Any:
         payload = json.dumps(body).encode() if body is not None else b""
-        url = self.host.url + path
+        url = httpx.URL(self.host.url + path)
+        # Sign the target exactly as it goes on the wire (still percent-encoded); the agent verifies that.
+        signed_path, _, query = url.raw_path.decode("ascii").partition("?")
         for attempt in range(self.retries + 1):
             headers = {"content-type": "application/json"} if body is not None else {}
             if self.secret:
-                headers |= sign_headers(self.secret, method, path, payload)
+                headers |= sign_headers(self.secret, method, signed_path, payload, query=query)
             try:
                 response = await self.client.request(method, url, content=payload, headers=headers, timeout=self.timeout)
                 break
@@ -48,9 +66,20 @@ class AgentClient:
             except httpx.HTTPError as exc:
                 raise DispatchError(f"{self.host.name}: connection to the agent failed: "
                                     f"{type(exc).__name__}: {exc}") from exc
+        if self.secret:
+            refused = verify_response(self.secret, response.status_code, headers[SIGNATURE], response.headers,
+                                      response.content)
+            if refused:
+                said = ""
+                if response.status_code in (401, 403):  # most likely our secret is wrong; show the agent's reason
+                    said = f"; unverified, it says: {response.text[:200]!r}"
+                raise DispatchError(
+                    f"{self.host.name}: agent returned garbage: unauthenticated response ({refused}; "
+                    f"HTTP {response.status_code}): the agent's secret is not the one in {self.host.secret_env}, "
+                    f"or something between the bot and the agent forged or altered the reply{said}")
         try:
             data = response.json()
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
             raise DispatchError(f"{self.host.name}: agent returned garbage (HTTP {response.status_code}, "
                                 f"not JSON: {response.text[:80]!r})") from exc
         if response.status_code >= 400:
@@ -60,22 +89,40 @@ class AgentClient:
             raise DispatchError(f"{self.host.name}: agent refused the request (HTTP {response.status_code}): {detail}")
         return data
 
+    def _job(self, data: Any, kind: str, expected_id: str | None = None) -> Job:
+        try:
+            job = Job.model_validate(data)
+        except ValidationError as exc:
+            raise DispatchError(f"{self.host.name}: agent returned garbage: malformed job reply: {_problems(exc)}") from None
+        if expected_id is not None and job.id != expected_id:
+            raise DispatchError(f"{self.host.name}: agent returned garbage: agent answered for job {job.id}, "
+                                f"not {expected_id}")
+        if job.kind != kind:
+            raise DispatchError(f"{self.host.name}: agent returned garbage: a {job.kind} job for a {kind} request")
+        return job
+
+    def _result(self, job: Job) -> dict:
+        model: type[BaseModel] = ProbeReport if job.kind == "probe" else BenchmarkBatch
+        try:
+            return model.model_validate(job.result or {}).model_dump(mode="json")
+        except ValidationError as exc:
+            raise DispatchError(f"{self.host.name}: agent returned a {job.kind} result that does not validate: "
+                                f"{_problems(exc)}") from None
+
     async def run_job(self, params: dict, progress: Callable[[str, float, str], None] | None = None,
                       deadline_s: float = 300.0) -> dict:
-        """Submit a job and poll it until it finishes; its result. Failed jobs raise DispatchError."""
-        job = await self.request("POST", "/jobs", params)
-        if not isinstance(job, dict) or "id" not in job:
-            raise DispatchError(f"{self.host.name}: agent returned garbage for a job submission")
+        """Submit a job and poll it until it finishes; its validated result. Failed jobs raise DispatchError."""
+        kind = params["kind"]
+        job = self._job(await self.request("POST", "/jobs", params), kind)
         started, delay = time.monotonic(), 0.05
-        while job.get("state") not in ("done", "failed"):
+        while job.state not in ("done", "failed"):
             if time.monotonic() - started > deadline_s:
-                raise DispatchError(f"{self.host.name}: {params['kind']} job {job['id']} did not finish "
-                                    f"within {deadline_s:g} s")
+                raise DispatchError(f"{self.host.name}: {kind} job {job.id} did not finish within {deadline_s:g} s")
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 1.0)
-            job = await self.request("GET", f"/jobs/{job['id']}")
-            if progress is not None and isinstance(job, dict):
-                progress(params["kind"], float(job.get("progress") or 0.0), str(job.get("message") or ""))
-        if job["state"] == "failed":
-            raise DispatchError(f"{self.host.name}: {params['kind']} job failed on the agent: {job.get('error')}")
-        return job.get("result") or {}
+            job = self._job(await self.request("GET", f"/jobs/{job.id}"), kind, expected_id=job.id)
+            if progress is not None:
+                progress(kind, job.progress, job.message)
+        if job.state == "failed":
+            raise DispatchError(f"{self.host.name}: {kind} job failed on the agent: {job.error}")
+        return self._result(job)

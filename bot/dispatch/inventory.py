@@ -8,6 +8,12 @@
         expect: {gpu: h100-sxm, count: 8}     # optional
         cuda: "13.0"                          # optional: the team's CUDA for this host
         deployment: datacenter                # optional (default datacenter)
+        allow_plain_http: false               # optional: see below
+
+A plain `http://` URL to another machine (anything but a literal loopback address) loads, since
+requests and responses are HMAC-signed either way, but it is logged as a warning naming the line:
+without TLS the probe reports travel readable by anyone on the path. Use `https://`, or say
+`allow_plain_http: true` for a host on a network you trust, which silences the warning.
 
 A top-level `defaults:` may give `cuda` and `deployment` for every host. Only names in the
 inventory can be checked: a raw address or URL is refused, so the bot cannot be pointed anywhere.
@@ -15,6 +21,7 @@ inventory can be checked: a raw address or URL is refused, so the bot cannot be 
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from pathlib import Path
@@ -22,10 +29,12 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from bot.agent.jobs import is_loopback_ip
 from bot.models import Deployment
 from bot.yamlio import YamlError, describe_validation_error, load_yaml
 
 INVENTORY_ENV = "GPU_ADVISOR_INVENTORY"
+log = logging.getLogger(__name__)
 HOST_NAME = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
 
 
@@ -65,6 +74,7 @@ class Host(BaseModel):
     deployment: Deployment | None = None
     serving: ServingTarget | None = None
     timeout_s: float = Field(default=10.0, gt=0, le=300, description="per HTTP request")
+    allow_plain_http: bool = Field(default=False, description="accept http:// to another machine without a warning")
 
     @field_validator("url")
     @classmethod
@@ -82,6 +92,11 @@ class Host(BaseModel):
         if value is not None and not re.fullmatch(r"\d+(\.\d+){0,2}", value):
             raise ValueError(f"CUDA version {value!r} is not of the form 12.4")
         return value
+
+    def plain_http_elsewhere(self) -> bool:
+        """http:// to anything but a literal loopback address ("localhost" is a name, not an address)."""
+        parts = urlsplit(self.url)
+        return parts.scheme == "http" and not is_loopback_ip(parts.hostname)
 
     def secret(self) -> bytes:
         value = os.environ.get(self.secret_env, "")
@@ -147,6 +162,10 @@ def load_inventory(path: Path | str) -> Inventory:
         if host.name in seen:
             raise InventoryError(f"{doc.where(('hosts', index, 'name'))}: duplicate host name {host.name!r}")
         seen.add(host.name)
+        if host.plain_http_elsewhere() and not host.allow_plain_http:
+            log.warning("%s: %s: %s is plain HTTP to another machine: requests and replies are signed, but probe "
+                        "reports travel unencrypted; use https:// (agent --tls-cert/--tls-key) or set "
+                        "`allow_plain_http: true` for this host", doc.where(("hosts", index, "url")), host.name, host.url)
     return inventory
 
 

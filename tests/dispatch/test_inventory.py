@@ -59,3 +59,37 @@ def test_unknown_name_and_not_allowed(tmp_path):
         inventory.get("gpu-node-8")
     with pytest.raises(PermissionError, match="U999 may not check gpu-node-7"):
         inventory.authorize("gpu-node-7", "U999")
+
+
+def test_plain_http_to_another_machine_loads_with_a_warning(tmp_path, caplog):
+    path = tmp_path / "inventory.yaml"
+    path.write_text(ISSUE_FORM)
+    with caplog.at_level("WARNING", logger="bot.dispatch.inventory"):
+        inventory = load_inventory(path)
+    assert inventory.hosts[0].url == "http://10.0.0.7:8700"
+    [warning] = caplog.records
+    assert f"{path}:3:" in warning.getMessage()
+    assert "gpu-node-7: http://10.0.0.7:8700 is plain HTTP to another machine" in warning.getMessage()
+    assert "allow_plain_http: true" in warning.getMessage()
+
+
+@pytest.mark.parametrize("url,extra", [
+    ("https://10.0.0.7:8700", ""),
+    ("http://127.0.0.1:8700", ""),
+    ("http://[::1]:8700", ""),
+    ("http://10.0.0.7:8700", "    allow_plain_http: true\n"),
+])
+def test_no_warning_for_tls_loopback_or_an_explicit_opt_in(tmp_path, caplog, url, extra):
+    path = tmp_path / "inventory.yaml"
+    path.write_text(ISSUE_FORM.replace("http://10.0.0.7:8700", url) + extra)
+    with caplog.at_level("WARNING", logger="bot.dispatch.inventory"):
+        inventory = load_inventory(path)
+    assert caplog.records == [] and inventory.hosts[0].allow_plain_http == bool(extra)
+
+
+def test_localhost_is_not_taken_for_loopback(tmp_path, caplog):
+    path = tmp_path / "inventory.yaml"
+    path.write_text(ISSUE_FORM.replace("http://10.0.0.7:8700", "http://localhost:8700"))
+    with caplog.at_level("WARNING", logger="bot.dispatch.inventory"):
+        load_inventory(path)
+    assert "plain HTTP to another machine" in caplog.records[0].getMessage()
