@@ -90,7 +90,15 @@ class ServerPool:
         import uvicorn
 
         self.host = host
-        self.ports = [free_port(host) for _ in apps]
+        # Bind every socket now and hand it to uvicorn: picking a free port and binding it later
+        # races with other servers starting at the same time ("address already in use").
+        self._sockets = []
+        for _ in apps:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind((host, 0))
+            self._sockets.append(sock)
+        self.ports = [sock.getsockname()[1] for sock in self._sockets]
         self.servers = [
             uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="error", lifespan="off",
                                           access_log=False))
@@ -107,7 +115,8 @@ class ServerPool:
     def _run(self) -> None:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
-        loop.run_until_complete(asyncio.gather(*(s.serve() for s in self.servers)))
+        loop.run_until_complete(asyncio.gather(*(s.serve(sockets=[sock])
+                                                 for s, sock in zip(self.servers, self._sockets))))
         loop.close()
 
     def __enter__(self) -> "ServerPool":
@@ -123,6 +132,8 @@ class ServerPool:
         for server in self.servers:
             server.should_exit = True
         self._thread.join(timeout=10)
+        for sock in self._sockets:
+            sock.close()
 
 
 def serve_forever(app, host: str, port: int, tls_cert: str | None, tls_key: str | None, user: str | None) -> None:

@@ -16,7 +16,7 @@ from bot.agent.serve import ServerPool
 from bot.cli import main
 from tests.agent.conftest import needs_fixtures
 from tests.agent.streaming_server import streaming_app
-from tests.dispatch.helpers import SECRET, agent_app
+from tests.dispatch.helpers import SECRET, agent_app, call, wait
 
 KEY = SECRET.encode()
 
@@ -28,22 +28,6 @@ def servers():
         yield pool
 
 
-def call(url: str, method: str, path: str, body: dict | None = None, headers: dict | None = None, query: str = ""):
-    payload = json.dumps(body).encode() if body is not None else b""
-    signed = sign_headers(KEY, method, path, payload, query=query) if headers is None else headers
-    target = url + path + (f"?{query}" if query else "")
-    return httpx.request(method, target, content=payload, headers={"content-type": "application/json", **signed},
-                         timeout=10, trust_env=False)
-
-
-def wait(url: str, job_id: str, timeout: float = 10.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        job = call(url, "GET", f"/jobs/{job_id}").json()
-        if job["state"] in ("done", "failed"):
-            return job
-        time.sleep(0.05)
-    raise AssertionError(f"job {job_id} did not finish")
 
 
 @needs_fixtures

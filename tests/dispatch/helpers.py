@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import json
+import time
 from pathlib import Path
 
+import httpx
+import pytest
+
 from bot.agent.app import AgentConfig, create_app
-from bot.agent.serve import replay_probe
+from bot.agent.security import sign_headers
+from bot.agent.serve import ServerPool, replay_probe
 from tests.agent.conftest import KERNEL_LOG, SMI
 
 SECRET = "test-secret-0123456789abcdef"
@@ -30,3 +36,31 @@ def inventory_yaml(entries: list[dict], cuda: str | None = "13.0") -> str:
     if cuda:
         lines += ["defaults:", f"  cuda: \"{cuda}\""]
     return "\n".join(lines) + "\n"
+
+
+def call(url: str, method: str, path: str, body: dict | None = None, headers: dict | None = None,
+         query: str = "", raw: bytes | None = None) -> httpx.Response:
+    """One request to a loopback agent, signed with SECRET unless `headers` replaces the signature."""
+    payload = raw if raw is not None else (json.dumps(body).encode() if body is not None else b"")
+    signed = sign_headers(SECRET.encode(), method, path, payload, query=query) if headers is None else headers
+    target = url + path + (f"?{query}" if query else "")
+    return httpx.request(method, target, content=payload, headers={"content-type": "application/json", **signed},
+                         timeout=10, trust_env=False)
+
+
+def wait(url: str, job_id: str, timeout: float = 10.0) -> dict:
+    """Poll a job until it is done or failed."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        job = call(url, "GET", f"/jobs/{job_id}").json()
+        if job["state"] in ("done", "failed"):
+            return job
+        time.sleep(0.05)
+    raise AssertionError(f"job {job_id} did not finish")
+
+
+@pytest.fixture(scope="module")
+def h100_agent_url():
+    """A real agent on loopback replaying the 8 x H100 capture."""
+    with ServerPool([agent_app(H100)]) as pool:
+        yield pool.urls[0]

@@ -14,7 +14,7 @@ from bot.agent.security import sign_headers
 from bot.agent.serve import ServerPool
 from tests.agent.conftest import needs_fixtures
 from tests.agent.streaming_server import streaming_app
-from tests.dispatch.helpers import SECRET, agent_app
+from tests.dispatch.helpers import SECRET, agent_app, call, wait
 
 pytestmark = needs_fixtures
 KEY = SECRET.encode()
@@ -30,21 +30,6 @@ def servers():
         yield pool
 
 
-def call(url: str, method: str, path: str, body: dict | None = None, headers: dict | None = None, raw: bytes | None = None):
-    payload = raw if raw is not None else (json.dumps(body).encode() if body is not None else b"")
-    signed = sign_headers(KEY, method, path, payload) if headers is None else headers
-    return httpx.request(method, url + path, content=payload, headers={"content-type": "application/json", **signed},
-                         timeout=10, trust_env=False)
-
-
-def wait(url: str, job_id: str, timeout: float = 10.0) -> dict:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        job = call(url, "GET", f"/jobs/{job_id}").json()
-        if job["state"] in ("done", "failed"):
-            return job
-        time.sleep(0.05)
-    raise AssertionError(f"job {job_id} did not finish")
 
 
 def test_signed_probe_returns_the_replayed_report(servers):

@@ -7,18 +7,12 @@ import json
 import pytest
 from slack_harness import MENTION_TS, action_ids, answers, button_value, mention, texts
 
-from bot.agent.serve import ServerPool
 from bot.slack import cards
 from tests.agent.conftest import needs_fixtures
-from tests.dispatch.helpers import H100, SECRET, agent_app, inventory_yaml
+from tests.dispatch.helpers import SECRET, inventory_yaml
+from tests.dispatch.helpers import h100_agent_url as agent_url  # noqa: F401 (a fixture)
 
 pytestmark = needs_fixtures
-
-
-@pytest.fixture(scope="module")
-def agent_url():
-    with ServerPool([agent_app(H100)]) as pool:
-        yield pool.urls[0]
 
 
 @pytest.fixture
