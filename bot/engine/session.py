@@ -202,6 +202,12 @@ class Engine:
         self.ruleset = ruleset_name(rulebase)
         self._rules: dict[str, Rule] = {r.rule.id: r.rule for r in rulebase.rules}
         self._actions = {action_name(rid): rid for rid in self._rules}
+        # Per rule, resolved once: the binding names, and each assertion's (field, reference, value).
+        self._aliases = {rid: [c.alias for c in rule.when] for rid, rule in self._rules.items()}
+        self._assertions = {
+            rid: [(a.fact, [(k, parse_reference(v), v) for k, v in a.set.items()]) for a in rule.then.assert_]
+            for rid, rule in self._rules.items()
+        }
         self._questions: dict[str, _Question] = {}
         self._lock = threading.Lock()
         self._sids = itertools.count(1)
@@ -231,24 +237,22 @@ class Engine:
     def _fire(self, rule: Rule, c, question: _Question) -> None:
         bound: dict[str, dict] = {}
         premises: list[str] = []
-        for condition in rule.when:
-            content = getattr(c, condition.alias)
-            data = {k: v for k, v in content._d.items() if k not in ("sid", "kind")}
-            fid = data.pop("_fid", None)
-            bound[condition.alias] = data
+        for alias in self._aliases[rule.id]:
+            # The matched fact as durable-rules holds it (with sid, kind and _fid); templates and
+            # assertions read fields by name, so it is used as it is, without a copy.
+            data = getattr(c, alias)._d
+            bound[alias] = data
+            fid = data.get("_fid")
             if fid:
                 premises.append(fid)
         asserted: list[str] = []
-        for assertion in rule.then.assert_:
-            data = {}
-            for key, value in assertion.set.items():
-                ref = parse_reference(value)
-                data[key] = bound[ref[0]].get(ref[1]) if ref else value
-            record, is_new = question.new_fact(assertion.fact, data, derived_by=rule.id, premises=premises)
+        for fact_kind, setters in self._assertions[rule.id]:
+            data = {key: (bound[ref[0]].get(ref[1]) if ref else value) for key, ref, value in setters}
+            record, is_new = question.new_fact(fact_kind, data, derived_by=rule.id, premises=premises)
             asserted.append(record.fid)
             if is_new:
                 try:
-                    c.assert_fact({"kind": assertion.fact, "_fid": record.fid, **data})
+                    c.assert_fact({"kind": fact_kind, "_fid": record.fid, **data})
                 except durable.MessageNotHandledException:
                     pass  # nothing consumes this fact: normal
         question.firings.append(Firing(rule=rule.id, premises=premises, asserted=asserted))
