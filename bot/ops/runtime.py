@@ -7,7 +7,8 @@
 - the store (GPU_ADVISOR_DATABASE_URL), migrated, handed to the app, which keeps in it the
   conversation state per thread, the Slack event dedupe (replicas sharing one PostgreSQL answer
   a retried event once and continue each other's threads), the dispatch audit log and the
-  check history.
+  check history. With GPU_ADVISOR_SLACK_ANSWER_PROCESSES > 0 the answer workers open the same
+  store by its URL (`bot/slack/answer_pool.py`).
 """
 
 from __future__ import annotations

@@ -11,7 +11,9 @@ checks always show the working message, with their progress.
 
 With a store (`gpu-advisor serve` opens one), conversation state per thread, the retry dedupe,
 the dispatch audit log and the check history live in it, so follow-ups work across replicas and
-restarts and every Slack-triggered check is audited and kept in the host's history.
+restarts and every Slack-triggered check is audited and kept in the host's history. With
+GPU_ADVISOR_SLACK_ANSWER_PROCESSES > 0 the answers themselves are computed in worker processes
+over that store (`answer_pool.py`); everything Slack-specific stays here.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import re
 import tempfile
 import threading
 import time
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
@@ -234,6 +237,8 @@ class GpuAdvisorBot:
             audit, history = StoreAuditSink(store), StoreHistory(store)
             dedupe = dedupe or StoreDedupe(store, ttl_s=settings.dedupe_ttl_s)
         self.conversations = Conversations(rules, store=conversation_store)
+        # Answers in worker processes (an `AnswerPool`, set by `build_app`), or None: in the listener threads.
+        self.answer_pool = None
         self.dedupe = dedupe or MemoryDedupeStore(ttl_s=settings.dedupe_ttl_s)
         self.answers = AnswerStore()
         self.recent = RecentQuestions()
@@ -377,7 +382,8 @@ class GpuAdvisorBot:
         """Ask the conversation; the card for its answer, or a notice saying what was wrong."""
         try:
             with answer_timer("slack"):
-                answer = self.conversations.ask(conversation_id, text)
+                asked = self.answer_pool if self.answer_pool is not None else self.conversations
+                answer = asked.ask(conversation_id, text)
         except (QuestionError, InputError) as exc:
             return cards.notice_card(escape(str(exc)), ":grey_question:")
         except Exception:
@@ -593,6 +599,26 @@ class GpuAdvisorBot:
 # -- the factory ----------------------------------------------------------------------------
 
 
+def start_answer_pool(settings: SlackSettings, rules, store, conversations):
+    """The `AnswerPool` GPU_ADVISOR_SLACK_ANSWER_PROCESSES asks for, started; None when it is 0."""
+    if settings.answer_processes == 0:
+        return None
+    from bot.slack.answer_pool import AnswerPool, AnswerPoolError, store_is_shareable
+
+    if not store_is_shareable(store):
+        raise SlackSettingsError("GPU_ADVISOR_SLACK_ANSWER_PROCESSES needs a store other processes can open "
+                                 "(GPU_ADVISOR_DATABASE_URL: a SQLite file or PostgreSQL); set it to 0 without one")
+    started = time.monotonic()
+    pool = AnswerPool(settings.answer_processes, rules, store, fallback=conversations)
+    try:
+        workers = pool.start()
+    except AnswerPoolError as exc:
+        pool.close()
+        raise SlackSettingsError(f"GPU_ADVISOR_SLACK_ANSWER_PROCESSES: {exc}") from exc
+    log.info("answering in %d worker processes (started in %.1f s)", len(workers), time.monotonic() - started)
+    return pool
+
+
 def build_app(settings: SlackSettings, mode: Mode = "socket", *, rules=None, client: WebClient | None = None,
               dedupe: DedupeStore | None = None, store=None) -> App:
     """The Bolt app with every listener registered. Checks settings before any connection.
@@ -600,6 +626,8 @@ def build_app(settings: SlackSettings, mode: Mode = "socket", *, rules=None, cli
     `rules` is the `RuleBaseManager` answers come from (default: one over GPU_ADVISOR_RULES_DIR or
     the shipped rules). `store` (a `bot.store.Store`) keeps conversations, the retry dedupe, the
     dispatch audit and the check history; without one they live in memory (no audit, no history).
+    With GPU_ADVISOR_SLACK_ANSWER_PROCESSES > 0 answers are computed in that many worker
+    processes over the same store (`app_answer_pool(app)` is the pool, to close on shutdown).
     """
     settings.require(mode)
     if rules is None:
@@ -616,5 +644,16 @@ def build_app(settings: SlackSettings, mode: Mode = "socket", *, rules=None, cli
         process_before_response=True,
         listener_executor=ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="gpu-advisor-slack"),
     )
+    # After the App, whose start checks the token: a failed start leaves no workers behind.
+    bot.answer_pool = start_answer_pool(settings, rules, store, bot.conversations)
     bot.register(app)
+    _ANSWER_POOLS[app] = bot.answer_pool
     return app
+
+
+_ANSWER_POOLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def app_answer_pool(app: App):
+    """The `AnswerPool` of an app `build_app` made, or None when it answers in threads."""
+    return _ANSWER_POOLS.get(app)

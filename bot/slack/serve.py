@@ -84,11 +84,19 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise CliInputError("the rule base does not load:\n" + "\n".join(exc.problems[:20])) from exc
     except SlackSettingsError as exc:
         raise CliInputError(str(exc)) from exc
-    if mode == "http":
-        logging.getLogger("gpu_advisor.slack").info("serving %s on http://%s:%d", EVENTS_PATH, args.host, args.port)
-        http_server(bolt_app, args.host, args.port).run()
-    else:
-        socket_mode_handler(bolt_app, settings.app_token.get_secret_value()).start()
+    from bot.slack.app import app_answer_pool
+
+    try:
+        if mode == "http":
+            logging.getLogger("gpu_advisor.slack").info("serving %s on http://%s:%d", EVENTS_PATH, args.host,
+                                                        args.port)
+            http_server(bolt_app, args.host, args.port).run()
+        else:
+            socket_mode_handler(bolt_app, settings.app_token.get_secret_value()).start()
+    finally:
+        pool = app_answer_pool(bolt_app)
+        if pool is not None:
+            pool.close()
     return 0
 
 

@@ -52,6 +52,9 @@ class SlackSettings(BaseSettings):
     # Threads that run the slow part of each request (answers, uploads) after the ack. Answering
     # is CPU-bound under one GIL: more threads than this only slow the acks down (bench/slack_bench.py).
     workers: int = Field(default=4, ge=1, le=256, validation_alias="GPU_ADVISOR_SLACK_WORKERS")
+    # Worker processes that compute answers beside the app's GIL (bot/slack/answer_pool.py);
+    # 0 answers in the listener threads. Needs a store other processes can open (`serve` has one).
+    answer_processes: int = Field(default=0, ge=0, le=64, validation_alias="GPU_ADVISOR_SLACK_ANSWER_PROCESSES")
     # Threads for host checks, which mostly wait on agents.
     check_workers: int = Field(default=8, ge=1, le=256, validation_alias="GPU_ADVISOR_SLACK_CHECK_WORKERS")
     dedupe_ttl_s: float = Field(default=3600.0, gt=0, validation_alias="GPU_ADVISOR_SLACK_DEDUPE_TTL")
