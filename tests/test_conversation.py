@@ -111,3 +111,15 @@ def test_unknown_gpu_name_is_raised_as_a_question_not_dropped(chat):
     assert any("H800" in q and "no specs" in q for q in answer.questions)
     zh = chat.ask("unknown-gpu-zh", "我们有八张 H800，能训练 7B 吗？")
     assert any("H800" in q and "规格" in q for q in zh.questions)
+
+
+def test_which_gpu_should_i_rent_asks_what_it_needs_then_the_follow_up_fills_it(chat):
+    first = chat.ask("rent-1", "which GPU should I rent?")
+    assert first.findings, "the answer still gives what it can"
+    assert any("training" in q and "inference" in q for q in first.questions)
+    assert any("parameters" in q for q in first.questions)
+    assert not first.candidates
+    follow = chat.ask("rent-1", "inference of Llama-3-8B for 8 concurrent users")
+    assert follow.requirement.workload == "inference" and follow.requirement.model == "llama-3-8b"
+    assert not any("training" in q and "inference" in q for q in follow.questions)
+    assert any(c.fits for c in follow.candidates)

@@ -143,7 +143,8 @@ TOPICS: list[tuple[re.Pattern, str]] = table([
     (r"\B<(?:costs?|costing|price[sd]?|pricing|cheap\w*|expensive|budget\w*|afford\w*|spend\w*|money|worth\s+it|tco|"
      r"how\s+much\s+(?:would|will|does|do|is)\s+it)>\E|费用|成本|价格|价钱|便宜|划算|贵|预算|多少钱|省钱|性价比|花费|开销|花多少", "cost"),
     (r"\B<(?:which|what|best|cheapest|compare|comparing)\s+(?:cloud|gpu\s+cloud|provider|vendor|platform|host)s?>\E"
-     r"|\B<where\s+(?:should|can|do|to)\s+(?:i|we)?\s*rent>\E|服务商|云厂商|哪家|哪个平台|哪个云|租哪|在哪租|在哪里租|去哪租|供应商", "provider"),
+     r"|\B<where\s+(?:should|can|do|to)\s+(?:i|we)?\s*rent>\E"
+     r"|\B<(?:which|what)\s+(?:gpus?|cards?|instances?|servers?)\s+(?:should|do|can|to)\s+(?:i|we)?\s*(?:rent|lease|hire)>\E|服务商|云厂商|哪家|哪个平台|哪个云|租哪|在哪租|在哪里租|去哪租|供应商", "provider"),
     (r"\B<(?:benchmark\w*|throughput|latency|tokens?/s|tok/s|tokens?\s+per\s+second|ttft|mlperf|perf\s+test|performance\s+test|"
      r"load\s+test\w*|compare\s+(?:\w+\s+){0,2}(?:servers?|engines?|frameworks?|backends?))>\E|吞吐|延迟|压测|基准测试|跑分|性能测试|性能对比|首字延迟"
      r"|对比[^，。？！,?!]{0,12}(?:框架|引擎|性能)|(?:框架|引擎)[^，。？！,?!]{0,6}性能", "benchmark"),
