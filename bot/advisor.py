@@ -147,6 +147,7 @@ class Advisor:
         data["has_size"] = req.params_b is not None
         data["gpu_named"] = bool(resolved.gpus)
         data["multi_gpu"] = (req.gpu_count or 1) > 1
+        data["has_symptoms"] = bool(req.xids or req.symptoms)
         if resolved.family:
             data["gpu_variants"] = ", ".join(g.id for g in resolved.gpus)
         if req.cuda:

@@ -61,6 +61,7 @@ class RequirementFact(FactModel):
     has_size: bool = Field(default=False, description="a model or parameter count is known")
     gpu_named: bool = Field(default=False, description="the user named a GPU")
     multi_gpu: bool = Field(default=False, description="more than one GPU is planned")
+    has_symptoms: bool = Field(default=False, description="the question reports Xids or symptoms (a health question)")
 
 
 class GpuFact(FactModel):
