@@ -113,8 +113,7 @@ class Advisor:
             estimate = size_requirement(req, resolved.shape, self.catalog, selected, self.config.today,
                                         self.config.price_max_age_days)
             candidates, sized_costs = estimate.candidates, estimate.costs
-            # Price rows are posted once, by `_price_facts`, with their currency and origin.
-            facts += [f for f in estimate.facts if f[0] != "price"]
+            facts += estimate.facts
 
         if req.cuda:
             facts += self._cuda_facts(req.cuda)

@@ -116,6 +116,11 @@ class MemoryBreakdown(BaseModel):
     overhead: float = 0.0
     total: float = 0.0
 
+    def sum_text(self) -> str:
+        """The non-zero parts as a sum, e.g. 'weights 14.0 + gradients 14.0 + overhead 1.5'."""
+        parts = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+        return " + ".join(f"{name} {getattr(self, name):.1f}" for name in parts if getattr(self, name))
+
 
 class TrainingTime(BaseModel):
     """The inputs of the training-time formula: FLOPs / (GPUs x dense peak x MFU)."""

@@ -41,9 +41,7 @@ def render_text(answer: Answer, max_candidates: int = 8) -> str:
         lines.append(f"  {answer.requirement.gpu} {t['covers']}: {', '.join(answer.gpu_family)}")
     if answer.estimate.memory_gb:
         m = answer.estimate.memory_gb
-        parts = [f"{name} {getattr(m, name):.1f}" for name in
-                 ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead") if getattr(m, name)]
-        lines.append(f"{t['memory']}: {' + '.join(parts)} = {m.total:.1f}")
+        lines.append(f"{t['memory']}: {m.sum_text()} = {m.total:.1f}")
     if answer.estimate.assumptions:
         lines.append(f"{t['assumptions']}:")
         lines += [f"  - {a}" for a in answer.estimate.assumptions]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-import os
 from dataclasses import dataclass, field
 
 from bot.knowledge import Catalog, GpuSpec, ModelArch, PriceRow, default_prices_path
@@ -161,11 +160,11 @@ def size_requirement(
 
     costs: list[Cost] = []
     if speed.training:
-        lines, price_facts = _cost_lines(req, candidates, catalog, today, price_max_age_days)
+        lines = _cost_lines(req, candidates, catalog, today, price_max_age_days)
         costs = _costs(lines)
-        facts += price_facts + [("cost", _cost_fact(c)) for c in costs]
+        facts += [("cost", _cost_fact(c)) for c in costs]
         if lines:
-            assumptions.append(_prices_line(lines))
+            assumptions.append(_prices_line(lines, catalog))
             assumptions += _cheapest_fastest_lines(costs)
         else:
             assumptions.append("no price in the price table for a fitting GPU"
@@ -255,8 +254,10 @@ def _inference_timing(plan: Plan, memory: MemoryEstimate, job: SizingInput, gpu:
 
 def _cost_lines(
     req: Requirement, candidates: list[Candidate], catalog: Catalog, today: dt.date, max_age: int,
-) -> tuple[list[CostLine], list[Fact]]:
-    lines, facts = [], []
+) -> list[CostLine]:
+    """Cost-to-complete per fitting candidate and price row. The price rows themselves become
+    facts in the advisor (`Advisor._price_facts`), once, with their currency and origin."""
+    lines = []
     seen: set[tuple[str, int]] = set()
     for candidate in candidates:
         if not candidate.fits or candidate.hours is None or (candidate.gpu, candidate.count) in seen:
@@ -274,11 +275,7 @@ def _cost_lines(
                 granularity_s=provider.billing_granularity_s if provider else None,
                 minimum_s=provider.minimum_billed_s if provider else None,
             ))
-            facts.append(("price", {
-                "gpu": row.gpu, "provider": row.provider, "billing": row.billing, "hourly_rate": row.hourly_rate,
-                "quoted_on": row.quoted_on.isoformat(), "age_days": age, "stale": stale,
-            }))
-    return rank(lines), facts
+    return rank(lines)
 
 
 def _price_rows(catalog: Catalog, gpu: str, req: Requirement) -> list[PriceRow]:
@@ -312,10 +309,11 @@ def _cost_fact(cost: Cost) -> dict:
     }
 
 
-def _prices_line(lines: list[CostLine]) -> str:
-    source = default_prices_path()
-    where = (f"your price table {source}" if os.environ.get("GPU_ADVISOR_PRICES")
-             else f"the EXAMPLE price table {source.name} (illustrative, not current prices; set GPU_ADVISOR_PRICES)")
+def _prices_line(lines: list[CostLine], catalog: Catalog) -> str:
+    # The table the catalog actually loaded, not the environment read again.
+    source = catalog.prices_path or default_prices_path()
+    where = (f"the EXAMPLE price table {source.name} (illustrative, not current prices; set GPU_ADVISOR_PRICES)"
+             if catalog.prices_are_example else f"your price table {source}")
     dated = sorted({f"{c.provider} {c.gpu} {c.billing} quoted {c.quoted_on}" + (" (STALE)" if c.stale else "")
                     for c in lines})
     return (f"cost-to-complete = rate per GPU x GPUs x billed hours, prices from {where}: " + "; ".join(dated))

@@ -208,9 +208,7 @@ def _understood(answer: Answer) -> str | None:
         lines.append(f"{escape(answer.requirement.gpu or '')} {t['covers']}: {escape(', '.join(answer.gpu_family))}")
     memory = answer.estimate.memory_gb
     if memory and memory.total:
-        items = [f"{name} {getattr(memory, name):.1f}" for name in
-                 ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead") if getattr(memory, name)]
-        lines.append(f"*{t['memory']}:* {' + '.join(items)} = *{memory.total:.1f} GB*")
+        lines.append(f"*{t['memory']}:* {memory.sum_text()} = *{memory.total:.1f} GB*")
     if answer.estimate.assumptions:
         lines.append(f"*{t['assumed']}:*")
         lines += [f"• {escape(a)}" for a in answer.estimate.assumptions]
