@@ -14,7 +14,8 @@ shows the final answer (gpu-advisor: the card, posted directly when ready within
 GPU_ADVISOR_SLACK_WORKING_DELAY, else the chat.update that replaces "working…"; echo: its
 chat.postMessage). Targets: every ack under 3 s; answer p99 within 1.5x of the echo app's.
 Also reported: how many answers needed the working message, and the load average (the machine
-may be shared).
+may be shared). App CPU: user+system seconds of the app process and its answer workers for the
+measured events; goal (issue #14): at most 3x the echo app's.
 """
 
 from __future__ import annotations
@@ -228,6 +229,11 @@ def main() -> int:
         print(f"{ours['kind']}: answer p99 ratio to echo {ratio:.2f}x (target <= 1.5x); "
               f"every ack under 3 s: {'yes' if acks_ok else 'NO'} (max {ours['ack_max']:.3f}s); "
               f"answers through a working message first: {ours['working']} of {args.events}")
+    for ours in (threads, pool):  # issue #14: the CPU an answer costs, against the echo app's
+        ratio = ours["cpu_s"] / echo["cpu_s"]
+        print(f"{ours['kind']}: app CPU {ours['cpu_s']:.2f}s vs echo {echo['cpu_s']:.2f}s = {ratio:.2f}x "
+              f"(goal <= 3x: {'meets' if ratio <= 3 else 'MISSES'}); "
+              f"{1000 * ours['cpu_s'] / args.events:.1f} ms per answered mention")
     return 0
 
 

@@ -11,24 +11,37 @@ import datetime as dt
 import os
 from dataclasses import dataclass, field
 
+from bot.advice.assemble import AnswerParts, assemble
+from bot.advice.options import (
+    OptionContext,
+    comfortable_option,
+    compare_options,
+    fewest_that_fit,
+    representative,
+    stated_options,
+)
+from bot.advice.quotes import break_even, quoted_costs
+from bot.engine.facts import (
+    FACT_KINDS,
+    CostFact,
+    CudaReleaseFact,
+    FactModel,
+    GpuFact,
+    PriceFact,
+    ProviderFact,
+    RequirementFact,
+    SymptomFact,
+    TopicFact,
+    XidFact,
+)
 from bot.engine.rulebase import RuleBase, load_rulebase
-from bot.engine.session import Engine, EngineResult
-from bot.knowledge import Catalog, GpuSpec, UnknownNameError, default_catalog, version_number
+from bot.engine.session import Engine
+from bot.errors import InputError
+from bot.knowledge import Catalog, GpuSpec, InstanceType, UnknownNameError, default_catalog, version_number
 from bot.models import Answer, Candidate, Cost, Estimate, Requirement
-from bot.sizing.cost import TOTAL_COST_FORMULA
+from bot.sizing.cost import TOTAL_COST_FORMULA, cheapest_rows
 from bot.sizing.estimate import ModelShape
 from bot.sizing.sizer import SizingResult, shape_from_arch, size_requirement
-
-Fact = tuple[str, dict]
-
-
-class InputError(ValueError):
-    """A requirement the advisor cannot work with. `field` names the offending input."""
-
-    def __init__(self, field: str, message: str):
-        self.field = field
-        super().__init__(f"{field}: {message}")
-
 
 @dataclass
 class AdvisorConfig:
@@ -46,6 +59,8 @@ class Resolved:
     gpus: list[GpuSpec]
     family: str | None
     shape: ModelShape | None
+    options: list[str] = field(default_factory=list)  # GPUs compared, as named (a family stays a family)
+    instance: InstanceType | None = None
 
 
 class Advisor:
@@ -80,6 +95,23 @@ class Advisor:
             else:
                 family = gpus[0].family
                 req.gpu = family
+        instance = self.catalog.instance(req.instance) if req.instance else None
+        if req.instance and instance is None:
+            raise InputError("instance", f"unknown instance type {req.instance!r}")
+        if instance is not None:
+            req.instance = instance.name
+            req.provider = req.provider or instance.provider
+            if not req.gpu and instance.gpu:
+                req.gpu = instance.gpu
+            req.gpu_count = req.gpu_count or instance.count
+        if req.gpu and not gpus:
+            ids = _resolved("gpu", self.catalog.resolve_gpu, req.gpu)
+            gpus = [self.catalog.gpus[i] for i in ids]
+            if len(ids) == 1:
+                req.gpu = ids[0]
+            else:
+                family = gpus[0].family
+                req.gpu = family
         if req.cuda and self.catalog.cuda_major(int(req.cuda.split(".")[0])) is None:
             majors = ", ".join(f"{m.major}.x" for m in self.catalog.cuda.majors)
             raise InputError("cuda", f"unknown CUDA release {req.cuda!r}; NVIDIA's table covers {majors}")
@@ -94,91 +126,163 @@ class Advisor:
             shape = ModelShape(params_b=req.params_b)
         if req.provider:
             req.provider = _resolved("provider", self.catalog.resolve_provider, req.provider)
+        req.provider_options = [_resolved("provider_options", self.catalog.resolve_provider, p)
+                                for p in req.provider_options]
+        for name in req.gpu_options:
+            _resolved("gpu_options", self.catalog.resolve_gpu, name)  # an unknown name is an input error
+        options = list(req.gpu_options)
+        req.gpu_options = [representative(self.catalog, name).id for name in options]
+        if req.workload is None and req.dataset_tokens_b is not None and shape is not None:
+            req.workload = "training"  # a job that finishes on a token count trains
         for cost in req.costs:
             if cost.gpu:
                 ids = _resolved("costs.gpu", self.catalog.resolve_gpu, cost.gpu)
                 cost.gpu = ids[0] if len(ids) == 1 else cost.gpu
-        return Resolved(requirement=req, gpus=gpus, family=family, shape=shape)
+        return Resolved(requirement=req, gpus=gpus, family=family, shape=shape, options=options, instance=instance)
 
     # -- facts ----------------------------------------------------------------------
-    def facts(self, resolved: Resolved) -> tuple[list[Fact], SizingResult | None, list[Candidate], list[Cost]]:
+    def facts(self, resolved: Resolved) -> tuple[list[FactModel], SizingResult | None, list[Candidate], list[Cost]]:
         req = resolved.requirement
-        facts: list[Fact] = [("requirement", self._requirement_fact(resolved))]
-        selected = {g.id for g in resolved.gpus}
+        facts: list[FactModel] = []
+        # A family ("H100") is judged on one variant, the SXM module clouds rent, so the answer does not
+        # repeat each finding per variant; the variants are still listed (gpu_variants).
+        named = [representative(self.catalog, req.gpu)] if resolved.family else resolved.gpus
+        selected = {g.id for g in named} | set(req.gpu_options)
         for gpu in self.catalog.gpus.values():
-            facts.append(("gpu", _gpu_fact(gpu, gpu.id in selected)))
+            facts.append(gpu_fact(gpu, gpu.id in selected))
 
         estimate, candidates, sized_costs = None, [], []
+        requirement_fact = self._requirement_fact(resolved)
+        facts.append(requirement_fact)
         if resolved.shape is not None:
             estimate = size_requirement(req, resolved.shape, self.catalog, selected, self.config.today,
                                         self.config.price_max_age_days)
             candidates, sized_costs = estimate.candidates, estimate.costs
-            facts += estimate.facts
+            if req.costs:  # the user's own prices win over the price table
+                sized_costs = []
+            facts += [typed_fact(kind, data) for kind, data in estimate.facts if not (req.costs and kind == "cost")]
+            if req.unknown_gpu_memory_gb:
+                requirement_fact.unknown_gpu_fits = estimate.memory.total <= req.unknown_gpu_memory_gb
 
         if req.cuda:
             facts += self._cuda_facts(req.cuda)
         if req.provider:
-            provider = self.catalog.providers[req.provider]
-            facts.append(("provider", {
-                "provider": provider.id, "name": provider.name, "provider_kind": provider.kind,
-                "billing_granularity_s": provider.billing_granularity_s,
-                "minimum_billed_s": provider.minimum_billed_s,
-            }))
-        facts += [("topic", {"name": t}) for t in req.topics]
-        facts += [("symptom", {"name": s}) for s in req.symptoms]
+            facts += [provider_fact(self.catalog.providers[p]) for p in dict.fromkeys([req.provider, *req.provider_options])]
+        facts += [TopicFact(name=t) for t in req.topics]
+        facts += [SymptomFact(name=s) for s in req.symptoms]
         for code in req.xids:
             entry = self.catalog.xids.get(code)
-            facts.append(("xid", {
-                "code": code,
-                "meaning": entry.meaning if entry else "not in NVIDIA's catalog as known to this advisor",
-                "action": entry.action if entry else "look the code up in NVIDIA's Xid catalog",
-                "app_error": entry.app_error if entry else False,
-                "known": entry is not None,
-            }))
-        costs = self._stated_costs(req)
-        facts += [("cost", c) for c in self._cost_facts(costs, stated=True)]
+            facts.append(XidFact(
+                code=code,
+                meaning=entry.meaning if entry else "not in NVIDIA's catalog as known to this advisor",
+                action=entry.action if entry else "look the code up in NVIDIA's Xid catalog",
+                meaning_zh=entry.meaning_zh if entry else "不在本顾问所知的 NVIDIA Xid 目录中",
+                action_zh=entry.action_zh if entry else "请在 NVIDIA 的 Xid 目录中查找该代码",
+                app_error=entry.app_error if entry else False,
+                known=entry is not None,
+            ))
+        context = None
+        if estimate is not None:
+            context = OptionContext(req=req, shape=resolved.shape, catalog=self.catalog, sizing=estimate,
+                                    workload=req.workload or "inference",
+                                    consumer_named=any(g.gpu_class == "consumer" for g in resolved.gpus))
+        costs = self._stated_costs(req, context, resolved)
+        facts += [CostFact(**c) for c in self._cost_facts(costs, stated=True)]
+        even = break_even(req.costs, req.gpu_count, req.usage_hours_per_month)
+        if even is not None:
+            facts.append(even)
+        if context is not None:
+            facts += self._options(context, resolved, costs)
         facts += self._price_facts(req, selected | {c.gpu for c in sized_costs if c.gpu})
         return facts, estimate, candidates, costs + sized_costs
 
-    def _requirement_fact(self, resolved: Resolved) -> dict:
+    def _options(self, context: OptionContext, resolved: Resolved, costs: list[Cost]) -> list[FactModel]:
         req = resolved.requirement
-        data = req.model_dump(exclude={"topics", "xids", "symptoms", "costs"})
+        compared = list({g.id: g for g in (representative(self.catalog, name) for name in resolved.options)}.values())
+        if len(compared) > 1:
+            named = [n for n in (req.instance, *req.instance_options) if n]
+            counts = {i.gpu: i.count for i in map(self.catalog.instance, named) if i is not None and i.gpu}
+            return compare_options(context, compared, req.gpu_count, costs, counts)
+        out: list[FactModel] = []
+        if resolved.gpus:
+            gpu = representative(self.catalog, req.gpu) if resolved.family else resolved.gpus[0]
+            count = req.gpu_count or 1
+            if req.intent == "how-many" and req.gpu_count is None:
+                count = fewest_that_fit(context, gpu) or 1  # "how many A100s do I need?"
+            out += stated_options(context, gpu, count)
+        comfortable = comfortable_option(context)
+        if comfortable is not None:
+            out.append(comfortable)
+        return out
+
+    def _requirement_fact(self, resolved: Resolved) -> RequirementFact:
+        req = resolved.requirement
+        data = req.model_dump(exclude={"topics", "xids", "symptoms", "costs", "gpu_options", "provider_options",
+                                        "billing_options", "instance_options"})
         data["has_size"] = req.params_b is not None
         data["gpu_named"] = bool(resolved.gpus)
         data["multi_gpu"] = (req.gpu_count or 1) > 1
         data["has_symptoms"] = bool(req.xids or req.symptoms)
+        data["compared_gpus"] = len(req.gpu_options) if len(req.gpu_options) > 1 else 0
+        data["compared_providers"] = len(req.provider_options) + 1 if req.provider_options else 0
+        data["stated_costs"] = len(req.costs)
+        data["compared_billing"] = len(req.billing_options)
+        data["sizing_question"] = _is_sizing_question(req, bool(resolved.gpus))
+        data["other_focus"] = _asks_elsewhere(req)
+        data["spot"] = req.billing == "spot"
+        if resolved.instance is not None:
+            inst = resolved.instance
+            data["instance_family"] = inst.family
+            data["instance_vcpus"] = inst.vcpus
+            data["quota_code"] = inst.quota_code(req.billing or "on-demand")
+            data["quota_name"] = inst.quota_names[1 if req.billing == "spot" else 0]
         if resolved.family:
             data["gpu_variants"] = ", ".join(g.id for g in resolved.gpus)
         if req.cuda:
             data["cuda_num"] = version_number(req.cuda)
             data["cuda_major"] = int(req.cuda.split(".")[0])
+        if req.driver_cuda:
+            data["driver_cuda_num"] = version_number(req.driver_cuda)
+            data["driver_cuda_major"] = int(req.driver_cuda.split(".")[0])
+            if req.cuda:
+                toolkit, driver = version_number(req.cuda), data["driver_cuda_num"]
+                if toolkit <= driver:
+                    data["toolkit_vs_driver"] = "within"
+                elif int(req.cuda.split(".")[0]) == data["driver_cuda_major"]:
+                    data["toolkit_vs_driver"] = "minor-compat"
+                else:
+                    data["toolkit_vs_driver"] = "newer-major"
         if req.driver:
             data["driver_num"] = version_number(req.driver)
             data["driver_major"] = int(req.driver.split(".")[0])
-        return data
+        return RequirementFact(**data)
 
-    def _cuda_facts(self, cuda: str) -> list[Fact]:
+    def _cuda_facts(self, cuda: str) -> list[FactModel]:
         major = int(cuda.split(".")[0])
         family = self.catalog.cuda_major(major)
         if family is None:
             return []
         release = self.catalog.cuda_release(cuda)
         exact = release.min_driver if release else family.min_driver
-        return [("cuda_release", {
-            "version": cuda, "major": major,
-            "min_driver": exact, "min_driver_num": version_number(exact),
-            "compat_min_driver": family.min_driver, "compat_min_driver_num": version_number(family.min_driver),
-            "min_cc": float(family.min_cc), "max_cc": float(family.max_cc),
-            "known_release": release is not None,
-        })]
+        return [CudaReleaseFact(
+            version=cuda, major=major,
+            min_driver=exact, min_driver_num=version_number(exact),
+            compat_min_driver=family.min_driver, compat_min_driver_num=version_number(family.min_driver),
+            min_cc=float(family.min_cc), max_cc=float(family.max_cc),
+            known_release=release is not None,
+        )]
 
-    @staticmethod
-    def _stated_costs(req: Requirement) -> list[Cost]:
-        return [
-            Cost(label=c.label, gpu=c.gpu, hourly_rate=c.hourly_rate, hours=c.hours,
-                 total=round(c.hourly_rate * c.hours, 2), currency=c.currency)
-            for c in req.costs
-        ]
+    def _stated_costs(self, req: Requirement, context: OptionContext | None, resolved: Resolved) -> list[Cost]:
+        """The user's quotes priced: as given, or over the job's estimated hours on the quoted GPUs."""
+        def hours_for(gpu: str | None, count: int) -> tuple[float | None, int]:
+            spec = representative(self.catalog, gpu) if gpu else (resolved.gpus[0] if len(resolved.gpus) == 1 else None)
+            if context is None or spec is None:
+                return None, count
+            if not context.plan(spec, count).fits:
+                count = fewest_that_fit(context, spec) or count  # priced on a count that holds the job
+            return context.hours(spec, count), count
+
+        return quoted_costs(req.costs, req.gpu_count, hours_for, req.gpu_hours)
 
     @staticmethod
     def _cost_facts(costs: list[Cost], stated: bool) -> list[dict]:
@@ -187,33 +291,35 @@ class Advisor:
         cheapest = min(c.total for c in costs)
         fastest = min(c.hours for c in costs)
         return [
-            {**c.model_dump(), "cheapest": c.total == cheapest, "fastest": c.hours == fastest,
-             "stated": stated}
+            {**c.model_dump(include=set(CostFact.model_fields)), "cheapest": c.total == cheapest,
+             "fastest": c.hours == fastest, "stated": stated}
             for c in costs
         ]
 
-    def _price_facts(self, req: Requirement, gpus: set[str]) -> list[Fact]:
-        """Rows of the price table for `gpus`, only when the question is about money.
+    def _price_facts(self, req: Requirement, gpus: set[str]) -> list[FactModel]:
+        """Rows of the price table for `gpus`, only when the question is about money and the user gave
+        no prices of their own (their numbers win).
 
         A question about an Xid or a CUDA error must not get price findings just for naming a GPU.
         """
         about_money = (
-            bool(_MONEY_TOPICS.intersection(req.topics)) or req.provider or req.billing or req.costs
+            bool(_MONEY_TOPICS.intersection(req.topics)) or req.provider or req.billing
             or req.dataset_tokens_b is not None  # the sizer computes cost-to-complete from it
         )
-        if not about_money:
+        if not about_money or req.costs:
             return []
-        out = []
-        for row in self.catalog.prices:
-            if (row.gpu not in gpus or (req.provider and row.provider != req.provider)
-                    or (req.billing and row.billing != req.billing)):
-                continue
+        out: list[FactModel] = []
+        # Each provider's cheapest row per GPU and billing mode: an imported catalog has hundreds of regions.
+        providers = {req.provider, *req.provider_options} if req.provider else None
+        rows = [r for r in self.catalog.prices if providers is None or r.provider in providers]
+        for row in cheapest_rows(rows, gpus, None, req.billing):
             age = (self.config.today - row.quoted_on).days
-            out.append(("price", {
-                "gpu": row.gpu, "provider": row.provider, "billing": row.billing, "hourly_rate": row.hourly_rate,
-                "currency": row.currency, "quoted_on": row.quoted_on.isoformat(), "age_days": age,
-                "stale": age > self.config.price_max_age_days, "example": self.catalog.prices_are_example,
-            }))
+            out.append(PriceFact(
+                gpu=row.gpu, provider=row.provider, billing=row.billing, hourly_rate=row.hourly_rate,
+                currency=row.currency, quoted_on=row.quoted_on.isoformat(), age_days=age,
+                stale=age > self.config.price_max_age_days, example=self.catalog.prices_are_example,
+                instance_type=row.instance_type, region=row.region,
+            ))
         return out
 
     # -- answering ------------------------------------------------------------------
@@ -221,24 +327,14 @@ class Advisor:
         resolved = self.resolve(requirement)
         facts, estimate, candidates, costs = self.facts(resolved)
         result = self.engine.run(facts, language=language)
-        return self._assemble(resolved, estimate, candidates, costs, result, language)
-
-    def _assemble(self, resolved, estimate, candidates, costs, result: EngineResult, language: str) -> Answer:
         est = Estimate(assumptions=[TOTAL_COST_FORMULA] if costs else [])
         if estimate is not None:
             est = estimate.estimate
-        return Answer(
-            requirement=resolved.requirement,
-            estimate=est,
-            candidates=candidates,
-            costs=costs,
-            findings=result.findings,
-            questions=result.questions,
-            language=language,
+        return assemble(AnswerParts(
+            requirement=resolved.requirement, result=result, language=language, rule_base_version=self.version,
+            estimate=est, candidates=candidates, costs=costs,
             gpu_family=[g.id for g in resolved.gpus] if resolved.family else [],
-            rule_base_version=self.version,
-            derivations=[result.justification(i) for i in range(len(result.findings))],
-        )
+        ))
 
 
 # Topics whose questions are about money; only they get rows of the price table.
@@ -253,15 +349,47 @@ def _resolved(field: str, resolve, name: str):
         raise InputError(field, str(exc)) from exc
 
 
-def _gpu_fact(gpu: GpuSpec, selected: bool) -> dict:
-    return {
-        "gpu": gpu.id, "name": gpu.name, "family": gpu.family, "gpu_class": gpu.gpu_class,
-        "architecture": gpu.architecture, "cc": gpu.cc_number, "memory_gb": gpu.memory_gb,
-        "memory_type": gpu.memory_type, "bandwidth_gbs": gpu.bandwidth_gbs, "board_power_w": gpu.board_power_w,
-        "psu_w": gpu.psu_w, "form_factor": gpu.form_factor, "slots": gpu.slots, "ecc": gpu.ecc,
-        "nvlink": gpu.nvlink, "mig_max_instances": gpu.mig_max_instances,
-        "fp8": "fp8" in gpu.tensor_precisions, "fp4": "fp4" in gpu.tensor_precisions,
-        "bf16": "bf16" in gpu.tensor_precisions, "tf32": "tf32" in gpu.tensor_precisions,
-        "selected": selected,
-    }
+# Topics that are themselves about sizing a job.
+_SIZING_TOPICS = frozenset({"memory", "precision", "parallelism"})
 
+
+def _is_sizing_question(req: Requirement, gpu_named: bool) -> bool:
+    """Whether sizing follow-ups belong in the answer: a licence, CUDA, billing, spot, health or
+    first-check question that merely names a GPU is not asking to size a job."""
+    if req.params_b is not None or req.model or req.intent == "recommend":
+        return True
+    if {"provider"} & set(req.topics) and not gpu_named:
+        return True  # "which GPU should I rent?"
+    asked_elsewhere = _asks_elsewhere(req) or bool(req.deployment or req.intent)
+    return (gpu_named or req.workload is not None) and not asked_elsewhere
+
+
+def _asks_elsewhere(req: Requirement) -> bool:
+    """The question is about spot, billing, prices, networking, health, CUDA and the like."""
+    return bool(set(req.topics) - _SIZING_TOPICS or req.symptoms or req.xids or req.costs or req.billing or req.cuda
+                or req.driver_cuda
+                or req.driver or req.provider_options or req.billing_options or req.intent == "first-check")
+
+
+def gpu_fact(gpu: GpuSpec, selected: bool) -> GpuFact:
+    return GpuFact(
+        gpu=gpu.id, name=gpu.name, family=gpu.family, gpu_class=gpu.gpu_class,
+        architecture=gpu.architecture, cc=gpu.cc_number, memory_gb=gpu.memory_gb,
+        memory_type=gpu.memory_type, bandwidth_gbs=gpu.bandwidth_gbs, board_power_w=gpu.board_power_w,
+        psu_w=gpu.psu_w, form_factor=gpu.form_factor, slots=gpu.slots, ecc=gpu.ecc,
+        nvlink=gpu.nvlink, mig_max_instances=gpu.mig_max_instances,
+        fp8="fp8" in gpu.tensor_precisions, fp4="fp4" in gpu.tensor_precisions,
+        bf16="bf16" in gpu.tensor_precisions, tf32="tf32" in gpu.tensor_precisions,
+        selected=selected,
+    )
+
+
+def provider_fact(provider) -> ProviderFact:
+    return ProviderFact(provider=provider.id, name=provider.name, provider_kind=provider.kind,
+                        billing_granularity_s=provider.billing_granularity_s,
+                        minimum_billed_s=provider.minimum_billed_s)
+
+
+def typed_fact(kind: str, data: dict) -> FactModel:
+    """A (kind, fields) pair from the calculators, validated as its fact model."""
+    return FACT_KINDS[kind].model_validate(data)

@@ -13,23 +13,33 @@ message asks about).
 
 from __future__ import annotations
 
+import random
 import threading
+import time
 from typing import Protocol
 
 from pydantic import BaseModel, Field
 
+from bot.errors import InputError, ServiceError
+from bot.advice.assemble import with_parse
 from bot.models import Answer, Language, Requirement
-from bot.nlu import Parse, ParseError, parse
+from bot.nlu import Parse, parse
 
 _ACCUMULATE = ("xids", "symptoms")
 
 
-class QuestionError(ValueError):
-    """A question that cannot be answered as written; the message says which value and why."""
+# A question that cannot be answered as written (`field` says which value, `message` why): the
+# parser's ParseError and the advisor's errors are already InputErrors, so they pass through.
+QuestionError = InputError
 
-    def __init__(self, field: str, message: str):
-        self.field = field
-        super().__init__(f"{field}: {message}")
+
+# Attempts at an optimistic write before giving up: each failed one means another replica
+# answered a follow-up in the same thread meanwhile.
+WRITE_ATTEMPTS = 20
+
+
+class ConversationConflict(ServiceError):
+    """Other writers kept updating the conversation; this question's merge could not be stored."""
 
 
 class ConversationState(BaseModel):
@@ -43,6 +53,9 @@ class ConversationStore(Protocol):
     def get(self, conversation_id: str) -> ConversationState | None: ...
 
     def put(self, state: ConversationState) -> None: ...
+
+    # Optional, for stores several processes share (bot.store.adapters.StoreConversationStore):
+    #   get_versioned(id) -> (state | None, revision)   put_if(state, revision) -> bool
 
 
 class MemoryConversationStore:
@@ -88,29 +101,36 @@ class Conversations:
 
     def ask(self, conversation_id: str, text: str, language: str | None = None) -> Answer:
         """Answer `text` in the context of the conversation. Raises QuestionError on bad input."""
-        from bot.advisor import InputError
-
         if language not in (None, "en", "zh"):
             raise QuestionError("language", f"{language!r} is not one of en, zh")
         with self._lock(conversation_id):
-            try:
-                stated = parse(text, self.advisor.catalog)
-            except ParseError as exc:
-                raise QuestionError(exc.field, str(exc).partition(": ")[2]) from exc
-            state = self.store.get(conversation_id) or ConversationState(conversation_id=conversation_id)
-            requirement = merge(state.requirement, stated)
-            answer_language = language or stated.language
-            try:
+            stated = parse(text, self.advisor.catalog)
+            # A store shared by replicas (get_versioned/put_if) is written only if no other
+            # replica wrote the thread since it was read; else read, merge and answer again.
+            versioned = hasattr(self.store, "put_if")
+            for attempt in range(WRITE_ATTEMPTS):
+                if versioned:
+                    state, revision = self.store.get_versioned(conversation_id)
+                else:
+                    state, revision = self.store.get(conversation_id), None
+                state = state or ConversationState(conversation_id=conversation_id)
+                requirement = merge(state.requirement, stated)
+                answer_language = language or stated.language
                 answer = self.advisor.answer(requirement, language=answer_language)
-            except InputError as exc:
-                raise QuestionError(exc.field, str(exc).partition(": ")[2]) from exc
-            # Keep the merged requirement before the advisor's resolution: it is what the user
-            # said, and the advisor resolves it again on each turn.
-            self.store.put(ConversationState(
-                conversation_id=conversation_id, requirement=requirement, language=answer_language,
-                turns=state.turns + 1,
-            ))
-        return answer.model_copy(update={"parse": stated.summary(), "questions": answer.questions + stated.notices()})
+                # Keep the merged requirement before the advisor's resolution: it is what the user
+                # said, and the advisor resolves it again on each turn.
+                merged = ConversationState(conversation_id=conversation_id, requirement=requirement,
+                                           language=answer_language, turns=state.turns + 1)
+                if not versioned:
+                    self.store.put(merged)
+                    break
+                if self.store.put_if(merged, revision):
+                    break
+                time.sleep(random.uniform(0, 0.01 * (attempt + 1)))  # let the other writer finish
+            else:
+                raise ConversationConflict(f"conversation {conversation_id!r} kept changing under "
+                                           f"{WRITE_ATTEMPTS} attempts to update it")
+        return with_parse(answer, stated)
 
     def reset(self, conversation_id: str) -> None:
         """Forget the conversation's requirement (a user starting over)."""

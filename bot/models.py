@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 Workload = Literal["training", "inference"]
 Method = Literal["pretraining", "full", "lora", "qlora"]
-Precision = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "int4"]
+# "pure-bf16": bf16 weights, gradients and optimizer states with no fp32 master copy (LLaMA-Factory pure_bf16).
+Precision = Literal["fp32", "tf32", "bf16", "pure-bf16", "fp16", "fp8", "int8", "int4"]
 Billing = Literal["on-demand", "spot", "subscription", "reserved", "savings-plan", "capacity-block"]
 Deployment = Literal["datacenter", "commercial-hosting", "workstation", "cloud"]
 # How inference requests arrive, named after the MLPerf scenario that measures that load.
@@ -20,6 +21,7 @@ RequestMode = Literal["single-stream", "server", "offline"]
 Recompute = Literal["none", "selective", "full"]
 KvPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8"]
 Severity = Literal["info", "warn", "block"]
+Intent = Literal["recommend", "first-check", "how-many"]
 Language = Literal["en", "zh"]
 
 TOPICS: tuple[str, ...] = (
@@ -37,15 +39,27 @@ MAX_PARAMS_B = 100_000.0
 
 
 class StatedCost(BaseModel):
-    """A price-and-duration pair the user gave ("A costs $1.20/h and takes 80 h")."""
+    """A price the user gave: a rate with a duration ("A costs $1.20/h and takes 80 h"), a quote
+    without one ("8x H100 at $2.49/GPU-hour": the advisor estimates the hours), or a monthly price
+    ("4000 元/月")."""
 
     model_config = ConfigDict(extra="forbid")
 
     label: str
     gpu: str | None = None
-    hourly_rate: float = Field(gt=0)
-    hours: float = Field(gt=0)
+    hourly_rate: float | None = Field(default=None, gt=0)
+    hours: float | None = Field(default=None, gt=0)
     currency: str = "USD"
+    per_gpu: bool = Field(default=False, description="the rate is per GPU-hour, not per instance-hour")
+    gpu_count: int | None = Field(default=None, gt=0, le=100_000)
+    monthly_rate: float | None = Field(default=None, gt=0, description="a subscription price per month")
+    billing: Billing | None = None
+
+    @model_validator(mode="after")
+    def _has_a_price(self) -> "StatedCost":
+        if self.hourly_rate is None and self.monthly_rate is None:
+            raise ValueError("a stated cost needs an hourly or a monthly rate")
+        return self
 
 
 class Requirement(BaseModel):
@@ -69,6 +83,7 @@ class Requirement(BaseModel):
     deployment: Deployment | None = None
     cuda: str | None = None
     driver: str | None = None
+    driver_cuda: str | None = Field(default=None, description="the \"CUDA Version\" nvidia-smi prints: the newest CUDA the driver supports")
     psu_watts: int | None = Field(default=None, gt=0, le=100_000)
     request_mode: RequestMode | None = None
     # Sizing inputs (issue #4): training tokens and efficiency, LoRA rank, recompute, KV cache format.
@@ -78,14 +93,30 @@ class Requirement(BaseModel):
     lora_rank: int | None = Field(default=None, gt=0, le=65_536)
     recompute: Recompute | None = None
     kv_precision: KvPrecision | None = None
+    # Everyday intents (issue #11): "recommend a GPU server", "just got an instance, what do I check".
+    intent: Intent | None = None
+    checkpointing: bool | None = Field(default=None, description="the job saves checkpoints (False: it does not)")
+    checkpoint_minutes: float | None = Field(default=None, gt=0, le=100_000, description="minutes between checkpoints")
+    instance: str | None = Field(default=None, description="a cloud instance type, e.g. p5.48xlarge")
+    unknown_gpu: str | None = Field(default=None, description="a GPU name the catalog does not know, as written")
+    unknown_gpu_memory_gb: float | None = Field(default=None, gt=0, le=2000, description="its memory, as the user gave it")
+    usage_hours_per_month: float | None = Field(default=None, gt=0, le=744, description="hours of use a month")
+    gpu_hours: float | None = Field(default=None, gt=0, le=1e9, description="the job's total GPU-hours, as stated")
+    budget: float | None = Field(default=None, gt=0, le=1e12, description="the money the user can spend")
+    budget_currency: str | None = None
     # Beyond the core contract: what the question is about when it names no numbers,
     # symptoms for the health rules, and cost pairs stated in the question.
     topics: list[Topic] = Field(default_factory=list)
     xids: list[int] = Field(default_factory=list)
     symptoms: list[str] = Field(default_factory=list)
     costs: list[StatedCost] = Field(default_factory=list)
+    # "X or Y", "X vs Y": every option named, the first also in `gpu` / `provider`.
+    gpu_options: list[str] = Field(default_factory=list)
+    provider_options: list[str] = Field(default_factory=list)
+    billing_options: list[Billing] = Field(default_factory=list)
+    instance_options: list[str] = Field(default_factory=list)
 
-    @field_validator("cuda")
+    @field_validator("cuda", "driver_cuda")
     @classmethod
     def _cuda_is_version(cls, value: str | None) -> str | None:
         if value is None:
@@ -190,6 +221,10 @@ class Cost(BaseModel):
     quoted_on: str | None = None
     stale: bool | None = None
     note: str | None = None
+    # An instance rented whole (a row imported from a provider catalog): its type, region and GPUs.
+    instance_type: str | None = None
+    region: str | None = None
+    instance_gpus: int | None = None
     cheapest: bool | None = None
     fastest: bool | None = None
 
@@ -201,6 +236,47 @@ class Finding(BaseModel):
     message: str
     because: list[str] = Field(default_factory=list)
     sources: list[str] = Field(default_factory=list)
+    # key: part of the default answer; more: shown on request ("More", "--full").
+    tier: Literal["key", "more"] = "more"
+
+
+VerdictAnswer = Literal["yes", "no", "tight", "depends", "info", "ask"]
+
+
+class Verdict(BaseModel):
+    """The answer to the question that was asked, first, with its deciding number."""
+
+    answer: VerdictAnswer
+    text: str
+    rule: str
+    because: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+
+
+class Recommendation(BaseModel):
+    """One ranked option: the user's setup when it works, else the cheapest changes that do."""
+
+    rank: int
+    kind: str = Field(description="stated, batch, method, precision, kv-cache, concurrency, context, more-gpus, "
+                                  "comfortable, compare")
+    gpu: str | None = None
+    count: int | None = None
+    method: str | None = None
+    precision: str | None = None
+    plan: str | None = None
+    strategy: str | None = None
+    batch_size: int | None = Field(default=None, description="kind batch: the micro-batch per GPU")
+    accumulation: int | None = Field(default=None, description="kind batch: gradient accumulation steps")
+    fits: bool | None = None
+    tight: bool = False
+    need_gb: float | None = None
+    have_gb: float | None = None
+    headroom_pct: float | None = None
+    hours: float | None = None
+    cost: float | None = None
+    currency: str | None = None
+    why: str
+    rule: str
 
 
 class Answer(BaseModel):
@@ -217,3 +293,7 @@ class Answer(BaseModel):
     derivations: list[dict] = Field(default_factory=list)
     # The free-text parse (issue #3): language, slots, and the span each slot was read from.
     parse: dict | None = None
+    # The advice (issue #11): the verdict first, ranked options, and what only "More" shows.
+    verdict: Verdict | None = None
+    recommendations: list[Recommendation] = Field(default_factory=list)
+    more_questions: list[str] = Field(default_factory=list)

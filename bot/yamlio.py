@@ -9,6 +9,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from bot.errors import ConfigError
+
 Loc = tuple[int | str, ...]
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -33,37 +35,91 @@ class YamlDocument:
         return f"{self.path}:{line}:{col}"
 
 
-class YamlError(ValueError):
+class YamlError(ConfigError):
     """A YAML file that does not parse or validate. The message names file:line:column."""
 
 
-def _walk(node: yaml.Node, loc: Loc, positions: dict[Loc, tuple[int, int]]) -> None:
-    positions[loc] = (node.start_mark.line + 1, node.start_mark.column + 1)
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            key = key_node.value
-            _walk(value_node, loc + (key,), positions)
-            # Point a field's errors at its key, which is where an editor's cursor should go.
-            positions[loc + (key,)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            _walk(item, loc + (index,), positions)
+# Bounds for every YAML file the bot reads (rules, knowledge, prices, inventory): the biggest
+# shipped file is ~26 KB and ~1,300 nodes, nested 6 deep. See docs/operations.md, "Limits".
+MAX_YAML_BYTES = 4 * 1024 * 1024
+MAX_YAML_DEPTH = 64
+MAX_YAML_NODES = 200_000  # counted with aliases expanded: what a consumer walking the data would see
+
+
+def _walk(root: yaml.Node, path: Path, positions: dict[Loc, tuple[int, int]]) -> None:
+    """Record each value's position, iteratively, refusing documents nested deeper than
+    MAX_YAML_DEPTH or bigger than MAX_YAML_NODES once aliases are expanded (an alias bomb)."""
+    stack: list[tuple[yaml.Node, Loc, tuple[int, int] | None]] = [(root, (), None)]
+    visited = 0
+    while stack:
+        node, loc, key_mark = stack.pop()
+        visited += 1
+        if visited > MAX_YAML_NODES:
+            line, col = node.start_mark.line + 1, node.start_mark.column + 1
+            raise YamlError(f"{path}:{line}:{col}: more than {MAX_YAML_NODES} values once aliases are expanded "
+                            "(an alias bomb?)")
+        if len(loc) > MAX_YAML_DEPTH:
+            line, col = node.start_mark.line + 1, node.start_mark.column + 1
+            raise YamlError(f"{path}:{line}:{col}: nested more than {MAX_YAML_DEPTH} levels deep")
+        # A field's errors point at its key, which is where an editor's cursor should go.
+        positions[loc] = key_mark or (node.start_mark.line + 1, node.start_mark.column + 1)
+        if isinstance(node, yaml.MappingNode):
+            for key_node, value_node in reversed(node.value):
+                mark = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+                stack.append((value_node, loc + (key_node.value,), mark))
+        elif isinstance(node, yaml.SequenceNode):
+            for index in range(len(node.value) - 1, -1, -1):
+                stack.append((node.value[index], loc + (index,), None))
+
+
+def _bad_scalar(path: Path, root: yaml.Node, exc: Exception) -> str:
+    """Where a scalar YAML could not construct is (a timestamp that is no real date, mostly)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag == "tag:yaml.org,2002:timestamp":
+                try:
+                    yaml.SafeLoader("").construct_yaml_timestamp(node)
+                except (ValueError, OverflowError) as problem:
+                    line, col = node.start_mark.line + 1, node.start_mark.column + 1
+                    return f"{path}:{line}:{col}: {node.value!r} is not a valid date or time ({problem})"
+        elif isinstance(node, yaml.MappingNode):
+            stack += [value for _, value in node.value] + [key for key, _ in node.value]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+    return f"{path}: a value could not be read: {exc}"
 
 
 def load_yaml(path: Path | str, text: str | None = None) -> YamlDocument:
+    """Parse one YAML file, bounded in size, depth and alias expansion; errors name file:line:col."""
     path = Path(path)
     if text is None:
         try:
+            size = path.stat().st_size
+            if size > MAX_YAML_BYTES:
+                raise YamlError(f"{path}: {size} bytes; YAML files are read up to {MAX_YAML_BYTES} bytes")
             text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise YamlError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise YamlError(f"{path}: not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
+    if len(text) > MAX_YAML_BYTES:
+        raise YamlError(f"{path}: {len(text)} characters; YAML files are read up to {MAX_YAML_BYTES}")
+    positions: dict[Loc, tuple[int, int]] = {}
     try:
         # Parse once, with libyaml when available: keep the node tree for positions and
-        # construct the data from that same tree.
+        # construct the data from that same tree, only once the tree is known to be bounded
+        # (the constructor recurses, and follows aliases).
         loader = _LOADER(text)
         try:
             node = loader.get_single_node()
-            data = loader.construct_document(node) if node is not None else None
+            if node is not None:
+                _walk(node, path, positions)
+            try:
+                data = loader.construct_document(node) if node is not None else None
+            except (ValueError, OverflowError) as exc:  # e.g. a date that does not exist: 2026-02-30
+                raise YamlError(_bad_scalar(path, node, exc)) from exc
         finally:
             loader.dispose()
     except yaml.YAMLError as exc:
@@ -71,9 +127,8 @@ def load_yaml(path: Path | str, text: str | None = None) -> YamlDocument:
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
         problem = getattr(exc, "problem", None) or str(exc)
         raise YamlError(f"{where}: YAML syntax error: {problem}") from exc
-    positions: dict[Loc, tuple[int, int]] = {}
-    if node is not None:
-        _walk(node, (), positions)
+    except RecursionError as exc:  # the pure-Python parser, without libyaml's own nesting limit
+        raise YamlError(f"{path}: nested more than {MAX_YAML_DEPTH} levels deep") from exc
     return YamlDocument(path=path, data=data, positions=positions)
 
 

@@ -68,7 +68,10 @@ def test_bad_input_exits_2_naming_the_field(args, field, hint):
 def test_text_output_names_rule_and_source():
     proc = run_cli("ask", "gpu=4090", "deployment=datacenter")
     assert proc.returncode == 0, proc.stderr
-    assert "license.geforce-datacenter" in proc.stdout and "geforce-eula" in proc.stdout
+    assert "license.geforce-datacenter" in proc.stdout  # the short answer names the rule
+    full = run_cli("ask", "--full", "gpu=4090", "deployment=datacenter")
+    assert full.returncode == 0, full.stderr
+    assert "license.geforce-datacenter" in full.stdout and "geforce-eula" in full.stdout  # --full: its sources
 
 
 def test_ask_without_a_question_says_how_to_ask():
@@ -92,3 +95,113 @@ def test_broken_knowledge_is_reported_without_a_traceback(tmp_path, monkeypatch)
                           timeout=60, env={**__import__("os").environ, "GPU_ADVISOR_PRICES": str(prices)})
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert "knowledge base does not load" in proc.stderr and "hourly_rate" in proc.stderr
+
+
+# -- the command hub (issue #13.4): subcommands load lazily, errors are one tree ------------------
+
+# What `ask` must not load: servers, storage, plotting, Slack, and the adapter packages.
+HEAVY_FOR_ASK = ("fastapi", "starlette", "uvicorn", "sqlalchemy", "psycopg", "slack_bolt", "slack_sdk",
+                 "matplotlib", "aiohttp", "websockets", "prometheus_client", "httpx",
+                 "bot.store", "bot.slack", "bot.agent", "bot.dispatch", "bot.ops")
+
+_ASK_AND_LIST_MODULES = """
+import contextlib, io, json, sys
+from bot.cli import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    code = main(sys.argv[1:])
+print(json.dumps({"code": code, "answer": out.getvalue(), "modules": sorted(sys.modules)}))
+"""
+
+
+def test_ask_loads_no_server_storage_or_plotting_stack():
+    proc = subprocess.run([sys.executable, "-c", _ASK_AND_LIST_MODULES, "ask", "--json", "gpu=4090", "params=7"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.splitlines()[-1])
+    assert result["code"] == 0 and json.loads(result["answer"])["requirement"]["gpu"] == "rtx-4090"
+    loaded = [m for m in result["modules"] if any(m == h or m.startswith(h + ".") for h in HEAVY_FOR_ASK)]
+    assert loaded == [], f"`ask` imported {loaded}"
+    other_commands = [m for m in result["modules"] if m.startswith("bot.cli.") and m != "bot.cli.ask"]
+    assert other_commands == [], f"`ask` imported other subcommands: {other_commands}"
+
+
+def test_every_subcommand_is_listed_and_parses_without_loading_the_others():
+    from bot.cli import COMMANDS, build_parser
+
+    full = build_parser()
+    for name in COMMANDS:
+        assert name in full.format_help()
+    args = build_parser(only="ask").parse_args(["ask", "--gpu", "4090"])
+    assert args.command == "ask" and args.req_gpu == "4090"
+    with pytest.raises(SystemExit):  # only `ask` was configured: `db`'s arguments are unknown
+        build_parser(only="ask").parse_args(["db", "status"])
+
+
+def test_an_unknown_subcommand_is_a_usage_error():
+    proc = run_cli("nosuchcommand")
+    assert proc.returncode == 2 and "invalid choice: 'nosuchcommand'" in proc.stderr
+
+
+def test_input_errors_name_their_field_and_print_one_line():
+    from bot.cli.ask import _parse_cost
+    from bot.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        _parse_cost("A:cheap:80")
+    assert caught.value.field == "cost" and str(caught.value) == "cost: rate and hours must be numbers in 'A:cheap:80'"
+    proc = run_cli("ask", "cost=A:cheap:80")
+    assert proc.returncode == 2 and proc.stderr.strip().count("\n") == 0
+    assert proc.stderr.strip() == "gpu-advisor: error: cost: rate and hours must be numbers in 'A:cheap:80'"
+
+
+def test_the_error_kinds_share_one_tree():
+    from bot.engine.rulebase import RuleBaseError
+    from bot.errors import ConfigError, GpuAdvisorError, InputError, ServiceError
+    from bot.knowledge import KnowledgeError
+    from bot.nlu import ParseError
+    from bot.yamlio import YamlError
+
+    assert issubclass(ParseError, InputError)
+    assert all(issubclass(kind, ConfigError) for kind in (KnowledgeError, RuleBaseError, YamlError))
+    assert all(issubclass(kind, GpuAdvisorError) for kind in (InputError, ConfigError, ServiceError))
+    assert InputError(None, "just the message").field is None and str(InputError(None, "m")) == "m"
+
+
+def test_ask_json_leads_with_a_verdict_ranked_recommendations_and_tiered_findings():
+    proc = run_cli("ask", "--json", "Can I fully fine-tune a 7B model on one RTX 4090?")
+    assert proc.returncode == 0, proc.stderr
+    answer = json.loads(proc.stdout)
+    verdict = answer["verdict"]
+    assert set(verdict) >= {"answer", "text", "rule", "because"}
+    assert verdict["answer"] == "no" and verdict["rule"] == "verdict.does-not-fit" and verdict["because"]
+    recommendations = answer["recommendations"]
+    assert 1 <= len(recommendations) <= 5
+    keys = {"rank", "gpu", "count", "method", "precision", "plan", "fits", "need_gb", "have_gb", "headroom_pct",
+            "hours", "cost", "currency", "why", "rule"}
+    for index, rec in enumerate(recommendations, start=1):
+        assert set(rec) >= keys and rec["rank"] == index
+    assert recommendations[0]["method"] == "lora" and recommendations[0]["fits"] is True
+    assert {f["tier"] for f in answer["findings"]} == {"key", "more"}
+    assert len(answer["questions"]) <= 3
+
+
+def test_ask_text_is_brief_by_default_and_complete_with_full():
+    question = "Can I fully fine-tune a 7B model on one RTX 4090?"
+    brief = run_cli("ask", question)
+    full = run_cli("ask", "--full", question)
+    assert brief.returncode == full.returncode == 0
+    lines = brief.stdout.splitlines()
+    assert lines[0].startswith("No — ") and lines[0].endswith("[verdict.does-not-fit]")
+    assert lines[1] == "What to do:" and lines[2].startswith("  1. LoRA @ 1 x rtx-4090")
+    assert len(lines) <= 20
+    assert "Memory estimate (GB):" not in brief.stdout and "Memory estimate (GB):" in full.stdout
+    assert "sources:" in full.stdout and full.stdout.count("\n") > brief.stdout.count("\n")
+
+
+def test_ask_answers_chinese_in_chinese():
+    proc = run_cli("ask", "用一张 4090 能全参微调 7B 模型吗？")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("不行——") and lines[1] == "建议："
+    assert "What to do" not in proc.stdout and "Watch out" not in proc.stdout

@@ -21,7 +21,7 @@ from bot.knowledge import (
 
 REQUIRED_GPUS = {
     "rtx-3090", "rtx-4090", "rtx-5090", "l4", "l40s",
-    "a100-40gb-pcie", "a100-80gb-pcie", "a100-80gb-sxm",
+    "a100-40gb-pcie", "a100-40gb-sxm", "a100-80gb-pcie", "a100-80gb-sxm",
     "h100-pcie", "h100-sxm", "h100-nvl", "h200-sxm", "h200-nvl", "b200",
 }
 
@@ -130,7 +130,7 @@ def test_gpu_aliases_resolve(catalog, name, expected):
         ("H100", {"h100-sxm", "h100-pcie", "h100-nvl"}),
         ("NVIDIA H100", {"h100-sxm", "h100-pcie", "h100-nvl"}),
         ("H200", {"h200-sxm", "h200-nvl"}),
-        ("A100", {"a100-40gb-pcie", "a100-80gb-pcie", "a100-80gb-sxm"}),
+        ("A100", {"a100-40gb-pcie", "a100-40gb-sxm", "a100-80gb-pcie", "a100-80gb-sxm"}),
     ],
 )
 def test_family_names_resolve_to_all_variants(catalog, name, expected):
@@ -305,14 +305,13 @@ def test_no_model_alias_is_shared(catalog):
 
 
 def test_param_counts_match_the_architecture(catalog):
-    """params_b agrees (within 1%) with the count implied by the config fields."""
+    """params_b agrees (within 1%) with the count implied by the config fields (mixture-of-experts
+    layouts, latent attention and vision encoders included; see ModelArch.counted_params_b), and so
+    does active_params_b (within 2%)."""
     for m in catalog.models.values():
-        attention = 2 * m.hidden * m.heads * m.head_dim + 2 * m.hidden * m.kv_heads * m.head_dim
-        gated = m.id not in {"gpt2-xl", "bloomz-7b1"}  # SwiGLU/GeGLU MLPs have three matrices
-        mlp = (3 if gated else 2) * m.hidden * m.intermediate * (m.experts or 1)
-        embeddings = m.vocab * m.hidden * (1 if m.tie_embeddings else 2)
-        estimate = (m.layers * (attention + mlp) + embeddings) / 1e9
-        assert estimate == pytest.approx(m.params_b, rel=0.01), m.id
+        assert m.counted_params_b == pytest.approx(m.params_b, rel=0.01), m.id
+        if m.active_params_b:
+            assert m.counted_active_params_b == pytest.approx(m.active_params_b, rel=0.02), m.id
         assert m.heads % m.kv_heads == 0, m.id
 
 
@@ -459,8 +458,12 @@ def test_price_quoted_in_the_future_is_rejected_naming_the_row(tmp_path):
 
 
 def test_catalog_knows_whether_its_prices_are_the_shipped_example(tmp_path):
-    example = load_catalog(DEFAULT_KNOWLEDGE_DIR)
-    assert example.prices_are_example and example.prices_path.name == "prices.example.yaml"
+    # The default is the shipped SkyPilot snapshot (dated, attributed), not the example rows.
+    snapshot = load_catalog(DEFAULT_KNOWLEDGE_DIR)
+    assert snapshot.prices_path.name == "prices.skypilot.yaml" and not snapshot.prices_are_example
+    assert snapshot.prices_origin is not None and snapshot.prices_origin.source == "skypilot-catalog"
+    example = load_catalog(DEFAULT_KNOWLEDGE_DIR, prices_path=DEFAULT_KNOWLEDGE_DIR / "prices.example.yaml")
+    assert example.prices_are_example and example.prices_origin is None
     own = tmp_path / "team-prices.yaml"
     own.write_text("prices:\n  - {gpu: l4, provider: aws, hourly_rate: 0.8, quoted_on: 2026-01-02}\n",
                    encoding="utf-8")

@@ -27,7 +27,7 @@ from bot.agent.framework import check_framework
 from bot.agent.jobs import Job, JobManager, JobRequest, ProbeJob, SlotBusy, TooManyJobs
 from bot.agent.kernel_log import read_kernel_log
 from bot.agent.report import ProbeReport
-from bot.agent.security import SIGNATURE, SignedRequests, Verifier, event_signature
+from bot.agent.security import SECRET_SCOPE_KEY, SIGNATURE, SignedRequests, Verifier, event_signature
 
 AGENT_VERSION = "1"
 
@@ -37,9 +37,12 @@ class AgentConfig:
     secret: bytes | None
     gpu_probe: Callable[[], ProbeReport]
     backend: str
+    # During a secret rotation, the next secret, accepted beside `secret` (GPU_ADVISOR_AGENT_SECRET_NEXT).
+    next_secret: bytes | None = None
     kernel_log_replay: Path | None = None
     window_s: float = 60.0
     max_body: int = 64 * 1024
+    body_timeout_s: float = 10.0  # the whole request body must arrive within this
     open_metrics: bool = False
     metrics_max_age_s: float = 10.0
     extra: dict = field(default_factory=dict)
@@ -92,7 +95,8 @@ def create_app(config: AgentConfig) -> FastAPI:
                   description="Probes and benchmarks this GPU host for gpu-advisor. Every request is HMAC-signed.")
     manager = JobManager(build_probe(config))
     app.state.manager = manager
-    verifier = Verifier(config.secret, window_s=config.window_s) if config.secret else None
+    verifier = Verifier(config.secret, window_s=config.window_s,
+                        next_secret=config.next_secret) if config.secret else None
     open_paths = frozenset({"/metrics", "/health"}) if config.open_metrics else frozenset()
     failures: dict[str, int] = {}
     metrics_cache: dict[str, tuple[float, ProbeReport | None]] = {}
@@ -139,7 +143,8 @@ def create_app(config: AgentConfig) -> FastAPI:
             # The response header cannot sign a body still to come, so each event is signed itself.
             if verifier is None:
                 return f"data: {data}\n\n"
-            return f"id: {event_signature(verifier.secret, request_signature, data)}\ndata: {data}\n\n"
+            secret = request.scope.get(SECRET_SCOPE_KEY, verifier.secret)  # the one the request was signed with
+            return f"id: {event_signature(secret, request_signature, data)}\ndata: {data}\n\n"
 
         async def stream():
             seen = -1
@@ -174,5 +179,5 @@ def create_app(config: AgentConfig) -> FastAPI:
                                  media_type="text/plain; version=0.0.4")
 
     app.add_middleware(SignedRequests, verifier=verifier, max_body=config.max_body, open_paths=open_paths,
-                       failures=failures)
+                       failures=failures, body_timeout_s=config.body_timeout_s)
     return app

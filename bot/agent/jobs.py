@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
 
 from bot.agent import benchmarks
 from bot.agent.report import BenchmarkBatch, ProbeReport
+from bot.errors import ServiceError
 
 MatmulPrecision = Literal["fp32", "tf32", "bf16", "fp16", "fp8"]
 # Job ids as the agent makes them: a counter and 8 hex digits. The bot puts ids into URL paths, so
@@ -133,13 +134,13 @@ class Job(BaseModel):
     version: int = Field(default=0, description="bumped on every change; streams send each version once")
 
 
-class SlotBusy(RuntimeError):
+class SlotBusy(ServiceError):
     def __init__(self, slot: str, job_id: str):
         self.slot, self.job_id = slot, job_id
         super().__init__(f"a benchmark is already running on {slot} (job {job_id}); one at a time")
 
 
-class TooManyJobs(RuntimeError):
+class TooManyJobs(ServiceError):
     pass
 
 

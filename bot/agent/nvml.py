@@ -14,12 +14,14 @@ import time
 from types import ModuleType
 from typing import Any, Callable
 
-from bot.agent.report import ARCHITECTURES, BRANDS, CLOCK_EVENT_REASONS, GpuProbe, GpuProcess, ProbeReport
+from bot.agent.report import (ARCHITECTURES, BRANDS, CLOCK_EVENT_REASONS, GpuProbe, GpuProcess, ProbeReport,
+                              normalise_version)
+from bot.errors import ServiceError
 
 MIB = 1024 * 1024
 
 
-class NvmlUnavailable(RuntimeError):
+class NvmlUnavailable(ServiceError):
     """The NVML library (libnvidia-ml) or the pynvml module is not present or does not start."""
 
 
@@ -183,7 +185,7 @@ def probe_nvml(nvml: Any | None = None) -> ProbeReport:
             pass
     return ProbeReport(
         source="nvml",
-        driver=_text(driver) if driver is not None else None,
+        driver=normalise_version(_text(driver)) if driver is not None else None,  # as the smi parser does
         cuda_driver=f"{cuda // 1000}.{(cuda % 1000) // 10}" if cuda is not None else None,
         gpus=gpus,
         probe_seconds=round(time.perf_counter() - started, 4),

@@ -6,9 +6,33 @@ A value the GPU does not report is None, and its field name is listed in `not_su
 
 from __future__ import annotations
 
-from typing import Literal
+import re
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+# Bounds a report must keep to be judged and stored (it crosses the network from the agent):
+# every integer fits a 64-bit database column with room to spare, every text is short.
+MAX_REPORT_INT = 2**53
+MAX_TEXT = 512
+MAX_GPUS = 1024
+DRIVER_VERSION = re.compile(r"\d{1,5}(\.\d{1,5}){1,3}")
+CUDA_VERSION = re.compile(r"\d{1,3}\.\d{1,3}(\.\d{1,4})?")
+
+
+def normalise_version(value: str | None) -> str | None:
+    """`610.57.04 [Deprecated; ...]` -> `610.57.04`; anything without a leading version -> None.
+    What the nvidia-smi parser does, for every backend."""
+    match = re.match(r"\d+(\.\d+)+", value.strip()) if value else None
+    return match.group(0) if match else None
+
+
+# Checked by pydantic itself (in its core, not in Python): a report is validated for every host
+# of a fleet check, so the bounds must cost next to nothing.
+Int = Annotated[int, Field(gt=-MAX_REPORT_INT, lt=MAX_REPORT_INT)]
+Text = Annotated[str, Field(max_length=MAX_TEXT)]
+Float = Annotated[float, Field(allow_inf_nan=False)]
+
 
 # NVML brand and architecture enums <-> the names nvidia-smi prints.
 BRANDS: dict[int, str] = {
@@ -44,9 +68,9 @@ OPTIONAL_GPU_FIELDS: tuple[str, ...] = (
 class GpuProcess(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    pid: int
-    name: str | None = None
-    used_memory_mib: int | None = None
+    pid: Int
+    name: Text | None = None
+    used_memory_mib: Int | None = None
 
 
 class GpuProbe(BaseModel):
@@ -54,45 +78,45 @@ class GpuProbe(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    index: int
-    bus_id: str
-    name: str | None = None
-    uuid: str | None = None
-    brand: str | None = None
-    architecture: str | None = None
-    compute_capability: str | None = None
-    memory_total_mib: int | None = None
-    memory_used_mib: int | None = None
+    index: Int = Field(ge=0, lt=MAX_GPUS)
+    bus_id: Text
+    name: Text | None = None
+    uuid: Text | None = None
+    brand: Text | None = None
+    architecture: Text | None = None
+    compute_capability: Text | None = None
+    memory_total_mib: Int | None = None
+    memory_used_mib: Int | None = None
     persistence_mode: bool | None = None
     mig_mode: bool | None = None
     ecc_mode: bool | None = None
-    ecc_volatile_corrected: int | None = None
-    ecc_volatile_uncorrected: int | None = None
-    ecc_aggregate_corrected: int | None = None
-    ecc_aggregate_uncorrected: int | None = None
-    retired_pages_sbe: int | None = None
-    retired_pages_dbe: int | None = None
+    ecc_volatile_corrected: Int | None = None
+    ecc_volatile_uncorrected: Int | None = None
+    ecc_aggregate_corrected: Int | None = None
+    ecc_aggregate_uncorrected: Int | None = None
+    retired_pages_sbe: Int | None = None
+    retired_pages_dbe: Int | None = None
     retired_pages_pending: bool | None = None
-    remapped_rows_correctable: int | None = None
-    remapped_rows_uncorrectable: int | None = None
+    remapped_rows_correctable: Int | None = None
+    remapped_rows_uncorrectable: Int | None = None
     remapped_rows_pending: bool | None = None
     remapped_rows_failure: bool | None = None
-    temperature_c: int | None = None
-    power_draw_w: float | None = None
-    power_limit_w: float | None = None
-    sm_clock_mhz: int | None = None
-    max_sm_clock_mhz: int | None = None
+    temperature_c: Int | None = None
+    power_draw_w: Float | None = None
+    power_limit_w: Float | None = None
+    sm_clock_mhz: Int | None = None
+    max_sm_clock_mhz: Int | None = None
     clock_event_reasons: list[str] | None = Field(default=None, description="active reasons, e.g. sw_power_cap")
-    utilization_gpu_pct: int | None = None
-    fan_speed_pct: int | None = None
-    pcie_gen_current: int | None = None
-    pcie_gen_max: int | None = None
-    pcie_width_current: int | None = None
-    pcie_width_max: int | None = None
-    pcie_replay_counter: int | None = None
-    nvlink_active_links: int | None = None
-    nvlink_crc_errors: int | None = None
-    processes: list[GpuProcess] | None = None
+    utilization_gpu_pct: Int | None = None
+    fan_speed_pct: Int | None = None
+    pcie_gen_current: Int | None = None
+    pcie_gen_max: Int | None = None
+    pcie_width_current: Int | None = None
+    pcie_width_max: Int | None = None
+    pcie_replay_counter: Int | None = None
+    nvlink_active_links: Int | None = None
+    nvlink_crc_errors: Int | None = None
+    processes: list[GpuProcess] | None = Field(default=None, max_length=4096)
     not_supported: list[str] = Field(default_factory=list)
     errors: dict[str, str] = Field(default_factory=dict, description="queries that failed for another reason")
 
@@ -105,9 +129,9 @@ class GpuProbe(BaseModel):
 class XidEvent(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    code: int
-    pci: str
-    time: str | None = None
+    code: Int
+    pci: Text
+    time: Text | None = None
     message: str
 
 
@@ -116,7 +140,7 @@ class KernelLogReport(BaseModel):
 
     source: str | None = Field(default=None, description="kern.log path, journalctl -k, dmesg, or a replay file")
     readable: bool = False
-    events: list[XidEvent] = Field(default_factory=list)
+    events: list[XidEvent] = Field(default_factory=list, max_length=10_000)
     truncated: bool = Field(default=False, description="more events than the limit; the newest are kept")
     error: str | None = None
 
@@ -139,9 +163,10 @@ class ProbeReport(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     source: Literal["nvml", "nvidia-smi-xml", "nvidia-smi-text"]
-    driver: str | None = None
-    cuda_driver: str | None = Field(default=None, description="highest CUDA the driver supports, e.g. 12.2")
-    gpus: list[GpuProbe] = Field(default_factory=list)
+    driver: str | None = Field(default=None, description="e.g. 535.161.08", pattern="^" + DRIVER_VERSION.pattern + "$")
+    cuda_driver: str | None = Field(default=None, description="highest CUDA the driver supports, e.g. 12.2",
+                                    pattern="^" + CUDA_VERSION.pattern + "$")
+    gpus: list[GpuProbe] = Field(default_factory=list, max_length=MAX_GPUS)
     kernel_log: KernelLogReport | None = None
     framework: FrameworkReport | None = None
     probe_seconds: float | None = None

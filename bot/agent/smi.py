@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.agent.report import CLOCK_EVENT_REASONS, GpuProbe, GpuProcess, ProbeReport
+from bot.errors import ConfigError
 
 MAX_CAPTURE_BYTES = 16 * 1024 * 1024
 _MISSING = {"", "n/a", "not supported", "unknown error", "err!", "requested functionality has been deprecated",
@@ -26,7 +27,7 @@ _NUMBER = re.compile(r"^-?\d+(\.\d+)?")
 _SECTION = re.compile(r"^# (?P<state>[\w-]+) :: (?P<name>.+?)\s*$")
 
 
-class SmiParseError(ValueError):
+class SmiParseError(ConfigError):
     """Input that is not usable `nvidia-smi -q` output; the message says why."""
 
 

@@ -12,21 +12,87 @@ concurrency; one host's failure never stops the others.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
+import logging
 import time
+import weakref
+from collections import deque
 from collections.abc import Callable
 
 import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from bot.agent.report import BenchmarkResult, ProbeReport
-from bot.dispatch.audit import AuditRecord, AuditSink
-from bot.dispatch.client import AgentClient
+from bot.dispatch.audit import AuditRecord, AuditSink, record_or_spill
+from bot.dispatch.client import AgentClient, AgentTimeout
 from bot.dispatch.inventory import DispatchError, Host, Inventory
 from bot.dispatch.judge import judge
 from bot.models import Answer
 from bot.ops.metrics import record_dispatch
 
 BENCHMARKS = ("matmul", "membw", "h2d", "serving")
+log = logging.getLogger("gpu_advisor.dispatch")
+
+
+HISTORY_RETRY_DELAYS_S = (0.2, 1.0, 3.0)
+
+
+def _transient(exc: BaseException) -> bool:
+    """A store error worth retrying: busy (SQLite locked) or a dropped connection."""
+    name = type(exc).__name__
+    return (type(exc).__module__.startswith("sqlalchemy") and name in ("OperationalError", "InterfaceError")) \
+        or name == "StoreError"
+
+
+class _JudgeQueue:
+    """Reports waiting for the rule engine, judged one at a time by one task per event loop that
+    yields after each. A fleet check's replies arrive in waves: judged inline, a wave's judgements
+    would all run before any of the freed slots sends its next request; queued like this, the
+    requests go out first and the judging fills the time spent waiting on agents."""
+
+    def __init__(self) -> None:
+        self.pending: deque[tuple[Callable, asyncio.Future]] = deque()
+        self.worker: asyncio.Task | None = None
+
+    async def run(self) -> None:
+        while self.pending:
+            work, done = self.pending.popleft()
+            if not done.cancelled():
+                try:
+                    done.set_result(work())
+                except Exception as exc:  # handed to the check that asked
+                    done.set_exception(exc)
+            await asyncio.sleep(0)  # to the back of the ready queue: pending I/O goes first
+
+
+_JUDGE_QUEUES: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _JudgeQueue]" = weakref.WeakKeyDictionary()
+
+
+async def _judged(work: Callable):
+    loop = asyncio.get_running_loop()
+    queue = _JUDGE_QUEUES.get(loop)
+    if queue is None:
+        queue = _JUDGE_QUEUES[loop] = _JudgeQueue()
+    done = loop.create_future()
+    queue.pending.append((functools.partial(contextvars.copy_context().run, work), done))  # the check's log ids
+    if queue.worker is None or queue.worker.done():
+        queue.worker = loop.create_task(queue.run())
+    return await done
+
+
+_TLS: list = []  # the verifying TLS context, made once: loading the CA bundle costs ~25 ms each time
+
+
+def host_client() -> httpx.AsyncClient:
+    """An HTTP client for one host's check, sharing one TLS context with every other."""
+    if not _TLS:
+        _TLS.append(httpx.create_ssl_context())
+    return httpx.AsyncClient(trust_env=False, verify=_TLS[0], limits=httpx.Limits(max_connections=4))
+
+
+def _outcome(exc: BaseException) -> str:
+    return "timeout" if isinstance(exc, AgentTimeout) else "error"
 
 
 class CheckReport(BaseModel):
@@ -70,6 +136,8 @@ class HostChecker:
         self.retries = retries
         self.job_deadline_s = job_deadline_s
         self._client = client
+        if not isinstance(max_concurrency, int) or max_concurrency < 1:
+            raise ValueError(f"max_concurrency must be a whole number of at least 1, not {max_concurrency!r}")
         self.max_concurrency = max_concurrency
         # Records each probe and returns trend facts against the host's previous check
         # (bot.store.trends.StoreHistory); None: no history.
@@ -77,12 +145,17 @@ class HostChecker:
 
     def _audit(self, user: str, host: str, job: str, params: dict, outcome: str, detail: str | None = None,
                started: float | None = None) -> None:
-        """Every dispatch outcome is counted (Prometheus) and, with a sink, audited."""
+        """Every dispatch outcome is counted (Prometheus) and, with a sink, audited.
+
+        A sink that fails (a locked or unreachable store) never turns into the check's own
+        failure and never loses the record: `bot.dispatch.audit.record_or_spill` retries it and,
+        at the end, writes it whole to the log."""
         record_dispatch(outcome)
         if self.audit is None:
             return
-        self.audit.record(AuditRecord(user=user, host=host, job=job, params=params, outcome=outcome, detail=detail,
-                                      duration_s=round(time.monotonic() - started, 3) if started else None))
+        record_or_spill(self.audit, AuditRecord(
+            user=user, host=host, job=job, params=params, outcome=outcome, detail=detail,
+            duration_s=round(time.monotonic() - started, 3) if started else None))
 
     async def check(self, host_name: str, user_id: str, benchmarks: list[str] | None = None,
                     progress: Callable[[str], None] | None = None, *, groups: list[str] | None = None,
@@ -106,7 +179,7 @@ class HostChecker:
             raise
         if client is not None:
             return await self._check(host, user_id, benchmarks, progress, client, language)
-        async with httpx.AsyncClient(trust_env=False, verify=True) as own:
+        async with host_client() as own:
             return await self._check(host, user_id, benchmarks, progress, own, language)
 
     async def _check(self, host: Host, user_id: str, benchmarks: list[str], progress, client, language) -> CheckReport:
@@ -114,7 +187,10 @@ class HostChecker:
 
         def tell(kind: str, fraction: float, message: str) -> None:
             if progress is not None:
-                progress(f"{host.name}: {kind} {fraction * 100:3.0f}% {message}".rstrip())
+                try:
+                    progress(f"{host.name}: {kind} {fraction * 100:3.0f}% {message}".rstrip())
+                except Exception:  # progress is a courtesy: a failing display never fails the check
+                    log.warning("showing the progress of %s failed", host.name, exc_info=True)
 
         try:
             agent = AgentClient(host, client, host.secret(), retries=self.retries)
@@ -124,31 +200,71 @@ class HostChecker:
         results: list[BenchmarkResult] = []
         jobs = [("probe", {"kind": "probe"})] + [(b, _benchmark_params(b, host)) for b in benchmarks]
         report: ProbeReport | None = None
+        finished: list[tuple[str, dict, float]] = []  # jobs the agent finished, audited with the check's outcome
+
+        def audit_finished(outcome: str, detail: str | None = None) -> None:
+            for done_name, done_params, done_started in finished:
+                self._audit(user_id, host.name, done_name, done_params, outcome, detail, done_started)
+
         for name, params in jobs:
             job_started = time.monotonic()
             tell(name, 0.0, "submitted")
             try:
-                result = await agent.run_job(params, tell, deadline_s=self.job_deadline_s)
+                deadline_s = min(self.job_deadline_s, host.job_deadline_s or self.job_deadline_s)
+                result = await agent.run_job(params, tell, deadline_s=deadline_s)
                 if name == "probe":
-                    report = ProbeReport.model_validate(result)
+                    report = result  # a ProbeReport, validated by the client
                 else:
-                    results += [BenchmarkResult.model_validate(r) for r in result.get("benchmarks", [])]
+                    results += list(result.benchmarks)
             except ValidationError as exc:
+                audit_finished("ok")
                 message = f"{host.name}: agent returned a {name} result that does not validate: {exc.errors()[0]['msg']}"
                 self._audit(user_id, host.name, name, params, "error", message, job_started)
                 raise DispatchError(message) from exc
             except DispatchError as exc:
-                self._audit(user_id, host.name, name, params, "error", str(exc), job_started)
+                audit_finished("ok")
+                self._audit(user_id, host.name, name, params, _outcome(exc), str(exc), job_started)
                 raise
-            self._audit(user_id, host.name, name, params, "ok", None, job_started)
+            except Exception as exc:  # a bug or an odd reply: audited, and a clear error for this host only
+                log.exception("checking %s: %s job failed", host.name, name)
+                audit_finished("ok")
+                message = f"{host.name}: the {name} job failed in the dispatcher: {type(exc).__name__}: {exc}"
+                self._audit(user_id, host.name, name, params, "error", message[:500], job_started)
+                raise DispatchError(message[:500]) from exc
+            finished.append((name, params, job_started))
             tell(name, 1.0, "done")
         assert report is not None
         expect = host.expect
-        answer = judge(self.advisor, host.name, self.inventory.deployment(host), self.inventory.team_cuda(host), report,
-                       results, expect.gpu if expect else None, expect.count if expect else None, language,
-                       extra_facts=self.history(host.name, report) if self.history else None)
+        try:
+            extra = await self._record_history(host.name, report) if self.history else None
+            work = functools.partial(judge, self.advisor, host.name, self.inventory.deployment(host),
+                                     self.inventory.team_cuda(host), report, results,
+                                     expect.gpu if expect else None, expect.count if expect else None, language,
+                                     extra_facts=extra)
+            answer = await _judged(work)
+        except Exception as exc:  # the report passed validation, yet judging or recording it failed
+            log.exception("checking %s: judging the report failed", host.name)
+            message = f"{host.name}: the report could not be judged or recorded: {type(exc).__name__}: {exc}"[:500]
+            audit_finished("error", message)
+            raise DispatchError(message) from exc
+        # Audited "ok" only now: a report that validated but could not be judged is an error.
+        audit_finished("ok")
         return CheckReport(host=host.name, report=report, benchmarks=results, answer=answer,
                            seconds=round(time.monotonic() - started, 3))
+
+    async def _record_history(self, host: str, report: ProbeReport) -> list:
+        """The history hook, retried with back-off while the store is busy or its connection dropped."""
+        for delay in (*HISTORY_RETRY_DELAYS_S, None):
+            try:
+                # Off the event loop: a busy SQLite file waits here, never in the other hosts' checks.
+                return await asyncio.to_thread(self.history, host, report)
+            except Exception as exc:
+                if delay is None or not _transient(exc):
+                    raise
+                log.warning("recording the check of %s failed (%s), retrying in %.1f s", host, type(exc).__name__,
+                            delay)
+                await asyncio.sleep(delay)
+        return []
 
     async def check_all(self, user_id: str, benchmarks: list[str] | None = None,
                         progress: Callable[[str], None] | None = None, *, groups: list[str] | None = None,
@@ -157,18 +273,20 @@ class HostChecker:
         hosts = self.inventory.hosts_for(user_id, groups or [])
         gate = asyncio.Semaphore(self.max_concurrency)
 
-        async def one(client, host: Host) -> FleetEntry:
+        async def one(host: Host) -> FleetEntry:
             async with gate:
                 try:
-                    done = await self._check_named(host.name, user_id, benchmarks, progress, groups, language, client)
+                    done = await self._check_named(host.name, user_id, benchmarks, progress, groups, language,
+                                                   self._client)
                     return FleetEntry(host=host.name, ok=True, check=done)
                 except (DispatchError, PermissionError) as exc:
                     return FleetEntry(host=host.name, ok=False, error=str(exc))
+                except Exception as exc:  # never let one host take the others' results with it
+                    log.exception("checking %s failed", host.name)
+                    return FleetEntry(host=host.name, ok=False,
+                                      error=f"{host.name}: the check failed: {type(exc).__name__}: {exc}"[:500])
 
-        limits = httpx.Limits(max_connections=self.max_concurrency * 2)
-        client = self._client or httpx.AsyncClient(trust_env=False, limits=limits)
-        try:
-            return list(await asyncio.gather(*(one(client, h) for h in hosts)))
-        finally:
-            if self._client is None:
-                await client.aclose()
+        # Without a client of the caller's, each host gets a small client of its own (closed with its
+        # check): one pool shared by a whole fleet scans every connection for each request, which
+        # cost more CPU than the checks themselves at a thousand hosts.
+        return list(await asyncio.gather(*(one(h) for h in hosts)))

@@ -27,9 +27,10 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from bot.agent.jobs import is_loopback_ip
+from bot.errors import ConfigError, ServiceError
 from bot.models import Deployment
 from bot.yamlio import YamlError, describe_validation_error, load_yaml
 
@@ -38,12 +39,16 @@ log = logging.getLogger(__name__)
 HOST_NAME = r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$"
 
 
-class InventoryError(ValueError):
+class InventoryError(ConfigError):
     """An inventory that does not load; the message names file:line and the field."""
 
 
-class DispatchError(RuntimeError):
+class DispatchError(ServiceError):
     """A host check that could not be done: unknown host, unreachable or misbehaving agent."""
+
+
+class UnknownHostError(DispatchError):
+    """A name that is not in the inventory. Its message never lists the inventory's hosts."""
 
 
 class Expect(BaseModel):
@@ -74,6 +79,9 @@ class Host(BaseModel):
     deployment: Deployment | None = None
     serving: ServingTarget | None = None
     timeout_s: float = Field(default=10.0, gt=0, le=300, description="per HTTP request")
+    job_deadline_s: float | None = Field(default=None, gt=0, le=3600,
+                                         description="a whole job (probe, benchmark) on this host; default the "
+                                                     "checker's")
     allow_plain_http: bool = Field(default=False, description="accept http:// to another machine without a warning")
 
     @field_validator("url")
@@ -117,6 +125,7 @@ class Inventory(BaseModel):
 
     hosts: list[Host] = Field(default_factory=list)
     defaults: Defaults = Field(default_factory=Defaults)
+    _by_name: dict[str, Host] | None = PrivateAttr(default=None)
 
     def hosts_for(self, user_id: str, groups: list[str] = []) -> list[Host]:  # noqa: B006 - the agreed signature
         """The hosts this user (or one of their groups) may check."""
@@ -125,13 +134,15 @@ class Inventory(BaseModel):
 
     def get(self, name: str) -> Host:
         """The inventory host called `name`; raw addresses and unknown names are refused."""
-        for host in self.hosts:
-            if host.name == name:
-                return host
+        if self._by_name is None or len(self._by_name) != len(self.hosts):
+            self._by_name = {h.name: h for h in self.hosts}  # one lookup per check: no scan of the fleet
+        host = self._by_name.get(name)
+        if host is not None:
+            return host
         if "://" in name or re.fullmatch(r"[\d.:\[\]]+", name) or "/" in name or (":" in name):
             raise DispatchError(f"{name!r} looks like an address; only inventory host names can be checked")
-        known = ", ".join(h.name for h in self.hosts) or "none"
-        raise DispatchError(f"unknown host {name!r}; inventory hosts: {known}")
+        # The inventory's names are not listed: whoever asks may not be allowed to know them.
+        raise UnknownHostError(f"unknown host {name[:100]!r}: not in the inventory")
 
     def authorize(self, name: str, user_id: str, groups: list[str] = []) -> Host:  # noqa: B006
         host = self.get(name)

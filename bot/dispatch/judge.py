@@ -12,6 +12,7 @@ from collections import OrderedDict
 
 from bot.agent.report import BenchmarkResult, GpuProbe, ProbeReport
 from bot.knowledge import Catalog, UnknownNameError, version_number
+from bot.advice.assemble import AnswerParts, assemble
 from bot.models import Answer, Requirement
 
 Fact = tuple[str, dict]
@@ -115,6 +116,8 @@ def _xid_facts(catalog: Catalog, report: ProbeReport) -> list[Fact]:
             "first_seen": events[0].time, "last_seen": events[-1].time, "last_message": events[-1].message,
             "meaning": entry.meaning if entry else "not in NVIDIA's catalog as known to this advisor",
             "action": entry.action if entry else "look the code up in NVIDIA's Xid catalog",
+            "meaning_zh": entry.meaning_zh if entry else "不在本顾问所知的 NVIDIA Xid 目录中",
+            "action_zh": entry.action_zh if entry else "请在 NVIDIA 的 Xid 目录中查找该代码",
             "app_error": entry.app_error if entry else False, "known": entry is not None,
         }))
     return facts
@@ -213,6 +216,5 @@ def judge(advisor, name: str, deployment: str, team_cuda: str | None, report: Pr
         driver=report.driver if report.driver and re.fullmatch(r"\d+(\.\d+){0,2}", report.driver) else None,
         topics=["health", "verification"],
     )
-    return Answer(requirement=requirement, findings=result.findings, questions=result.questions, language=language,
-                  rule_base_version=advisor.version,
-                  derivations=[result.justification(i) for i in range(len(result.findings))])
+    return assemble(AnswerParts(requirement=requirement, result=result, language=language,
+                                rule_base_version=advisor.version))

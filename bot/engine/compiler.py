@@ -33,6 +33,11 @@ def _field_tests(field: str, test: Any) -> list[dict]:
         elif op in _OPS:
             tests.append({_OPS[op]: {field: _operand(value)}})
         elif op == "in":
+            joined = [parse_reference(v) is not None for v in value]
+            if any(joined) and not all(joined):
+                # durable-rules never matches the literal side of an `$or` that also joins
+                raise ValueError(f"{field}: `in` mixes literal values and $references, which the engine "
+                                 f"cannot match; write one rule for the literals and one for the references")
             tests.append({"$or": [{field: _operand(v)} for v in value]})
         elif op == "not_in":
             tests += [{"$neq": {field: _operand(v)}} for v in value]

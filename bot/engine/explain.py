@@ -221,6 +221,10 @@ def _explanation_text(ex: RuleExplanation) -> str:
         lines.append(f"  - report a {rule.severity} finding: \"{rule.then.finding.en}\"")
     if rule.then.question:
         lines.append(f"  - ask: \"{rule.then.question.en}\"")
+    if rule.then.verdict:
+        lines.append(f"  - answer {rule.then.verdict.answer} (priority {rule.priority}): \"{rule.then.verdict.en}\"")
+    if rule.then.recommend:
+        lines.append(f"  - recommend the option because: \"{rule.then.recommend.en}\"")
     lines.append("")
     lines.append("Fed by")
     inputs = [c.fact for c in rule.when if c.fact in FACT_KINDS and not is_derived(c.fact)]

@@ -10,13 +10,18 @@ A field that is unknown for a question is left out of the fact, so `exists: fals
 
 from __future__ import annotations
 
-from typing import Literal
+import typing
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from bot.models import Requirement
 
 
 class FactModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # defer_build (on every fact model): a question validates only the kinds it produces; the
+    # others' validators are never built (cold start, issue #14).
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     # Set on each subclass: whether the advisor posts it (input) or only rules assert it.
     origin: Literal["input", "derived"] = Field(default="input", exclude=True)
@@ -25,43 +30,60 @@ class FactModel(BaseModel):
 # -- input facts ---------------------------------------------------------------------------
 
 
-class RequirementFact(FactModel):
-    """The question as understood (see `bot.models.Requirement`); unknown fields are absent."""
+# Requirement fields that are lists: they become facts of their own (topic, xid, symptom, cost).
+_REQUIREMENT_LIST_FIELDS = frozenset(
+    name for name, info in Requirement.model_fields.items() if typing.get_origin(info.annotation) is list)
 
-    workload: Literal["training", "inference"] | None = None
-    method: Literal["pretraining", "full", "lora", "qlora"] | None = None
-    model: str | None = None
-    params_b: float | None = None
-    precision: str | None = None
-    optimizer: str | None = None
-    batch_size: int | None = None
-    context: int | None = None
-    concurrency: int | None = None
-    gpu: str | None = Field(default=None, description="canonical id, or the family name when ambiguous")
+
+def _requirement_fields() -> dict[str, Any]:
+    """Requirement's scalar fields, same types (so a rule on `precision: bf61` fails lint), all optional."""
+    fields: dict[str, Any] = {}
+    for name, info in Requirement.model_fields.items():
+        if name in _REQUIREMENT_LIST_FIELDS:
+            continue
+        annotation = info.annotation
+        if type(None) not in typing.get_args(annotation):
+            annotation = annotation | None
+        fields[name] = (annotation, Field(default=None, description=info.description))
+    return fields
+
+
+_RequirementBase = create_model("_RequirementBase", __base__=FactModel, **_requirement_fields())
+
+
+class RequirementFact(_RequirementBase):
+    """The question as understood: `bot.models.Requirement`'s scalar fields (unknown ones absent),
+    plus what the advisor derives from them."""
+
     gpu_variants: str | None = Field(default=None, description="variants covered when `gpu` is a family")
-    gpu_count: int | None = None
-    provider: str | None = None
-    billing: str | None = None
-    deployment: str | None = None
-    cuda: str | None = None
     cuda_major: int | None = None
     cuda_num: int | None = Field(default=None, description="CUDA version as an integer, 12.4 -> 12004000")
-    driver: str | None = None
     driver_num: int | None = Field(default=None, description="driver as an integer, 535.104.05 -> 535104005")
     driver_major: int | None = None
-    psu_watts: int | None = None
-    request_mode: Literal["single-stream", "server", "offline"] | None = Field(
-        default=None, description="inference load: one at a time, interactive stream, or batch")
-    dataset_tokens_b: float | None = Field(default=None, description="training tokens per epoch, billions")
-    epochs: float | None = None
-    mfu: float | None = Field(default=None, description="model FLOPs utilisation the user gave, 0-1")
-    lora_rank: int | None = None
-    recompute: Literal["none", "selective", "full"] | None = None
-    kv_precision: str | None = None
+    driver_cuda_num: int | None = Field(default=None, description="driver_cuda as an integer")
+    driver_cuda_major: int | None = None
+    toolkit_vs_driver: Literal["within", "minor-compat", "newer-major"] | None = Field(default=None, description=(
+        "the CUDA the user builds with against the driver's maximum (driver_cuda)"))
     has_size: bool = Field(default=False, description="a model or parameter count is known")
     gpu_named: bool = Field(default=False, description="the user named a GPU")
     multi_gpu: bool = Field(default=False, description="more than one GPU is planned")
     has_symptoms: bool = Field(default=False, description="the question reports Xids or symptoms (a health question)")
+    compared_gpus: int = Field(default=0, description="how many GPU options the question compares (0: none)")
+    compared_providers: int = Field(default=0, description="how many providers the question compares (0: none)")
+    stated_costs: int = Field(default=0, description="how many prices or quotes the user gave")
+    compared_billing: int = Field(default=0, description="how many billing modes the question compares (0: none)")
+    instance_family: str | None = Field(default=None, description="p5, g6e, gn7i: the family of `instance`")
+    instance_vcpus: float | None = Field(default=None, description="vCPUs of one instance (AWS quotas count vCPUs)")
+    quota_code: str | None = Field(default=None, description="the AWS quota this launch counts against (Spot or On-Demand)")
+    quota_name: str | None = None
+    spot: bool = Field(default=False, description="billing is spot (preemptible) capacity")
+    other_focus: bool = Field(default=False, description=(
+        "the question asks about something besides fitting the job (spot, billing, prices, network, health, "
+        "CUDA...): a memory verdict then follows that topic's verdict instead of leading"))
+    unknown_gpu_fits: bool | None = Field(default=None, description="the job fits on one card of the memory the user gave")
+    sizing_question: bool = Field(default=False, description=(
+        "the question is about sizing a job (a model or size, a recommendation, or a bare GPU with nothing "
+        "else asked): only then are sizing follow-ups (workload, model, precision, optimizer, batch) asked"))
 
 
 class GpuFact(FactModel):
@@ -105,6 +127,16 @@ class EstimateFact(FactModel):
     mfu: float | None = Field(default=None, description="MFU the training time assumes")
     recompute: str | None = Field(default=None, description="activation recompute assumed: none/selective/full")
     moe: bool | None = Field(default=None, description="mixture-of-experts: memory by total, compute by active")
+    # The context sized against the named model's maximum (absent for a bare size).
+    context_tokens: int | None = Field(default=None, description="sequence length (training) or context per request sized")
+    max_context: int | None = Field(default=None, description="the model's maximum context as published")
+    context_over_max: bool | None = Field(default=None, description="the context sized exceeds max_context")
+    context_extendable: bool | None = Field(
+        default=None, description="over the maximum, but within what the model's documented rope scaling reaches")
+    extension_method: str | None = Field(default=None, description="what extends the context, e.g. YaRN factor 4")
+    extension_max_context: int | None = Field(default=None, description="the context the extension reaches")
+    extension_how: str | None = Field(default=None, description="what to set to turn the extension on")
+    long_context_variant: str | None = Field(default=None, description="a same-shape model trained for longer contexts")
 
 
 class CandidateFact(FactModel):
@@ -116,6 +148,7 @@ class CandidateFact(FactModel):
     need_gb: float
     have_gb: float
     headroom_gb: float
+    headroom_pct: float | None = Field(default=None, description="headroom as % of the GPU memory; < 10 is tight")
     selected: bool
     strategy: str | None = Field(default=None, description="single, zero1, zero2, zero3, tp, tp-pp")
     interconnect: str | None = Field(default=None, description="none, pcie (data parallel), nvlink (tensor parallel)")
@@ -126,6 +159,56 @@ class CandidateFact(FactModel):
     hours: float | None = Field(default=None, description="estimated training wall-clock hours")
     ttft_s: float | None = None
     tpot_ms: float | None = None
+
+
+class OptionFact(FactModel):
+    """One way to run the job, judged (bot.advice.options): the user's setup, a change that makes it
+    work (lighter method, lower precision, fewer requests, shorter context, more GPUs), the cheapest
+    comfortable setup, or one of the options the user asked to compare."""
+
+    option: Literal["stated", "batch", "method", "precision", "kv-cache", "concurrency", "context", "more-gpus",
+                    "comfortable", "compare"]
+    gpu: str
+    count: int
+    fits: bool
+    tight: bool = Field(description="fits with under 10% of the GPU memory to spare")
+    need_gb: float = Field(description="per GPU")
+    have_gb: float
+    headroom_pct: float
+    stated: bool = Field(default=False, description="the user's own setup")
+    method: str | None = None
+    precision: str | None = None
+    kv_precision: str | None = None
+    concurrency: int | None = None
+    context: int | None = None
+    batch_size: int | None = Field(default=None, description="option batch: the micro-batch per GPU")
+    accumulation: int | None = Field(default=None, description="option batch: gradient accumulation steps")
+    plan: str | None = None
+    strategy: str | None = Field(default=None, description="single, zero1, zero2, zero3, tp, tp-pp")
+    form: Literal["sxm", "pcie", "other"] = Field(default="other", description="the GPU's form factor")
+    fewest: bool = Field(default=False, description="compare: none holds the job on one GPU, so each is at its fewest")
+    hours: float | None = None
+    cost: float | None = None
+    currency: str | None = None
+    cost_label: str | None = Field(default=None, description="the quote or price row the cost comes from")
+    cheapest: bool | None = Field(default=None, description="lowest cost among the compared options")
+
+
+class BreakEvenFact(FactModel):
+    """A monthly subscription against a pay-as-you-go rate the user gave, in one currency."""
+
+    subscription: str = Field(description="label of the monthly quote")
+    monthly_rate: float
+    pay_as_you_go: str = Field(description="label of the hourly quote")
+    hourly_rate: float
+    currency: str
+    hours_per_month: float = Field(description="above this use per month the subscription is cheaper")
+    hours_per_day: float
+    month_at_full_use: float = Field(description="pay-as-you-go for a whole month (730 h)")
+    usage_hours_per_month: float | None = Field(default=None, description="the use a month the user gave")
+    pay_as_you_go_at_usage: float | None = None
+    cheaper_at_usage: Literal["subscription", "pay-as-you-go"] | None = None
+    cheaper_label: str | None = Field(default=None, description="the user's name for the cheaper of the two")
 
 
 class CudaReleaseFact(FactModel):
@@ -162,6 +245,8 @@ class XidFact(FactModel):
     code: int
     meaning: str
     action: str
+    meaning_zh: str = Field(default="", description="the meaning in Chinese")
+    action_zh: str = ""
     app_error: bool = Field(description="the Kubernetes device plugin treats it as an application error")
     known: bool
 
@@ -204,6 +289,8 @@ class PriceFact(FactModel):
     stale: bool
     currency: str = "USD"
     example: bool = Field(default=False, description="the row is from the shipped example table, not the team's")
+    instance_type: str | None = Field(default=None, description="the instance the row prices (imported catalogs)")
+    region: str | None = None
 
 
 class HostTrendFact(FactModel):
@@ -289,6 +376,8 @@ class HostXidFact(FactModel):
     last_message: str
     meaning: str
     action: str
+    meaning_zh: str = Field(default="", description="the meaning in Chinese")
+    action_zh: str = ""
     app_error: bool
     known: bool
 
@@ -373,6 +462,8 @@ FACT_KINDS: dict[str, type[FactModel]] = {
     "gpu": GpuFact,
     "estimate": EstimateFact,
     "candidate": CandidateFact,
+    "option": OptionFact,
+    "break_even": BreakEvenFact,
     "cuda_release": CudaReleaseFact,
     "provider": ProviderFact,
     "topic": TopicFact,
@@ -393,6 +484,14 @@ FACT_KINDS: dict[str, type[FactModel]] = {
     "goal": GoalFact,
     "concern": ConcernFact,
 }
+
+
+_KIND_OF_MODEL: dict[type[FactModel], str] = {model: kind for kind, model in FACT_KINDS.items()}
+
+
+def fact_kind(fact: FactModel) -> str:
+    """The kind rules match a typed fact by: `requirement` for a RequirementFact, and so on."""
+    return _KIND_OF_MODEL[type(fact)]
 
 
 def is_derived(kind: str) -> bool:

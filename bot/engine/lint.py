@@ -219,6 +219,8 @@ _CHECK_CODES = (
     ("missing required field", "bad-assert"),
     ("then.finding", "template-unbound"),
     ("then.question", "template-unbound"),
+    ("then.verdict", "template-unbound"),
+    ("then.recommend", "template-unbound"),
     ("which no earlier condition binds", "bad-reference"),
     ("is not a bound field", "bad-reference"),
     ("has no field", "unknown-field"),
@@ -362,10 +364,7 @@ def _template_optional(item: LoadedRule, out: _Collector) -> None:
     from bot.engine.rulebase import template_fields
 
     bound = {c.alias: c for c in item.rule.when if c.fact in FACT_KINDS}
-    for part in ("finding", "question"):
-        message = getattr(item.rule.then, part)
-        if message is None:
-            continue
+    for part, message in item.rule.then.messages().items():
         try:
             refs = template_fields(message.en) + template_fields(message.zh)
         except ValueError:
@@ -494,11 +493,17 @@ def _tested_rule_ids(test_files: list[Path], known: set[str], out: _Collector) -
         for ci, case in enumerate(cases):
             names = [("fires", r) for r in case.expect.fires] + [("not_fires", r) for r in case.expect.not_fires]
             names += [("findings", f.rule) for f in case.expect.findings]
+            names += [("recommends", r.rule) for r in case.expect.recommends]
+            if case.expect.verdict is not None:
+                names.append(("verdict", case.expect.verdict.rule))
             for part, rid in names:
                 if known and rid not in known:
                     out.add("bad-test", doc, ("tests", ci, "expect", part),
                             f"tests[{ci}] {case.name!r}: expect.{part} names unknown rule {rid!r}")
             covered |= set(case.expect.fires) | {f.rule for f in case.expect.findings}
+            covered |= {r.rule for r in case.expect.recommends}
+            if case.expect.verdict is not None:
+                covered.add(case.expect.verdict.rule)
     return covered
 
 
@@ -585,7 +590,7 @@ def lint_paths(paths: list[Path | str] | None = None, catalog=None, check_tests:
         never[rid] = never.get(rid, []) + _value_checks(item, domains, out)
         _template_optional(item, out)
         rule = item.rule
-        if "TODO" in " ".join([rule.title, *(m.en for m in (rule.then.finding, rule.then.question) if m)]):
+        if "TODO" in " ".join([rule.title, *(m.en for m in rule.then.messages().values())]):
             out.at("placeholder", item, ("title",), "TODO placeholder text left in the rule")
     _whole_base_checks(items, never, out)
 

@@ -1,21 +1,30 @@
 """Safe live reload of the rule base, and the rule-test runner it shares with `rules test`.
 
-`RuleBaseManager` holds the serving `Engine`. `reload()` builds a candidate from the files
-(load, lint, rule tests) on the manager's reload thread while questions keep being answered by
-the current engine; only an all-green candidate is swapped in, under a lock, in one assignment.
+`RuleBaseManager` holds the serving `Engine` and the knowledge `Catalog` it was checked with.
+`reload()` builds a candidate from the files, rules AND knowledge together (load the catalog,
+load the rules against it, lint, rule tests) on the manager's reload thread while questions keep
+being answered by the current pair; only an all-green candidate is swapped in, under a lock, in
+one assignment. So a new GPU in knowledge/gpus.yaml and a rule about it arrive together.
 Callers take the engine for one question with `with manager.advisor() as advisor:` (or
 `manager.engine()`), which counts the question in flight on that version. An engine that has been
 replaced is closed (its ruleset deleted from durable-rules' C core) when its last question ends.
 Each version has its own durable-rules Host (see `session.py`), so no ruleset is redefined.
 
-The file watcher polls modification times (no extra dependency) and reloads on change.
+`subscribe(callback)` hands every reload's result to the caller (the Slack app's admin notices,
+metrics, the cross-replica sync in `bot.store.rulesync`); a failing subscriber is logged, never
+breaks reloading. The file watcher (`watch`) uses `watchfiles` (inotify and friends) on the rule
+and knowledge folders; it stays alive through errors and reports every failed reload.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,6 +33,8 @@ from pathlib import Path
 from bot.engine.rulebase import DEFAULT_RULES_DIR, RuleBase, RuleBaseError, load_rulebase
 from bot.engine.ruletest import CaseResult, find_test_files, load_cases, run_case
 from bot.engine.session import Engine
+
+log = logging.getLogger("gpu_advisor.rules")
 
 # -- rule tests ---------------------------------------------------------------------------------
 
@@ -77,18 +88,9 @@ def rule_test_scope(paths: list[Path] | None) -> tuple[list[Path], list[Path]]:
     return rule_roots, sorted(test_files)
 
 
-def run_rule_tests(rule_roots: list[Path] | None, test_files: list[Path], advisor=None) -> RuleTestRun:
-    """Run `test_files` against `advisor` (default: a fresh one over the rules in `rule_roots`).
-
-    Raises RuleBaseError when the rule base does not load.
-    """
-    from bot.advisor import Advisor, InputError
-
-    if advisor is None:
-        from bot.knowledge import default_catalog
-
-        catalog = default_catalog()
-        advisor = Advisor(catalog=catalog, rulebase=load_rulebase(rule_roots, known_sources=set(catalog.sources)))
+def run_rule_tests(test_files: list[Path], advisor) -> RuleTestRun:
+    """Run `test_files` against `advisor` (an `Advisor`; the engine takes it as a parameter because
+    `bot.advisor` imports the engine, not the other way round)."""
     results, load_errors = [], []
     for path in test_files:
         try:
@@ -99,7 +101,7 @@ def run_rule_tests(rule_roots: list[Path] | None, test_files: list[Path], adviso
         for case in cases:
             try:
                 results.append(run_case(advisor, path, case))
-            except (InputError, Exception) as exc:  # a broken case must not stop the others
+            except Exception as exc:  # a broken case must not stop the others
                 results.append(CaseResult(file=path, case=case, failures=[f"the case raised {exc!r}"]))
     return RuleTestRun(results=results, load_errors=load_errors, version=advisor.engine.version)
 
@@ -109,29 +111,35 @@ def run_rule_tests(rule_roots: list[Path] | None, test_files: list[Path], adviso
 
 @dataclass
 class ReloadResult:
-    """What a reload did. `version` is the version serving afterwards (the old one when rejected)."""
+    """What a reload did. `version` is the rules version serving afterwards (the old one when
+    rejected); `knowledge` the knowledge version serving with it."""
 
     ok: bool
     version: str
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     candidate: str | None = None  # the version that was checked; None when it did not load
-    changed: bool = False  # a new version was swapped in
+    changed: bool = False  # a new version (rules or knowledge) was swapped in
     seconds: float = 0.0
+    knowledge: str = ""
+
+    @property
+    def serving(self) -> str:
+        """The rules and knowledge versions together: what replicas converge on."""
+        return f"{self.version}+{self.knowledge}"
 
     def summary(self) -> str:
         if self.ok and not self.changed:
-            return f"rules unchanged (version {self.version})"
+            return f"rules unchanged (version {self.version}, knowledge {self.knowledge})"
         if self.ok:
-            return f"rules reloaded: now serving version {self.version} ({self.seconds:.1f} s)"
+            return (f"rules reloaded: now serving version {self.version}, knowledge {self.knowledge} "
+                    f"({self.seconds:.1f} s)")
         head = f"rules reload rejected; still serving version {self.version}. {len(self.problems)} problem(s):"
         return "\n".join([head, *(f"- {p}" for p in self.problems[:20])] +
                          ([f"- … and {len(self.problems) - 20} more"] if len(self.problems) > 20 else []))
 
 
 def _digest(paths: list[Path]) -> str:
-    import hashlib
-
     digest = hashlib.sha256()
     for path in paths:
         digest.update(str(path).encode())
@@ -142,16 +150,30 @@ def _digest(paths: list[Path]) -> str:
     return digest.hexdigest()
 
 
+def _folder_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
+
+
 class _Version:
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, catalog, knowledge: str):
         self.engine = engine
+        self.catalog = catalog
+        self.knowledge = knowledge  # digest of the knowledge files the catalog was loaded from
         self.in_flight = 0
         self.retired = False
         self.closed = False
 
 
+Subscriber = Callable[[ReloadResult], None]
+
+
 class RuleBaseManager:
-    """The serving rule base, reloaded only when a candidate loads, lints clean and passes its tests."""
+    """The serving rule base and knowledge, reloaded only when a candidate loads, lints clean and
+    passes its tests.
+
+    `knowledge_dir` is reloaded with the rules; a `catalog` passed in instead stays fixed (tests,
+    callers with a catalog of their own).
+    """
 
     def __init__(
         self,
@@ -160,39 +182,88 @@ class RuleBaseManager:
         config=None,
         check_lint: bool = True,
         check_tests: bool = True,
-        on_reload: Callable[[ReloadResult], None] | None = None,
+        on_reload: Subscriber | None = None,
+        knowledge_dir: Path | str | None = None,
+        *,
+        advisor_factory: Callable[..., Any],
     ):
-        from bot.knowledge import default_catalog
+        # advisor_factory(catalog=, config=, engine=) builds the advisor over one engine: pass
+        # bot.advisor.Advisor. The engine takes it as a parameter (the advisor imports the engine).
+        from bot.knowledge import DEFAULT_KNOWLEDGE_DIR, load_catalog
 
         self.rules_dir = Path(rules_dir)
-        self.catalog = catalog or default_catalog()
+        if catalog is None:
+            self.knowledge_dir: Path | None = Path(knowledge_dir) if knowledge_dir else DEFAULT_KNOWLEDGE_DIR
+            catalog = load_catalog(self.knowledge_dir)
+        else:
+            self.knowledge_dir = Path(knowledge_dir) if knowledge_dir else None
         self.config = config
+        self.advisor_factory = advisor_factory
         self.check_lint = check_lint
         self.check_tests = check_tests
-        self.on_reload = on_reload
+        self._subscribers: list[Subscriber] = []
+        if on_reload is not None:
+            self.subscribe(on_reload)
         self._lock = threading.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rules-reload")
         self._watcher: threading.Thread | None = None
         self._stop = threading.Event()
         self.retired_count = 0
+        self.watch_failures = 0  # errors of the watcher itself (not rejected reloads), each logged
         # The first base must load; it is not held to lint and tests (the server has to start).
-        rulebase = load_rulebase([self.rules_dir], known_sources=set(self.catalog.sources))
-        self._current = _Version(Engine(rulebase))
+        rulebase = load_rulebase([self.rules_dir], known_sources=set(catalog.sources))
+        self._current = _Version(Engine(rulebase), catalog, self._knowledge_digest())
         self._tests_digest = _digest(find_test_files([self.rules_dir]))
+
+    # -- subscriptions -----------------------------------------------------------------------
+    def subscribe(self, callback: Subscriber) -> Callable[[], None]:
+        """Call `callback(result)` after every reload; returns the function that unsubscribes."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            if callback in self._subscribers:
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def _notify(self, result: ReloadResult) -> None:
+        for callback in list(self._subscribers):
+            try:
+                callback(result)
+            except Exception:  # a failing subscriber must not break reloading or the others
+                log.exception("a rule-reload subscriber failed")
 
     # -- serving ---------------------------------------------------------------------------
     @property
     def version(self) -> str:
         return self._current.engine.version
 
+    @property
+    def catalog(self):
+        """The knowledge serving with the current rules (swapped with them)."""
+        return self._current.catalog
+
+    @property
+    def knowledge_version(self) -> str:
+        return self._current.knowledge[:12]
+
+    @property
+    def serving_version(self) -> str:
+        """Rules and knowledge versions together: what replicas converge on."""
+        return f"{self.version}+{self.knowledge_version}"
+
+    def _knowledge_digest(self) -> str:
+        if self.knowledge_dir is None:
+            return "fixed"
+        return _digest(_folder_files(self.knowledge_dir))
+
     @contextmanager
-    def engine(self) -> Iterator[Engine]:
-        """The engine for one question; it stays open until the block ends, even across a reload."""
+    def _held(self) -> Iterator[_Version]:
         with self._lock:
             held = self._current
             held.in_flight += 1
         try:
-            yield held.engine
+            yield held
         finally:
             with self._lock:
                 held.in_flight -= 1
@@ -203,12 +274,16 @@ class RuleBaseManager:
                 self._close(held)
 
     @contextmanager
-    def advisor(self) -> Iterator:
-        """An `Advisor` over the current engine for one question (Answer.rule_base_version says which)."""
-        from bot.advisor import Advisor
+    def engine(self) -> Iterator[Engine]:
+        """The engine for one question; it stays open until the block ends, even across a reload."""
+        with self._held() as held:
+            yield held.engine
 
-        with self.engine() as engine:
-            yield Advisor(catalog=self.catalog, config=self.config, engine=engine)
+    @contextmanager
+    def advisor(self) -> Iterator:
+        """An `Advisor` over the current engine and its knowledge for one question."""
+        with self._held() as held:
+            yield self.advisor_factory(catalog=held.catalog, config=self.config, engine=held.engine)
 
     def answer(self, requirement, language: str = "en"):
         with self.advisor() as advisor:
@@ -221,60 +296,71 @@ class RuleBaseManager:
 
     def reload(self) -> ReloadResult:
         """Check the files and swap them in when all green; blocks until decided. Never raises for
-        a broken rule base: the problems come back in the result and the old base keeps serving."""
+        a broken rule base or knowledge: the problems come back in the result and the old pair
+        keeps serving."""
         return self.reload_async().result()
 
     def _reload(self) -> ReloadResult:
         started = time.monotonic()
-        result = self._check_and_swap()
+        try:
+            result = self._check_and_swap()
+        except Exception as exc:  # an unexpected failure is a rejected reload, reported like one
+            log.exception("rule reload failed")
+            result = ReloadResult(ok=False, version=self.version, problems=[f"the reload failed: {exc!r}"])
+        result.knowledge = self.knowledge_version
         result.seconds = time.monotonic() - started
-        if self.on_reload is not None:
-            try:
-                self.on_reload(result)
-            except Exception:  # a failing notifier must not break reloading
-                pass
+        self._notify(result)
         return result
 
     def _check_and_swap(self) -> ReloadResult:
         current = self.version
+        catalog, knowledge = self._current.catalog, self._current.knowledge
+        if self.knowledge_dir is not None:
+            knowledge = self._knowledge_digest()
+            if knowledge != self._current.knowledge:
+                from bot.knowledge import load_catalog
+
+                try:
+                    catalog = load_catalog(self.knowledge_dir)
+                except Exception as exc:  # KnowledgeError names file:line; anything else still rejects
+                    return ReloadResult(ok=False, version=current, problems=[str(exc)])
+        knowledge_changed = knowledge != self._current.knowledge
         try:
-            rulebase = load_rulebase([self.rules_dir], known_sources=set(self.catalog.sources))
+            rulebase = load_rulebase([self.rules_dir], known_sources=set(catalog.sources))
         except RuleBaseError as exc:
             return ReloadResult(ok=False, version=current, problems=exc.problems)
         tests_digest = _digest(find_test_files([self.rules_dir]))
-        if rulebase.version == current and tests_digest == self._tests_digest:
+        if rulebase.version == current and tests_digest == self._tests_digest and not knowledge_changed:
             return ReloadResult(ok=True, version=current, candidate=current)
         warnings: list[str] = []
         if self.check_lint:
             from bot.engine.lint import lint_paths
 
-            report = lint_paths([self.rules_dir], catalog=self.catalog, check_tests=self.check_tests)
+            report = lint_paths([self.rules_dir], catalog=catalog, check_tests=self.check_tests)
             warnings = [f"{i.location}: [{i.code}] {i.message}" for i in report.warnings]
             if report.errors:
                 return ReloadResult(ok=False, version=current, candidate=rulebase.version, warnings=warnings,
                                     problems=[f"{i.location}: [{i.code}] {i.message}" for i in report.errors])
         engine = Engine(rulebase)
         if self.check_tests:
-            from bot.advisor import Advisor
-
-            advisor = Advisor(catalog=self.catalog, config=self.config, engine=engine)
-            run = run_rule_tests(None, find_test_files([self.rules_dir]), advisor=advisor)
+            advisor = self.advisor_factory(catalog=catalog, config=self.config, engine=engine)
+            run = run_rule_tests(find_test_files([self.rules_dir]), advisor)
             if not run.ok:
                 engine.close()
                 return ReloadResult(ok=False, version=current, candidate=rulebase.version, warnings=warnings,
                                     problems=run.problems())
         self._tests_digest = tests_digest
-        if rulebase.version == current:  # only the tests changed, and they pass
+        if rulebase.version == current and not knowledge_changed:  # only the tests changed, and they pass
             engine.close()
             return ReloadResult(ok=True, version=current, candidate=current, warnings=warnings)
-        self._swap(engine)
+        self._swap(_Version(engine, catalog, knowledge))
         return ReloadResult(ok=True, version=engine.version, candidate=engine.version, warnings=warnings,
                             changed=True)
 
-    def _swap(self, engine: Engine) -> None:
+    def _swap(self, version: _Version) -> None:
         with self._lock:
             old = self._current
-            self._current = _Version(engine)
+            self._current = version
         self._retire(old)
 
     def _retire(self, version: _Version) -> None:
@@ -292,42 +378,71 @@ class RuleBaseManager:
         self.retired_count += 1
 
     # -- watching ----------------------------------------------------------------------------
-    def _snapshot(self) -> dict[str, tuple[int, int]]:
-        out = {}
-        for path in self.rules_dir.rglob("*.yaml"):
-            try:
-                stat = path.stat()
-            except OSError:
-                continue  # removed while we looked
-            out[str(path)] = (stat.st_mtime_ns, stat.st_size)
-        return out
+    def watched_folders(self) -> list[Path]:
+        return [self.rules_dir] + ([self.knowledge_dir] if self.knowledge_dir is not None else [])
 
     def watch(self, interval: float = 1.0) -> None:
-        """Start polling the rules folder; a change that stays put for one interval triggers reload()."""
+        """Watch the rule and knowledge folders (watchfiles); changes that then stay quiet for
+        `interval` seconds trigger one reload().
+
+        The watcher survives everything: a reload that fails is a rejected result sent to the
+        subscribers; an error of the watching itself (a folder removed, too many inotify watches)
+        is logged, counted in `watch_failures`, and watching starts again after a pause.
+        """
         if self._watcher is not None:
             return
+        from watchfiles import watch as watch_files
+
         self._stop.clear()
-        seen = self._snapshot()  # before the thread starts, so an edit right after watch() counts
+        quiet_ms = int(min(max(interval, 0.05), 10.0) * 1000)
+        ready = threading.Event()
+
+        def relevant(_change, path: str) -> bool:
+            name = Path(path).name
+            return not name.startswith(".") and not name.endswith(("~", ".swp", ".tmp"))
+
+        def identities() -> list[tuple[int, int]]:
+            """The watched folders' (device, inode): a folder removed or replaced has a new one
+            (or none), and its old inotify watch sees nothing any more."""
+            return [(st.st_dev, st.st_ino) for st in map(os.stat, self.watched_folders())]
 
         def loop() -> None:
-            nonlocal seen
-            while not self._stop.wait(interval):
-                now = self._snapshot()
-                if now == seen:
-                    continue
-                # let an editor finish writing: wait until the files stop changing
-                while not self._stop.wait(interval):
-                    settled = self._snapshot()
-                    if settled == now:
-                        break
-                    now = settled
-                if self._stop.is_set():
-                    return
-                seen = now
-                self.reload()  # through the reload thread, so reloads never overlap
+            missed = False  # True after a watching error: edits made meanwhile were not seen
+            failing: str | None = None  # the error of the current run of failures, reported once
+            while not self._stop.is_set():
+                try:
+                    watched = identities()
+                    changes = watch_files(*self.watched_folders(), watch_filter=relevant, stop_event=self._stop,
+                                          step=quiet_ms, debounce=max(1600, 4 * quiet_ms), rust_timeout=500,
+                                          yield_on_timeout=True, raise_interrupt=False)
+                    for batch in changes:
+                        ready.set()
+                        if failing is not None:
+                            log.info("watching %s again", ", ".join(map(str, self.watched_folders())))
+                            failing = None
+                        if (batch or missed) and not self._stop.is_set():
+                            missed = False
+                            self.reload()  # through the reload thread, so reloads never overlap
+                        if identities() != watched:
+                            raise FileNotFoundError("a watched folder was removed or replaced")
+                except Exception as exc:
+                    missed = True
+                    ready.set()
+                    self.watch_failures += 1
+                    message = f"watching the rule files failed: {exc!r}"
+                    log.error("watching %s failed (%r); watching again in %.0f s",
+                              ", ".join(map(str, self.watched_folders())), exc, max(interval, 1.0))
+                    if message != failing:  # each new failure reaches the subscribers (admin channel) once
+                        failing = message
+                        self._notify(ReloadResult(ok=False, version=self.version, knowledge=self.knowledge_version,
+                                                  problems=[message]))
+                    self._stop.wait(max(interval, 1.0))
 
         self._watcher = threading.Thread(target=loop, name="rules-watch", daemon=True)
         self._watcher.start()
+        # watchfiles yields once on its first timeout: by then its watches are in place, so an
+        # edit right after watch() returns is seen.
+        ready.wait(timeout=5)
 
     def stop_watching(self) -> None:
         if self._watcher is not None:

@@ -8,22 +8,26 @@ what lets a reload keep serving the old base when an edit is broken.
 from __future__ import annotations
 
 import hashlib
+import re
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from bot.cache import cached
 from bot.engine.facts import FACT_KINDS, fact_fields, is_derived
 from bot.engine.schema import Comparison, Rule, RuleFile, parse_reference
-from bot.knowledge import PROJECT_ROOT
+from bot.errors import ConfigError
+from bot.knowledge import rules_dir, shipped_data_dir
 from bot.yamlio import YamlDocument, YamlError, describe_validation_error, load_yaml
 
-DEFAULT_RULES_DIR = PROJECT_ROOT / "rules"
+# The shipped rules (schema, README, the rule files); GPU_ADVISOR_RULES_DIR may point elsewhere.
+DEFAULT_RULES_DIR = shipped_data_dir("rules")
 TEST_SUFFIX = ".tests.yaml"
 
 
-class RuleBaseError(ValueError):
+class RuleBaseError(ConfigError):
     """A rule base that does not load. `problems` holds one line per error."""
 
     def __init__(self, problems: list[str]):
@@ -65,6 +69,28 @@ def rule_files(paths: list[Path]) -> list[Path]:
         elif path.suffix == ".yaml" and not path.name.endswith(TEST_SUFFIX):
             found.append(path)
     return sorted(set(found))
+
+
+# Bounds on what a message template may ask for: a finding is a sentence, not a page.
+MAX_TEMPLATE_WIDTH = 40
+MAX_TEMPLATE_PRECISION = 12
+MAX_RENDERED_CHARS = 4000
+_SPEC = re.compile(r"(?:.?[<>=^])?[+\- ]?z?#?0?(?P<width>\d*)[,_]?(?:\.(?P<precision>\d*))?[a-zA-Z%]?")
+
+
+def template_spec_problem(spec: str) -> str | None:
+    """Why a `{field:spec}` format spec is refused (too wide, too precise, nested), or None."""
+    if not spec:
+        return None
+    match = _SPEC.fullmatch(spec)
+    if match is None:
+        return f"format spec {spec[:40]!r} is not a plain width/precision/type"
+    width, precision = match["width"], match["precision"]
+    if width and int(width) > MAX_TEMPLATE_WIDTH:
+        return f"format width {int(width)} is over {MAX_TEMPLATE_WIDTH}"
+    if precision and int(precision) > MAX_TEMPLATE_PRECISION:
+        return f"format precision {int(precision)} is over {MAX_TEMPLATE_PRECISION}"
+    return None
 
 
 def template_fields(template: str) -> list[tuple[str, str]]:
@@ -132,16 +158,18 @@ def check_rule(loaded: LoadedRule, known_sources: set[str] | None) -> list[str]:
             problem(("then", "assert", ai, "set"), f"then.assert[{ai}].set: missing required field(s) "
                     f"{', '.join(sorted(missing))} of {assertion.fact}")
 
-    for part in ("finding", "question"):
-        message = getattr(rule.then, part)
-        if message is None:
-            continue
+    for part, message in rule.then.messages().items():
         for language in ("en", "zh"):
             try:
                 refs = template_fields(getattr(message, language))
+                specs = [spec for _, name, spec, _ in string.Formatter().parse(getattr(message, language)) if name]
             except ValueError as exc:
                 problem(("then", part, language), f"then.{part}.{language}: bad template: {exc}")
                 continue
+            for spec in specs:
+                refused = template_spec_problem(spec)
+                if refused:
+                    problem(("then", part, language), f"then.{part}.{language}: bad template: {refused}")
             for alias, attr in refs:
                 if alias not in bound:
                     problem(("then", part, language), f"then.{part}.{language}: {{{alias}.{attr}}} uses {alias!r}, "
@@ -159,10 +187,17 @@ def check_rule(loaded: LoadedRule, known_sources: set[str] | None) -> list[str]:
 def load_rulebase(
     paths: list[Path | str] | None = None, known_sources: set[str] | None = None
 ) -> RuleBase:
-    roots = [Path(p) for p in (paths or [DEFAULT_RULES_DIR])]
+    """The rules in `paths` (default the rules folder), checked against `known_sources`; read back
+    from the user cache when the same files were loaded before (bot/cache.py)."""
+    roots = [Path(p) for p in (paths or [rules_dir()])]
     files = rule_files(roots)
     if not files:
         raise RuleBaseError([f"{', '.join(map(str, roots))}: no rule files found"])
+    extra = repr(([str(r) for r in roots], None if known_sources is None else sorted(known_sources)))
+    return cached("rulebase", files, lambda: _load_rulebase(roots, files, known_sources), extra=extra)
+
+
+def _load_rulebase(roots: list[Path], files: list[Path], known_sources: set[str] | None) -> RuleBase:
     problems: list[str] = []
     loaded: list[LoadedRule] = []
     digest = hashlib.sha256()

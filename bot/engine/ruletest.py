@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.engine.rulebase import TEST_SUFFIX
 from bot.engine.session import EngineResult
-from bot.models import Requirement, Severity
+from bot.models import Requirement, Severity, VerdictAnswer
 from bot.yamlio import YamlError, describe_validation_error, load_yaml
 
 
@@ -45,9 +45,29 @@ class ExpectedFact(BaseModel):
     fact: str
 
 
+class ExpectedVerdict(BaseModel):
+    """The verdict the answer leads with: the best-priority verdict rule that fired."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str
+    answer: VerdictAnswer | None = None
+    contains: str | None = None
+
+
+class ExpectedRecommendation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    rule: str
+    option: str | None = None
+    contains: str | None = None
+
+
 class Expectation(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    verdict: ExpectedVerdict | None = None
+    recommends: list[ExpectedRecommendation] = Field(default_factory=list)
     fires: list[str] = Field(default_factory=list)
     not_fires: list[str] = Field(default_factory=list)
     findings: list[ExpectedFinding] = Field(default_factory=list)
@@ -145,6 +165,24 @@ def check(expect: Expectation, result: EngineResult, engine) -> list[str]:
         if not matches:
             have = [r.data for r in result.derived(want.fact)]
             failures.append(f"expected derived {want.fact} {fields}; derived {want.fact} facts: {have or 'none'}")
+    if expect.verdict is not None:
+        want, got = expect.verdict, (result.verdicts[0] if result.verdicts else None)
+        if got is None or got.rule != want.rule:
+            failures.append(f"expected the verdict of {want.rule}; got "
+                            f"{[v.rule for v in result.verdicts] or 'no verdict'} (best first)")
+        else:
+            if want.answer and got.answer != want.answer:
+                failures.append(f"{want.rule}: expected answer {want.answer}, got {got.answer}")
+            if want.contains and want.contains not in got.text:
+                failures.append(f"{want.rule}: verdict does not contain {want.contains!r}; got {got.text!r}")
+    for want in expect.recommends:
+        got = [r for r in result.recommendations if r.rule == want.rule
+               and (want.option is None or r.option.get("option") == want.option)]
+        if not got:
+            failures.append(f"expected a recommendation from {want.rule}; got "
+                            f"{sorted({r.rule for r in result.recommendations}) or 'none'}")
+        elif want.contains and all(want.contains not in r.why for r in got):
+            failures.append(f"{want.rule}: no recommendation says {want.contains!r}; got {got[0].why!r}")
     if expect.questions is not None and len(result.questions) < expect.questions:
         failures.append(f"expected at least {expect.questions} follow-up question(s), got {result.questions}")
     return failures

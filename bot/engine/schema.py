@@ -26,7 +26,7 @@ emits a finding and/or asks a follow-up question (`then`). See `rules/README.md`
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -52,7 +52,9 @@ def parse_reference(value: Any) -> tuple[str, str] | None:
 class Comparison(BaseModel):
     """Operators on one field. A bare value in `where` means `eq`."""
 
-    model_config = ConfigDict(extra="forbid")
+    # defer_build (on every rule model): a rule base read back from the start-up cache
+    # (bot/cache.py) is never validated, so validators are built only when rule files are loaded.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     eq: Scalar | None = None
     ne: Scalar | None = None
@@ -95,7 +97,7 @@ RESERVED_ALIASES = frozenset({
 class Condition(BaseModel):
     """Match one fact of `fact` kind whose fields satisfy every entry of `where`."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     fact: str
     as_: str | None = Field(default=None, alias="as", pattern=ALIAS)
@@ -116,35 +118,56 @@ class Condition(BaseModel):
 class Message(BaseModel):
     """A message template in both languages. `{alias.field}` inserts a bound fact's field."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     en: str = Field(min_length=1)
     zh: str = Field(min_length=1)
 
 
+VerdictAnswer = Literal["yes", "no", "tight", "depends", "info", "ask"]
+Tier = Literal["key", "more"]
+
+
+class VerdictMessage(Message):
+    """The answer to the question asked, with its deciding number, in both languages.
+
+    Several verdict rules may fire for one question; the answer assembler takes the one with the
+    lowest `priority` (see `bot.advice.assemble`)."""
+
+    answer: VerdictAnswer
+
+
 class AssertFact(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     fact: str
     set: dict[str, Scalar] = Field(default_factory=dict)
 
 
 class Then(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     assert_: list[AssertFact] = Field(default_factory=list, alias="assert")
     finding: Message | None = None
     question: Message | None = None
+    verdict: VerdictMessage | None = None
+    # Why the bound `option` fact is worth doing; the assembler ranks the options (bot.advice).
+    recommend: Message | None = None
 
     @model_validator(mode="after")
     def _does_something(self) -> "Then":
-        if not (self.assert_ or self.finding or self.question):
-            raise ValueError("`then` must assert a fact, give a finding or ask a question")
+        if not (self.assert_ or self.finding or self.question or self.verdict or self.recommend):
+            raise ValueError("`then` must assert a fact, give a finding or a verdict, recommend or ask a question")
         return self
+
+    def messages(self) -> dict[str, Message]:
+        """Every message template of this action, by its key (for lint and explain)."""
+        return {name: msg for name in ("finding", "question", "verdict", "recommend")
+                if (msg := getattr(self, name)) is not None}
 
 
 class Rule(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     id: str = Field(pattern=RULE_ID, description="dotted, e.g. license.geforce-datacenter")
     title: str = Field(min_length=3)
@@ -155,6 +178,15 @@ class Rule(BaseModel):
     sources: list[str] = Field(min_length=1)
     priority: int = Field(default=100, ge=0, le=1000, description="lower fires first")
     description: str | None = None
+    tier: Tier | None = Field(default=None, description=(
+        "where the finding is shown: key (the default answer) or more (on request: primers, spec "
+        "cards, checklists, generic caveats); unset: warn/block and findings on an asked topic are key"))
+
+    @model_validator(mode="after")
+    def _recommend_binds_option(self) -> "Rule":
+        if self.then.recommend is not None and "option" not in {c.alias for c in self.when}:
+            raise ValueError("`then.recommend` needs a condition bound as `option` (the option it recommends)")
+        return self
 
     @field_validator("when")
     @classmethod
@@ -168,6 +200,6 @@ class Rule(BaseModel):
 
 
 class RuleFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     rules: list[Rule] = Field(min_length=1)

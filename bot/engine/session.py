@@ -15,7 +15,6 @@ Traps of durable-rules this module handles (see shared/notes/durable-rules.md):
 
 from __future__ import annotations
 
-import copy
 import functools
 import itertools
 import json
@@ -25,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import durable_rules_engine
+from pydantic import ValidationError
 from durable import engine as durable
 
 from bot.engine.compiler import (
@@ -35,16 +35,19 @@ from bot.engine.compiler import (
     relevance_filter,
     ruleset_name,
 )
-from bot.engine.facts import FACT_KINDS
-from bot.engine.rulebase import RuleBase
+from bot.engine.facts import FACT_KINDS, FactModel, fact_kind
+from bot.engine.rulebase import MAX_RENDERED_CHARS, RuleBase, template_spec_problem
+from bot.engine import encoding
 from bot.engine.schema import Rule, parse_reference
-from bot.models import Finding
+from bot.errors import ServiceError
+from bot.models import Finding, Verdict
 
+encoding.install()  # durable-rules cannot read exponent-form numbers: write them out (encoding.py)
 _SEVERITY_ORDER = {"block": 0, "warn": 1, "info": 2}
 _INTERNAL = ("sid", "_fid")
 
 
-class EngineError(RuntimeError):
+class EngineError(ServiceError):
     """A rule action failed while answering a question."""
 
 
@@ -70,6 +73,16 @@ class Firing:
 
 
 @dataclass
+class RecommendationRecord:
+    """A recommend rule that fired: the option fact it bound and why, in the question's language."""
+
+    rule: str
+    option: dict
+    why: str
+    priority: int
+
+
+@dataclass
 class EngineResult:
     findings: list[Finding]
     finding_premises: list[list[str]]
@@ -77,6 +90,11 @@ class EngineResult:
     facts: dict[str, FactRecord]
     firings: list[Firing]
     version: str
+    # Every verdict that fired, best (lowest rule priority) first; the assembler picks.
+    verdicts: list[Verdict] = field(default_factory=list)
+    recommendations: list[RecommendationRecord] = field(default_factory=list)
+    # Per finding, the tier its rule declares (None: decided by the assembler).
+    finding_tiers: list[str | None] = field(default_factory=list)
 
     def derived(self, kind: str | None = None) -> list[FactRecord]:
         return [f for f in self.facts.values() if f.derived_by and (kind is None or f.kind == kind)]
@@ -101,6 +119,8 @@ def _format_value(value: Any, spec: str) -> str:
         return "?"
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if spec and template_spec_problem(spec):  # a rule base loaded without the check: no 50 MB padding
+        spec = ""
     try:
         return format(value, spec)
     except (ValueError, TypeError):
@@ -134,7 +154,8 @@ def render(template: str, bound: dict[str, dict]) -> str:
         elif conversion == "s":
             value = str(value)
         out.append(_format_value(value, spec))
-    return "".join(out)
+    text = "".join(out)
+    return text if len(text) <= MAX_RENDERED_CHARS else text[:MAX_RENDERED_CHARS - 1] + "…"
 
 
 def _content_key(kind: str, data: dict) -> tuple:
@@ -145,6 +166,24 @@ def _content_key(kind: str, data: dict) -> tuple:
     except TypeError:  # a list or dict value: fall back to its JSON text
         items = (json.dumps(items, sort_keys=True, default=str),)
     return (kind, items)
+
+
+def _checked(fact: FactModel | tuple[str, dict]) -> tuple[str, dict]:
+    """(kind, fields without unknown values) of a typed fact, or of a pair validated as one."""
+    if isinstance(fact, FactModel):
+        return fact_kind(fact), fact.model_dump(exclude_none=True)
+    kind, data = fact
+    model = FACT_KINDS.get(kind)
+    if model is None:
+        raise EngineError(f"unknown fact kind {kind!r}")
+    if model.model_fields["origin"].default == "derived":
+        raise EngineError(f"{kind} facts are derived by rules, never input")
+    try:
+        return kind, model.model_validate(data).model_dump(exclude_none=True)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(part) for part in err["loc"])
+        raise EngineError(f"{kind} fact: field {where!r}: {err['msg']}") from exc
 
 
 class _Question:
@@ -159,6 +198,8 @@ class _Question:
         self.finding_premises: dict[tuple[str, str], list[str]] = {}
         self.finding_order: list[tuple[int, int, tuple[str, str]]] = []
         self.questions: list[str] = []
+        self.verdicts: list[tuple[int, int, Verdict]] = []
+        self.recommendations: list[RecommendationRecord] = []
         self.firings: list[Firing] = []
         self.error: BaseException | None = None
         self._ids = itertools.count(1)
@@ -214,8 +255,9 @@ class Engine:
         self._closed = False
         self._relevant = relevance_filter(rulebase)
         self._host = _Host(self)
-        # set_rulesets mutates its argument (it deletes 'run'): hand it a copy.
-        self._host.set_rulesets(copy.deepcopy(compile_rulebase(rulebase)))
+        # set_rulesets deletes each rule's 'run' key: compile_rulebase builds those dicts afresh on
+        # every call, so no copy is needed (a deep copy was a third of a cold start's engine set-up).
+        self._host.set_rulesets(compile_rulebase(rulebase))
 
     # -- actions -----------------------------------------------------------------------
     def _action_for(self, name: str):
@@ -276,6 +318,16 @@ class Engine:
             text = render(getattr(rule.then.question, language), bound)
             if text not in question.questions:
                 question.questions.append(text)
+        if rule.then.verdict is not None:
+            verdict = Verdict.model_construct(
+                answer=rule.then.verdict.answer, text=render(getattr(rule.then.verdict, language), bound),
+                rule=rule.id, because=self._because(rule, bound, premises, question), sources=list(rule.sources))
+            question.verdicts.append((rule.priority, len(question.verdicts), verdict))
+        if rule.then.recommend is not None:
+            option = {k: v for k, v in bound["option"].items() if k not in ("sid", "_fid", "kind")}
+            question.recommendations.append(RecommendationRecord(
+                rule=rule.id, option=option, why=render(getattr(rule.then.recommend, language), bound),
+                priority=rule.priority))
 
     @staticmethod
     def _because(rule: Rule, bound: dict[str, dict], premises: list[str], question: _Question) -> list[str]:
@@ -294,11 +346,11 @@ class Engine:
         return lines
 
     # -- questions ---------------------------------------------------------------------
-    def run(self, facts: list[tuple[str, dict]], language: str = "en") -> EngineResult:
-        """Answer one question given its input facts as (kind, fields) pairs."""
-        for kind, _ in facts:
-            if kind not in FACT_KINDS:
-                raise EngineError(f"unknown fact kind {kind!r}")
+    def run(self, facts: list[FactModel | tuple[str, dict]], language: str = "en") -> EngineResult:
+        """Answer one question given its input facts: typed fact models (see `bot.engine.facts`), or
+        (kind, fields) pairs that are validated against the same models, so a misspelled or mistyped
+        field is an error, never a silent miss."""
+        facts = [_checked(fact) for fact in facts]
         with self._lock:
             # Checked under the lock: close() frees the C ruleset while holding it.
             if self._closed:
@@ -310,6 +362,7 @@ class Engine:
                 self._host.assert_fact(self.ruleset, {"sid": sid, **OPEN_FACT})
                 for kind, data in facts:
                     clean = {k: v for k, v in data.items() if v is not None}
+                    encoding.check_finite(kind, clean)
                     record = question.add_input(kind, clean)
                     if not self._relevant(kind, clean):
                         continue  # kept for explanations, never asserted
@@ -332,6 +385,9 @@ class Engine:
             facts=question.facts,
             firings=question.firings,
             version=self.version,
+            verdicts=[v for _, _, v in sorted(question.verdicts, key=lambda item: item[:2])],
+            recommendations=question.recommendations,
+            finding_tiers=[self._rules[question.findings[key].rule].tier for _, _, key in order],
         )
 
     def close(self) -> None:

@@ -3,7 +3,7 @@
     from bot.nlu import parse
     parse("fine-tune Llama-3-8B with LoRA on two 4090s").requirement
 
-Names are imported lazily so `bot.nlu.chat_cli` (registered by the CLI) stays light to import.
+Names are imported lazily so importing `bot.nlu` costs nothing until a name is used.
 """
 
 from __future__ import annotations

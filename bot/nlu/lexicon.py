@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from bot.cache import compiled_regex
+
 _B = r"(?<![a-z0-9])"
 _E = r"(?![a-z0-9])"
 NUM = r"(?<![0-9.])([0-9]{1,9}(?:\.[0-9]{1,6})?)(?![0-9])"
@@ -17,7 +19,8 @@ INT = r"(?<![0-9.])([0-9]{1,9})(?![0-9.])"
 
 
 def rx(pattern: str) -> re.Pattern:
-    return re.compile(pattern.replace("\\B<", _B).replace(">\\E", _E), re.ASCII)
+    # compiled_regex: re.compile, with the compiled program kept across processes (cold start)
+    return compiled_regex(pattern.replace("\\B<", _B).replace(">\\E", _E), re.ASCII)
 
 
 def table(rows: list[tuple[str, object]]) -> list[tuple[re.Pattern, object]]:
@@ -31,7 +34,7 @@ METHOD = table([
     (r"\B<(?:continued[\s-]+)?pre[\s-]?train(?:ing|s)?>\E(?!\s*(?:model|weights|checkpoint))"
      r"|\B<from\s+scratch>\E|预训练|从头训练|从零训练|从零开始训练|从头开始训练",
      "pretraining"),
-    (r"\B<full[\s-]*(?:param(?:eter)?s?[\s-]*)?(?:fine[\s-]*tun\w*|finetun\w*|ft|sft|training)>\E"
+    (r"\B<full(?:y)?[\s-]*(?:param(?:eter)?s?[\s-]*)?(?:fine[\s-]*tun\w*|finetun\w*|ft|sft|training)>\E"
      r"|\B<full[\s-]+param(?:eter)?s?>\E|全参数?(?:量)?(?:微调|训练|finetune|sft)?|全量微调|全量训练", "full"),
 ])
 
@@ -114,6 +117,8 @@ SYMPTOMS = table([
      r"(?:very\s+|only\s+|really\s+|so\s+|pretty\s+)?(?:low>\E|(?:at\s+|around\s+|about\s+|below\s+|under\s+|~\s*)?(?<![0-9])(?:[0-9]|[1-5][0-9])\s*%)"
      r"|\B<(?:underutili[sz]\w*|under-utili[sz]\w*|idle\s+gpus?)>\E|利用率(?:很|太|比较|偏|特别|一直|只有|才|都|是|在|只|仅|大概|约|\s)*(?:低|不高|上不去|(?<![0-9])(?:[0-9]|[1-5][0-9])\s*%)|跑不满|利用率低",
      "low-utilisation"),
+    # "no kernel image is available for execution on the device": the build lacks this GPU's arch
+    (r"\B<no\s+kernel\s+image(?:\s+is\s+available)?>\E|没有\s*kernel\s*image", "no-kernel-image"),
     (r"\B<cuda\s+driver\s+version\s+is\s+insufficient>\E|\B<(?:runtimeerror:\s*)?cuda\s+(?:error|errors|exception|failure)>\E|\B<no\s+cuda[\s-]capable\s+device>\E"
      r"|\B<cudaerror\w*>\E|\B<cuda\s+initiali[sz]ation\s+error>\E|cuda\s*(?:报错|错误|出错|初始化失败)", "cuda-error"),
     (r"\B<(?:thermal\s+)?throttl\w*>\E|降频|过热", "throttling"),
@@ -168,5 +173,5 @@ AWS_INSTANCE = rx(r"\B<((g4dn|g4ad|g5g?|g6e?|g6f|gr6|g7e?|vt1|p2|p3|p3dn|p4d|p4d
 ALIYUN_INSTANCE = rx(r"\B<ecs\.(?:gn|ebmgn|sgn|vgn|gi)[0-9a-z]*(?:-[0-9a-z]+)?\.[0-9a-z]+>\E")
 
 # A GPU name that looks like one but that the catalog does not know, so it is reported, not guessed.
-UNKNOWN_GPU = rx(r"\B<(?:(?:tesla\s+)?[vkpt][0-9]{2,3}|(?:tesla\s+)?[tp]4|a[0-9]{2,4}0?|h[0-9]{2,3}|l[0-9]{2}s?|rtx\s*(?:a)?[0-9]{4}(?:\s*ti)?|"
+UNKNOWN_GPU = rx(r"\B<(?:rtx\s*pro\s*[0-9]{4}(?:\s*blackwell)?|rtx\s*[0-9]{4}\s*ada|(?:tesla\s+)?[vkpt][0-9]{2,3}|(?:tesla\s+)?[tp]4|a[0-9]{2,4}0?|h[0-9]{2,3}|l[0-9]{2}s?|rtx\s*(?:a)?[0-9]{4}(?:\s*ti)?|"
                  r"(?:rtx\s*)?[2-5]0[5-9]0(?:\s*ti)?|mi[0-9]{3}x?|gb200|b100|gh200)>\E")

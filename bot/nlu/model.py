@@ -6,18 +6,15 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from bot.errors import InputError
 from bot.models import Language, Requirement
 
 
-class ParseError(ValueError):
+class ParseError(InputError):
     """A question the parser refuses: a number outside the sane range, or text it cannot read.
 
     `field` names the Requirement field (or "question"); the message quotes the offending value.
     """
-
-    def __init__(self, field: str, message: str):
-        self.field = field
-        super().__init__(f"{field}: {message}")
 
 
 class Span(BaseModel):

@@ -18,9 +18,10 @@ from pydantic import ValidationError
 
 from bot.knowledge import Catalog, default_catalog
 from bot.models import Requirement, StatedCost
+from bot.nlu import advice_slots
 from bot.nlu import lexicon as lx
 from bot.nlu.model import Parse, ParseError, Span
-from bot.nlu.numbers import EN_NUMBERS, ZH_NUMBER, count_value
+from bot.nlu.numbers import EN_NUMBERS, ZH_NUMBER, count_value, refuse_unreadable_numbers
 
 MAX_QUESTION_CHARS = 20_000
 MAX_XID = 999
@@ -95,7 +96,7 @@ class _Lexicon:
                     provider_names[name] = provider.id
         provider_names.update({"amazon": "aws", "亚马逊": "aws"} if "aws" in catalog.providers else {})
         self.providers = self._build(provider_names)
-        self.provider_case_rx = re.compile(
+        self.provider_case_rx = lx.compiled_regex(
             r"(?<![a-z0-9])(" + "|".join(re.escape(n.lower()) for n in sorted(self.provider_case, key=len, reverse=True))
             + r")(?![a-z0-9])(?!\s+(?:majority|amount|number|array|improvement|difference|pick|blossom))"
         ) if self.provider_case else None
@@ -119,7 +120,9 @@ class _Lexicon:
         suffix = r"(?:'?s)?" if plural else ""
         alternation = "|".join(f"(?:{p})" for p, _ in ordered)
         # "4xA100": a count glued to the name with an x still leaves the name a word of its own
-        return re.compile(rf"(?:(?<![a-z0-9])|(?<=[0-9]x))(?:{alternation}){suffix}(?![a-z0-9])", re.ASCII), by_key
+        # A name ending in a CJK character needs no boundary after it: "阿里云GPU" names 阿里云.
+        return lx.compiled_regex(rf"(?:(?<![a-z0-9])|(?<=[0-9]x))(?:{alternation}){suffix}(?:(?<![a-z0-9])|(?![a-z0-9]))",
+                          re.ASCII), by_key
 
 
 def _key(name: str) -> str:
@@ -249,6 +252,7 @@ _CUDA = lx.rx(
     r"\B<cuda\s*(?:toolkit\s*)?(?:version\s*|版本\s*)?(?:is\s+|=\s*|:\s*|v|是|为)?([0-9]{1,2}(?:\.[0-9]{1,2}){0,2})(?![0-9.]*[0-9])>\E"
     r"|\B<cu([0-9]{2})([0-9])>\E"
 )
+_SMI_BEFORE = re.compile(r"nvidia-smi[^.;,，。]{0,20}$|smi\s*(?:shows|says|显示|里)[^.;,，。]{0,12}$")
 _DRIVER = lx.rx(
     r"(?:\B<(?:nvidia\s+)?driver\s*(?:version\s*)?(?:(?:upgrade[ds]?|update[ds]?|is|was|now|at|of|version)\s+){0,3}(?:to\s+|=\s*|:\s*|v|r)?"
     r"|驱动\s*(?:版本)?\s*(?:升级到|更新到|是|为|:)?\s*)"
@@ -270,6 +274,10 @@ def _versions(scan: _Scan) -> None:
         version = m.group(1) or f"{int(m.group(2))}.{m.group(3)}"
         if not 1 <= int(version.split(".")[0]) <= 30:
             raise ParseError("cuda", f"CUDA version {version} ({scan.original[m.start():m.end()]!r}) is not a CUDA release")
+        # The "CUDA Version" nvidia-smi prints is the newest CUDA the driver supports, not the toolkit.
+        if m.group(1) and _SMI_BEFORE.search(scan.text, max(0, m.start() - 30), m.start()) and "driver_cuda" not in scan.fields:
+            scan.set("driver_cuda", version, m.start(), m.end())
+            continue
         scan.set("cuda", version, m.start(), m.end())
 
 
@@ -281,16 +289,50 @@ def _instances(scan: _Scan) -> None:
             scan.set("provider", "aws", m.start(), m.end())
         if m.group(2).startswith(("g", "vt")):
             scan.add("topics", "quota", m.start(), m.end())
+        _instance(scan, m)
+    for m in scan.matches(_AWS_FAMILY):
+        # "p5 instances": the family's largest size stands for it (its GPU, its quota)
+        family = m.group(1) or m.group(2)
+        sizes = [i for i in scan.lex.catalog.instances.values() if i.provider == "aws" and i.family == family]
+        if sizes and "instance" not in scan.fields:
+            largest = max(sizes, key=lambda i: i.count)
+            scan.name(m.start(), m.end())
+            scan.set("provider", "aws", m.start(), m.end())
+            scan.set("instance", largest.name, m.start(), m.end())
+            if largest.gpu:
+                scan.set("gpu", largest.gpu, m.start(), m.end())
     for m in scan.matches(lx.ALIYUN_INSTANCE):
         scan.name(m.start(), m.end())
         if "aliyun" in scan.lex.catalog.providers:
             scan.set("provider", "aliyun", m.start(), m.end())
+        _instance(scan, m)
+
+
+_AWS_FAMILY = lx.rx(r"\B<(p3dn|p3|p4de|p4d|p5en|p5e|p5|p6|g4dn|g5|g6e|g6)\s*(?:instances?|family|nodes?|boxes|machines?|实例)>\E"
+                    r"|\B<(p3dn|p3|p4de|p4d|p5en|p5e|p5|p6|g4dn|g5|g6e|g6)(?=\s*(?:实例|机型))")
+
+
+def _instance(scan: _Scan, m: re.Match) -> None:
+    """A known instance type is also a GPU and a count ("p4d.24xlarge": 8 x A100 40GB)."""
+    known = scan.lex.catalog.instance(scan.original[m.start():m.end()])
+    if known is None:
+        return
+    if "instance" in scan.fields:
+        # "p4d.24xlarge vs p5.48xlarge": the second is compared with the first, GPU for GPU
+        if known.gpu and known.name != scan.fields["instance"]:
+            scan.fields.setdefault("instance_options", []).append(known.name)
+            scan.spans.append(scan.span("instance_options", known.name, m.start(), m.end()))
+        return
+    scan.set("instance", known.name, m.start(), m.end())
+    if known.gpu:
+        scan.set("gpu", known.gpu, m.start(), m.end())
+        scan.set("gpu_count", known.count, m.start(), m.end())
 
 
 # -- stated costs ---------------------------------------------------------------------------------
 _USD = r"(?:\$|usd|us\$|dollars?|bucks|美元|美金|刀)"
 _CNY = r"(?:¥|rmb|cny|元|块钱?|人民币)"
-_PER_HOUR = r"\s*(?:/|per|an?|每|一)\s*(?:gpu[\s-]*)?(?:h|hr|hrs|hour|小时|个小时|时)(?![a-z])"
+_PER_HOUR = r"\s*(?:/|per|an?|每|一)\s*(?:gpu[\s-]*|卡\s*/?\s*|张卡\s*/?\s*)?(?:h|hr|hrs|hour|小时|个小时|时)(?![a-z])"
 _RATE = lx.rx(
     rf"(?P<c1>{_USD}|{_CNY})\s*{lx.NUM}\s*(?:{_USD}|{_CNY})?{_PER_HOUR}"
     rf"|{lx.NUM}\s*(?P<c2>{_USD}|{_CNY}){_PER_HOUR}"
@@ -317,14 +359,27 @@ def _costs(scan: _Scan) -> None:
     used: set[int] = set()
     boundary = 0
     entries = []
+    prior_ends = [s.end for s in scan.spans if s.slot == "costs"]  # monthly prices read earlier
     for i, rate in enumerate(rates):
+        boundary = max([boundary, *(e for e in prior_ends if e <= rate.start())])
         next_start = rates[i + 1].start() if i + 1 < len(rates) else len(scan.text)
         after = [h for h in hours_all if rate.end() <= h.start() < next_start and id(h) not in used]
         before = [h for h in hours_all if boundary <= h.start() and h.end() <= rate.start() and id(h) not in used]
         hours_m = after[0] if after else (before[-1] if before else None)
         rate_value = _number(next(g for g in rate.groups()[0:] if g and re.fullmatch(r"[0-9.]+", g)))
+        if hours_m is None and len(hours_all) == 1 and len(rates) > 1:
+            # "400 hours left … $98/hr vs $55/hr": one duration stated once prices every quote
+            shared = _number(hours_all[0].group(1)) * (24 if hours_all[0].group("unit") in ("day", "days", "天") else 1)
+            label, gpu, label_start = _cost_label(scan, boundary, rate.start(), len(entries), rate.end())
+            entries.append((label, gpu, rate_value, shared, _currency(rate), _near(label_start, rate.start()), rate.end(),
+                            _quote_extras(scan, boundary, rate, gpu)))
+            boundary = rate.end()
+            continue
         if hours_m is None:
-            scan.ignore("costs", rate_value, rate.start(), rate.end(), note="an hourly rate with no duration")
+            # A quote without a duration: the advisor prices it over the job's estimated hours.
+            label, gpu, label_start = _cost_label(scan, boundary, rate.start(), len(entries), rate.end())
+            entries.append((label, gpu, rate_value, None, _currency(rate), _near(label_start, rate.start()), rate.end(),
+                            _quote_extras(scan, boundary, rate, gpu)))
             boundary = rate.end()
             continue
         used.add(id(hours_m))
@@ -334,13 +389,94 @@ def _costs(scan: _Scan) -> None:
         label, gpu, label_start = _cost_label(scan, boundary, start, len(entries), end)
         sentence = max((m.end() for m in _SENTENCE_END.finditer(scan.text, boundary, start)), default=boundary)
         start = min(start, label_start, max(sentence, boundary))
-        entries.append((label, gpu, rate_value, hours, _currency(rate), start, end))
+        entries.append((label, gpu, rate_value, hours, _currency(rate), start, end, _quote_extras(scan, boundary, rate, gpu)))
         boundary = end
-    for label, gpu, rate_value, hours, currency, start, end in entries:
-        if rate_value <= 0 or hours <= 0:
+    for label, gpu, rate_value, hours, currency, start, end, extras in entries:
+        if rate_value <= 0 or (hours is not None and hours <= 0):
             raise ParseError("costs", f"a cost needs a positive rate and duration, got {scan.original[start:end]!r}")
-        cost = StatedCost(label=label, gpu=gpu, hourly_rate=rate_value, hours=hours, currency=currency)
+        cost = StatedCost(label=extras.pop("label", None) or label, gpu=gpu, hourly_rate=rate_value, hours=hours,
+                          currency=currency, **extras)
         scan.add("costs", cost.model_dump(mode="json", exclude_none=True), start, end)
+
+
+_PER_GPU_HOUR = re.compile(r"gpu[\s-]*(?:h|hr|hrs|hour)|每卡|每张卡|卡时|/卡")
+_BILLING_LABEL = lx.table([
+    (r"\B<(?:pay[\s-]+as[\s-]+you[\s-]+go|on[\s-]?demand)>\E|按量付费|按量计费|按量|按需", ("on-demand", None)),
+    (r"\B<(?:subscription|monthly)>\E|包年包月|包月|包年", ("subscription", None)),
+    (r"\B<(?:reserved|reservation|ri)>\E|预留", ("reserved", None)),
+    (r"\B<spot>\E|抢占式|竞价", ("spot", None)),
+])
+_MONTHLY = lx.rx(
+    rf"(?P<c1>{_USD}|{_CNY})?\s*{lx.NUM}\s*(?P<wan>万)?\s*(?P<c2>{_USD}|{_CNY})?\s*(?:/|per|a|每|一)\s*(?:个)?\s*(?:month|mo|月)(?![a-z])"
+    rf"|(?:每月|月付|月租|\B<monthly>\E)\s*(?:是|要|收|为|at|of)?\s*(?P<c3>{_USD}|{_CNY})?\s*{lx.NUM}\s*(?P<c4>{_USD}|{_CNY})?"
+)
+
+
+def _quote_extras(scan: _Scan, lo: int, rate: re.Match, gpu: str | None) -> dict:
+    """Per-GPU rate, the GPU count and a billing-mode label written with a quote."""
+    extras: dict = {}
+    if _PER_GPU_HOUR.search(scan.text, rate.start(), rate.end() + 4):
+        extras["per_gpu"] = True
+    window = scan.text[lo:rate.start()]
+    if gpu:
+        names = list(scan.lex.gpus[0].finditer(window))
+        if names:
+            count = advice_slots.count_before(scan, lo + names[-1].start())
+            if count:
+                extras["gpu_count"] = count
+    billing = _billing_label(scan, lo, rate.start())
+    if billing:
+        extras.update(billing)
+    return extras
+
+
+def _billing_label(scan: _Scan, lo: int, hi: int) -> dict:
+    found = [(m.start(), m, value) for pattern, (value, _) in _BILLING_LABEL for m in pattern.finditer(scan.text, lo, hi)]
+    if not found:
+        return {}
+    _, m, value = max(found, key=lambda item: item[0])
+    return {"billing": value, "label": scan.original[m.start():m.end()]}
+
+
+_CARDS_BEFORE = re.compile(r"([0-9]{1,4})\s*(?:卡|张卡|x\s*gpus?|gpus?)")
+_USAGE = lx.rx(rf"(?:每月|每个月|一个月|月均)\s*(?:用|使用|跑|约|大概|大约|平均|\s)*{lx.NUM}\s*(?:个)?\s*小时"
+               rf"|{lx.NUM}\s*(?:h|hrs?|hours?)\s*(?:a|per|each|/)\s*month>\E".replace(">\\E", ""))
+_GPU_HOURS = lx.rx(rf"{lx.NUM}\s*(?P<k>k|千|万)?\s*(?:卡时|卡小时|\B<gpu[\s-]*hours?>\E|\B<gpu[\s-]*hrs?>\E)")
+
+
+def _usage(scan: _Scan) -> None:
+    """'每月300小时', '300 hours a month': monthly use, for subscription against pay-as-you-go; and
+    '2000卡时', '50k GPU-hours': the job's total GPU-hours."""
+    for m in scan.matches(_USAGE):
+        scan.set("usage_hours_per_month", _number(m.group(1) or m.group(2)), m.start(), m.end())
+    for m in scan.matches(_GPU_HOURS):
+        scale = {"k": 1_000, "千": 1_000, "万": 10_000}.get(m.group("k") or "", 1)
+        scan.set("gpu_hours", _number(m.group(1)) * scale, m.start(), m.end())
+
+
+def _monthly_prices(scan: _Scan) -> None:
+    """'4000 元/月', '$3,000 a month': a subscription price, compared with the hourly quotes."""
+    lo = 0
+    for m in scan.matches(_MONTHLY):
+        value = _number(next(g for g in m.groups() if g and re.fullmatch(r"[0-9.]+", g)))
+        if m.group("wan"):
+            value *= 10_000
+        written = next((m.group(n) for n in ("c1", "c2", "c3", "c4") if m.group(n)), "$")
+        if value <= 0:
+            raise ParseError("costs", f"a monthly price must be positive, got {scan.original[m.start():m.end()]!r}")
+        billing = _billing_label(scan, max(lo, m.start() - 30), m.start()) or {"label": "monthly"}
+        cards = _CARDS_BEFORE.search(scan.text, max(lo, m.start() - 30), m.start())
+        cost = StatedCost(label=billing["label"], monthly_rate=value, billing="subscription",
+                          currency="CNY" if re.fullmatch(_CNY, written) else "USD",
+                          gpu_count=int(cards.group(1)) if cards else None)
+        scan.add("costs", cost.model_dump(mode="json", exclude_none=True), m.start(), m.end())
+        lo = m.end()
+
+
+def _near(label_start: int, rate_start: int) -> int:
+    """Where a quote's span starts: at its label when that is close, else at the rate, so a label
+    named far before ("p4d.24xlarge 跑 llama3 70B …, 32.77美元/时") does not swallow the words between."""
+    return label_start if rate_start - label_start <= 24 else rate_start
 
 
 def _currency(rate: re.Match) -> str:
@@ -364,6 +500,10 @@ def _cost_label(scan: _Scan, lo: int, hi: int, index: int, clause_end: int) -> t
         value = _lookup(scan.lex.gpus[1], m.group(0), plural=True)
         scan.name(lo + m.start(), lo + m.end())
         return scan.original[lo + m.start():lo + m.end()].strip(), value, lo + m.start()
+    instances = [sp for sp in scan.spans if sp.slot in ("instance", "instance_options") and lo <= sp.start < hi]
+    if instances:
+        named = scan.lex.catalog.instance(instances[-1].value)
+        return instances[-1].value, named.gpu if named else None, instances[-1].start
     labels = list(_LABEL.finditer(window))
     if labels:
         m = labels[-1]
@@ -418,13 +558,16 @@ _MEMORY_LIST = re.compile(r"[0-9]{2,3}\s*g(?:b|ib)?\s*(?:,|/|and|or|vs\.?|versus
 _NODE_AFTER = lx.rx(rf"^(?:'?s)?{_NODE_NOUN}")
 
 
+_MAGNITUDE_AFTER = re.compile(r"\s*(?:亿|万|千|百万|billion|million|b(?![a-z0-9]))")
+
+
 def _gpus(scan: _Scan) -> None:
     pattern, table = scan.lex.gpus
     mentions = []
     for m in scan.matches(pattern):
         value = _lookup(table, m.group(0), plural=True)
-        if value is None:
-            continue
+        if value is None or _MAGNITUDE_AFTER.match(scan.text, m.end()):
+            continue  # "3090亿参数" is a size, not an RTX 3090
         start = m.start()
         memory = _MEMORY_BEFORE.search(scan.text, max(0, start - 10), start)
         # "the 40GB and 80GB A100" names both variants, so the family stays a family
@@ -454,6 +597,7 @@ def _gpus(scan: _Scan) -> None:
                     start, end = min(start, nodes.start()), max(end, nodes.end())
             scan.set("gpu_count", count, start, end)
             scan.take(start, end)
+    advice_slots.gpu_options(scan, mentions)
     if not counted:
         for m in scan.matches(_COUNT_ALONE):
             word = m.group(4)
@@ -508,6 +652,7 @@ def _providers(scan: _Scan) -> None:
                 scan.name(m.start(), m.end())
     for m in scan.matches(lx.UNKNOWN_PROVIDERS):
         scan.ignore("provider", scan.original[m.start():m.end()], m.start(), m.end(), note="provider not in the catalog")
+    advice_slots.provider_options(scan)
 
 
 # -- numbers ----------------------------------------------------------------------------------------
@@ -716,16 +861,29 @@ def _sizing_extras(scan: _Scan) -> None:
             scan.set("mfu", _round(value), m.start(), m.end())
 
 
+_UNKNOWN_MEMORY = re.compile(r"\s*(?:\(|（)?\s*([0-9]{2,3})\s*g(?:b|ib)?(?![a-z0-9])")
+
+
 def _unknown_gpus(scan: _Scan) -> None:
     for m in scan.matches(lx.UNKNOWN_GPU):
         # "V100 32GB x8": the GPU is not ours to name, but how many the user has still is
         count, start, end = _attached_count(scan, m.start(), m.end()) if not {"gpu", "gpu_count"} & set(scan.fields) else (None, 0, 0)
         scan.ignore("gpu", scan.original[m.start():m.end()], m.start(), m.end(), note="GPU not in the catalog")
+        if "gpu" not in scan.fields and "unknown_gpu" not in scan.fields and not re.match(r"\.[0-9]", scan.text[m.end():m.end() + 2]):
+            scan.fields["unknown_gpu"] = scan.original[m.start():m.end()].strip()
+            scan.spans.append(scan.span("unknown_gpu", scan.fields["unknown_gpu"], m.start(), m.end()))
+            # "L20 48G": the memory the user gives is enough to judge the fit
+            memory = _UNKNOWN_MEMORY.match(scan.text, m.end())
+            if memory:
+                scan.fields["unknown_gpu_memory_gb"] = float(memory.group(1))
+                scan.spans.append(scan.span("unknown_gpu_memory_gb", float(memory.group(1)), memory.start(1), memory.end()))
         if count is not None:
             scan.set("gpu_count", count, start, end)
 
 
-_EXTRACTORS = (_xids, _versions, _instances, _costs, _models, _gpus, _sizes, _model_family, _providers, _numbers, _keywords)
+_EXTRACTORS = (_xids, _versions, _instances, advice_slots.budget, _usage, _monthly_prices, _costs, _models, _gpus, _sizes, _model_family, _providers,
+               _numbers, advice_slots.users, advice_slots.checkpoints, _keywords, advice_slots.intent,
+               advice_slots.compared_billing, advice_slots.served_users, advice_slots.bare_context)
 _ORDER = {name: i for i, name in enumerate(Requirement.model_fields)}
 
 
@@ -738,6 +896,7 @@ def parse(text: str, catalog: Catalog | None = None) -> Parse:
     bad = next((i for i, ch in enumerate(text) if "\ud800" <= ch <= "\udfff"), None)
     if bad is not None:
         raise ParseError("question", f"character {bad} is not valid Unicode text (a lone surrogate); send UTF-8")
+    refuse_unreadable_numbers(text)  # "1e-5B", "-8 H100", "99999999999 H100": refused, never misread
     lexicon = _lexicon(catalog or default_catalog())
     scan = _Scan(text, fold(text), lexicon)
     for extract in _EXTRACTORS:

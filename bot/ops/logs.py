@@ -1,12 +1,19 @@
-"""Structured logs: text or JSON lines, each carrying the request and conversation it belongs to.
+"""Structured logs with structlog: JSON lines (default) or text, each carrying the request and
+conversation it belongs to.
 
     configure_logging()                 # GPU_ADVISOR_LOG_FORMAT=json|text, GPU_ADVISOR_LOG_LEVEL=INFO
     with log_context(request_id=event_id, conversation_id=thread_key):
         log.info("answered")            # both ids are on this line, and on every line below it
 
-The ids live in context variables, so they follow the code that handles one request (threads
-started with `contextvars.copy_context().run`, and asyncio tasks, inherit them) and never leak
-into another request's lines. A filter copies them onto every record; "-" marks "none".
+The code logs through the standard `logging` module (and libraries do too); one handler on the
+root logger renders every record with structlog's `ProcessorFormatter`, so `structlog.get_logger()`
+and `logging.getLogger()` lines look the same. The ids are structlog context variables: they
+follow the code that handles one request (threads started with `contextvars.copy_context().run`,
+`ContextThreadPoolExecutor` workers and asyncio tasks inherit them) and never leak into another
+request's lines; "-" marks "none".
+
+Every line is one line: JSON escapes control characters, and the text format escapes CR and LF
+in the message, the fields and the traceback, so a newline inside user input cannot forge a line.
 """
 
 from __future__ import annotations
@@ -18,18 +25,23 @@ import logging
 import os
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import Any
+
+import structlog
+from structlog.contextvars import bind_contextvars, get_contextvars, merge_contextvars, reset_contextvars
 
 LOG_FORMAT_ENV = "GPU_ADVISOR_LOG_FORMAT"
 LOG_LEVEL_ENV = "GPU_ADVISOR_LOG_LEVEL"
-FORMATS = ("text", "json")
+FORMATS = ("json", "text")
+DEFAULT_FORMAT = "json"
+HANDLER_NAME = "gpu-advisor"
+ID_KEYS = ("request_id", "conversation_id")
 
-request_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("request_id", default=None)
-conversation_id_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("conversation_id", default=None)
-
-_TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [req=%(request_id)s conv=%(conversation_id)s] %(message)s"
 # LogRecord attributes that are not "extra" fields a caller passed.
 _STANDARD = set(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+_ORDER = ("time", "level", "logger", "message", "request_id", "conversation_id")
 
 
 class LogConfigError(ValueError):
@@ -40,64 +52,144 @@ def new_request_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
+def current_ids() -> dict[str, str | None]:
+    """The request and conversation id of the code running now (None: not set)."""
+    bound = get_contextvars()
+    return {key: bound.get(key) for key in ID_KEYS}
+
+
+class _ContextValue:
+    """`request_id_var.get()`: the bound id, for code that records it elsewhere (the audit log)."""
+
+    def __init__(self, key: str):
+        self.key = key
+
+    def get(self, default: str | None = None) -> str | None:
+        return get_contextvars().get(self.key, default)
+
+
+request_id_var = _ContextValue("request_id")
+conversation_id_var = _ContextValue("conversation_id")
+
+
 @contextmanager
 def log_context(request_id: str | None = None, conversation_id: str | None = None) -> Iterator[str]:
     """Tag every log line inside the block; a request id is made up when none is given."""
     rid = request_id or new_request_id()
-    tokens = [request_id_var.set(rid)]
+    values = {"request_id": rid}
     if conversation_id is not None:
-        tokens.append(conversation_id_var.set(conversation_id))
+        values["conversation_id"] = conversation_id
+    tokens = bind_contextvars(**values)
     try:
         yield rid
     finally:
-        for token in reversed(tokens):
-            token.var.reset(token)
+        reset_contextvars(**tokens)
 
 
-class ContextFilter(logging.Filter):
-    """Copies the current request and conversation ids onto each record."""
+class ContextThreadPoolExecutor(ThreadPoolExecutor):
+    """A thread pool whose tasks run in a copy of the submitter's context, so the log ids (and
+    any other context variable) set when the work was handed over are on the worker's lines."""
 
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.request_id = request_id_var.get() or "-"
-        record.conversation_id = conversation_id_var.get() or "-"
-        return True
+    def submit(self, fn, /, *args, **kwargs):
+        return super().submit(contextvars.copy_context().run, fn, *args, **kwargs)
 
 
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line: time, level, logger, message, ids, extra fields, exception."""
+# -- processors ------------------------------------------------------------------------------
 
-    def format(self, record: logging.LogRecord) -> str:
-        line = {
-            "time": dt.datetime.fromtimestamp(record.created, dt.timezone.utc).isoformat(timespec="milliseconds"),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-            "request_id": getattr(record, "request_id", "-"),
-            "conversation_id": getattr(record, "conversation_id", "-"),
-        }
+
+def _from_record(_logger, _method, event: dict[str, Any]) -> dict[str, Any]:
+    """Time, level and logger from the stdlib record; the caller's `extra=` fields."""
+    record: logging.LogRecord | None = event.get("_record")
+    if record is not None:
+        event.setdefault("time", dt.datetime.fromtimestamp(record.created, dt.timezone.utc)
+                         .isoformat(timespec="milliseconds"))
+        event["level"] = record.levelname
+        event["logger"] = record.name
         for key, value in vars(record).items():
-            if key not in _STANDARD and key not in line:
-                line[key] = value
-        if record.exc_info:
-            line["exception"] = self.formatException(record.exc_info)
-        return json.dumps(line, ensure_ascii=False, default=str)
+            if key not in _STANDARD and not key.startswith("_") and key not in event:
+                event[key] = value
+    else:  # a structlog logger's call
+        event.setdefault("time", dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds"))
+        event.setdefault("level", _method.upper())
+    for key in ID_KEYS:
+        if event.get(key) is None:
+            event[key] = "-"
+    return event
+
+
+def _ordered(_logger, _method, event: dict[str, Any]) -> dict[str, Any]:
+    event["message"] = event.pop("event", "")
+    event.pop("_record", None)
+    event.pop("_from_structlog", None)
+    head = {key: event.pop(key) for key in _ORDER if key in event}
+    return {**head, **event}
+
+
+def _one_line(value: Any) -> str:
+    return str(value).replace("\\", "\\\\").replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _render_json(_logger, _method, event: dict[str, Any]) -> str:
+    return json.dumps(event, ensure_ascii=False, default=str)
+
+
+def _render_text(_logger, _method, event: dict[str, Any]) -> str:
+    line = (f"{event.pop('time', '')} {event.pop('level', '')} {event.pop('logger', '')} "
+            f"[req={event.pop('request_id', '-')} conv={event.pop('conversation_id', '-')}] "
+            f"{_one_line(event.pop('message', ''))}")
+    exception = event.pop("exception", None)
+    for key, value in event.items():
+        line += f" {_one_line(key)}={_one_line(value)}"
+    if exception:
+        line += " exception=" + _one_line(exception)
+    return line
+
+
+def _processors(fmt: str) -> list:
+    return [
+        ProcessorFormatter.remove_processors_meta,
+        structlog.processors.format_exc_info,  # exc_info -> "exception": the traceback text
+        _ordered,
+        _render_json if fmt == "json" else _render_text,
+    ]
+
+
+ProcessorFormatter = structlog.stdlib.ProcessorFormatter
+_PRE_CHAIN = [merge_contextvars, _from_record]
 
 
 def configure_logging(fmt: str | None = None, level: str | None = None, stream=None) -> logging.Handler:
-    """Install one handler on the root logger (replacing any this function installed before)."""
-    fmt = (fmt or os.environ.get(LOG_FORMAT_ENV) or "text").strip().lower()
+    """Install one handler on the root logger (replacing any this function installed before),
+    and point structlog's own loggers at it."""
+    fmt = (fmt or os.environ.get(LOG_FORMAT_ENV) or DEFAULT_FORMAT).strip().lower()
     if fmt not in FORMATS:
         raise LogConfigError(f"{LOG_FORMAT_ENV}: {fmt!r} is not one of {', '.join(FORMATS)}")
     level_name = (level or os.environ.get(LOG_LEVEL_ENV) or "INFO").strip().upper()
     if not isinstance(logging.getLevelName(level_name), int):
         raise LogConfigError(f"{LOG_LEVEL_ENV}: {level_name!r} is not a logging level (DEBUG, INFO, WARNING, ERROR)")
     handler = logging.StreamHandler(stream)
-    handler.set_name("gpu-advisor")
-    handler.addFilter(ContextFilter())
-    handler.setFormatter(JsonFormatter() if fmt == "json" else logging.Formatter(_TEXT_FORMAT))
+    handler.set_name(HANDLER_NAME)
+    handler.setFormatter(ProcessorFormatter(foreign_pre_chain=_PRE_CHAIN, processors=_processors(fmt)))
     root = logging.getLogger()
-    for old in [h for h in root.handlers if h.get_name() == "gpu-advisor"]:
+    for old in [h for h in root.handlers if h.get_name() == HANDLER_NAME]:
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level_name)
+    structlog.configure(
+        processors=[merge_contextvars, structlog.stdlib.filter_by_level, structlog.stdlib.add_logger_name,
+                    structlog.stdlib.PositionalArgumentsFormatter(), _from_record,
+                    ProcessorFormatter.wrap_for_formatter],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        cache_logger_on_first_use=False,
+    )
     return handler
+
+
+def replace_plain_handlers() -> None:
+    """Drop the handlers `logging.basicConfig` (or a library) put on the root logger, so each
+    line is written once, by ours."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if handler.get_name() != HANDLER_NAME:
+            root.removeHandler(handler)

@@ -35,7 +35,10 @@ ANSWER_SECONDS = Histogram(
     "gpu_advisor_answer_seconds", "Seconds from a question to its answer", ["source"], registry=REGISTRY,
     buckets=(0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 5.0, 10.0, 30.0, 60.0),
 )
-ANSWER_ERRORS = Counter("gpu_advisor_answer_errors", "Questions that ended in an error", ["source"], registry=REGISTRY)
+ANSWER_ERRORS = Counter("gpu_advisor_answer_errors", "Questions that failed (a bug or a service down), "
+                        "not counting questions refused for what the user typed", ["source"], registry=REGISTRY)
+ANSWER_REFUSALS = Counter("gpu_advisor_answer_refusals", "Questions refused for what the user typed (the bot asked "
+                          "again); not a failure", ["source"], registry=REGISTRY)
 RULE_FIRINGS = Counter("gpu_advisor_rule_firings", "Rule firings, by rule id", ["rule"], registry=REGISTRY)
 DISPATCHES = Counter("gpu_advisor_dispatches", "Jobs sent to host agents, by outcome", ["outcome"], registry=REGISTRY)
 RELOADS = Counter("gpu_advisor_rulebase_reloads", "Rule-base reloads, by result", ["result"], registry=REGISTRY)
@@ -43,11 +46,18 @@ RELOADS = Counter("gpu_advisor_rulebase_reloads", "Rule-base reloads, by result"
 
 @contextmanager
 def answer_timer(source: str = "slack") -> Iterator[None]:
-    """Count one question and observe how long answering it took (errors counted apart)."""
+    """Count one question and observe how long answering it took. A question refused for the
+    user's input (an `InputError`: a typo, an unknown GPU) counts as a refusal; anything else that
+    escapes counts as an error, the one to alert on."""
+    from bot.errors import InputError
+
     QUESTIONS.labels(source=source).inc()
     start = time.perf_counter()
     try:
         yield
+    except InputError:
+        ANSWER_REFUSALS.labels(source=source).inc()
+        raise
     except BaseException:
         ANSWER_ERRORS.labels(source=source).inc()
         raise

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from bot.advice.assemble import option_name, plan_label
 from bot.models import Answer
+from bot.render.zh import localise
 
 _LABELS = {
     "en": {
@@ -10,28 +12,38 @@ _LABELS = {
         "candidates": "Candidates", "fits": "fits", "no_fit": "does not fit", "headroom": "headroom",
         "costs": "Costs", "findings": "Findings", "questions": "To answer better, tell me",
         "because": "because", "sources": "sources", "rule_base": "rule base", "covers": "covers",
-        "none": "No rule matched this question.",
+        "none": "No other finding (the verdict above is the answer).",
+        "need": "need", "have": "have", "per_hour": "/h", "hours": "h",
     },
     "zh": {
         "understood": "理解的需求", "assumptions": "假设", "memory": "显存估算 (GB)",
         "candidates": "候选 GPU", "fits": "可容纳", "no_fit": "放不下", "headroom": "余量",
         "costs": "费用", "findings": "结论", "questions": "请补充以下信息",
         "because": "依据", "sources": "来源", "rule_base": "规则库", "covers": "包含",
-        "none": "没有规则匹配这个问题。",
+        "none": "没有其他结论（以上面的结论为准）。",
+        "need": "需要", "have": "共", "per_hour": "/小时", "hours": "小时",
     },
 }
 _MARK = {"block": "[BLOCK]", "warn": "[WARN] ", "info": "[info] "}
 
 
-def _time(candidate) -> str | None:
+def _time(candidate, language: str = "en") -> str | None:
     if candidate.hours is not None:
-        return f"~{candidate.hours:,.1f} h"
+        return f"约 {candidate.hours:,.1f} 小时" if language == "zh" else f"~{candidate.hours:,.1f} h"
     if candidate.tpot_ms is not None:
-        return f"~{candidate.tpot_ms:.0f} ms/token"
+        return f"约 {candidate.tpot_ms:.0f} 毫秒/token" if language == "zh" else f"~{candidate.tpot_ms:.0f} ms/token"
     return None
 
 
-def render_text(answer: Answer, max_candidates: int = 8) -> str:
+def render_text(answer: Answer, full: bool = False, max_candidates: int = 8) -> str:
+    """The default answer (verdict, ranked options, key findings, at most three questions; at most
+    MAX_LINES lines), or with `full` everything the rules and calculators produced."""
+    if not full:
+        return render_brief(answer)
+    return render_full(answer, max_candidates)
+
+
+def render_full(answer: Answer, max_candidates: int = 8) -> str:
     t = _LABELS.get(answer.language, _LABELS["en"])
     lines: list[str] = []
     req = {k: v for k, v in answer.requirement.model_dump().items() if v not in (None, [], {})}
@@ -44,16 +56,16 @@ def render_text(answer: Answer, max_candidates: int = 8) -> str:
         lines.append(f"{t['memory']}: {m.sum_text()} = {m.total:.1f}")
     if answer.estimate.assumptions:
         lines.append(f"{t['assumptions']}:")
-        lines += [f"  - {a}" for a in answer.estimate.assumptions]
+        lines += [f"  - {localise(a, answer.language)}" for a in answer.estimate.assumptions]
     if answer.candidates:
         lines.append(f"{t['candidates']}:")
         for c in answer.candidates[:max_candidates]:
             verdict = t["fits"] if c.fits else t["no_fit"]
-            extra = [x for x in (c.plan or c.strategy, _time(c)) if x]
+            extra = [localise(x, answer.language) for x in (c.plan or c.strategy, _time(c, answer.language)) if x]
             if c.interconnect_note:
-                extra.append(c.interconnect_note)
+                extra.append(localise(c.interconnect_note, answer.language))
             detail = f"; {'; '.join(extra)}" if extra else ""
-            lines.append(f"  {c.count} x {c.gpu}: {verdict} (need {c.need_gb:.1f} / have {c.have_gb:.0f}, "
+            lines.append(f"  {c.count} x {c.gpu}: {verdict} ({t['need']} {c.need_gb:.1f} / {t['have']} {c.have_gb:.0f}, "
                          f"{t['headroom']} {c.headroom_gb:+.1f}{detail})")
         if len(answer.candidates) > max_candidates:
             lines.append(f"  … +{len(answer.candidates) - max_candidates}")
@@ -61,7 +73,9 @@ def render_text(answer: Answer, max_candidates: int = 8) -> str:
         lines.append(f"{t['costs']}:")
         for c in answer.costs:
             gpu = f" [{c.gpu}]" if c.gpu else ""
-            lines.append(f"  {c.label}{gpu}: {c.hourly_rate:g}/h x {c.hours:g} h = {c.total:g} {c.currency}")
+            note = f" ({localise(c.note, answer.language)})" if c.note else ""
+            lines.append(f"  {c.label}{gpu}: {c.hourly_rate:g}{t['per_hour']} x {c.hours:g} {t['hours']} = "
+                         f"{c.total:,.2f} {c.currency}{note}")
     lines.append(f"{t['findings']}:")
     if not answer.findings:
         lines.append(f"  {t['none']}")
@@ -69,8 +83,95 @@ def render_text(answer: Answer, max_candidates: int = 8) -> str:
         lines.append(f"  {_MARK[f.severity]} {f.message}")
         lines.append(f"      {f.rule} ({f.topic}); {t['because']}: {'; '.join(f.because)}")
         lines.append(f"      {t['sources']}: {', '.join(f.sources)}")
-    if answer.questions:
+    if answer.questions or answer.more_questions:
         lines.append(f"{t['questions']}:")
-        lines += [f"  ? {q}" for q in answer.questions]
+        lines += [f"  ? {q}" for q in answer.questions + answer.more_questions]
     lines.append(f"({t['rule_base']} {answer.rule_base_version})")
     return "\n".join(lines)
+
+
+MAX_LINES = 20
+_BRIEF = {
+    "en": {"options": "What to do:", "watch": "Watch out:", "ask": "To sharpen this, tell me:",
+           "more": "{n} more finding(s): --full, or \"More\" in Slack", "fits": "fits", "short": "does not fit",
+           "tight": "tight", "free": "free", "of": "of", "h": "h"},
+    "zh": {"options": "建议：", "watch": "注意：", "ask": "补充这些信息可以判断得更准：",
+           "more": "另有 {n} 条结论：加 --full，或在 Slack 点 \"More\"", "fits": "放得下", "short": "放不下",
+           "tight": "余量紧张", "free": "空余", "of": "/", "h": "小时"},
+}
+
+
+_ABBREVIATIONS = ("e.g", "i.e", "etc", "vs", "approx", "incl")
+
+
+def _sentence_end(text: str, end: str) -> int:
+    """Where the first sentence ends ("e.g. " and "vs. " do not end one)."""
+    start = 0
+    while (i := text.find(end, start)) != -1:
+        if not any(text[:i].lower().endswith(a) for a in _ABBREVIATIONS):
+            return i
+        start = i + 1
+    return -1
+
+
+def _first_sentence(text: str, limit: int = 220) -> str:
+    """One line of a finding: its first sentence, cut at a word boundary."""
+    text = " ".join(text.split())
+    for end in (". ", "。"):
+        i = _sentence_end(text, end)
+        if 0 < i < limit:
+            return text[:i + 1].rstrip()
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
+    return cut.rstrip(",;:，；：") + "…"
+
+
+def recommendation_line(rec, language: str) -> str:
+    """'LoRA @ 1 x rtx-4090 (single GPU): fits, 17 of 24 GB (29% free), ~12 h, 1,234 USD — why [rule]'."""
+    zh = language == "zh"
+    t = _BRIEF.get(language, _BRIEF["en"])
+    plan = plan_label(rec.strategy, rec.count, language, rec.plan)
+    setup = f"{rec.count} 张 {rec.gpu}" if zh else f"{rec.count} x {rec.gpu}"
+    if plan:
+        setup += f"（{plan}）" if zh else f" ({plan})"
+    if rec.kind in ("batch", "method", "precision", "kv-cache"):
+        setup = f"{setup}，用 {option_name(rec, language)}" if zh else f"{option_name(rec, language)} @ {setup}"
+    state = t["short"] if rec.fits is False else (t["tight"] if rec.tight else t["fits"])
+    numbers = [state]
+    if rec.need_gb is not None and rec.have_gb is not None:
+        used = f"{rec.need_gb:.0f}/{rec.have_gb:.0f} GB"
+        numbers.append((f"{used}（空余 {rec.headroom_pct:.0f}%）" if zh else f"{used} ({rec.headroom_pct:.0f}% free)")
+                       if rec.fits else used)
+    if rec.hours is not None:
+        numbers.append(f"约 {rec.hours:,.0f} 小时" if zh else f"~{rec.hours:,.0f} h")
+    if rec.cost is not None:
+        numbers.append(f"{rec.cost:,.0f} {rec.currency or ''}".rstrip())
+    if zh:
+        return f"{setup}：{'，'.join(numbers)} —— {rec.why} [{rec.rule}]"
+    return f"{setup}: {', '.join(numbers)} — {rec.why} [{rec.rule}]"
+
+
+def render_brief(answer: Answer) -> str:
+    t = _BRIEF.get(answer.language, _BRIEF["en"])
+    lines: list[str] = []
+    if answer.verdict:
+        lines.append(f"{answer.verdict.text} [{answer.verdict.rule}]")
+    if answer.recommendations:
+        lines.append(t["options"])
+        lines += [f"  {r.rank}. {recommendation_line(r, answer.language)}" for r in answer.recommendations]
+    key = [f for f in answer.findings if f.tier == "key"]
+    questions = answer.questions[:3]
+    # Key findings get what the verdict, options, questions and the closing line leave of MAX_LINES.
+    room = MAX_LINES - len(lines) - (1 + len(questions) if questions else 0) - 2
+    shown = key[:max(room, 0)]
+    if shown:
+        lines.append(t["watch"])
+        lines += [f"  {_MARK[f.severity].strip()} {_first_sentence(f.message)} [{f.rule}]" for f in shown]
+    if questions:
+        lines.append(t["ask"])
+        lines += [f"  ? {_first_sentence(q, 200)}" for q in questions]
+    hidden = len(answer.findings) - len(shown)
+    if hidden > 0:
+        lines.append(t["more"].format(n=hidden))
+    return "\n".join(lines[:MAX_LINES])

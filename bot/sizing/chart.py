@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.errors import InputError
 from bot.models import Answer
 
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
@@ -15,8 +16,11 @@ COLOURS = ("#4c72b0", "#dd8452", "#c44e52", "#8172b3", "#55a868", "#937860")
 MAX_BARS = 12
 
 
-class ChartError(ValueError):
-    """The answer has nothing to draw."""
+class ChartError(InputError):
+    """The answer has nothing to draw (the message says what to add)."""
+
+    def __init__(self, message: str):
+        super().__init__(None, message)
 
 
 def render_charts(answer: Answer, path: str | Path) -> Path:

@@ -9,7 +9,12 @@ rental guide itemises the bill as GPU compute + vCPU/RAM + image + block storage
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the price rows come from the knowledge base; only their attributes are read here
+    from bot.knowledge import Catalog, PriceRow
 
 HOURS_PER_MONTH = 730  # 8,760 h / 12, the convention providers use to turn monthly prices hourly
 DEFAULT_BILLING_GRANULARITY_S = 1
@@ -91,11 +96,20 @@ class CostLine:
     age_days: int | None
     stale: bool
     note: str
+    # An instance rented whole (an imported catalog row): its type, region and GPU count. The plan may
+    # use fewer GPUs than the instance has; the whole instance is paid for.
+    instance_type: str | None = None
+    region: str | None = None
+    instance_gpus: int | None = None
+
+    @property
+    def billed_gpus(self) -> int:
+        return self.instance_gpus or self.gpus
 
     @property
     def hourly_rate(self) -> float:
-        """The plan's rate: all its GPUs together."""
-        return self.rate_per_gpu * self.gpus
+        """The plan's rate: all its GPUs together (the whole instance, for an instance row)."""
+        return self.rate_per_gpu * self.billed_gpus
 
 
 def cost_to_complete(
@@ -112,13 +126,125 @@ def cost_to_complete(
     stale: bool = False,
     granularity_s: int | None = None,
     minimum_s: int | None = None,
+    instance_type: str | None = None,
+    region: str | None = None,
+    instance_gpus: int | None = None,
 ) -> CostLine:
     billed = billed_hours(hours, billing, granularity_s, minimum_s)
+    note = billed.note
+    if instance_gpus and instance_gpus > gpus:
+        note += f"; the {instance_gpus}-GPU instance is paid for whole, the plan uses {gpus}"
     return CostLine(
         label=label, gpu=gpu, gpus=gpus, rate_per_gpu=rate_per_gpu, hours=hours, billed_hours=billed.billed_hours,
-        total=round(rate_per_gpu * gpus * billed.billed_hours, 2), currency=currency, billing=billing,
-        provider=provider, quoted_on=quoted_on, age_days=age_days, stale=stale, note=billed.note,
+        total=round(rate_per_gpu * (instance_gpus or gpus) * billed.billed_hours, 2), currency=currency,
+        billing=billing, provider=provider, quoted_on=quoted_on, age_days=age_days, stale=stale, note=note,
+        instance_type=instance_type, region=region, instance_gpus=instance_gpus,
     )
+
+
+# -- price rows ------------------------------------------------------------------------------
+
+
+def _row_key(row: "PriceRow") -> tuple:
+    # Cheapest whole-instance price first, then the smaller instance, then a stable order.
+    rate = row.instance_rate if row.instance_rate is not None else row.hourly_rate
+    return (rate, row.gpu_count or 0, row.instance_type or "", row.region or "")
+
+
+def price_rows_for(
+    rows: Iterable["PriceRow"], gpu: str, count: int = 1, provider: str | None = None, billing: str | None = None,
+) -> list["PriceRow"]:
+    """The rows that price a plan of `count` x `gpu`.
+
+    A per-GPU quote (no instance) prices any count. An instance row (an imported catalog row) prices the
+    plan when one instance holds `count` GPUs; of those, each provider's cheapest instance per billing
+    mode is kept, whatever its region, so the answer names the cheapest offer per provider, on-demand
+    and spot side by side, instead of one line per region.
+    """
+    quotes: list = []
+    best: dict[tuple[str, str], "PriceRow"] = {}
+    for row in rows:
+        if row.gpu != gpu or (provider and row.provider != provider) or (billing and row.billing != billing):
+            continue
+        if row.gpu_count is None:
+            quotes.append(row)
+            continue
+        if row.gpu_count < count:
+            continue
+        key = (row.provider, row.billing)
+        if key not in best or _row_key(row) < _row_key(best[key]):
+            best[key] = row
+    return quotes + sorted(best.values(), key=lambda r: (r.provider, r.billing != "on-demand", r.billing))
+
+
+def cheapest_rows(
+    rows: Iterable["PriceRow"], gpus: Iterable[str], provider: str | None = None, billing: str | None = None,
+) -> list["PriceRow"]:
+    """Per GPU, the rows an answer quotes: every per-GPU quote, and each provider's cheapest instance
+    row per billing mode (by price per GPU-hour). Keeps a catalog of hundreds of regions to a few lines."""
+    rows = list(rows)
+    out: list = []
+    for gpu in sorted(set(gpus)):
+        quotes = [r for r in rows if r.gpu == gpu and r.gpu_count is None
+                  and (not provider or r.provider == provider) and (not billing or r.billing == billing)]
+        best: dict[tuple[str, str], "PriceRow"] = {}
+        for row in rows:
+            if (row.gpu != gpu or row.gpu_count is None or (provider and row.provider != provider)
+                    or (billing and row.billing != billing)):
+                continue
+            key = (row.provider, row.billing)
+            if key not in best or (row.hourly_rate, row.gpu_count) < (best[key].hourly_rate, best[key].gpu_count):
+                best[key] = row
+        out += quotes + sorted(best.values(), key=lambda r: (r.provider, r.billing != "on-demand", r.billing))
+    return out
+
+
+def cost_label(count: int, gpu: str, row: "PriceRow") -> str:
+    """'8 x h100-sxm @ aws p5.48xlarge in us-east-1 (spot)'; a per-GPU quote keeps the short form."""
+    where = row.provider
+    if row.instance_type:
+        where += f" {row.instance_type}"
+    if row.region:
+        where += f" in {row.region}"
+    return f"{count} x {gpu} @ {where} ({row.billing})"
+
+
+def instance_fields(row: "PriceRow") -> dict:
+    """The keyword arguments `cost_to_complete` takes from an instance row (none for a quote)."""
+    if row.gpu_count is None:
+        return {}
+    return {"instance_type": row.instance_type, "region": row.region, "instance_gpus": row.gpu_count}
+
+
+def prices_origin(catalog: "Catalog", lines: list[CostLine] | None = None) -> str:
+    """Where the answer's prices come from, in words: the example table, SkyPilot's catalog of a date
+    (flagged STALE when the lines priced from it are older than the allowed age), or the user's table."""
+    origin = getattr(catalog, "prices_origin", None)
+    path = catalog.prices_path
+    if catalog.prices_are_example:
+        name = path.name if path else "prices.example.yaml"
+        return f"the EXAMPLE price table {name} (illustrative, not current prices; set GPU_ADVISOR_PRICES)"
+    if origin is not None:
+        text = f"{origin.name} of {origin.as_of.isoformat()} ({', '.join(origin.clouds)}; catalog prices, not quotes)"
+        stale = [c.age_days for c in lines or [] if c.stale and c.age_days is not None]
+        if stale:
+            text += (f" (STALE: {max(stale)} days old, over the allowed age; run `gpu-advisor prices update` "
+                     "or get current quotes)")
+        return text
+    return f"your price table {path}"
+
+
+def prices_line(lines: list[CostLine], catalog: "Catalog") -> str:
+    """The assumption line naming where the cost lines' prices come from, with their dates."""
+    where = prices_origin(catalog, lines)
+    if getattr(catalog, "prices_origin", None) is not None and not catalog.prices_are_example:
+        providers = sorted({c.provider for c in lines if c.provider})
+        return (f"cost-to-complete = rate per instance (or GPU) x billed hours, prices from {where}: the cheapest "
+                f"offer per provider and billing mode, from {', '.join(providers)}; the whole instance is billed "
+                "even when the plan uses fewer of its GPUs")
+    dated = sorted({f"{c.provider} {c.gpu} {c.billing} quoted {c.quoted_on}" + (" (STALE)" if c.stale else "")
+                    for c in lines})
+    return f"cost-to-complete = rate per GPU x GPUs x billed hours, prices from {where}: " + "; ".join(dated)
 
 
 def rank(lines: list[CostLine]) -> list[CostLine]:

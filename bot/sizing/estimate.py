@@ -8,7 +8,7 @@ request at the model's default context.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.sizing.memory import (
     BYTES_PER_PARAM,
@@ -17,12 +17,16 @@ from bot.sizing.memory import (
     MemoryEstimate,
     Recompute,
     activations_gb,
+    kv_cache_bytes_per_token,
     kv_cache_gb,
     logits_gb,
     lora_params_b,
     nf4_weights_gb,
+    is_paged_optimizer,
     normalise_optimizer,
     optimizer_bytes_per_param,
+    optimizer_label,
+    windowed_layers,
 )
 
 DEFAULT_TRAIN_SEQ = 2048
@@ -34,8 +38,10 @@ DEFAULT_CONTEXT_UNKNOWN_MODEL = 4096
 PREFILL_CHUNK_TOKENS = 2048
 # Group-wise int4 (GPTQ/AWQ, group 128) stores an fp16 scale and zero per group: +0.25 bit/param.
 INT4_GROUP_OVERHEAD_BYTES = 32 / 128 / 8
-# DeepSpeed's ZeRO-2 estimator counts 18 B/param sharded for mixed-precision Adam (2P + 18P/N), two
-# more than the ZeRO paper's 16: the fp32 gradient partition it keeps for the optimizer step.
+# DeepSpeed's estimators shard more than the ZeRO paper's 16 B/param for mixed-precision Adam: the
+# fp32 gradient partition kept for the optimizer step. ZeRO-1/2 (stage_1_and_2.py): 4P + 16P/N, the
+# fp16 weights and gradients whole on every GPU; ZeRO-3 (stage3.py): 4 x largest layer + 18P/N.
+# The planner adds twice this under ZeRO-1/2 and once under ZeRO-3.
 ZERO_EXTRA_BYTES_MIXED = 2.0
 
 
@@ -56,8 +62,26 @@ class ModelShape:
     experts: int | None = None
     sliding_window: int | None = None
     sliding_window_layers: str = "none"
+    sliding_window_pattern: int | None = None
     tie_embeddings: bool = False
     name: str | None = None
+    experts_per_token: int | None = None
+    moe_intermediate: int | None = None
+    # Multi-head latent attention: the KV cache holds kv_lora_rank + qk_rope_head_dim per token and layer.
+    kv_lora_rank: int | None = None
+    qk_rope_head_dim: int | None = None
+    # A documented way past max_context (rope scaling): what, up to where, and how to turn it on.
+    extension_method: str | None = None
+    extension_max_context: int | None = None
+    extension_how: str | None = None
+    long_context_variant: str | None = None
+    # Set when the shape is not a named model's but a reference shape scaled to a bare size: what it
+    # was scaled from, for the assumption line.
+    reference: str | None = None
+
+    @property
+    def kv_latent_dim(self) -> int | None:
+        return (self.kv_lora_rank + self.qk_rope_head_dim) if self.kv_lora_rank and self.qk_rope_head_dim else None
 
     @property
     def complete(self) -> bool:
@@ -100,7 +124,7 @@ class SizingInput:
     lora_targets: tuple[str, ...] | None = None
     recompute: Recompute | None = None
     kv_precision: str | None = None
-    # A catalog model of similar size whose layer shape stands in when the architecture is unknown.
+    # Kept for callers that pass one; the sizer now scales a reference shape instead (see `reference`).
     proxy: ModelShape | None = None
 
 
@@ -116,8 +140,23 @@ def _shape_for_activity(job: SizingInput, est: MemoryEstimate) -> ModelShape | N
     return None
 
 
+def reference_line(shape: ModelShape) -> str:
+    return (
+        f"no model named that this advisor knows: a generic {shape.params_b:g}B model with a current "
+        f"Llama-like shape scaled from {shape.reference} ({shape.layers} layers, hidden {shape.hidden}, "
+        f"{shape.heads} heads / {shape.kv_heads} KV heads of {shape.head_dim}, MLP {shape.intermediate}, "
+        f"vocabulary {shape.vocab}); activations, adapters and KV cache follow that shape, so name the "
+        f"model for its own figures"
+    )
+
+
 def estimate_memory(job: SizingInput) -> MemoryEstimate:
+    if not job.model.complete and job.proxy is not None and job.proxy.reference and job.proxy.complete:
+        # A reference shape scaled to the bare size is the model's shape, not a borrowed one.
+        job = replace(job, model=job.proxy, proxy=None)
     est = MemoryEstimate()
+    if job.model.reference:
+        est.assumptions.append(reference_line(job.model))
     if job.workload is None:
         est.assumptions.append("workload not given: sized for inference (the smallest footprint)")
     if (job.workload or "inference") == "training":
@@ -141,6 +180,20 @@ def training_defaults(job: SizingInput) -> tuple[str, str, Recompute]:
     return method, precision, recompute
 
 
+def _optimizer_line(job: SizingInput, method: str) -> str | None:
+    """Says what the named optimizer keeps, with its source; None for the plain AdamW default."""
+    optimizer = normalise_optimizer(job.optimizer)
+    paged = is_paged_optimizer(job.optimizer) or (job.optimizer is None and method == "qlora")
+    parts = []
+    if optimizer == "adam8bit":
+        parts.append("8-bit AdamW (bitsandbytes): two 8-bit moments, 2 bytes of state per trained parameter "
+                     "(Dettmers et al. 2021, block-wise quantisation)")
+    if paged:
+        parts.append("paged optimizer (bitsandbytes): the same state, paged to CPU RAM on memory spikes; "
+                     "counted here in full")
+    return "; ".join(parts) or None
+
+
 def _training(job: SizingInput, est: MemoryEstimate) -> None:
     shape = job.model
     p = shape.params_b
@@ -152,27 +205,39 @@ def _training(job: SizingInput, est: MemoryEstimate) -> None:
     optimizer = normalise_optimizer(job.optimizer)
     if job.optimizer is None:
         est.assumptions.append("optimizer not given: assumed AdamW" + (" (paged, QLoRA recipe)" if method == "qlora" else ""))
+    optimizer_note = _optimizer_line(job, method)
+    if optimizer_note:
+        est.assumptions.append(optimizer_note)
+    name = optimizer_label(job.optimizer or ("paged_adamw" if method == "qlora" else None))
 
     if method in ("full", "pretraining"):
-        train_precision = precision if precision in ("fp32", "tf32", "bf16", "fp16") else "bf16"
+        pure = precision == "pure-bf16"
+        train_precision = precision if precision in ("fp32", "tf32", "bf16", "pure-bf16", "fp16") else "bf16"
         if train_precision != precision:
             est.assumptions.append(
                 f"{precision} training keeps bf16 weights and an fp32 master copy; {precision} is a compute format"
             )
-        mixed = BYTES_PER_PARAM[train_precision] < 4
+        mixed = BYTES_PER_PARAM[train_precision] < 4 and not pure
         wb = BYTES_PER_PARAM[train_precision]
-        ob = optimizer_bytes_per_param(optimizer, mixed)
+        ob = optimizer_bytes_per_param(optimizer, mixed, pure)
         est.weights = p * wb
         est.gradients = p * wb
         est.optimizer = p * ob
         est.trainable_params_b = p
         est.weights_trainable = True
         est.sharded_extra_bytes = ZERO_EXTRA_BYTES_MIXED if mixed else 0.0
-        est.assumptions.append(
-            f"model states {wb:g} (weights) + {wb:g} (gradients) + {ob:g} ({optimizer}"
-            f"{', incl. fp32 master copy' if mixed else ''}) = {2 * wb + ob:g} bytes/param (ZeRO paper)"
-        )
-        act_bytes = 4.0 if not mixed else 2.0
+        if pure:
+            est.assumptions.append(
+                f"pure bf16 (no fp32 master copy; LLaMA-Factory's pure_bf16): model states {wb:g} (weights) + "
+                f"{wb:g} (gradients) + {ob:g} ({name} states in bf16) = {2 * wb + ob:g} bytes/param; updates "
+                f"smaller than bf16's precision are lost, so validate the loss curve against mixed precision"
+            )
+        else:
+            est.assumptions.append(
+                f"model states {wb:g} (weights) + {wb:g} (gradients) + {ob:g} ({name}"
+                f"{', incl. fp32 master copy' if mixed else ''}) = {2 * wb + ob:g} bytes/param (ZeRO paper)"
+            )
+        act_bytes = 4.0 if not (mixed or pure) else 2.0
     else:
         rank = job.lora_rank or DEFAULT_LORA_RANK
         targets = job.lora_targets or ALL_PROJECTIONS
@@ -185,18 +250,18 @@ def _training(job: SizingInput, est: MemoryEstimate) -> None:
             est.weights = nf4_weights_gb(p - embed, embed)
             est.assumptions.append(
                 "QLoRA: base linear layers in NF4 with double quantisation (4.127 bits/param), embeddings "
-                "and output head in bf16; paged optimizer (states page to CPU RAM on spikes; counted here in full)"
+                "and output head in bf16"
             )
             act_bytes = 2.0
         else:
             base_precision = precision if precision in BYTES_PER_PARAM else "bf16"
             est.weights = p * BYTES_PER_PARAM[base_precision]
-            est.assumptions.append(f"LoRA: frozen base weights in {base_precision}")
+            est.assumptions.append(f"LoRA: frozen base weights in {base_precision.removeprefix('pure-')}")
             act_bytes = 4.0 if BYTES_PER_PARAM[base_precision] >= 4 else 2.0
         if shape.complete:
             adapters = lora_params_b(
                 shape.layers, shape.hidden, shape.heads, shape.kv_heads, shape.head_dim,
-                shape.intermediate or 4 * shape.hidden, rank, targets, shape.experts or 1,
+                shape.intermediate or 4 * shape.hidden, rank, targets, shape.experts or 1, shape.moe_intermediate,
             )
         else:
             # Llama-2-7B at r=16 on all seven projections: 40M adapter parameters, 0.59% of the base.
@@ -208,14 +273,18 @@ def _training(job: SizingInput, est: MemoryEstimate) -> None:
         est.optimizer = adapters * ob
         est.trainable_params_b = adapters
         est.assumptions.append(
-            f"adapters: {adapters * 1000:.1f}M parameters in fp32 with fp32 gradients and {optimizer} states "
+            f"adapters: {adapters * 1000:.1f}M parameters in fp32 with fp32 gradients and {name} states "
             f"({4 + 4 + ob:g} bytes/param)"
         )
 
-    seq = job.context or DEFAULT_TRAIN_SEQ
+    seq = job.context or training_sequence(shape)
     batch = job.batch_size or DEFAULT_TRAIN_BATCH
+    est.context_tokens = seq
     if job.context is None:
-        est.assumptions.append(f"sequence length not given: {seq} tokens")
+        est.assumptions.append(
+            f"sequence length not given: {seq} tokens"
+            + (f" (the model's maximum)" if seq < DEFAULT_TRAIN_SEQ else "")
+        )
     if job.batch_size is None:
         est.assumptions.append(f"micro-batch not given: {batch} per GPU")
     recompute_text = {
@@ -246,6 +315,11 @@ def _training(job: SizingInput, est: MemoryEstimate) -> None:
         )
 
 
+def training_sequence(shape: ModelShape) -> int:
+    """The default training sequence: the common recipe's 2048, or the model's maximum when shorter."""
+    return min(DEFAULT_TRAIN_SEQ, shape.max_context) if shape.max_context else DEFAULT_TRAIN_SEQ
+
+
 def _inference(job: SizingInput, est: MemoryEstimate) -> None:
     shape = job.model
     p = shape.params_b
@@ -264,27 +338,46 @@ def _inference(job: SizingInput, est: MemoryEstimate) -> None:
     else:
         est.weights = p * BYTES_PER_PARAM[precision]
     kv_shape = _shape_for_activity(job, est)
-    tokens = job.context or shape.max_context or (kv_shape.max_context if kv_shape else None) or DEFAULT_CONTEXT_UNKNOWN_MODEL
+    tokens = inference_context(job)
+    est.context_tokens = tokens
     concurrency = job.concurrency or 1
     if job.context is None:
-        est.assumptions.append(f"context not given: the model's default, {tokens} tokens")
+        est.assumptions.append(
+            f"context not given: the model's default, {tokens} tokens"
+            if (shape.max_context or (kv_shape and kv_shape.max_context))
+            else f"context not given: {tokens} tokens assumed"
+        )
     if job.concurrency is None:
         est.assumptions.append("concurrency not given: one request at a time")
     if kv_shape is not None:
         kv_precision = job.kv_precision or "bf16"
         kv_bytes = BYTES_PER_PARAM.get(kv_precision, 2.0)
+        latent = kv_shape.kv_latent_dim
         est.kv_cache = kv_cache_gb(
             kv_shape.layers, kv_shape.kv_heads, kv_shape.head_dim, tokens, kv_bytes, concurrency,
-            kv_shape.sliding_window, kv_shape.sliding_window_layers,
+            kv_shape.sliding_window, kv_shape.sliding_window_layers, kv_shape.sliding_window_pattern, latent,
         )
-        per_token = 2 * kv_shape.layers * kv_shape.kv_heads * kv_shape.head_dim * kv_bytes
-        line = (
-            f"KV cache = 2 x {kv_shape.layers} layers x {kv_shape.kv_heads} KV heads x {kv_shape.head_dim} head_dim"
-            f" x {tokens} tokens x {kv_bytes:g} B ({kv_precision}) x {concurrency} request(s)"
-            f" = {est.kv_cache:.2f} GB ({per_token / 1024:g} KiB per token before any window cap)"
-        )
+        per_token = kv_cache_bytes_per_token(kv_shape.layers, kv_shape.kv_heads, kv_shape.head_dim, kv_bytes, latent)
+        if latent:
+            line = (
+                f"KV cache (multi-head latent attention: the compressed latent, not heads x head_dim) = "
+                f"{kv_shape.layers} layers x ({kv_shape.kv_lora_rank} kv_lora_rank + {kv_shape.qk_rope_head_dim} "
+                f"rope dims) x {tokens} tokens x {kv_bytes:g} B ({kv_precision}) x {concurrency} request(s)"
+                f" = {est.kv_cache:.2f} GB ({per_token / 1024:g} KiB per token)"
+            )
+        else:
+            line = (
+                f"KV cache = 2 x {kv_shape.layers} layers x {kv_shape.kv_heads} KV heads x {kv_shape.head_dim} head_dim"
+                f" x {tokens} tokens x {kv_bytes:g} B ({kv_precision}) x {concurrency} request(s)"
+                f" = {est.kv_cache:.2f} GB ({per_token / 1024:g} KiB per token before any window cap)"
+            )
         if kv_shape.sliding_window and kv_shape.sliding_window_layers != "none":
-            which = "every layer" if kv_shape.sliding_window_layers == "all" else "alternate layers"
+            windowed = windowed_layers(kv_shape.layers, kv_shape.sliding_window_layers, kv_shape.sliding_window_pattern)
+            which = {"all": "every layer", "alternate": "alternate layers"}.get(
+                kv_shape.sliding_window_layers,
+                f"{windowed} of {kv_shape.layers} layers (local and global attention interleaved, "
+                f"one global layer in {kv_shape.sliding_window_pattern})",
+            )
             line += f"; sliding-window attention on {which} caps those at {kv_shape.sliding_window} tokens"
         est.assumptions.append(line)
         chunk = min(tokens, PREFILL_CHUNK_TOKENS)

@@ -7,7 +7,8 @@ frozen base (2ND), so 4*N*D, or 6*N*D with gradient checkpointing.
 
 Inference (an estimate, labelled as such in the answer): decode is memory-bandwidth bound, so time per
 output token = bytes read per step / (bandwidth x efficiency); prefill is compute bound, so time to
-first token = prefill FLOPs / (GPUs x peak x efficiency).
+first token = prefill FLOPs / (GPUs x peak x efficiency). A mixture-of-experts decode step at batch B
+reads the experts the B tokens route to: E x (1 - (1 - k/E)^B) per layer in expectation.
 """
 
 from __future__ import annotations
@@ -39,6 +40,22 @@ def compute_precision_key(precision: str | None, dense_tflops: dict[str, float])
     if precision not in dense_tflops:
         precision = "bf16" if "bf16" in dense_tflops else "fp16"
     return precision
+
+
+def expected_distinct_experts(experts: int, top_k: int, batch: int) -> float:
+    """Experts one layer touches in a decode step of `batch` sequences, routing uniform and independent:
+    E x (1 - (1 - k/E)^B). Mixtral (E = 8, k = 2): B = 1 -> 2, B = 4 -> 5.4, B = 32 -> 8.0."""
+    return experts * (1 - (1 - top_k / experts) ** max(batch, 1))
+
+
+def moe_decode_weight_share(params_b: float, active_params_b: float, experts: int, top_k: int, batch: int) -> float:
+    """Share of all weights one decode step reads at `batch`: the always-on part (attention, embeddings,
+    shared experts) plus the routed experts touched. The routed total X and always-on S follow from
+    P = S + X and A = S + X k/E; at B = 1 the share is A/P."""
+    routed = (params_b - active_params_b) / (1 - top_k / experts)
+    always_on = params_b - routed
+    touched = expected_distinct_experts(experts, top_k, batch)
+    return min(1.0, (always_on + routed * touched / experts) / params_b)
 
 
 def training_hours(flops: float, gpus: int, peak_tflops: float, mfu: float = DEFAULT_MFU) -> float:

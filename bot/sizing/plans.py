@@ -1,9 +1,13 @@
 """Multi-GPU plans: how a job's memory splits over N GPUs, and the smallest N that fits.
 
-Training shards model states with ZeRO / FSDP (Rajbhandari et al. 2020; DeepSpeed's estimators):
-- ZeRO-1 shards optimizer states: W + G + O/N;
-- ZeRO-2 also shards gradients: 2P + 18P/N for mixed-precision Adam;
-- ZeRO-3 / FSDP full-shard also shards weights: 4 x largest_layer + 18P/N.
+Training shards model states with ZeRO / FSDP. Plans use DeepSpeed's estimators (what a run needs in
+practice), not the ZeRO paper's lower bounds (Rajbhandari et al. 2020, Fig. 1), which are stated as an
+assumption line only:
+- ZeRO-1/2 (estimate_zero2_model_states_mem_needs, stage_1_and_2.py, no offload): 4P + 16P/N for
+  mixed-precision Adam: the fp16 weights and gradients stay whole on every GPU, the fp32 master copy,
+  Adam moments and fp32 gradient partition are sharded. (Paper: ZeRO-2 2P + 14P/N, ZeRO-1 4P + 12P/N.)
+  Both stages share the estimator, so the planner tries ZeRO-2 only.
+- ZeRO-3 / FSDP full shard (estimate_zero3_model_states_mem_needs): 4 x largest_layer + 18P/N.
 Activations stay per GPU (each holds its own micro-batch). Inference splits weights and KV cache with
 tensor parallelism inside a node (it wants NVLink/NVSwitch) and pipeline stages across nodes.
 """
@@ -18,7 +22,8 @@ from bot.sizing.memory import MemoryEstimate
 GPUS_PER_NODE = 8
 # Counts tried when one GPU is not enough: powers of two within a node, then whole nodes.
 SEARCH_COUNTS: tuple[int, ...] = (1, 2, 4, 8, *range(16, 1025, 8))
-TRAINING_STRATEGIES = ("zero1", "zero2", "zero3")
+# ZeRO-1 needs what ZeRO-2 needs by DeepSpeed's estimator (one estimator covers both stages).
+TRAINING_STRATEGIES = ("zero2", "zero3")
 
 STRATEGY_LABEL = {
     "single": "single GPU",
@@ -86,10 +91,9 @@ def per_gpu_memory(est: MemoryEstimate, workload: str, strategy: str, count: int
                 parts[key] /= n
         return parts
     extra = est.sharded_extra_bytes * est.trainable_params_b  # GB: DeepSpeed's fp32 gradient buffers
-    if strategy == "zero1":
-        parts["optimizer"] /= n
-    elif strategy == "zero2":
-        parts["gradients"] /= n
+    if strategy in ("zero1", "zero2"):
+        # DeepSpeed's estimator: 16-bit weights and gradients whole on every GPU (the gradient buffer
+        # is full-size during the backward pass), fp32 states and gradient partition sharded.
         parts["optimizer"] = (parts["optimizer"] + 2 * extra) / n
     elif strategy == "zero3":
         # 4 x largest layer: the gathered 16-bit parameters of the layer being computed, and the next
@@ -157,6 +161,23 @@ def _label(plan: Plan) -> str:
     if plan.strategy == "tp-pp":
         return f"tensor parallel x{GPUS_PER_NODE} x pipeline parallel x{plan.count // GPUS_PER_NODE}"
     return f"{STRATEGY_LABEL[plan.strategy]} over {plan.count} GPUs"
+
+
+def zero_paper_line(est: MemoryEstimate, count: int) -> str:
+    """The ZeRO paper's theoretical ZeRO-2 figure next to the estimator's, for the assumptions."""
+    p = est.trainable_params_b
+    w = est.weights / p
+    g = est.gradients / p
+    sharded_paper = est.optimizer / p + g
+    sharded_practical = est.optimizer / p + 2 * est.sharded_extra_bytes
+    practical_gb = (w + g) * p + sharded_practical * p / count
+    paper_gb = w * p + sharded_paper * p / count
+    return (
+        f"ZeRO-2 model states per GPU = {w + g:g}P + {sharded_practical:g}P/N bytes (DeepSpeed's estimator, what a "
+        f"run needs: 16-bit weights and gradients whole on each GPU, fp32 states sharded); the ZeRO paper's "
+        f"theoretical floor is {w:g}P + {sharded_paper:g}P/N: at N = {count}, {paper_gb:.1f} GB against "
+        f"{practical_gb:.1f} GB planned"
+    )
 
 
 def smallest_fitting_plan(est: MemoryEstimate, workload: str, slot: GpuSlot) -> Plan | None:

@@ -10,9 +10,19 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field
 
-from bot.knowledge import Catalog, GpuSpec, ModelArch, PriceRow, default_prices_path
+from bot.knowledge import Catalog, GpuSpec, ModelArch, PriceRow
 from bot.models import Candidate, Cost, Estimate, InferenceSpeed, MemoryBreakdown, Requirement, TrainingTime
-from bot.sizing.cost import TOTAL_COST_FORMULA, CostLine, cheapest_and_fastest, cost_to_complete, rank
+from bot.sizing.cost import (
+    TOTAL_COST_FORMULA,
+    CostLine,
+    cheapest_and_fastest,
+    cost_label,
+    cost_to_complete,
+    instance_fields,
+    price_rows_for,
+    prices_line,
+    rank,
+)
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory, inference_context, training_defaults
 from bot.sizing.memory import MemoryEstimate
 from bot.sizing.performance import (
@@ -20,37 +30,94 @@ from bot.sizing.performance import (
     DEFAULT_MFU,
     DEFAULT_PREFILL_MFU,
     compute_precision_key,
+    expected_distinct_experts,
     flops_factor,
     inference_timing,
+    moe_decode_weight_share,
     training_hours,
 )
-from bot.sizing.plans import GpuSlot, Plan, plan_on, smallest_fitting_plan
+from bot.sizing.plans import GpuSlot, Plan, plan_on, smallest_fitting_plan, zero_paper_line
 
 Fact = tuple[str, dict]
 
 
 def shape_from_arch(arch: ModelArch, params_b: float | None = None) -> ModelShape:
+    ext = arch.context_extension
     return ModelShape(
         params_b=params_b or arch.params_b, layers=arch.layers, kv_heads=arch.kv_heads, head_dim=arch.head_dim,
         hidden=arch.hidden, max_context=arch.max_context, heads=arch.heads, intermediate=arch.intermediate,
         vocab=arch.vocab, active_params_b=arch.active_params_b, experts=arch.experts,
         sliding_window=arch.sliding_window, sliding_window_layers=arch.sliding_window_layers,
-        tie_embeddings=arch.tie_embeddings, name=arch.id,
+        sliding_window_pattern=arch.sliding_window_pattern,
+        tie_embeddings=arch.tie_embeddings, name=arch.id, experts_per_token=arch.experts_per_token,
+        moe_intermediate=arch.moe_intermediate, kv_lora_rank=arch.kv_lora_rank, qk_rope_head_dim=arch.qk_rope_head_dim,
+        extension_method=ext.method if ext else None, extension_max_context=ext.max_context if ext else None,
+        extension_how=ext.how if ext else None, long_context_variant=arch.long_context_variant,
+    )
+
+
+# Current Llama-family shapes a bare size ("a 7B model") is scaled from: the nearest by size.
+REFERENCE_MODELS = ("llama-3.2-1b", "llama-3.2-3b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b")
+
+
+def reference_shape(catalog: Catalog, params_b: float) -> ModelShape | None:
+    """A Llama-like shape for a bare parameter count: the nearest current Llama reference, its depth and
+    width scaled together (parameters grow as layers x hidden^2), the MLP width then set so the total
+    is `params_b`. Head size, KV heads, vocabulary and tying stay the reference's."""
+    refs = [catalog.models[i] for i in REFERENCE_MODELS if i in catalog.models]
+    if not refs:
+        return None
+    ref = min(refs, key=lambda m: abs(math.log(m.params_b / params_b)))
+    embed_copies = 1 if ref.tie_embeddings else 2
+    target = params_b * 1e9
+
+    def body(hidden: float) -> float:  # parameters outside the embeddings, at least a tenth of the total
+        return max(target - ref.vocab * hidden * embed_copies, 0.1 * target)
+
+    ref_body = ref.params_b * 1e9 - ref.vocab * ref.hidden * embed_copies
+    scale = (body(ref.hidden) / ref_body) ** (1 / 3)
+    scale = (body(ref.hidden * scale) / ref_body) ** (1 / 3)
+    # Query heads stay a multiple of the reference's KV heads, so the grouped-query layout is kept.
+    kv_heads = ref.kv_heads
+    heads = max(kv_heads, round(ref.hidden * scale / ref.head_dim / kv_heads) * kv_heads)
+    hidden = heads * ref.head_dim
+    layers = max(1, round(ref.layers * scale))
+    attention = 2 * hidden * heads * ref.head_dim + 2 * hidden * kv_heads * ref.head_dim
+    mlp = (body(hidden) / layers - attention) / (3 * hidden)
+    intermediate = max(256, round(mlp / 256) * 256)
+    return ModelShape(
+        params_b=params_b, layers=layers, kv_heads=kv_heads, head_dim=ref.head_dim, hidden=hidden, heads=heads,
+        intermediate=intermediate, vocab=ref.vocab, tie_embeddings=ref.tie_embeddings,
+        name=f"reference-{params_b:g}b", reference=ref.name,
     )
 
 
 def proxy_shape(catalog: Catalog, params_b: float) -> ModelShape | None:
-    """The dense catalog model closest in size, to stand in for an unnamed architecture."""
-    dense = [m for m in catalog.models.values() if not m.active_params_b]
-    if not dense:
-        return None
-    best = min(dense, key=lambda m: abs(math.log(m.params_b / params_b)))
-    return shape_from_arch(best)
+    """Kept for callers: the reference shape scaled to `params_b` (no other model's shape is borrowed)."""
+    return reference_shape(catalog, params_b)
 
 
 def gpu_slot(gpu: GpuSpec) -> GpuSlot:
     domain = 8 if "SXM" in gpu.form_factor.upper() else (2 if gpu.nvlink else 1)
     return GpuSlot(gpu=gpu.id, memory_gb=gpu.memory_gb, nvlink=gpu.nvlink, nvlink_domain=domain)
+
+
+@dataclass(frozen=True)
+class StatedPlanShortfall:
+    """The GPU count the user stated cannot hold the job; the smallest plan of that GPU that can.
+
+    `smallest_hours` is the training time on that smallest plan (None without a dataset size, or when
+    no count of this GPU holds the job: then `smallest_count` is None too)."""
+
+    gpu: str
+    stated_count: int
+    stated_need_gb: float
+    have_gb: float
+    stated_strategy: str
+    smallest_count: int | None
+    smallest_strategy: str | None
+    smallest_need_gb: float | None
+    smallest_hours: float | None
 
 
 @dataclass
@@ -60,6 +127,12 @@ class SizingResult:
     candidates: list[Candidate]
     costs: list[Cost]
     facts: list[Fact] = field(default_factory=list)
+    # Catalog GPUs given no plan, and why (a precision they cannot run): gpu id -> reason.
+    excluded_gpus: dict[str, str] = field(default_factory=dict)
+    # Per selected GPU whose stated count does not fit: the smallest plan that does, with its hours.
+    stated_shortfalls: list[StatedPlanShortfall] = field(default_factory=list)
+    # The shape sized: the named model's, or the reference shape scaled to a bare size (`shape.reference`).
+    shape: ModelShape | None = None
 
     def as_dict(self) -> dict[str, float]:
         return self.memory.as_dict()
@@ -87,19 +160,29 @@ def size_requirement(
     selected = selected or set()
     today = today or dt.date.today()
     workload = req.workload or "inference"
+    if not shape.complete:
+        shape = reference_shape(catalog, shape.params_b) or shape
     job = SizingInput(
         workload=req.workload, method=req.method, model=shape, precision=req.precision,
         optimizer=req.optimizer, batch_size=req.batch_size, context=req.context,
         concurrency=req.concurrency, lora_rank=req.lora_rank, recompute=req.recompute,
         kv_precision=req.kv_precision,
-        proxy=None if shape.complete else proxy_shape(catalog, shape.params_b),
     )
     memory = estimate_memory(job)
     assumptions = list(memory.assumptions)
     speed = _Speed()
+    excluded, precision_notes = _precision_support(req, job, catalog, selected)
+    assumptions += precision_notes
+    if excluded:
+        by_reason: dict[str, list[str]] = {}
+        for gpu, why in excluded.items():
+            by_reason.setdefault(why, []).append(gpu)
+        assumptions += [f"left out: {', '.join(gpus)} ({why})" for why, gpus in by_reason.items()]
 
     plans: list[tuple[Plan, bool, bool]] = []  # plan, selected, smallest fit
     for gpu in catalog.gpus.values():
+        if gpu.id in excluded:
+            continue
         slot = gpu_slot(gpu)
         is_selected = gpu.id in selected
         single = plan_on(memory, workload, slot, 1)
@@ -124,7 +207,7 @@ def size_requirement(
                     peak = gpu.dense_tflops[compute_precision_key(speed.training.precision, gpu.dense_tflops)]
                     hours = training_hours(speed.training.flops, plan.count, peak, speed.training.mfu)
                     timing[(plan.gpu, plan.count)] = {"hours": round(hours, 3)}
-    elif job.model.complete or job.proxy is not None:
+    elif job.model.complete:
         speed.inference = _inference_speed(req, job, assumptions)
         for plan, _, _ in plans:
             if plan.fits:
@@ -149,6 +232,15 @@ def size_requirement(
             "selected": is_selected, "crosses_nodes": plan.crosses_nodes,
         }))
 
+    if workload == "training" and memory.weights_trainable and memory.sharded_extra_bytes:
+        zero2 = next((c for c in candidates if c.fits and c.strategy == "zero2"), None)
+        if zero2 is not None:
+            assumptions.append(zero_paper_line(memory, zero2.count))
+
+    shortfalls = _stated_shortfalls(req, candidates, selected) if selected else []
+    for short in shortfalls:
+        assumptions.append(_shortfall_line(short))
+
     any_single = any(c.fits for c in candidates if c.count == 1)
     facts.insert(0, ("estimate", {
         **{f"{k}_gb": v for k, v in memory.as_dict().items()}, "any_single_fit": any_single,
@@ -156,6 +248,7 @@ def size_requirement(
         "mfu": speed.training.mfu if speed.training else None,
         "recompute": training_defaults(job)[2] if workload == "training" else None,
         "moe": bool(shape.active_params_b) or None,
+        **_context_fields(shape, memory.context_tokens),
     }))
 
     costs: list[Cost] = []
@@ -176,7 +269,112 @@ def size_requirement(
         memory_gb=MemoryBreakdown(**memory.as_dict()), assumptions=assumptions,
         time=speed.training, inference=speed.inference,
     )
-    return SizingResult(memory=memory, estimate=estimate, candidates=candidates, costs=costs, facts=facts)
+    return SizingResult(memory=memory, estimate=estimate, candidates=candidates, costs=costs, facts=facts,
+                        excluded_gpus=excluded, stated_shortfalls=shortfalls, shape=shape)
+
+
+# -- context, precision support, stated counts ---------------------------------------------
+
+
+def _context_fields(shape: ModelShape, tokens: int) -> dict:
+    """The context sized against the model's maximum, and what extends it (for rules/memory/context.yaml)."""
+    if not shape.max_context or not tokens:
+        return {"context_tokens": tokens or None}
+    over = tokens > shape.max_context
+    fields = {
+        "context_tokens": tokens, "max_context": shape.max_context, "context_over_max": over,
+        "context_extendable": bool(over and shape.extension_max_context and tokens <= shape.extension_max_context),
+        "extension_method": shape.extension_method, "extension_max_context": shape.extension_max_context,
+        "extension_how": shape.extension_how, "long_context_variant": shape.long_context_variant,
+    }
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def _precision_support(
+    req: Requirement, job: SizingInput, catalog: Catalog, selected: set[str],
+) -> tuple[dict[str, str], list[str]]:
+    """GPUs a precision rules out (gpu -> why), and notes on selected GPUs that run it another way.
+
+    bf16 needs bf16 tensor cores (Ampere and later: not V100 or T4). A bf16 training plan is not offered
+    on them (asked for or assumed); a GPU the user named is still sized, for fp16 mixed precision when
+    bf16 was only assumed (the same bytes per parameter). Serving assumed-bf16 weights runs in fp16 there.
+    fp8 training needs fp8 tensor cores; fp8 inference on Ampere is weight-only (W8A16 FP8 Marlin
+    kernels, compute capability 8.0+), and not available before Ampere.
+    """
+    workload = req.workload or "inference"
+    if workload == "training":
+        method, precision, _ = training_defaults(job)
+        if method == "qlora":  # NF4 storage, compute in bf16 or fp16: no format constraint unless asked
+            precision = req.precision if req.precision in ("bf16", "pure-bf16", "fp8") else None
+    else:
+        precision = req.precision or "bf16"
+    if precision is None:
+        return {}, []
+    excluded: dict[str, str] = {}
+    fp16_instead, weight_only = [], []
+    for gpu in catalog.gpus.values():
+        tensor = set(gpu.tensor_precisions)
+        named = gpu.id in selected
+        if precision in ("bf16", "pure-bf16") and "bf16" not in tensor:
+            if named and req.precision is None:
+                fp16_instead.append(gpu.id)
+            elif not named and (req.precision is not None or workload == "training"):
+                # Serving weights assumed bf16 in fp16 instead is routine; training is not offered silently.
+                excluded[gpu.id] = ("no bf16 tensor cores: no bf16 plan there; ask for fp16 "
+                                    + ("mixed precision " if workload == "training" else "") + "to size them")
+        elif precision == "fp8" and "fp8" not in tensor:
+            if workload == "inference" and gpu.cc_number >= 8.0:
+                weight_only.append(gpu.id)
+            elif not named:
+                excluded[gpu.id] = ("no fp8 support: fp8 weight-only kernels need compute capability 8.0 or later"
+                                    if workload == "inference"
+                                    else "no fp8 tensor cores: fp8 training needs Ada, Hopper or Blackwell")
+    notes = []
+    if fp16_instead:
+        what = ("fp16 mixed precision there (the same bytes per parameter, with loss scaling)" if workload == "training"
+                else "fp16 weights there (the same bytes per parameter)")
+        verb = "has" if len(fp16_instead) == 1 else "have"
+        notes.append(f"{', '.join(fp16_instead)} {verb} no bf16: sized for {what}")
+    if weight_only:
+        notes.append(f"fp8 on {', '.join(weight_only)} (no fp8 tensor cores) is weight-only (W8A16, FP8 Marlin "
+                     f"kernels): the weights take 1 byte per parameter as on Hopper, but the matmuls run at the "
+                     f"bf16 rate, so no fp8 speed-up, and dequantising costs some decode throughput")
+    return excluded, notes
+
+
+def _stated_shortfalls(req: Requirement, candidates: list[Candidate], selected: set[str]) -> list[StatedPlanShortfall]:
+    """For a training job, each selected GPU whose stated count does not fit (without a stated count,
+    the smallest-fit candidate already carries the answer)."""
+    if (req.workload or "inference") != "training" or req.gpu_count is None:
+        return []
+    wanted = req.gpu_count
+    out = []
+    for gpu in sorted(selected):
+        stated = next((c for c in candidates if c.gpu == gpu and c.count == wanted), None)
+        if stated is None or stated.fits:
+            continue
+        smallest = next((c for c in candidates if c.gpu == gpu and c.smallest_fit), None)
+        out.append(StatedPlanShortfall(
+            gpu=gpu, stated_count=wanted, stated_need_gb=stated.need_gb, have_gb=stated.have_gb,
+            stated_strategy=stated.strategy or "single",
+            smallest_count=smallest.count if smallest else None,
+            smallest_strategy=smallest.strategy if smallest else None,
+            smallest_need_gb=smallest.need_gb if smallest else None,
+            smallest_hours=smallest.hours if smallest else None,
+        ))
+    return out
+
+
+def _shortfall_line(short: StatedPlanShortfall) -> str:
+    head = (f"{short.stated_count} x {short.gpu} cannot hold this job ({short.stated_strategy}: "
+            f"{short.stated_need_gb:.1f} GB per GPU against {short.have_gb:g} GB)")
+    if short.smallest_count is None:
+        return head + f"; no count of {short.gpu} holds it"
+    tail = (f"; the smallest plan that fits is {short.smallest_count} x {short.gpu} ({short.smallest_strategy}, "
+            f"{short.smallest_need_gb:.1f} GB per GPU)")
+    if short.smallest_hours is not None:
+        tail += f": training time and cost are given for it, about {short.smallest_hours:,.1f} h"
+    return head + tail
 
 
 # -- time --------------------------------------------------------------------------------
@@ -219,10 +417,20 @@ def _inference_speed(req: Requirement, job: SizingInput, assumptions: list[str])
     prompt = inference_context(job)
     concurrency = req.concurrency or 1
     formula = (
-        "TPOT = (active weight bytes + KV bytes) / (GPUs x bandwidth x "
+        "TPOT = (weight bytes read per step + KV bytes) / (GPUs x bandwidth x "
         f"{DEFAULT_BANDWIDTH_EFFICIENCY:g}); TTFT = (2 x N_active x prompt x concurrency + attention) / "
         f"(GPUs x dense peak x {DEFAULT_PREFILL_MFU:g})"
     )
+    shape = job.model
+    if shape.experts and shape.experts_per_token and shape.active_params_b:
+        touched = expected_distinct_experts(shape.experts, shape.experts_per_token, concurrency)
+        share = decode_weight_share(shape, concurrency)
+        assumptions.append(
+            f"mixture-of-experts decode: {concurrency} sequence(s) of top-{shape.experts_per_token} routing touch "
+            f"E x (1 - (1 - k/E)^B) = {touched:.1f} of {shape.experts} experts per layer in expectation, so a step "
+            f"reads {share * shape.params_b:.1f}B of the {shape.params_b:g}B parameters"
+            + (f" (not only the {shape.active_params_b:g}B active per token)" if concurrency > 1 else "")
+        )
     assumptions.append(
         f"inference speed is an estimate, not a benchmark: decode is memory-bandwidth bound, prefill compute "
         f"bound; TTFT for {concurrency} prompt(s) of {prompt} tokens prefilled together, TPOT at the full "
@@ -234,9 +442,20 @@ def _inference_speed(req: Requirement, job: SizingInput, assumptions: list[str])
     )
 
 
+def decode_weight_share(shape: ModelShape, concurrency: int) -> float:
+    """Share of the weights one decode step reads: 1 for a dense model; for mixture-of-experts the
+    always-on part plus the experts the batch's tokens route to."""
+    if not (shape.active_params_b and shape.params_b):
+        return 1.0
+    if shape.experts and shape.experts_per_token:
+        return moe_decode_weight_share(shape.params_b, shape.active_params_b, shape.experts,
+                                       shape.experts_per_token, concurrency)
+    return shape.active_params_b / shape.params_b
+
+
 def _inference_timing(plan: Plan, memory: MemoryEstimate, job: SizingInput, gpu: GpuSpec, req: Requirement) -> dict:
     shape = job.model if job.model.complete else job.proxy
-    active_share = (job.model.compute_params_b / job.model.params_b) if job.model.params_b else 1.0
+    active_share = decode_weight_share(job.model, req.concurrency or 1)
     peak = gpu.dense_tflops[compute_precision_key(req.precision, gpu.dense_tflops)]
     timing = inference_timing(
         active_weight_bytes=memory.weights * 1e9 * active_share, kv_bytes=memory.kv_cache * 1e9,
@@ -263,12 +482,12 @@ def _cost_lines(
         if not candidate.fits or candidate.hours is None or (candidate.gpu, candidate.count) in seen:
             continue
         seen.add((candidate.gpu, candidate.count))
-        for row in _price_rows(catalog, candidate.gpu, req):
+        for row in price_rows_for(catalog.prices, candidate.gpu, candidate.count, req.provider, req.billing):
             provider = catalog.providers.get(row.provider)
             age = (today - row.quoted_on).days
             stale = age > max_age
             lines.append(cost_to_complete(
-                label=f"{candidate.count} x {candidate.gpu} @ {row.provider} ({row.billing})",
+                label=cost_label(candidate.count, candidate.gpu, row), **instance_fields(row),
                 gpu=candidate.gpu, gpus=candidate.count, rate_per_gpu=row.hourly_rate, hours=candidate.hours,
                 currency=row.currency, billing=row.billing, provider=row.provider,
                 quoted_on=row.quoted_on.isoformat(), age_days=age, stale=stale,
@@ -278,13 +497,8 @@ def _cost_lines(
     return rank(lines)
 
 
-def _price_rows(catalog: Catalog, gpu: str, req: Requirement) -> list[PriceRow]:
-    return [
-        row for row in catalog.prices
-        if row.gpu == gpu
-        and (req.provider is None or row.provider == req.provider)
-        and (req.billing is None or row.billing == req.billing)
-    ]
+def _price_rows(catalog: Catalog, gpu: str, req: Requirement, count: int = 1) -> list[PriceRow]:
+    return price_rows_for(catalog.prices, gpu, count, req.provider, req.billing)
 
 
 def _costs(lines: list[CostLine]) -> list[Cost]:
@@ -295,6 +509,7 @@ def _costs(lines: list[CostLine]) -> list[Cost]:
             total=line.total, currency=line.currency, gpus=line.gpus, rate_per_gpu=line.rate_per_gpu,
             billing=line.billing, billed_hours=round(line.billed_hours, 3), provider=line.provider,
             quoted_on=line.quoted_on, stale=line.stale, note=line.note,
+            instance_type=line.instance_type, region=line.region, instance_gpus=line.instance_gpus,
             cheapest=i in cheapest, fastest=i in fastest,
         )
         for i, line in enumerate(lines)
@@ -310,13 +525,8 @@ def _cost_fact(cost: Cost) -> dict:
 
 
 def _prices_line(lines: list[CostLine], catalog: Catalog) -> str:
-    # The table the catalog actually loaded, not the environment read again.
-    source = catalog.prices_path or default_prices_path()
-    where = (f"the EXAMPLE price table {source.name} (illustrative, not current prices; set GPU_ADVISOR_PRICES)"
-             if catalog.prices_are_example else f"your price table {source}")
-    dated = sorted({f"{c.provider} {c.gpu} {c.billing} quoted {c.quoted_on}" + (" (STALE)" if c.stale else "")
-                    for c in lines})
-    return (f"cost-to-complete = rate per GPU x GPUs x billed hours, prices from {where}: " + "; ".join(dated))
+    # The table the catalog actually loaded (its origin and date), not the environment read again.
+    return prices_line(lines, catalog)
 
 
 def _cheapest_fastest_lines(costs: list[Cost]) -> list[str]:

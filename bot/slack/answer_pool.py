@@ -8,9 +8,9 @@ questions, Web API calls).
 - State: workers read and write conversation state in the app's own store (by its URL), so a
   follow-up continues the thread whichever process answers it. An in-memory store cannot be
   shared: the pool needs a SQLite file or PostgreSQL.
-- Rule base: each worker loads the rule folder at start. Every task carries the version the
-  app's `RuleBaseManager` serves; a worker on another version loads the folder again and swaps
-  only when it loads that exact version (the app already linted and tested it, so the worker
+- Rule base: each worker loads the rule and knowledge folders at start. Every task carries the
+  rules and knowledge versions the app's `RuleBaseManager` serves; a worker on another version
+  loads the folders again and swaps only when it loads that exact pair (the app already linted and tested it, so the worker
   does not). When the files have changed again since, the worker cannot build the app's version
   and the app answers that question itself.
 - Failures: a question error comes back as the same `QuestionError`; a dead worker breaks the
@@ -34,6 +34,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from bot.conversation import QuestionError
+from bot.errors import ServiceError
 from bot.models import Answer
 
 log = logging.getLogger("gpu_advisor.slack")
@@ -43,7 +44,7 @@ START_METHOD = "spawn"
 ANSWER_TIMEOUT_S = 120.0
 
 
-class AnswerPoolError(RuntimeError):
+class AnswerPoolError(ServiceError):
     """No answer from the pool: a worker died or did not answer in time."""
 
 
@@ -68,14 +69,16 @@ def store_is_shareable(store) -> bool:
 class _Worker:
     """One worker's rule base, store and conversations."""
 
-    def __init__(self, rules_dir: str, store_url: str, store_schema: str | None):
+    def __init__(self, rules_dir: str, store_url: str, store_schema: str | None, knowledge_dir: str | None = None):
         from bot.conversation import Conversations
-        from bot.knowledge import default_catalog
+        from bot.knowledge import default_catalog, load_catalog
         from bot.store import Store
         from bot.store.adapters import StoreConversationStore
 
         self.rules_dir = Path(rules_dir)
-        self.catalog = default_catalog()
+        self.knowledge_dir = Path(knowledge_dir) if knowledge_dir else None
+        self.catalog = load_catalog(self.knowledge_dir) if self.knowledge_dir else default_catalog()
+        self.knowledge = self._knowledge_version()
         try:
             self.engine = self._load_engine(None)
         except Exception:  # a folder mid-edit (a replacement worker): `use` loads it on the first question
@@ -92,8 +95,35 @@ class _Worker:
             return None
         return Engine(rulebase)
 
-    def use(self, version: str) -> bool:
-        """Serve `version`; False when the folder no longer holds it."""
+    def _knowledge_version(self) -> str:
+        """The same digest `RuleBaseManager.knowledge_version` computes ("fixed" without a folder)."""
+        if self.knowledge_dir is None:
+            return "fixed"
+        from bot.engine.reload import _digest, _folder_files
+
+        return _digest(_folder_files(self.knowledge_dir))[:12]
+
+    def _use_knowledge(self, knowledge: str) -> bool:
+        if knowledge == self.knowledge:
+            return True
+        if self.knowledge_dir is None or self._knowledge_version() != knowledge:
+            return False
+        from bot.knowledge import load_catalog
+
+        try:
+            self.catalog = load_catalog(self.knowledge_dir)
+        except Exception:  # a folder mid-edit: the app answers this one
+            return False
+        self.knowledge = knowledge
+        if self.engine is not None:  # rules are checked against the catalog's sources: load them again
+            self.engine.close()
+            self.engine = None
+        return True
+
+    def use(self, version: str, knowledge: str | None = None) -> bool:
+        """Serve rules `version` with `knowledge`; False when the folders no longer hold them."""
+        if knowledge is not None and not self._use_knowledge(knowledge):
+            return False
         if self.engine is not None and self.engine.version == version:
             return True
         try:
@@ -117,25 +147,23 @@ class _Worker:
 _worker: _Worker | None = None
 
 
-def _start_worker(rules_dir: str, store_url: str, store_schema: str | None) -> None:
+def _start_worker(rules_dir: str, store_url: str, store_schema: str | None, knowledge_dir: str | None = None) -> None:
     global _worker
-    _worker = _Worker(rules_dir, store_url, store_schema)
+    _worker = _Worker(rules_dir, store_url, store_schema, knowledge_dir)
 
 
 def _ping() -> dict:
     return {"pid": os.getpid(), "rule_base_version": _worker.engine.version if _worker.engine else ""}
 
 
-def _ask(version: str, conversation_id: str, text: str) -> tuple[str, object]:
+def _ask(version: str, conversation_id: str, text: str, knowledge: str | None = None) -> tuple[str, object]:
     """("answer", Answer JSON) | ("question", [field, message]) | ("version", None)."""
-    from bot.advisor import InputError
-
-    if not _worker.use(version):
+    if not _worker.use(version, knowledge):
         return "version", None
     try:
         answer = _worker.conversations.ask(conversation_id, text)
-    except (QuestionError, InputError) as exc:
-        return "question", [exc.field, str(exc).partition(": ")[2]]
+    except QuestionError as exc:
+        return "question", [exc.field, exc.message]
     return "answer", answer.model_dump_json()
 
 
@@ -157,7 +185,8 @@ class AnswerPool:
         self.processes = processes
         self.rules = rules
         self.fallback = fallback
-        self._initargs = (str(rules.rules_dir), store.url, store.schema)
+        knowledge_dir = getattr(rules, "knowledge_dir", None)
+        self._initargs = (str(rules.rules_dir), store.url, store.schema, str(knowledge_dir) if knowledge_dir else None)
         self._lock = threading.Lock()
         self._executor = self._new_executor()
         # One question at a time per conversation, across workers, so follow-ups cannot lose a merge.
@@ -210,7 +239,8 @@ class AnswerPool:
     def ask(self, conversation_id: str, text: str) -> Answer:
         """`Conversations.ask` in a worker. Raises QuestionError on bad input, AnswerPoolError."""
         with self._conversation_lock(conversation_id):
-            kind, payload = self._run(_ask, self.rules.version, conversation_id, text)
+            kind, payload = self._run(_ask, self.rules.version, conversation_id, text,
+                                      getattr(self.rules, "knowledge_version", None))
             if kind == "version":  # the folder changed again since the app's version: answer here
                 self.fallbacks += 1
                 return self.fallback.ask(conversation_id, text)

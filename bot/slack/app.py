@@ -1,4 +1,4 @@
-"""The Bolt app: one factory (`build_app`) and the listeners it registers.
+"""The Bolt app: one factory (`build_app`), the middleware and the small listener functions it registers.
 
 Every listener is split the way Bolt's lazy listeners intend: a fast part that acknowledges
 Slack (inside its 3-second window, never waiting on the advisor) and a slow part that Bolt runs
@@ -9,9 +9,15 @@ An answer not ready within `working_delay_s` shows a "working…" message first 
 place with `chat.update`; a faster one is posted directly, one Web API call instead of two. Host
 checks always show the working message, with their progress.
 
-With a store (`gpu-advisor serve` opens one), conversation state per thread, the retry dedupe,
-the dispatch audit log and the check history live in it, so follow-ups work across replicas and
-restarts and every Slack-triggered check is audited and kept in the host's history. With
+Middleware, in order: `provide_services` (the shared `SlackServices` in `context["services"]`),
+`count_requests` (metrics), `ignore_own_events` (the bot's own posts), `claim_events` (each event
+answered once across replicas, with a lease another replica takes over if this one dies).
+
+With a store (`gpu-advisor serve` opens one), conversation state per thread (optimistic
+concurrency, so concurrent follow-ups on several replicas never lose a merge), event claims,
+the answers behind card buttons (random ids, scoped to channel/user, with a TTL), App Home's
+recent questions, the dispatch audit log, the check history and the rule-base version all live
+in it, so the replicas behave as one bot and survive restarts. With
 GPU_ADVISOR_SLACK_ANSWER_PROCESSES > 0 the answers themselves are computed in worker processes
 over that store (`answer_pool.py`); everything Slack-specific stays here.
 """
@@ -26,25 +32,30 @@ import tempfile
 import threading
 import time
 import weakref
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
-from slack_bolt import App
+from prometheus_client import Counter
+from slack_bolt import App, BoltResponse
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_handlers import ConnectionErrorRetryHandler, RateLimitErrorRetryHandler
+from slack_sdk.http_retry.builtin_handlers import (
+    ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, ServerErrorRetryHandler,
+)
 
 from bot.advisor import InputError
 from bot.conversation import Conversations, QuestionError
 from bot.dispatch.checker import CheckReport, HostChecker
-from bot.dispatch.inventory import DispatchError, InventoryError, load_inventory
+from bot.dispatch.inventory import DispatchError, InventoryError, UnknownHostError, load_inventory
 from bot.engine.explain import render_why
-from bot.ops.metrics import answer_timer, record_reload, record_rule_firings
+from bot.ops.lifecycle import DrainableExecutor
+from bot.ops.metrics import REGISTRY, answer_timer, record_reload, record_rule_firings
 from bot.slack import cards
 from bot.slack.cards import Card, HomeInfo, escape
 from bot.slack.settings import Mode, SlackSettings, SlackSettingsError
-from bot.slack.stores import AnswerStore, DedupeStore, MemoryDedupeStore, RecentQuestions
+from bot.slack.stores import (
+    ButtonStore, DedupeStore, EventClaims, MemoryButtons, MemoryDedupeStore, RecentQuestions, RecentQuestionStore,
+)
 from bot.slack.usergroups import UserGroups, is_group_id
 
 log = logging.getLogger("gpu_advisor.slack")
@@ -53,18 +64,61 @@ _CHECK_WORDS = re.compile(r"^\s*check\s+(?P<host>[A-Za-z0-9][A-Za-z0-9_.:\-]*)\s
 _USER_ID = re.compile(r"^[UW][A-Z0-9]+$")
 _UNAVAILABLE_STATUSES = {"not_in_channel", "channel_not_found", "is_archived"}
 PROGRESS_EVERY_S = 2.0
+MAX_CHECKS_PER_HOST = 1  # concurrent checks of one host from Slack; see HostChecks._take_slot
+# A Slack check is a probe (a second on a real host): a job still running after this is given up,
+# so a stuck agent frees its check worker. An inventory host's `job_deadline_s` can shorten it.
+SLACK_JOB_DEADLINE_S = 120.0
+
+
+# Slack's own 500/503s are retried this many times, with exponential back-off (0.5 s, 1 s, 2 s + jitter).
+SERVER_ERROR_RETRIES = 3
 
 
 def make_client(settings: SlackSettings) -> WebClient:
-    """The Web API client: Slack's URL or SLACK_API_URL, retrying connection errors and 429s."""
+    """The Web API client: Slack's URL or SLACK_API_URL, retrying connection errors, Slack's
+    server errors (500, 503) and 429s."""
     return WebClient(
         token=settings.bot_token.get_secret_value() if settings.bot_token else None,
         base_url=settings.api_url,
         retry_handlers=[
             ConnectionErrorRetryHandler(max_retry_count=1),
+            ServerErrorRetryHandler(max_retry_count=SERVER_ERROR_RETRIES),
             RateLimitErrorRetryHandler(max_retry_count=settings.rate_limit_retries),
         ],
     )
+
+
+# Store faults (a locked SQLite file, a dropped PostgreSQL connection) are retried with these
+# waits before the user is told; about 15 s in all.
+STORE_RETRY_DELAYS_S = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+
+
+def is_transient_store_error(exc: BaseException) -> bool:
+    """A store error worth retrying: the database was busy or the connection dropped."""
+    from sqlalchemy.exc import DBAPIError, OperationalError
+
+    from bot.store import StoreError
+
+    if isinstance(exc, (OperationalError, StoreError)):
+        return True
+    return isinstance(exc, DBAPIError) and bool(getattr(exc, "connection_invalidated", False))
+
+
+def with_store_retries(work: Callable, delays: tuple[float, ...] | None = None):
+    """`work()`, retried on transient store errors; the last error is raised."""
+    delays = STORE_RETRY_DELAYS_S if delays is None else delays
+    for attempt in range(len(delays) + 1):
+        try:
+            return work()
+        except Exception as exc:
+            if attempt == len(delays) or not is_transient_store_error(exc):
+                raise
+            log.warning("the store failed (%s), retrying in %.2f s", type(exc).__name__, delays[attempt])
+            time.sleep(delays[attempt])
+
+
+STORE_DOWN_TEXT = ("The bot's database is not answering right now (it was retried for about 15 s), so this "
+                   "question could not be answered. Please ask again in a minute.")
 
 
 # -- host checks ---------------------------------------------------------------------------
@@ -85,6 +139,8 @@ class HostChecks:
         self.groups = groups
         self.audit = audit  # an AuditSink (the store's, under `serve`), or None
         self.history = history  # the check history hook (StoreHistory), or None
+        self._running: dict[str, int] = {}  # host -> checks of it running now
+        self._running_lock = threading.Lock()
         if settings.inventory is None:
             self.problem = "Host checks are not configured: set GPU_ADVISOR_INVENTORY to the inventory file."
             return
@@ -110,21 +166,46 @@ class HostChecks:
         """The check's report; `HostCheckFailed` with a message for the user when there is none."""
         if self.inventory is None:
             raise HostCheckFailed(self.problem or "Host checks are not configured.", ":wrench:")
+        slot = None
         try:
             groups = self.groups_of(user_id)
+            slot = self._take_slot(host, user_id, groups)
             # A checker per check, over the rule base serving now (a reload may have swapped it).
             with self.rules.advisor() as advisor:
-                checker = HostChecker(self.inventory, advisor, audit=self.audit, history=self.history)
+                checker = HostChecker(self.inventory, advisor, audit=self.audit, history=self.history,
+                                      job_deadline_s=SLACK_JOB_DEADLINE_S)
                 return asyncio.run(checker.check(host, user_id, progress=progress, groups=groups))
-        except PermissionError as exc:
-            raise HostCheckFailed(f"You may not check `{escape(host)}` (neither you nor a user group of yours is "
-                                  "in its `allow` list).", ":lock:") from exc
+        except (PermissionError, UnknownHostError) as exc:
+            # One answer for "not yours" and "no such host": it must not tell which hosts exist.
+            raise HostCheckFailed(f"You may not check `{escape(host)}`: it is not an inventory host that you or a "
+                                  "user group of yours may check.", ":lock:") from exc
+        except HostCheckFailed:
+            raise
         except DispatchError as exc:
             raise HostCheckFailed(f"Could not check `{escape(host)}`: {escape(str(exc))}", ":x:") from exc
         except Exception as exc:
             log.exception("host check of %s failed", host)
             raise HostCheckFailed(f"The check of `{escape(host)}` failed; the error is in the bot's log.",
                                   ":x:") from exc
+        finally:
+            if slot is not None:
+                with self._running_lock:
+                    self._running[slot] -= 1
+
+    def _take_slot(self, host: str, user_id: str, groups: list[str]) -> str | None:
+        """Hold one of the host's MAX_CHECKS_PER_HOST check slots, so a slow or dead host can tie up
+        that many check workers at most and never starve checks of other hosts. None (no slot
+        needed) when the user may not check it: the checker refuses and audits that."""
+        try:
+            self.inventory.authorize(host, user_id, groups)
+        except (PermissionError, DispatchError):
+            return None
+        with self._running_lock:
+            if self._running.get(host, 0) >= MAX_CHECKS_PER_HOST:
+                raise HostCheckFailed(f"A check of `{escape(host)}` is already running; its answer comes when it "
+                                      "finishes. Try again after that.", ":hourglass_flowing_sand:")
+            self._running[host] = self._running.get(host, 0) + 1
+        return host
 
 
 class HostCheckFailed(Exception):
@@ -190,18 +271,66 @@ class ThreadReply:
             log.warning("progress update failed", exc_info=True)
 
     def finish(self, card: Card) -> str:
-        """Show `card`: replace the working message, or post it when there is none. Returns its ts."""
+        """Show `card`: replace the working message, or post it when there is none. Returns its ts.
+
+        The client already retried Slack's server errors. If the working message still cannot be
+        replaced, the card is posted anew and the working message deleted, so "Working on…" never
+        stays. If the card cannot be posted at all, the user is told (when Slack lets any message
+        through) and `SlackApiError` is raised: the event's claim is then not completed, and
+        Slack's redelivery of it is answered."""
         if self._timer is not None:
             self._timer.cancel()
         with self._lock:
             self._finished = True
             ts = self.ts
         if ts is not None:
-            self.client.chat_update(channel=self.channel, ts=ts, text=card.text, blocks=card.blocks)
-            return ts
-        posted = self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts, text=card.text,
-                                              blocks=card.blocks)
+            try:
+                self.client.chat_update(channel=self.channel, ts=ts, text=card.text, blocks=card.blocks)
+                return ts
+            except SlackApiError as exc:
+                log.warning("replacing the working message failed (%s): posting the answer anew", _api_error(exc))
+        try:
+            posted = self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts, text=card.text,
+                                                  blocks=card.blocks)
+        except SlackApiError as exc:
+            self._tell_undelivered(ts, exc)
+            raise
+        if ts is not None:
+            self._remove_working(ts)
         return posted["ts"]
+
+    def _remove_working(self, ts: str) -> None:
+        try:
+            self.client.chat_delete(channel=self.channel, ts=ts)
+        except SlackApiError as exc:
+            log.warning("deleting the working message failed too (%s)", _api_error(exc))
+
+    def _tell_undelivered(self, ts: str | None, exc: SlackApiError) -> None:
+        """The answer could not be posted: say so where the user looks, best effort."""
+        log.error("the answer could not be posted (%s); Slack's redelivery of the event will be answered",
+                  _api_error(exc))
+        text = (":warning: The answer could not be posted (Slack said: "
+                f"{escape(_api_error(exc))}). It will come when Slack delivers the question again; "
+                "if it does not, please ask again.")
+        notice = cards.notice_card(text, ":warning:")
+        try:
+            if ts is not None:
+                self.client.chat_update(channel=self.channel, ts=ts, text=notice.text, blocks=notice.blocks)
+            else:
+                self.client.chat_postMessage(channel=self.channel, thread_ts=self.thread_ts, text=notice.text,
+                                             blocks=notice.blocks)
+        except SlackApiError:
+            log.warning("telling the user about it failed as well")
+
+
+def _api_error(exc: SlackApiError) -> str:
+    response = getattr(exc, "response", None)
+    try:
+        error = response.get("error") if response is not None else None
+        status = getattr(response, "status_code", None)
+    except Exception:  # a response that is not JSON
+        error, status = None, None
+    return f"{error or 'error'}" + (f", HTTP {status}" if status else "")
 
 
 def fired_rules(answer) -> set[str]:
@@ -217,37 +346,65 @@ def fired_rules(answer) -> set[str]:
     return fired
 
 
-# -- the bot ------------------------------------------------------------------------------
+# -- what the listeners share ---------------------------------------------------------------
 
 
-class GpuAdvisorBot:
-    """The state the listeners share, and the listeners themselves."""
+class SlackServices:
+    """The state every listener and middleware shares: rules, conversations, stores, pools.
+
+    With a store, everything a replica must agree on lives in it: conversations (optimistic
+    concurrency), event claims (leases), button payloads, recent questions, the rule-base version.
+    Listeners reach it as `context["services"]` (the `provide_services` middleware puts it there).
+    """
 
     def __init__(self, settings: SlackSettings, rules, client: WebClient, dedupe: DedupeStore | None = None,
                  store=None):
         self.settings = settings
-        self.rules = rules  # a RuleBaseManager: answers with `.answer`, reloads with `.reload`
+        self.rules = rules  # a RuleBaseManager: answers with `.advisor()`, reloads with `.reload`
         self.client = client  # the app's Web API client, for work outside a request (admin notices, groups)
+        self.store = store
         audit = history = conversation_store = None
         if store is not None:
-            from bot.store.adapters import StoreAuditSink, StoreConversationStore, StoreDedupe
+            from bot.store.adapters import (
+                StoreAuditSink, StoreButtons, StoreConversationStore, StoreDedupe, StoreRecentQuestions,
+            )
             from bot.store.trends import StoreHistory
 
             conversation_store = StoreConversationStore(store)
             audit, history = StoreAuditSink(store), StoreHistory(store)
-            dedupe = dedupe or StoreDedupe(store, ttl_s=settings.dedupe_ttl_s)
+            dedupe = dedupe or StoreDedupe(store, ttl_s=settings.dedupe_ttl_s, lease_s=settings.event_lease_s)
+            self.buttons: ButtonStore = StoreButtons(store, ttl_s=settings.button_ttl_s)
+            self.recent: RecentQuestionStore = StoreRecentQuestions(store)
+        else:
+            self.buttons = MemoryButtons(ttl_s=settings.button_ttl_s)
+            self.recent = RecentQuestions()
         self.conversations = Conversations(rules, store=conversation_store)
         # Answers in worker processes (an `AnswerPool`, set by `build_app`), or None: in the listener threads.
         self.answer_pool = None
-        self.dedupe = dedupe or MemoryDedupeStore(ttl_s=settings.dedupe_ttl_s)
-        self.answers = AnswerStore()
-        self.recent = RecentQuestions()
+        self.claims: EventClaims = dedupe or MemoryDedupeStore(ttl_s=settings.dedupe_ttl_s)
         self.host_checks = HostChecks(settings, rules, UserGroups(client, ttl_s=settings.usergroups_ttl_s),
                                       audit=audit, history=history)
         # Host checks wait on agents for seconds to minutes: they run on a pool of their own, so
         # the listener pool (sized for CPU-bound answers) is never held up by them.
-        self.check_pool = ThreadPoolExecutor(max_workers=settings.check_workers, thread_name_prefix="gpu-advisor-check")
-        self._watch_reloads(rules)
+        # Drainable: a graceful stop waits for running checks; context-carrying: their log lines keep the ids.
+        self.check_pool = DrainableExecutor(max_workers=settings.check_workers, thread_name_prefix="gpu-advisor-check")
+        # Every replica on one rule-base version (`bot.store.rulesync`), set by `build_app`.
+        self.rule_sync = None
+        # Reload notices: an explicit subscription, undone by `close`.
+        self._unsubscribe = rules.subscribe(self.reload_finished) if hasattr(rules, "subscribe") else None
+
+    def __deepcopy__(self, memo):
+        # Bolt copies the context for lazy listeners; the services are shared, never copied.
+        return self
+
+    def close(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self.rule_sync is not None:
+            self.rule_sync.stop()
+        if self.answer_pool is not None:
+            self.answer_pool.close()
 
     def run_check(self, work: Callable[[], None]) -> None:
         def logged() -> None:
@@ -259,27 +416,12 @@ class GpuAdvisorBot:
         self.check_pool.submit(logged)
 
     # -- reloads ---------------------------------------------------------------------------
-    def _watch_reloads(self, rules) -> None:
-        """Count every reload's result, and tell the admin channel what the reload did."""
-        if not hasattr(rules, "on_reload"):
-            return
-        earlier = rules.on_reload
-        if getattr(earlier, "slack_bot_hook", False):  # an earlier app on this manager: this one replaces it
-            earlier = getattr(earlier, "earlier", None)
-
-        def on_reload(result) -> None:
-            if earlier is not None:
-                earlier(result)
-            self.reload_finished(result)
-
-        on_reload.slack_bot_hook, on_reload.earlier = True, earlier
-        rules.on_reload = on_reload
-
     def reload_finished(self, result) -> None:
+        """Count every reload's result, and tell the admin channel what the reload did."""
         record_reload(result.ok)
         if result.ok and not result.changed:
             return
-        notice = self.reload_text(result)
+        notice = reload_text(result)
         if result.ok:
             log.info("rule base reloaded: serving %s", result.version)
         else:
@@ -294,231 +436,68 @@ class GpuAdvisorBot:
             log.warning("telling the admin channel %s about the reload failed", self.settings.admin_channel,
                         exc_info=True)
 
-    # -- wiring --------------------------------------------------------------------------
-    def register(self, app: App) -> None:
-        app.event("app_mention")(ack=self.ack_event, lazy=[self.answer_mention])
-        app.event({"type": "message", "subtype": None}, matchers=[self.is_direct_message])(
-            ack=self.ack_event, lazy=[self.answer_dm])
-        app.event("message")(self.ack_event)  # edits, joins, the bot's own posts: acknowledged, ignored
-        app.event("app_home_opened")(ack=self.ack_event, lazy=[self.publish_home])
-        app.command("/gpu")(ack=self.ack_gpu_command, lazy=[self.run_gpu_command])
-        app.action(cards.ACTION_WHY)(self.open_why)
-        app.action(cards.ACTION_MORE)(self.open_more)
-        app.action(cards.ACTION_CHECK_HOST)(self.open_check_host)
-        app.action(cards.ACTION_SHOW_CHART)(ack=self.ack_action, lazy=[self.post_chart])
-        app.view(cards.VIEW_CHECK_HOST)(ack=self.ack_check_host_view, lazy=[self.run_check_host_view])
+    def reload_rules(self) -> str:
+        """`/gpu rules reload`: here, then (with a store) on every replica."""
+        try:
+            result = self.rule_sync.reload_everywhere() if self.rule_sync is not None else self.rules.reload()
+        except Exception as exc:
+            log.exception("rule reload failed")
+            return f":x: Reload failed: {escape(str(exc))}"
+        return reload_text(result)
 
-    # -- retries ---------------------------------------------------------------------------
-    def first_delivery(self, body: dict, request) -> bool:
-        """False for a redelivered event (same event_id; Slack sets X-Slack-Retry-Num).
+    # -- answers ---------------------------------------------------------------------------
+    def answer_card(self, conversation_id: str, user: str, text: str, *, channel: str, asked_by: str | None = None,
+                    private: bool = False) -> Card:
+        """Ask the conversation; the card for its answer, or a notice saying what was wrong.
 
-        Checked in the slow part, after the ack: every delivery is acknowledged at once, and a
-        shared store's round trip never delays an ack.
+        The card's buttons open this answer only from `channel` (and only for `user` when private).
         """
-        event_id = body.get("event_id")
-        if not event_id or self.dedupe.first_seen(f"event:{event_id}"):
-            return True
-        retry = (request.headers.get("x-slack-retry-num") or ["?"])[0]
-        log.info("dropping redelivered event %s (retry %s)", event_id, retry)
-        return False
-
-    # -- acks and matchers ---------------------------------------------------------------
-    @staticmethod
-    def is_direct_message(event: dict) -> bool:
-        return event.get("channel_type") == "im"
-
-    @staticmethod
-    def ack_event(ack):
-        ack()
-
-    @staticmethod
-    def ack_action(ack):
-        ack()
-
-    # -- questions -----------------------------------------------------------------------
-    @staticmethod
-    def _from_this_bot(event: dict, context) -> bool:
-        return bool(
-            (event.get("bot_id") and event.get("bot_id") == context.get("bot_id"))
-            or (event.get("user") and event.get("user") == context.get("bot_user_id"))
-        )
-
-    def _strip_mention(self, text: str, context) -> str:
-        bot_user = context.get("bot_user_id") or ""
-        return re.sub(rf"<@{re.escape(bot_user)}(\|[^>]*)?>", " ", text or "").strip()
-
-    def answer_mention(self, event: dict, body: dict, context, client: WebClient, request):
-        if self._from_this_bot(event, context) or not self.first_delivery(body, request):
-            return
-        thread_ts = event.get("thread_ts") or event["ts"]
-        text = self._strip_mention(event.get("text", ""), context)
-        self._reply(client, team=body.get("team_id", ""), channel=event["channel"], thread_ts=thread_ts,
-                    conversation_thread=thread_ts, user=event.get("user", ""), text=text)
-
-    def answer_dm(self, event: dict, body: dict, context, client: WebClient, request):
-        if self._from_this_bot(event, context) or event.get("bot_id") or not self.first_delivery(body, request):
-            return
-        thread_ts = event.get("thread_ts")
-        text = self._strip_mention(event.get("text", ""), context)
-        # A DM is one conversation unless the user starts a thread in it.
-        self._reply(client, team=body.get("team_id", ""), channel=event["channel"], thread_ts=thread_ts,
-                    conversation_thread=thread_ts or "dm", user=event.get("user", ""), text=text)
-
-    def _reply(self, client: WebClient, *, team: str, channel: str, thread_ts: str | None,
-               conversation_thread: str, user: str, text: str) -> None:
-        if not text:
-            card = cards.notice_card(cards.HELP_TEXT, ":wave:")
-            client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=card.text, blocks=card.blocks)
-            return
-        match = _CHECK_WORDS.match(text)
-        if match:  # a check always talks to an agent: show the working message and progress at once
-            reply = ThreadReply(client, channel, thread_ts, text, delay_s=0)
-            self.run_check(lambda: reply.finish(self.host_check_card(match["host"], user, reply.progress)))
-            return
-        reply = ThreadReply(client, channel, thread_ts, text, delay_s=self.settings.working_delay_s)
-        reply.finish(self.answer_card(f"{team}:{channel}:{conversation_thread}", user, text))
-
-    def answer_card(self, conversation_id: str, user: str, text: str, asked_by: str | None = None) -> Card:
-        """Ask the conversation; the card for its answer, or a notice saying what was wrong."""
         try:
             with answer_timer("slack"):
                 asked = self.answer_pool if self.answer_pool is not None else self.conversations
-                answer = asked.ask(conversation_id, text)
+                # The conversation state is in the store: a busy or dropped store is retried.
+                answer = with_store_retries(lambda: asked.ask(conversation_id, text))
+            button_id = with_store_retries(lambda: self.buttons.put(answer, channel=channel,
+                                                                    user_id=user if private else None))
         except (QuestionError, InputError) as exc:
             return cards.notice_card(escape(str(exc)), ":grey_question:")
-        except Exception:
+        except Exception as exc:
+            if is_transient_store_error(exc):
+                log.error("answering in %r failed: the store kept failing (%s: %s)", conversation_id,
+                          type(exc).__name__, str(exc)[:200])
+                return cards.notice_card(STORE_DOWN_TEXT, ":warning:")
             log.exception("answering in %r failed", conversation_id)
             return cards.notice_card("Something went wrong while answering; the error is in the bot's log.", ":x:")
         record_rule_firings(fired_rules(answer))
         if user:
-            self.recent.add(user, text)
-        answer_id = self.answers.put(answer)
-        return cards.answer_card(answer, answer_id, asked_by=asked_by)
+            try:
+                self.recent.add(user, text)
+            except Exception:  # App Home's list is a courtesy: never worth the answer
+                log.warning("recording the recent question failed", exc_info=True)
+        return cards.answer_card(answer, button_id, asked_by=asked_by)
 
-    def host_check_card(self, host: str, user: str, progress: Callable[[str], None] | None = None) -> Card:
+    def host_check_card(self, host: str, user: str, *, channel: str, private: bool = False,
+                        progress: Callable[[str], None] | None = None) -> Card:
         try:
             report = self.host_checks.run(host, user, progress)
         except HostCheckFailed as exc:
             return cards.notice_card(exc.message, exc.emoji)
         record_rule_firings(fired_rules(report.answer))
-        answer_id = self.answers.put(report.answer)
-        return cards.answer_card(report.answer, answer_id, title=f"Host {report.host}")
+        button_id = self.buttons.put(report.answer, channel=channel, user_id=user if private else None)
+        return cards.answer_card(report.answer, button_id, title=f"Host {report.host}")
 
-    # -- App Home ------------------------------------------------------------------------
+    def answer_for_click(self, body: dict):
+        """The answer behind a clicked button, if the click is in its channel (and by its user)."""
+        channel, _ = message_thread(body)
+        return self.buttons.get(body["actions"][0].get("value", ""), channel=channel,
+                                user_id=(body.get("user") or {}).get("id", ""))
+
     def home_info(self, user_id: str) -> HomeInfo:
         with self.rules.engine() as engine:
             version, count = f"{engine.version}+{self.rules.catalog.content_hash}", len(engine.rulebase)
         return HomeInfo(rule_base_version=version, rule_count=count,
                         knowledge_date=str(self.rules.catalog.knowledge_date),
                         recent_questions=self.recent.for_user(user_id))
-
-    def publish_home(self, event: dict, client: WebClient):
-        if event.get("tab", "home") != "home":
-            return
-        client.views_publish(user_id=event["user"], view=cards.home_view(self.home_info(event["user"])))
-
-    # -- /gpu ----------------------------------------------------------------------------
-    @staticmethod
-    def parse_command(text: str) -> tuple[str, str]:
-        sub, _, rest = (text or "").strip().partition(" ")
-        return sub.lower(), rest.strip()
-
-    def ack_gpu_command(self, ack, command: dict):
-        sub, rest = self.parse_command(command.get("text", ""))
-        user = command.get("user_id", "")
-
-        def reply(text: str) -> None:
-            ack(text=text, response_type="ephemeral")
-
-        if sub in ("", "help"):
-            reply(cards.HELP_TEXT)
-        elif sub == "rules" and not rest:
-            info = self.home_info(user)
-            reply(f":books: Rule base `{escape(info.rule_base_version)}`: {info.rule_count} rules, "
-                  f"knowledge as of {info.knowledge_date}.")
-        elif sub == "rules" and rest == "reload":
-            if not self.settings.is_admin(user):
-                reply(":lock: Only admins can reload the rule base (see GPU_ADVISOR_SLACK_ADMINS).")
-            else:
-                reply(":hourglass_flowing_sand: Reloading the rule base…")
-        elif sub == "ask" and rest:
-            ack()
-        elif sub == "ask":
-            reply("Usage: `/gpu ask <question>`, e.g. `/gpu ask will a 70B model fit on 2 H100 for inference?`")
-        elif sub == "check" and _CHECK_WORDS.match(f"check {rest}"):
-            if self.host_checks.problem:
-                reply(f":wrench: {self.host_checks.problem}")
-            else:
-                reply(f":hourglass_flowing_sand: Checking `{escape(rest)}`…")
-        elif sub == "check":
-            reply("Usage: `/gpu check <host>` (a host name from the inventory)")
-        else:
-            reply(f"I don't know `/gpu {escape(sub)}`.\n{cards.HELP_TEXT}")
-
-    def run_gpu_command(self, command: dict, client: WebClient, respond):
-        sub, rest = self.parse_command(command.get("text", ""))
-        user = command.get("user_id", "")
-        if sub == "ask" and rest:
-            self._answer_command(command, client, respond, rest)
-        elif sub == "check" and rest and not self.host_checks.problem and _CHECK_WORDS.match(f"check {rest}"):
-            def check() -> None:
-                card = self.host_check_card(rest, user)
-                respond(text=card.text, blocks=card.blocks, response_type="ephemeral", replace_original=True)
-
-            self.run_check(check)
-        elif sub == "rules" and rest == "reload" and self.settings.is_admin(user):
-            respond(text=self.reload_rules(), response_type="ephemeral")
-
-    def _answer_command(self, command: dict, client: WebClient, respond, question: str) -> None:
-        """`/gpu ask`: the answer goes in the channel as a thread root, so replies can follow up."""
-        team, channel, user = command.get("team_id", ""), command["channel_id"], command.get("user_id", "")
-        asked_by = f"<@{user}> asked: " if _USER_ID.match(user) else "Asked: "
-        asked_by += f"_{escape(cards.clip(question, 500))}_"
-        working = cards.working_card(question)
-        try:
-            posted = client.chat_postMessage(channel=channel, text=working.text, blocks=working.blocks)
-        except SlackApiError as exc:
-            if exc.response.get("error") not in _UNAVAILABLE_STATUSES:
-                raise
-            # Not a member of this conversation: answer privately to the user instead.
-            card = self.answer_card(f"{team}:{channel}:{command.get('trigger_id', '')}", user, question)
-            respond(text=card.text, blocks=card.blocks, response_type="ephemeral")
-            return
-        card = self.answer_card(f"{team}:{channel}:{posted['ts']}", user, question, asked_by=asked_by)
-        client.chat_update(channel=channel, ts=posted["ts"], text=card.text, blocks=card.blocks)
-
-    def reload_rules(self) -> str:
-        try:
-            result = self.rules.reload()
-        except Exception as exc:
-            log.exception("rule reload failed")
-            return f":x: Reload failed: {escape(str(exc))}"
-        return self.reload_text(result)
-
-    @staticmethod
-    def reload_text(result) -> str:
-        """What a reload did, in mrkdwn: the version serving, or why the candidate was rejected."""
-        if result.ok:
-            return f":white_check_mark: Serving rule base `{escape(result.version)}`" + (
-                " (reloaded)." if getattr(result, "changed", True) else " (unchanged).")
-        problems = list(result.problems)
-        shown = "\n".join(f"• {escape(cards.clip(p, 300))}" for p in problems[:10])
-        more = f"\n…and {len(problems) - 10} more" if len(problems) > 10 else ""
-        return (f":x: The new rule base was rejected; still serving `{escape(result.version)}`.\n"
-                f"{shown}{more}")
-
-    # -- buttons -------------------------------------------------------------------------
-    def _answer_for(self, body: dict):
-        return self.answers.get(body["actions"][0].get("value", ""))
-
-    def open_why(self, ack, body: dict, client: WebClient):
-        ack()
-        answer = self._answer_for(body)
-        if answer is None:
-            view = cards.notice_view("Why this answer", "This answer is no longer in memory: ask again.")
-        else:
-            view = cards.why_view(self.why_sections(answer))
-        client.views_open(trigger_id=body["trigger_id"], view=view)
 
     def why_sections(self, answer) -> list[str]:
         """The "Why?" modal: derivation trees (rule ids, matched facts, the chain), then linked sources."""
@@ -527,73 +506,390 @@ class GpuAdvisorBot:
             tree = render_why(answer, catalog, engine.rulebase)
         return cards.preformatted(tree) + cards.split_text(cards.sources_text(answer, catalog.sources))
 
-    def open_more(self, ack, body: dict, client: WebClient):
-        ack()
-        answer = self._answer_for(body)
-        view = (cards.more_view(answer) if answer is not None
-                else cards.notice_view("All findings", "This answer is no longer in memory: ask again."))
-        client.views_open(trigger_id=body["trigger_id"], view=view)
 
-    @staticmethod
-    def _message_thread(body: dict) -> tuple[str, str]:
-        message = body.get("message") or {}
-        channel = (body.get("channel") or {}).get("id") or body.get("container", {}).get("channel_id", "")
-        return channel, message.get("thread_ts") or message.get("ts") or body.get("container", {}).get("message_ts", "")
+def reload_text(result) -> str:
+    """What a reload did, in mrkdwn: the version serving, or why the candidate was rejected."""
+    if result.ok:
+        return f":white_check_mark: Serving rule base `{escape(result.version)}`" + (
+            " (reloaded)." if getattr(result, "changed", True) else " (unchanged).")
+    problems = list(result.problems)
+    shown = "\n".join(f"• {escape(cards.clip(p, 300))}" for p in problems[:10])
+    more = f"\n…and {len(problems) - 10} more" if len(problems) > 10 else ""
+    return (f":x: The new rule base was rejected; still serving `{escape(result.version)}`.\n"
+            f"{shown}{more}")
 
-    def open_check_host(self, ack, body: dict, client: WebClient):
-        ack()
-        user = body["user"]["id"]
-        if self.host_checks.problem:
-            view = cards.notice_view("Check a host", self.host_checks.problem)
-        else:
-            hosts = self.host_checks.hosts_for(user)
-            if hosts:
-                channel, thread_ts = self._message_thread(body)
-                view = cards.check_host_view(hosts, {"channel": channel, "thread_ts": thread_ts})
-            else:
-                view = cards.notice_view("Check a host", "The inventory lists no host you may check.")
-        client.views_open(trigger_id=body["trigger_id"], view=view)
 
-    @staticmethod
-    def _selected_host(view: dict) -> str | None:
-        value = (view.get("state", {}).get("values", {}).get(cards.HOST_SELECT_BLOCK, {})
-                 .get(cards.HOST_SELECT_ACTION, {}).get("selected_option") or {})
-        return value.get("value")
+def message_thread(body: dict) -> tuple[str, str]:
+    """(channel, thread ts) of the message a button was clicked on."""
+    message = body.get("message") or {}
+    channel = (body.get("channel") or {}).get("id") or body.get("container", {}).get("channel_id", "")
+    return channel, message.get("thread_ts") or message.get("ts") or body.get("container", {}).get("message_ts", "")
 
-    def ack_check_host_view(self, ack, view: dict):
-        if not self._selected_host(view):
-            ack(response_action="errors", errors={cards.HOST_SELECT_BLOCK: "Pick a host"})
-        else:
-            ack()
 
-    def run_check_host_view(self, view: dict, body: dict, client: WebClient):
-        host = self._selected_host(view)
-        if not host:
+# -- middleware ----------------------------------------------------------------------------
+
+SLACK_REQUESTS = Counter("gpu_advisor_slack_requests", "Slack requests received, by kind", ["kind"],
+                         registry=REGISTRY)
+SLACK_DROPPED = Counter("gpu_advisor_slack_dropped", "Slack requests acknowledged and not acted on, by reason",
+                        ["reason"], registry=REGISTRY)
+
+
+def request_kind(body: dict) -> str:
+    if body.get("type") == "event_callback":
+        return f"event:{(body.get('event') or {}).get('type', '?')}"
+    if body.get("command"):
+        return "command"
+    return body.get("type") or "other"
+
+
+def provide_services(services: SlackServices):
+    """Middleware: the listeners find the shared services in `context["services"]`."""
+
+    def middleware(context, next):  # noqa: A002 - Bolt passes the chain's continuation as `next`
+        context["services"] = services
+        return next()
+
+    return middleware
+
+
+def count_requests(body, next):  # noqa: A002
+    """Middleware: every request counted by kind (drops are counted by the middleware that drops)."""
+    SLACK_REQUESTS.labels(kind=request_kind(body if isinstance(body, dict) else {})).inc()
+    return next()
+
+
+def from_this_bot(event: dict, context) -> bool:
+    return bool(
+        (event.get("bot_id") and event.get("bot_id") == context.get("bot_id"))
+        or (event.get("user") and event.get("user") == context.get("bot_user_id"))
+    )
+
+
+def ignore_own_events(body, context, next):  # noqa: A002
+    """Middleware: the bot's own posts (its answers, in channels and DMs) are acknowledged, not answered."""
+    event = (body.get("event") or {}) if isinstance(body, dict) else {}
+    if event and from_this_bot(event, context):
+        SLACK_DROPPED.labels(reason="own_event").inc()
+        return BoltResponse(status=200, body="")
+    return next()
+
+
+def claim_events(claims: EventClaims):
+    """Middleware: each event is answered once across replicas, and not lost with a dying one.
+
+    The first delivery claims the event with a lease (before the ack, so a replica that dies
+    before acknowledging leaves a claim that expires); the listener completes it when answered.
+    A redelivery of a completed event is acknowledged and dropped. A redelivery while another
+    replica's lease runs gets 503, so Slack retries later: by then the event is completed, or the
+    lease has expired and that retry takes the event over.
+    """
+
+    def middleware(body, request, context, next):  # noqa: A002
+        event_id = body.get("event_id") if isinstance(body, dict) and body.get("type") == "event_callback" else None
+        if not event_id:
+            return next()
+        key = f"event:{event_id}"
+        if claims.claim(key):
+            context["claimed_event"] = key
+            return next()
+        retry = (request.headers.get("x-slack-retry-num") or ["?"])[0]
+        if claims.is_done(key):
+            log.info("dropping redelivered event %s (retry %s): answered already", event_id, retry)
+            SLACK_DROPPED.labels(reason="duplicate").inc()
+            return BoltResponse(status=200, body="")
+        log.info("event %s (retry %s) is being answered by another replica: asking Slack to retry later",
+                 event_id, retry)
+        SLACK_DROPPED.labels(reason="in_progress").inc()
+        return BoltResponse(status=503, body="this event is being answered; retry later")
+
+    return middleware
+
+
+def complete_claim(context) -> None:
+    """The event of this request is answered: no other replica takes it over."""
+    key = context.get("claimed_event")
+    if key and not context["services"].claims.complete(key):
+        log.warning("%s was taken over by another replica before this one answered it", key)
+
+
+def release_claim(context) -> None:
+    """The answer to this request's event could not be delivered: give the claim up, so Slack's
+    redelivery of the event is answered (here or on another replica) instead of dropped."""
+    key = context.get("claimed_event")
+    if not key:
+        return
+    try:
+        if context["services"].claims.release(key):
+            log.info("released %s: its answer could not be delivered; Slack's redelivery will be answered", key)
+    except Exception:  # the lease still expires on its own
+        log.warning("releasing %s failed; its lease expires on its own", key, exc_info=True)
+
+
+# -- listeners: acks -----------------------------------------------------------------------
+
+
+def ack_only(ack):
+    ack()
+
+
+def ack_and_complete(ack, context):
+    """Events the bot does not act on (edits, joins): acknowledged, and done."""
+    ack()
+    complete_claim(context)
+
+
+def is_direct_message(event: dict) -> bool:
+    return event.get("channel_type") == "im"
+
+
+# -- listeners: questions ------------------------------------------------------------------
+
+
+def _strip_mention(text: str, context) -> str:
+    bot_user = context.get("bot_user_id") or ""
+    return re.sub(rf"<@{re.escape(bot_user)}(\|[^>]*)?>", " ", text or "").strip()
+
+
+# An event is completed only once answered: if answering fails (Slack unreachable, the process
+# dies), the lease expires and Slack's next retry of the event may be answered by another replica.
+
+
+def answer_mention(event: dict, body: dict, context, client: WebClient):
+    thread_ts = event.get("thread_ts") or event["ts"]
+    try:
+        reply_in_thread(context["services"], client, team=body.get("team_id", ""), channel=event["channel"],
+                        thread_ts=thread_ts, conversation_thread=thread_ts, user=event.get("user", ""),
+                        text=_strip_mention(event.get("text", ""), context))
+    except SlackApiError:  # not delivered (already logged, and the user told if Slack let us)
+        release_claim(context)
+        return
+    complete_claim(context)
+
+
+def answer_dm(event: dict, body: dict, context, client: WebClient):
+    if not event.get("bot_id"):  # another bot's DM is not a question
+        thread_ts = event.get("thread_ts")
+        # A DM is one conversation unless the user starts a thread in it.
+        try:
+            reply_in_thread(context["services"], client, team=body.get("team_id", ""), channel=event["channel"],
+                            thread_ts=thread_ts, conversation_thread=thread_ts or "dm", user=event.get("user", ""),
+                            text=_strip_mention(event.get("text", ""), context))
+        except SlackApiError:
+            release_claim(context)
             return
-        metadata = json.loads(view.get("private_metadata") or "{}")
-        channel, thread_ts = metadata.get("channel"), metadata.get("thread_ts")
-        reply = ThreadReply(client, channel, thread_ts, f"check {host}", delay_s=0)
-        self.run_check(lambda: reply.finish(self.host_check_card(host, body["user"]["id"], reply.progress)))
+    complete_claim(context)
 
-    def post_chart(self, body: dict, client: WebClient, respond):
-        from bot.sizing.chart import ChartError, render_charts  # matplotlib: imported on first use
 
-        def tell(text: str) -> None:
-            respond(text=text, response_type="ephemeral", replace_original=False)
+def reply_in_thread(services: SlackServices, client: WebClient, *, team: str, channel: str, thread_ts: str | None,
+                    conversation_thread: str, user: str, text: str) -> None:
+    if not text:
+        card = cards.notice_card(cards.HELP_TEXT, ":wave:")
+        client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=card.text, blocks=card.blocks)
+        return
+    match = _CHECK_WORDS.match(text)
+    if match:  # a check always talks to an agent: show the working message and progress at once
+        reply = ThreadReply(client, channel, thread_ts, text, delay_s=0)
+        services.run_check(lambda: reply.finish(
+            services.host_check_card(match["host"], user, channel=channel, progress=reply.progress)))
+        return
+    reply = ThreadReply(client, channel, thread_ts, text, delay_s=services.settings.working_delay_s)
+    reply.finish(services.answer_card(f"{team}:{channel}:{conversation_thread}", user, text, channel=channel))
 
-        answer = self._answer_for(body)
-        if answer is None:
-            tell("This answer is no longer in memory: ask again.")
+
+# -- listeners: App Home -------------------------------------------------------------------
+
+
+def publish_home(event: dict, context, client: WebClient):
+    if event.get("tab", "home") == "home":
+        info = context["services"].home_info(event["user"])
+        client.views_publish(user_id=event["user"], view=cards.home_view(info))
+    complete_claim(context)
+
+
+# -- listeners: /gpu -----------------------------------------------------------------------
+
+
+def parse_command(text: str) -> tuple[str, str]:
+    sub, _, rest = (text or "").strip().partition(" ")
+    return sub.lower(), rest.strip()
+
+
+def ack_gpu_command(ack, command: dict, context):
+    services: SlackServices = context["services"]
+    sub, rest = parse_command(command.get("text", ""))
+    user = command.get("user_id", "")
+
+    def reply(text: str) -> None:
+        ack(text=text, response_type="ephemeral")
+
+    if sub in ("", "help"):
+        reply(cards.HELP_TEXT)
+    elif sub == "rules" and not rest:
+        info = services.home_info(user)
+        reply(f":books: Rule base `{escape(info.rule_base_version)}`: {info.rule_count} rules, "
+              f"knowledge as of {info.knowledge_date}.")
+    elif sub == "rules" and rest == "reload":
+        if not services.settings.is_admin(user):
+            reply(":lock: Only admins can reload the rule base (see GPU_ADVISOR_SLACK_ADMINS).")
+        else:
+            reply(":hourglass_flowing_sand: Reloading the rule base…")
+    elif sub == "ask" and rest:
+        ack()
+    elif sub == "ask":
+        reply("Usage: `/gpu ask <question>`, e.g. `/gpu ask will a 70B model fit on 2 H100 for inference?`")
+    elif sub == "check" and _CHECK_WORDS.match(f"check {rest}"):
+        if services.host_checks.problem:
+            reply(f":wrench: {services.host_checks.problem}")
+        else:
+            reply(f":hourglass_flowing_sand: Checking `{escape(rest)}`…")
+    elif sub == "check":
+        reply("Usage: `/gpu check <host>` (a host name from the inventory)")
+    else:
+        reply(f"I don't know `/gpu {escape(sub)}`.\n{cards.HELP_TEXT}")
+
+
+def run_gpu_command(command: dict, context, client: WebClient, respond):
+    services: SlackServices = context["services"]
+    sub, rest = parse_command(command.get("text", ""))
+    user = command.get("user_id", "")
+    if sub == "ask" and rest:
+        answer_command(services, command, client, respond, rest)
+    elif sub == "check" and rest and not services.host_checks.problem and _CHECK_WORDS.match(f"check {rest}"):
+        def check() -> None:
+            card = services.host_check_card(rest, user, channel=command.get("channel_id", ""), private=True)
+            respond(text=card.text, blocks=card.blocks, response_type="ephemeral", replace_original=True)
+
+        services.run_check(check)
+    elif sub == "rules" and rest == "reload" and services.settings.is_admin(user):
+        respond(text=services.reload_rules(), response_type="ephemeral")
+
+
+def answer_command(services: SlackServices, command: dict, client: WebClient, respond, question: str) -> None:
+    """`/gpu ask`: the answer goes in the channel as a thread root, so replies can follow up."""
+    team, channel, user = command.get("team_id", ""), command["channel_id"], command.get("user_id", "")
+    asked_by = f"<@{user}> asked: " if _USER_ID.match(user) else "Asked: "
+    asked_by += f"_{escape(cards.clip(question, 500))}_"
+    working = cards.working_card(question)
+    try:
+        posted = client.chat_postMessage(channel=channel, text=working.text, blocks=working.blocks)
+    except SlackApiError as exc:
+        if exc.response.get("error") not in _UNAVAILABLE_STATUSES:
+            raise
+        # Not a member of this conversation: answer privately to the user instead.
+        card = services.answer_card(f"{team}:{channel}:{command.get('trigger_id', '')}", user, question,
+                                    channel=channel, private=True)
+        respond(text=card.text, blocks=card.blocks, response_type="ephemeral")
+        return
+    card = services.answer_card(f"{team}:{channel}:{posted['ts']}", user, question, channel=channel,
+                                asked_by=asked_by)
+    client.chat_update(channel=channel, ts=posted["ts"], text=card.text, blocks=card.blocks)
+
+
+# -- listeners: buttons and the check modal ----------------------------------------------------
+
+GONE = "This answer is no longer in memory: ask again."
+
+
+def open_why(ack, body: dict, context, client: WebClient):
+    ack()
+    services: SlackServices = context["services"]
+    answer = services.answer_for_click(body)
+    view = (cards.why_view(services.why_sections(answer)) if answer is not None
+            else cards.notice_view("Why this answer", GONE))
+    client.views_open(trigger_id=body["trigger_id"], view=view)
+
+
+def open_more(ack, body: dict, context, client: WebClient):
+    ack()
+    answer = context["services"].answer_for_click(body)
+    view = cards.more_view(answer) if answer is not None else cards.notice_view("All findings", GONE)
+    client.views_open(trigger_id=body["trigger_id"], view=view)
+
+
+def open_check_host(ack, body: dict, context, client: WebClient):
+    ack()
+    services: SlackServices = context["services"]
+    user = body["user"]["id"]
+    if services.host_checks.problem:
+        view = cards.notice_view("Check a host", services.host_checks.problem)
+    else:
+        hosts = services.host_checks.hosts_for(user)
+        if hosts:
+            channel, thread_ts = message_thread(body)
+            view = cards.check_host_view(hosts, {"channel": channel, "thread_ts": thread_ts})
+        else:
+            view = cards.notice_view("Check a host", "The inventory lists no host you may check.")
+    client.views_open(trigger_id=body["trigger_id"], view=view)
+
+
+def selected_host(view: dict) -> str | None:
+    value = (view.get("state", {}).get("values", {}).get(cards.HOST_SELECT_BLOCK, {})
+             .get(cards.HOST_SELECT_ACTION, {}).get("selected_option") or {})
+    return value.get("value")
+
+
+def ack_check_host_view(ack, view: dict):
+    if not selected_host(view):
+        ack(response_action="errors", errors={cards.HOST_SELECT_BLOCK: "Pick a host"})
+    else:
+        ack()
+
+
+def run_check_host_view(view: dict, body: dict, context, client: WebClient):
+    services: SlackServices = context["services"]
+    host = selected_host(view)
+    if not host:
+        return
+    metadata = json.loads(view.get("private_metadata") or "{}")
+    channel, thread_ts = metadata.get("channel"), metadata.get("thread_ts")
+    reply = ThreadReply(client, channel, thread_ts, f"check {host}", delay_s=0)
+    services.run_check(lambda: reply.finish(
+        services.host_check_card(host, body["user"]["id"], channel=channel or "", progress=reply.progress)))
+
+
+def post_chart(body: dict, context, client: WebClient, respond):
+    from bot.sizing.chart import ChartError, render_charts  # matplotlib: imported on first use
+
+    def tell(text: str) -> None:
+        respond(text=text, response_type="ephemeral", replace_original=False)
+
+    answer = context["services"].answer_for_click(body)
+    if answer is None:
+        tell(GONE)
+        return
+    channel, thread_ts = message_thread(body)
+    with tempfile.TemporaryDirectory(prefix="gpu-advisor-chart-") as tmp:
+        try:
+            path = render_charts(answer, Path(tmp) / "chart.png")
+        except ChartError as exc:
+            tell(f"No chart for this answer: {escape(str(exc))}")
             return
-        channel, thread_ts = self._message_thread(body)
-        with tempfile.TemporaryDirectory(prefix="gpu-advisor-chart-") as tmp:
-            try:
-                path = render_charts(answer, Path(tmp) / "chart.png")
-            except ChartError as exc:
-                tell(f"No chart for this answer: {escape(str(exc))}")
-                return
-            client.files_upload_v2(channel=channel, thread_ts=thread_ts, file=str(path), filename=path.name,
-                                   title="Memory and cost")
+        client.files_upload_v2(channel=channel, thread_ts=thread_ts, file=str(path), filename=path.name,
+                               title="Memory and cost")
+
+
+# -- wiring --------------------------------------------------------------------------------
+
+
+def register(app: App, services: SlackServices) -> None:
+    """The middleware chain, then every listener."""
+    from bot.slack.serve import log_ids_middleware
+
+    app.use(log_ids_middleware)  # first: every later line of the request carries its ids
+    app.use(provide_services(services))
+    app.use(count_requests)
+    app.use(ignore_own_events)
+    app.use(claim_events(services.claims))
+    app.event("app_mention")(ack=ack_only, lazy=[answer_mention])
+    app.event({"type": "message", "subtype": None}, matchers=[is_direct_message])(ack=ack_only, lazy=[answer_dm])
+    app.event("message")(ack_and_complete)  # edits, joins, other bots' posts: acknowledged, ignored
+    app.event("app_home_opened")(ack=ack_only, lazy=[publish_home])
+    app.command("/gpu")(ack=ack_gpu_command, lazy=[run_gpu_command])
+    app.action(cards.ACTION_WHY)(open_why)
+    app.action(cards.ACTION_MORE)(open_more)
+    app.action(cards.ACTION_CHECK_HOST)(open_check_host)
+    app.action(cards.ACTION_SHOW_CHART)(ack=ack_only, lazy=[post_chart])
+    app.view(cards.VIEW_CHECK_HOST)(ack=ack_check_host_view, lazy=[run_check_host_view])
 
 
 # -- the factory ----------------------------------------------------------------------------
@@ -621,39 +917,64 @@ def start_answer_pool(settings: SlackSettings, rules, store, conversations):
 
 def build_app(settings: SlackSettings, mode: Mode = "socket", *, rules=None, client: WebClient | None = None,
               dedupe: DedupeStore | None = None, store=None) -> App:
-    """The Bolt app with every listener registered. Checks settings before any connection.
+    """The Bolt app with its middleware and every listener registered. Checks settings before any connection.
 
     `rules` is the `RuleBaseManager` answers come from (default: one over GPU_ADVISOR_RULES_DIR or
-    the shipped rules). `store` (a `bot.store.Store`) keeps conversations, the retry dedupe, the
-    dispatch audit and the check history; without one they live in memory (no audit, no history).
+    the shipped rules). `store` (a `bot.store.Store`) keeps conversations, event claims, button
+    payloads, recent questions, the dispatch audit, the check history and the rule-base version
+    replicas converge on; without one they live in memory (no audit, no history, one replica).
     With GPU_ADVISOR_SLACK_ANSWER_PROCESSES > 0 answers are computed in that many worker
-    processes over the same store (`app_answer_pool(app)` is the pool, to close on shutdown).
+    processes over the same store. `close_app(app)` stops what the app started.
     """
     settings.require(mode)
     if rules is None:
+        from bot.advisor import Advisor
         from bot.engine.reload import RuleBaseManager
 
-        rules = RuleBaseManager(settings.rules_dir) if settings.rules_dir else RuleBaseManager()
+        where = {"rules_dir": settings.rules_dir} if settings.rules_dir else {}
+        rules = RuleBaseManager(**where, advisor_factory=Advisor)
     client = client or make_client(settings)
-    bot = GpuAdvisorBot(settings, rules, client, dedupe=dedupe, store=store)
-    app = App(
-        name="gpu-advisor",
-        client=client,
-        signing_secret=settings.signing_secret.get_secret_value() if settings.signing_secret else "",
-        request_verification_enabled=(mode == "http"),
-        process_before_response=True,
-        listener_executor=ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="gpu-advisor-slack"),
-    )
-    # After the App, whose start checks the token: a failed start leaves no workers behind.
-    bot.answer_pool = start_answer_pool(settings, rules, store, bot.conversations)
-    bot.register(app)
-    _ANSWER_POOLS[app] = bot.answer_pool
+    services = SlackServices(settings, rules, client, dedupe=dedupe, store=store)
+    try:
+        app = App(
+            name="gpu-advisor",
+            client=client,
+            signing_secret=settings.signing_secret.get_secret_value() if settings.signing_secret else "",
+            request_verification_enabled=(mode == "http"),
+            process_before_response=True,
+            ignoring_self_events_enabled=False,  # `ignore_own_events` does it, and counts it
+            listener_executor=DrainableExecutor(max_workers=settings.workers, thread_name_prefix="gpu-advisor-slack"),
+        )
+        # After the App, whose start checks the token: a failed start leaves no workers behind.
+        services.answer_pool = start_answer_pool(settings, rules, store, services.conversations)
+        if store is not None and settings.rules_sync_s > 0 and hasattr(rules, "subscribe"):
+            from bot.store.rulesync import RuleBaseSync
+
+            services.rule_sync = RuleBaseSync(store, rules, interval_s=settings.rules_sync_s).start()
+    except BaseException:
+        services.close()
+        raise
+    register(app, services)
+    _SERVICES[app] = services
     return app
 
 
-_ANSWER_POOLS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_SERVICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def app_services(app: App) -> SlackServices | None:
+    """The services of an app `build_app` made."""
+    return _SERVICES.get(app)
 
 
 def app_answer_pool(app: App):
     """The `AnswerPool` of an app `build_app` made, or None when it answers in threads."""
-    return _ANSWER_POOLS.get(app)
+    services = _SERVICES.get(app)
+    return services.answer_pool if services is not None else None
+
+
+def close_app(app: App) -> None:
+    """Stop what `build_app` started: the rule-base sync, the reload subscription, the answer workers."""
+    services = _SERVICES.pop(app, None)
+    if services is not None:
+        services.close()

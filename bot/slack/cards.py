@@ -33,6 +33,8 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from bot.models import TOPICS, Answer, Candidate, Finding
+from bot.render.text import recommendation_line
+from bot.render.zh import localise
 
 MAX_MESSAGE_BLOCKS = 50
 MAX_VIEW_BLOCKS = 100
@@ -67,7 +69,7 @@ _LABELS = {
         "warnings": "Workable, with {n} warning{s}",
         "need_more": "I need a little more detail",
         "info": "Here is what the rules say",
-        "no_rule": "No rule matched this question",
+        "no_rule": "Here is what I can say",
         "understood": "Understood", "assumed": "Assumed", "memory": "Memory",
         "candidates": "Fits, with headroom", "needs": "needs {need:.1f} of {have:.0f} GB",
         "headroom": "headroom", "tell_me": "To answer better, tell me (reply in this thread)",
@@ -75,6 +77,10 @@ _LABELS = {
         "why": "Why?", "check_host": "Check a host", "chart": "Show chart", "more": "More",
         "trimmed": "{n} more finding{s} not shown: press More.",
         "covers": "covers",
+        "verdict": {"yes": "Yes", "no": "No", "tight": "Only just", "depends": "It depends",
+                    "info": "Here is the answer", "ask": "I need a little more detail"},
+        "options": "What to do", "watch": "Watch out", "more_title": "All findings",
+        "more_hint": "{n} more finding{s}, the memory sum, assumptions and candidates: press More.",
     },
     "zh": {
         "blocked": "不可行：{n} 个阻断问题",
@@ -85,7 +91,7 @@ _LABELS = {
         "warnings": "可行，但有 {n} 个警告",
         "need_more": "还需要一些信息",
         "info": "规则给出的结论",
-        "no_rule": "没有规则匹配这个问题",
+        "no_rule": "我能给出的信息",
         "understood": "理解的需求", "assumed": "假设", "memory": "显存",
         "candidates": "可容纳（含余量）", "needs": "需要 {need:.1f} / {have:.0f} GB",
         "headroom": "余量", "tell_me": "请在本线程中补充",
@@ -93,6 +99,10 @@ _LABELS = {
         "why": "依据", "check_host": "检查主机", "chart": "图表", "more": "更多",
         "trimmed": "还有 {n} 条结论未显示：点“更多”。",
         "covers": "包含",
+        "verdict": {"yes": "可以", "no": "不行", "tight": "勉强可以", "depends": "取决于情况",
+                    "info": "结论", "ask": "还需要一些信息"},
+        "options": "建议", "watch": "注意", "more_title": "全部结论",
+        "more_hint": "另有 {n} 条结论，以及显存明细、假设和候选配置：点“更多”。",
     },
 }
 
@@ -163,8 +173,15 @@ def selected_candidate(answer: Answer) -> Candidate | None:
     return (exact or matches or [None])[0]
 
 
+_VERDICT_MARK = {"yes": ":white_check_mark:", "no": ":x:", "tight": ":warning:", "depends": ":scales:",
+                 "info": ":information_source:", "ask": ":grey_question:"}
+
+
 def headline(answer: Answer) -> str:
+    """The card's header: the verdict's answer in a word or two (its sentence follows below)."""
     t = _labels(answer)
+    if answer.verdict is not None:
+        return f"{_VERDICT_MARK[answer.verdict.answer]} {t['verdict'][answer.verdict.answer]}"
     blocking = [f for f in answer.findings if f.severity == "block"]
     if blocking:
         return ":no_entry: " + t["blocked"].format(n=len(blocking), s=_plural(len(blocking)))
@@ -194,16 +211,10 @@ def headline(answer: Answer) -> str:
 
 def _understood(answer: Answer) -> str | None:
     t = _labels(answer)
-    req = answer.requirement.model_dump(exclude={"costs"})
-    parts = []
-    for key, value in req.items():
-        if value in (None, [], {}):
-            continue
-        shown = ", ".join(map(str, value)) if isinstance(value, list) else value
-        parts.append(f"{key}=`{escape(shown)}`")
+    read_as = _read_as(answer)
     lines = []
-    if parts:
-        lines.append(f"*{t['understood']}:* " + " · ".join(parts))
+    if read_as:
+        lines.append(f"*{t['understood']}:* " + read_as)
     if answer.gpu_family:
         lines.append(f"{escape(answer.requirement.gpu or '')} {t['covers']}: {escape(', '.join(answer.gpu_family))}")
     memory = answer.estimate.memory_gb
@@ -211,8 +222,20 @@ def _understood(answer: Answer) -> str | None:
         lines.append(f"*{t['memory']}:* {memory.sum_text()} = *{memory.total:.1f} GB*")
     if answer.estimate.assumptions:
         lines.append(f"*{t['assumed']}:*")
-        lines += [f"• {escape(a)}" for a in answer.estimate.assumptions]
+        lines += [f"• {escape(localise(a, answer.language))}" for a in answer.estimate.assumptions]
     return "\n".join(lines) if lines else None
+
+
+def _read_as(answer: Answer) -> str:
+    """`key=value` for every slot the question (and its thread) stated."""
+    req = answer.requirement.model_dump(exclude={"costs"})
+    parts = []
+    for key, value in req.items():
+        if value in (None, [], {}):
+            continue
+        shown = ", ".join(map(str, value)) if isinstance(value, list) else value
+        parts.append(f"{key}=`{escape(shown)}`")
+    return " · ".join(parts)
 
 
 def _candidates(answer: Answer) -> str | None:
@@ -266,17 +289,22 @@ def _topic_title(topic: str) -> str:
     return topic.replace("_", " ").capitalize()
 
 
-def _finding_sections(answer: Answer) -> list[tuple[int, str]]:
-    """(finding count, section text) pairs, in display order, each within a section's limit."""
+def _finding_sections(findings: list[Finding], title: str | None = None) -> list[tuple[int, str]]:
+    """(finding count, section text) pairs, in display order, each within a section's limit:
+    under one `title`, or grouped by topic."""
+    groups = [(title, findings)] if title else [(f"{_topic_title(topic)}", items) for topic, items in
+                                                 finding_groups(findings)]
     sections: list[tuple[int, str]] = []
-    for topic, items in finding_groups(answer.findings):
-        title = f"*{_topic_title(topic)}*"
-        current, count = title, 0
+    for name, items in groups:
+        if not items:
+            continue
+        heading = f"*{name}*"
+        current, count = heading, 0
         for finding in items:
             line = _finding_line(finding)
             if count and len(current) + 1 + len(line) > SECTION_TEXT_MAX:
                 sections.append((count, current))
-                current, count = f"{title} (cont.)", 0
+                current, count = f"{heading} (cont.)", 0
             current, count = f"{current}\n{line}", count + 1
         sections.append((count, current))
     return sections
@@ -294,9 +322,31 @@ class Card:
         return {"blocks": self.blocks}
 
 
+def _verdict_section(answer: Answer) -> Block | None:
+    verdict = answer.verdict
+    if verdict is None:
+        return None
+    return _section(f"*{escape(clip(verdict.text, FINDING_MESSAGE_MAX))}* _({escape(verdict.rule)})_")
+
+
+def _recommendations(answer: Answer) -> str | None:
+    if not answer.recommendations:
+        return None
+    t = _labels(answer)
+    lines = [f"*{t['options']}:*"]
+    lines += [f"{r.rank}. {escape(recommendation_line(r, answer.language))}" for r in answer.recommendations]
+    return "\n".join(lines)
+
+
+def _key_findings(answer: Answer) -> list[Finding]:
+    return [f for f in answer.findings if f.tier == "key"]
+
+
 def answer_card(answer: Answer, answer_id: str | None, *, title: str | None = None,
                 asked_by: str | None = None) -> Card:
-    """The card for one answer. `answer_id` keys the buttons; None renders a card without them.
+    """The card for one answer, in the answer's order: the verdict as the header and its sentence,
+    the ranked options, the key findings, at most three questions; everything else behind "More".
+    `answer_id` keys the buttons; None renders a card without them.
 
     `asked_by` is a ready-made mrkdwn line (the caller escapes the question in it).
     """
@@ -306,52 +356,54 @@ def answer_card(answer: Answer, answer_id: str | None, *, title: str | None = No
     if asked_by:
         blocks.append(_context(asked_by))
     blocks.append(_header(f"{escape(title)}: {head}" if title else head))
-    first_block = next((f for f in answer.findings if f.severity == "block"), None)
-    if first_block is not None:
-        blocks.append(_section(f"*{escape(clip(first_block.message, FINDING_MESSAGE_MAX))}*"))
-    for text in (_understood(answer), _candidates(answer)):
-        if text:
-            blocks += [_section(chunk) for chunk in split_text(text)]
+    verdict = _verdict_section(answer)
+    if verdict is not None:
+        blocks.append(verdict)
+    options = _recommendations(answer)
+    if options:
+        blocks += [_section(chunk) for chunk in split_text(options)]
     tail: list[Block] = []
     if answer.questions:
-        tail.append(_section(f"*{t['tell_me']}:*\n" + "\n".join(f"• {escape(q)}" for q in answer.questions)))
-    cost = _cost_line(answer)
-    if cost:
-        tail.append(_section(cost))
+        tail.append(_section(f"*{t['tell_me']}:*\n" + "\n".join(f"• {escape(q)}" for q in answer.questions[:3])))
 
-    # Findings fill what the budgets leave: blocks (actions, footer and a trim notice reserved)
-    # and characters.
+    # Key findings fill what the budgets leave: blocks (actions, footer and a trim notice reserved)
+    # and characters; the rest is one press of "More" away.
     reserved = len(tail) + 3
     used_chars = sum(len(getattr(getattr(b, "text", None), "text", "") or "") for b in blocks + tail)
-    finding_sections = _finding_sections(answer)
-    shown_findings, trimmed = 0, 0
-    if finding_sections:
+    key = _key_findings(answer)
+    shown_findings = 0
+    if key:
         blocks.append(DividerBlock())
-    for count, text in finding_sections:
+    for count, text in _finding_sections(key, title=t["watch"]):
         fits_blocks = len(blocks) + 1 + reserved <= MAX_MESSAGE_BLOCKS
         fits_chars = used_chars + len(text) <= CARD_TEXT_BUDGET
-        if trimmed or not (fits_blocks and fits_chars):
-            trimmed += count
-            continue
+        if not (fits_blocks and fits_chars):
+            break
         blocks.append(_section(text))
         used_chars += len(text)
         shown_findings += count
     blocks += tail
-    if trimmed:
-        blocks.append(_context(t["trimmed"].format(n=trimmed, s=_plural(trimmed))))
+    hidden = len(answer.findings) - shown_findings
+    has_more = bool(hidden or answer.estimate.memory_gb or answer.estimate.assumptions or answer.candidates
+                    or answer.costs or answer.more_questions)
+    if hidden:
+        blocks.append(_context(t["more_hint"].format(n=hidden, s=_plural(hidden))))
     if answer_id is not None:
         buttons = [ButtonElement(text=t["why"], action_id=ACTION_WHY, value=answer_id),
                    ButtonElement(text=t["check_host"], action_id=ACTION_CHECK_HOST, value=answer_id)]
         if answer.estimate.memory_gb is not None or answer.costs:
             buttons.append(ButtonElement(text=t["chart"], action_id=ACTION_SHOW_CHART, value=answer_id))
-        if trimmed:
+        if has_more:
             buttons.append(ButtonElement(text=t["more"], action_id=ACTION_MORE, value=answer_id))
         blocks.append(ActionsBlock(elements=buttons))
-    blocks.append(_context(f"{t['rule_base']} `{escape(answer.rule_base_version or '?')}` · "
-                           f"{len(answer.findings)} finding{_plural(len(answer.findings))}"))
-    fallback = re.sub(r":[a-z_]+: ", "", head, count=1)
+    # One small line says how the question was read, so a misreading is visible without "More".
+    read_as = _read_as(answer)
+    blocks.append(_context(clip(f"{read_as + ' · ' if read_as else ''}{t['rule_base']} "
+                                f"`{escape(answer.rule_base_version or '?')}` · "
+                                f"{len(answer.findings)} finding{_plural(len(answer.findings))}", CONTEXT_TEXT_MAX)))
+    fallback = answer.verdict.text if answer.verdict is not None else re.sub(r":[a-z_]+: ", "", head, count=1)
     return Card(blocks=check_limits(blocks, MAX_MESSAGE_BLOCKS), text=clip(fallback, FALLBACK_TEXT_MAX),
-                trimmed=trimmed)
+                trimmed=hidden)
 
 
 def check_limits(blocks: list[Block], max_blocks: int) -> list[dict]:
@@ -418,10 +470,20 @@ def why_view(sections: list[str]) -> View:
 
 
 def more_view(answer: Answer) -> View:
-    """Every finding, grouped as on the card, for cards that had to be trimmed."""
+    """Everything the card leaves out: the parse, memory sum and assumptions, the candidates and
+    costs, every finding by topic, and the remaining questions."""
+    t = _labels(answer)
     blocks: list[Block] = [_header(headline(answer))]
-    blocks += [_section(text) for _, text in _finding_sections(answer)]
-    return _modal("All findings", blocks)
+    verdict = _verdict_section(answer)
+    if verdict is not None:
+        blocks.append(verdict)
+    for text in (_understood(answer), _candidates(answer), _cost_line(answer)):
+        if text:
+            blocks += [_section(chunk) for chunk in split_text(text)]
+    blocks += [_section(text) for _, text in _finding_sections(answer.findings)]
+    if answer.more_questions:
+        blocks.append(_section(f"*{t['tell_me']}:*\n" + "\n".join(f"• {escape(q)}" for q in answer.more_questions)))
+    return _modal(t["more_title"], blocks)
 
 
 def check_host_view(hosts: list[str], metadata: dict) -> View:

@@ -89,11 +89,12 @@ def write_examples(out_dir: Path, rules, corpus: Path | None = CORPUS) -> list[P
 
 
 def main(argv: list[str] | None = None) -> int:
+    from bot.advisor import Advisor
     from bot.engine.reload import RuleBaseManager
 
     args = sys.argv[1:] if argv is None else argv
     out_dir = Path(args[0]) if args else DEFAULT_OUT
-    manager = RuleBaseManager()
+    manager = RuleBaseManager(advisor_factory=Advisor)
     try:
         for path in write_examples(out_dir, manager):
             print(path)

@@ -50,7 +50,8 @@ class LocalSlackApi:
     that method answer 429 with Retry-After. `not_in_channel` lists channels where
     chat.postMessage fails as Slack does when the bot is not a member. `usergroups` maps a
     user-group id to its members' user ids, for `usergroups.list` and `usergroups.users.list`;
-    `errors` makes a method fail as Slack does (e.g. `missing_scope`).
+    `errors` makes a method fail as Slack does (e.g. `missing_scope`). `fail_next(method, status,
+    times)` makes the next calls of a method answer with an HTTP error (a 500 from Slack's side).
     """
 
     def __init__(self):
@@ -60,6 +61,7 @@ class LocalSlackApi:
         self.usergroups: dict[str, list[str]] = {}
         self.errors: dict[str, str] = {}  # method -> the error it answers with (ok: false)
         self._rate_limited: dict[str, int] = {}
+        self._failing: dict[str, list[int]] = {}  # method -> HTTP statuses for its next calls
         self._lock = threading.Condition()
         self._ts = itertools.count(1)
         self._files = itertools.count(1)
@@ -102,6 +104,15 @@ class LocalSlackApi:
     def rate_limit_once(self, method: str, retry_after: int = 1) -> None:
         with self._lock:
             self._rate_limited[method] = retry_after
+
+    def fail_next(self, method: str, status: int = 500, times: int = 1) -> None:
+        with self._lock:
+            self._failing.setdefault(method, []).extend([status] * times)
+
+    def _take_failure(self, method: str) -> int | None:
+        with self._lock:
+            pending = self._failing.get(method)
+            return pending.pop(0) if pending else None
 
     def calls_to(self, method: str) -> list[ApiCall]:
         with self._lock:
@@ -149,6 +160,8 @@ class LocalSlackApi:
             ts = f"{1700000000 + next(self._ts)}.000100"
             return {"ok": True, "channel": channel, "ts": ts,
                     "message": {"text": params.get("text", ""), "ts": ts, "bot_id": BOT_ID}}
+        if method == "chat.delete":
+            return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts")}
         if method == "chat.update":
             return {"ok": True, "channel": params.get("channel"), "ts": params.get("ts"), "text": params.get("text")}
         if method in ("views.open", "views.publish", "views.update", "views.push"):
@@ -216,6 +229,10 @@ class LocalSlackApi:
                     api._record(ApiCall("response_url", {"name": path.split("/", 1)[1], **params}, headers))
                     return self._reply(200, b"ok", "text/plain")
                 method = path.removeprefix("api/")
+                failure = api._take_failure(method)
+                if failure is not None:
+                    api._record(ApiCall(method, {**params, "_status": failure}, headers))
+                    return self._reply(failure, b'{"ok": false, "error": "fatal_error"}')
                 retry_after = api._take_rate_limit(method)
                 api._record(ApiCall(method, {**params, "_status": 429 if retry_after else 200}, headers))
                 if retry_after is not None:

@@ -7,38 +7,147 @@ worker thread so one request's signature check and ack never block the event loo
 
 from __future__ import annotations
 
-import argparse
 import logging
 
 EVENTS_PATH = "/slack/events"
 
 
-def http_app(bolt_app):
-    """A Starlette app serving `bolt_app` on /slack/events (POST) and a liveness probe on /healthz."""
+# Limits on what reaches Bolt from the network (docs/operations.md, "Limits"). Slack's own payloads
+# are a few KB; a view submission stays well under the default.
+MAX_BODY_ENV = "GPU_ADVISOR_SLACK_MAX_BODY_BYTES"
+BODY_TIMEOUT_ENV = "GPU_ADVISOR_SLACK_BODY_TIMEOUT_S"
+DEFAULT_MAX_BODY = 1024 * 1024
+DEFAULT_BODY_TIMEOUT_S = 10.0
+log = logging.getLogger("gpu_advisor.slack.http")
+
+
+def _env_number(name: str, default: float, kind=float):
+    import os
+
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ValueError(f"{name}: {raw!r} is not a number") from None
+    if value <= 0:
+        raise ValueError(f"{name}: {raw!r} must be more than 0")
+    return value
+
+
+def _signing_secret(bolt_app) -> str | None:
+    """The secret Bolt verifies requests with, when its request verification is on."""
+    from slack_bolt.middleware.request_verification import RequestVerification
+
+    if any(isinstance(m, RequestVerification) for m in getattr(bolt_app, "_middleware_list", [])):
+        return getattr(bolt_app, "_signing_secret", None) or None
+    return None
+
+
+def _malformed(body: bytes, content_type: str) -> str | None:
+    """Why a signed body cannot be what Slack sends (None if it parses): answered 400, not 500."""
+    import json
+    from urllib.parse import parse_qs
+
+    try:
+        text = body.decode("utf-8")
+        if content_type.startswith("application/json"):
+            json.loads(text)
+        elif content_type.startswith("application/x-www-form-urlencoded"):
+            payload = parse_qs(text, max_num_fields=1000).get("payload")
+            if payload:
+                json.loads(payload[0])
+        else:
+            return f"unsupported content type {content_type[:60]!r}"
+    except (ValueError, RecursionError) as exc:  # bad UTF-8, bad JSON, too deeply nested, too many fields
+        return f"malformed body ({type(exc).__name__})"
+    return None
+
+
+def http_app(bolt_app, health=None, *, max_body: int | None = None, body_timeout_s: float | None = None):
+    """A Starlette app serving `bolt_app` on /slack/events (POST), liveness on /healthz and
+    readiness on /readyz (from `health`, a `bot.ops.lifecycle.HealthState`; ready when absent).
+
+    Before Bolt sees a request: a body over `max_body` is refused with 413 without being read past
+    the limit, a body slower than `body_timeout_s` with 408, a bad Slack signature with 401 (and
+    only its reason is logged, never the body), and a signed body that does not parse with 400.
+    """
+    import asyncio
+
     from slack_bolt.adapter.starlette.handler import to_bolt_request, to_starlette_response
+    from slack_sdk.signature import SignatureVerifier
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
-    from starlette.requests import Request
+    from starlette.requests import ClientDisconnect, Request
     from starlette.responses import PlainTextResponse
     from starlette.routing import Route
 
+    max_body = max_body or int(_env_number(MAX_BODY_ENV, DEFAULT_MAX_BODY, int))
+    body_timeout_s = body_timeout_s or _env_number(BODY_TIMEOUT_ENV, DEFAULT_BODY_TIMEOUT_S)
+    secret = _signing_secret(bolt_app)
+    verifier = SignatureVerifier(secret) if secret else None
+
+    def refuse(status: int, reason: str, request: Request) -> PlainTextResponse:
+        client = request.client.host if request.client else "-"
+        log.warning("refused a request from %s: HTTP %d, %s", client, status, reason)
+        return PlainTextResponse(reason, status_code=status)
+
+    async def read_body(request: Request) -> bytes | None:
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > max_body:
+                return None
+            chunks.append(chunk)
+        return b"".join(chunks)
+
     async def events(request: Request):
-        body = await request.body()
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > max_body:
+            return refuse(413, f"body over {max_body} bytes", request)
+        try:
+            async with asyncio.timeout(body_timeout_s):
+                body = await read_body(request)
+        except TimeoutError:
+            return refuse(408, f"body not received within {body_timeout_s:g} s", request)
+        except ClientDisconnect:
+            return PlainTextResponse("", status_code=400)
+        if body is None:
+            return refuse(413, f"body over {max_body} bytes", request)
+        if verifier is not None and not verifier.is_valid_request(body, dict(request.headers)):
+            return refuse(401, "invalid or missing Slack signature", request)  # the body is never logged
+        problem = _malformed(body, request.headers.get("content-type", ""))
+        if problem:
+            return refuse(400, problem, request)
         bolt_response = await run_in_threadpool(bolt_app.dispatch, to_bolt_request(request, body))
         return to_starlette_response(bolt_response)
 
-    async def healthz(_: Request):
-        return PlainTextResponse("ok")
+    from starlette.responses import JSONResponse
 
-    return Starlette(routes=[Route(EVENTS_PATH, events, methods=["POST"]), Route("/healthz", healthz)])
+    from bot.ops.lifecycle import LIVENESS_PATH, READINESS_PATH, HealthState
+
+    state = health or HealthState()
+
+    async def probe(request: Request):
+        status, body = state.respond(request.url.path)
+        return JSONResponse(body, status_code=status)
+
+    return Starlette(routes=[Route(EVENTS_PATH, events, methods=["POST"]), Route(LIVENESS_PATH, probe),
+                             Route(READINESS_PATH, probe)])
 
 
-def http_server(bolt_app, host: str, port: int):
-    """A uvicorn server for `bolt_app`; `.run()` blocks, `.should_exit = True` stops it."""
+def http_server(bolt_app, host: str, port: int, health=None):
+    """A uvicorn server for `bolt_app`; `.run()` blocks, `.should_exit = True` stops it.
+
+    Slow clients are bounded like the agent's: headers within 10 s, at most 2,048 connections
+    (the longest-waiting unfinished one closed past it), see `bot.agent.serve.ConnectionLimits`."""
     import uvicorn
 
-    config = uvicorn.Config(http_app(bolt_app), host=host, port=port, log_level="warning", access_log=False,
-                            backlog=2048)
+    from bot.agent.serve import ConnectionLimits
+
+    config = uvicorn.Config(http_app(bolt_app, health), host=host, port=port, log_level="warning",
+                            access_log=False, **ConnectionLimits(max_connections=2048, backlog=2048).uvicorn_options())
     return uvicorn.Server(config)
 
 
@@ -57,52 +166,153 @@ def serving_app(settings, mode: str, *, store=None, client=None):
     one goes to GPU_ADVISOR_SLACK_ADMIN_CHANNEL, or the log). `/gpu rules reload` does the same
     on an admin's request.
     """
+    from bot.advisor import Advisor
     from bot.engine.reload import RuleBaseManager
     from bot.slack.app import build_app
 
-    rules = RuleBaseManager(settings.rules_dir) if settings.rules_dir else RuleBaseManager()
+    where = {"rules_dir": settings.rules_dir} if settings.rules_dir else {}
+    rules = RuleBaseManager(**where, advisor_factory=Advisor)
     app = build_app(settings, mode, rules=rules, store=store, client=client)
     if settings.rules_watch_s > 0:
         rules.watch(interval=settings.rules_watch_s)
     return app, rules
 
 
-def _cmd_serve(args: argparse.Namespace) -> int:
-    from bot.cli import CliInputError
-    from bot.engine.rulebase import RuleBaseError
-    from bot.slack.settings import SlackSettingsError, load_settings
-
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    mode = "http" if args.http else "socket"
-    try:
-        settings = load_settings()
-        settings.require(mode)  # before anything connects
-        from bot.ops.runtime import prepare_serving
-
-        bolt_app, _ = serving_app(settings, mode, **prepare_serving(settings))
-    except RuleBaseError as exc:  # the first rule base must load for the bot to start
-        raise CliInputError("the rule base does not load:\n" + "\n".join(exc.problems[:20])) from exc
-    except SlackSettingsError as exc:
-        raise CliInputError(str(exc)) from exc
-    from bot.slack.app import app_answer_pool
-
-    try:
-        if mode == "http":
-            logging.getLogger("gpu_advisor.slack").info("serving %s on http://%s:%d", EVENTS_PATH, args.host,
-                                                        args.port)
-            http_server(bolt_app, args.host, args.port).run()
-        else:
-            socket_mode_handler(bolt_app, settings.app_token.get_secret_value()).start()
-    finally:
-        pool = app_answer_pool(bolt_app)
-        if pool is not None:
-            pool.close()
-    return 0
+# -- log ids ----------------------------------------------------------------------------------
 
 
-def register_serve(sub) -> None:
-    parser = sub.add_parser("serve", help="run the Slack bot (Socket Mode by default, or HTTP with --http)")
-    parser.add_argument("--http", action="store_true", help=f"serve HTTP on {EVENTS_PATH} instead of Socket Mode")
-    parser.add_argument("--port", type=int, default=3000, help="HTTP port (default 3000)")
-    parser.add_argument("--host", default="0.0.0.0", help="HTTP bind address (default 0.0.0.0)")
-    parser.set_defaults(handler=_cmd_serve)
+def request_log_ids(body: dict) -> tuple[str | None, str | None]:
+    """(request id, conversation id) of a Slack request: the event id (or trigger id), and the
+    conversation the answer is kept under: `team:channel:thread` as the app keys it."""
+    event = body.get("event") or {}
+    request_id = body.get("event_id") or body.get("trigger_id")
+    team = body.get("team_id") or (body.get("team") or {}).get("id") or ""
+    channel = event.get("channel") or body.get("channel_id") or (body.get("channel") or {}).get("id")
+    if event:
+        thread = event.get("thread_ts") or ("dm" if event.get("channel_type") == "im" else event.get("ts"))
+    else:
+        thread = ((body.get("message") or {}).get("thread_ts") or (body.get("message") or {}).get("ts")
+                  or (body.get("container") or {}).get("thread_ts"))
+    conversation = f"{team}:{channel}:{thread}" if channel and thread else None
+    return request_id, conversation
+
+
+def log_ids_middleware(body, next):  # noqa: A002 - Bolt passes the chain's continuation as `next`
+    """Bolt middleware, first in the chain: every log line of the request, including its lazy
+    listeners on the app's context-carrying pool, carries the request and conversation id.
+
+    Bolt's sync `next()` only marks the chain to go on (the listeners run after every middleware
+    has returned), so the ids are bound for the rest of the dispatching thread's current context
+    rather than inside a `with` block: each request binds both afresh, so none leaks into the
+    next one. (HTTP mode dispatches in a copy of the context per request anyway.)"""
+    from structlog.contextvars import bind_contextvars, unbind_contextvars
+
+    from bot.ops.logs import new_request_id
+
+    request_id, conversation_id = request_log_ids(body if isinstance(body, dict) else {})
+    unbind_contextvars("request_id", "conversation_id")
+    bind_contextvars(request_id=request_id or new_request_id(),
+                     **({"conversation_id": conversation_id} if conversation_id else {}))
+    return next()
+
+
+# -- running until stopped ----------------------------------------------------------------------
+
+
+def _store_reachable(store) -> bool:
+    from sqlalchemy import text
+
+    with store.engine.connect() as conn:
+        conn.execute(text("SELECT 1"))
+    return True
+
+
+def run_serving(bolt_app, settings, mode: str, *, host: str = "0.0.0.0", port: int = 3000, store=None,
+                rules=None, ops=None) -> int:
+    """Serve `bolt_app` until SIGTERM or SIGINT, then stop gracefully within
+    GPU_ADVISOR_SHUTDOWN_TIMEOUT: stop taking requests (close the Socket Mode connection, or let
+    uvicorn finish the open HTTP requests), finish the answers and host checks already started,
+    stop the answer worker processes and the rule watcher, close the store. Each step is logged.
+
+    Health: HTTP mode answers /healthz and /readyz on its own port; Socket Mode starts a health
+    server on GPU_ADVISOR_HEALTH_PORT whose /readyz says whether the Slack connection is up.
+    """
+    import threading
+
+    from bot.ops.lifecycle import GracefulStop, HealthServer, HealthState, live_executors
+    from bot.ops.retention import RetentionPurger
+    from bot.ops.settings import load_ops_settings
+    from bot.slack.app import close_app
+
+    log = logging.getLogger("gpu_advisor.slack")
+    ops = ops or load_ops_settings()
+    stopper = GracefulStop(ops.shutdown_timeout_s, name=f"gpu-advisor serve ({mode})")
+    stopper.install()
+    health = HealthState(stopper.stopping)
+    if store is not None:
+        health.add_check("store", lambda: _store_reachable(store))
+    purger = RetentionPurger(store, ops).start() if store is not None else None
+    health_server = server = server_thread = handler = None
+    if mode == "http":
+        server = http_server(bolt_app, host, port, health=health)
+        server_thread = threading.Thread(target=server.run, name="http", daemon=True)
+        server_thread.start()
+        import time
+
+        deadline = time.monotonic() + 30
+        while not server.started and server_thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if not server.started:
+            from bot.ops.settings import OpsSettingsError
+
+            server.should_exit = True
+            raise OpsSettingsError(f"serve --http: could not serve on {host}:{port} (the port in use? see the log)")
+        log.info("serving %s on http://%s:%d (health: /healthz, /readyz)", EVENTS_PATH, host, port)
+    else:
+        handler = socket_mode_handler(bolt_app, settings.app_token.get_secret_value())
+        health.add_check("slack_connected", handler.client.is_connected)
+        if ops.health_port:
+            try:
+                health_server = HealthServer(health, ops.health_addr, ops.health_port).start()
+            except OSError as exc:
+                from bot.ops.settings import OpsSettingsError
+
+                raise OpsSettingsError(f"GPU_ADVISOR_HEALTH_PORT: cannot serve health on {ops.health_addr}:"
+                                       f"{ops.health_port}: {exc.strerror} (another process has it? 0 turns "
+                                       "the health server off)") from exc
+            log.info("health on http://%s:%d (/healthz, /readyz)", ops.health_addr, health_server.port)
+        handler.connect()
+        log.info("connected to Slack over Socket Mode")
+
+    # Until a signal, or the HTTP server ending by itself (then stop the rest the same way).
+    stopper.wait(still_running=(server_thread.is_alive if server_thread is not None else None))
+
+    def stop_intake(left: float) -> None:
+        if server is not None:
+            server.should_exit = True  # uvicorn stops accepting, then finishes the open requests
+            server_thread.join(left)
+        if handler is not None:
+            handler.close()
+
+    def finish_work(left: float) -> int:
+        from bot.ops.lifecycle import drain_all
+
+        return drain_all(live_executors(), left)
+
+    def stop_workers(_left: float) -> None:
+        close_app(bolt_app)  # the answer worker processes, the rule-base sync, the reload subscription
+        if rules is not None and hasattr(rules, "close"):
+            rules.close()
+        if purger is not None:
+            purger.stop()
+
+    def close_store(_left: float) -> None:
+        if store is not None:
+            store.close()
+        if health_server is not None:
+            health_server.close()
+
+    clean = stopper.run_steps([("stop taking requests", stop_intake), ("finish in-flight work", finish_work),
+                               ("stop the answer workers and watchers", stop_workers),
+                               ("close the store", close_store)])
+    return 0 if clean else 1

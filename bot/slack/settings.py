@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from bot.errors import ConfigError
+
 Mode = Literal["socket", "http"]
 
 SLACK_API_URL = "https://slack.com/api/"
@@ -24,7 +26,7 @@ _REQUIRED: dict[Mode, tuple[str, ...]] = {
 _PREFIXES = {"SLACK_BOT_TOKEN": "xoxb-", "SLACK_APP_TOKEN": "xapp-"}
 
 
-class SlackSettingsError(ValueError):
+class SlackSettingsError(ConfigError):
     """A missing or malformed setting; the message names the environment variable."""
 
 
@@ -42,7 +44,8 @@ class SlackSettings(BaseSettings):
     inventory: Path | None = Field(default=None, validation_alias="GPU_ADVISOR_INVENTORY")
     # The rule folder `serve` answers from and watches (the same variable `doctor` reads).
     rules_dir: Path | None = Field(default=None, validation_alias="GPU_ADVISOR_RULES_DIR")
-    # Seconds between polls of the rule folder for edits; 0 turns the watcher off.
+    # Seconds the rule and knowledge folders must stay quiet after an edit before it is reloaded
+    # (watchfiles); 0 turns the watcher off.
     rules_watch_s: float = Field(default=2.0, ge=0, le=3600, validation_alias="GPU_ADVISOR_RULES_WATCH_INTERVAL")
     # An answer not ready within this many seconds gets a "working…" message first, updated in
     # place; a faster one is posted directly (one Web API call instead of two).
@@ -58,6 +61,14 @@ class SlackSettings(BaseSettings):
     # Threads for host checks, which mostly wait on agents.
     check_workers: int = Field(default=8, ge=1, le=256, validation_alias="GPU_ADVISOR_SLACK_CHECK_WORKERS")
     dedupe_ttl_s: float = Field(default=3600.0, gt=0, validation_alias="GPU_ADVISOR_SLACK_DEDUPE_TTL")
+    # A replica's claim on an event is a lease this long until it has answered; a replica that
+    # dies first loses it, and Slack's next retry of the event is answered by another replica.
+    event_lease_s: float = Field(default=45.0, gt=0, le=3600, validation_alias="GPU_ADVISOR_SLACK_EVENT_LEASE")
+    # How long a card's buttons ("Why?", "More", "Show chart") keep working.
+    button_ttl_s: float = Field(default=7 * 24 * 3600.0, gt=0, validation_alias="GPU_ADVISOR_SLACK_BUTTON_TTL")
+    # Seconds between checks of the rule-base version published in the store (replicas converge
+    # on it; needs a store); 0 turns the check off.
+    rules_sync_s: float = Field(default=2.0, ge=0, le=3600, validation_alias="GPU_ADVISOR_RULES_SYNC_INTERVAL")
     rate_limit_retries: int = Field(default=3, ge=0, le=10, validation_alias="GPU_ADVISOR_SLACK_RATE_LIMIT_RETRIES")
 
     @field_validator("admins", mode="before")

@@ -1,12 +1,13 @@
-"""Small in-process stores the Slack app keeps: retry dedupe, answers behind buttons, recent questions.
+"""The small stores the Slack app keeps: event claims, answers behind buttons, recent questions.
 
-Each sits behind a small interface so that a later issue can put a shared database behind it
-without touching the listeners.
+Each is a Protocol with an in-memory implementation here (one process, tests, `serve` without a
+database) and a store-backed one in `bot.store.adapters` (every replica sees the same rows).
+Button ids are random in both, so an id from one process can never open another user's answer.
 """
 
 from __future__ import annotations
 
-import itertools
+import secrets
 import threading
 import time
 from collections import OrderedDict, deque
@@ -21,8 +22,43 @@ class DedupeStore(Protocol):
         """True the first time `key` is offered within the store's lifetime for it; False after."""
 
 
+class EventClaims(Protocol):
+    """Claims on Slack events: `claim` is a lease, `complete` makes it final.
+
+    A claim whose claimer never completes it (the process died) expires, and the next delivery
+    of the event, on any replica, claims it again.
+    """
+
+    def claim(self, key: str) -> bool: ...
+
+    def complete(self, key: str) -> bool: ...
+
+    def is_done(self, key: str) -> bool: ...
+
+    def release(self, key: str) -> bool:
+        """Give up an unanswered claim (the answer could not be delivered): the next delivery takes it."""
+
+
+class ButtonStore(Protocol):
+    def put(self, answer: Answer, *, channel: str, user_id: str | None = None) -> str:
+        """Keep `answer` for the buttons of a card posted in `channel` (private to `user_id` when
+        set); returns the random id the buttons carry."""
+
+    def get(self, button_id: str, *, channel: str, user_id: str) -> Answer | None:
+        """The answer behind a click in `channel` by `user_id`, or None (unknown, expired, out of scope)."""
+
+
+class RecentQuestionStore(Protocol):
+    def add(self, user_id: str, question: str) -> None: ...
+
+    def for_user(self, user_id: str) -> list[str]: ...
+
+
 class MemoryDedupeStore:
-    """Keys remembered for `ttl_s` seconds. Slack retries an event for about an hour at most."""
+    """Keys remembered for `ttl_s` seconds. Slack retries an event for about an hour at most.
+
+    In one process a claim cannot outlive its claimer, so `claim` is final at once.
+    """
 
     def __init__(self, ttl_s: float = 3600.0, clock: Callable[[], float] = time.monotonic, max_keys: int = 100_000):
         self.ttl_s = ttl_s
@@ -44,31 +80,53 @@ class MemoryDedupeStore:
             self._seen[key] = now
             return True
 
+    def claim(self, key: str) -> bool:
+        return self.first_seen(key)
 
-class AnswerStore:
-    """The answers the card buttons refer to, newest kept, oldest dropped past `max_answers`."""
+    def complete(self, key: str) -> bool:
+        return True
 
-    def __init__(self, max_answers: int = 2000):
+    def is_done(self, key: str) -> bool:
+        return True
+
+    def release(self, key: str) -> bool:
+        with self._lock:
+            return self._seen.pop(key, None) is not None
+
+
+class MemoryButtons:
+    """`ButtonStore` in one process: random ids, scoped, kept `ttl_s`, at most `max_answers`."""
+
+    def __init__(self, max_answers: int = 2000, ttl_s: float = 7 * 24 * 3600.0,
+                 clock: Callable[[], float] = time.monotonic):
         self._max = max_answers
-        self._answers: OrderedDict[str, Answer] = OrderedDict()
-        self._ids = itertools.count(1)
+        self._ttl_s = ttl_s
+        self._clock = clock
+        # id -> (answer, channel, user or None, expires at)
+        self._answers: OrderedDict[str, tuple[Answer, str, str | None, float]] = OrderedDict()
         self._lock = threading.Lock()
 
-    def put(self, answer: Answer) -> str:
+    def put(self, answer: Answer, *, channel: str, user_id: str | None = None) -> str:
+        button_id = "b-" + secrets.token_urlsafe(16)
         with self._lock:
-            answer_id = f"a{next(self._ids)}"
-            self._answers[answer_id] = answer
+            self._answers[button_id] = (answer, channel, user_id, self._clock() + self._ttl_s)
             while len(self._answers) > self._max:
                 self._answers.popitem(last=False)
-            return answer_id
+        return button_id
 
-    def get(self, answer_id: str) -> Answer | None:
+    def get(self, button_id: str, *, channel: str, user_id: str) -> Answer | None:
         with self._lock:
-            return self._answers.get(answer_id)
+            kept = self._answers.get(button_id)
+        if kept is None:
+            return None
+        answer, kept_channel, kept_user, expires = kept
+        if kept_channel != channel or (kept_user is not None and kept_user != user_id) or self._clock() >= expires:
+            return None
+        return answer
 
 
 class RecentQuestions:
-    """Each user's last few questions, for the App Home tab."""
+    """Each user's last few questions, for the App Home tab (one process)."""
 
     def __init__(self, per_user: int = 5):
         self._per_user = per_user

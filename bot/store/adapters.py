@@ -1,9 +1,13 @@
 """The store behind the other packages' small interfaces.
 
-- `StoreDedupe`: `bot.slack.stores.DedupeStore` (`first_seen(key)`), claim-once across replicas;
+- `StoreDedupe`: `bot.slack.stores.DedupeStore` (`first_seen(key)`), claim-once across replicas,
+  and `bot.slack.stores.EventClaims` (`claim` / `complete`): a lease another replica takes over;
+- `StoreButtons`: `bot.slack.stores.ButtonStore`, what card buttons open, the same on every replica;
+- `StoreRecentQuestions`: `bot.slack.stores.RecentQuestions`, App Home's list from the store;
 - `StoreAuditSink`: `bot.dispatch.audit.AuditSink` (`record(AuditRecord)`);
-- `StoreConversationStore`: `bot.conversation.ConversationStore` (`get(id)` / `put(state)`), so
-  a follow-up continues on whichever replica receives it.
+- `StoreConversationStore`: `bot.conversation.ConversationStore` (`get(id)` / `put(state)`, and
+  `get_versioned` / `put_if` for optimistic concurrency on the `revision` column), so a follow-up
+  continues on whichever replica receives it and concurrent follow-ups never lose a merge.
 
 Their models are imported lazily: this module imports nothing from Slack or HTTP.
 """
@@ -17,14 +21,64 @@ from bot.store.models import AuditEntry
 
 
 class StoreDedupe:
-    """Slack event ids claimed once for `ttl_s` seconds, atomically across every process on the store."""
+    """Slack event ids claimed atomically across every process on the store.
 
-    def __init__(self, store: Store, ttl_s: float = 3600.0):
+    `first_seen` claims for good (`ttl_s`); `claim` takes a lease of `lease_s` seconds that
+    `complete` turns into a claim for good, and that another replica takes over once it expires.
+    """
+
+    def __init__(self, store: Store, ttl_s: float = 3600.0, lease_s: float = 60.0):
         self.store = store
         self.ttl_s = ttl_s
+        self.lease_s = lease_s
 
     def first_seen(self, key: str) -> bool:
         return self.store.claim_event(key, self.ttl_s)
+
+    def claim(self, key: str) -> bool:
+        return self.store.claim_event(key, self.ttl_s, lease_s=self.lease_s)
+
+    def complete(self, key: str) -> bool:
+        return self.store.complete_event(key, self.ttl_s)
+
+    def release(self, key: str) -> bool:
+        return self.store.release_event(key)
+
+    def is_done(self, key: str) -> bool:
+        claim = self.store.event_claim(key)
+        return claim is not None and claim["completed_at"] is not None
+
+
+class StoreButtons:
+    """Answers behind card buttons, in the store under random ids, scoped to channel (and user)."""
+
+    def __init__(self, store: Store, ttl_s: float = 7 * 24 * 3600.0):
+        self.store = store
+        self.ttl_s = ttl_s
+
+    def put(self, answer, *, channel: str, user_id: str | None = None) -> str:
+        return self.store.put_button("answer", answer.model_dump(mode="json"), channel=channel, user_id=user_id,
+                                     ttl_s=self.ttl_s)
+
+    def get(self, button_id: str, *, channel: str, user_id: str):
+        from bot.models import Answer
+
+        payload = self.store.get_button(button_id, "answer", channel=channel, user_id=user_id)
+        return None if payload is None else Answer.model_validate(payload)
+
+
+class StoreRecentQuestions:
+    """Each user's last few questions (App Home), the same whichever replica they asked."""
+
+    def __init__(self, store: Store, per_user: int = 5):
+        self.store = store
+        self.per_user = per_user
+
+    def add(self, user_id: str, question: str) -> None:
+        self.store.add_recent_question(user_id, question, keep=self.per_user)
+
+    def for_user(self, user_id: str) -> list[str]:
+        return self.store.recent_questions(user_id, limit=self.per_user)
 
 
 class StoreAuditSink:
@@ -66,3 +120,14 @@ class StoreConversationStore:
 
     def put(self, state) -> None:
         self.store.put_conversation(state.conversation_id, state.model_dump(mode="json"))
+
+    def get_versioned(self, conversation_id: str):
+        """(the state or None, its revision; 0 when none is stored)."""
+        from bot.conversation import ConversationState
+
+        raw, revision = self.store.get_conversation_revision(conversation_id)
+        return (None if raw is None else ConversationState.model_validate(raw)), revision
+
+    def put_if(self, state, revision: int) -> bool:
+        """Write only if the stored revision is still `revision`; False: another writer came first."""
+        return self.store.put_conversation_if(state.conversation_id, state.model_dump(mode="json"), revision)

@@ -3,12 +3,16 @@
 One class, one small interface, two backends chosen by the database URL:
 
 - conversation state per Slack thread (JSON), so a follow-up works on any replica, after restarts;
-- Slack event ids claimed once for a TTL (`claim_event`): an atomic INSERT … ON CONFLICT, so of
-  two replicas handed the same retried event exactly one gets True;
+  `put_conversation_if` writes only over the revision the writer read (optimistic concurrency);
+- Slack event ids claimed atomically (`claim_event`, an INSERT … ON CONFLICT, so of two replicas
+  handed the same retried event exactly one gets True), as a lease that `complete_event` makes
+  final and that another replica takes over once it expires unanswered;
+- the answers behind card buttons under random ids, scoped to channel/user, with a TTL;
+- each user's recent questions (App Home), and the rule-base version replicas converge on;
 - the audit log of every dispatch to a host agent;
 - each host's check history (per-GPU health counters), which the health rules read as trends.
 
-Configuration: `GPU_ADVISOR_DATABASE_URL` (a SQLAlchemy URL or a plain file path; default a
+The schema is migrated with Alembic (`bot/store/migrations/`). Configuration: `GPU_ADVISOR_DATABASE_URL` (a SQLAlchemy URL or a plain file path; default a
 SQLite file under `$XDG_DATA_HOME/gpu-advisor/`), and for PostgreSQL optionally
 `GPU_ADVISOR_DATABASE_SCHEMA` to keep the tables in a schema of their own.
 This module imports nothing from Slack or HTTP.
@@ -20,29 +24,31 @@ import datetime as dt
 import json
 import os
 import re
+import secrets
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, delete, event, func, insert, select, text
+from sqlalchemy import create_engine, delete, event, insert, select, update
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
+from bot.errors import ServiceError
 from bot.store import tables as t
-from bot.store.migrations import HEAD, MIGRATIONS
+from bot.store import migrations
+from bot.store.migrations import HEAD, SchemaTooNew
 from bot.store.models import AuditEntry, GpuCounters, HostCheck, utcnow
 
 DATABASE_URL_ENV = "GPU_ADVISOR_DATABASE_URL"
 DATABASE_SCHEMA_ENV = "GPU_ADVISOR_DATABASE_SCHEMA"
 SQLITE_FILENAME = "gpu-advisor.sqlite3"
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
-_MIGRATION_LOCK_KEY = 0x6770_7561  # "gpua": one advisory lock id for the whole project
 
 
-class StoreError(RuntimeError):
+class StoreError(ServiceError):
     """The store cannot be opened or used; the message says which database and why."""
 
 
@@ -55,7 +61,20 @@ def database_url(env: dict[str, str] | None = None) -> str:
     """The configured database URL, normalised (see `normalize_url`)."""
     env = os.environ if env is None else env
     raw = (env.get(DATABASE_URL_ENV) or "").strip()
-    return normalize_url(raw or str(default_sqlite_path()))
+    url = normalize_url(raw or str(default_sqlite_path()))
+    if url.startswith("sqlite") and _in_memory(url):
+        # An in-memory database would silently discard the audit log, history and conversations.
+        raise StoreError(f"{DATABASE_URL_ENV}: {raw!r} is an in-memory SQLite database, which keeps nothing "
+                         "(the audit log would be lost); give a file, sqlite:///PATH, or PostgreSQL")
+    return url
+
+
+def _in_memory(url: str) -> bool:
+    try:
+        database = make_url(url).database
+    except ArgumentError:
+        return False
+    return not database or database == ":memory:" or "mode=memory" in url
 
 
 def normalize_url(raw: str) -> str:
@@ -161,41 +180,35 @@ class Store:
 
     # -- migrations ------------------------------------------------------------------
     def migration_status(self) -> tuple[int, int]:
-        """(the database's version, the newest this code knows). 0: nothing applied yet."""
-        with self._begin() as conn:
-            return self._current_version(conn), HEAD
-
-    def _current_version(self, conn) -> int:
-        if not conn.dialect.has_table(conn, t.schema_migrations.name, schema=self.schema):
-            return 0
-        return conn.execute(select(func.coalesce(func.max(t.schema_migrations.c.version), 0))).scalar_one()
-
-    def migrate(self) -> list[int]:
-        """Apply every migration the database lacks, in order; returns the versions applied."""
-        applied: list[int] = []
+        """(the database's schema version, the newest this code knows). 0: nothing applied yet."""
         try:
             with self._begin() as conn:
-                if self.backend == "postgresql":
-                    conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _MIGRATION_LOCK_KEY})
-                    if self.schema:
-                        conn.exec_driver_sql(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
-                t.schema_migrations.create(conn, checkfirst=True)
-                current = self._current_version(conn)
-                if current > HEAD:
-                    raise StoreError(f"{self.describe()} is at schema version {current}, newer than this "
-                                     f"release knows ({HEAD}); upgrade gpu-advisor before running it")
-                for migration in MIGRATIONS:
-                    if migration.version <= current:
-                        continue
-                    migration.apply(conn)
-                    conn.execute(insert(t.schema_migrations).values(
-                        version=migration.version, name=migration.name, applied_at=utcnow()))
-                    applied.append(migration.version)
-        except StoreError:
-            raise
+                migrations.use_schema(conn, self.schema)
+                return migrations.current(conn), HEAD
+        except SQLAlchemyError as exc:
+            raise StoreError(f"reading the schema version of {self.describe()} failed: {_first_line(exc)}") from exc
+
+    def migrate(self) -> list[int]:
+        """Apply every Alembic revision the database lacks, in order; returns the versions applied.
+
+        One transaction under the migration lock, so replicas starting together apply each once.
+        """
+        try:
+            with self._begin() as conn:
+                return migrations.upgrade(conn, self.schema)
+        except SchemaTooNew as exc:
+            raise StoreError(f"{self.describe()} is at schema version {exc.current}, newer than this "
+                             f"release knows ({exc.head}); upgrade gpu-advisor before running it") from exc
         except SQLAlchemyError as exc:
             raise StoreError(f"migrating {self.describe()} failed: {_first_line(exc)}") from exc
-        return applied
+
+    def migration_sql(self, start: int | None = None) -> str:
+        """The SQL that migrating from `start` (default: the database's version) to head runs (offline)."""
+        if start is None:
+            start = self.migration_status()[0]
+        if start >= HEAD:
+            return ""
+        return migrations.offline_sql(self.url, self.schema, start=f"{start:04d}" if start else None)
 
     # -- conversations ---------------------------------------------------------------
     def get_conversation(self, thread_key: str) -> dict | None:
@@ -204,8 +217,15 @@ class Store:
                                .where(t.conversations.c.thread_key == thread_key)).first()
         return json.loads(row.state) if row else None
 
+    def get_conversation_revision(self, thread_key: str) -> tuple[dict | None, int]:
+        """(the thread's state, its revision); (None, 0) when none is stored."""
+        with self._begin() as conn:
+            row = conn.execute(select(t.conversations.c.state, t.conversations.c.revision)
+                               .where(t.conversations.c.thread_key == thread_key)).first()
+        return (json.loads(row.state), row.revision) if row else (None, 0)
+
     def put_conversation(self, thread_key: str, state: dict[str, Any]) -> None:
-        """Insert or replace a thread's state (the last writer wins)."""
+        """Insert or replace a thread's state (the last writer wins; see `put_conversation_if`)."""
         payload = json.dumps(state, ensure_ascii=False, sort_keys=True)
         now = utcnow()
         table = t.conversations
@@ -217,6 +237,24 @@ class Store:
         with self._begin() as conn:
             conn.execute(stmt)
 
+    def put_conversation_if(self, thread_key: str, state: dict[str, Any], revision: int) -> bool:
+        """Write the thread's state only if its stored revision is still `revision` (0: none stored).
+
+        Optimistic concurrency across replicas: of two writers that read the same revision, exactly
+        one succeeds; the other gets False and must read again, merge again and retry.
+        """
+        payload = json.dumps(state, ensure_ascii=False, sort_keys=True)
+        now = utcnow()
+        table = t.conversations
+        if revision == 0:
+            stmt = (self._insert(table).values(thread_key=thread_key, state=payload, updated_at=now, revision=1)
+                    .on_conflict_do_nothing(index_elements=[table.c.thread_key]))
+        else:
+            stmt = (update(table).where(table.c.thread_key == thread_key, table.c.revision == revision)
+                    .values(state=payload, updated_at=now, revision=revision + 1))
+        with self._begin() as conn:
+            return conn.execute(stmt.returning(table.c.thread_key)).first() is not None
+
     def delete_conversation(self, thread_key: str) -> None:
         with self._begin() as conn:
             conn.execute(delete(t.conversations).where(t.conversations.c.thread_key == thread_key))
@@ -225,30 +263,155 @@ class Store:
         with self._begin() as conn:
             return conn.execute(delete(t.conversations).where(t.conversations.c.updated_at < older_than)).rowcount
 
-    # -- Slack event dedupe ----------------------------------------------------------
-    def claim_event(self, event_id: str, ttl_s: float, now: dt.datetime | None = None) -> bool:
-        """True for exactly one caller per `event_id` until its claim expires after `ttl_s`."""
-        if ttl_s <= 0:
-            raise ValueError(f"ttl_s must be positive, got {ttl_s}")
+    # -- Slack event claims --------------------------------------------------------
+    def claim_event(self, event_id: str, ttl_s: float, now: dt.datetime | None = None,
+                    lease_s: float | None = None) -> bool:
+        """True for exactly one caller per `event_id` at a time.
+
+        Without `lease_s` the claim is final for `ttl_s`. With it, the claim is a lease for
+        `lease_s` seconds: the claimer calls `complete_event` when it has answered (the event is
+        then done for `ttl_s`); if it dies first, the lease expires and the next delivery of the
+        event (Slack's retry, on any replica) takes it over.
+        """
+        if ttl_s <= 0 or (lease_s is not None and lease_s <= 0):
+            raise ValueError(f"ttl_s and lease_s must be positive, got {ttl_s}, {lease_s}")
         now = now or utcnow()
-        expires = now + dt.timedelta(seconds=ttl_s)
+        expires = now + dt.timedelta(seconds=ttl_s if lease_s is None else lease_s)
+        completed = now if lease_s is None else None
         table = t.slack_events
         stmt = self._insert(table).values(event_id=event_id, claimed_at=now, expires_at=expires,
-                                          claimed_by=self.claimed_by)
-        # An expired claim is taken over in the same statement, so the check and the write
-        # cannot be split by another replica.
+                                          claimed_by=self.claimed_by, completed_at=completed)
+        # An expired claim (a lease whose claimer died, or a done event past its TTL) is taken over
+        # in the same statement, so the check and the write cannot be split by another replica.
         stmt = stmt.on_conflict_do_update(
             index_elements=[table.c.event_id],
-            set_={"claimed_at": now, "expires_at": expires, "claimed_by": self.claimed_by},
+            set_={"claimed_at": now, "expires_at": expires, "claimed_by": self.claimed_by,
+                  "completed_at": completed},
             where=table.c.expires_at <= now,
         ).returning(table.c.event_id)
         # RETURNING rather than rowcount: psycopg reports no rowcount for this statement.
         with self._begin() as conn:
             return conn.execute(stmt).first() is not None
 
-    def purge_events(self, now: dt.datetime | None = None) -> int:
+    def complete_event(self, event_id: str, ttl_s: float, now: dt.datetime | None = None) -> bool:
+        """Mark this replica's leased event answered: it stays done for `ttl_s`. False when the
+        lease was no longer ours (it expired and another replica took the event over)."""
+        now = now or utcnow()
+        table = t.slack_events
+        stmt = (update(table)
+                .where(table.c.event_id == event_id, table.c.claimed_by == self.claimed_by,
+                       table.c.completed_at.is_(None))
+                .values(completed_at=now, expires_at=now + dt.timedelta(seconds=ttl_s))
+                .returning(table.c.event_id))
         with self._begin() as conn:
-            return conn.execute(delete(t.slack_events).where(t.slack_events.c.expires_at <= (now or utcnow()))).rowcount
+            return conn.execute(stmt).first() is not None
+
+    def release_event(self, event_id: str) -> bool:
+        """Give up this replica's unanswered claim (the answer could not be delivered), so Slack's
+        next delivery of the event is answered at once. False when there was no such claim."""
+        table = t.slack_events
+        stmt = (delete(table)
+                .where(table.c.event_id == event_id, table.c.claimed_by == self.claimed_by,
+                       table.c.completed_at.is_(None))
+                .returning(table.c.event_id))
+        with self._begin() as conn:
+            return conn.execute(stmt).first() is not None
+
+    def event_claim(self, event_id: str) -> dict | None:
+        """The stored claim of `event_id` (claimed_by, expires_at, completed_at), or None."""
+        table = t.slack_events
+        with self._begin() as conn:
+            row = conn.execute(select(table).where(table.c.event_id == event_id)).first()
+        return dict(row._mapping) if row else None
+
+    def purge_events(self, now: dt.datetime | None = None) -> int:
+        """Delete expired event claims (the count) and, with them, expired button payloads
+        (the other short-lived rows; `purge_buttons` alone)."""
+        now = now or utcnow()
+        with self._begin() as conn:
+            conn.execute(delete(t.button_payloads).where(t.button_payloads.c.expires_at <= now))
+            return conn.execute(delete(t.slack_events).where(t.slack_events.c.expires_at <= now)).rowcount
+
+    # -- button payloads -----------------------------------------------------------
+    def put_button(self, kind: str, payload: dict[str, Any], *, channel: str, user_id: str | None, ttl_s: float,
+                   now: dt.datetime | None = None) -> str:
+        """Keep what a card's button opens; returns a new random id (the button's value).
+
+        Scoped: `get_button` gives it back only for a click in `channel` (and by `user_id`, when
+        set: a private card). The id is 128 random bits, so no replica can hand out another's.
+        """
+        if ttl_s <= 0:
+            raise ValueError(f"ttl_s must be positive, got {ttl_s}")
+        now = now or utcnow()
+        button_id = "b-" + secrets.token_urlsafe(16)
+        with self._begin() as conn:
+            conn.execute(insert(t.button_payloads).values(
+                id=button_id, kind=kind, channel=channel, user_id=user_id,
+                payload=json.dumps(payload, ensure_ascii=False, default=str), created_at=now,
+                expires_at=now + dt.timedelta(seconds=ttl_s)))
+        return button_id
+
+    def get_button(self, button_id: str, kind: str, *, channel: str, user_id: str,
+                   now: dt.datetime | None = None) -> dict | None:
+        """The payload behind a click, or None: unknown or expired id, another kind, another
+        channel, or a private card clicked by someone else."""
+        table = t.button_payloads
+        with self._begin() as conn:
+            row = conn.execute(select(table.c.payload, table.c.user_id).where(
+                table.c.id == button_id, table.c.kind == kind, table.c.channel == channel,
+                table.c.expires_at > (now or utcnow()))).first()
+        if row is None or (row.user_id is not None and row.user_id != user_id):
+            return None
+        return json.loads(row.payload)
+
+    def purge_buttons(self, now: dt.datetime | None = None) -> int:
+        with self._begin() as conn:
+            return conn.execute(delete(t.button_payloads)
+                                .where(t.button_payloads.c.expires_at <= (now or utcnow()))).rowcount
+
+    # -- recent questions (App Home) -------------------------------------------------
+    def add_recent_question(self, user_id: str, question: str, keep: int = 5,
+                            now: dt.datetime | None = None) -> None:
+        """Remember a user's question, keeping only their newest `keep`."""
+        table = t.recent_questions
+        with self._begin() as conn:
+            conn.execute(insert(table).values(user_id=user_id, question=question, asked_at=now or utcnow()))
+            stale = (select(table.c.id).where(table.c.user_id == user_id)
+                     .order_by(table.c.asked_at.desc(), table.c.id.desc()).offset(keep))
+            conn.execute(delete(table).where(table.c.id.in_(list(conn.execute(stale).scalars()))))
+
+    def recent_questions(self, user_id: str, limit: int = 5) -> list[str]:
+        """The user's newest questions, newest first."""
+        table = t.recent_questions
+        with self._begin() as conn:
+            return list(conn.execute(select(table.c.question).where(table.c.user_id == user_id)
+                                     .order_by(table.c.asked_at.desc(), table.c.id.desc()).limit(limit)).scalars())
+
+    # -- the rule-base version replicas converge on ----------------------------------
+    def rule_base_state(self) -> tuple[str, int] | None:
+        """(the published rule-base version, its generation), or None before the first publish."""
+        table = t.rule_base_state
+        with self._begin() as conn:
+            row = conn.execute(select(table.c.version, table.c.generation).where(table.c.name == "serving")).first()
+        return (row.version, row.generation) if row else None
+
+    def publish_rule_base(self, version: str, now: dt.datetime | None = None) -> int:
+        """Record `version` as the one every replica should serve; returns its new generation.
+
+        The generation rises on every publish, even of the same version, so `/gpu rules reload`
+        makes every replica look at its files again.
+        """
+        now = now or utcnow()
+        table = t.rule_base_state
+        stmt = self._insert(table).values(name="serving", version=version, generation=1, updated_at=now,
+                                          updated_by=self.claimed_by)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[table.c.name],
+            set_={"version": version, "generation": table.c.generation + 1, "updated_at": now,
+                  "updated_by": self.claimed_by},
+        ).returning(table.c.generation)
+        with self._begin() as conn:
+            return conn.execute(stmt).scalar_one()
 
     # -- audit log -------------------------------------------------------------------
     def append_audit(self, entry: AuditEntry) -> AuditEntry:

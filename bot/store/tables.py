@@ -1,8 +1,9 @@
 """The store's tables as they are after the newest migration (queries use these).
 
-Migrations in `bot.store.migrations` create and change the tables; a test reflects a migrated
-database and compares it with these definitions, so the two cannot drift apart. Tables are
-defined without a schema; `Store` maps them into a PostgreSQL schema when one is configured.
+Alembic migrations in `bot/store/migrations/versions/` create and change the tables; a test runs
+Alembic's autogenerate comparison of a migrated database against this metadata and fails on any
+difference, so the two cannot drift apart. Tables are defined without a schema; `Store` maps them
+into a PostgreSQL schema when one is configured.
 """
 
 from __future__ import annotations
@@ -36,13 +37,6 @@ class UtcDateTime(TypeDecorator):
 
 metadata = MetaData()
 
-schema_migrations = Table(
-    "gpu_advisor_migrations", metadata,
-    Column("version", Integer, primary_key=True, autoincrement=False),
-    Column("name", String(200), nullable=False),
-    Column("applied_at", UtcDateTime, nullable=False),
-)
-
 conversations = Table(
     "conversations", metadata,
     Column("thread_key", String(255), primary_key=True),
@@ -57,6 +51,9 @@ slack_events = Table(
     Column("claimed_at", UtcDateTime, nullable=False),
     Column("expires_at", UtcDateTime, nullable=False, index=True),
     Column("claimed_by", String(255), nullable=True),
+    # NULL while the claim is a lease (the claimer is still answering): once `expires_at` passes,
+    # another replica may take the event over. Set when answered: a done event is never redone.
+    Column("completed_at", UtcDateTime, nullable=True),
 )
 
 audit_log = Table(
@@ -96,4 +93,33 @@ host_check_gpus = Table(
     Column("remapped_correctable", BigInteger, nullable=True),
     Column("retired_pages", BigInteger, nullable=True),
     Column("xids", Text, nullable=False, comment='JSON object, Xid code -> events seen, e.g. {"79": 2}'),
+)
+
+button_payloads = Table(
+    "button_payloads", metadata,
+    Column("id", String(64), primary_key=True, comment="random, unguessable: the button's value"),
+    Column("kind", String(32), nullable=False),
+    Column("channel", String(255), nullable=False, comment="the conversation the card was posted in"),
+    Column("user_id", String(255), nullable=True, comment="set for a private (ephemeral) card: only this user"),
+    Column("payload", Text, nullable=False, comment="JSON"),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("expires_at", UtcDateTime, nullable=False, index=True),
+)
+
+recent_questions = Table(
+    "recent_questions", metadata,
+    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    Column("user_id", String(255), nullable=False),
+    Column("question", Text, nullable=False),
+    Column("asked_at", UtcDateTime, nullable=False),
+    Index("ix_recent_questions_user_id_asked_at", "user_id", "asked_at"),
+)
+
+rule_base_state = Table(
+    "rule_base_state", metadata,
+    Column("name", String(64), primary_key=True, comment="'serving': the one row replicas watch"),
+    Column("version", String(255), nullable=False, comment="rules version + knowledge content hash"),
+    Column("generation", Integer, nullable=False, comment="+1 per published reload; replicas compare it"),
+    Column("updated_at", UtcDateTime, nullable=False),
+    Column("updated_by", String(255), nullable=True),
 )

@@ -94,10 +94,11 @@ def test_responses_are_signed_and_bound_to_the_request(servers):
     assert verify_response(KEY, 200, headers[SIGNATURE], response.headers, response.content + b" ") == \
         "bad response signature"
     assert verify_response(KEY, 200, headers[SIGNATURE], {}, response.content) == "no response signature"
-    # Refusals are signed too, so the bot can tell a real 401 from a forged one.
+    # A refusal is not signed: the agent signs only replies to requests it authenticated, so no one
+    # gets the agent's signature over a signature header of their own choosing (issue 15, item 8).
     refused = call(servers.urls[0], "GET", "/health", headers={**headers, NONCE: "x" * 20})
-    assert refused.status_code == 401
-    assert verify_response(KEY, 401, headers[SIGNATURE], refused.headers, refused.content) is None
+    assert refused.status_code == 401 and RESPONSE_SIGNATURE not in refused.headers
+    assert verify_response(KEY, 401, headers[SIGNATURE], refused.headers, refused.content) == "no response signature"
 
 
 @needs_fixtures

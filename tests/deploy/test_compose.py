@@ -1,6 +1,7 @@
-"""docker-compose.yml and the Dockerfile, checked without a Docker engine.
+"""docker-compose.yml (bot host), docker-compose.agent.yml (GPU host) and the Dockerfile, checked
+without a Docker engine.
 
-The compose file is validated against tests/deploy/compose-subset.schema.json: a schema we
+The compose files are validated against tests/deploy/compose-subset.schema.json: a schema we
 wrote from the Compose Specification's shapes for the keys we use (not the official file,
 which is not vendored). Setting GPU_ADVISOR_COMPOSE_SCHEMA to a copy of the official
 compose-spec.json validates against it too. Every command a service or health check runs must
@@ -21,7 +22,13 @@ import yaml
 from bot.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
-COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+BOT_FILE, AGENT_FILE = ROOT / "docker-compose.yml", ROOT / "docker-compose.agent.yml"
+BOT_COMPOSE = yaml.safe_load(BOT_FILE.read_text())
+AGENT_COMPOSE = yaml.safe_load(AGENT_FILE.read_text())
+# Both files' services, for the checks that apply to every service.
+COMPOSE = {"services": {**BOT_COMPOSE["services"], **AGENT_COMPOSE["services"]},
+           "volumes": {**(BOT_COMPOSE.get("volumes") or {}), **(AGENT_COMPOSE.get("volumes") or {})}}
+VERSION = re.search(r'^version\s*=\s*"([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE).group(1)
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 SECRET_WORDS = re.compile(r"TOKEN|SECRET|PASSWORD|KEY", re.IGNORECASE)
 
@@ -44,18 +51,20 @@ def _our_services() -> dict:
     return {name: svc for name, svc in COMPOSE["services"].items() if "build" in svc}
 
 
-def test_the_compose_file_validates_against_our_compose_spec_subset():
+@pytest.mark.parametrize("compose", [BOT_COMPOSE, AGENT_COMPOSE], ids=["bot", "agent"])
+def test_the_compose_files_validate_against_our_compose_spec_subset(compose):
     schema = json.loads((Path(__file__).parent / "compose-subset.schema.json").read_text())
     jsonschema.Draft7Validator.check_schema(schema)
     errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}"
-              for e in jsonschema.Draft7Validator(schema).iter_errors(COMPOSE)]
+              for e in jsonschema.Draft7Validator(schema).iter_errors(compose)]
     assert errors == []
 
 
 def test_the_subset_schema_refuses_what_the_spec_refuses():
     schema = json.loads((Path(__file__).parent / "compose-subset.schema.json").read_text())
     validator = jsonschema.Draft7Validator(schema)
-    broken = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    broken = {"services": {**yaml.safe_load(BOT_FILE.read_text())["services"],
+                           **yaml.safe_load(AGENT_FILE.read_text())["services"]}}
     broken["services"]["agent"]["deploy"]["resources"]["reservations"]["devices"][0].pop("capabilities")
     broken["services"]["bot"]["healthcheck"]["interval"] = "30 seconds"
     broken["services"]["bot"]["restrat"] = "always"
@@ -67,10 +76,11 @@ def test_the_subset_schema_refuses_what_the_spec_refuses():
 
 @pytest.mark.skipif(not os.environ.get("GPU_ADVISOR_COMPOSE_SCHEMA"),
                     reason="GPU_ADVISOR_COMPOSE_SCHEMA (a copy of the official compose-spec.json) is not set")
-def test_the_compose_file_validates_against_the_official_schema():
+def test_the_compose_files_validate_against_the_official_schema():
     schema = json.loads(Path(os.environ["GPU_ADVISOR_COMPOSE_SCHEMA"]).read_text())
-    errors = [e.message for e in jsonschema.Draft7Validator(schema).iter_errors(COMPOSE)]
-    assert errors == []
+    for compose in (BOT_COMPOSE, AGENT_COMPOSE):
+        errors = [e.message for e in jsonschema.Draft7Validator(schema).iter_errors(compose)]
+        assert errors == []
 
 
 def test_the_image_runs_the_project_entry_point():
@@ -101,10 +111,43 @@ def test_every_service_has_a_health_check_and_ours_run_gpu_advisor():
         assert _parses(test[2:]), f"{name}: health check `{' '.join(test[1:])}` does not parse"
 
 
-def test_the_bot_health_check_probes_its_metrics_port():
+def test_the_bot_health_check_probes_its_readiness_endpoint():
     bot = COMPOSE["services"]["bot"]
-    port = bot["environment"]["GPU_ADVISOR_METRICS_PORT"]
-    assert f"127.0.0.1:{port}/" in bot["healthcheck"]["test"][-1]
+    port = bot["environment"]["GPU_ADVISOR_HEALTH_PORT"]
+    assert bot["healthcheck"]["test"][-1] == f"http://127.0.0.1:{port}/readyz"
+
+
+def test_each_host_needs_only_its_own_secrets():
+    """Compose interpolates every `${VAR:?}` of a file before profiles apply: the bot host's file
+    must not demand the agent key, nor the GPU host's file the Slack tokens."""
+    def required(path: Path) -> set[str]:
+        return set(re.findall(r"\$\{([A-Z0-9_]+):\?", path.read_text()))
+
+    assert required(BOT_FILE) == {"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "POSTGRES_PASSWORD"}
+    assert required(AGENT_FILE) == {"GPU_ADVISOR_AGENT_SECRET"}
+    assert "agent" not in BOT_COMPOSE["services"] and set(AGENT_COMPOSE["services"]) == {"agent"}
+
+
+def test_the_inventory_is_mounted_only_when_it_exists():
+    [mount] = [v for v in COMPOSE["services"]["bot"]["volumes"] if isinstance(v, dict)
+               and v["target"] == COMPOSE["services"]["bot"]["environment"]["GPU_ADVISOR_INVENTORY"]]
+    assert mount["type"] == "bind" and mount["read_only"] is True
+    assert mount["bind"]["create_host_path"] is False  # a missing file fails `up` instead of becoming a directory
+
+
+def test_images_are_pinned_to_the_release_version():
+    for name, svc in COMPOSE["services"].items():
+        image = svc["image"]
+        assert ":" in image and not image.endswith(":latest"), name
+        if "build" in svc:
+            assert image == f"gpu-advisor:{VERSION}", name
+
+
+def test_stops_are_graceful_within_the_grace_period():
+    for name in ("bot", "agent"):
+        svc = COMPOSE["services"][name]
+        grace = int(svc["stop_grace_period"].rstrip("s"))
+        assert grace > float(svc["environment"]["GPU_ADVISOR_SHUTDOWN_TIMEOUT"]), name
 
 
 def test_postgres_keeps_its_data_in_a_named_volume_and_the_bot_waits_for_it():
@@ -139,3 +182,20 @@ def test_secrets_come_from_the_environment_and_are_never_baked_in():
             assert not SECRET_WORDS.search(line), f"Dockerfile sets a secret: {line}"
     # The .env file that holds them never reaches the build context.
     assert ".env" in (ROOT / ".dockerignore").read_text().split()
+
+
+def test_the_image_is_a_normal_install_of_the_wheel():
+    assert "pip wheel" in DOCKERFILE and "-e ." not in DOCKERFILE and "--editable" not in DOCKERFILE
+    # the build context has what the wheel's build hook copies into the package
+    for needed in ("setup.py", "MANIFEST.in", "rules", "knowledge"):
+        assert re.search(rf"^COPY .*\b{re.escape(needed)}\b", DOCKERFILE, re.MULTILINE), needed
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert not {"rules", "knowledge", "setup.py"} & set(ignored)
+
+
+def test_the_inventory_example_matches_the_agents_the_deploy_files_start():
+    inventory = yaml.safe_load((ROOT / "docs" / "inventory.example.yaml").read_text())
+    agent_args = COMPOSE["services"]["agent"]["command"]
+    assert "--tls-cert" not in agent_args  # the agents serve plain HTTP by default...
+    for host in inventory["hosts"]:  # ...so the example says http://, on a network it trusts
+        assert host["url"].startswith("http://") and host["allow_plain_http"] is True

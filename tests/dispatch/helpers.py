@@ -30,7 +30,7 @@ def inventory_yaml(entries: list[dict], cuda: str | None = "13.0") -> str:
     for e in entries:
         lines += [f"  - name: {e['name']}", f"    url: {e['url']}", f"    secret_env: {e.get('secret_env', 'TEST_AGENT_SECRET')}",
                   f"    allow: [{', '.join(e.get('allow', ['U1', 'S0INFRA']))}]"]
-        for key in ("expect", "serving", "timeout_s", "deployment"):
+        for key in ("expect", "serving", "timeout_s", "job_deadline_s", "deployment"):
             if key in e:
                 lines.append(f"    {key}: {e[key]}")
     if cuda:

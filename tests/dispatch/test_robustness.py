@@ -214,5 +214,5 @@ def test_a_tampering_proxy_is_detected(tmp_path, advisor, agent):
 def test_a_wrong_secret_is_named(tmp_path, advisor, agent, monkeypatch):
     monkeypatch.setenv("TEST_AGENT_SECRET", "a-different-secret-0123456789")
     with pytest.raises(DispatchError, match=r"^node: agent returned garbage: unauthenticated response "
-                                            r"\(bad response signature; HTTP 401\).*TEST_AGENT_SECRET"):
+                                            r"\(no response signature; HTTP 401\).*TEST_AGENT_SECRET"):
         asyncio.run(checker_for(tmp_path, advisor, {"node": agent}).check("node", "U1"))

@@ -17,7 +17,8 @@ from bot.nlu.parser import detect_language, parse
 HERE = Path(__file__).parent
 CORPUS = HERE / "corpus.yaml"
 HELDOUT = HERE / "heldout.yaml"
-SETS = {"corpus": CORPUS, "heldout": HELDOUT, "probe": HERE / "probe.yaml"}
+# advice.yaml: the slots the advice reads (intents, users, checkpoints, quotes, compared options).
+SETS = {"corpus": CORPUS, "heldout": HELDOUT, "probe": HERE / "probe.yaml", "advice": HERE / "advice.yaml"}
 GOAL = 0.95
 
 

@@ -59,10 +59,11 @@ def test_a_model_name_is_not_also_read_as_a_size():
     assert result.extracted == {"workload": "inference", "model": "llama-3-70b"}
 
 
-def test_a_second_gpu_is_reported_as_ignored_not_dropped_silently():
+def test_a_second_gpu_is_compared_not_dropped_silently():
     result = parse("H100 or B200 for training?")
     assert result.extracted["gpu"] == "h100"
-    assert any(s.slot == "gpu" and s.value == "b200" for s in result.ignored)
+    assert result.extracted["gpu_options"] == ["h100", "b200"]
+    assert not any(s.slot == "gpu" for s in result.ignored)
 
 
 def test_gpus_and_providers_outside_the_catalog_are_reported_not_guessed():

@@ -1,7 +1,10 @@
-"""Property-based: any Unicode string gives a Parse or a ParseError, never another exception."""
+"""Property-based: any Unicode string gives a Parse or a ParseError, never another exception; the
+spans point at the text they were read from and agree with the requirement; and a number written in
+a question (digits, Chinese numerals, parameters, context) comes back with its value."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -20,6 +23,13 @@ QUESTIONS = st.one_of(
 )
 
 
+def _listed(value, held: list) -> bool:
+    """A list slot holds the span's value (a dict value: some item has at least its fields)."""
+    if isinstance(value, dict):
+        return any(isinstance(item, dict) and all(item.get(k) == v for k, v in value.items()) for item in held)
+    return value in held or value == held
+
+
 def check(text: str) -> None:
     try:
         result = parse(text)
@@ -29,6 +39,13 @@ def check(text: str) -> None:
     assert isinstance(result, Parse)
     for span in result.spans + result.ignored:
         assert text[span.start:span.end] == span.text
+    requirement = result.requirement.model_dump(mode="json")
+    for span in result.spans:
+        # every slot the parser reports is in the requirement, with the value it reports
+        assert span.slot in requirement, span
+        held = requirement[span.slot]
+        value = span.value.model_dump(mode="json") if hasattr(span.value, "model_dump") else span.value
+        assert held == value or (isinstance(held, list) and _listed(value, held)), (span, held)
     result.requirement.model_dump_json()
 
 
@@ -42,3 +59,63 @@ def test_any_text_parses_or_is_refused_clearly(text):
 @given(st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=2000))
 def test_long_arbitrary_text_parses_or_is_refused_clearly(text):
     check(text)
+
+
+ZH_DIGITS = "零一二三四五六七八九"
+
+
+def chinese(n: int) -> str:
+    """The standard way to write 1 <= n < 10^8 in Chinese numerals: 十六, 一百零五, 两万 is 二万."""
+    def below_10k(m: int) -> str:
+        parts, zero = [], False
+        for unit, name in ((1000, "千"), (100, "百"), (10, "十"), (1, "")):
+            d = m // unit % 10
+            if d == 0:
+                zero = bool(parts)
+                continue
+            if zero:
+                parts.append("零")
+                zero = False
+            parts.append(("" if unit == 10 and m < 20 else ZH_DIGITS[d]) + name)
+        return "".join(parts)
+
+    high, low = divmod(n, 10_000)
+    if not high:
+        return below_10k(low)
+    tail = below_10k(low)
+    return below_10k(high) + "万" + ("零" + tail if 0 < low < 1000 else tail)
+
+
+GPUS = st.sampled_from([("H100", "h100"), ("A100", "a100"), ("L40S", "l40s"), ("RTX 4090", "rtx-4090")])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(min_value=1, max_value=100_000), GPUS,
+       st.sampled_from(["{n} x {gpu}", "{n} {gpu} GPUs", "{zh}张{gpu}", "用{zh}块 {gpu} 训练", "{gpu} x {n}"]))
+def test_a_gpu_count_in_the_question_comes_back_with_its_value(n, gpu, template):
+    name, gpu_id = gpu
+    question = template.format(n=n, zh=chinese(n), gpu=name)
+    requirement = parse(question).requirement
+    assert (requirement.gpu_count, requirement.gpu) == (n, gpu_id), question
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(min_value=1, max_value=999), st.sampled_from(["", ".5"]))
+def test_a_model_size_in_the_question_comes_back_with_its_value(whole, fraction):
+    size = f"{whole}{fraction}"
+    assert parse(f"fine-tune our {size}B model").requirement.params_b == float(size)
+    # 亿 is 10^8 parameters: "130亿" is 13B
+    assert parse(f"训练一个{whole}0亿参数的模型").requirement.params_b == float(whole)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(min_value=1, max_value=1024), st.integers(min_value=128, max_value=131_072))
+def test_batch_and_context_in_the_question_come_back_with_their_values(batch, context):
+    requirement = parse(f"serve a 7B model with context {context} and batch size {batch} on one L40S").requirement
+    assert (requirement.context, requirement.batch_size) == (context, batch)
+
+
+@pytest.mark.xfail(strict=True, reason="known parser bug: the article in 'a 100.5B model' is read as the GPU 'A 100'")
+def test_the_article_a_before_a_model_size_is_not_a_gpu():
+    requirement = parse("fine-tune a 100.5B model").requirement
+    assert (requirement.gpu, requirement.params_b) == (None, 100.5)

@@ -17,7 +17,7 @@ import pytest
 
 from bot.cli import main
 from bot.engine.rulebase import DEFAULT_RULES_DIR
-from bot.ops.doctor import run_doctor
+from bot.cli.doctor import run_doctor
 
 GOOD_BOT, GOOD_APP = "xoxb-good-1234", "xapp-1-good-5678"
 

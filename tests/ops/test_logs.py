@@ -76,3 +76,56 @@ def test_a_bad_format_names_the_variable(monkeypatch):
     monkeypatch.setenv("GPU_ADVISOR_LOG_FORMAT", "xml")
     with pytest.raises(LogConfigError, match="GPU_ADVISOR_LOG_FORMAT"):
         configure_logging()
+
+
+def test_json_is_the_default_format(capture, monkeypatch):
+    monkeypatch.delenv("GPU_ADVISOR_LOG_FORMAT", raising=False)
+    stream = io.StringIO()
+    handler = configure_logging(stream=stream)
+    try:
+        logging.getLogger("x").info("plain")
+    finally:
+        logging.getLogger().removeHandler(handler)
+    assert json.loads(stream.getvalue())["message"] == "plain"
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_a_newline_in_user_input_cannot_forge_a_log_line(capture, fmt):
+    stream = capture(fmt)
+    forged = "hi\n2026-01-01T00:00:00.000+00:00 ERROR bot [req=- conv=-] forged\r\nmore"
+    logging.getLogger("x").warning("question %s", forged, extra={"text": forged})
+    try:
+        raise ValueError(forged)
+    except ValueError:
+        logging.getLogger("x").exception("failed on %s", forged)
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2
+    if fmt == "json":
+        assert json.loads(lines[0])["message"] == f"question {forged}"
+    else:
+        assert "forged\\r\\nmore" in lines[0] and "ValueError: hi\\n" in lines[1]
+
+
+def test_structlog_loggers_share_the_format_and_the_ids(capture):
+    import structlog
+
+    stream = capture("json")
+    with log_context(request_id="R9", conversation_id="T:C:9"):
+        structlog.get_logger("gpu_advisor.sl").info("bound", hosts=3)
+    line = json.loads(stream.getvalue())
+    assert (line["message"], line["level"], line["logger"], line["hosts"]) == ("bound", "INFO", "gpu_advisor.sl", 3)
+    assert (line["request_id"], line["conversation_id"]) == ("R9", "T:C:9")
+
+
+def test_a_context_pool_carries_the_ids_to_its_workers(capture):
+    from bot.ops.logs import ContextThreadPoolExecutor
+
+    stream = capture("json")
+    with ContextThreadPoolExecutor(max_workers=2) as pool:
+        with log_context(request_id="P1", conversation_id="conv-1"):
+            first = pool.submit(logging.getLogger("x").info, "one")
+        second = pool.submit(logging.getLogger("x").info, "two")
+        first.result(), second.result()
+    ids = {json.loads(line)["message"]: (json.loads(line)["request_id"], json.loads(line)["conversation_id"])
+           for line in stream.getvalue().splitlines()}
+    assert ids == {"one": ("P1", "conv-1"), "two": ("-", "-")}

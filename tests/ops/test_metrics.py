@@ -64,3 +64,17 @@ def test_no_port_configured_means_no_server(monkeypatch):
     monkeypatch.setenv("GPU_ADVISOR_METRICS_PORT", "abc")
     with pytest.raises(ValueError, match="GPU_ADVISOR_METRICS_PORT"):
         metrics.start_metrics_server()
+
+
+def test_a_question_refused_for_its_input_is_not_an_error(server):
+    from bot.errors import InputError
+
+    before = scrape(server)
+    with pytest.raises(InputError):
+        with metrics.answer_timer("refusal-test"):
+            raise InputError("gpu", "no GPU called 'H1OO'")
+    after = scrape(server)
+    assert value(after, "gpu_advisor_answer_refusals_total", source="refusal-test") - \
+        value(before, "gpu_advisor_answer_refusals_total", source="refusal-test") == 1
+    assert value(after, "gpu_advisor_answer_errors_total", source="refusal-test") == \
+        value(before, "gpu_advisor_answer_errors_total", source="refusal-test")

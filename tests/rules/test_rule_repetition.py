@@ -5,12 +5,14 @@ from __future__ import annotations
 import pytest
 
 from bot.advisor import Advisor
+from bot.knowledge import example_prices_catalog
 from bot.models import Requirement
 
 
 @pytest.fixture(scope="module")
 def advisor():
-    return Advisor()
+    # The example price table: its rows carry the EXAMPLE warning whose repetition is checked here.
+    return Advisor(catalog=example_prices_catalog())
 
 
 def test_family_question_gives_each_caveat_once(advisor):

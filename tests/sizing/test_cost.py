@@ -7,6 +7,8 @@ import datetime as dt
 import pytest
 
 from bot.advisor import Advisor, AdvisorConfig
+from bot.knowledge import DEFAULT_KNOWLEDGE_DIR, load_catalog
+from bot.engine.facts import fact_kind
 from bot.models import Requirement, StatedCost
 from bot.sizing.cost import billed_hours, cheapest_and_fastest, cost_to_complete
 
@@ -44,7 +46,10 @@ def test_cheapest_is_per_currency():
 
 @pytest.fixture(scope="module")
 def advisor():
-    return Advisor(config=AdvisorConfig(today=dt.date(2026, 12, 1)))
+    # The billing rules are checked against the example table's per-GPU quotes (its stale rows included),
+    # whatever table is the default; tests/prices covers the imported catalog rows.
+    example = load_catalog(DEFAULT_KNOWLEDGE_DIR, prices_path=DEFAULT_KNOWLEDGE_DIR / "prices.example.yaml")
+    return Advisor(catalog=example, config=AdvisorConfig(today=dt.date(2026, 12, 1)))
 
 
 def test_seed_example_b_is_cheaper(advisor):
@@ -56,8 +61,8 @@ def test_seed_example_b_is_cheaper(advisor):
     totals = {c.label: c.total for c in answer.costs}
     assert totals == {"A": 96.0, "B": 84.0}
     facts = advisor.facts(advisor.resolve(req))[0]
-    cheapest = [f for kind, f in facts if kind == "cost" and f["cheapest"]]
-    assert [f["label"] for f in cheapest] == ["B"]
+    cheapest = [f for f in facts if fact_kind(f) == "cost" and f.cheapest]
+    assert [f.label for f in cheapest] == ["B"]
     assert any("block storage" in a and "snapshots" in a and "recovery" in a for a in answer.estimate.assumptions)
 
 

@@ -153,3 +153,71 @@ def test_moe_holds_total_params_in_memory():
     est = estimate_memory(SizingInput("inference", None, mixtral, precision="bf16", context=4096))
     assert est.weights == pytest.approx(46.7 * 2)
     assert mixtral.compute_params_b == pytest.approx(12.9)
+
+
+# -- issue #12: published figures the peers and DeepSpeed's estimators are checked against ----------
+
+
+def test_deepseek_v3_mla_kv_cache_is_the_compressed_latent():
+    # DeepSeek-V3 config.json: 61 layers, kv_lora_rank 512, qk_rope_head_dim 64; DeepSeek-V2 paper
+    # (arXiv:2405.04434) Table 1: MLA caches (d_c + d_h^R) elements per token and layer.
+    # 61 x 576 x 2 bytes = 70,272 bytes per token in bf16, not 2 x 61 x 128 heads x 128 = 4 MB.
+    v3 = catalog_shape("deepseek-v3")
+    assert kv_cache_bytes_per_token(v3.layers, v3.kv_heads, v3.head_dim, 2, v3.kv_latent_dim) == 70_272
+    est = estimate_memory(SizingInput("inference", None, v3, context=32768, concurrency=4))
+    assert est.kv_cache == pytest.approx(70_272 * 32768 * 4 / 1e9)
+    assert "compressed latent" in " ".join(est.assumptions)
+    assert catalog_shape("deepseek-r1").kv_latent_dim == 576  # R1 is the V3 architecture
+
+
+def test_gemma3_interleaves_five_local_layers_per_global_one():
+    # Gemma 3 27B config.json: 62 layers, 16 KV heads x 128, sliding_window 1024, sliding_window_pattern 6
+    # (layers 6, 12, ..., 60 global: 10 of them). At 131,072 tokens the 52 local layers keep 1,024.
+    g = catalog_shape("gemma-3-27b")
+    est = estimate_memory(SizingInput("inference", None, g, context=131072))
+    per_layer_token = 2 * 16 * 128 * 2
+    assert est.kv_cache == pytest.approx(per_layer_token * (10 * 131072 + 52 * 1024) / 1e9)
+
+
+def test_pure_bf16_7b_full_fine_tune_matches_llama_factory():
+    # LLaMA-Factory README, hardware requirement table: full fine-tuning of a 7B model in pure 16-bit
+    # (pure_bf16, no fp32 master copy) ~60 GB, against ~120 GB with mixed precision (AMP).
+    # Model states 2 + 2 + 4 (AdamW moments in bf16) = 8 bytes/param.
+    assert model_states_gb(7, "pure-bf16", "adamw") == pytest.approx(56.0)
+    pure = estimate_memory(SizingInput("training", "full", ModelShape(params_b=7), precision="pure-bf16"))
+    assert pure.weights + pure.gradients + pure.optimizer == pytest.approx(56.0)
+    assert "no fp32 master copy" in " ".join(pure.assumptions)
+    mixed = estimate_memory(SizingInput("training", "full", ModelShape(params_b=7), precision="bf16"))
+    assert mixed.weights + mixed.gradients + mixed.optimizer == pytest.approx(112.0)
+
+
+def test_bitsandbytes_8bit_adamw_keeps_two_bytes_of_state():
+    # Dettmers et al. 2021, "8-bit Optimizers via Block-wise Quantization": the two Adam moments in 8 bits,
+    # 2 bytes per parameter (bitsandbytes AdamW8bit / PagedAdamW8bit), plus the fp32 master copy (4) when
+    # training in mixed precision, none in pure bf16.
+    shape = ModelShape(params_b=1.0)
+    for name in ("adamw_8bit", "AdamW8bit", "paged_adamw_8bit", "PagedAdamW8bit", "adamw_bnb_8bit"):
+        mixed = estimate_memory(SizingInput("training", "full", shape, precision="bf16", optimizer=name))
+        pure = estimate_memory(SizingInput("training", "full", shape, precision="pure-bf16", optimizer=name))
+        assert (mixed.optimizer, pure.optimizer) == pytest.approx((6.0, 2.0)), name
+    paged = estimate_memory(SizingInput("training", "full", shape, precision="bf16", optimizer="paged_adamw_8bit"))
+    text = " ".join(paged.assumptions)
+    assert "2 bytes of state" in text and "paged" in text and "CPU RAM" in text
+    paged32 = estimate_memory(SizingInput("training", "full", shape, precision="bf16", optimizer="paged_adamw_32bit"))
+    assert paged32.optimizer == pytest.approx(12.0)  # a paged 32-bit AdamW keeps the full state
+
+
+def test_qlora_bare_7b_no_longer_borrows_bloom():
+    # Issue #12: "7B" borrowed BLOOM's 250,880-token vocabulary (QLoRA 10.7 GB against Llama-2-7B's 7.4 GB).
+    # A bare size now takes Llama-3.1-8B's shape scaled to 7B; Llama-2-7B stays at its own figure, within 30%
+    # of LLaMA-Factory's QLoRA-7B row (6 GB).
+    from bot.sizing.sizer import reference_shape
+
+    shape = reference_shape(default_catalog(), 7.0)
+    assert shape.vocab == 128256 and shape.reference == "Llama-3.1-8B" and shape.complete
+    bare = estimate_memory(SizingInput("training", "qlora", shape))
+    assert bare.total < 10.7
+    assert "Llama-like shape scaled from Llama-3.1-8B" in " ".join(bare.assumptions)
+    llama2 = estimate_memory(SizingInput("training", "qlora", catalog_shape("llama-2-7b")))
+    assert llama2.total == pytest.approx(7.4, abs=0.1)
+    assert llama2.total == pytest.approx(6.0, rel=0.30)

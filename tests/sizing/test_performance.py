@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from bot.knowledge import default_catalog
-from bot.sizing.performance import compute_precision_key, flops_factor, inference_timing, training_flops, training_hours
+from bot.sizing.performance import (
+    compute_precision_key,
+    expected_distinct_experts,
+    flops_factor,
+    inference_timing,
+    moe_decode_weight_share,
+    training_flops,
+    training_hours,
+)
 
 A100_BF16_TFLOPS = 312.0  # NVIDIA A100 datasheet, dense BF16 tensor core
 
@@ -56,3 +64,39 @@ def test_decode_is_bandwidth_bound_and_prefill_compute_bound():
     # A batch of 8 reads the weights once per step for all of them: more tokens/s, slower per request.
     batch = inference_timing(weights, kv * 8, 2048, 8, 6.74, 32, 4096, 1, 3350, 989, 0.7, 0.5)
     assert batch.tokens_per_s > 4 * t.tokens_per_s and batch.tpot_s > t.tpot_s
+
+
+@pytest.mark.parametrize(("batch", "expected"), [(1, 2.0), (4, 5.469), (32, 7.9992)])
+def test_expected_distinct_experts_mixtral(batch, expected):
+    # Uniform, independent top-k routing: E x (1 - (1 - k/E)^B) distinct experts per layer (shared notes,
+    # sizing-references.md); Mixtral-8x7B config.json: num_local_experts 8, num_experts_per_tok 2.
+    assert expected_distinct_experts(8, 2, batch) == pytest.approx(expected, abs=1e-3)
+
+
+def test_moe_decode_reads_more_experts_as_the_batch_grows():
+    from bot.advisor import Advisor
+    from bot.models import Requirement
+
+    # Mixtral-8x7B: 46.7B total, 12.9B active. At batch 1 a step reads the active 12.9B; at batch 32
+    # nearly every expert is touched, so nearly all 46.7B are read (issue #12: TPOT was 43-61% low).
+    assert moe_decode_weight_share(46.7, 12.9, 8, 2, 1) == pytest.approx(12.9 / 46.7)
+    share32 = moe_decode_weight_share(46.7, 12.9, 8, 2, 32)
+    assert share32 * 46.7 == pytest.approx(46.7, rel=0.001)
+    # DeepSeek-V3 (256 routed experts, 8 per token): batch 1 reads the 37B active parameters.
+    assert moe_decode_weight_share(671, 37, 256, 8, 1) * 671 == pytest.approx(37)
+    advisor = Advisor()
+
+    def tpot(concurrency: int) -> float:
+        req = Requirement(workload="inference", model="mixtral-8x7b", context=4096, concurrency=concurrency,
+                          gpu="h100-sxm", gpu_count=4)
+        sizing = advisor.facts(advisor.resolve(req))[1]
+        cand = next(c for c in sizing.candidates if c.gpu == "h100-sxm" and c.count == 4)
+        h100 = default_catalog().gpus["h100-sxm"]
+        weights_read = sizing.memory.weights * 1e9 * moe_decode_weight_share(46.7, 12.9, 8, 2, concurrency)
+        floor = (weights_read + sizing.memory.kv_cache * 1e9) / 4 / (h100.bandwidth_gbs * 1e9)
+        assert floor < cand.tpot_ms / 1000 <= floor / 0.5
+        return cand.tpot_ms
+
+    one, many = tpot(1), tpot(32)
+    active_only = (12.9 * 2 + 32 * 4096 * 128 * 1024 / 1e9) / (2 * 46.7 + 32 * 4096 * 128 * 1024 / 1e9)
+    assert many > one and 1 - active_only > 0.4  # reading only the active experts would be >40% low

@@ -6,7 +6,7 @@ import pytest
 
 from bot.knowledge import default_catalog
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory
-from bot.sizing.plans import GpuSlot, per_gpu_memory, plan_on, smallest_fitting_plan
+from bot.sizing.plans import GpuSlot, per_gpu_memory, plan_on, smallest_fitting_plan, zero_paper_line
 from bot.sizing.sizer import gpu_slot, shape_from_arch
 
 P = 10.0  # billion parameters, no activations (unknown shape) so the model-state terms stand alone
@@ -19,27 +19,48 @@ def full_estimate():
 
 @pytest.mark.parametrize("n", [2, 4, 8, 64])
 def test_deepspeed_estimators(n):
-    # DeepSpeed "Memory Requirements" (estimate_zero2/zero3_model_states_mem_needs), mixed-precision Adam:
-    # ZeRO-2 per GPU = 2P + 18P/N; ZeRO-3 = 4 x largest_layer + 18P/N (bytes, P parameters).
+    # DeepSpeed's estimators (deepspeed/runtime/zero/stage_1_and_2.py, estimate_zero2_model_states_mem_needs,
+    # cpu_offload=False: gpu_mem = 4*P + 16*P/N; stage3.py, estimate_zero3_model_states_mem_needs:
+    # 4*largest_layer_params + 18*P/N), mixed-precision Adam, bytes per GPU for P parameters.
     est = full_estimate()
     fixed = est.activations + est.overhead
     zero2 = per_gpu_memory(est, "training", "zero2", n)
-    assert sum(zero2.values()) - fixed == pytest.approx(2 * P + 18 * P / n)
+    assert sum(zero2.values()) - fixed == pytest.approx(4 * P + 16 * P / n)
     zero3 = per_gpu_memory(est, "training", "zero3", n)
     assert sum(zero3.values()) - fixed == pytest.approx(4 * est.largest_layer_params_b + 18 * P / n)
+    # One estimator covers stages 1 and 2: ZeRO-1 is planned with the same figure.
     zero1 = per_gpu_memory(est, "training", "zero1", n)
-    assert sum(zero1.values()) - fixed == pytest.approx(4 * P + 12 * P / n)  # ZeRO paper, P_os
+    assert sum(zero1.values()) == pytest.approx(sum(zero2.values()))
+
+
+def test_zero2_at_eight_gpus_is_29_percent_above_the_old_figure():
+    # Issue #12: the old 2P + 18P/N was 29% under DeepSpeed's 4P + 16P/N at N = 8 (4.25P against 6P).
+    est = full_estimate()
+    fixed = est.activations + est.overhead
+    states = sum(per_gpu_memory(est, "training", "zero2", 8).values()) - fixed
+    assert 1 - (2 * P + 18 * P / 8) / states == pytest.approx(0.29, abs=0.005)
+
+
+def test_zero_paper_figure_is_kept_as_an_assumption_line():
+    # ZeRO paper (arXiv:1910.02054) Fig. 1, P_os+g: 2P + 14P/N; the estimator's 4P + 16P/N is planned.
+    line = zero_paper_line(full_estimate(), 8)
+    assert "4P + 16P/N" in line and "2P + 14P/N" in line
+    assert f"{2 * P + 14 * P / 8:.1f} GB against {4 * P + 16 * P / 8:.1f} GB" in line
 
 
 def test_smallest_fitting_count_prefers_least_sharding():
     est = full_estimate()  # 160 GB of model states
-    slot = GpuSlot("gpu80", 80.0, nvlink=True, nvlink_domain=8)
+    slot = GpuSlot("gpu88", 88.0, nvlink=True, nvlink_domain=8)
     assert not plan_on(est, "training", slot, 1).fits
     plan = smallest_fitting_plan(est, "training", slot)
     assert plan is not None and plan.fits
-    # ZeRO-2 at 4 GPUs: 2*10 + 18*10/4 = 65 GB + overhead; ZeRO-1 at 4: 40 + 30 = 70 + overhead -> fits first.
-    assert plan.count == 4 and plan.strategy == "zero1"
+    # At 2 GPUs ZeRO-2 needs 4*10 + 16*10/2 = 120 GB, ZeRO-3 18*10/2 + 4 x largest layer = 90.8 GB (+ overhead):
+    # neither fits 88 GB. At 4, ZeRO-2's 40 + 40 = 80 GB (+ overhead) fits, before ZeRO-3 is tried.
+    assert plan.count == 4 and plan.strategy == "zero2"
     assert plan.interconnect == "pcie" and plan.interconnect_ok
+    # On 80 GB cards ZeRO-2 at 4 GPUs is 81.5 GB with the overhead: the planner shards the weights too.
+    tight = smallest_fitting_plan(est, "training", GpuSlot("gpu80", 80.0, nvlink=True, nvlink_domain=8))
+    assert tight.count == 4 and tight.strategy == "zero3"
 
 
 def test_candidates_cross_nodes_above_eight_gpus():

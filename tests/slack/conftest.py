@@ -6,15 +6,16 @@ import httpx
 import pytest
 from slack_harness import SIGNING_SECRET, HttpBot, local_settings, serve
 
+from bot.advisor import Advisor
 from bot.engine.reload import RuleBaseManager
-from bot.slack.app import build_app
+from bot.slack.app import build_app, close_app
 from bot.slack.local_slack import LocalSlackApi, SlackRequests
 
 
 @pytest.fixture(scope="session")
 def rules():
     """One manager over the shipped rules for the whole session: loading them is the slow part."""
-    manager = RuleBaseManager()
+    manager = RuleBaseManager(advisor_factory=Advisor)
     yield manager
     manager.close()
 
@@ -34,14 +35,15 @@ def make_http_bot(slack_api, rules):
         app = build_app(local_settings(slack_api, **settings), "http", rules=rule_manager or rules, store=store)
         url, server, thread = serve(app)
         client = httpx.Client(timeout=10)
-        started.append((server, thread, client))
+        started.append((app, server, thread, client))
         return HttpBot(url=url, api=slack_api, requests=SlackRequests(SIGNING_SECRET, slack_api), client=client)
 
     yield start
-    for server, thread, client in started:
+    for app, server, thread, client in started:
         client.close()
         server.should_exit = True
         thread.join(timeout=10)
+        close_app(app)  # the reload subscription and, with a store, the rule-base sync
 
 
 @pytest.fixture

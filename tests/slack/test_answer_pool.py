@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 from pathlib import Path
@@ -12,9 +13,10 @@ import httpx
 import pytest
 from slack_harness import MENTION_TS, SIGNING_SECRET, HttpBot, answers, local_settings, mention, serve, texts
 
+from bot.advisor import Advisor
 from bot.conversation import Conversations, QuestionError
 from bot.engine.reload import RuleBaseManager
-from bot.slack.app import app_answer_pool, build_app
+from bot.slack.app import app_answer_pool, build_app, close_app
 from bot.slack.cards import escape
 from bot.slack.local_slack import SlackRequests
 from bot.slack.settings import SlackSettingsError
@@ -42,22 +44,22 @@ def pool_bot(slack_api, rules, store):
         pool = app_answer_pool(app)
         url, server, thread = serve(app)
         client = httpx.Client(timeout=10)
-        started.append((server, thread, client, pool))
+        started.append((server, thread, client, app))
         return HttpBot(url=url, api=slack_api, requests=SlackRequests(SIGNING_SECRET, slack_api), client=client), pool
 
     yield start
-    for server, thread, client, pool in started:
+    for server, thread, client, app in started:
         client.close()
         server.should_exit = True
         thread.join(timeout=10)
-        pool.close()
+        close_app(app)  # the answer workers, the rule-base sync, the reload subscription
 
 
 @pytest.fixture
 def rules_copy(tmp_path):
     rules_dir = tmp_path / "rules"
     shutil.copytree(RELOAD_FIXTURE, rules_dir)
-    manager = RuleBaseManager(rules_dir)
+    manager = RuleBaseManager(rules_dir, advisor_factory=Advisor)
     yield manager, rules_dir / "marker.yaml"
     manager.close()
 
@@ -90,6 +92,31 @@ def test_after_a_reload_the_pool_answers_from_the_new_version(pool_bot, rules_co
     answer = pool.ask("T0LOCAL:C0OTHER:1", QUESTION)
     assert answer.rule_base_version.startswith(manager.version + "+")
     assert pool.fallbacks == 0
+
+
+def test_the_pool_follows_a_knowledge_reload_too(pool_bot, tmp_path):
+    """A new GPU in the knowledge folder and a rule on it: the workers answer from the new pair."""
+    from bot.knowledge import DEFAULT_KNOWLEDGE_DIR
+
+    rules_dir, knowledge_dir = tmp_path / "rules", tmp_path / "knowledge"
+    shutil.copytree(RELOAD_FIXTURE, rules_dir)
+    shutil.copytree(DEFAULT_KNOWLEDGE_DIR, knowledge_dir)
+    manager = RuleBaseManager(rules_dir, advisor_factory=Advisor, knowledge_dir=knowledge_dir)
+    try:
+        _, pool = pool_bot(processes=1, rule_manager=manager)
+        gpus = (knowledge_dir / "gpus.yaml").read_text()
+        l40s = gpus[gpus.index("  - id: l40s\n"):]
+        l40s = l40s[:l40s.index("\n\n")]
+        lab = l40s.replace("id: l40s", "id: l40s-lab").replace("name: NVIDIA L40S", "name: NVIDIA L40S Lab")
+        lab = re.sub(r"\n    aliases: .*", "", lab)
+        (knowledge_dir / "gpus.yaml").write_text(gpus.rstrip("\n") + "\n\n" + lab + "\n")
+        assert manager.reload().changed
+        answer = pool.ask("T:C:lab", "Llama 3 8B inference on one l40s-lab")
+        assert answer.requirement.gpu == "l40s-lab"
+        assert any("NVIDIA L40S Lab" in f.message for f in answer.findings)  # the marker rule names it
+        assert (pool.answered, pool.fallbacks) == (1, 0)
+    finally:
+        manager.close()
 
 
 def test_a_version_the_workers_cannot_load_is_answered_by_the_app(pool_bot, rules_copy):

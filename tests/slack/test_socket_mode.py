@@ -9,7 +9,7 @@ import urllib.parse
 import pytest
 from slack_harness import SIGNING_SECRET, answers, local_settings, mention, texts
 
-from bot.slack.app import build_app
+from bot.slack.app import build_app, close_app
 from bot.slack.local_slack import LocalSocketModeServer, SlackRequests
 from bot.slack.serve import socket_mode_handler
 
@@ -27,6 +27,7 @@ def socket_bot(slack_api, rules):
     yield server
     server.stop()
     handler.close()
+    close_app(app)
 
 
 def test_mention_over_socket_mode_is_acked_and_answered_in_its_thread(socket_bot, slack_api):

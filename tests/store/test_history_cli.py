@@ -7,6 +7,7 @@ import json
 
 from bot.cli import main
 from bot.store import GpuCounters, HostCheck
+from bot.store.migrations import HEAD
 
 T0 = dt.datetime(2025, 3, 1, 6, 0, tzinfo=dt.timezone.utc)
 
@@ -59,8 +60,22 @@ def test_db_status_and_upgrade(backend, monkeypatch, capsys):
     for name, value in backend.env().items():
         monkeypatch.setenv(name, value)
     assert main(["db", "status"]) == 1
-    assert "1 migration(s) pending" in capsys.readouterr().out
+    assert f"{HEAD} migration(s) pending" in capsys.readouterr().out
     assert main(["db", "upgrade"]) == 0
-    assert "applied migration(s) [1]" in capsys.readouterr().out
+    assert f"applied migration(s) {list(range(1, HEAD + 1))}" in capsys.readouterr().out
     assert main(["db", "status"]) == 0
     assert "up to date" in capsys.readouterr().out
+
+
+def test_db_upgrade_sql_prints_the_migration_for_a_dba(backend, monkeypatch, capsys):
+    for name, value in backend.env().items():
+        monkeypatch.setenv(name, value)
+    assert main(["db", "upgrade", "--sql"]) == 0
+    sql = capsys.readouterr().out
+    assert "CREATE TABLE conversations" in sql and "CREATE TABLE button_payloads" in sql
+    assert main(["db", "status"]) == 1  # printing the SQL changed nothing
+    capsys.readouterr()
+    assert main(["db", "upgrade"]) == 0
+    capsys.readouterr()
+    assert main(["db", "upgrade", "--sql"]) == 0
+    assert capsys.readouterr().out == ""  # up to date: nothing left to run

@@ -206,3 +206,88 @@ def test_a_sqlite_store_creates_its_folder(tmp_path):
     with Store(str(path)) as store:
         assert store.migration_status() == (HEAD, HEAD)
     assert path.exists()
+
+
+# -- replicas acting as one bot ----------------------------------------------------------------
+
+def test_a_lease_is_taken_over_after_it_expires_unless_completed(backend, store):
+    other = backend.open(claimed_by="replica-b")
+    assert store.claim_event("Ev10", ttl_s=3600, lease_s=30, now=T0)
+    assert not other.claim_event("Ev10", ttl_s=3600, lease_s=30, now=T0 + dt.timedelta(seconds=29))
+    # the claimer died: after the lease, another replica takes the event over, exactly once
+    assert other.claim_event("Ev10", ttl_s=3600, lease_s=30, now=T0 + dt.timedelta(seconds=31))
+    assert not store.claim_event("Ev10", ttl_s=3600, lease_s=30, now=T0 + dt.timedelta(seconds=31))
+    assert store.event_claim("Ev10")["claimed_by"] == "replica-b"
+    # the first claimer comes back too late: its completion is refused, the new owner's counts
+    assert not store.complete_event("Ev10", ttl_s=3600, now=T0 + dt.timedelta(seconds=32))
+    assert other.complete_event("Ev10", ttl_s=3600, now=T0 + dt.timedelta(seconds=33))
+    # a completed event is done for the dedupe TTL, lease or not
+    assert not store.claim_event("Ev10", ttl_s=3600, lease_s=30, now=T0 + dt.timedelta(seconds=600))
+    assert store.event_claim("Ev10")["completed_at"] is not None
+
+
+def test_optimistic_conversation_writes_let_one_of_two_writers_win(backend, store):
+    other = backend.open(claimed_by="replica-b")
+    assert store.get_conversation_revision("C1:1") == (None, 0)
+    assert store.put_conversation_if("C1:1", {"turns": 1}, revision=0)
+    assert not other.put_conversation_if("C1:1", {"turns": 1, "lost": True}, revision=0)
+    state, revision = other.get_conversation_revision("C1:1")
+    assert (state, revision) == ({"turns": 1}, 1)
+    assert store.put_conversation_if("C1:1", {"turns": 2, "by": "a"}, revision=1)
+    assert not other.put_conversation_if("C1:1", {"turns": 2, "by": "b"}, revision=1)  # read before a's write
+    assert other.get_conversation_revision("C1:1") == ({"turns": 2, "by": "a"}, 2)
+
+
+def test_conversations_on_two_stores_merge_concurrent_follow_ups(backend, store):
+    """bot.conversation.Conversations over two stores on one database, five follow-ups at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bot.advisor import Advisor
+    from bot.conversation import Conversations
+    from bot.store.adapters import StoreConversationStore
+
+    advisor = Advisor()
+    replicas = [Conversations(advisor, store=StoreConversationStore(s)) for s in (store, backend.open())]
+    replicas[0].ask("T:C:1", "gpu=rtx-4090 params=7 workload=inference")
+    follow_ups = ["with 8k context", "batch size 4", "in fp16", "on 2 gpus", "on aws"]
+    with ThreadPoolExecutor(max_workers=5) as pool:
+        list(pool.map(lambda n: replicas[n % 2].ask("T:C:1", follow_ups[n]), range(5)))
+    state = replicas[1].store.get("T:C:1")
+    assert state.turns == 6
+    assert (state.requirement.context, state.requirement.batch_size, state.requirement.precision,
+            state.requirement.gpu_count, state.requirement.provider) == (8192, 4, "fp16", 2, "aws")
+
+
+def test_button_payloads_are_scoped_and_expire(backend, store):
+    other = backend.open(claimed_by="replica-b")
+    public = store.put_button("answer", {"n": 1}, channel="C1", user_id=None, ttl_s=60, now=T0)
+    private = store.put_button("answer", {"n": 2}, channel="C1", user_id="U1", ttl_s=60, now=T0)
+    assert public != private and len(public) >= 20
+    soon = T0 + dt.timedelta(seconds=10)
+    assert other.get_button(public, "answer", channel="C1", user_id="U9", now=soon) == {"n": 1}
+    assert other.get_button(public, "answer", channel="C2", user_id="U9", now=soon) is None
+    assert other.get_button(public, "chart", channel="C1", user_id="U9", now=soon) is None
+    assert other.get_button(private, "answer", channel="C1", user_id="U1", now=soon) == {"n": 2}
+    assert other.get_button(private, "answer", channel="C1", user_id="U9", now=soon) is None
+    later = T0 + dt.timedelta(seconds=61)
+    assert other.get_button(public, "answer", channel="C1", user_id="U9", now=later) is None
+    assert store.purge_buttons(now=later) == 2
+
+
+def test_recent_questions_keep_each_users_newest(backend, store):
+    other = backend.open(claimed_by="replica-b")
+    for n in range(7):
+        (store if n % 2 else other).add_recent_question("U1", f"question {n}", keep=5,
+                                                        now=T0 + dt.timedelta(seconds=n))
+    store.add_recent_question("U2", "someone else's", now=T0)
+    assert other.recent_questions("U1") == [f"question {n}" for n in (6, 5, 4, 3, 2)]
+    assert store.recent_questions("U2") == ["someone else's"]
+
+
+def test_the_published_rule_base_version_and_its_generation(backend, store):
+    other = backend.open(claimed_by="replica-b")
+    assert store.rule_base_state() is None
+    assert store.publish_rule_base("v1+k1") == 1
+    assert other.rule_base_state() == ("v1+k1", 1)
+    assert other.publish_rule_base("v1+k1") == 2  # a reload of the same version still tells everyone
+    assert store.rule_base_state() == ("v1+k1", 2)

@@ -1,6 +1,7 @@
 """Random mixes of real facts through fresh engines: durable-rules must never crash (run as a subprocess)."""
 import random, sys
 from bot.advisor import Advisor
+from bot.engine.facts import fact_kind
 from bot.engine.session import Engine
 from bot.models import Requirement
 a = Advisor()
@@ -15,11 +16,11 @@ for e_i in range(int(sys.argv[2]) if len(sys.argv) > 2 else 15):
         sub = rnd.sample(allfacts, rnd.randint(1, 25))
         # de-dupe requirement facts: keep at most one requirement
         seen=False; facts=[]
-        for k,d in sub:
-            if k=="requirement":
+        for fact in sub:
+            if fact_kind(fact) == "requirement":
                 if seen: continue
                 seen=True
-            facts.append((k,d))
+            facts.append(fact)
         eng.run(facts)
     eng.close()
 print("ok")

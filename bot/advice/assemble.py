@@ -1,0 +1,258 @@
+"""The one answer assembler: engine results -> an `Answer` that advises.
+
+Questions (`bot.advisor`) and host checks (`bot.dispatch.judge`) both end here, so every answer
+has the same shape, in this order:
+1. the verdict: the answer to the question asked, from the verdict rule with the lowest priority;
+2. recommendations: the options the recommend rules justified, ranked (the user's setup when it
+   works comfortably, then the cheapest changes that make it work, then the cheapest comfortable
+   setup; a tight plan never above a comfortable one);
+3. findings, each tiered `key` (default answer) or `more` (on request), per-variant repeats merged;
+4. at most three follow-up questions (the rest in `more_questions`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from bot.engine.session import EngineResult, RecommendationRecord
+from bot.models import Answer, Candidate, Cost, Estimate, Finding, Recommendation, Requirement, Verdict
+
+MAX_RECOMMENDATIONS = 5
+MAX_QUESTIONS = 3
+
+# Changes that make the user's plan work, cheapest change first.
+_CHANGE_ORDER = {"batch": 0, "method": 1, "precision": 2, "kv-cache": 3, "concurrency": 4, "context": 5, "more-gpus": 6}
+
+
+@dataclass
+class AnswerParts:
+    """Everything one answer is assembled from."""
+
+    requirement: Requirement
+    result: EngineResult
+    language: str
+    rule_base_version: str
+    estimate: Estimate = field(default_factory=Estimate)
+    candidates: list[Candidate] = field(default_factory=list)
+    costs: list[Cost] = field(default_factory=list)
+    gpu_family: list[str] = field(default_factory=list)
+
+
+def assemble(parts: AnswerParts) -> Answer:
+    result, language = parts.result, parts.language
+    findings = _tiered(result, parts.requirement)
+    if not result.verdicts:
+        # A rule base without verdict rules (a team's own) cannot lead with an answer: show what
+        # its rules say instead of hiding it behind "More".
+        findings = [f.model_copy(update={"tier": "key"}) for f in findings]
+    findings, derivations = _merge_variants(findings, [result.justification(i) for i in range(len(result.findings))],
+                                            parts.gpu_family)
+    findings, derivations = _collapse_repeats(findings, derivations, language)
+    recommendations = rank(result.recommendations)
+    verdict = _verdict(result, recommendations, language)
+    return Answer(
+        requirement=parts.requirement,
+        estimate=parts.estimate,
+        candidates=parts.candidates,
+        costs=parts.costs,
+        findings=findings,
+        questions=result.questions[:MAX_QUESTIONS],
+        more_questions=result.questions[MAX_QUESTIONS:],
+        language=language,
+        gpu_family=parts.gpu_family,
+        rule_base_version=parts.rule_base_version,
+        derivations=derivations,
+        verdict=verdict,
+        recommendations=recommendations,
+    )
+
+
+# -- findings ----------------------------------------------------------------------------------------
+
+
+def _tiered(result: EngineResult, req: Requirement) -> list[Finding]:
+    """A finding is key when its rule says so, or (undeclared) when it warns or blocks, or when its
+    topic is one the question asked about; primers, spec cards and checklists are declared `more`."""
+    asked = set(req.topics)
+    out = []
+    for finding, declared in zip(result.findings, result.finding_tiers, strict=True):
+        tier = declared or ("key" if finding.severity != "info" or finding.topic in asked else "more")
+        out.append(finding.model_copy(update={"tier": tier}))
+    return out
+
+
+def _merge_variants(findings: list[Finding], derivations: list[dict],
+                    family: list[str]) -> tuple[list[Finding], list[dict]]:
+    """One finding for the variants of a family: "h100 (h100-sxm, h100-pcie, h100-nvl): …" instead of
+    the same advice printed once per variant."""
+    if len(family) < 2:
+        return findings, derivations
+    pattern = re.compile("|".join(re.escape(v) for v in sorted(family, key=len, reverse=True)))
+    groups: dict[tuple[str, str], list[int]] = {}
+    for i, f in enumerate(findings):
+        groups.setdefault((f.rule, pattern.sub("\0", f.message)), []).append(i)
+    out, out_derivations = [], []
+    for (rule, shape), indexes in groups.items():
+        first = findings[indexes[0]]
+        if len(indexes) > 1:
+            variants = [v for v in family if any(v in findings[i].message for i in indexes)]
+            label = f"{_common_prefix(variants)} ({', '.join(variants)})"
+            first = first.model_copy(update={"message": shape.replace("\0", label, 1).replace("\0", label)})
+        out.append(first)
+        out_derivations.append(derivations[indexes[0]])
+    return out, out_derivations
+
+
+# A rule that fires once per GPU of a host (power throttling on all eight) is said once, with a count.
+_REPEATS_SHOWN = 2
+_AND_MORE = {"en": " (and {n} more like it)", "zh": "（另有 {n} 条相同情况）"}
+
+
+def _collapse_repeats(findings: list[Finding], derivations: list[dict],
+                      language: str) -> tuple[list[Finding], list[dict]]:
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f.rule] = counts.get(f.rule, 0) + 1
+    out, out_derivations, seen = [], [], {}
+    for f, d in zip(findings, derivations, strict=True):
+        n = counts[f.rule]
+        if n <= _REPEATS_SHOWN:
+            out.append(f)
+            out_derivations.append(d)
+            continue
+        if f.rule in seen:
+            continue
+        seen[f.rule] = True
+        more = _AND_MORE.get(language, _AND_MORE["en"]).format(n=n - 1)
+        out.append(f.model_copy(update={"message": f.message.rstrip() + more}))
+        out_derivations.append(d)
+    return out, out_derivations
+
+
+def _common_prefix(variants: list[str]) -> str:
+    prefix = variants[0].split("-")[0]
+    return prefix if all(v.startswith(prefix) for v in variants) else "/".join(variants)
+
+
+# -- recommendations -----------------------------------------------------------------------------------
+
+
+def _rank_key(record: RecommendationRecord) -> tuple:
+    o = record.option
+    kind = o["option"]
+    if kind == "compare":
+        # Options the user compares: those that fit first, then by cost, then by time.
+        return (0, not o["fits"], o.get("tight", False), o.get("cost") or float("inf"),
+                o.get("hours") or float("inf"), -o["headroom_pct"])
+    if kind == "stated":
+        group = 0
+    elif kind in _CHANGE_ORDER:
+        group = 1
+    else:
+        group = 2
+    # A tight plan is never ranked above a comfortable one.
+    return (1, o.get("tight", False), group, _CHANGE_ORDER.get(kind, 9), record.priority, o["need_gb"])
+
+
+def rank(records: list[RecommendationRecord]) -> list[Recommendation]:
+    seen: set[tuple] = set()
+    out: list[Recommendation] = []
+    for record in sorted(records, key=_rank_key):
+        o = record.option
+        # The same setup reached two ways (more GPUs of the user's type that is also the cheapest
+        # comfortable one) is listed once, under its better-ranked reason.
+        ident = (o["gpu"], o["count"], o.get("method"), o.get("precision"), o.get("kv_precision"),
+                 o.get("concurrency"), o.get("context"), o.get("batch_size"))
+        if ident in seen or (not o["fits"] and o["option"] != "compare"):
+            continue
+        seen.add(ident)
+        out.append(Recommendation(
+            rank=len(out) + 1, kind=o["option"], gpu=o["gpu"], count=o["count"], method=o.get("method"),
+            precision=o.get("precision") or (f"kv {o['kv_precision']}" if o.get("kv_precision") else None),
+            plan=o.get("plan"), strategy=o.get("strategy"), batch_size=o.get("batch_size"),
+            accumulation=o.get("accumulation"), fits=o["fits"], tight=o.get("tight", False), need_gb=o["need_gb"],
+            have_gb=o["have_gb"], headroom_pct=o["headroom_pct"], hours=o.get("hours"), cost=o.get("cost"),
+            currency=o.get("currency"), why=record.why, rule=record.rule,
+        ))
+        if len(out) == MAX_RECOMMENDATIONS:
+            break
+    return out
+
+
+# -- verdict ------------------------------------------------------------------------------------------
+
+_ALSO = {
+    "en": {"fit": " {options} fit on it.", "fits": " {options} fits on it.", "or": " or ", "gb": "{name} (≈{gb:.0f} GB)"},
+    "zh": {"fit": "改用 {options} 即可放下。", "fits": "改用 {options} 即可放下。", "or": " 或 ", "gb": "{name}（约 {gb:.0f} GB）"},
+}
+_METHOD_NAMES = {"en": {"lora": "LoRA", "qlora": "QLoRA"}, "zh": {"lora": "LoRA", "qlora": "QLoRA"}}
+
+
+def plan_label(strategy: str | None, count: int | None, language: str, fallback: str | None = None) -> str | None:
+    """'ZeRO-3 / FSDP over 16 GPUs', '张量并行 x4' in the user's language."""
+    zh = language == "zh"
+    n = count or 1
+    if strategy == "single":
+        return "单卡" if zh else "single GPU"
+    if strategy in ("zero1", "zero2", "zero3"):
+        name = {"zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3 / FSDP"}[strategy]
+        return f"{name} 分片，{n} 卡" if zh else f"{name} over {n} GPUs"
+    if strategy == "tp":
+        return f"张量并行 x{n}" if zh else f"tensor parallel x{n}"
+    if strategy == "tp-pp":
+        return (f"张量并行 x8 × 流水线并行 x{n // 8}" if zh else f"tensor parallel x8 x pipeline parallel x{n // 8}")
+    return None if zh else fallback
+
+
+def option_name(rec: Recommendation, language: str) -> str:
+    """'LoRA', 'int8 weights', 'fp8 KV cache', '8 requests at a time' in the user's language."""
+    zh = language == "zh"
+    if rec.kind == "method":
+        return _METHOD_NAMES[language if language in _METHOD_NAMES else "en"].get(rec.method or "", rec.method or "")
+    if rec.kind == "precision":
+        return f"{rec.precision} 权重" if zh else f"{rec.precision} weights"
+    if rec.kind == "kv-cache":
+        return "fp8 KV 缓存" if zh else "an fp8 KV cache"
+    if rec.kind == "batch":
+        return (f"micro-batch {rec.batch_size} × 梯度累积 {rec.accumulation}" if zh else
+                f"micro-batch {rec.batch_size} x {rec.accumulation} accumulation steps")
+    if rec.kind == "more-gpus":
+        return f"{rec.count} 张 {rec.gpu}" if zh else f"{rec.count} x {rec.gpu}"
+    return f"{rec.count} x {rec.gpu}"
+
+
+def _second(text: str, language: str) -> str:
+    """'No — X' -> 'Also, X' for a second blocker."""
+    for lead, also in (("No — ", "Also, "), ("Not ", "Also not "), ("不行——", "另外，")):
+        if text.startswith(lead):
+            rest = text[len(lead):]
+            return also + (rest[:1].lower() + rest[1:] if also.endswith(", ") else rest)
+    return text
+
+
+def _verdict(result: EngineResult, recommendations: list[Recommendation], language: str) -> Verdict | None:
+    if not result.verdicts:
+        return None
+    verdict = result.verdicts[0]
+    also_no = next((v for v in result.verdicts[1:] if verdict.answer == v.answer == "no" and v.rule != verdict.rule), None)
+    if verdict.answer in ("no", "tight"):
+        changes = [r for r in recommendations if r.kind in ("batch", "method", "precision", "kv-cache") and not r.tight][:2]
+        if changes:
+            words = _ALSO.get(language, _ALSO["en"])
+            names = [words["gb"].format(name=option_name(r, language), gb=r.need_gb) for r in changes]
+            verdict = verdict.model_copy(update={
+                "text": f"{verdict.text}{words['fit' if len(names) > 1 else 'fits'].format(options=words['or'].join(names))}"})
+    if also_no is not None:
+        # Two blockers (too big, and a GeForce card in a data centre): both are the answer.
+        joined = f"{verdict.text}{'' if language == 'zh' else ' '}{_second(also_no.text, language)}"
+        verdict = verdict.model_copy(update={"text": joined, "because": [*verdict.because, *also_no.because]})
+    return verdict
+
+
+def with_parse(answer: Answer, stated) -> Answer:
+    """The answer with the question's parse attached, and the parser's notices (names it does not
+    know) first among the follow-up questions, still at most MAX_QUESTIONS."""
+    questions = list(dict.fromkeys([*stated.notices(), *answer.questions, *answer.more_questions]))
+    return answer.model_copy(update={"parse": stated.summary(), "questions": questions[:MAX_QUESTIONS],
+                                     "more_questions": questions[MAX_QUESTIONS:]})

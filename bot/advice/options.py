@@ -1,0 +1,268 @@
+"""The options an answer can recommend, each judged with its own number.
+
+An option is one way to run the job: the user's setup, a change that makes it work (a lighter
+method, lower-precision weights or KV cache, fewer concurrent requests, a shorter context, more
+GPUs of the same type), the cheapest setup with comfortable headroom, or each GPU the user asked to
+compare. Options become `option` facts; recommend rules (rules/advice/) say why each is worth doing
+and the answer assembler ranks them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from collections.abc import Iterable
+
+from bot.engine.facts import OptionFact
+from bot.knowledge import Catalog, GpuSpec
+from bot.models import Cost, Requirement
+from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory
+from bot.sizing.performance import compute_precision_key, training_hours
+from bot.sizing.plans import SEARCH_COUNTS, Plan, plan_on
+from bot.sizing.sizer import SizingResult, gpu_slot, proxy_shape
+
+# Under this much free GPU memory a plan is "tight": allocator fragmentation, a longer batch or a
+# framework upgrade can push it over (issue #11).
+TIGHT_PCT = 10.0
+# Lighter training methods to try when a full fine-tune does not fit, lightest change first.
+_LIGHTER_METHODS = ("lora", "qlora")
+# Weight precisions to try when inference does not fit, least lossy first.
+_LOWER_PRECISIONS = ("fp8", "int8", "int4")
+
+
+def headroom_pct(plan_need: float, have: float) -> float:
+    return round((have - plan_need) / have * 100, 1) if have else 0.0
+
+
+@dataclasses.dataclass
+class OptionContext:
+    """What every option is judged against: the job and the catalog."""
+
+    req: Requirement
+    shape: ModelShape
+    catalog: Catalog
+    sizing: SizingResult
+    workload: str
+    consumer_named: bool = False  # the user named a GeForce card, so suggesting others is fair
+
+    def job(self, **changes) -> SizingInput:
+        req = self.req
+        base = SizingInput(
+            workload=self.workload, method=req.method, model=self.shape, precision=req.precision,
+            optimizer=req.optimizer, batch_size=req.batch_size, context=req.context,
+            concurrency=req.concurrency, lora_rank=req.lora_rank, recompute=req.recompute,
+            kv_precision=req.kv_precision,
+            proxy=None if self.shape.complete else proxy_shape(self.catalog, self.shape.params_b),
+        )
+        return dataclasses.replace(base, **changes)
+
+    def plan(self, gpu: GpuSpec, count: int, **changes) -> Plan:
+        memory = estimate_memory(self.job(**changes)) if changes else self.sizing.memory
+        return plan_on(memory, self.workload, gpu_slot(gpu), count)
+
+    def hours(self, gpu: GpuSpec, count: int) -> float | None:
+        time = self.sizing.estimate.time
+        if time is None:
+            return None
+        peak = gpu.dense_tflops[compute_precision_key(time.precision, gpu.dense_tflops)]
+        return round(training_hours(time.flops, count, peak, time.mfu), 1)
+
+
+def _form(form_factor: str) -> str:
+    text = form_factor.upper()
+    return "sxm" if "SXM" in text else ("pcie" if "PCIE" in text else "other")
+
+
+def _option(kind: str, plan: Plan, stated: bool = False, form_factor: str = "", **fields) -> OptionFact:
+    pct = headroom_pct(plan.need_gb, plan.have_gb)
+    return OptionFact(
+        option=kind, gpu=plan.gpu, count=plan.count, fits=plan.fits, tight=plan.fits and pct < TIGHT_PCT,
+        need_gb=round(plan.need_gb, 1), have_gb=plan.have_gb, headroom_pct=pct, stated=stated,
+        plan=plan.label, strategy=plan.strategy, form=_form(form_factor), **fields,
+    )
+
+
+def _comfortable(plan: Plan) -> bool:
+    return plan.fits and headroom_pct(plan.need_gb, plan.have_gb) >= TIGHT_PCT
+
+
+def stated_options(ctx: OptionContext, gpu: GpuSpec, count: int) -> list[OptionFact]:
+    """The user's setup and, when it does not fit comfortably, the changes that make it work."""
+    req = ctx.req
+    plan = ctx.plan(gpu, count)
+    out = [_option("stated", plan, stated=True, hours=ctx.hours(gpu, count) if plan.fits else None,
+                   method=req.method, precision=req.precision)]
+    if _comfortable(plan) or not usable_for(ctx, gpu, named=True):
+        return out  # nothing to change, or a GPU the plan cannot use at all (the licence): no fixes on it
+    if ctx.workload == "training":
+        if (req.batch_size or 1) > 1:
+            # The cheapest fix: a smaller micro-batch with gradient accumulation keeps the effective batch.
+            # A divisor of the batch, so micro-batch x accumulation steps is exactly the user's batch.
+            divisors = [n for n in range(req.batch_size - 1, 0, -1) if req.batch_size % n == 0]
+            most = next((n for n in divisors if _comfortable(ctx.plan(gpu, count, batch_size=n))), None)
+            if most is not None:
+                out.append(_option("batch", ctx.plan(gpu, count, batch_size=most), batch_size=most,
+                                   accumulation=req.batch_size // most))
+        method_now = req.method or "full"
+        lighter = _LIGHTER_METHODS if method_now in ("full", "pretraining") else (
+            ("qlora",) if method_now == "lora" else ())
+        if lighter:
+            for method in lighter:
+                changed = ctx.plan(gpu, count, method=method)
+                if changed.fits:
+                    out.append(_option("method", changed, method=method))
+    else:
+        for precision in _LOWER_PRECISIONS:
+            if _weights_bits(req.precision) <= _weights_bits(precision):
+                continue
+            if precision == "fp8" and "fp8" not in gpu.tensor_precisions:
+                continue  # no fp8 tensor cores (Ampere and older): int8 weight-only is the offer
+            changed = ctx.plan(gpu, count, precision=precision)
+            if changed.fits:
+                out.append(_option("precision", changed, precision=precision))
+                break  # the least lossy precision that fits is the one to offer
+        if (req.kv_precision or "bf16") not in ("fp8", "int8"):
+            changed = ctx.plan(gpu, count, kv_precision="fp8")
+            if changed.fits:
+                out.append(_option("kv-cache", changed, kv_precision="fp8"))
+        if (req.concurrency or 1) > 1:
+            most = _most(lambda n: ctx.plan(gpu, count, concurrency=n), 1, req.concurrency - 1)
+            if most is not None:
+                out.append(_option("concurrency", ctx.plan(gpu, count, concurrency=most), concurrency=most))
+        if (req.context or 0) > 4096:
+            most = _most(lambda n: ctx.plan(gpu, count, context=n), 2048, req.context - 1, step=1024)
+            if most is not None:
+                out.append(_option("context", ctx.plan(gpu, count, context=most), context=most))
+    more = _smallest_comfortable(ctx, gpu, above=count)
+    if more is not None:
+        out.append(_option("more-gpus", more, hours=ctx.hours(gpu, more.count)))
+        fewest = _smallest_fitting(ctx, gpu, above=count, below=more.count)
+        if fewest is not None:  # fewer GPUs that fit, tightly: said, never ranked above the comfortable count
+            out.append(_option("more-gpus", fewest, hours=ctx.hours(gpu, fewest.count)))
+    return out
+
+
+def _smallest_fitting(ctx: OptionContext, gpu: GpuSpec, above: int, below: int) -> Plan | None:
+    for count in SEARCH_COUNTS:
+        if above < count < below:
+            plan = ctx.plan(gpu, count)
+            if plan.fits:
+                return plan
+    return None
+
+
+def _weights_bits(precision: str | None) -> int:
+    return {"fp32": 32, "tf32": 32, "bf16": 16, "fp16": 16, "fp8": 8, "int8": 8, "int4": 4}.get(precision or "bf16", 16)
+
+
+def _most(plan_for, low: int, high: int, step: int = 1) -> int | None:
+    """The largest value in [low, high] (a multiple of `step`) whose plan fits comfortably."""
+    best = None
+    lo, hi = low // step, high // step
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        if _comfortable(plan_for(mid * step)):
+            best, lo = mid * step, mid + 1
+        else:
+            hi = mid - 1
+    return best
+
+
+def _smallest_comfortable(ctx: OptionContext, gpu: GpuSpec, above: int = 0) -> Plan | None:
+    for count in SEARCH_COUNTS:
+        if count <= above:
+            continue
+        plan = ctx.plan(gpu, count)
+        if _comfortable(plan):
+            return plan
+        if count >= 64:  # beyond a few nodes this is no longer a change to the user's plan
+            return None
+    return None
+
+
+def usable_for(ctx: OptionContext, gpu: GpuSpec, named: bool = False) -> bool:
+    """Whether a GPU can be offered for this job: the GeForce licence (rules/license) rules consumer
+    cards out of data centres and hosting, and the advisor suggests them unasked only for a
+    workstation or when the user named a consumer card; bf16 training needs bf16 tensor cores."""
+    req = ctx.req
+    if gpu.gpu_class == "consumer":
+        if req.deployment in ("datacenter", "commercial-hosting"):
+            return False
+        if not named and req.deployment != "workstation" and not ctx.consumer_named:
+            return False
+    if ctx.workload == "training" and (req.precision or "bf16") == "bf16" and "bf16" not in gpu.tensor_precisions:
+        return False
+    return True
+
+
+def typical_rate(catalog: Catalog, gpu: str) -> float | None:
+    """The median on-demand price per GPU-hour of a GPU in the price table, to rank setups by cost."""
+    rates = [r.hourly_rate for r in catalog.prices if r.gpu == gpu and r.billing == "on-demand"]
+    return statistics.median(rates) if rates else None
+
+
+def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> OptionFact | None:
+    """The cheapest setup in the catalog that fits with at least TIGHT_PCT headroom, within one
+    8-GPU node when any does (a multi-node cluster is a different purchase)."""
+    excluded = set(exclude)
+    best: tuple[tuple, Plan] | None = None
+    for gpu in ctx.catalog.gpus.values():
+        if gpu.id in excluded or not usable_for(ctx, gpu):
+            continue
+        plan = _smallest_comfortable(ctx, gpu)
+        if plan is None or (gpu.gpu_class == "consumer" and plan.count > 8):
+            continue  # a GeForce rig beyond one node is not a setup anyone rents
+        rate = typical_rate(ctx.catalog, gpu.id)
+        # Without a price, fewer and smaller GPUs stand in for cheaper ones.
+        key = (plan.count > 8, rate * plan.count if rate else float("inf"), plan.count, gpu.memory_gb)
+        if best is None or key < best[0]:
+            best = (key, plan)
+    if best is None:
+        return None
+    plan = best[1]
+    return _option("comfortable", plan, hours=ctx.hours(ctx.catalog.gpus[plan.gpu], plan.count))
+
+
+def representative(catalog: Catalog, name: str) -> GpuSpec:
+    """One GPU for a name that may be a family ("A100", "H100"): the SXM module where there is one
+    (what clouds rent for training), else the first variant."""
+    ids = catalog.resolve_gpu(name)
+    specs = [catalog.gpus[i] for i in ids]
+    return next((g for g in specs if "SXM" in g.form_factor.upper()), specs[0])
+
+
+def compare_options(ctx: OptionContext, gpus: list[GpuSpec], count: int | None,
+                    costs: list[Cost], counts: dict[str, int] | None = None) -> list[OptionFact]:
+    """Every GPU the user named side by side at their count (one GPU when they gave none, or the
+    count their quote names); one that does not fit also gets the smallest count that does."""
+    out: list[OptionFact] = []
+    # With no count given: one GPU each when any of them holds the job alone, else the fewest of
+    # each that do ("neither fits on one card: 2 x L4 or 2 x RTX 4090").
+    fewest = not count and not counts and not any(c.gpus for c in costs) and not any(
+        ctx.plan(gpu, 1).fits for gpu in gpus)
+    for gpu in gpus:
+        cost = next((c for c in costs if c.gpu in (gpu.id, gpu.family)), None)
+        wanted = ((counts or {}).get(gpu.id) or (cost.gpus if cost and cost.gpus else None) or count
+                  or (fewest_that_fit(ctx, gpu) if fewest else None) or 1)
+        plan = ctx.plan(gpu, wanted)
+        out.append(_option(
+            "compare", plan, form_factor=gpu.form_factor, fewest=fewest,
+            hours=(cost.hours if cost else None) or (ctx.hours(gpu, wanted) if plan.fits else None),
+            cost=cost.total if cost and plan.fits else None, currency=cost.currency if cost else None,
+            cost_label=cost.label if cost else None))
+        if not _comfortable(plan):
+            more = _smallest_comfortable(ctx, gpu, above=wanted)
+            if more is not None:
+                out.append(_option("more-gpus", more, hours=ctx.hours(gpu, more.count)))
+    priced = [o for o in out if o.cost is not None and o.option == "compare"]
+    if len(priced) > 1:
+        cheapest = min(o.cost for o in priced)
+        for o in priced:
+            o.cheapest = o.cost == cheapest
+    return out
+
+
+def fewest_that_fit(ctx: OptionContext, gpu: GpuSpec) -> int | None:
+    """The smallest count of `gpu` that holds the job at all (tight or not)."""
+    plan = _smallest_fitting(ctx, gpu, above=0, below=10**6)
+    return plan.count if plan is not None else None

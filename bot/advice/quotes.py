@@ -1,0 +1,71 @@
+"""The user's own prices, turned into costs: their numbers win over any price table.
+
+A quote with a rate and a duration is priced as given. A quote with a rate but no duration gets
+the estimated duration of the job on the quoted GPUs ("8x H100 at $2.49/GPU-hour" for a 200B-token
+run). A monthly price next to an hourly one gets the break-even hours per month.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.engine.facts import BreakEvenFact
+from bot.models import Cost, StatedCost
+
+HOURS_PER_MONTH = 730.0  # 365 x 24 / 12
+
+# (GPU, count) -> (hours, the count that runs it): a count that cannot hold the job is replaced by
+# the fewest GPUs of that type that can.
+HoursFor = Callable[[str | None, int], tuple[float | None, int]]
+
+
+def quoted_costs(quotes: list[StatedCost], default_count: int | None, hours_for: HoursFor,
+                 gpu_hours: float | None = None) -> list[Cost]:
+    """One Cost per quote whose total can be known: its own hours, the GPU-hours the user gave
+    spread over the quoted GPUs, or the job's estimated hours."""
+    out = []
+    for quote in quotes:
+        if quote.monthly_rate is not None:
+            out.append(Cost(label=quote.label, gpu=quote.gpu, hourly_rate=round(quote.monthly_rate / HOURS_PER_MONTH, 4),
+                            hours=HOURS_PER_MONTH, total=quote.monthly_rate, currency=quote.currency,
+                            billing="subscription", gpus=quote.gpu_count, note="per month"))
+            continue
+        count = quote.gpu_count or default_count or 1
+        hours, note = quote.hours, None
+        if hours is None and gpu_hours is not None:
+            hours, note = gpu_hours / count, "the GPU-hours you gave"
+        if hours is None:
+            hours, count = hours_for(quote.gpu, count)
+            note = "estimated hours" if hours is not None else None
+        gpus = count if quote.per_gpu else 1
+        if hours is None:
+            continue
+        out.append(Cost(label=quote.label, gpu=quote.gpu, hourly_rate=quote.hourly_rate * gpus, hours=hours,
+                        total=round(quote.hourly_rate * gpus * hours, 2), currency=quote.currency,
+                        gpus=count if quote.per_gpu else quote.gpu_count,
+                        rate_per_gpu=quote.hourly_rate if quote.per_gpu else None,
+                        billing=quote.billing, note=note))
+    return out
+
+
+def break_even(quotes: list[StatedCost], default_count: int | None = None,
+               usage_hours_per_month: float | None = None) -> BreakEvenFact | None:
+    """Monthly subscription vs pay-as-you-go: above these hours per month the subscription is cheaper.
+    A per-GPU hourly rate counts the subscription's GPUs ("包月8卡 … 按量12元/卡/时")."""
+    monthly = next((q for q in quotes if q.monthly_rate is not None), None)
+    hourly = next((q for q in quotes if q.hourly_rate is not None and q.hours is None
+                   and (monthly is None or q.currency == monthly.currency)), None)
+    if monthly is None or hourly is None:
+        return None
+    gpus = (hourly.gpu_count or monthly.gpu_count or default_count or 1) if hourly.per_gpu else 1
+    rate = hourly.hourly_rate * gpus
+    hours = monthly.monthly_rate / rate
+    at_usage = round(rate * usage_hours_per_month, 2) if usage_hours_per_month else None
+    return BreakEvenFact(
+        subscription=monthly.label, monthly_rate=monthly.monthly_rate, pay_as_you_go=hourly.label,
+        hourly_rate=round(rate, 4), currency=monthly.currency, hours_per_month=round(hours, 1),
+        hours_per_day=round(hours / 30.4, 1), month_at_full_use=round(rate * HOURS_PER_MONTH, 2),
+        usage_hours_per_month=usage_hours_per_month, pay_as_you_go_at_usage=at_usage,
+        cheaper_at_usage=None if at_usage is None else (
+            "subscription" if monthly.monthly_rate < at_usage else "pay-as-you-go"),
+        cheaper_label=None if at_usage is None else (monthly.label if monthly.monthly_rate < at_usage else hourly.label))

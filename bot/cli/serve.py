@@ -1,0 +1,68 @@
+"""`gpu-advisor serve`: the Slack bot, with what serving sets up around it.
+
+- structured logging (GPU_ADVISOR_LOG_FORMAT, GPU_ADVISOR_LOG_LEVEL) replaces the plain setup;
+- /metrics on GPU_ADVISOR_METRICS_PORT when it is set;
+- the store (GPU_ADVISOR_DATABASE_URL), migrated, handed to the app, which keeps in it the
+  conversation state per thread, the Slack event dedupe (replicas sharing one PostgreSQL answer
+  a retried event once and continue each other's threads), the dispatch audit log and the
+  check history. With GPU_ADVISOR_SLACK_ANSWER_PROCESSES > 0 the answer workers open the same
+  store by its URL (`bot/slack/answer_pool.py`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from bot.errors import InputError
+
+log = logging.getLogger("gpu_advisor.ops")
+
+
+def prepare_serving(settings) -> dict:
+    """Configure logs and metrics, open the store; the keyword arguments for `build_app`."""
+    from bot.ops.logs import LogConfigError, configure_logging, replace_plain_handlers
+    from bot.ops.metrics import start_metrics_server
+
+    replace_plain_handlers()  # the plain handler basicConfig installed
+    try:
+        configure_logging()  # before the store is imported: its migration lines are structured too
+    except LogConfigError as exc:
+        raise InputError(None, f"{exc} (`gpu-advisor doctor` checks every setting)") from exc
+    from bot.store import Store, StoreError
+
+    try:
+        served = start_metrics_server()
+        store = Store()
+    except (LogConfigError, StoreError, ValueError, OSError) as exc:
+        raise InputError(None, f"{exc} (`gpu-advisor doctor` checks every setting)") from exc
+    if served is not None:
+        log.info("metrics on port %d", served[0].server_port)
+    log.info("store %s, schema version %d", store.describe(), store.migration_status()[0])
+    return {"store": store}
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from bot.engine.rulebase import RuleBaseError
+    from bot.slack.serve import run_serving, serving_app
+    from bot.slack.settings import load_settings
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    mode = "http" if args.http else "socket"
+    settings = load_settings()  # a SlackSettingsError is a ConfigError: one line, exit 2
+    settings.require(mode)  # before anything connects
+    prepared = prepare_serving(settings)
+    try:
+        bolt_app, rules = serving_app(settings, mode, **prepared)
+    except RuleBaseError as exc:  # the first rule base must load for the bot to start
+        raise InputError(None, "the rule base does not load:\n" + "\n".join(exc.problems[:20])) from exc
+    # Until SIGTERM/SIGINT, then a graceful stop within GPU_ADVISOR_SHUTDOWN_TIMEOUT (bot/slack/serve.py).
+    return run_serving(bolt_app, settings, mode, host=args.host, port=args.port, store=prepared.get("store"),
+                       rules=rules)
+
+
+def configure_serve(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--http", action="store_true", help="serve HTTP on /slack/events instead of Socket Mode")
+    parser.add_argument("--port", type=int, default=3000, help="HTTP port (default 3000)")
+    parser.add_argument("--host", default="0.0.0.0", help="HTTP bind address (default 0.0.0.0)")
+    parser.set_defaults(handler=_cmd_serve)

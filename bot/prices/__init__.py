@@ -1,0 +1,1 @@
+"""Price tables from public catalogs: import (`gpu-advisor prices import skypilot`) and refresh (`prices update`)."""

@@ -1,0 +1,58 @@
+"""The default text answer: verdict, options, key findings, questions; 20 lines at most."""
+
+from bot.models import Answer, Finding, Recommendation, Requirement, Verdict
+from bot.render.text import MAX_LINES, recommendation_line, render_text
+
+
+def answer(language="en", findings=30, questions=5) -> Answer:
+    return Answer(
+        requirement=Requirement(gpu="rtx-4090"), language=language,
+        verdict=Verdict(answer="no", text="No — 116 GB needed; 24 GB on one card.", rule="verdict.does-not-fit"),
+        recommendations=[Recommendation(rank=i + 1, kind="more-gpus", gpu="rtx-4090", count=2 ** (i + 1),
+                                        strategy="zero3", fits=True, need_gb=20, have_gb=24, headroom_pct=16.7,
+                                        hours=10.0 * i if i else None, why="why", rule="advice.more-gpus")
+                         for i in range(5)],
+        findings=[Finding(rule=f"r.{i}", topic="memory", severity="warn" if i % 2 else "info",
+                          message=f"Finding {i}. It has a second sentence.", tier="key" if i % 2 else "more")
+                  for i in range(findings)],
+        questions=[f"question {i}?" for i in range(min(questions, 3))],
+        more_questions=[f"question {i}?" for i in range(3, questions)],
+    )
+
+
+def test_the_order_is_verdict_options_warnings_questions_and_a_pointer_to_the_rest():
+    lines = render_text(answer()).splitlines()
+    assert lines[0] == "No — 116 GB needed; 24 GB on one card. [verdict.does-not-fit]"
+    assert lines[1] == "What to do:"
+    assert lines[2].startswith("  1. 2 x rtx-4090 (ZeRO-3 / FSDP over 2 GPUs): fits, 20/24 GB (17% free)")
+    watch = lines.index("Watch out:")
+    ask = lines.index("To sharpen this, tell me:")
+    assert 7 == watch < ask
+    assert lines[watch + 1] == "  [WARN] Finding 1. [r.1]"  # one line each: the first sentence
+    assert lines[ask + 1:ask + 4] == ["  ? question 0?", "  ? question 1?", "  ? question 2?"]
+    assert lines[-1].startswith("2") and "--full" in lines[-1]
+    assert len(lines) == MAX_LINES
+
+
+def test_a_short_answer_stays_short():
+    short = answer(findings=1, questions=0).model_copy(update={"recommendations": []})
+    assert render_text(short).splitlines() == ["No — 116 GB needed; 24 GB on one card. [verdict.does-not-fit]",
+                                               '1 more finding(s): --full, or "More" in Slack']
+
+
+def test_chinese_labels_and_options_are_chinese():
+    text = render_text(answer(language="zh"))
+    assert "建议：" in text and "注意：" in text and "补充这些信息可以判断得更准：" in text
+    assert "2 张 rtx-4090（ZeRO-3 / FSDP 分片，2 卡）：放得下，20/24 GB（空余 17%）" in text
+    assert "What to do" not in text and "free" not in text
+
+
+def test_recommendation_lines_carry_time_and_cost_when_known():
+    rec = Recommendation(rank=1, kind="compare", gpu="h100-sxm", count=8, strategy="zero3", fits=True,
+                         need_gb=36, have_gb=80, headroom_pct=55, hours=1826, cost=36366, currency="USD",
+                         why="one of the options you asked about", rule="advice.compare-fits")
+    assert recommendation_line(rec, "en") == ("8 x h100-sxm (ZeRO-3 / FSDP over 8 GPUs): fits, 36/80 GB (55% free), "
+                                              "~1,826 h, 36,366 USD — one of the options you asked about "
+                                              "[advice.compare-fits]")
+    tight = rec.model_copy(update={"tight": True, "headroom_pct": 6})
+    assert ": tight, 36/80 GB (6% free)" in recommendation_line(tight, "en")
