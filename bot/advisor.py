@@ -87,14 +87,6 @@ class Advisor:
         req = requirement.model_copy(deep=True)
         gpus: list[GpuSpec] = []
         family = None
-        if req.gpu:
-            ids = _resolved("gpu", self.catalog.resolve_gpu, req.gpu)
-            gpus = [self.catalog.gpus[i] for i in ids]
-            if len(ids) == 1:
-                req.gpu = ids[0]
-            else:
-                family = gpus[0].family
-                req.gpu = family
         instance = self.catalog.instance(req.instance) if req.instance else None
         if req.instance and instance is None:
             raise InputError("instance", f"unknown instance type {req.instance!r}")
@@ -104,7 +96,7 @@ class Advisor:
             if not req.gpu and instance.gpu:
                 req.gpu = instance.gpu
             req.gpu_count = req.gpu_count or instance.count
-        if req.gpu and not gpus:
+        if req.gpu:  # as named, or the instance's GPU
             ids = _resolved("gpu", self.catalog.resolve_gpu, req.gpu)
             gpus = [self.catalog.gpus[i] for i in ids]
             if len(ids) == 1:
@@ -207,9 +199,15 @@ class Advisor:
         if resolved.gpus:
             gpu = representative(self.catalog, req.gpu) if resolved.family else resolved.gpus[0]
             count = req.gpu_count or 1
-            if req.intent == "how-many" and req.gpu_count is None:
+            computed = req.intent == "how-many" and req.gpu_count is None
+            if computed:
                 count = fewest_that_fit(context, gpu) or 1  # "how many A100s do I need?"
-            out += stated_options(context, gpu, count)
+            stated = stated_options(context, gpu, count)
+            if computed:  # our count, not the user's plan
+                stated[0] = stated[0].model_copy(update={"stated": False})
+            out += stated
+            if stated[0].fits and not stated[0].tight:
+                return out  # their setup works: no other catalog GPU to sell them
         comfortable = comfortable_option(context)
         if comfortable is not None:
             out.append(comfortable)
@@ -282,7 +280,14 @@ class Advisor:
                 count = fewest_that_fit(context, spec) or count  # priced on a count that holds the job
             return context.hours(spec, count), count
 
-        return quoted_costs(req.costs, req.gpu_count, hours_for, req.gpu_hours)
+        def speed(gpu: str | None) -> float | None:
+            if not gpu:
+                return None
+            tflops = representative(self.catalog, gpu).dense_tflops
+            return tflops.get("bf16") or tflops.get("fp16")
+
+        return quoted_costs(req.costs, req.gpu_count, hours_for, req.gpu_hours, req.gpu_hours_gpu, speed,
+                            req.usage_hours_per_month)
 
     @staticmethod
     def _cost_facts(costs: list[Cost], stated: bool) -> list[dict]:

@@ -480,6 +480,10 @@ class Catalog:
         self.models = {m.id: m for m in models}
         self.xids = {x.code: x for x in xids}
         self.prices = prices
+        # Rows per GPU: an imported catalog has hundreds of rows, and sizing prices every candidate.
+        self.prices_by_gpu: dict[str, list[PriceRow]] = {}
+        for row in prices:
+            self.prices_by_gpu.setdefault(row.gpu, []).append(row)
         # Where `prices` came from; the shipped example table must never pass for the team's quotes.
         self.prices_path = prices_path
         self.prices_are_example = prices_path is not None and prices_path.name == EXAMPLE_PRICES_NAME

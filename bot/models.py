@@ -102,7 +102,9 @@ class Requirement(BaseModel):
     unknown_gpu_memory_gb: float | None = Field(default=None, gt=0, le=2000, description="its memory, as the user gave it")
     usage_hours_per_month: float | None = Field(default=None, gt=0, le=744, description="hours of use a month")
     gpu_hours: float | None = Field(default=None, gt=0, le=1e9, description="the job's total GPU-hours, as stated")
+    gpu_hours_gpu: str | None = Field(default=None, description="the GPU those GPU-hours were counted on")
     budget: float | None = Field(default=None, gt=0, le=1e12, description="the money the user can spend")
+    network_gbps: float | None = Field(default=None, gt=0, le=1e6, description="the inter-node network the user has, Gb/s")
     budget_currency: str | None = None
     # Beyond the core contract: what the question is about when it names no numbers,
     # symptoms for the health rules, and cost pairs stated in the question.

@@ -111,23 +111,32 @@ _AND_MORE = {"en": " (and {n} more like it)", "zh": "（另有 {n} 条相同情�
 
 def _collapse_repeats(findings: list[Finding], derivations: list[dict],
                       language: str) -> tuple[list[Finding], list[dict]]:
-    counts: dict[str, int] = {}
+    """Findings of one rule whose messages differ only in numbers and bus ids (the same throttling on
+    GPUs 0-7) become the first of them with a count; findings that say different things stay apart."""
+    def shape(f: Finding) -> tuple[str, str]:
+        return f.rule, _NUMBERS.sub("#", f.message)
+
+    counts: dict[tuple[str, str], int] = {}
     for f in findings:
-        counts[f.rule] = counts.get(f.rule, 0) + 1
-    out, out_derivations, seen = [], [], {}
+        counts[shape(f)] = counts.get(shape(f), 0) + 1
+    out, out_derivations, seen = [], [], set()
     for f, d in zip(findings, derivations, strict=True):
-        n = counts[f.rule]
+        key = shape(f)
+        n = counts[key]
         if n <= _REPEATS_SHOWN:
             out.append(f)
             out_derivations.append(d)
             continue
-        if f.rule in seen:
+        if key in seen:
             continue
-        seen[f.rule] = True
+        seen.add(key)
         more = _AND_MORE.get(language, _AND_MORE["en"]).format(n=n - 1)
         out.append(f.model_copy(update={"message": f.message.rstrip() + more}))
         out_derivations.append(d)
     return out, out_derivations
+
+
+_NUMBERS = re.compile(r"[0-9][0-9a-fA-F:.,]*")
 
 
 def _common_prefix(variants: list[str]) -> str:

@@ -197,7 +197,7 @@ def usable_for(ctx: OptionContext, gpu: GpuSpec, named: bool = False) -> bool:
 
 def typical_rate(catalog: Catalog, gpu: str) -> float | None:
     """The median on-demand price per GPU-hour of a GPU in the price table, to rank setups by cost."""
-    rates = [r.hourly_rate for r in catalog.prices if r.gpu == gpu and r.billing == "on-demand"]
+    rates = [r.hourly_rate for r in catalog.prices_by_gpu.get(gpu, []) if r.billing == "on-demand"]
     return statistics.median(rates) if rates else None
 
 

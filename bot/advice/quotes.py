@@ -20,9 +20,12 @@ HoursFor = Callable[[str | None, int], tuple[float | None, int]]
 
 
 def quoted_costs(quotes: list[StatedCost], default_count: int | None, hours_for: HoursFor,
-                 gpu_hours: float | None = None) -> list[Cost]:
-    """One Cost per quote whose total can be known: its own hours, the GPU-hours the user gave
-    spread over the quoted GPUs, or the job's estimated hours."""
+                 gpu_hours: float | None = None, gpu_hours_gpu: str | None = None,
+                 speed: Callable[[str | None], float | None] | None = None,
+                 usage_hours_per_month: float | None = None) -> list[Cost]:
+    """One Cost per quote whose total can be known, from the user's own numbers first: its own hours;
+    the GPU-hours the user gave (counted on `gpu_hours_gpu`, so a faster GPU needs fewer); the job's
+    estimated hours on the quoted GPUs; or a month at the use the user gave ("24/7", "9 h a day")."""
     out = []
     for quote in quotes:
         if quote.monthly_rate is not None:
@@ -33,19 +36,32 @@ def quoted_costs(quotes: list[StatedCost], default_count: int | None, hours_for:
         count = quote.gpu_count or default_count or 1
         hours, note = quote.hours, None
         if hours is None and gpu_hours is not None:
-            hours, note = gpu_hours / count, "the GPU-hours you gave"
+            total_gpu_hours = gpu_hours * _speed_ratio(speed, gpu_hours_gpu, quote.gpu)
+            hours, note = total_gpu_hours / count, "the GPU-hours you gave"
+            if total_gpu_hours != gpu_hours:
+                note = f"the GPU-hours you gave on {gpu_hours_gpu}, scaled by peak throughput"
         if hours is None:
             hours, count = hours_for(quote.gpu, count)
             note = "estimated hours" if hours is not None else None
-        gpus = count if quote.per_gpu else 1
+        if hours is None and usage_hours_per_month is not None:
+            hours, note = usage_hours_per_month, "a month at your use"
         if hours is None:
             continue
-        out.append(Cost(label=quote.label, gpu=quote.gpu, hourly_rate=quote.hourly_rate * gpus, hours=hours,
+        gpus = count if quote.per_gpu else 1
+        out.append(Cost(label=quote.label, gpu=quote.gpu, hourly_rate=quote.hourly_rate * gpus, hours=round(hours, 2),
                         total=round(quote.hourly_rate * gpus * hours, 2), currency=quote.currency,
                         gpus=count if quote.per_gpu else quote.gpu_count,
                         rate_per_gpu=quote.hourly_rate if quote.per_gpu else None,
                         billing=quote.billing, note=note))
     return out
+
+
+def _speed_ratio(speed, reference: str | None, gpu: str | None) -> float:
+    """How many of `gpu`'s GPU-hours one of `reference`'s is worth (peak dense throughput); 1 when unknown."""
+    if speed is None or not reference or not gpu or reference == gpu:
+        return 1.0
+    ref, this = speed(reference), speed(gpu)
+    return ref / this if ref and this else 1.0
 
 
 def break_even(quotes: list[StatedCost], default_count: int | None = None,

@@ -34,7 +34,8 @@ _FIRST_CHECK = lx.rx(
     r"|\B<(?:what|which\s+things?)\s+(?:should|do)\s+(?:i|we)\s+(?:check|verify|test)\s+first>\E"
     r"|\B<first\s+(?:checks?|things?\s+to\s+check)>\E"
     r"|\B<how\s+(?:do\s+i|do\s+we|to|can\s+i|can\s+we)\s+(?:check|verify|tell|test)\s+(?:if|whether|that)?\s*(?:my|our|the|a)?\s*(?:rented|new|cloud)\b>\E"
-    r"|(?:刚|新)(?:租|买|开|拿到|到手|申请)了?.{0,30}?(?:检查|验证|核对|先看|测试)"
+    r"|(?:刚|新)(?:租|买|开|拿到|到手|申请|装)(?:到|好)?了?.{0,60}?(?:检查|验证|核对|先看|测试|确认)"
+    r"|(?:到手|交付|上线)(?:了|后)?.{0,30}?(?:先|要|需要)?(?:检查|验证|核对|测试)(?:什么|哪些|啥)"
     r"|(?:先|首先)(?:检查|验证|核对)(?:什么|哪些|啥)"
 )
 
@@ -200,9 +201,12 @@ def bare_context(scan) -> None:
         scan.set("context", int(m.group(1)) * 1024, m.start(), m.end())
 
 
-_MONEY = r"(?P<c1>\$|usd|us\$|美元|美金|¥|rmb|cny|元|人民币)?\s*(?P<n>[0-9]{1,9}(?:\.[0-9]{1,4})?)\s*(?P<k>k|万|千)?\s*(?P<c2>\$|usd|dollars?|美元|美金|元|块|rmb|cny|人民币)?"
+_MONEY = r"(?P<c1>\$|usd|us\$|美元|美金|¥|rmb|cny|元|人民币)?\s*(?P<n>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]{1,9}(?:\.[0-9]{1,4})?)\s*(?P<k>k|万|千)?\s*(?P<c2>\$|usd|dollars?|美元|美金|元|块|rmb|cny|人民币)?"
 _BUDGET = (lx.rx(rf"(?:\B<budget(?:\s+(?:is|of|=|:|around|about|under))?>\E|预算(?:是|为|大概|约|在|有|只有)?|控制在)\s*{_MONEY}"),
            lx.rx(rf"{_MONEY}\s*(?:的)?(?:\B<budget>\E|预算)"))
+
+
+_ANY_CURRENCY = re.compile(r"\$|usd|美元|美金|¥|rmb|cny|元|人民币")
 
 
 def budget(scan) -> None:
@@ -210,11 +214,35 @@ def budget(scan) -> None:
     m = next((m for pattern in _BUDGET for m in scan.matches(pattern) if m.group("n")), None)
     if m is None:
         return
-    value = float(m.group("n")) * {"k": 1_000, "千": 1_000, "万": 10_000}.get(m.group("k") or "", 1)
+    value = float(m.group("n").replace(",", "")) * {"k": 1_000, "千": 1_000, "万": 10_000}.get(m.group("k") or "", 1)
     written = (m.group("c1") or m.group("c2") or "").lower()
     if not written:
-        return  # a bare number after "budget" is too ambiguous to use
+        # "budget is 30k" next to "$2.10/gpu-hr": the question's own currency
+        found = _ANY_CURRENCY.search(scan.text)
+        if found is None:
+            return  # a bare number with no currency anywhere is too ambiguous to use
+        written = found.group(0)
     currency = "CNY" if written in ("¥", "rmb", "cny", "元", "块", "人民币") else "USD"
     scan.set("budget", value, m.start(), m.end())
     scan.fields["budget_currency"] = currency
     scan.spans.append(scan.span("budget_currency", currency, m.start(), m.end()))
+
+
+_NETWORK = lx.rx(r"(?<![0-9.])([0-9]{1,4})\s*(?:g|gb|gbit|gbps|gb/s|g/s|gbe|gige)(?![a-z0-9])\s*(?:bit\s*)?(?:\B<(?:ethernet|roce|rocev2|infiniband|ib|nic|network|links?)>\E|以太网|网络|网卡|带宽|roce)?"
+                 r"|\B<(?:ethernet|roce|network|nic|infiniband|ib)\s+(?:of\s+|at\s+)?>\E([0-9]{1,4})\s*(?:g|gb|gbps|gbe)(?![a-z0-9])")
+_NETWORK_WORD = lx.rx(r"\B<(?:ethernet|roce|rocev2|infiniband|ib|nic|network|interconnect|gbe|gige)>\E|以太网|网络|网卡|带宽|组网|\bib\b")
+
+
+def network(scan) -> None:
+    """'100GbE RoCE', '25G 以太网': the network the user has, when the question is about networking."""
+    if not _NETWORK_WORD.search(scan.text):
+        return
+    for m in scan.matches(_NETWORK):
+        value = float(m.group(1) or m.group(2))
+        tail = scan.text[m.end(1) if m.group(1) else m.end(2):m.end()]
+        around = scan.text[max(0, m.start() - 12):m.end() + 12]
+        if not (_NETWORK_WORD.search(around) or "gbe" in tail or "gbps" in tail or "gb/s" in tail):
+            continue  # "80G" next to a GPU is its memory, not a network
+        scan.set("network_gbps", value, m.start(), m.end())
+        scan.add("topics", "network", m.start(), m.end(), take=False)
+        return

@@ -14,7 +14,9 @@ from bot.cache import compiled_regex
 
 _B = r"(?<![a-z0-9])"
 _E = r"(?![a-z0-9])"
-NUM = r"(?<![0-9.])([0-9]{1,9}(?:\.[0-9]{1,6})?)(?![0-9])"
+# A number, with thousands separators where a digit group follows ("$9,500", "12,000 GPU-hours"); a
+# comma right after a letter is a list separator ("A100,100并发" is A100 and 100), never thousands.
+NUM = r"(?<![0-9.])((?<![a-z,])[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]{1,6})?(?![0-9])|[0-9]{1,9}(?:\.[0-9]{1,6})?)(?![0-9])"
 INT = r"(?<![0-9.])([0-9]{1,9})(?![0-9.])"
 
 
@@ -111,6 +113,7 @@ SYMPTOMS = table([
     (r"\B<(?:uncorrectable\s+|correctable\s+|double[\s-]bit\s+|single[\s-]bit\s+|volatile\s+|sram\s+|dram\s+)*ecc\s*(?:errors?|error\s+counts?|failures?|faults?)>\E"
      r"|\B<(?:uncorrectable|double[\s-]bit|dbe)\s+(?:memory\s+)?errors?>\E|ecc\s*(?:错误|报错|告警|异常)", "ecc-errors"),
     (r"\B<(?:retired\s+pages?|page\s+retirements?|pages?\s+(?:were\s+|got\s+|being\s+)?retired|retirement\s+pending)>\E|页面退役|退役页|页退役", "retired-pages"),
+    (r"\B<remapped\s+rows?\s+failure\s*:?\s*yes>\E|\B<row\s+remap\w*\s+fail\w*>\E|行重映射失败|remapped\s*rows\s*failure\s*[:：]?\s*yes", "remap-failure"),
     (r"\B<(?:remapped\s+rows?|row\s+remap\w*)>\E|行重映射", "remapped-rows"),
     (r"\B<(?:low|poor|bad)\s+(?:gpu\s+)?(?:utili[sz]ation|util|usage|occupancy)>\E"
      r"|\B<(?:gpu\s+)?(?:utili[sz]ation|util|usage)\s*(?:is\s+|stays\s+|stuck\s+|sits\s+|hovers\s+|remains\s+|only\s+|never\s+goes\s+above\s+|of\s+)*"

@@ -226,7 +226,7 @@ class _Scan:
 
 
 def _number(text: str) -> float:
-    return float(text)
+    return float(text.replace(",", ""))
 
 
 # -- extractors, in the order they run ---------------------------------------------------------------
@@ -252,6 +252,8 @@ _CUDA = lx.rx(
     r"\B<cuda\s*(?:toolkit\s*)?(?:version\s*|版本\s*)?(?:is\s+|=\s*|:\s*|v|是|为)?([0-9]{1,2}(?:\.[0-9]{1,2}){0,2})(?![0-9.]*[0-9])>\E"
     r"|\B<cu([0-9]{2})([0-9])>\E"
 )
+_SMI_HEADER = re.compile(r"CUDA Version:")  # nvidia-smi's own header, capitalised as it prints it
+_CU_WHEEL = re.compile(r"(?<![a-z0-9])cu[0-9]{3}(?![0-9])")
 _SMI_BEFORE = re.compile(r"nvidia-smi[^.;,，。]{0,20}$|smi\s*(?:shows|says|显示|里)[^.;,，。]{0,12}$")
 _DRIVER = lx.rx(
     r"(?:\B<(?:nvidia\s+)?driver\s*(?:version\s*)?(?:(?:upgrade[ds]?|update[ds]?|is|was|now|at|of|version)\s+){0,3}(?:to\s+|=\s*|:\s*|v|r)?"
@@ -274,8 +276,12 @@ def _versions(scan: _Scan) -> None:
         version = m.group(1) or f"{int(m.group(2))}.{m.group(3)}"
         if not 1 <= int(version.split(".")[0]) <= 30:
             raise ParseError("cuda", f"CUDA version {version} ({scan.original[m.start():m.end()]!r}) is not a CUDA release")
-        # The "CUDA Version" nvidia-smi prints is the newest CUDA the driver supports, not the toolkit.
-        if m.group(1) and _SMI_BEFORE.search(scan.text, max(0, m.start() - 30), m.start()) and "driver_cuda" not in scan.fields:
+        # The "CUDA Version" nvidia-smi prints is the newest CUDA the driver supports, not the toolkit;
+        # a wheel tag (cu124) next to it is the toolkit.
+        smi = _SMI_BEFORE.search(scan.text, max(0, m.start() - 30), m.start()) or _SMI_HEADER.match(
+            scan.original, m.start()) or (_CU_WHEEL.search(scan.text) and not m.group(1) is None
+                                          and not _CU_WHEEL.match(scan.text, m.start()))
+        if m.group(1) and smi and "driver_cuda" not in scan.fields:
             scan.set("driver_cuda", version, m.start(), m.end())
             continue
         scan.set("cuda", version, m.start(), m.end())
@@ -366,7 +372,7 @@ def _costs(scan: _Scan) -> None:
         after = [h for h in hours_all if rate.end() <= h.start() < next_start and id(h) not in used]
         before = [h for h in hours_all if boundary <= h.start() and h.end() <= rate.start() and id(h) not in used]
         hours_m = after[0] if after else (before[-1] if before else None)
-        rate_value = _number(next(g for g in rate.groups()[0:] if g and re.fullmatch(r"[0-9.]+", g)))
+        rate_value = _number(next(g for g in rate.groups()[0:] if g and re.fullmatch(r"[0-9.,]+", g)))
         if hours_m is None and len(hours_all) == 1 and len(rates) > 1:
             # "400 hours left … $98/hr vs $55/hr": one duration stated once prices every quote
             shared = _number(hours_all[0].group(1)) * (24 if hours_all[0].group("unit") in ("day", "days", "天") else 1)
@@ -408,7 +414,7 @@ _BILLING_LABEL = lx.table([
 ])
 _MONTHLY = lx.rx(
     rf"(?P<c1>{_USD}|{_CNY})?\s*{lx.NUM}\s*(?P<wan>万)?\s*(?P<c2>{_USD}|{_CNY})?\s*(?:/|per|a|每|一)\s*(?:个)?\s*(?:month|mo|月)(?![a-z])"
-    rf"|(?:每月|月付|月租|\B<monthly>\E)\s*(?:是|要|收|为|at|of)?\s*(?P<c3>{_USD}|{_CNY})?\s*{lx.NUM}\s*(?P<c4>{_USD}|{_CNY})?"
+    rf"|(?:每月|月付|月租|\B<monthly>\E)\s*(?:是|要|收|为|at|of)?\s*(?P<c3>{_USD}|{_CNY})?\s*{lx.NUM}\s*(?P<wan2>万)?\s*(?P<c4>{_USD}|{_CNY})?"
 )
 
 
@@ -440,26 +446,46 @@ def _billing_label(scan: _Scan, lo: int, hi: int) -> dict:
 
 _CARDS_BEFORE = re.compile(r"([0-9]{1,4})\s*(?:卡|张卡|x\s*gpus?|gpus?)")
 _USAGE = lx.rx(rf"(?:每月|每个月|一个月|月均)\s*(?:用|使用|跑|约|大概|大约|平均|\s)*{lx.NUM}\s*(?:个)?\s*小时"
-               rf"|{lx.NUM}\s*(?:h|hrs?|hours?)\s*(?:a|per|each|/)\s*month>\E".replace(">\\E", ""))
-_GPU_HOURS = lx.rx(rf"{lx.NUM}\s*(?P<k>k|千|万)?\s*(?:卡时|卡小时|\B<gpu[\s-]*hours?>\E|\B<gpu[\s-]*hrs?>\E)")
+               rf"|{lx.NUM}\s*(?:h|hrs?|hours?)\s*(?:a|per|each|/)\s*month(?![a-z])")
+_DAILY_USAGE = lx.rx(rf"(?:每天|每日|一天)\s*(?:用|使用|跑|约|大概|大约|平均|\s)*{lx.NUM}\s*(?:个)?\s*小时"
+                     rf"|{lx.NUM}\s*(?:h|hrs?|hours?)\s*(?:a|per|each|/)\s*day(?![a-z])")
+_ALWAYS_ON = lx.rx(r"\B<(?:24/7|24x7|24\s*hours\s*a\s*day|around\s+the\s+clock|always[\s-]on)>\E|全天候|7\s*[x×]\s*24|24\s*小时(?:不间断|运行|在线)")
+_WEEKDAYS = re.compile(r"weekdays?|work\s*days?|工作日|周一到周五")
+_GPU_HOURS = lx.rx(rf"{lx.NUM}\s*(?P<k>k|千|万)?\s*(?P<ref>[a-z]{{1,4}}[0-9]{{2,4}}[a-z]?\s*)?"
+                   rf"(?:卡时|卡小时|\B<gpu[\s-]*hours?>\E|\B<gpu[\s-]*hrs?>\E)"
+                   rf"(?:\s*[（(]?\s*(?:按|on|of)\s*(?P<ref2>[a-z]{{1,4}}[0-9]{{2,4}}[a-z]?)\s*(?:算|计)?)?")
+_DAYS_PER_MONTH = 30.4
+_WEEKDAYS_PER_MONTH = 21.7
 
 
 def _usage(scan: _Scan) -> None:
-    """'每月300小时', '300 hours a month': monthly use, for subscription against pay-as-you-go; and
-    '2000卡时', '50k GPU-hours': the job's total GPU-hours."""
+    """'每月300小时', '300 hours a month', '9 hrs a day weekdays', '24/7': monthly use, for subscription
+    against pay-as-you-go and monthly costs; '2000卡时', '12,000 H100 GPU-hours': the job's total
+    GPU-hours, and the GPU they were counted on."""
     for m in scan.matches(_USAGE):
         scan.set("usage_hours_per_month", _number(m.group(1) or m.group(2)), m.start(), m.end())
+    for m in scan.matches(_DAILY_USAGE):
+        days = _WEEKDAYS_PER_MONTH if _WEEKDAYS.search(scan.text) else _DAYS_PER_MONTH
+        hours = min(_number(m.group(1) or m.group(2)), 24) * days
+        scan.set("usage_hours_per_month", round(hours, 1), m.start(), m.end())
+    for m in scan.matches(_ALWAYS_ON):
+        scan.set("usage_hours_per_month", 730.0, m.start(), m.end())
     for m in scan.matches(_GPU_HOURS):
         scale = {"k": 1_000, "千": 1_000, "万": 10_000}.get(m.group("k") or "", 1)
-        scan.set("gpu_hours", _number(m.group(1)) * scale, m.start(), m.end())
+        if scan.set("gpu_hours", _number(m.group(1)) * scale, m.start(), m.end()):
+            ref = (m.group("ref") or m.group("ref2") or "").strip()
+            known = _lookup(scan.lex.gpus[1], ref, plural=True) if ref else None
+            if known:
+                scan.fields["gpu_hours_gpu"] = known
+                scan.spans.append(scan.span("gpu_hours_gpu", known, m.start(), m.end()))
 
 
 def _monthly_prices(scan: _Scan) -> None:
     """'4000 元/月', '$3,000 a month': a subscription price, compared with the hourly quotes."""
     lo = 0
     for m in scan.matches(_MONTHLY):
-        value = _number(next(g for g in m.groups() if g and re.fullmatch(r"[0-9.]+", g)))
-        if m.group("wan"):
+        value = _number(next(g for g in m.groups() if g and re.fullmatch(r"[0-9.,]+", g)))
+        if m.group("wan") or m.group("wan2"):
             value *= 10_000
         written = next((m.group(n) for n in ("c1", "c2", "c3", "c4") if m.group(n)), "$")
         if value <= 0:
@@ -500,6 +526,10 @@ def _cost_label(scan: _Scan, lo: int, hi: int, index: int, clause_end: int) -> t
         value = _lookup(scan.lex.gpus[1], m.group(0), plural=True)
         scan.name(lo + m.start(), lo + m.end())
         return scan.original[lo + m.start():lo + m.end()].strip(), value, lo + m.start()
+    unknown = list(lx.UNKNOWN_GPU.finditer(window))
+    if unknown:  # "A800 报价 7元/卡/时": a GPU the catalog lacks still names its quote
+        m = unknown[-1]
+        return scan.original[lo + m.start():lo + m.end()].strip(), None, lo + m.start()
     instances = [sp for sp in scan.spans if sp.slot in ("instance", "instance_options") and lo <= sp.start < hi]
     if instances:
         named = scan.lex.catalog.instance(instances[-1].value)
@@ -884,6 +914,8 @@ def _unknown_gpus(scan: _Scan) -> None:
 _EXTRACTORS = (_xids, _versions, _instances, advice_slots.budget, _usage, _monthly_prices, _costs, _models, _gpus, _sizes, _model_family, _providers,
                _numbers, advice_slots.users, advice_slots.checkpoints, _keywords, advice_slots.intent,
                advice_slots.compared_billing, advice_slots.served_users, advice_slots.bare_context)
+# network() runs before the GPU extractor so "100GbE" is never read as a memory size
+_EXTRACTORS = (advice_slots.network, *_EXTRACTORS)
 _ORDER = {name: i for i, name in enumerate(Requirement.model_fields)}
 
 

@@ -482,7 +482,7 @@ def _cost_lines(
         if not candidate.fits or candidate.hours is None or (candidate.gpu, candidate.count) in seen:
             continue
         seen.add((candidate.gpu, candidate.count))
-        for row in price_rows_for(catalog.prices, candidate.gpu, candidate.count, req.provider, req.billing):
+        for row in price_rows_for(catalog.prices_by_gpu.get(candidate.gpu, []), candidate.gpu, candidate.count, req.provider, req.billing):
             provider = catalog.providers.get(row.provider)
             age = (today - row.quoted_on).days
             stale = age > max_age
@@ -498,7 +498,7 @@ def _cost_lines(
 
 
 def _price_rows(catalog: Catalog, gpu: str, req: Requirement, count: int = 1) -> list[PriceRow]:
-    return price_rows_for(catalog.prices, gpu, count, req.provider, req.billing)
+    return price_rows_for(catalog.prices_by_gpu.get(gpu, []), gpu, count, req.provider, req.billing)
 
 
 def _costs(lines: list[CostLine]) -> list[Cost]:

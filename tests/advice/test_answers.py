@@ -76,7 +76,7 @@ def test_two_quotes_are_priced_with_the_user_s_rates_and_the_estimated_hours(adv
     for cost, rate in ((by_label["H100"], 2.49), (by_label["A100"], 1.29)):
         assert cost.total == pytest.approx(rate * 8 * cost.hours, rel=1e-3)
     cheaper = min(by_label.values(), key=lambda c: c.total)
-    assert answer.verdict.text.startswith(f"{cheaper.label} is cheaper to finish")
+    assert answer.verdict.text.startswith(f"{cheaper.label} is cheaper: ")
     assert {r.gpu for r in answer.recommendations if r.kind == "compare"} == {"h100-sxm", "a100-80gb-sxm"}
 
 

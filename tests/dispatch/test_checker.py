@@ -217,7 +217,7 @@ def test_cli_check_json_has_ask_shaped_findings(tmp_path, agents, capsys):
     out = json.loads(capsys.readouterr().out)
     assert code == 1  # a block finding
     assert out["host"] == "gpu-node-7" and len(out["report"]["gpus"]) == 8
-    assert set(out["findings"][0]) == {"rule", "topic", "severity", "message", "because", "sources"}
+    assert set(out["findings"][0]) == {"rule", "topic", "severity", "message", "because", "sources", "tier"}
     assert main(["ask", "--json", "gpu=h100", "--cuda", "13.0", "--driver", "535.161.08"]) in (0, 1)
     ask = json.loads(capsys.readouterr().out)
     assert not ask["findings"] or set(ask["findings"][0]) == set(out["findings"][0])
