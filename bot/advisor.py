@@ -228,6 +228,7 @@ class Advisor:
         data["sizing_question"] = _is_sizing_question(req, bool(resolved.gpus))
         data["other_focus"] = _asks_elsewhere(req)
         data["spot"] = req.billing == "spot"
+        data["peft"] = req.method in ("lora", "qlora")
         if resolved.instance is not None:
             inst = resolved.instance
             data["instance_family"] = inst.family

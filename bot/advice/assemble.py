@@ -51,14 +51,15 @@ def assemble(parts: AnswerParts) -> Answer:
     findings, derivations = _collapse_repeats(findings, derivations, language)
     recommendations = rank(result.recommendations)
     verdict = _verdict(result, recommendations, language)
+    questions = _questions_that_matter(result)
     return Answer(
         requirement=parts.requirement,
         estimate=parts.estimate,
         candidates=parts.candidates,
         costs=parts.costs,
         findings=findings,
-        questions=result.questions[:MAX_QUESTIONS],
-        more_questions=result.questions[MAX_QUESTIONS:],
+        questions=questions[:MAX_QUESTIONS],
+        more_questions=questions[MAX_QUESTIONS:],
         language=language,
         gpu_family=parts.gpu_family,
         rule_base_version=parts.rule_base_version,
@@ -187,6 +188,24 @@ def rank(records: list[RecommendationRecord]) -> list[Recommendation]:
         if len(out) == MAX_RECOMMENDATIONS:
             break
     return out
+
+
+# -- questions ------------------------------------------------------------------------------------------
+
+# Details of a training plan: they move the estimate by tens of percent, never by a factor of two.
+_DETAIL_QUESTIONS = frozenset({"selection.ask-training-precision", "selection.ask-optimizer", "selection.ask-batch-size"})
+_FAR_OFF = 2.0
+
+
+def _questions_that_matter(result: EngineResult) -> list[str]:
+    """The follow-up questions, without the plan details that cannot change a verdict this clear: a
+    job that needs more than twice the memory it has does not fit whatever the optimizer."""
+    stated = [r.option for r in result.recommendations if r.option.get("option") == "stated"]
+    stated += [f.data for f in result.facts.values() if f.kind == "option" and f.data.get("option") == "stated"]
+    far_off = any(not o["fits"] and o["need_gb"] > _FAR_OFF * o["have_gb"] for o in stated)
+    rules = result.question_rules or [""] * len(result.questions)
+    return [q for q, rule in zip(result.questions, rules, strict=True)
+            if not (far_off and rule in _DETAIL_QUESTIONS)]
 
 
 # -- verdict ------------------------------------------------------------------------------------------

@@ -246,7 +246,7 @@ def compare_options(ctx: OptionContext, gpus: list[GpuSpec], count: int | None,
                   or (fewest_that_fit(ctx, gpu) if fewest else None) or 1)
         plan = ctx.plan(gpu, wanted)
         out.append(_option(
-            "compare", plan, form_factor=gpu.form_factor, fewest=fewest,
+            "compare", plan, form_factor=gpu.form_factor, fewest=fewest, family=gpu.family,
             hours=(cost.hours if cost else None) or (ctx.hours(gpu, wanted) if plan.fits else None),
             cost=cost.total if cost and plan.fits else None, currency=cost.currency if cost else None,
             cost_label=cost.label if cost else None))

@@ -77,6 +77,7 @@ class RequirementFact(_RequirementBase):
     quota_code: str | None = Field(default=None, description="the AWS quota this launch counts against (Spot or On-Demand)")
     quota_name: str | None = None
     spot: bool = Field(default=False, description="billing is spot (preemptible) capacity")
+    peft: bool = Field(default=False, description="the method trains adapters only (LoRA, QLoRA)")
     other_focus: bool = Field(default=False, description=(
         "the question asks about something besides fitting the job (spot, billing, prices, network, health, "
         "CUDA...): a memory verdict then follows that topic's verdict instead of leading"))
@@ -186,6 +187,7 @@ class OptionFact(FactModel):
     plan: str | None = None
     strategy: str | None = Field(default=None, description="single, zero1, zero2, zero3, tp, tp-pp")
     form: Literal["sxm", "pcie", "other"] = Field(default="other", description="the GPU's form factor")
+    family: str | None = Field(default=None, description="the GPU's family (h100 for h100-sxm and h100-pcie)")
     fewest: bool = Field(default=False, description="compare: none holds the job on one GPU, so each is at its fewest")
     hours: float | None = None
     cost: float | None = None

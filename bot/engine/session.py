@@ -95,6 +95,8 @@ class EngineResult:
     recommendations: list[RecommendationRecord] = field(default_factory=list)
     # Per finding, the tier its rule declares (None: decided by the assembler).
     finding_tiers: list[str | None] = field(default_factory=list)
+    # Per question, the rule that asked it.
+    question_rules: list[str] = field(default_factory=list)
 
     def derived(self, kind: str | None = None) -> list[FactRecord]:
         return [f for f in self.facts.values() if f.derived_by and (kind is None or f.kind == kind)]
@@ -198,6 +200,7 @@ class _Question:
         self.finding_premises: dict[tuple[str, str], list[str]] = {}
         self.finding_order: list[tuple[int, int, tuple[str, str]]] = []
         self.questions: list[str] = []
+        self.question_rules: list[str] = []
         self.verdicts: list[tuple[int, int, Verdict]] = []
         self.recommendations: list[RecommendationRecord] = []
         self.firings: list[Firing] = []
@@ -318,6 +321,7 @@ class Engine:
             text = render(getattr(rule.then.question, language), bound)
             if text not in question.questions:
                 question.questions.append(text)
+                question.question_rules.append(rule.id)
         if rule.then.verdict is not None:
             verdict = Verdict.model_construct(
                 answer=rule.then.verdict.answer, text=render(getattr(rule.then.verdict, language), bound),
@@ -388,6 +392,7 @@ class Engine:
             verdicts=[v for _, _, v in sorted(question.verdicts, key=lambda item: item[:2])],
             recommendations=question.recommendations,
             finding_tiers=[self._rules[question.findings[key].rule].tier for _, _, key in order],
+            question_rules=question.question_rules,
         )
 
     def close(self) -> None:

@@ -544,7 +544,7 @@ def _cost_label(scan: _Scan, lo: int, hi: int, index: int, clause_end: int) -> t
         if found:
             m = found[-1]
             return scan.original[lo + m.start():lo + m.end()].strip(), None, lo + m.start()
-    return f"option {index + 1}", None, hi
+    return (f"方案 {index + 1}" if _CJK.search(scan.original) else f"option {index + 1}"), None, hi
 
 
 # -- names ----------------------------------------------------------------------------------------

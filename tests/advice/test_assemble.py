@@ -115,3 +115,18 @@ def test_at_most_three_questions_the_rest_on_request():
     answer = assemble(AnswerParts(requirement=Requirement(), result=res, language="en", rule_base_version="v"))
     assert answer.questions == ["q0", "q1", "q2"] and answer.more_questions == ["q3", "q4"]
     assert MAX_QUESTIONS == 3
+
+
+def test_plan_details_are_not_asked_when_the_job_is_far_too_big():
+    from bot.engine.session import FactRecord
+
+    asked = ["precision?", "optimizer?", "where will it run?"]
+    rules = ["selection.ask-training-precision", "selection.ask-optimizer", "license.ask-deployment"]
+    far = {"f1": FactRecord(fid="f1", kind="option", data={"option": "stated", "fits": False, "need_gb": 116.0,
+                                                          "have_gb": 24.0})}
+    near = {"f1": FactRecord(fid="f1", kind="option", data={"option": "stated", "fits": False, "need_gb": 28.0,
+                                                           "have_gb": 24.0})}
+    for facts, expected in ((far, ["where will it run?"]), (near, asked)):
+        res = result(questions=asked, question_rules=rules, facts=facts, verdicts=[verdict("no", "t")])
+        answer = assemble(AnswerParts(requirement=Requirement(), result=res, language="en", rule_base_version="v"))
+        assert answer.questions == expected
