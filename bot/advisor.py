@@ -208,6 +208,8 @@ class Advisor:
             out += stated
             if stated[0].fits and not stated[0].tight:
                 return out  # their setup works: no other catalog GPU to sell them
+        if req.unknown_gpu and req.gpu_count and req.intent != "recommend":
+            return out  # they have hardware we cannot judge: no other GPU to sell them
         comfortable = comfortable_option(context)
         if comfortable is not None:
             out.append(comfortable)

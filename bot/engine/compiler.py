@@ -56,8 +56,12 @@ def compile_condition(condition: Condition) -> dict:
 
 
 def compile_rule(rule: Rule) -> dict:
+    try:
+        conditions = [compile_condition(c) for c in rule.when]
+    except ValueError as exc:
+        raise ValueError(f"rule {rule.id}: {exc}") from exc
     return {
-        "all": [compile_condition(c) for c in rule.when],
+        "all": conditions,
         "pri": rule.priority,
         "run": action_name(rule.id),
     }

@@ -130,3 +130,163 @@ def test_plan_details_are_not_asked_when_the_job_is_far_too_big():
         res = result(questions=asked, question_rules=rules, facts=facts, verdicts=[verdict("no", "t")])
         answer = assemble(AnswerParts(requirement=Requirement(), result=res, language="en", rule_base_version="v"))
         assert answer.questions == expected
+
+
+# -- exact mappings and wording (each case pins one decision a mutation would flip) ----------------
+
+from bot.advice.assemble import _second, option_name, plan_label, with_parse  # noqa: E402
+from bot.models import Recommendation  # noqa: E402
+
+
+def test_an_option_becomes_a_recommendation_field_for_field():
+    rec = RecommendationRecord(rule="advice.x", why="because", priority=100, option={
+        "option": "batch", "gpu": "rtx-4090", "count": 2, "fits": True, "tight": False, "need_gb": 17.0,
+        "have_gb": 24.0, "headroom_pct": 29.2, "method": "qlora", "kv_precision": "fp8", "plan": "p",
+        "strategy": "zero3", "batch_size": 4, "accumulation": 2, "hours": 12.5, "cost": 99.0, "currency": "USD"})
+    [got] = rank([rec])
+    assert got == Recommendation(rank=1, kind="batch", gpu="rtx-4090", count=2, method="qlora", precision="kv fp8",
+                                 plan="p", strategy="zero3", batch_size=4, accumulation=2, fits=True, tight=False,
+                                 need_gb=17.0, have_gb=24.0, headroom_pct=29.2, hours=12.5, cost=99.0,
+                                 currency="USD", why="because", rule="advice.x")
+    weights = rank([record("precision", 12, precision="int8", kv_precision="fp8")])
+    assert weights[0].precision == "int8"
+
+
+def test_compared_options_that_fit_rank_first_then_by_cost_hours_and_headroom():
+    ranked = rank([
+        record("compare", 30, gpu="short", fits=False, cost=1.0),
+        record("compare", 10, gpu="tight", tight=True, cost=1.0),
+        record("compare", 10, gpu="slow", cost=5.0, hours=10.0),
+        record("compare", 10, gpu="fast", cost=5.0, hours=5.0),
+        record("compare", 20, gpu="roomy-less", cost=9.0, hours=9.0),
+        record("compare", 10, gpu="roomy", cost=9.0, hours=9.0),
+    ])
+    assert [r.gpu for r in ranked] == ["fast", "slow", "roomy", "roomy-less", "tight"]
+
+
+def test_changes_rank_in_order_of_cost_to_the_user():
+    kinds = ["more-gpus", "context", "concurrency", "kv-cache", "precision", "method", "batch"]
+    ranked = rank([record(k, 10, gpu=k) for k in kinds])
+    assert [r.kind for r in ranked] == ["batch", "method", "precision", "kv-cache", "concurrency"]
+
+
+def test_plan_labels_in_both_languages():
+    cases = {
+        ("single", 1): ("single GPU", "单卡"),
+        ("zero1", 4): ("ZeRO-1 over 4 GPUs", "ZeRO-1 分片，4 卡"),
+        ("zero2", 8): ("ZeRO-2 over 8 GPUs", "ZeRO-2 分片，8 卡"),
+        ("zero3", 16): ("ZeRO-3 / FSDP over 16 GPUs", "ZeRO-3 / FSDP 分片，16 卡"),
+        ("tp", 4): ("tensor parallel x4", "张量并行 x4"),
+        ("tp-pp", 24): ("tensor parallel x8 x pipeline parallel x3", "张量并行 x8 × 流水线并行 x3"),
+    }
+    for (strategy, count), (en, zh) in cases.items():
+        assert plan_label(strategy, count, "en") == en
+        assert plan_label(strategy, count, "zh") == zh
+    assert plan_label(None, 2, "en", "as written") == "as written"
+    assert plan_label(None, 2, "zh", "as written") is None
+    assert plan_label("zero3", None, "en") == "ZeRO-3 / FSDP over 1 GPUs"
+
+
+def test_option_names_in_both_languages():
+    def named(kind, **fields):
+        rec = Recommendation(rank=1, kind=kind, gpu="l4", count=2, why="w", rule="r", **fields)
+        return option_name(rec, "en"), option_name(rec, "zh")
+
+    assert named("method", method="lora") == ("LoRA", "LoRA")
+    assert named("method", method="qlora") == ("QLoRA", "QLoRA")
+    assert named("precision", precision="int8") == ("int8 weights", "int8 权重")
+    assert named("kv-cache") == ("an fp8 KV cache", "fp8 KV 缓存")
+    assert named("batch", batch_size=2, accumulation=4) == ("micro-batch 2 x 4 accumulation steps",
+                                                           "micro-batch 2 × 梯度累积 4")
+    assert named("more-gpus") == ("2 x l4", "2 张 l4")
+    assert named("comfortable") == ("2 x l4", "2 x l4")
+
+
+def test_a_second_blocker_reads_as_also():
+    assert _second("No — the licence forbids it.", "en") == "Also, the licence forbids it."
+    assert _second("Not with llama-3: use llama-3.1.", "en") == "Also not with llama-3: use llama-3.1."
+    assert _second("不行——许可不允许。", "zh") == "另外，许可不允许。"
+    assert _second("Plain text.", "en") == "Plain text."
+
+
+def test_verdict_sentences_for_changes_tight_and_two_blockers():
+    fits = [record("method", 19, method="lora"), record("method", 9, method="qlora", priority=101)]
+    res = result(verdicts=[verdict("tight", "Only just.")], recommendations=fits)
+    answer = assemble(AnswerParts(requirement=Requirement(), result=res, language="en", rule_base_version="v"))
+    assert answer.verdict.text == "Only just. LoRA (≈19 GB) or QLoRA (≈9 GB) fit on it."
+    res = result(verdicts=[verdict("info", "Here.")], recommendations=fits)
+    answer = assemble(AnswerParts(requirement=Requirement(), result=res, language="en", rule_base_version="v"))
+    assert answer.verdict.text == "Here."
+    res = result(verdicts=[verdict("no", "不行——太大。", "verdict.a"), verdict("no", "不行——许可。", "verdict.b")],
+                 recommendations=fits[:1])
+    answer = assemble(AnswerParts(requirement=Requirement(), result=res, language="zh", rule_base_version="v"))
+    assert answer.verdict.text == "不行——太大。改用 LoRA（约 19 GB） 即可放下。另外，许可。"
+    res = result(verdicts=[verdict("no", "No — big.", "verdict.a"), verdict("no", "No — big.", "verdict.a")])
+    answer = assemble(AnswerParts(requirement=Requirement(), result=res, language="en", rule_base_version="v"))
+    assert answer.verdict.text == "No — big."  # the same rule twice is one blocker
+
+
+def test_repeats_collapse_from_three_and_say_how_many_in_the_answer_s_language():
+    twice = [finding("r", "warn", message="GPU 0: throttled."), finding("r", "warn", message="GPU 1: throttled.")]
+    res = result(findings=twice, verdicts=[verdict("no", "t")])
+    answer = assemble(AnswerParts(requirement=Requirement(), result=res, language="en", rule_base_version="v"))
+    assert [f.message for f in answer.findings] == ["GPU 0: throttled.", "GPU 1: throttled."]
+    thrice = [*twice, finding("r", "warn", message="GPU 2: throttled."), finding("r", "warn", message="other")]
+    res = result(findings=thrice, verdicts=[verdict("no", "t")])
+    answer = assemble(AnswerParts(requirement=Requirement(), result=res, language="zh", rule_base_version="v"))
+    assert [f.message for f in answer.findings] == ["GPU 0: throttled.（另有 2 条相同情况）", "other"]
+    assert len(answer.derivations) == 2
+
+
+def test_a_declared_tier_wins_over_severity_and_topic():
+    findings = [finding("a", "warn"), finding("b", "info", "spot")]
+    res = result(findings=findings, finding_tiers=["more", "key"], verdicts=[verdict("info", "t")])
+    answer = assemble(AnswerParts(requirement=Requirement(), result=res, language="en", rule_base_version="v"))
+    assert [f.tier for f in answer.findings] == ["more", "key"]
+
+
+def test_with_parse_puts_the_parser_s_notices_first_and_keeps_three():
+    class Stated:
+        def notices(self):
+            return ["I have no specs for 'H800'."]
+
+        def summary(self):
+            return {"language": "en"}
+
+    base = assemble(AnswerParts(requirement=Requirement(), rule_base_version="v", language="en",
+                                result=result(questions=["a", "b", "c", "d"], verdicts=[verdict("ask", "t")])))
+    answer = with_parse(base, Stated())
+    assert answer.questions == ["I have no specs for 'H800'.", "a", "b"]
+    assert answer.more_questions == ["c", "d"]
+    assert answer.parse == {"language": "en"}
+
+
+def test_options_that_differ_only_in_one_setting_are_all_kept():
+    ranked = rank([record("concurrency", 10, concurrency=4), record("concurrency", 11, concurrency=2),
+                   record("context", 10, context=8192), record("context", 10, context=4096),
+                   record("batch", 10, batch_size=2), record("batch", 10, batch_size=1)])
+    assert len(ranked) == 5  # five at most; none was dropped as a duplicate before the cut
+    assert len(rank([record("kv-cache", 10, kv_precision="fp8"), record("kv-cache", 10, kv_precision="int8")])) == 2
+
+
+def test_the_verdict_names_every_kind_of_change_that_fits_on_the_same_gpus():
+    changes = [record("batch", 10, batch_size=2, accumulation=4), record("precision", 12, precision="int8"),
+               record("kv-cache", 20, kv_precision="fp8"), record("more-gpus", 9, count=4)]
+    for first, name in ((0, "micro-batch 2 x 4 accumulation steps"), (1, "int8 weights"), (2, "an fp8 KV cache")):
+        res = result(verdicts=[verdict("no", "No.")], recommendations=[changes[first], changes[3]])
+        answer = assemble(AnswerParts(requirement=Requirement(), result=res, language="en", rule_base_version="v"))
+        assert answer.verdict.text.startswith(f"No. {name} (≈") and answer.verdict.text.endswith("fits on it.")
+
+
+def test_the_answer_carries_what_the_calculators_gave():
+    from bot.models import Candidate, Cost, Estimate
+
+    estimate = Estimate(assumptions=["a"])
+    candidates = [Candidate(gpu="l4", count=1, fits=True, need_gb=1, have_gb=24, headroom_gb=23)]
+    costs = [Cost(label="A", hourly_rate=1, hours=2, total=2)]
+    answer = assemble(AnswerParts(requirement=Requirement(gpu="h100"), result=result(verdicts=[verdict("info", "t")]),
+                                  language="zh", rule_base_version="v9", estimate=estimate, candidates=candidates,
+                                  costs=costs, gpu_family=["h100-sxm", "h100-pcie"]))
+    assert (answer.estimate, answer.candidates, answer.costs) == (estimate, candidates, costs)
+    assert (answer.language, answer.rule_base_version, answer.gpu_family) == ("zh", "v9", ["h100-sxm", "h100-pcie"])
+    assert answer.verdict.because == [] and answer.recommendations == []

@@ -150,6 +150,12 @@ def test_an_in_list_mixing_literals_and_references_is_refused():
     condition = Condition.model_validate({"fact": "host_xid", "where": {"code": {"in": [31, "$req.gpu_count"]}}})
     with pytest.raises(ValueError, match="code: `in` mixes literal values and \\$references"):
         compile_condition(condition)
+    rule = Rule.model_validate({"id": "t.mixed", "title": "mixed in", "topic": "health",
+                                "when": [{"fact": "requirement", "as": "req"},
+                                         {"fact": "host_xid", "where": {"code": {"in": [31, "$req.gpu_count"]}}}],
+                                "then": {"finding": {"en": "x", "zh": "x"}}, "sources": ["nvidia-xid"]})
+    with pytest.raises(ValueError, match="^rule t.mixed: code: `in` mixes"):
+        compile_rule(rule)
 
 
 @pytest.mark.parametrize("op,name", [("gte", "$gte"), ("lt", "$lt")])

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from bot.nlu import parse
-from bot.nlu.numbers import EN_NUMBERS, ZH_NUMBER, count_value, zh_number
+from bot.nlu import ParseError, parse
+from bot.nlu.numbers import EN_NUMBERS, MAX_GPU_COUNT_WRITTEN, ZH_NUMBER, count_value, refuse_unreadable_numbers, zh_number
 
 # Chinese numerals 零 .. 万 with their values, written the ways people write counts.
 ZH_VALUES = [
@@ -23,18 +23,19 @@ ZH_VALUES = [
     ("一万零一", 10_001), ("十万", 100_000), ("一百万", 1_000_000), ("千万", 10_000_000),
     ("九千九百九十九万九千九百九十九", 99_999_999),
     # digits before a unit
-    ("3万", 30_000), ("12万", 120_000), ("2千", 2000), ("5百", 500), ("9999万", 99_990_000),
+    ("3万", 30_000), ("12万", 120_000), ("2千", 2000), ("5百", 500), ("2十", 20), ("9999万", 99_990_000),
+    ("3万五", 35_000), ("1000十", 10_000),
 ]
 
 NOT_NUMBERS = [
     "", "abc", "H100", "十十", "十百", "百千", "二三", "零零", "零五", "零十", "一百零十", "双十", "十双",
-    "两俩", "单一", "一万两千万", "万万", "12千万", "12345万", "12345十", "3五", "3", "三 十", "十张",
+    "两俩", "单一", "一万两千万", "万万", "12千万", "12345万", "12345十", "1000十万", "3五", "3", "三 十", "十张",
 ]
 
 
 @pytest.mark.parametrize("text,value", ZH_VALUES)
 def test_chinese_numerals_have_their_value(text, value):
-    assert zh_number(text) == value
+    assert zh_number(text) == value and type(zh_number(text)) is int
     assert count_value(text) == value
     assert count_value(f"  {text}\t") == value
 
@@ -113,3 +114,49 @@ def test_a_count_written_in_a_question_comes_back_with_its_value(question, count
 def test_an_ordinal_is_not_a_count():
     # "第十六张" is "the sixteenth card"; before, the tail "六" was read as 6 GPUs.
     assert parse("第十六张A100 报错了").requirement.gpu_count is None
+
+
+# -- numbers refused rather than misread (issue 15): the field, the value and where it was written ---
+
+@pytest.mark.parametrize("text,field,message", [
+    ("fine-tune a 1e-5B model", "params_b",
+     "'1e-5' (at 12-16) is written in exponent form; write the number out (e.g. 0.00001)"),
+    ("1E2 x H100", "gpu_count", "'1E2' (at 0-3) is written in exponent form; write the number out (e.g. 100)"),
+    ("train on 2e3 tokens", "dataset_tokens_b",
+     "'2e3' (at 9-12) is written in exponent form; write the number out (e.g. 2000)"),
+    ("3.5e2B", "params_b", "'3.5e2' (at 0-5) is written in exponent form; write the number out (e.g. 350)"),
+    ("1e5", "question", "'1e5' (at 0-3) is written in exponent form; write the number out (e.g. 100000)"),
+    ("train a 1e309B model", "params_b", "'1e309' (at 8-13) is out of range: too large a number"),
+    ("-8 H100", "gpu_count", "'-8' (at 0-2) is out of range: a count cannot be negative"),
+    ("-8 张", "gpu_count", "'-8' (at 0-2) is out of range: a count cannot be negative"),
+    ("a -7B model", "params_b", "'-7' (at 2-4) is out of range: a size cannot be negative"),
+    ("-2.5 billion", "params_b", "'-2.5' (at 0-4) is out of range: a size cannot be negative"),
+    ("99999999999 H100", "gpu_count", "'99999999999' (at 0-11) is out of range: at most 999999 GPUs"),
+    ("1000000 H100", "gpu_count", "'1000000' (at 0-7) is out of range: at most 999999 GPUs"),
+])
+def test_numbers_the_parser_would_misread_are_refused(text, field, message):
+    with pytest.raises(ParseError) as refused:
+        refuse_unreadable_numbers(text)
+    assert (refused.value.field, str(refused.value)) == (field, f"{field}: {message}")
+
+
+@pytest.mark.parametrize("unit", ["b", "B", "bn", "BN", "billion", "m", "M", "million", "t", "trillion"])
+def test_an_exponent_before_a_size_unit_is_a_model_size(unit):
+    with pytest.raises(ParseError) as refused:
+        refuse_unreadable_numbers(f"a 1e1 {unit} model")
+    assert refused.value.field == "params_b"
+
+
+def test_the_gpu_word_must_follow_within_40_characters():
+    with pytest.raises(ParseError) as near:
+        refuse_unreadable_numbers("1e5" + " " * 37 + "H100")
+    assert near.value.field == "gpu_count"
+    with pytest.raises(ParseError) as far:
+        refuse_unreadable_numbers("1e5" + " " * 38 + "H100")
+    assert far.value.field == "question"
+
+
+@pytest.mark.parametrize("text", ["0999999 H100", "999999 H100", "8 H100", "1.5e", "e5 H100", "H100-8", "7B", ""])
+def test_readable_numbers_pass(text):
+    assert refuse_unreadable_numbers(text) is None
+    assert MAX_GPU_COUNT_WRITTEN == 999_999

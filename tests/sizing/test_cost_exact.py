@@ -3,9 +3,26 @@ minimum as the binding limit), coarse granularity, spot, subscription months, ca
 
 from __future__ import annotations
 
+import copy
+import datetime as dt
+from pathlib import Path
+
 import pytest
 
-from bot.sizing.cost import billed_hours, cost_to_complete
+from bot.knowledge import PriceRow, PriceTableOrigin, default_catalog
+from bot.sizing.cost import (
+    _row_key,
+    billed_hours,
+    cheapest_and_fastest,
+    cheapest_rows,
+    cost_label,
+    cost_to_complete,
+    instance_fields,
+    price_rows_for,
+    prices_line,
+    prices_origin,
+    rank,
+)
 
 SECOND = 1 / 3600
 
@@ -150,3 +167,135 @@ def test_cost_line_keeps_what_it_was_given():
     assert (line.label, line.gpu, line.gpus, line.rate_per_gpu, line.hours) == ("quote", "l40s", 2, 1.1, 5.0)
     assert (line.provider, line.quoted_on, line.age_days, line.stale) == ("vast", "2026-11-01", 29, True)
     assert (line.instance_type, line.region, line.instance_gpus) == (None, None, None)
+
+
+# -- price rows: which rows price a plan, how they are named and where they come from ----------------
+
+def row(gpu="h100", provider="aws", billing="on-demand", rate=4.0, **kw) -> PriceRow:
+    return PriceRow(gpu=gpu, provider=provider, billing=billing, hourly_rate=rate, quoted_on=dt.date(2026, 11, 1), **kw)
+
+
+QUOTE = row(rate=4.0, note="our quote")
+AWS_US = row(rate=3.0, instance_type="p5.48xlarge", gpu_count=8, region="us-east-1")       # 24.0 / h
+AWS_EU = row(rate=2.9, instance_type="p5.48xlarge", gpu_count=8, region="eu-west-1")       # 23.2 / h
+AWS_SPOT = row(billing="spot", rate=1.5, instance_type="p5.48xlarge", gpu_count=8, region="us-east-1")
+GCP = row(provider="gcp", rate=3.5, instance_type="a3-highgpu-8g", gpu_count=8, region="us-central1",
+          instance_hourly_rate=25.0)                                                         # 25.0 / h, not 28
+LAMBDA_1 = row(provider="lambda", rate=2.5, instance_type="gpu_1x_h100", gpu_count=1)
+A100 = row(gpu="a100", rate=1.0, instance_type="p4d.24xlarge", gpu_count=8)
+ROWS = [AWS_US, QUOTE, AWS_SPOT, AWS_EU, GCP, LAMBDA_1, A100]
+
+
+def test_the_instance_rate_prefers_the_whole_instance_price():
+    assert (QUOTE.instance_rate, AWS_US.instance_rate, GCP.instance_rate) == (None, 24.0, 25.0)
+    assert _row_key(QUOTE) == (4.0, 0, "", "")
+    assert _row_key(GCP) == (25.0, 8, "a3-highgpu-8g", "us-central1")
+
+
+def test_rows_for_a_plan_keep_quotes_and_each_providers_cheapest_instance_per_billing_mode():
+    # one instance must hold all 8 GPUs: the 1-GPU instance cannot price the plan
+    assert price_rows_for(ROWS, "h100", count=8) == [QUOTE, AWS_EU, AWS_SPOT, GCP]
+    # on-demand first within a provider, then the other modes alphabetically
+    assert price_rows_for(ROWS, "h100", count=1) == [QUOTE, AWS_EU, AWS_SPOT, GCP, LAMBDA_1]
+    assert price_rows_for(ROWS, "h100", count=9) == [QUOTE]
+    assert price_rows_for(ROWS, "h100", count=8, provider="gcp") == [GCP]
+    assert price_rows_for(ROWS, "h100", count=8, billing="spot") == [AWS_SPOT]
+    assert price_rows_for(ROWS, "h100", count=8, provider="aws", billing="on-demand") == [QUOTE, AWS_EU]
+    assert price_rows_for(ROWS, "a100", count=8) == [A100]
+    assert price_rows_for(ROWS, "l4") == []
+
+
+def test_ties_go_to_the_smaller_instance_then_type_then_region():
+    four = row(rate=3.0, instance_type="p5.24xlarge", gpu_count=4, region="us-east-1")            # 12.0 / h
+    eight = row(rate=1.0, instance_type="p5.48xlarge", gpu_count=8, region="us-east-1",
+                instance_hourly_rate=12.0)                                                          # 12.0 / h
+    assert price_rows_for([eight, four], "h100", count=4) == [four]
+    assert price_rows_for([four, eight], "h100", count=4) == [four]
+    type_b = row(rate=3.0, instance_type="b", gpu_count=4, region="r")
+    type_a = row(rate=3.0, instance_type="a", gpu_count=4, region="r")
+    assert price_rows_for([type_b, type_a], "h100", count=4) == [type_a]
+    region_2 = row(rate=3.0, instance_type="a", gpu_count=4, region="r2")
+    region_1 = row(rate=3.0, instance_type="a", gpu_count=4, region="r1")
+    assert price_rows_for([region_2, region_1], "h100", count=4) == [region_1]
+    # a complete tie keeps the first row seen
+    twin = row(rate=3.0, instance_type="a", gpu_count=4, region="r1", note="twin")
+    assert price_rows_for([region_1, twin], "h100", count=4)[0] is region_1
+
+
+def test_cheapest_rows_per_gpu_by_price_per_gpu_hour():
+    # by hourly rate per GPU (not per instance): the cheapest offer per provider and mode, per GPU
+    assert cheapest_rows(ROWS, ["h100", "a100", "h100"]) == [A100, QUOTE, AWS_EU, AWS_SPOT, GCP, LAMBDA_1]
+    assert cheapest_rows(ROWS, ["h100"], provider="aws") == [QUOTE, AWS_EU, AWS_SPOT]
+    assert cheapest_rows(ROWS, ["h100"], billing="spot") == [AWS_SPOT]
+    assert cheapest_rows(ROWS, ["h100"], provider="lambda", billing="on-demand") == [LAMBDA_1]
+    small = row(rate=2.9, instance_type="p5.24xlarge", gpu_count=4, region="us-east-1")  # same rate, fewer GPUs
+    assert cheapest_rows([AWS_EU, small], ["h100"]) == [small]
+    assert cheapest_rows([small, AWS_EU], ["h100"]) == [small]
+    assert cheapest_rows(ROWS, ["l4"]) == []
+
+
+def test_cost_labels_and_instance_fields():
+    assert cost_label(8, "h100", AWS_SPOT) == "8 x h100 @ aws p5.48xlarge in us-east-1 (spot)"
+    assert cost_label(2, "h100", QUOTE) == "2 x h100 @ aws (on-demand)"
+    assert cost_label(1, "h100", LAMBDA_1) == "1 x h100 @ lambda gpu_1x_h100 (on-demand)"
+    assert cost_label(1, "h100", row(region="eu")) == "1 x h100 @ aws in eu (on-demand)"
+    assert instance_fields(QUOTE) == {}
+    assert instance_fields(AWS_US) == {"instance_type": "p5.48xlarge", "region": "us-east-1", "instance_gpus": 8}
+
+
+def catalog_with(path: Path | None, origin: PriceTableOrigin | None):
+    catalog = copy.copy(default_catalog())
+    catalog.prices_path = path
+    catalog.prices_are_example = path is not None and path.name == "prices.example.yaml"
+    catalog.prices_origin = origin
+    return catalog
+
+
+ORIGIN = PriceTableOrigin(name="SkyPilot's catalog", source="skypilot-catalog", url="https://example.invalid",
+                          as_of=dt.date(2026, 11, 1), clouds=["aws", "gcp"])
+
+
+def line(provider: str, stale: bool = False, age: int | None = None, gpu: str = "h100", billing: str = "on-demand"):
+    return cost_to_complete("x", gpu, 1, 2.0, 1.0, provider=provider, billing=billing, quoted_on="2026-11-01",
+                            age_days=age, stale=stale)
+
+
+def test_prices_origin_names_the_table():
+    assert prices_origin(catalog_with(Path("/k/prices.example.yaml"), None)) == (
+        "the EXAMPLE price table prices.example.yaml (illustrative, not current prices; set GPU_ADVISOR_PRICES)")
+    # the example table wins even over an origin mapping
+    assert prices_origin(catalog_with(Path("/k/prices.example.yaml"), ORIGIN)).startswith("the EXAMPLE price table")
+    assert prices_origin(catalog_with(Path("/etc/team/prices.yaml"), None)) == "your price table /etc/team/prices.yaml"
+    fresh = "SkyPilot's catalog of 2026-11-01 (aws, gcp; catalog prices, not quotes)"
+    catalog = catalog_with(Path("/k/skypilot.yaml"), ORIGIN)
+    assert prices_origin(catalog) == fresh
+    assert prices_origin(catalog, [line("aws", stale=False, age=3)]) == fresh
+    assert prices_origin(catalog, [line("aws", stale=True, age=40), line("gcp", stale=True, age=95),
+                                   line("gcp", stale=True, age=None)]) == (
+        fresh + " (STALE: 95 days old, over the allowed age; run `gpu-advisor prices update` or get current quotes)")
+
+
+def test_prices_line_for_an_imported_catalog_names_the_providers():
+    catalog = catalog_with(Path("/k/skypilot.yaml"), ORIGIN)
+    assert prices_line([line("gcp"), line("aws"), line("aws")], catalog) == (
+        "cost-to-complete = rate per instance (or GPU) x billed hours, prices from SkyPilot's catalog of 2026-11-01 "
+        "(aws, gcp; catalog prices, not quotes): the cheapest offer per provider and billing mode, from aws, gcp; "
+        "the whole instance is billed even when the plan uses fewer of its GPUs")
+
+
+def test_prices_line_for_a_hand_kept_table_dates_every_quote():
+    catalog = catalog_with(Path("/etc/team/prices.yaml"), None)
+    assert prices_line([line("vast", stale=True), line("aws"), line("aws")], catalog) == (
+        "cost-to-complete = rate per GPU x GPUs x billed hours, prices from your price table /etc/team/prices.yaml: "
+        "aws h100 on-demand quoted 2026-11-01; vast h100 on-demand quoted 2026-11-01 (STALE)")
+
+
+def test_rank_and_cheapest_and_fastest_per_currency():
+    a = cost_to_complete("a", None, 1, 3.0, 10.0)                   # 30 USD, 10 h
+    b = cost_to_complete("b", None, 2, 1.0, 10.0)                   # 20 USD, 10 h
+    c = cost_to_complete("c", None, 1, 100.0, 1.0, currency="CNY")  # 100 CNY, 1 h
+    d = cost_to_complete("d", None, 4, 2.5, 2.0)                    # 20 USD, 2 h
+    assert [x.label for x in rank([a, b, c, d])] == ["c", "d", "b", "a"]
+    assert cheapest_and_fastest([a, b, c, d]) == ({1, 2, 3}, {2})
+    assert cheapest_and_fastest([a]) == ({0}, {0})
+    assert cheapest_and_fastest([]) == (set(), set())

@@ -62,25 +62,29 @@ PEFT_SETTINGS = dict(precision="fp32", batch_size=8, context=64, lora_rank=8, lo
                      recompute="none", optimizer="AdamW")
 
 
-@pytest.mark.parametrize(("model", "method", "measured_gb"), [
-    (T0_3B, "full", 47.14),
-    (T0_3B, "lora", 14.4),
-    ("bloomz-7b1", "lora", 32.0),
+# Windows: the estimate's error against the measurement when last checked (+8.5%, +18.1%, +10.8%),
+# plus a margin, so a change that moves an estimate by a few GB fails (issue #18); 30% at most.
+@pytest.mark.parametrize(("model", "method", "measured_gb", "window"), [
+    (T0_3B, "full", 47.14, 0.15),
+    (T0_3B, "lora", 14.4, 0.25),
+    ("bloomz-7b1", "lora", 32.0, 0.15),
 ])
-def test_peft_readme_within_30_percent(model, method, measured_gb):
+def test_peft_readme_within_30_percent(model, method, measured_gb, window):
     shape = catalog_shape(model) if isinstance(model, str) else model
     est = estimate_memory(SizingInput("training", method, shape, **PEFT_SETTINGS))
-    assert est.total == pytest.approx(measured_gb, rel=0.30)
+    assert est.total == pytest.approx(measured_gb, rel=window)
 
 
-@pytest.mark.parametrize(("method", "precision", "measured_gb"), [("lora", "bf16", 18.0), ("qlora", "int4", 9.0)])
-def test_llama_factory_llama2_7b_within_30_percent(method, precision, measured_gb):
+# Windows as above: errors when last checked 0.0% and -6.9%.
+@pytest.mark.parametrize(("method", "precision", "measured_gb", "window"),
+                         [("lora", "bf16", 18.0, 0.10), ("qlora", "int4", 9.0, 0.12)])
+def test_llama_factory_llama2_7b_within_30_percent(method, precision, measured_gb, window):
     # LLaMA-Factory (hiyouga/LLaMA-Factory) README, measured VRAM for Llama-2-7B: LoRA in 16-bit 18 GB,
     # QLoRA in 4-bit 9 GB, at batch size 4 and cutoff length 1024. LLaMA-Factory's defaults: LoRA rank 8,
     # gradient checkpointing on (our LoRA default), AdamW.
     est = estimate_memory(SizingInput("training", method, catalog_shape("llama-2-7b"), precision=precision,
                                       batch_size=4, context=1024, lora_rank=8))
-    assert est.total == pytest.approx(measured_gb, rel=0.30)
+    assert est.total == pytest.approx(measured_gb, rel=window)
 
 
 @pytest.mark.parametrize(("model", "kib"), [("llama-2-7b", 512), ("llama-3-8b", 128), ("llama-3-70b", 320)])

@@ -172,3 +172,31 @@ def test_no_plan_when_fixed_per_gpu_memory_exceeds_the_gpu():
 
 def test_no_plan_when_even_the_largest_search_count_is_too_small():
     assert smallest_fitting_plan(inference(weights=80.0 * 1024, overhead=1.0), "inference", SXM) is None
+
+
+def test_interconnect_notes_in_full():
+    bridge = GpuSlot("rtx-a6000", 48.0, nvlink=True, nvlink_domain=2)
+    small = inference(weights=1.0, kv_cache=0.0)
+    assert plan_on(small, "inference", bridge, 2).interconnect_note == (
+        "tensor parallelism over 2 GPUs wants NVLink/NVSwitch")
+    assert plan_on(small, "inference", bridge, 4).interconnect_note == (
+        "tensor parallelism over 4 GPUs wants NVLink/NVSwitch (rtx-a6000 links only pairs: over PCIe it runs, "
+        "but every layer waits on all-reduces)")
+    pcie = GpuSlot("l40s", 48.0, nvlink=False)
+    assert plan_on(small, "inference", pcie, 16).interconnect_note == (
+        "tensor parallelism over 8 GPUs wants NVLink/NVSwitch (l40s has no NVLink: over PCIe it runs, but every "
+        "layer waits on all-reduces); crosses nodes (2 nodes of 8): needs a fast inter-node network (InfiniBand "
+        "or RoCE, 200-400 Gb/s per GPU class)")
+    zero3 = plan_on(training(), "training", GpuSlot("g", 63.4, nvlink=False), 4)
+    assert zero3.interconnect_note == "ZeRO-3/FSDP gathers weights every step: PCIe works, NVLink/NVSwitch recommended"
+
+
+def test_one_gpu_is_labelled_single():
+    plan = plan_on(inference(weights=10.0), "inference", SXM, 1)
+    assert (plan.strategy, plan.label, plan.interconnect) == ("single", "single GPU", "none")
+
+
+def test_inference_keeps_searching_while_only_the_overhead_is_fixed():
+    # 0.8 GB of weights + 79.5 GB overhead: 80.3 GB on one GPU, 79.9 GB each on two
+    plan = smallest_fitting_plan(inference(weights=0.8, activations=0.0, kv_cache=0.0, overhead=79.5), "inference", SXM)
+    assert (plan.count, plan.strategy) == (2, "tp")
