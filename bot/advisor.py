@@ -20,7 +20,7 @@ from bot.advice.options import (
     representative,
     stated_options,
 )
-from bot.advice.quotes import break_even, quoted_costs
+from bot.advice.quotes import PER_HOUR_ONLY, break_even, quoted_costs
 from bot.engine.facts import (
     FACT_KINDS,
     CostFact,
@@ -300,7 +300,7 @@ class Advisor:
         fastest = min(c.hours for c in costs)
         return [
             {**c.model_dump(include=set(CostFact.model_fields)), "cheapest": c.total == cheapest,
-             "fastest": c.hours == fastest, "stated": stated}
+             "fastest": c.hours == fastest, "stated": stated, "per_hour_only": c.note == PER_HOUR_ONLY}
             for c in costs
         ]
 

@@ -13,6 +13,7 @@ from bot.engine.facts import BreakEvenFact
 from bot.models import Cost, StatedCost
 
 HOURS_PER_MONTH = 730.0  # 365 x 24 / 12
+PER_HOUR_ONLY = "per hour: no duration known"
 
 # (GPU, count) -> (hours, the count that runs it): a count that cannot hold the job is replaced by
 # the fewest GPUs of that type that can.
@@ -46,7 +47,7 @@ def quoted_costs(quotes: list[StatedCost], default_count: int | None, hours_for:
         if hours is None and usage_hours_per_month is not None:
             hours, note = usage_hours_per_month, "a month at your use"
         if hours is None:
-            continue
+            hours, note = 1.0, PER_HOUR_ONLY  # the rates can still be compared, hour for hour
         gpus = count if quote.per_gpu else 1
         out.append(Cost(label=quote.label, gpu=quote.gpu, hourly_rate=quote.hourly_rate * gpus, hours=round(hours, 2),
                         total=round(quote.hourly_rate * gpus * hours, 2), currency=quote.currency,

@@ -270,6 +270,8 @@ class CostFact(FactModel):
     cheapest: bool
     fastest: bool
     stated: bool = Field(description="the user gave the rate and hours")
+    per_hour_only: bool = Field(default=False, description=(
+        "no duration could be known: the line is one hour at the quoted rate (hourly rates compared)"))
     gpus: int | None = None
     billing: str | None = None
     billed_hours: float | None = None

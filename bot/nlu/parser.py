@@ -413,7 +413,7 @@ _BILLING_LABEL = lx.table([
     (r"\B<spot>\E|抢占式|竞价", ("spot", None)),
 ])
 _MONTHLY = lx.rx(
-    rf"(?P<c1>{_USD}|{_CNY})?\s*{lx.NUM}\s*(?P<wan>万)?\s*(?P<c2>{_USD}|{_CNY})?\s*(?:/|per|a|每|一)\s*(?:个)?\s*(?:month|mo|月)(?![a-z])"
+    rf"(?P<c1>{_USD}|{_CNY})?\s*{lx.NUM}\s*(?P<wan>万)?\s*(?P<c2>{_USD}|{_CNY})?\s*(?:/|per|a|每|一)\s*(?:个)?\s*(?:month|mo|月|(?P<year>year|yr|年))(?![a-z])"
     rf"|(?:每月|月付|月租|\B<monthly>\E)\s*(?:是|要|收|为|at|of)?\s*(?P<c3>{_USD}|{_CNY})?\s*{lx.NUM}\s*(?P<wan2>万)?\s*(?P<c4>{_USD}|{_CNY})?"
 )
 
@@ -487,7 +487,12 @@ def _monthly_prices(scan: _Scan) -> None:
         value = _number(next(g for g in m.groups() if g and re.fullmatch(r"[0-9.,]+", g)))
         if m.group("wan") or m.group("wan2"):
             value *= 10_000
-        written = next((m.group(n) for n in ("c1", "c2", "c3", "c4") if m.group(n)), "$")
+        if m.group("year"):
+            value /= 12  # "60万/年": a yearly subscription, compared month by month
+        written = next((m.group(n) for n in ("c1", "c2", "c3", "c4") if m.group(n)), None)
+        if written is None:  # "60万/年" next to "16元/卡/小时": the question's own currency
+            other = re.search(_CNY, scan.text)
+            written = other.group(0) if other and not re.search(_USD, scan.text) else "$"
         if value <= 0:
             raise ParseError("costs", f"a monthly price must be positive, got {scan.original[m.start():m.end()]!r}")
         billing = _billing_label(scan, max(lo, m.start() - 30), m.start()) or {"label": "monthly"}

@@ -2,7 +2,7 @@
 
 import pytest
 
-from bot.advice.quotes import HOURS_PER_MONTH, break_even, quoted_costs
+from bot.advice.quotes import HOURS_PER_MONTH, PER_HOUR_ONLY, break_even, quoted_costs
 from bot.models import StatedCost
 
 
@@ -42,8 +42,24 @@ def test_the_question_s_gpu_count_stands_in_for_a_quote_without_one():
     assert (cost.hours, cost.total) == (40.0, 160.0)
 
 
-def test_a_quote_whose_hours_cannot_be_known_is_left_out_not_guessed():
-    assert quoted_costs([StatedCost(label="A", hourly_rate=1.0)], None, no_estimate) == []
+def test_a_quote_whose_hours_cannot_be_known_is_one_hour_at_its_rate_and_says_so():
+    [cost] = quoted_costs([StatedCost(label="A", hourly_rate=2.5, per_gpu=True, gpu_count=4)], None, no_estimate)
+    assert (cost.hours, cost.total, cost.note) == (1.0, 10.0, PER_HOUR_ONLY)
+
+
+def test_monthly_use_prices_a_quote_without_a_duration():
+    [cost] = quoted_costs([StatedCost(label="A", hourly_rate=2.0)], None, no_estimate, usage_hours_per_month=730)
+    assert (cost.hours, cost.total, cost.note) == (730, 1460.0, "a month at your use")
+
+
+def test_gpu_hours_counted_on_another_gpu_scale_by_peak_throughput():
+    speeds = {"a100": 312.0, "h100": 989.0}
+    quotes = [StatedCost(label="H100", gpu="h100", hourly_rate=18.0, per_gpu=True),
+              StatedCost(label="A100", gpu="a100", hourly_rate=9.5, per_gpu=True)]
+    h100, a100 = quoted_costs(quotes, None, no_estimate, gpu_hours=2000, gpu_hours_gpu="a100", speed=speeds.get)
+    assert a100.hours == 2000 and a100.total == 19000
+    assert h100.hours == pytest.approx(2000 * 312 / 989, abs=0.01)
+    assert "scaled by peak throughput" in h100.note
 
 
 def test_a_monthly_price_is_one_month_of_use():
