@@ -347,6 +347,8 @@ _RATE = lx.rx(
     # "一小时 2.5 元": the hour first, so the amount must carry its currency
     rf"|(?:一|1)\s*个?\s*小时\s*(?:是|要|收|收费|价格|为)?\s*(?:(?P<c6>{_USD}|{_CNY})\s*{lx.NUM}|{lx.NUM}\s*(?P<c7>{_USD}|{_CNY}))"
 )
+_BARE_RATE = lx.rx(rf"(?P<c1>{_USD})\s*([0-9]{{1,4}}\.[0-9]{{2}})(?![0-9])(?P<c2>)(?P<c3>)(?P<c4>)(?P<c5>)(?P<c6>)(?P<c7>)")
+_NOT_A_RATE = re.compile(r"\s*(?:k|m|/|per|a\s+month|monthly|total|budget|万|千|/月|每月|a\s+year)", re.I)
 _HOURS = lx.rx(rf"{lx.NUM}\s*(?P<unit>h|hrs?|hours?|小时|个小时|钟头|days?|天)(?![a-z])")
 _SENTENCE_END = re.compile(r"[.;!?。；！？\n:：](?=\s|$)|[；。！？\n]")
 _LABEL = lx.rx(
@@ -361,6 +363,11 @@ def _costs(scan: _Scan) -> None:
     rates = list(scan.matches(_RATE))
     if not rates:
         return
+    # "coreweave $4.25/hr per H100, lambda $2.99 without IB": once one hourly rate is written, a bare
+    # amount with cents in the same comparison is another hourly rate.
+    rates += [m for m in scan.matches(_BARE_RATE) if not any(r.start() <= m.start() < r.end() for r in rates)
+              and not _NOT_A_RATE.match(scan.text, m.end())]
+    rates.sort(key=lambda r: r.start())
     hours_all = [m for m in scan.matches(_HOURS) if not any(r.start() <= m.start() < r.end() for r in rates)]
     used: set[int] = set()
     boundary = 0
@@ -397,6 +404,11 @@ def _costs(scan: _Scan) -> None:
         start = min(start, label_start, max(sentence, boundary))
         entries.append((label, gpu, rate_value, hours, _currency(rate), start, end, _quote_extras(scan, boundary, rate, gpu)))
         boundary = end
+    # A quote that does not say its unit takes the others' ("$4.25/hr per H100 …, lambda $2.99")
+    if any(e[7].get("per_gpu") for e in entries):
+        for e in entries:
+            if "per_gpu" not in e[7] and not _INSTANCE_HOUR.search(scan.text, e[5], e[6] + 16):
+                e[7]["per_gpu"] = True
     for label, gpu, rate_value, hours, currency, start, end, extras in entries:
         if rate_value <= 0 or (hours is not None and hours <= 0):
             raise ParseError("costs", f"a cost needs a positive rate and duration, got {scan.original[start:end]!r}")
@@ -405,7 +417,8 @@ def _costs(scan: _Scan) -> None:
         scan.add("costs", cost.model_dump(mode="json", exclude_none=True), start, end)
 
 
-_PER_GPU_HOUR = re.compile(r"gpu[\s-]*(?:h|hr|hrs|hour)|每卡|每张卡|卡时|/卡")
+_INSTANCE_HOUR = re.compile(r"per\s+(?:instance|node|server|box|machine)|每台|/台|整机")
+_PER_GPU_HOUR = re.compile(r"gpu[\s-]*(?:h|hr|hrs|hour)|每卡|每张卡|卡时|/卡|\bper\s+(?:gpu|card|[a-z]{1,4}[0-9]{2,4})\b")
 _BILLING_LABEL = lx.table([
     (r"\B<(?:pay[\s-]+as[\s-]+you[\s-]+go|on[\s-]?demand)>\E|按量付费|按量计费|按量|按需", ("on-demand", None)),
     (r"\B<(?:subscription|monthly)>\E|包年包月|包月|包年", ("subscription", None)),
@@ -421,7 +434,7 @@ _MONTHLY = lx.rx(
 def _quote_extras(scan: _Scan, lo: int, rate: re.Match, gpu: str | None) -> dict:
     """Per-GPU rate, the GPU count and a billing-mode label written with a quote."""
     extras: dict = {}
-    if _PER_GPU_HOUR.search(scan.text, rate.start(), rate.end() + 4):
+    if _PER_GPU_HOUR.search(scan.text, rate.start(), rate.end() + 16):
         extras["per_gpu"] = True
     window = scan.text[lo:rate.start()]
     if gpu:
@@ -515,6 +528,29 @@ def _currency(rate: re.Match) -> str:
     return "CNY" if re.fullmatch(_CNY, written) else "USD"
 
 
+_STOPWORDS = frozenset({"at", "is", "for", "with", "without", "vs", "versus", "per", "or", "and", "quoted", "quotes",
+                        "quote", "costs", "cost", "price", "prices", "on", "the", "of", "only", "about", "around",
+                        "charges", "charge", "asks", "wants", "says", "gives", "offers", "ib", "nvlink", "a", "an"})
+_WORD_BEFORE = re.compile(r"([a-z][a-z0-9.-]{2,20})[\s,:]*$")
+
+
+def _vendor_before(scan: _Scan, lo: int, hi: int) -> tuple[str, int] | None:
+    """A vendor named right before a price ("lambda $2.99", "coreweave quoted $4.25"), skipping up to
+    three filler words; ASCII words only, and never a GPU, a number or a filler word."""
+    end = hi
+    for _ in range(4):
+        m = _WORD_BEFORE.search(scan.text, lo, end)
+        if m is None:
+            return None
+        word = m.group(1)
+        if word not in _STOPWORDS:
+            if scan.lex.gpus[0].fullmatch(word) or any(ch.isdigit() for ch in word):
+                return None
+            return scan.original[m.start(1):m.end(1)], m.start(1)
+        end = m.start(1)
+    return None
+
+
 def _cost_label(scan: _Scan, lo: int, hi: int, index: int, clause_end: int) -> tuple[str, str | None, int]:
     """The name a cost goes by: a GPU named just before it (or, failing that, inside the clause
     between rate and hours: "1.2 USD/hr 的 A100 跑 90 小时"), "option A", "方案B", or a bare letter."""
@@ -530,7 +566,13 @@ def _cost_label(scan: _Scan, lo: int, hi: int, index: int, clause_end: int) -> t
         m = gpu_matches[-1]
         value = _lookup(scan.lex.gpus[1], m.group(0), plural=True)
         scan.name(lo + m.start(), lo + m.end())
+        vendor = _vendor_before(scan, lo + m.end(), hi)
+        if vendor is not None:  # "… per H100 with IB, lambda $2.99": the vendor names this quote
+            return vendor[0], value, vendor[1]
         return scan.original[lo + m.start():lo + m.end()].strip(), value, lo + m.start()
+    vendor = _vendor_before(scan, lo, hi)
+    if vendor is not None:
+        return vendor[0], None, vendor[1]
     unknown = list(lx.UNKNOWN_GPU.finditer(window))
     if unknown:  # "A800 报价 7元/卡/时": a GPU the catalog lacks still names its quote
         m = unknown[-1]

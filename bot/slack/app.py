@@ -43,11 +43,11 @@ from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, ServerErrorRetryHandler,
 )
 
-from bot.advisor import InputError
 from bot.conversation import Conversations, QuestionError
 from bot.dispatch.checker import CheckReport, HostChecker
 from bot.dispatch.inventory import DispatchError, InventoryError, UnknownHostError, load_inventory
 from bot.engine.explain import render_why
+from bot.errors import GpuAdvisorError, InputError
 from bot.ops.lifecycle import DrainableExecutor
 from bot.ops.metrics import REGISTRY, answer_timer, record_reload, record_rule_firings
 from bot.slack import cards
@@ -208,7 +208,7 @@ class HostChecks:
         return host
 
 
-class HostCheckFailed(Exception):
+class HostCheckFailed(GpuAdvisorError):
     """No report: the message (mrkdwn, escaped) says why."""
 
     def __init__(self, message: str, emoji: str):
