@@ -124,6 +124,9 @@ class Advisor:
             _resolved("gpu_options", self.catalog.resolve_gpu, name)  # an unknown name is an input error
         options = list(req.gpu_options)
         req.gpu_options = [representative(self.catalog, name).id for name in options]
+        quoted_counts = {c.gpu_count for c in req.costs if c.gpu_count}
+        if req.gpu_count is None and len(quoted_counts) == 1:
+            req.gpu_count = quoted_counts.pop()  # "8x H100 at $2.49 vs 8x A100 at $1.29": the plan is 8 GPUs
         if req.workload is None and req.dataset_tokens_b is not None and shape is not None:
             req.workload = "training"  # a job that finishes on a token count trains
         for cost in req.costs:
