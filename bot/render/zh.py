@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import re
 
+from bot.cache import compiled_regex
+
 _N = r"([0-9][0-9.,]*)"
 
 # Whole-line shapes, most specific first. `\g<n>` keeps the numbers and names of the English line.
-_LINES: list[tuple[re.Pattern, str]] = [(re.compile(p), r) for p, r in [
+# compiled_regex: re.compile, its compiled program kept across processes (cold start).
+_LINES: list[tuple[re.Pattern, str]] = [(compiled_regex(p), r) for p, r in [
     (rf"^{_N} GB per GPU for the CUDA context and allocator reserve/fragmentation \(an assumption\)$",
      r"每张 GPU 预留 \1 GB 给 CUDA 上下文和显存分配器的预留/碎片（假设值）"),
     (r"^dataset size not given: no training time or cost-to-complete \(give tokens=<billions> and epochs=<n>\)$",
@@ -57,7 +60,7 @@ _LINES: list[tuple[re.Pattern, str]] = [(re.compile(p), r) for p, r in [
 ]]
 
 # Phrases inside plan labels, interconnect notes and the lines above: translated piece by piece.
-_PHRASES: list[tuple[re.Pattern, str]] = [(re.compile(p), r) for p, r in [
+_PHRASES: list[tuple[re.Pattern, str]] = [(compiled_regex(p), r) for p, r in [
     (r"^single GPU$", "单卡"),
     (r"ZeRO-(\d) / FSDP full shard \(weights, gradients, optimizer states sharded\) over (\d+) GPUs", r"ZeRO-\1 / FSDP 全分片（权重、梯度、优化器状态都分片），\2 卡"),
     (r"data parallel, ZeRO-(\d) \(optimizer states \+ gradients sharded\) over (\d+) GPUs", r"数据并行 + ZeRO-\1（优化器状态和梯度分片），\2 卡"),

@@ -87,7 +87,7 @@ def test_spot_adds_checkpointing_and_the_work_lost_per_interruption():
     # 24 h: +5% checkpointing = 25.2 h; one interruption (one per 24 h) loses half a 1 h checkpoint
     # interval plus 0.25 h to restart: 25.2 + 0.75 = 25.95 h
     result = billed_hours(24.0, "spot")
-    assert result.billed_hours == pytest.approx(25.95)
+    assert (result.hours, result.billed_hours) == (24.0, pytest.approx(25.95))
     assert result.note == ("spot: +5% checkpoint overhead, 1 expected interruptions (one per 24 h) "
                            "each losing 0.75 h")
     # 48 h: 50.4 + 2 x 0.75
@@ -105,7 +105,7 @@ def test_spot_is_billed_per_second_with_the_providers_minimum_and_granularity():
 @pytest.mark.parametrize("hours,months", [(1.0, 1), (730.0, 1), (730.5, 2), (1460.0, 2), (2000.0, 3)])
 def test_subscription_is_charged_by_whole_730_hour_months(hours, months):
     result = billed_hours(hours, "subscription")
-    assert result.billed_hours == months * 730
+    assert (result.hours, result.billed_hours) == (hours, months * 730)
     assert result.note == f"subscription: charged by the month ({months} x 730 h)"
 
 
@@ -118,7 +118,7 @@ def test_a_subscription_is_at_least_one_month():
 @pytest.mark.parametrize("hours,days", [(1.0, 1), (23.9, 1), (24.0, 1), (24.5, 2), (48.0, 2), (72.1, 4)])
 def test_capacity_blocks_are_paid_by_whole_24_hour_days(hours, days):
     result = billed_hours(hours, "capacity-block")
-    assert result.billed_hours == days * 24
+    assert (result.hours, result.billed_hours) == (hours, days * 24)
     assert result.note == f"capacity block: paid for whole days ({days} x 24 h), up front"
 
 
@@ -150,13 +150,18 @@ def test_cost_uses_the_billing_modes_hours():
     assert (line.billed_hours, line.total, line.currency) == (48.0, 288.0, "CNY")
     line = cost_to_complete("B", "h100", 1, 2.0, 0.25, minimum_s=3600)
     assert (line.billed_hours, line.total) == (1.0, 2.0)
+    line = cost_to_complete("C", "h100", 1, 2.0, 1.2, granularity_s=3600)
+    assert (line.billed_hours, line.total) == (2.0, 4.0)
+    assert line.note == "on-demand: billed per 3600 s with a 60 s minimum"
 
 
 def test_a_whole_instance_is_paid_even_when_the_plan_uses_fewer_gpus():
     line = cost_to_complete("A", "a100", 4, 1.5, 10.0, instance_type="p4d.24xlarge", region="us-east-1",
                             instance_gpus=8)
     assert (line.total, line.billed_gpus, line.hourly_rate) == (120.0, 8, 12.0)
-    assert line.note.endswith("; the 8-GPU instance is paid for whole, the plan uses 4")
+    assert (line.instance_type, line.region, line.instance_gpus) == ("p4d.24xlarge", "us-east-1", 8)
+    assert line.note == ("on-demand: billed per second with a 60 s minimum; "
+                         "the 8-GPU instance is paid for whole, the plan uses 4")
     same = cost_to_complete("A", "a100", 8, 1.5, 10.0, instance_gpus=8)
     assert same.total == 120.0 and "paid for whole" not in same.note
 
@@ -167,6 +172,7 @@ def test_cost_line_keeps_what_it_was_given():
     assert (line.label, line.gpu, line.gpus, line.rate_per_gpu, line.hours) == ("quote", "l40s", 2, 1.1, 5.0)
     assert (line.provider, line.quoted_on, line.age_days, line.stale) == ("vast", "2026-11-01", 29, True)
     assert (line.instance_type, line.region, line.instance_gpus) == (None, None, None)
+    assert cost_to_complete("q", None, 1, 1.0, 1.0).stale is False
 
 
 # -- price rows: which rows price a plan, how they are named and where they come from ----------------
@@ -203,6 +209,15 @@ def test_rows_for_a_plan_keep_quotes_and_each_providers_cheapest_instance_per_bi
     assert price_rows_for(ROWS, "h100", count=8, provider="aws", billing="on-demand") == [QUOTE, AWS_EU]
     assert price_rows_for(ROWS, "a100", count=8) == [A100]
     assert price_rows_for(ROWS, "l4") == []
+    assert price_rows_for(ROWS, "h100") == price_rows_for(ROWS, "h100", count=1)  # one GPU by default
+
+
+def test_on_demand_comes_first_then_the_other_modes_alphabetically():
+    block = row(billing="capacity-block", rate=2.0, instance_type="p5.48xlarge", gpu_count=8)
+    reserved = row(billing="reserved", rate=2.2, instance_type="p5.48xlarge", gpu_count=8)
+    rows = [reserved, AWS_SPOT, block, AWS_EU]
+    assert price_rows_for(rows, "h100", count=8) == [AWS_EU, block, reserved, AWS_SPOT]
+    assert cheapest_rows(rows, ["h100"]) == [AWS_EU, block, reserved, AWS_SPOT]
 
 
 def test_ties_go_to_the_smaller_instance_then_type_then_region():
@@ -232,6 +247,8 @@ def test_cheapest_rows_per_gpu_by_price_per_gpu_hour():
     assert cheapest_rows([AWS_EU, small], ["h100"]) == [small]
     assert cheapest_rows([small, AWS_EU], ["h100"]) == [small]
     assert cheapest_rows(ROWS, ["l4"]) == []
+    twin = row(rate=2.9, instance_type="p5.24xlarge", gpu_count=4, region="ap-south-1")  # a complete tie
+    assert cheapest_rows([small, twin], ["h100"]) == [small]
 
 
 def test_cost_labels_and_instance_fields():
@@ -281,6 +298,11 @@ def test_prices_line_for_an_imported_catalog_names_the_providers():
         "cost-to-complete = rate per instance (or GPU) x billed hours, prices from SkyPilot's catalog of 2026-11-01 "
         "(aws, gcp; catalog prices, not quotes): the cheapest offer per provider and billing mode, from aws, gcp; "
         "the whole instance is billed even when the plan uses fewer of its GPUs")
+
+
+def test_prices_line_for_an_imported_catalog_flags_stale_lines():
+    catalog = catalog_with(Path("/k/skypilot.yaml"), ORIGIN)
+    assert "(STALE: 40 days old, over the allowed age;" in prices_line([line("aws", stale=True, age=40)], catalog)
 
 
 def test_prices_line_for_a_hand_kept_table_dates_every_quote():
