@@ -635,7 +635,7 @@ _MEMORY_LIST = re.compile(r"[0-9]{2,3}\s*g(?:b|ib)?\s*(?:,|/|and|or|vs\.?|versus
 _NODE_AFTER = lx.rx(rf"^(?:'?s)?{_NODE_NOUN}")
 
 
-_MAGNITUDE_AFTER = re.compile(r"\s*(?:亿|万|千|百万|billion|million|b(?![a-z0-9]))")
+_MAGNITUDE_AFTER = re.compile(r"\s*(?:亿|万|千|百万|billion|million|b(?![a-z0-9]))|\.[0-9]+\s*(?:b|bn|billion|亿)(?![a-z0-9])")
 
 
 def _gpus(scan: _Scan) -> None:

@@ -119,7 +119,6 @@ def test_batch_and_context_in_the_question_come_back_with_their_values(batch, co
     assert (requirement.context, requirement.batch_size) == (context, batch)
 
 
-@pytest.mark.xfail(strict=True, reason="known parser bug: the article in 'a 100.5B model' is read as the GPU 'A 100'")
 def test_the_article_a_before_a_model_size_is_not_a_gpu():
     requirement = parse("fine-tune a 100.5B model").requirement
     assert (requirement.gpu, requirement.params_b) == (None, 100.5)
