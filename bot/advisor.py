@@ -27,6 +27,7 @@ from bot.engine.facts import (
     CudaReleaseFact,
     FactModel,
     GpuFact,
+    OptionFact,
     PriceFact,
     ProviderFact,
     RequirementFact,
@@ -187,7 +188,7 @@ class Advisor:
         if even is not None:
             facts.append(even)
         if context is not None:
-            facts += self._options(context, resolved, costs)
+            facts += _priced(self._options(context, resolved, costs), sized_costs)
         facts += self._price_facts(req, selected | {c.gpu for c in sized_costs if c.gpu})
         return facts, estimate, candidates, costs + sized_costs
 
@@ -362,6 +363,21 @@ def _resolved(field: str, resolve, name: str):
 
 # Topics that are themselves about sizing a job.
 _SIZING_TOPICS = frozenset({"memory", "precision", "parallelism"})
+
+
+def _priced(options: list[FactModel], sized_costs: list[Cost]) -> list[FactModel]:
+    """Options the price table can price (cost-to-complete of the same GPU and count) carry the
+    cheapest such cost, so each recommendation has its cost as well as its memory."""
+    out = []
+    for option in options:
+        if isinstance(option, OptionFact) and option.cost is None and option.fits:
+            same = [c for c in sized_costs if c.gpu == option.gpu and (c.gpus or 1) == option.count]
+            if same:
+                best = min(same, key=lambda c: c.total)
+                option = option.model_copy(update={"cost": best.total, "currency": best.currency,
+                                                   "cost_label": best.label, "hours": option.hours or best.hours})
+        out.append(option)
+    return out
 
 
 def _is_sizing_question(req: Requirement, gpu_named: bool) -> bool:
