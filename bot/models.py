@@ -53,6 +53,7 @@ class StatedCost(BaseModel):
     per_gpu: bool = Field(default=False, description="the rate is per GPU-hour, not per instance-hour")
     gpu_count: int | None = Field(default=None, gt=0, le=100_000)
     monthly_rate: float | None = Field(default=None, gt=0, description="a subscription price per month")
+    hours_shared: bool = Field(default=False, description="the hours were stated once for another quote")
     billing: Billing | None = None
 
     @model_validator(mode="after")

@@ -28,6 +28,8 @@ def quoted_costs(quotes: list[StatedCost], default_count: int | None, hours_for:
     the GPU-hours the user gave (counted on `gpu_hours_gpu`, so a faster GPU needs fewer); the job's
     estimated hours on the quoted GPUs; or a month at the use the user gave ("24/7", "9 h a day")."""
     out = []
+    # The quote a duration was stated for: the others' hours scale by peak throughput from it.
+    reference = next((q for q in quotes if q.hours is not None and not q.hours_shared), None)
     for quote in quotes:
         if quote.monthly_rate is not None:
             out.append(Cost(label=quote.label, gpu=quote.gpu, hourly_rate=round(quote.monthly_rate / HOURS_PER_MONTH, 4),
@@ -36,6 +38,11 @@ def quoted_costs(quotes: list[StatedCost], default_count: int | None, hours_for:
             continue
         count = quote.gpu_count or default_count or 1
         hours, note = quote.hours, None
+        if quote.hours_shared and reference is not None and hours is not None:
+            ratio = _speed_ratio(speed, reference.gpu, quote.gpu) * (reference.gpu_count or count) / count
+            if ratio != (reference.gpu_count or count) / count or reference.gpu != quote.gpu:
+                hours = hours * ratio
+                note = f"{reference.label}'s hours, scaled by peak throughput"
         if hours is None and gpu_hours is not None:
             total_gpu_hours = gpu_hours * _speed_ratio(speed, gpu_hours_gpu, quote.gpu)
             hours, note = total_gpu_hours / count, "the GPU-hours you gave"

@@ -384,8 +384,10 @@ def _costs(scan: _Scan) -> None:
             # "400 hours left … $98/hr vs $55/hr": one duration stated once prices every quote
             shared = _number(hours_all[0].group(1)) * (24 if hours_all[0].group("unit") in ("day", "days", "天") else 1)
             label, gpu, label_start = _cost_label(scan, boundary, rate.start(), len(entries), rate.end())
+            extras = _quote_extras(scan, boundary, rate, gpu)
+            extras["hours_shared"] = True  # another quote's duration: a faster GPU needs fewer hours
             entries.append((label, gpu, rate_value, shared, _currency(rate), _near(label_start, rate.start()), rate.end(),
-                            _quote_extras(scan, boundary, rate, gpu)))
+                            extras))
             boundary = rate.end()
             continue
         if hours_m is None:
@@ -409,6 +411,11 @@ def _costs(scan: _Scan) -> None:
         for e in entries:
             if "per_gpu" not in e[7] and not _INSTANCE_HOUR.search(scan.text, e[5], e[6] + 16):
                 e[7]["per_gpu"] = True
+    _attribute_shared_hours(scan, hours_all, entries)
+    for label, _, _, _, _, _, _, extras in entries:
+        named = scan.lex.catalog.instance(label)
+        if named is not None:  # "p4d.24xlarge at $32.77/hr": the whole instance, its GPUs
+            extras.setdefault("gpu_count", named.count)
     for label, gpu, rate_value, hours, currency, start, end, extras in entries:
         if rate_value <= 0 or (hours is not None and hours <= 0):
             raise ParseError("costs", f"a cost needs a positive rate and duration, got {scan.original[start:end]!r}")
@@ -431,6 +438,23 @@ _MONTHLY = lx.rx(
 )
 
 
+def _attribute_shared_hours(scan: _Scan, hours_all: list[re.Match], entries: list) -> None:
+    """"… job takes 300h on p4de": a duration stated once belongs to the quote it names, and the other
+    quotes scale from it."""
+    shared = [e for e in entries if e[7].get("hours_shared")]
+    if len(hours_all) != 1 or not shared:
+        return
+    near = scan.text[max(0, hours_all[0].start() - 24):hours_all[0].end() + 24]
+    named = [e for e in entries if e[0] and re.search(rf"(?<![a-z0-9]){re.escape(e[0].split('.')[0].lower())}(?![a-z0-9])", near)]
+    if len(named) != 1:
+        return
+    for e in entries:
+        if e is named[0]:
+            e[7].pop("hours_shared", None)
+        else:
+            e[7]["hours_shared"] = True
+
+
 def _quote_extras(scan: _Scan, lo: int, rate: re.Match, gpu: str | None) -> dict:
     """Per-GPU rate, the GPU count and a billing-mode label written with a quote."""
     extras: dict = {}
@@ -443,10 +467,22 @@ def _quote_extras(scan: _Scan, lo: int, rate: re.Match, gpu: str | None) -> dict
             count = advice_slots.count_before(scan, lo + names[-1].start())
             if count:
                 extras["gpu_count"] = count
+    if "gpu_count" not in extras:
+        # "18元/卡/时，8 卡训练 20 天": the cards written after the rate, in the same clause
+        clause = _CLAUSE_END.search(scan.text, rate.end())
+        cards = _CARDS_AFTER.search(scan.text, rate.end(), clause.start() if clause else len(scan.text))
+        if cards:
+            extras["gpu_count"] = int(cards.group(1))
+            if "gpu_count" not in scan.fields:
+                scan.set("gpu_count", int(cards.group(1)), cards.start(), cards.end())
     billing = _billing_label(scan, lo, rate.start())
     if billing:
         extras.update(billing)
     return extras
+
+
+_CARDS_AFTER = re.compile(r"(?<![0-9.])([0-9]{1,4})\s*(?:卡|张卡|张|块|x\s*gpus?|gpus?|cards?)(?![a-z0-9])")
+_CLAUSE_END = re.compile(r"[。；;!?！？]|[,，]\s*(?:预算|budget|vs|还是|或者)")
 
 
 def _billing_label(scan: _Scan, lo: int, hi: int) -> dict:
@@ -458,9 +494,9 @@ def _billing_label(scan: _Scan, lo: int, hi: int) -> dict:
 
 
 _CARDS_BEFORE = re.compile(r"([0-9]{1,4})\s*(?:卡|张卡|x\s*gpus?|gpus?)")
-_USAGE = lx.rx(rf"(?:每月|每个月|一个月|月均)\s*(?:用|使用|跑|约|大概|大约|平均|\s)*{lx.NUM}\s*(?:个)?\s*小时"
+_USAGE = lx.rx(rf"(?:每月|每个月|一个月|月均)\s*(?:只|仅|就|用|使用|跑|约|大概|大约|平均|差不多|\s)*{lx.NUM}\s*(?:个)?\s*小时"
                rf"|{lx.NUM}\s*(?:h|hrs?|hours?)\s*(?:a|per|each|/)\s*month(?![a-z])")
-_DAILY_USAGE = lx.rx(rf"(?:每天|每日|一天)\s*(?:用|使用|跑|约|大概|大约|平均|\s)*{lx.NUM}\s*(?:个)?\s*小时"
+_DAILY_USAGE = lx.rx(rf"(?:每天|每日|一天)\s*(?:只|仅|就|用|使用|跑|约|大概|大约|平均|差不多|\s)*{lx.NUM}\s*(?:个)?\s*小时"
                      rf"|{lx.NUM}\s*(?:h|hrs?|hours?)\s*(?:a|per|each|/)\s*day(?![a-z])")
 _ALWAYS_ON = lx.rx(r"\B<(?:24/7|24x7|24\s*hours\s*a\s*day|around\s+the\s+clock|always[\s-]on)>\E|全天候|7\s*[x×]\s*24|24\s*小时(?:不间断|运行|在线)")
 _WEEKDAYS = re.compile(r"weekdays?|work\s*days?|工作日|周一到周五")
@@ -508,7 +544,8 @@ def _monthly_prices(scan: _Scan) -> None:
             written = other.group(0) if other and not re.search(_USD, scan.text) else "$"
         if value <= 0:
             raise ParseError("costs", f"a monthly price must be positive, got {scan.original[m.start():m.end()]!r}")
-        billing = _billing_label(scan, max(lo, m.start() - 30), m.start()) or {"label": "monthly"}
+        billing = _billing_label(scan, max(lo, m.start() - 30), m.start()) or {
+            "label": "月租" if _CJK.search(scan.original) else "monthly"}
         cards = _CARDS_BEFORE.search(scan.text, max(lo, m.start() - 30), m.start())
         cost = StatedCost(label=billing["label"], monthly_rate=value, billing="subscription",
                           currency="CNY" if re.fullmatch(_CNY, written) else "USD",
@@ -530,7 +567,12 @@ def _currency(rate: re.Match) -> str:
 
 _STOPWORDS = frozenset({"at", "is", "for", "with", "without", "vs", "versus", "per", "or", "and", "quoted", "quotes",
                         "quote", "costs", "cost", "price", "prices", "on", "the", "of", "only", "about", "around",
-                        "charges", "charge", "asks", "wants", "says", "gives", "offers", "ib", "nvlink", "a", "an"})
+                        "charges", "charge", "asks", "wants", "says", "gives", "offers", "ib", "nvlink", "a", "an",
+                        "we", "our", "it", "they", "then", "now", "here", "there", "rate", "rates"})
+# Nouns that end a phrase before a price but never name a vendor.
+_NOT_VENDORS = frozenset({"run", "job", "model", "training", "hours", "gpu-hours", "gpu-hrs", "budget", "month", "day",
+                          "week", "node", "nodes", "server", "servers", "box", "instance", "total", "commit", "plan",
+                          "finetune", "pretrain", "inference", "serving", "demand", "on-demand", "spot", "reserved"})
 _WORD_BEFORE = re.compile(r"([a-z][a-z0-9.-]{2,20})[\s,:]*$")
 
 
@@ -544,7 +586,8 @@ def _vendor_before(scan: _Scan, lo: int, hi: int) -> tuple[str, int] | None:
             return None
         word = m.group(1)
         if word not in _STOPWORDS:
-            if scan.lex.gpus[0].fullmatch(word) or any(ch.isdigit() for ch in word):
+            if (scan.lex.gpus[0].fullmatch(word) or any(ch.isdigit() for ch in word) or word in _NOT_VENDORS
+                    or word.endswith(".") or "." in scan.text[m.end(1):hi]):
                 return None
             return scan.original[m.start(1):m.end(1)], m.start(1)
         end = m.start(1)

@@ -86,3 +86,13 @@ def test_a_quote_on_too_few_gpus_is_priced_on_the_fewest_that_hold_the_job():
     [cost] = quoted_costs([StatedCost(label="A", gpu="h100", hourly_rate=2.0, per_gpu=True)], None,
                           lambda gpu, count: (50.0, 4))
     assert (cost.gpus, cost.hourly_rate, cost.total) == (4, 8.0, 400.0)
+
+
+def test_a_duration_stated_for_one_quote_scales_to_the_other_by_peak_throughput():
+    speeds = {"a100-80gb-sxm": 312.0, "h100-sxm": 989.0}
+    quotes = [StatedCost(label="p4de", gpu="a100-80gb-sxm", hourly_rate=40.97, hours=300, gpu_count=8),
+              StatedCost(label="p5", gpu="h100-sxm", hourly_rate=98.32, hours=300, gpu_count=8, hours_shared=True)]
+    p4de, p5 = quoted_costs(quotes, None, no_estimate, speed=speeds.get)
+    assert p4de.hours == 300 and p4de.note is None
+    assert p5.hours == pytest.approx(300 * 312 / 989, abs=0.01) and p5.note == "p4de's hours, scaled by peak throughput"
+    assert p5.total < p4de.total
