@@ -19,6 +19,7 @@ from bot.advice.options import (
     fewest_that_fit,
     representative,
     stated_options,
+    typical_rate,
 )
 from bot.advice.quotes import PER_HOUR_ONLY, break_even, quoted_costs
 from bot.engine.facts import (
@@ -293,8 +294,21 @@ class Advisor:
             tflops = representative(self.catalog, gpu).dense_tflops
             return tflops.get("bf16") or tflops.get("fp16")
 
-        return quoted_costs(req.costs, req.gpu_count, hours_for, req.gpu_hours, req.gpu_hours_gpu, speed,
-                            req.usage_hours_per_month)
+        return quoted_costs(self._per_gpu_where_obvious(req), req.gpu_count, hours_for, req.gpu_hours,
+                            req.gpu_hours_gpu, speed, req.usage_hours_per_month)
+
+    def _per_gpu_where_obvious(self, req: Requirement) -> list:
+        """A quote that names a GPU (not an instance) for a multi-GPU plan, at a rate near what one GPU
+        of that type costs in the price table, is per GPU-hour ("RunPod H100 $2.39/hr" for 8 GPUs)."""
+        out = []
+        for quote in req.costs:
+            count = quote.gpu_count or req.gpu_count or 1
+            if quote.gpu and not quote.per_gpu and quote.hourly_rate and count > 1 and quote.currency == "USD":
+                typical = typical_rate(self.catalog, representative(self.catalog, quote.gpu).id)
+                if typical and quote.hourly_rate < 3 * typical:
+                    quote = quote.model_copy(update={"per_gpu": True})
+            out.append(quote)
+        return out
 
     @staticmethod
     def _cost_facts(costs: list[Cost], stated: bool) -> list[dict]:

@@ -277,6 +277,7 @@ class Recommendation(BaseModel):
     headroom_pct: float | None = None
     hours: float | None = None
     cost: float | None = None
+    cost_per_hour: float | None = Field(default=None, description="the quoted rate, when no duration is known")
     currency: str | None = None
     why: str
     rule: str

@@ -153,7 +153,7 @@ def _rank_key(record: RecommendationRecord) -> tuple:
     kind = o["option"]
     if kind == "compare":
         # Options the user compares: those that fit first, then by cost, then by time.
-        return (0, not o["fits"], o.get("tight", False), o.get("cost") or float("inf"),
+        return (0, not o["fits"], o.get("tight", False), o.get("cost") or o.get("cost_per_hour") or float("inf"),
                 o.get("hours") or float("inf"), -o["headroom_pct"])
     if kind == "stated":
         group = 0
@@ -183,6 +183,7 @@ def rank(records: list[RecommendationRecord]) -> list[Recommendation]:
             plan=o.get("plan"), strategy=o.get("strategy"), batch_size=o.get("batch_size"),
             accumulation=o.get("accumulation"), fits=o["fits"], tight=o.get("tight", False), need_gb=o["need_gb"],
             have_gb=o["have_gb"], headroom_pct=o["headroom_pct"], hours=o.get("hours"), cost=o.get("cost"),
+            cost_per_hour=o.get("cost_per_hour"),
             currency=o.get("currency"), why=record.why, rule=record.rule,
         ))
         if len(out) == MAX_RECOMMENDATIONS:

@@ -13,6 +13,7 @@ import dataclasses
 import statistics
 from collections.abc import Iterable
 
+from bot.advice.quotes import PER_HOUR_ONLY
 from bot.engine.facts import OptionFact
 from bot.knowledge import Catalog, GpuSpec
 from bot.models import Cost, Requirement
@@ -245,11 +246,13 @@ def compare_options(ctx: OptionContext, gpus: list[GpuSpec], count: int | None,
         wanted = ((counts or {}).get(gpu.id) or (cost.gpus if cost and cost.gpus else None) or count
                   or (fewest_that_fit(ctx, gpu) if fewest else None) or 1)
         plan = ctx.plan(gpu, wanted)
+        hourly_only = cost is not None and cost.note == PER_HOUR_ONLY  # no duration known: compare rates
         out.append(_option(
             "compare", plan, form_factor=gpu.form_factor, fewest=fewest, family=gpu.family,
-            hours=(cost.hours if cost else None) or (ctx.hours(gpu, wanted) if plan.fits else None),
-            cost=cost.total if cost and plan.fits else None, currency=cost.currency if cost else None,
-            cost_label=cost.label if cost else None))
+            hours=(cost.hours if cost and not hourly_only else None) or (ctx.hours(gpu, wanted) if plan.fits else None),
+            cost=cost.total if cost and plan.fits and not hourly_only else None,
+            cost_per_hour=cost.hourly_rate if hourly_only else None,
+            currency=cost.currency if cost else None, cost_label=cost.label if cost else None))
         if not _comfortable(plan):
             more = _smallest_comfortable(ctx, gpu, above=wanted)
             if more is not None:

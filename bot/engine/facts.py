@@ -193,6 +193,7 @@ class OptionFact(FactModel):
     cost: float | None = None
     currency: str | None = None
     cost_label: str | None = Field(default=None, description="the quote or price row the cost comes from")
+    cost_per_hour: float | None = Field(default=None, description="the quoted rate for this setup, when no duration is known")
     cheapest: bool | None = Field(default=None, description="lowest cost among the compared options")
 
 

@@ -147,6 +147,8 @@ def recommendation_line(rec, language: str) -> str:
         numbers.append(f"约 {rec.hours:,.0f} 小时" if zh else f"~{rec.hours:,.0f} h")
     if rec.cost is not None:
         numbers.append(f"{rec.cost:,.0f} {rec.currency or ''}".rstrip())
+    elif rec.cost_per_hour is not None:
+        numbers.append(f"{rec.cost_per_hour:,.2f} {rec.currency or ''}/{'小时' if zh else 'h'}")
     if zh:
         return f"{setup}：{'，'.join(numbers)} —— {rec.why} [{rec.rule}]"
     return f"{setup}: {', '.join(numbers)} — {rec.why} [{rec.rule}]"
