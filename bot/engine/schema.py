@@ -80,9 +80,9 @@ class Comparison(BaseModel):
     def operators(self) -> dict[str, Any]:
         """The operators that were written, keyed by their YAML names."""
         out = {}
-        for name in self.model_fields_set:
-            key = "in" if name == "in_" else name
-            out[key] = getattr(self, name)
+        for name in type(self).model_fields:  # declaration order, so compiled rules do not depend on set order
+            if name in self.model_fields_set:
+                out["in" if name == "in_" else name] = getattr(self, name)
         return out
 
 

@@ -106,6 +106,12 @@ def _field_after(text: str, end: int) -> str:
     return "question"
 
 
+def _plain(value: float) -> str:
+    """1e-7 -> '0.0000001', 2e3 -> '2000': the number written out, never rounded to 0."""
+    text = format(value, ".20f").rstrip("0").rstrip(".")
+    return text if text not in ("", "0", "-0") else repr(value)
+
+
 def refuse_unreadable_numbers(text: str) -> None:
     """Raise ParseError (field, value and where it was written) for a number the parser would
     misread: exponent form (`1e-5B`, `1e309B`), a negative count or size (`-8 H100`), or a GPU
@@ -122,7 +128,7 @@ def refuse_unreadable_numbers(text: str) -> None:
         if value != value or value in (float("inf"), float("-inf")):
             raise ParseError(field, f"{written!r} (at {m.start()}-{m.end()}) is out of range: too large a number")
         raise ParseError(field, f"{written!r} (at {m.start()}-{m.end()}) is written in exponent form; "
-                                f"write the number out (e.g. {format(value, 'f').rstrip('0').rstrip('.') or '0'})")
+                                f"write the number out (e.g. {_plain(value)})")
     for m in _NEGATIVE.finditer(text):
         field = _field_after(text, m.end())
         raise ParseError(field, f"{m.group(0)!r} (at {m.start()}-{m.end()}) is out of range: a "
