@@ -25,26 +25,10 @@ from bot.dispatch.client import MAX_REPLY_BYTES
 from bot.dispatch.inventory import DispatchError, load_inventory
 from tests.agent.conftest import needs_fixtures
 from tests.dispatch.helpers import SECRET, agent_app, inventory_yaml
-from tests.dispatch.test_robustness import FakeAgent, job
+from tests.dispatch.test_robustness import FakeAgent, advisor, agent, job, secret_env  # noqa: F401  (fixtures)
 
 pytestmark = needs_fixtures
 KEY = SECRET.encode()
-
-
-@pytest.fixture(autouse=True)
-def secret_env(monkeypatch):
-    monkeypatch.setenv("TEST_AGENT_SECRET", SECRET)
-
-
-@pytest.fixture(scope="module")
-def advisor():
-    return Advisor()
-
-
-@pytest.fixture(scope="module")
-def agent():
-    with ServerPool([agent_app(kernel_log=None)]) as pool:
-        yield pool.urls[0]
 
 
 def checker_for(tmp_path, advisor, hosts: dict[str, str], timeout_s: float = 5, audit=None) -> HostChecker:
