@@ -16,15 +16,13 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from bot.advisor import Advisor
 from bot.agent.security import SIGNATURE, response_headers
-from bot.agent.serve import ServerPool
 from bot.dispatch.audit import MemoryAuditSink
 from bot.dispatch.checker import HostChecker
 from bot.dispatch.client import MAX_REPLY_BYTES
 from bot.dispatch.inventory import DispatchError, load_inventory
 from tests.agent.conftest import needs_fixtures
-from tests.dispatch.helpers import SECRET, agent_app, inventory_yaml
+from tests.dispatch.helpers import SECRET, inventory_yaml
 from tests.dispatch.test_robustness import FakeAgent, advisor, agent, job, secret_env  # noqa: F401  (fixtures)
 
 pytestmark = needs_fixtures
