@@ -19,7 +19,7 @@ from bot.knowledge import Catalog, GpuSpec
 from bot.models import Cost, Requirement
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory
 from bot.sizing.performance import compute_precision_key, training_hours
-from bot.sizing.plans import SEARCH_COUNTS, Plan, plan_on
+from bot.sizing.plans import SEARCH_COUNTS, Plan, plan_on, smallest_fitting_plan
 from bot.sizing.sizer import SizingResult, gpu_slot, proxy_shape
 
 # Under this much free GPU memory a plan is "tight": allocator fragmentation, a longer batch or a
@@ -267,5 +267,5 @@ def compare_options(ctx: OptionContext, gpus: list[GpuSpec], count: int | None,
 
 def fewest_that_fit(ctx: OptionContext, gpu: GpuSpec) -> int | None:
     """The smallest count of `gpu` that holds the job at all (tight or not)."""
-    plan = _smallest_fitting(ctx, gpu, above=0, below=10**6)
+    plan = smallest_fitting_plan(ctx.sizing.memory, ctx.workload, gpu_slot(gpu))
     return plan.count if plan is not None else None
