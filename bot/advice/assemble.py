@@ -201,8 +201,8 @@ _FAR_OFF = 2.0
 def _questions_that_matter(result: EngineResult) -> list[str]:
     """The follow-up questions, without the plan details that cannot change a verdict this clear: a
     job that needs more than twice the memory it has does not fit whatever the optimizer."""
-    stated = [r.option for r in result.recommendations if r.option.get("option") == "stated"]
-    stated += [f.data for f in result.facts.values() if f.kind == "option" and f.data.get("option") == "stated"]
+    # Every recommended option is bound from an option fact, so the facts alone hold all stated options.
+    stated = [f.data for f in result.facts.values() if f.kind == "option" and f.data.get("option") == "stated"]
     far_off = any(not o["fits"] and o["need_gb"] > _FAR_OFF * o["have_gb"] for o in stated)
     rules = result.question_rules or [""] * len(result.questions)
     return [q for q, rule in zip(result.questions, rules, strict=True)
