@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 
 from bot.nlu import lexicon as lx
-from bot.nlu.numbers import count_value
 
 # -- intent ------------------------------------------------------------------------------------------
 
@@ -181,16 +180,6 @@ def _variant(scan, gpu: str, form: str) -> str | None:
     form = re.sub(r"\d", "", form)
     found = [g.id for g in catalog.gpus.values() if g.family == family and form in g.id.split("-")]
     return found[0] if len(found) == 1 else None
-
-
-def count_before(scan, start: int) -> int | None:
-    """'8x H100', '8 张 H100': the count written just before a GPU name (not a number another
-    slot already read, such as the GPU-hours in '12000 H100 GPU-hours')."""
-    lo = max(0, start - 12)
-    m = re.search(r"([0-9]{1,5})\s*(?:x|×|\*|张|块|卡)?\s*(?:nvidia\s+)?$", scan.text[lo:start])
-    if m is None or not scan.free(lo + m.start(1), lo + m.end(1)):
-        return None
-    return count_value(m.group(1))
 
 
 # "Qwen2-72B int4，8k，10并发": a bare power-of-two "k" in a question about a model is its context.

@@ -464,9 +464,9 @@ def _quote_extras(scan: _Scan, lo: int, rate: re.Match, gpu: str | None) -> dict
     if gpu:
         names = list(scan.lex.gpus[0].finditer(window))
         if names:
-            count = advice_slots.count_before(scan, lo + names[-1].start())
-            if count:
-                extras["gpu_count"] = count
+            before = _count_before(scan, lo + names[-1].start(), lo + names[-1].end())
+            if before and before[0]:
+                extras["gpu_count"] = before[0]
     if "gpu_count" not in extras:
         # "18元/卡/时，8 卡训练 20 天": the cards written after the rate, in the same clause
         clause = _CLAUSE_END.search(scan.text, rate.end())
@@ -735,15 +735,22 @@ def _gpus(scan: _Scan) -> None:
             return
 
 
-def _attached_count(scan: _Scan, name_start: int, name_end: int) -> tuple[int | None, int, int]:
-    lo = max(0, name_start - 24)
-    before = _COUNT_BEFORE.search(scan.text, lo, name_start)
+def _count_before(scan: _Scan, name_start: int, name_end: int) -> tuple[int, int] | None:
+    """'8x H100', '八张 A100': the GPU count written just before a GPU name, and where it starts."""
+    before = _COUNT_BEFORE.search(scan.text, max(0, name_start - 24), name_start)
     if before and scan.free(before.start(), before.end()):
         count = count_value(before.group(1) or before.group(2) or before.group(3))
         glued = re.search(r"[x×*]\s*$", before.group(0))
         # "two B200 nodes" counts nodes; "an 8x H100 box" still counts GPUs.
         if count is not None and (glued or not _NODE_AFTER.match(scan.text[name_end:name_end + 16])):
-            return count, before.start(), name_end
+            return count, before.start()
+    return None
+
+
+def _attached_count(scan: _Scan, name_start: int, name_end: int) -> tuple[int | None, int, int]:
+    before = _count_before(scan, name_start, name_end)
+    if before:
+        return before[0], before[1], name_end
     after = _COUNT_AFTER.search(scan.text[name_end:name_end + 24])
     if after:
         raw = next(g for g in after.groups() if g)

@@ -88,6 +88,16 @@ def test_stated_costs_keep_their_currency():
         ("A", 8, 100, "CNY"), ("B", 20, 45, "CNY")]
 
 
+@pytest.mark.parametrize("text, counts", [
+    ("eight H100 at $2.49/GPU-hour vs eight A100 at $1.29/GPU-hour for a 7B full fine-tune", [8, 8]),
+    ("八张H100 每卡每小时18元，还是八张A100 每卡每小时9元，训练7B全参", [8, 8]),
+    # Two nodes are not two GPUs: the quote's count stays unknown rather than wrong.
+    ("2 H100 nodes at $2.49/GPU-hour vs 16x A100 at $1.29/GPU-hour for a 70B fine-tune", [None, 16]),
+])
+def test_a_quote_reads_its_gpu_count_the_way_the_gpu_slot_does(text, counts):
+    assert [c.gpu_count for c in parse(text).requirement.costs] == counts
+
+
 def test_sizing_fields_are_read_where_the_requirement_has_them():
     result = slots("pretrain 7B on 2T tokens for 2 epochs at 40% MFU with gradient checkpointing, LoRA rank 16, fp8 KV cache")
     expected = {"dataset_tokens_b": 2000, "epochs": 2, "mfu": 0.4, "recompute": "full", "lora_rank": 16,
