@@ -8,6 +8,7 @@ import pytest
 
 from bot.nlu import ParseError, parse
 from bot.nlu.numbers import EN_NUMBERS, MAX_GPU_COUNT_WRITTEN, ZH_NUMBER, count_value, refuse_unreadable_numbers, zh_number
+from tests.nlu.zh_numerals import chinese
 
 # Chinese numerals 零 .. 万 with their values, written the ways people write counts.
 ZH_VALUES = [
@@ -46,22 +47,8 @@ def test_what_is_not_a_chinese_numeral_has_no_value(text):
 
 
 def test_every_value_below_ten_thousand_round_trips_through_its_standard_chinese_form():
-    digits = "零一二三四五六七八九"
-
     def write(n: int) -> str:  # the standard form: 一千零二十, 一百一十, 十六
-        if n == 0:
-            return "零"
-        parts, zero = [], False
-        for unit, name in ((1000, "千"), (100, "百"), (10, "十"), (1, "")):
-            d = n // unit % 10
-            if d == 0:
-                zero = bool(parts)
-                continue
-            if zero:
-                parts.append("零")
-                zero = False
-            parts.append(("" if (unit == 10 and n < 20) else digits[d]) + name)
-        return "".join(parts)
+        return chinese(n) if n else "零"
 
     for n in range(10_000):
         assert zh_number(write(n)) == n, write(n)
