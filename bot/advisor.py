@@ -41,7 +41,7 @@ from bot.engine.session import Engine
 from bot.errors import InputError
 from bot.knowledge import Catalog, GpuSpec, InstanceType, UnknownNameError, default_catalog, version_number
 from bot.models import Answer, Candidate, Cost, Estimate, Requirement
-from bot.sizing.cost import TOTAL_COST_FORMULA, cheapest_rows
+from bot.sizing.cost import TOTAL_COST_FORMULA, cheapest_and_fastest, cheapest_rows, runners_up
 from bot.sizing.estimate import ModelShape
 from bot.sizing.sizer import SizingResult, shape_from_arch, size_requirement
 
@@ -314,12 +314,13 @@ class Advisor:
     def _cost_facts(costs: list[Cost], stated: bool) -> list[dict]:
         if not costs:
             return []
-        cheapest = min(c.total for c in costs)
-        fastest = min(c.hours for c in costs)
+        cheapest, fastest = cheapest_and_fastest(costs)
+        runner_up = runners_up(costs, cheapest)
         return [
-            {**c.model_dump(include=set(CostFact.model_fields)), "cheapest": c.total == cheapest,
-             "fastest": c.hours == fastest, "stated": stated, "per_hour_only": c.note == PER_HOUR_ONLY}
-            for c in costs
+            {**c.model_dump(include=set(CostFact.model_fields)), "cheapest": i in cheapest,
+             "runner_up": i in runner_up, "fastest": i in fastest, "stated": stated,
+             "per_hour_only": c.note == PER_HOUR_ONLY}
+            for i, c in enumerate(costs)
         ]
 
     def _price_facts(self, req: Requirement, gpus: set[str]) -> list[FactModel]:

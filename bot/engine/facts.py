@@ -269,6 +269,7 @@ class CostFact(FactModel):
     hours: float
     total: float
     cheapest: bool
+    runner_up: bool = Field(default=False, description="the next-cheapest line in its currency")
     fastest: bool
     stated: bool = Field(description="the user gave the rate and hours")
     per_hour_only: bool = Field(default=False, description=(

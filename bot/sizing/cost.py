@@ -9,9 +9,9 @@ rental guide itemises the bill as GPU compute + vCPU/RAM + image + block storage
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # the price rows come from the knowledge base; only their attributes are read here
     from bot.knowledge import Catalog, PriceRow
@@ -252,7 +252,15 @@ def rank(lines: list[CostLine]) -> list[CostLine]:
     return sorted(lines, key=lambda c: (c.currency, c.total, c.hours))
 
 
-def cheapest_and_fastest(lines: list[CostLine]) -> tuple[set[int], set[int]]:
+class Priced(Protocol):
+    """A cost line or a stated quote: enough to rank it."""
+
+    currency: str
+    total: float
+    hours: float
+
+
+def cheapest_and_fastest(lines: Sequence[Priced]) -> tuple[set[int], set[int]]:
     """Indexes of the cheapest line per currency, and of the fastest lines overall."""
     cheapest: set[int] = set()
     for currency in {c.currency for c in lines}:
@@ -261,3 +269,13 @@ def cheapest_and_fastest(lines: list[CostLine]) -> tuple[set[int], set[int]]:
         cheapest |= {i for i, c in enumerate(lines) if c.currency == currency and c.total == low}
     fastest = {i for i, c in enumerate(lines) if lines and c.hours == min(x.hours for x in lines)}
     return cheapest, fastest
+
+
+def runners_up(lines: Sequence[Priced], cheapest: set[int]) -> set[int]:
+    """Indexes of the next-cheapest lines per currency: what the cheapest is worth comparing against."""
+    out: set[int] = set()
+    for currency in {c.currency for c in lines}:
+        rest = [c.total for i, c in enumerate(lines) if c.currency == currency and i not in cheapest]
+        if rest:
+            out |= {i for i, c in enumerate(lines) if c.currency == currency and i not in cheapest and c.total == min(rest)}
+    return out
