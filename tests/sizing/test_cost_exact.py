@@ -22,6 +22,7 @@ from bot.sizing.cost import (
     prices_line,
     prices_origin,
     rank,
+    runners_up,
 )
 
 SECOND = 1 / 3600
@@ -321,3 +322,20 @@ def test_rank_and_cheapest_and_fastest_per_currency():
     assert cheapest_and_fastest([a, b, c, d]) == ({1, 2, 3}, {2})
     assert cheapest_and_fastest([a]) == ({0}, {0})
     assert cheapest_and_fastest([]) == (set(), set())
+
+
+def test_runners_up_are_the_next_cheapest_in_each_currency():
+    a = cost_to_complete("a", None, 1, 3.0, 10.0)                   # 30 USD
+    b = cost_to_complete("b", None, 2, 1.0, 10.0)                   # 20 USD, cheapest
+    e = cost_to_complete("e", None, 1, 25.0, 1.0)                   # 25 USD, next
+    c = cost_to_complete("c", None, 1, 100.0, 1.0, currency="CNY")  # 100 CNY, cheapest
+    f = cost_to_complete("f", None, 1, 150.0, 1.0, currency="CNY")  # 150 CNY, next
+    g = cost_to_complete("g", None, 1, 150.0, 1.0, currency="CNY")  # 150 CNY, tied next
+    lines = [a, b, e, c, f, g]
+    cheapest, _ = cheapest_and_fastest(lines)
+    assert cheapest == {1, 3}
+    assert runners_up(lines, cheapest) == {2, 4, 5}
+    # A currency whose only quote is the cheapest has no runner-up; a lone quote has none at all.
+    assert runners_up([b, c, f], {0, 1}) == {2}
+    assert runners_up([a], {0}) == set()
+    assert runners_up([], set()) == set()
