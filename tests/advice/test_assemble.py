@@ -126,7 +126,13 @@ def test_plan_details_are_not_asked_when_the_job_is_far_too_big():
                                                           "have_gb": 24.0})}
     near = {"f1": FactRecord(fid="f1", kind="option", data={"option": "stated", "fits": False, "need_gb": 28.0,
                                                            "have_gb": 24.0})}
-    for facts, expected in ((far, ["where will it run?"]), (near, asked)):
+    # Exactly twice the memory is not yet "more than twice"; an option the user did not state (a larger
+    # count the advice offers) says nothing about their plan however far off it is.
+    twice = {"f1": FactRecord(fid="f1", kind="option", data={"option": "stated", "fits": False, "need_gb": 48.0,
+                                                            "have_gb": 24.0})}
+    offered = {"f1": FactRecord(fid="f1", kind="option", data={"option": "more-gpus", "fits": False,
+                                                              "need_gb": 116.0, "have_gb": 24.0})}
+    for facts, expected in ((far, ["where will it run?"]), (near, asked), (twice, asked), (offered, asked)):
         res = result(questions=asked, question_rules=rules, facts=facts, verdicts=[verdict("no", "t")])
         answer = assemble(AnswerParts(requirement=Requirement(), result=res, language="en", rule_base_version="v"))
         assert answer.questions == expected
