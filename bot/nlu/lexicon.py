@@ -103,6 +103,26 @@ DEPLOYMENT = table([
     (r"\B<(?:in|on)\s+the\s+cloud>\E|\B<public\s+cloud>\E|云上|上云|公有云|云服务器|云主机", "cloud"),
 ])
 
+# A billing mode written with a quoted price ("按量付费 8元/时"): the quote's label and billing.
+QUOTE_BILLING = table([
+    (r"\B<(?:pay[\s-]+as[\s-]+you[\s-]+go|on[\s-]?demand)>\E|按量付费|按量计费|按量|按需", "on-demand"),
+    (r"\B<(?:subscription|monthly)>\E|包年包月|包月|包年", "subscription"),
+    (r"\B<(?:reserved|reservation|ri)>\E|预留", "reserved"),
+    (r"\B<spot>\E|抢占式|竞价", "spot"),
+])
+
+# -- sizing details -----------------------------------------------------------------------------------
+RECOMPUTE = table([
+    (r"\B<(?:no|without|disable\w*)\s+(?:gradient\s+|activation\s+)?(?:checkpointing|recomput\w*)>\E|不开重计算|不用重计算|关闭重计算", "none"),
+    (r"\B<selective\s+(?:activation\s+)?recomput\w*>\E|选择性重计算", "selective"),
+    (r"\B<(?:gradient|activation)\s+checkpointing|(?:full\s+)?(?:activation\s+)?recomputation|full\s+recompute>\E|重计算|梯度检查点", "full"),
+])
+REQUEST_MODE = table([
+    (r"\B<(?:offline\s+(?:inference|batch\w*|processing|jobs?)|batch\s+(?:inference|processing|jobs?))>\E|离线推理|批量处理|批处理任务|离线批量", "offline"),
+    (r"\B<(?:single[\s-]stream|one\s+(?:request|user|prompt)\s+at\s+a\s+time)>\E|逐个返回|单用户|一次一个请求", "single-stream"),
+    (r"\B<(?:interactive(?:\s+(?:chat|serving|use|users))?|online\s+serving|real[\s-]?time\s+(?:chat|serving))>\E|连续交互|实时交互|在线交互", "server"),
+])
+
 # -- symptoms ---------------------------------------------------------------------------------------
 # The words before an "OOM" that turn it into a question about memory, not a report of a crash.
 HYPOTHETICAL = rx(r"(?:\B<(?:will|would|could|might|can|avoid|without|never|not|won't|wont|risk)>\E|会不会|会|避免|防止|不会)[^.?!。？！]{0,18}$")
@@ -178,3 +198,53 @@ ALIYUN_INSTANCE = rx(r"\B<ecs\.(?:gn|ebmgn|sgn|vgn|gi)[0-9a-z]*(?:-[0-9a-z]+)?\.
 # A GPU name that looks like one but that the catalog does not know, so it is reported, not guessed.
 UNKNOWN_GPU = rx(r"\B<(?:rtx\s*pro\s*[0-9]{4}(?:\s*blackwell)?|rtx\s*[0-9]{4}\s*ada|(?:tesla\s+)?[vkpt][0-9]{2,3}|(?:tesla\s+)?[tp]4|a[0-9]{2,4}0?|h[0-9]{2,3}|l[0-9]{2}s?|rtx\s*(?:a)?[0-9]{4}(?:\s*ti)?|"
                  r"(?:rtx\s*)?[2-5]0[5-9]0(?:\s*ti)?|mi[0-9]{3}x?|gb200|b100|gh200)>\E")
+
+# -- provider names beyond the catalog's -------------------------------------------------------------
+AWS_EXTRA_NAMES = {"amazon": "aws", "亚马逊": "aws"}
+# "vast majority", "cherry pick": after these words a case-sensitive provider alias is an ordinary word
+NOT_A_PROVIDER_AFTER = r"(?!\s+(?:majority|amount|number|array|improvement|difference|pick|blossom))"
+
+
+# -- units and word lists ----------------------------------------------------------------------------
+# Written as regex alternatives, so a plural or an optional character stays one entry ("dollars?").
+
+def words(*alternatives: str) -> str:
+    """One regex group of alternatives, tried in the order written."""
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+# Currencies written around a price ("$2.49/hr", "8 元每小时", "32.77美元/时").
+USD = words(r"\$", "usd", r"us\$", "dollars?", "bucks", "美元", "美金", "刀")
+CNY = words("¥", "rmb", "cny", "元", "块钱?", "人民币")
+# Around a budget ("预算20万元", "$40k budget") only these; "刀" or "bucks" there is too loose to read.
+BUDGET_CURRENCY_BEFORE = words(r"\$", "usd", r"us\$", "美元", "美金", "¥", "rmb", "cny", "元", "人民币")
+BUDGET_CURRENCY_AFTER = words(r"\$", "usd", "dollars?", "美元", "美金", "元", "块", "rmb", "cny", "人民币")
+# "30k", "3万", "2千": what an amount (money, GPU-hours) is multiplied by.
+MULTIPLIERS = {"k": 1_000, "千": 1_000, "万": 10_000}
+
+# Hours, for rates ("/hr", "每小时") and durations ("300 hours", "20 天").
+HOUR_UNITS = words("h", "hr", "hrs", "hour", "小时", "个小时", "时")
+DURATION_UNITS = words("h", "hrs?", "hours?", "小时", "个小时", "钟头", "days?", "天")
+HOURS_PER_UNIT = {"day": 24, "days": 24, "天": 24}  # any other duration unit is an hour
+DAYS_PER_MONTH = 30.4
+WEEKDAYS_PER_MONTH = 21.7
+HOURS_PER_MONTH_ALWAYS_ON = 730.0
+
+# Model and dataset sizes, in billions ("70B", "1.8T", "500M", "70亿", "3万亿").
+SIZE_UNITS = {"b": 1, "bn": 1, "billion": 1, "t": 1000, "trillion": 1000, "m": 0.001, "million": 0.001,
+              "亿": 0.1, "百亿": 10, "千亿": 100, "万亿": 1000}
+# A context written with a unit ("8k", "1M tokens"): binary thousands, as context windows are sized.
+CONTEXT_UNITS = {"k": 1024, "m": 1024 * 1024}
+
+# GPU counts written as one word ("双卡", "八卡"); "多卡" (several) is read but counts nothing.
+CARD_COUNT_WORDS = {"单卡": 1, "双卡": 2, "四卡": 4, "八卡": 8}
+# Nouns that count GPUs after a number ("8卡", "2 张", "4 GPUs"). "块" is money too ("4000块"), so it
+# counts cards only where the price was already read (after a rate).
+CARD_NOUNS = words("张卡", "卡", "张", r"x\s*gpus?", "gpus?", "cards?")
+# Nouns that count machines, not GPUs ("8 GPU servers", "two B200 nodes").
+NODE_NOUNS = words("nodes?", "servers?", "machines?", "boxes", "box", "hosts?", "instances?", "rigs?")
+# Rates charged per machine rather than per GPU.
+PER_MACHINE = words(r"per\s+(?:instance|node|server|box|machine)", "每台", "/台", "整机")
+
+# Any CJK ideograph: a question with one is answered in Chinese, and its default labels are Chinese.
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from bot.errors import InputError
 from bot.models import Language, Requirement
@@ -15,6 +15,17 @@ class ParseError(InputError):
 
     `field` names the Requirement field (or "question"); the message quotes the offending value.
     """
+
+
+# Why a span was set aside or how it was read, for code to test; `note` says the same for people.
+SpanKind = Literal[
+    "repeated",          # a scalar slot stated again with another value: the first one stands
+    "unknown-gpu",       # a GPU name the catalog lacks
+    "unknown-provider",  # a provider the catalog lacks
+    "not-a-field",       # a value this Requirement has no field for
+    "users",             # a concurrency read from the users served ("for 10 users")
+    "implied",           # a slot implied by another (a method implies training)
+]
 
 
 class Span(BaseModel):
@@ -28,6 +39,8 @@ class Span(BaseModel):
     start: int
     end: int
     note: str | None = None
+    # Left out of the JSON (Answer.parse keeps its shape); code reads this, never `note`'s wording.
+    kind: SpanKind | None = Field(default=None, exclude=True)
 
 
 class Parse(BaseModel):
@@ -52,15 +65,14 @@ class Parse(BaseModel):
         """
         out = []
         for span in self.ignored:
-            what = {"GPU not in the catalog": "gpu", "provider not in the catalog": "provider"}.get(span.note or "")
-            if what == "gpu":
+            if span.kind == "unknown-gpu":
                 out.append(
                     f"我没有 {span.text} 的规格数据，本次回答没有考虑它。请换成知识库中的 GPU（如 L4、A100、H100），"
                     "或让维护者把它加入 knowledge/gpus.yaml。" if self.language == "zh" else
                     f"I have no specs for {span.text!r}, so this answer does not cover it. Name a catalog GPU "
                     "(e.g. L4, A100, H100), or ask the maintainers to add it to knowledge/gpus.yaml."
                 )
-            elif what == "provider":
+            elif span.kind == "unknown-provider":
                 out.append(
                     f"我不认识供应商 {span.text}，本次回答没有考虑它的计费规则。" if self.language == "zh" else
                     f"I don't know the provider {span.text!r}, so its billing rules are not covered here."

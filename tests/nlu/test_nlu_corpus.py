@@ -19,7 +19,10 @@ CORPUS = HERE / "corpus.yaml"
 HELDOUT = HERE / "heldout.yaml"
 # advice.yaml: the slots the advice reads (intents, users, checkpoints, quotes, compared options).
 SETS = {"corpus": CORPUS, "heldout": HELDOUT, "probe": HERE / "probe.yaml", "advice": HERE / "advice.yaml"}
-GOAL = 0.95
+# Every slot of every question right (issue #13: the split must keep the corpus and held-out sets at
+# 100%). A question the parser cannot read yet is fixed in the parser, or its expectation corrected
+# when the parse is right and the expectation incomplete; never by lowering this.
+GOAL = 1.0
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,212 @@
+"""Quoted hourly prices: '$2.49/GPU-hour', 'A 每小时 8 元，跑 100 小时', 'lambda $2.99 vs coreweave $4.25'
+-> costs, one StatedCost per rate, paired with the duration written next to it (if any), labelled by
+the GPU, vendor or option it names, with its currency, GPU count and billing mode."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.models import StatedCost
+from bot.nlu import lexicon as lx
+from bot.nlu.model import ParseError
+from bot.nlu.scan import Scan, number
+from bot.nlu.slots.counts import count_before
+from bot.nlu.slots.quote_labels import billing_label, cost_label
+
+_PER_HOUR = rf"\s*(?:/|per|an?|每|一)\s*(?:gpu[\s-]*|卡\s*/?\s*|张卡\s*/?\s*)?{lx.HOUR_UNITS}(?![a-z])"
+_MONEY = rf"{lx.USD}|{lx.CNY}"
+_RATE = lx.rx(
+    rf"(?P<c1>{_MONEY})\s*{lx.NUM}\s*(?:{_MONEY})?{_PER_HOUR}"
+    rf"|{lx.NUM}\s*(?P<c2>{_MONEY}){_PER_HOUR}"
+    rf"|(?:每(?:个)?小时|\B<per\s+hour>\E|\B<hourly\s+(?:rate|price)?>\E)\s*(?:是|要|收|收费|价格|为|at|of|is)?\s*(?P<c3>{_MONEY})?\s*{lx.NUM}\s*(?P<c4>{_MONEY})?"
+    rf"|{lx.NUM}\s*(?P<c5>{_MONEY})\s*(?:每(?:个)?小时|\B<per\s+hour>\E|\B<an\s+hour>\E|\B<hourly>\E)"
+    # "一小时 2.5 元": the hour first, so the amount must carry its currency
+    rf"|(?:一|1)\s*个?\s*小时\s*(?:是|要|收|收费|价格|为)?\s*(?:(?P<c6>{_MONEY})\s*{lx.NUM}|{lx.NUM}\s*(?P<c7>{_MONEY}))"
+)
+_BARE_RATE = lx.rx(rf"(?P<c1>{lx.USD})\s*([0-9]{{1,4}}\.[0-9]{{2}})(?![0-9])(?P<c2>)(?P<c3>)(?P<c4>)(?P<c5>)(?P<c6>)(?P<c7>)")
+_NOT_A_RATE = re.compile(r"\s*(?:k|m|/|per|a\s+month|monthly|total|budget|万|千|/月|每月|a\s+year)", re.I)
+_HOURS = lx.rx(rf"{lx.NUM}\s*(?P<unit>{lx.DURATION_UNITS})(?![a-z])")
+_SENTENCE_END = re.compile(r"[.;!?。；！？\n:：](?=\s|$)|[；。！？\n]")
+_PER_MACHINE = re.compile(lx.PER_MACHINE)
+_PER_GPU_HOUR = re.compile(r"gpu[\s-]*(?:h|hr|hrs|hour)|每卡|每张卡|卡时|/卡|\bper\s+(?:gpu|card|[a-z]{1,4}[0-9]{2,4})\b")
+_CARDS_AFTER = re.compile(rf"(?<![0-9.])([0-9]{{1,4}})\s*(?:{lx.CARD_NOUNS}|块)(?![a-z0-9])")
+_CLAUSE_END = re.compile(r"[。；;!?！？]|[,，]\s*(?:预算|budget|vs|还是|或者)")
+
+
+@dataclass
+class _Quote:
+    label: str
+    gpu: str | None
+    rate: float
+    hours: float | None  # None: the advisor prices it over the job's estimated hours
+    currency: str
+    start: int
+    end: int
+    extras: dict  # StatedCost fields beyond these: per_gpu, gpu_count, billing, hours_shared, label
+
+
+def extract(scan: Scan) -> None:
+    rates = _rates(scan)
+    if not rates:
+        return
+    durations = [m for m in scan.matches(_HOURS) if not _inside(m, rates)]
+    quotes = _pair(scan, rates, durations)
+    _share_per_gpu(scan, quotes)
+    _attribute_shared_hours(scan, durations, quotes)
+    for quote in quotes:
+        named = scan.lex.catalog.instance(quote.label)
+        if named is not None:  # "p4d.24xlarge at $32.77/hr": the whole instance, its GPUs
+            quote.extras.setdefault("gpu_count", named.count)
+    for quote in quotes:
+        _record(scan, quote)
+
+
+def _rates(scan: Scan) -> list[re.Match]:
+    rates = list(scan.matches(_RATE))
+    if not rates:
+        return []
+    # "coreweave $4.25/hr per H100, lambda $2.99 without IB": once one hourly rate is written, a bare
+    # amount with cents in the same comparison is another hourly rate.
+    rates += [m for m in scan.matches(_BARE_RATE) if not _inside(m, rates) and not _NOT_A_RATE.match(scan.text, m.end())]
+    return sorted(rates, key=lambda r: r.start())
+
+
+def _inside(m: re.Match, rates: list[re.Match]) -> bool:
+    return any(r.start() <= m.start() < r.end() for r in rates)
+
+
+def _pair(scan: Scan, rates: list[re.Match], durations: list[re.Match]) -> list[_Quote]:
+    """Each rate with the first unused duration after it (before the next rate), else the last one
+    before it; a quote never reaches back past the previous quote or a monthly price."""
+    used: set[int] = set()
+    boundary = 0
+    quotes: list[_Quote] = []
+    prior_ends = [s.end for s in scan.spans if s.slot == "costs"]  # monthly prices read earlier
+    for i, rate in enumerate(rates):
+        boundary = max([boundary, *(e for e in prior_ends if e <= rate.start())])
+        next_start = rates[i + 1].start() if i + 1 < len(rates) else len(scan.text)
+        duration = _duration_for(rate, [h for h in durations if id(h) not in used], boundary, next_start)
+        if duration is None:
+            quote = _without_duration(scan, rate, boundary, len(quotes), durations if len(rates) > 1 else [])
+        else:
+            used.add(id(duration))
+            quote = _with_duration(scan, rate, duration, boundary, len(quotes))
+        quotes.append(quote)
+        boundary = quote.end
+    return quotes
+
+
+def _duration_for(rate: re.Match, free: list[re.Match], lo: int, hi: int) -> re.Match | None:
+    after = [h for h in free if rate.end() <= h.start() < hi]
+    if after:
+        return after[0]
+    before = [h for h in free if lo <= h.start() and h.end() <= rate.start()]
+    return before[-1] if before else None
+
+
+def _without_duration(scan: Scan, rate: re.Match, lo: int, index: int, durations: list[re.Match]) -> _Quote:
+    label, gpu, label_start = cost_label(scan, lo, rate.start(), index, rate.end())
+    extras = _quote_extras(scan, lo, rate, gpu)
+    hours = None
+    if len(durations) == 1:
+        # "400 hours left … $98/hr vs $55/hr": one duration stated once prices every quote, and a
+        # faster GPU needs fewer hours than the one it was stated for
+        hours = _hours(durations[0])
+        extras["hours_shared"] = True
+    return _Quote(label, gpu, _rate_value(rate), hours, _currency(rate), _near(label_start, rate.start()), rate.end(),
+                  extras)
+
+
+def _with_duration(scan: Scan, rate: re.Match, duration: re.Match, lo: int, index: int) -> _Quote:
+    start, end = min(rate.start(), duration.start()), max(rate.end(), duration.end())
+    label, gpu, label_start = cost_label(scan, lo, start, index, end)
+    sentence = max((m.end() for m in _SENTENCE_END.finditer(scan.text, lo, start)), default=lo)
+    start = min(start, label_start, max(sentence, lo))
+    return _Quote(label, gpu, _rate_value(rate), _hours(duration), _currency(rate), start, end,
+                  _quote_extras(scan, lo, rate, gpu))
+
+
+def _rate_value(rate: re.Match) -> float:
+    return number(next(g for g in rate.groups() if g and re.fullmatch(r"[0-9.,]+", g)))
+
+
+def _hours(duration: re.Match) -> float:
+    return number(duration.group(1)) * lx.HOURS_PER_UNIT.get(duration.group("unit"), 1)
+
+
+def _currency(rate: re.Match) -> str:
+    written = next((rate.group(n) for n in ("c1", "c2", "c3", "c4", "c5", "c6", "c7") if rate.group(n)), "$")
+    return "CNY" if re.fullmatch(lx.CNY, written) else "USD"
+
+
+def _near(label_start: int, rate_start: int) -> int:
+    """Where a quote's span starts: at its label when that is close, else at the rate, so a label
+    named far before ("p4d.24xlarge 跑 llama3 70B …, 32.77美元/时") does not swallow the words between."""
+    return label_start if rate_start - label_start <= 24 else rate_start
+
+
+def _quote_extras(scan: Scan, lo: int, rate: re.Match, gpu: str | None) -> dict:
+    """Per-GPU rate, the GPU count and a billing-mode label written with a quote."""
+    extras: dict = {}
+    if _PER_GPU_HOUR.search(scan.text, rate.start(), rate.end() + 16):
+        extras["per_gpu"] = True
+    count = _count_before_gpu(scan, lo, rate.start()) if gpu else None
+    if count is None:
+        count = _cards_after(scan, rate)
+    if count is not None:
+        extras["gpu_count"] = count
+    extras.update(billing_label(scan, lo, rate.start()))
+    return extras
+
+
+def _count_before_gpu(scan: Scan, lo: int, hi: int) -> int | None:
+    """"8x H100 at $2.49/GPU-hour": the count written before the last GPU named before the rate."""
+    names = list(scan.lex.gpus.pattern.finditer(scan.text[lo:hi]))
+    if not names:
+        return None
+    before = count_before(scan, lo + names[-1].start(), lo + names[-1].end())
+    return before[0] if before and before[0] else None
+
+
+def _cards_after(scan: Scan, rate: re.Match) -> int | None:
+    """"18元/卡/时，8 卡训练 20 天": the cards written after the rate, in the same clause."""
+    clause = _CLAUSE_END.search(scan.text, rate.end())
+    cards = _CARDS_AFTER.search(scan.text, rate.end(), clause.start() if clause else len(scan.text))
+    if cards is None:
+        return None
+    if "gpu_count" not in scan.fields:
+        scan.set("gpu_count", int(cards.group(1)), cards.start(), cards.end())
+    return int(cards.group(1))
+
+
+def _share_per_gpu(scan: Scan, quotes: list[_Quote]) -> None:
+    """A quote that does not say its unit takes the others' ("$4.25/hr per H100 …, lambda $2.99")."""
+    if any(q.extras.get("per_gpu") for q in quotes):
+        for q in quotes:
+            if "per_gpu" not in q.extras and not _PER_MACHINE.search(scan.text, q.start, q.end + 16):
+                q.extras["per_gpu"] = True
+
+
+def _attribute_shared_hours(scan: Scan, durations: list[re.Match], quotes: list[_Quote]) -> None:
+    """"… job takes 300h on p4de": a duration stated once belongs to the quote it names, and the other
+    quotes scale from it."""
+    if len(durations) != 1 or not any(q.extras.get("hours_shared") for q in quotes):
+        return
+    near = scan.text[max(0, durations[0].start() - 24):durations[0].end() + 24]
+    named = [q for q in quotes if q.label and re.search(rf"(?<![a-z0-9]){re.escape(q.label.split('.')[0].lower())}(?![a-z0-9])", near)]
+    if len(named) != 1:
+        return
+    for q in quotes:
+        if q is named[0]:
+            q.extras.pop("hours_shared", None)
+        else:
+            q.extras["hours_shared"] = True
+
+
+def _record(scan: Scan, quote: _Quote) -> None:
+    if quote.rate <= 0 or (quote.hours is not None and quote.hours <= 0):
+        raise ParseError("costs", f"a cost needs a positive rate and duration, got {scan.original[quote.start:quote.end]!r}")
+    cost = StatedCost(label=quote.extras.pop("label", None) or quote.label, gpu=quote.gpu, hourly_rate=quote.rate,
+                      hours=quote.hours, currency=quote.currency, **quote.extras)
+    scan.add("costs", cost.model_dump(mode="json", exclude_none=True), quote.start, quote.end)

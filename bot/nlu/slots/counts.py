@@ -1,0 +1,51 @@
+"""GPU counts written next to a GPU name: '8x H100', '八张 A100', 'A100 x4', 'V100 32GB x8'.
+
+Shared by the GPU, quote and unknown-GPU extractors, so a quote reads its count the way the gpu_count
+slot does. "two B200 nodes" counts nodes, not GPUs (see gpus.py for nodes times GPUs per node).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.nlu import lexicon as lx
+from bot.nlu.numbers import EN_NUMBERS, ZH_NUMBER, count_value
+from bot.nlu.scan import Scan
+
+NUMBER_WORD = "|".join(sorted((re.escape(w) for w in EN_NUMBERS), key=len, reverse=True))
+# A count written as digits, an English number word or Chinese numerals, never an ordinal ("第八").
+COUNT = rf"(?:(?<![0-9.$第])([0-9]{{1,6}})|\B<({NUMBER_WORD})|(?<!第)({ZH_NUMBER}))"
+_COUNT_BEFORE = lx.rx(
+    rf"{COUNT}\s*"
+    r"(?:(?:x|×|\*)\s*|(?:张|块|片|颗|卡|个)\s*(?:卡|显卡)?\s*|-?\s*(?:gpu|card)s?\s+(?:of\s+)?)?(?:nvidia\s+|geforce\s+|tesla\s+)?$"
+)
+_COUNT_AFTER = lx.rx(
+    rf"^(?:\s*[0-9]{{2,3}}\s*g(?:b|ib)?(?![a-z0-9]))?(?:\s*(?:gpus?|cards?))?\s*(?:(?:x|×|\*)\s*([0-9]{{1,6}})(?![0-9.])|\(\s*x\s*([0-9]{{1,6}})\s*\)|\s*[x×]([0-9]{{1,6}})(?![0-9.])"
+    rf"|\s*([0-9]{{1,6}}|{ZH_NUMBER})\s*(?:张|块|片|卡|个)(?:卡|显卡)?)"
+)
+_GLUED = re.compile(r"[x×*]\s*$")
+_NODE_AFTER = lx.rx(rf"^(?:'?s)?\s*-?\s*{lx.NODE_NOUNS}(?![a-z0-9])")
+
+
+def count_before(scan: Scan, name_start: int, name_end: int) -> tuple[int, int] | None:
+    """'8x H100', '八张 A100': the GPU count written just before a GPU name, and where it starts."""
+    before = _COUNT_BEFORE.search(scan.text, max(0, name_start - 24), name_start)
+    if before and scan.free(before.start(), before.end()):
+        count = count_value(before.group(1) or before.group(2) or before.group(3))
+        # "two B200 nodes" counts nodes; "an 8x H100 box" still counts GPUs.
+        if count is not None and (_GLUED.search(before.group(0)) or not _NODE_AFTER.match(scan.text[name_end:name_end + 16])):
+            return count, before.start()
+    return None
+
+
+def attached_count(scan: Scan, name_start: int, name_end: int) -> tuple[int | None, int, int]:
+    """The count written before or after a GPU name, and the span of name and count together."""
+    before = count_before(scan, name_start, name_end)
+    if before:
+        return before[0], before[1], name_end
+    after = _COUNT_AFTER.search(scan.text[name_end:name_end + 24])
+    if after:
+        count = count_value(next(g for g in after.groups() if g))
+        if count is not None and scan.free(name_end, name_end + after.end()):
+            return count, name_start, name_end + after.end()
+    return None, name_start, name_end

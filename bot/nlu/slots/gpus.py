@@ -1,0 +1,102 @@
+"""Catalog GPUs and how many: '8x H100', '两张 4090', 'A100 80GB x4', '2 nodes of 8x H100',
+'单卡' -> gpu, gpu_count (and the cluster topic for more than one node); every GPU of a
+comparison -> gpu_options. A family name ('A100') stays a family unless the memory names a variant."""
+
+from __future__ import annotations
+
+import re
+
+from bot.nlu import lexicon as lx
+from bot.nlu.numbers import ZH_NUMBER, count_value
+from bot.nlu.scan import Scan
+from bot.nlu.slots import options
+from bot.nlu.slots.counts import COUNT, NUMBER_WORD, attached_count
+
+Mention = tuple[int, int, str]  # (start, end, GPU value)
+
+# "8x H100 each" / "每台 8 卡": a count per node, to multiply by the nodes named after it.
+_EACH = re.compile(r"\s*(?:gpus?\s+)?(?:each|per\s+(?:node|server|machine|box)|apiece)\b|\s*(?:每台|每个节点|每节点)")
+_COUNT_ALONE = lx.rx(
+    rf"{COUNT}\s*-?\s*(?:\B<(?:gpus?|cards?|graphics\s+cards?|accelerators?)>\E(?!\s*-?\s*{lx.NODE_NOUNS}(?![a-z0-9]))"
+    rf"|张卡|块卡|张显卡|块显卡|卡(?!顿|住|死)|张|块显卡)"
+    rf"|(单卡|双卡|四卡|八卡|多卡)"
+)
+_NODES = lx.rx(
+    rf"(?:(?<![0-9a-z.])([0-9]{{1,4}})|\B<({NUMBER_WORD})|({ZH_NUMBER}))\s*(?:\B<(?:nodes?|servers?|machines?|hosts?|boxes)>\E|台(?:服务器|机器)?|个节点)"
+)
+# "2 x 80GB A100": the memory written before a family name picks the variant ("A100 80GB").
+_MEMORY_BEFORE = re.compile(r"(?<![0-9.])([0-9]{2,3})\s*g(?:b|ib)?\s*(?:的\s*)?$")
+_MEMORY_LIST = re.compile(r"[0-9]{2,3}\s*g(?:b|ib)?\s*(?:,|/|and|or|vs\.?|versus|和|或|还是|与)\s*$")
+_MAGNITUDE_AFTER = re.compile(r"\s*(?:亿|万|千|百万|billion|million|b(?![a-z0-9]))|\.[0-9]+\s*(?:b|bn|billion|亿)(?![a-z0-9])")
+
+
+def extract(scan: Scan) -> None:
+    mentions = _mentions(scan)
+    nodes = next(scan.matches(_NODES), None)
+    counted = False
+    for start, end, value in mentions:
+        scan.name(start, end)
+        count, count_start, count_end = attached_count(scan, start, end)
+        if scan.set("gpu", value, start, end) and count is not None:
+            counted = True
+            _set_count(scan, count, count_start, count_end, nodes)
+    options.gpu_options(scan, mentions)
+    if not counted:
+        _count_alone(scan, nodes)
+
+
+def _mentions(scan: Scan) -> list[Mention]:
+    mentions = []
+    for m in scan.matches(scan.lex.gpus.pattern):
+        value = scan.lex.gpus.lookup(m.group(0), plural=True)
+        if value is None or _MAGNITUDE_AFTER.match(scan.text, m.end()):
+            continue  # "3090亿参数" is a size, not an RTX 3090
+        mentions.append(_with_memory_before(scan, m, value))
+    return mentions
+
+
+def _with_memory_before(scan: Scan, m: re.Match, value: str) -> Mention:
+    """"80GB A100" names the A100 80GB; "the 40GB and 80GB A100" names both, so the family stays."""
+    start = m.start()
+    memory = _MEMORY_BEFORE.search(scan.text, max(0, start - 10), start)
+    if memory is None or value in scan.lex.catalog.gpus or not scan.free(memory.start(), start):
+        return start, m.end(), value
+    if _MEMORY_LIST.search(scan.text, max(0, start - 30), memory.start()):
+        return start, m.end(), value
+    variant = scan.lex.gpus.lookup(m.group(0).rstrip("s'") + memory.group(1) + "g")
+    return (memory.start(), m.end(), variant) if variant else (start, m.end(), value)
+
+
+def _set_count(scan: Scan, count: int, start: int, end: int, nodes: re.Match | None) -> None:
+    """The count by the GPU name, times the nodes when it is a count per node ("2 nodes of 8x H100")."""
+    if nodes is not None and not (start <= nodes.start() < end) and (
+            nodes.start() < start or _EACH.match(scan.text, end)):
+        n = _node_count(nodes)
+        if n:
+            count *= n
+            if n > 1:
+                scan.add("topics", "cluster", nodes.start(), nodes.end(), take=False)
+            start, end = min(start, nodes.start()), max(end, nodes.end())
+    scan.set("gpu_count", count, start, end)
+    scan.take(start, end)
+
+
+def _count_alone(scan: Scan, nodes: re.Match | None) -> None:
+    """"两张卡", "4 GPUs", "双卡": a count with no GPU name next to it (times the nodes, if named)."""
+    for m in scan.matches(_COUNT_ALONE):
+        word = m.group(4)
+        count = lx.CARD_COUNT_WORDS.get(word) if word else count_value(m.group(1) or m.group(2) or m.group(3))
+        if count is None or (m.group(1) and m.group(0).strip().endswith("张")):
+            continue  # "多卡" counts nothing; "3 张" is a count of something else
+        n = _node_count(nodes) if nodes is not None else None
+        if n:
+            scan.set("gpu_count", n * count, min(nodes.start(), m.start()), max(nodes.end(), m.end()))
+            if n > 1:
+                scan.add("topics", "cluster", nodes.start(), nodes.end(), take=False)
+        else:
+            scan.set("gpu_count", count, m.start(), m.end())
+        return
+
+
+def _node_count(nodes: re.Match) -> int | None:
+    return count_value(nodes.group(1) or nodes.group(2) or nodes.group(3))

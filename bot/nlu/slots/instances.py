@@ -1,0 +1,66 @@
+"""Cloud instance types: 'p4d.24xlarge', 'ecs.gn7i-c8g1.2xlarge', 'p5 instances' -> instance (and
+the provider, and for a type the catalog knows its GPU and count); a second type -> instance_options."""
+
+from __future__ import annotations
+
+import re
+
+from bot.nlu import lexicon as lx
+from bot.nlu.scan import Scan
+
+_AWS_FAMILIES = r"(p3dn|p3|p4de|p4d|p5en|p5e|p5|p6|g4dn|g5|g6e|g6)"
+_AWS_FAMILY = lx.rx(rf"\B<{_AWS_FAMILIES}\s*(?:instances?|family|nodes?|boxes|machines?|实例)>\E"
+                    rf"|\B<{_AWS_FAMILIES}(?=\s*(?:实例|机型))")
+
+
+def extract(scan: Scan) -> None:
+    for m in scan.matches(lx.AWS_INSTANCE):
+        _aws_type(scan, m)
+    for m in scan.matches(_AWS_FAMILY):
+        _aws_family(scan, m)
+    for m in scan.matches(lx.ALIYUN_INSTANCE):
+        scan.name(m.start(), m.end())
+        if "aliyun" in scan.lex.catalog.providers:
+            scan.set("provider", "aliyun", m.start(), m.end())
+        _known_type(scan, m)
+
+
+def _aws_type(scan: Scan, m: re.Match) -> None:
+    scan.take(m.start(), m.end())
+    scan.name(m.start(), m.end())
+    if "aws" in scan.lex.catalog.providers:
+        scan.set("provider", "aws", m.start(), m.end())
+    if m.group(2).startswith(("g", "vt")):
+        scan.add("topics", "quota", m.start(), m.end())
+    _known_type(scan, m)
+
+
+def _aws_family(scan: Scan, m: re.Match) -> None:
+    """"p5 instances": the family's largest size stands for it (its GPU, its quota)."""
+    family = m.group(1) or m.group(2)
+    sizes = [i for i in scan.lex.catalog.instances.values() if i.provider == "aws" and i.family == family]
+    if not sizes or "instance" in scan.fields:
+        return
+    largest = max(sizes, key=lambda i: i.count)
+    scan.name(m.start(), m.end())
+    scan.set("provider", "aws", m.start(), m.end())
+    scan.set("instance", largest.name, m.start(), m.end())
+    if largest.gpu:
+        scan.set("gpu", largest.gpu, m.start(), m.end())
+
+
+def _known_type(scan: Scan, m: re.Match) -> None:
+    """A known instance type is also a GPU and a count ("p4d.24xlarge": 8 x A100 40GB)."""
+    known = scan.lex.catalog.instance(scan.written(m))
+    if known is None:
+        return
+    if "instance" in scan.fields:
+        # "p4d.24xlarge vs p5.48xlarge": the second is compared with the first, GPU for GPU
+        if known.gpu and known.name != scan.fields["instance"]:
+            scan.fields.setdefault("instance_options", []).append(known.name)
+            scan.spans.append(scan.span("instance_options", known.name, m.start(), m.end()))
+        return
+    scan.set("instance", known.name, m.start(), m.end())
+    if known.gpu:
+        scan.set("gpu", known.gpu, m.start(), m.end())
+        scan.set("gpu_count", known.count, m.start(), m.end())

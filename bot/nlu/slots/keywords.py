@@ -1,0 +1,66 @@
+"""Keyword slots, from the pattern tables in bot.nlu.lexicon: optimizer, deployment, billing,
+precision, method and workload (a method implies training), and topics (what the question is about).
+
+Workload, method and topics are words about the job; they may sit inside a cost clause ("训练 100
+小时"), so they skip only names and quoted errors, not every claimed character.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bot.nlu import lexicon as lx
+from bot.nlu.scan import Scan
+
+_GEFORCE = lx.rx(r"\B<geforce>\E")
+_ALLOWED = lx.rx(r"\B<(?:allowed|permitted|prohibit\w*|forbid\w*|banned)>\E|能不能用|可以用|能用吗|禁止")
+
+
+def settings(scan: Scan) -> None:
+    scan.first_keyword("optimizer", lx.OPTIMIZER)
+    scan.first_keyword("deployment", lx.DEPLOYMENT)
+    for span in scan.spans:
+        if span.slot == "deployment":
+            scan.name(span.start, span.end)  # "data centre deployment" is a place, not a workload
+    # Billing words may wrap a name ("a monthly A100 rental"), so only other billing words block them.
+    scan.first_keyword("billing", lx.BILLING, mask=bytearray(len(scan.text)))
+
+
+def precision(scan: Scan) -> None:
+    scan.first_keyword("precision", lx.PRECISION)
+
+
+def workload(scan: Scan) -> None:
+    method = _earliest(scan, lx.METHOD)
+    if method:
+        m, value = method
+        scan.set("method", value, m.start(), m.end())
+        scan.set("workload", "training", m.start(), m.end(), note="implied by the method", kind="implied")
+        return
+    training, inference = _earliest(scan, lx.TRAINING), _earliest(scan, lx.INFERENCE)
+    chosen = training or inference  # a job that trains and then serves is sized for training
+    if chosen:
+        scan.set("workload", chosen[1], chosen[0].start(), chosen[0].end())
+
+
+def topics(scan: Scan) -> None:
+    for pattern, topic in lx.TOPICS:
+        m = next(scan.matches(pattern, scan.names), None)
+        if m:
+            scan.add("topics", topic, m.start(), m.end(), take=False)
+    m = lx.FORM_FACTORS.search(scan.text)  # "H100 SXM vs H100 PCIe": names that pose an interconnect question
+    if m:
+        scan.add("topics", "interconnect", m.start(), m.end(), take=False)
+    # "GeForce" with a data centre, a hosting business or "allowed" asks about the licence. With a
+    # catalog GPU named the licence rules fire from that GPU and the deployment; without one
+    # ("数据中心里能不能用 GeForce 卡？") only the topic can reach them.
+    m = _GEFORCE.search(scan.text)
+    if m and "gpu" not in scan.fields and (
+            scan.fields.get("deployment") in ("datacenter", "commercial-hosting") or _ALLOWED.search(scan.text)):
+        scan.add("topics", "license", m.start(), m.end(), take=False)
+
+
+def _earliest(scan: Scan, rows: list[tuple[re.Pattern, Any]]) -> tuple[re.Match, Any] | None:
+    found = [(m, value) for pattern, value in rows for m in scan.matches(pattern, scan.names)]
+    return min(found, key=lambda item: (item[0].start(), -item[0].end())) if found else None

@@ -1,0 +1,54 @@
+"""Subscription prices: '4000 元/月', '$3,000 a month', '60万/年', '月租 5000' -> costs, one StatedCost
+with a monthly_rate each, compared with the hourly quotes (a yearly price is divided by 12)."""
+
+from __future__ import annotations
+
+import re
+
+from bot.models import StatedCost
+from bot.nlu import lexicon as lx
+from bot.nlu.model import ParseError
+from bot.nlu.scan import Scan, number
+from bot.nlu.slots.quote_labels import billing_label
+
+_MONEY = rf"{lx.USD}|{lx.CNY}"
+_MONTHLY = lx.rx(
+    rf"(?P<c1>{_MONEY})?\s*{lx.NUM}\s*(?P<wan>万)?\s*(?P<c2>{_MONEY})?\s*(?:/|per|a|每|一)\s*(?:个)?\s*(?:month|mo|月|(?P<year>year|yr|年))(?![a-z])"
+    rf"|(?:每月|月付|月租|\B<monthly>\E)\s*(?:是|要|收|为|at|of)?\s*(?P<c3>{_MONEY})?\s*{lx.NUM}\s*(?P<wan2>万)?\s*(?P<c4>{_MONEY})?"
+    # "包月租 2 张 L40S": a count of cards after 月租, not a price
+    rf"(?!\s*(?:{lx.CARD_NOUNS}|台|\B<(?:x|{lx.NODE_NOUNS})>\E))"
+)
+_CARDS_BEFORE = re.compile(rf"([0-9]{{1,4}})\s*{lx.CARD_NOUNS}")
+
+
+def extract(scan: Scan) -> None:
+    lo = 0  # a label or count is looked for after the previous price, never before it
+    for m in scan.matches(_MONTHLY):
+        value = _monthly_value(m)
+        if value <= 0:
+            raise ParseError("costs", f"a monthly price must be positive, got {scan.written(m)!r}")
+        window = max(lo, m.start() - 30)
+        billing = billing_label(scan, window, m.start()) or {
+            "label": "月租" if lx.CJK.search(scan.original) else "monthly"}
+        cards = _CARDS_BEFORE.search(scan.text, window, m.start())
+        cost = StatedCost(label=billing["label"], monthly_rate=value, billing="subscription", currency=_currency(scan, m),
+                          gpu_count=int(cards.group(1)) if cards else None)
+        scan.add("costs", cost.model_dump(mode="json", exclude_none=True), m.start(), m.end())
+        lo = m.end()
+
+
+def _monthly_value(m: re.Match) -> float:
+    value = number(next(g for g in m.groups() if g and re.fullmatch(r"[0-9.,]+", g)))
+    if m.group("wan") or m.group("wan2"):
+        value *= 10_000
+    if m.group("year"):
+        value /= 12  # "60万/年": a yearly subscription, compared month by month
+    return value
+
+
+def _currency(scan: Scan, m: re.Match) -> str:
+    written = next((m.group(n) for n in ("c1", "c2", "c3", "c4") if m.group(n)), None)
+    if written is None:  # "60万/年" next to "16元/卡/小时": the question's own currency
+        other = re.search(lx.CNY, scan.text)
+        written = other.group(0) if other and not re.search(lx.USD, scan.text) else "$"
+    return "CNY" if re.fullmatch(lx.CNY, written) else "USD"

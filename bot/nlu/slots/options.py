@@ -1,0 +1,94 @@
+"""What a question compares: every GPU of 'H100 or B200', 'H100 PCIe vs SXM' and of compared quotes
+-> gpu_options; 'RunPod or Vast.ai' -> provider_options; two billing modes -> billing_options.
+The first of each stays in its own slot (gpu, provider, billing), as before."""
+
+from __future__ import annotations
+
+import re
+
+from bot.nlu import lexicon as lx
+from bot.nlu.scan import Scan
+
+Mention = tuple[int, int, str]  # (start, end, GPU value)
+
+_FORM_PAIR = lx.rx(r"\B<(sxm\d?|pcie|nvl)\s*(?:vs\.?|versus|or|and|against|还是|或|和|与|对比|比)\s*(sxm\d?|pcie|nvl)>\E")
+
+
+def gpu_options(scan: Scan, mentions: list[Mention]) -> None:
+    """Every distinct GPU the question names, when it names more than one (a comparison)."""
+    values = list(dict.fromkeys(value for _, _, value in mentions))
+    if len(values) == 1:
+        values, mentions = _form_factor_pair(scan, values, mentions)
+    for start, end, gpu in _gpus_of_instances_and_quotes(scan):
+        if gpu not in values:
+            values.append(gpu)
+            mentions = [*mentions, (start, end, gpu)]
+    if len(values) < 2:
+        return
+    scan.fields["gpu_options"] = values
+    for start, end, value in mentions:
+        scan.spans.append(scan.span("gpu_options", value, start, end))
+    # The second GPU is an option now, not a name the answer ignored.
+    scan.ignored[:] = [s for s in scan.ignored if not (s.slot == "gpu" and s.value in values)]
+
+
+def _form_factor_pair(scan: Scan, values: list[str], mentions: list[Mention]) -> tuple[list[str], list[Mention]]:
+    """"H100 PCIe vs SXM": one GPU named, two of its variants compared."""
+    pair = next(scan.matches(_FORM_PAIR, bytearray(len(scan.text))), None)
+    if pair:
+        variants = [_variant(scan, values[0], pair.group(i)) for i in (1, 2)]
+        if all(variants) and variants[0] != variants[1]:
+            return variants, [(pair.start(), pair.end(), v) for v in variants]
+    return values, mentions
+
+
+def _gpus_of_instances_and_quotes(scan: Scan) -> list[Mention]:
+    found = []
+    for span in [s for s in scan.spans if s.slot in ("instance", "instance_options")]:
+        known = scan.lex.catalog.instance(span.value)
+        if known is not None and known.gpu:
+            found.append((span.start, span.end, known.gpu))
+    for span in [s for s in scan.spans if s.slot == "costs"]:
+        if span.value.get("gpu"):
+            found.append((span.start, span.end, span.value["gpu"]))
+    return found
+
+
+def _variant(scan: Scan, gpu: str, form: str) -> str | None:
+    catalog = scan.lex.catalog
+    family = catalog.gpus[gpu].family if gpu in catalog.gpus else gpu
+    form = re.sub(r"\d", "", form)
+    found = [g.id for g in catalog.gpus.values() if g.family == family and form in g.id.split("-")]
+    return found[0] if len(found) == 1 else None
+
+
+def provider_options(scan: Scan) -> None:
+    """"RunPod or Vast.ai", "GPU Mart vs DediXLAB": the providers after the first are options too."""
+    later = [s for s in scan.ignored if s.slot == "provider" and s.kind == "repeated"]
+    if not later or "provider" not in scan.fields:
+        return
+    values = list(dict.fromkeys(s.value for s in later if s.value != scan.fields["provider"]))
+    if values:
+        scan.fields["provider_options"] = values
+        for span in later:
+            scan.spans.append(scan.span("provider_options", span.value, span.start, span.end))
+        scan.ignored[:] = [s for s in scan.ignored if s not in later]
+
+
+def compared_billing(scan: Scan) -> None:
+    """Quotes under two billing modes, or two billing modes named ("on-demand or reserved"): the
+    question compares them (`billing` keeps the first, as before)."""
+    modes = _billing_modes(scan)
+    if len(modes) > 1:
+        scan.fields["billing_options"] = modes
+        scan.ignored[:] = [s for s in scan.ignored if s.slot != "billing"]
+        for span in [s for s in scan.spans if s.slot == "billing"]:
+            scan.spans.append(scan.span("billing_options", modes, span.start, span.end))
+
+
+def _billing_modes(scan: Scan) -> list[str]:
+    """Every billing mode named or quoted, first-named first."""
+    modes = [s.value for s in scan.spans if s.slot == "billing"]
+    modes += [s.value for s in scan.ignored if s.slot == "billing"]
+    modes += [c["billing"] for c in scan.fields.get("costs", []) if c.get("billing")]
+    return list(dict.fromkeys(modes))

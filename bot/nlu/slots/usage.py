@@ -1,0 +1,47 @@
+"""How much the GPUs are used: '每月300小时', '300 hours a month', '9 hrs a day weekdays', '24/7' ->
+usage_hours_per_month (subscription against pay-as-you-go); '2000卡时', '12,000 H100 GPU-hours' ->
+gpu_hours, the job's total, and gpu_hours_gpu, the GPU they were counted on."""
+
+from __future__ import annotations
+
+import re
+
+from bot.nlu import lexicon as lx
+from bot.nlu.scan import Scan, number
+
+_USAGE = lx.rx(rf"(?:每月|每个月|一个月|月均)\s*(?:只|仅|就|用|使用|跑|约|大概|大约|平均|差不多|\s)*{lx.NUM}\s*(?:个)?\s*小时"
+               rf"|{lx.NUM}\s*(?:h|hrs?|hours?)\s*(?:a|per|each|/)\s*month(?![a-z])")
+_DAILY_USAGE = lx.rx(rf"(?:每天|每日|一天)\s*(?:只|仅|就|用|使用|跑|约|大概|大约|平均|差不多|\s)*{lx.NUM}\s*(?:个)?\s*小时"
+                     rf"|{lx.NUM}\s*(?:h|hrs?|hours?)\s*(?:a|per|each|/)\s*day(?![a-z])")
+_ALWAYS_ON = lx.rx(r"\B<(?:24/7|24x7|24\s*hours\s*a\s*day|around\s+the\s+clock|always[\s-]on)>\E|全天候|7\s*[x×]\s*24|24\s*小时(?:不间断|运行|在线)")
+_WEEKDAYS = re.compile(r"weekdays?|work\s*days?|工作日|周一到周五")
+_GPU_HOURS = lx.rx(rf"{lx.NUM}\s*(?P<k>k|千|万)?\s*(?P<ref>[a-z]{{1,4}}[0-9]{{2,4}}[a-z]?\s*)?"
+                   rf"(?:卡时|卡小时|\B<gpu[\s-]*hours?>\E|\B<gpu[\s-]*hrs?>\E)"
+                   rf"(?:\s*[（(]?\s*(?:按|on|of)\s*(?P<ref2>[a-z]{{1,4}}[0-9]{{2,4}}[a-z]?)\s*(?:算|计)?)?")
+
+
+def extract(scan: Scan) -> None:
+    monthly_use(scan)
+    gpu_hours(scan)
+
+
+def monthly_use(scan: Scan) -> None:
+    for m in scan.matches(_USAGE):
+        scan.set("usage_hours_per_month", number(m.group(1) or m.group(2)), m.start(), m.end())
+    for m in scan.matches(_DAILY_USAGE):
+        days = lx.WEEKDAYS_PER_MONTH if _WEEKDAYS.search(scan.text) else lx.DAYS_PER_MONTH
+        hours = min(number(m.group(1) or m.group(2)), 24) * days
+        scan.set("usage_hours_per_month", round(hours, 1), m.start(), m.end())
+    for m in scan.matches(_ALWAYS_ON):
+        scan.set("usage_hours_per_month", lx.HOURS_PER_MONTH_ALWAYS_ON, m.start(), m.end())
+
+
+def gpu_hours(scan: Scan) -> None:
+    for m in scan.matches(_GPU_HOURS):
+        scale = lx.MULTIPLIERS.get(m.group("k") or "", 1)
+        if not scan.set("gpu_hours", number(m.group(1)) * scale, m.start(), m.end()):
+            continue
+        ref = (m.group("ref") or m.group("ref2") or "").strip()
+        known = scan.lex.gpus.lookup(ref, plural=True) if ref else None
+        if known:
+            scan.put("gpu_hours_gpu", known, m.start(), m.end())

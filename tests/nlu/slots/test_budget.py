@@ -1,0 +1,20 @@
+"""bot.nlu.slots.budget: what the user can spend, and in which currency."""
+
+import pytest
+
+from bot.nlu import parse
+
+
+@pytest.mark.parametrize("text, budget, currency", [
+    ("budget $40k for servers", 40_000, "USD"),
+    ("预算20万元", 200_000, "CNY"),
+    ("3万美元预算", 30_000, "USD"),
+    ("budget is 30k, $2.10/gpu-hr", 30_000, "USD"),  # the question's own currency
+])
+def test_a_budget_is_read_with_its_currency(text, budget, currency):
+    slots = parse(text).extracted
+    assert (slots["budget"], slots["budget_currency"]) == (budget, currency)
+
+
+def test_a_bare_number_with_no_currency_anywhere_is_no_budget():
+    assert "budget" not in parse("budget is 30k").extracted

@@ -1,0 +1,16 @@
+"""bot.nlu.slots.checkpoints: whether and how often the job checkpoints."""
+
+import pytest
+
+from bot.nlu import parse
+
+
+@pytest.mark.parametrize("text", ["we don't checkpoint", "不做checkpoint"])
+def test_no_checkpointing(text):
+    assert parse(text).extracted["checkpointing"] is False
+
+
+@pytest.mark.parametrize("text, minutes", [("checkpoint every 30 min", 30), ("每 2 小时保存一次", 120)])
+def test_the_checkpoint_interval_in_minutes(text, minutes):
+    slots = parse(text).extracted
+    assert (slots["checkpointing"], slots["checkpoint_minutes"]) == (True, minutes)

@@ -1,0 +1,49 @@
+"""bot.nlu.slots.costs: hourly quotes, paired with their durations, labelled and counted."""
+
+import pytest
+
+from bot.nlu import ParseError, parse
+
+
+def quotes(text: str) -> list[tuple]:
+    return [(c.label, c.hourly_rate, c.hours, c.currency) for c in parse(text).requirement.costs]
+
+
+def test_stated_costs_keep_their_currency():
+    assert quotes("A 每小时 8 元，跑 100 小时；B 每小时 20 元，跑 45 小时") == [("A", 8, 100, "CNY"), ("B", 20, 45, "CNY")]
+
+
+def test_each_rate_takes_the_duration_written_with_it_and_days_count_24_hours():
+    assert quotes("$2/hr for 10 hours vs $3/hr for 5 hours") == [("option 1", 2, 10, "USD"), ("option 2", 3, 5, "USD")]
+    assert quotes("18元/卡/时，8 卡训练 20 天") == [("方案 1", 18, 480, "CNY")]
+
+
+def test_one_duration_stated_once_prices_every_quote():
+    costs = parse("400 hours left, $98/hr vs $55/hr").requirement.costs
+    assert [(c.hourly_rate, c.hours, c.hours_shared) for c in costs] == [(98, 400, False), (55, 400, True)]
+
+
+@pytest.mark.parametrize("text, counts", [
+    ("eight H100 at $2.49/GPU-hour vs eight A100 at $1.29/GPU-hour for a 7B full fine-tune", [8, 8]),
+    ("八张H100 每卡每小时18元，还是八张A100 每卡每小时9元，训练7B全参", [8, 8]),
+    # Two nodes are not two GPUs: the quote's count stays unknown rather than wrong.
+    ("2 H100 nodes at $2.49/GPU-hour vs 16x A100 at $1.29/GPU-hour for a 70B fine-tune", [None, 16]),
+])
+def test_a_quote_reads_its_gpu_count_the_way_the_gpu_slot_does(text, counts):
+    assert [c.gpu_count for c in parse(text).requirement.costs] == counts
+
+
+def test_a_quote_without_a_unit_takes_the_others_per_gpu_rate():
+    costs = parse("8x H100 at $2.49/GPU-hour, lambda $2.99 without IB").requirement.costs
+    assert [(c.label, c.per_gpu) for c in costs] == [("H100", True), ("lambda", True)]
+
+
+def test_an_instance_quote_is_for_all_its_gpus():
+    cost = parse("p4d.24xlarge at $32.77/hr").requirement.costs[0]
+    assert (cost.label, cost.gpu, cost.gpu_count) == ("p4d.24xlarge", "a100-40gb-sxm", 8)
+
+
+def test_a_free_quote_is_refused():
+    with pytest.raises(ParseError) as info:
+        parse("A $0/hr for 10 hours")
+    assert info.value.field == "costs"

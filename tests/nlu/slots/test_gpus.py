@@ -1,0 +1,31 @@
+"""bot.nlu.slots.gpus: catalog GPUs and how many, per node and in all."""
+
+import pytest
+
+from bot.nlu import parse
+
+
+def test_a_family_name_stays_a_family_for_the_advisor_to_ask_about():
+    assert parse("8x H100 for training").extracted["gpu"] == "h100"
+    assert parse("8x H100 SXM for training").extracted["gpu"] == "h100-sxm"
+
+
+def test_the_memory_written_with_a_family_picks_the_variant():
+    assert parse("two A100 80G for training").extracted["gpu"] == "a100-80gb-sxm"
+    assert parse("2 x 80GB A100").extracted["gpu"] == "a100-80gb-sxm"
+
+
+@pytest.mark.parametrize("text, count", [("两张 4090", 2), ("8x H100 for training", 8), ("双卡 跑 7B", 2),
+                                         ("四张卡跑 70B", 4)])
+def test_counts_in_english_and_chinese(text, count):
+    assert parse(text).extracted["gpu_count"] == count
+
+
+def test_gpus_per_node_times_the_nodes_is_a_cluster():
+    slots = parse("2 nodes of 8x H100 each").extracted
+    assert (slots["gpu_count"], slots["topics"]) == (16, ["cluster"])
+
+
+def test_machines_and_sizes_are_not_gpus():
+    assert "gpu_count" not in parse("4 GPU servers").extracted
+    assert parse("3090亿参数").extracted == {"params_b": 309}  # a size, not an RTX 3090

@@ -1,0 +1,21 @@
+"""bot.nlu.slots.instances: instance types, their provider, GPU and count."""
+
+from bot.nlu import parse
+
+
+def test_a_known_instance_type_is_its_gpu_and_count_and_a_second_is_compared():
+    slots = parse("p4d.24xlarge vs p5.48xlarge for llama 70b").extracted
+    assert (slots["instance"], slots["provider"], slots["gpu"], slots["gpu_count"]) == (
+        "p4d.24xlarge", "aws", "a100-40gb-sxm", 8)
+    assert slots["instance_options"] == ["p5.48xlarge"]
+    assert slots["gpu_options"] == ["a100-40gb-sxm", "h100-sxm"]
+
+
+def test_an_aliyun_instance_names_its_provider():
+    slots = parse("ecs.gn7i-c8g1.2xlarge 跑推理").extracted
+    assert (slots["provider"], slots["instance"]) == ("aliyun", "ecs.gn7i-c8g1.2xlarge")
+
+
+def test_a_family_stands_for_its_largest_size():
+    slots = parse("how much are p5 instances").extracted
+    assert (slots["instance"], slots["gpu"]) == ("p5.48xlarge", "h100-sxm")

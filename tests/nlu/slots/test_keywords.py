@@ -1,0 +1,32 @@
+"""bot.nlu.slots.keywords: optimizer, deployment, billing, precision, method, workload, topics."""
+
+import pytest
+
+from bot.nlu import parse
+
+
+def test_settings_in_one_question():
+    slots = parse("fine-tune with 8-bit adam in bf16 in our data center").extracted
+    assert (slots["optimizer"], slots["precision"], slots["deployment"], slots["workload"]) == (
+        "adam8bit", "bf16", "datacenter", "training")
+
+
+def test_a_method_implies_training():
+    result = parse("全参微调 7B")
+    assert (result.extracted["method"], result.extracted["workload"]) == ("full", "training")
+    assert [s.kind for s in result.spans if s.slot == "workload"] == ["implied"]
+
+
+@pytest.mark.parametrize("text, workload", [("训练 100 小时", "training"), ("deploy on spot instances", "inference"),
+                                            ("train then serve it", "training")])
+def test_the_workload(text, workload):
+    assert parse(text).extracted["workload"] == workload
+
+
+def test_the_first_billing_word_is_the_billing():
+    assert parse("deploy on spot instances").extracted["billing"] == "spot"
+
+
+def test_geforce_in_a_data_centre_is_a_licence_question():
+    assert "license" in parse("数据中心里能不能用 GeForce 卡？").extracted["topics"]
+    assert "interconnect" in parse("H100 SXM vs H100 PCIe").extracted["topics"]

@@ -1,0 +1,14 @@
+"""bot.nlu.slots.network: the network speed, read only when the question is about networking."""
+
+from bot.nlu import parse
+
+
+def test_an_ethernet_speed_is_read_in_english_and_chinese():
+    assert parse("we have 100GbE RoCE between the nodes").extracted["network_gbps"] == 100
+    assert parse("25G 以太网够不够").extracted["network_gbps"] == 25
+
+
+def test_a_memory_size_is_not_a_network():
+    assert "network_gbps" not in parse("two A100 80G for training").extracted
+    # a network question, but "80G" sits by the GPU name, not by a network word
+    assert "network_gbps" not in parse("is the network fast enough for our A100 80G cluster").extracted

@@ -1,0 +1,29 @@
+"""bot.nlu.slots.providers: catalog providers, case-sensitive aliases and unknown providers."""
+
+import pytest
+
+from bot.nlu import parse
+
+
+@pytest.mark.parametrize("text, provider", [("阿里云上跑", "aliyun"), ("Vast.ai pricing", "vast"),
+                                            ("renting 3090s on vast", "vast"), ("Cherry servers", "cherry")])
+def test_providers_by_name(text, provider):
+    assert parse(text).extracted["provider"] == provider
+
+
+def test_vast_as_an_ordinary_word_is_not_a_provider():
+    assert "provider" not in parse("the vast majority of our jobs are inference").extracted
+    assert "provider" not in parse("Vast majority of jobs. vast numbers of users").extracted
+
+
+def test_a_provider_the_catalog_lacks_is_reported_with_its_kind_and_a_notice():
+    result = parse("H100 on Azure for inference")
+    assert "provider" not in result.extracted
+    [azure] = [s for s in result.ignored if s.slot == "provider"]
+    assert (azure.text, azure.kind) == ("Azure", "unknown-provider")
+    assert any("Azure" in notice for notice in result.notices())
+
+
+def test_a_second_provider_is_an_option():
+    slots = parse("AWS or RunPod").extracted
+    assert (slots["provider"], slots["provider_options"]) == ("aws", ["runpod"])

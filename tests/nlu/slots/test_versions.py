@@ -1,0 +1,36 @@
+"""bot.nlu.slots.versions: driver and CUDA versions, and the CUDA version nvidia-smi reports."""
+
+from pathlib import Path
+
+import pytest
+
+from bot.nlu import ParseError, parse
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.mark.parametrize("text, driver, cuda", [
+    ("driver 535.104 with CUDA 12.1", "535.104", "12.1"),
+    ("驱动版本 550，cuda 12.4", "550", "12.4"),
+])
+def test_driver_and_toolkit_versions(text, driver, cuda):
+    slots = parse(text).extracted
+    assert (slots["driver"], slots["cuda"]) == (driver, cuda)
+
+
+def test_the_cuda_version_nvidia_smi_prints_is_the_drivers_not_the_toolkit():
+    slots = parse((FIXTURES / "nvidia_smi_header.txt").read_text()).extracted
+    assert slots["driver_cuda"] == "12.4" and "cuda" not in slots
+    slots = parse("nvidia-smi shows CUDA Version: 12.2 but torch is cu121").extracted
+    assert (slots["driver_cuda"], slots["cuda"]) == ("12.2", "12.1")
+
+
+def test_pasted_nvcc_output_gives_the_toolkit_release():
+    result = parse((FIXTURES / "nvcc_version.txt").read_text())
+    assert result.extracted == {"cuda": "11.8"}
+    assert [s.text for s in result.spans] == ["release 11.8"]
+
+
+def test_a_cuda_version_that_never_existed_is_refused():
+    with pytest.raises(ParseError, match="not a CUDA release"):
+        parse("CUDA 45")
