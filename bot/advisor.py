@@ -21,27 +21,15 @@ from bot.advice.options import (
     stated_options,
     typical_rate,
 )
-from bot.advice.quotes import PER_HOUR_ONLY, break_even, quoted_costs
-from bot.engine.facts import (
-    FACT_KINDS,
-    CostFact,
-    CudaReleaseFact,
-    FactModel,
-    GpuFact,
-    OptionFact,
-    PriceFact,
-    ProviderFact,
-    RequirementFact,
-    SymptomFact,
-    TopicFact,
-    XidFact,
-)
+from bot.advice.quotes import break_even, quoted_costs
+from bot.engine.facts import FactModel, OptionFact
 from bot.engine.rulebase import RuleBase, load_rulebase
 from bot.engine.session import Engine
 from bot.errors import InputError
-from bot.knowledge import Catalog, GpuSpec, InstanceType, UnknownNameError, default_catalog, version_number
+from bot.knowledge import Catalog, GpuSpec, InstanceType, UnknownNameError, default_catalog
 from bot.models import Answer, Candidate, Cost, Estimate, Requirement
-from bot.sizing.cost import TOTAL_COST_FORMULA, cheapest_and_fastest, cheapest_rows, runners_up
+from bot.facts import cost_facts, price_fact, question_facts, sizing_facts
+from bot.sizing.cost import TOTAL_COST_FORMULA, cheapest_rows
 from bot.sizing.estimate import ModelShape
 from bot.sizing.sizer import SizingResult, shape_from_arch, size_requirement
 
@@ -140,51 +128,32 @@ class Advisor:
     # -- facts ----------------------------------------------------------------------
     def facts(self, resolved: Resolved) -> tuple[list[FactModel], SizingResult | None, list[Candidate], list[Cost]]:
         req = resolved.requirement
-        facts: list[FactModel] = []
         # A family ("H100") is judged on one variant, the SXM module clouds rent, so the answer does not
         # repeat each finding per variant; the variants are still listed (gpu_variants).
-        named = [representative(self.catalog, req.gpu)] if resolved.family else resolved.gpus
-        selected = {g.id for g in named} | set(req.gpu_options)
-        for gpu in self.catalog.gpus.values():
-            facts.append(gpu_fact(gpu, gpu.id in selected))
-
+        judged = [representative(self.catalog, req.gpu)] if resolved.family else resolved.gpus
+        selected = {g.id for g in judged} | set(req.gpu_options)
         estimate, candidates, sized_costs = None, [], []
-        requirement_fact = self._requirement_fact(resolved)
-        facts.append(requirement_fact)
         if resolved.shape is not None:
             estimate = size_requirement(req, resolved.shape, self.catalog, selected, self.config.today,
                                         self.config.price_max_age_days)
             candidates, sized_costs = estimate.candidates, estimate.costs
             if req.costs:  # the user's own prices win over the price table
                 sized_costs = []
-            facts += [typed_fact(kind, data) for kind, data in estimate.facts if not (req.costs and kind == "cost")]
-            if req.unknown_gpu_memory_gb:
-                requirement_fact.unknown_gpu_fits = estimate.memory.total <= req.unknown_gpu_memory_gb
+        unknown_gpu_fits = None
+        if estimate is not None and req.unknown_gpu_memory_gb:
+            unknown_gpu_fits = estimate.memory.total <= req.unknown_gpu_memory_gb
+        facts = question_facts(self.catalog, req, named=resolved.gpus, selected=selected, family=resolved.family,
+                               instance=resolved.instance, unknown_gpu_fits=unknown_gpu_fits)
+        if estimate is not None:
+            facts += sizing_facts(estimate, with_costs=not req.costs)
 
-        if req.cuda:
-            facts += self._cuda_facts(req.cuda)
-        if req.provider:
-            facts += [provider_fact(self.catalog.providers[p]) for p in dict.fromkeys([req.provider, *req.provider_options])]
-        facts += [TopicFact(name=t) for t in req.topics]
-        facts += [SymptomFact(name=s) for s in req.symptoms]
-        for code in req.xids:
-            entry = self.catalog.xids.get(code)
-            facts.append(XidFact(
-                code=code,
-                meaning=entry.meaning if entry else "not in NVIDIA's catalog as known to this advisor",
-                action=entry.action if entry else "look the code up in NVIDIA's Xid catalog",
-                meaning_zh=entry.meaning_zh if entry else "不在本顾问所知的 NVIDIA Xid 目录中",
-                action_zh=entry.action_zh if entry else "请在 NVIDIA 的 Xid 目录中查找该代码",
-                app_error=entry.app_error if entry else False,
-                known=entry is not None,
-            ))
         context = None
         if estimate is not None:
             context = OptionContext(req=req, shape=resolved.shape, catalog=self.catalog, sizing=estimate,
                                     workload=req.workload or "inference",
                                     consumer_named=any(g.gpu_class == "consumer" for g in resolved.gpus))
         costs = self._stated_costs(req, context, resolved)
-        facts += [CostFact(**c) for c in self._cost_facts(costs, stated=True)]
+        facts += cost_facts(costs, stated=True)
         even = break_even(req.costs, req.gpu_count, req.usage_hours_per_month)
         if even is not None:
             facts.append(even)
@@ -220,64 +189,6 @@ class Advisor:
             out.append(comfortable)
         return out
 
-    def _requirement_fact(self, resolved: Resolved) -> RequirementFact:
-        req = resolved.requirement
-        data = req.model_dump(exclude={"topics", "xids", "symptoms", "costs", "gpu_options", "provider_options",
-                                        "billing_options", "instance_options"})
-        data["has_size"] = req.params_b is not None
-        data["gpu_named"] = bool(resolved.gpus)
-        data["multi_gpu"] = (req.gpu_count or 1) > 1
-        data["has_symptoms"] = bool(req.xids or req.symptoms)
-        data["compared_gpus"] = len(req.gpu_options) if len(req.gpu_options) > 1 else 0
-        data["compared_providers"] = len(req.provider_options) + 1 if req.provider_options else 0
-        data["stated_costs"] = len(req.costs)
-        data["compared_billing"] = len(req.billing_options)
-        data["sizing_question"] = _is_sizing_question(req, bool(resolved.gpus))
-        data["other_focus"] = _asks_elsewhere(req)
-        data["spot"] = req.billing == "spot"
-        data["peft"] = req.method in ("lora", "qlora")
-        if resolved.instance is not None:
-            inst = resolved.instance
-            data["instance_family"] = inst.family
-            data["instance_vcpus"] = inst.vcpus
-            data["quota_code"] = inst.quota_code(req.billing or "on-demand")
-            data["quota_name"] = inst.quota_names[1 if req.billing == "spot" else 0]
-        if resolved.family:
-            data["gpu_variants"] = ", ".join(g.id for g in resolved.gpus)
-        if req.cuda:
-            data["cuda_num"] = version_number(req.cuda)
-            data["cuda_major"] = int(req.cuda.split(".")[0])
-        if req.driver_cuda:
-            data["driver_cuda_num"] = version_number(req.driver_cuda)
-            data["driver_cuda_major"] = int(req.driver_cuda.split(".")[0])
-            if req.cuda:
-                toolkit, driver = version_number(req.cuda), data["driver_cuda_num"]
-                if toolkit <= driver:
-                    data["toolkit_vs_driver"] = "within"
-                elif int(req.cuda.split(".")[0]) == data["driver_cuda_major"]:
-                    data["toolkit_vs_driver"] = "minor-compat"
-                else:
-                    data["toolkit_vs_driver"] = "newer-major"
-        if req.driver:
-            data["driver_num"] = version_number(req.driver)
-            data["driver_major"] = int(req.driver.split(".")[0])
-        return RequirementFact(**data)
-
-    def _cuda_facts(self, cuda: str) -> list[FactModel]:
-        major = int(cuda.split(".")[0])
-        family = self.catalog.cuda_major(major)
-        if family is None:
-            return []
-        release = self.catalog.cuda_release(cuda)
-        exact = release.min_driver if release else family.min_driver
-        return [CudaReleaseFact(
-            version=cuda, major=major,
-            min_driver=exact, min_driver_num=version_number(exact),
-            compat_min_driver=family.min_driver, compat_min_driver_num=version_number(family.min_driver),
-            min_cc=float(family.min_cc), max_cc=float(family.max_cc),
-            known_release=release is not None,
-        )]
-
     def _stated_costs(self, req: Requirement, context: OptionContext | None, resolved: Resolved) -> list[Cost]:
         """The user's quotes priced: as given, or over the job's estimated hours on the quoted GPUs."""
         def hours_for(gpu: str | None, count: int) -> tuple[float | None, int]:
@@ -310,19 +221,6 @@ class Advisor:
             out.append(quote)
         return out
 
-    @staticmethod
-    def _cost_facts(costs: list[Cost], stated: bool) -> list[dict]:
-        if not costs:
-            return []
-        cheapest, fastest = cheapest_and_fastest(costs)
-        runner_up = runners_up(costs, cheapest)
-        return [
-            {**c.model_dump(include=set(CostFact.model_fields)), "cheapest": i in cheapest,
-             "runner_up": i in runner_up, "fastest": i in fastest, "stated": stated,
-             "per_hour_only": c.note == PER_HOUR_ONLY}
-            for i, c in enumerate(costs)
-        ]
-
     def _price_facts(self, req: Requirement, gpus: set[str]) -> list[FactModel]:
         """Rows of the price table for `gpus`, only when the question is about money and the user gave
         no prices of their own (their numbers win).
@@ -341,12 +239,8 @@ class Advisor:
         rows = [r for r in self.catalog.prices if providers is None or r.provider in providers]
         for row in cheapest_rows(rows, gpus, None, req.billing):
             age = (self.config.today - row.quoted_on).days
-            out.append(PriceFact(
-                gpu=row.gpu, provider=row.provider, billing=row.billing, hourly_rate=row.hourly_rate,
-                currency=row.currency, quoted_on=row.quoted_on.isoformat(), age_days=age,
-                stale=age > self.config.price_max_age_days, example=self.catalog.prices_are_example,
-                instance_type=row.instance_type, region=row.region,
-            ))
+            out.append(price_fact(row, age_days=age, stale=age > self.config.price_max_age_days,
+                                  example=self.catalog.prices_are_example))
         return out
 
     # -- answering ------------------------------------------------------------------
@@ -376,10 +270,6 @@ def _resolved(field: str, resolve, name: str):
         raise InputError(field, str(exc)) from exc
 
 
-# Topics that are themselves about sizing a job.
-_SIZING_TOPICS = frozenset({"memory", "precision", "parallelism"})
-
-
 def _priced(options: list[FactModel], sized_costs: list[Cost]) -> list[FactModel]:
     """Options the price table can price (cost-to-complete of the same GPU and count) carry the
     cheapest such cost, so each recommendation has its cost as well as its memory."""
@@ -395,43 +285,3 @@ def _priced(options: list[FactModel], sized_costs: list[Cost]) -> list[FactModel
     return out
 
 
-def _is_sizing_question(req: Requirement, gpu_named: bool) -> bool:
-    """Whether sizing follow-ups belong in the answer: a licence, CUDA, billing, spot, health or
-    first-check question that merely names a GPU is not asking to size a job."""
-    if req.params_b is not None or req.model or req.intent == "recommend":
-        return True
-    if {"provider"} & set(req.topics) and not gpu_named:
-        return True  # "which GPU should I rent?"
-    asked_elsewhere = _asks_elsewhere(req) or bool(req.deployment or req.intent)
-    return (gpu_named or req.workload is not None) and not asked_elsewhere
-
-
-def _asks_elsewhere(req: Requirement) -> bool:
-    """The question is about spot, billing, prices, networking, health, CUDA and the like."""
-    return bool(set(req.topics) - _SIZING_TOPICS or req.symptoms or req.xids or req.costs or req.billing or req.cuda
-                or req.driver_cuda
-                or req.driver or req.provider_options or req.billing_options or req.intent == "first-check")
-
-
-def gpu_fact(gpu: GpuSpec, selected: bool) -> GpuFact:
-    return GpuFact(
-        gpu=gpu.id, name=gpu.name, family=gpu.family, gpu_class=gpu.gpu_class,
-        architecture=gpu.architecture, cc=gpu.cc_number, memory_gb=gpu.memory_gb,
-        memory_type=gpu.memory_type, bandwidth_gbs=gpu.bandwidth_gbs, board_power_w=gpu.board_power_w,
-        psu_w=gpu.psu_w, form_factor=gpu.form_factor, slots=gpu.slots, ecc=gpu.ecc,
-        nvlink=gpu.nvlink, mig_max_instances=gpu.mig_max_instances,
-        fp8="fp8" in gpu.tensor_precisions, fp4="fp4" in gpu.tensor_precisions,
-        bf16="bf16" in gpu.tensor_precisions, tf32="tf32" in gpu.tensor_precisions,
-        selected=selected,
-    )
-
-
-def provider_fact(provider) -> ProviderFact:
-    return ProviderFact(provider=provider.id, name=provider.name, provider_kind=provider.kind,
-                        billing_granularity_s=provider.billing_granularity_s,
-                        minimum_billed_s=provider.minimum_billed_s)
-
-
-def typed_fact(kind: str, data: dict) -> FactModel:
-    """A (kind, fields) pair from the calculators, validated as its fact model."""
-    return FACT_KINDS[kind].model_validate(data)

@@ -24,6 +24,7 @@ from bot.errors import InputError, ServiceError
 from bot.advice.assemble import with_parse
 from bot.models import Answer, Language, Requirement
 from bot.nlu import Parse, parse
+from bot.seams import AdvisorService
 
 _ACCUMULATE = ("xids", "symptoms")
 
@@ -88,7 +89,7 @@ def merge(earlier: Requirement, stated: Parse) -> Requirement:
 
 
 class Conversations:
-    def __init__(self, advisor, store: ConversationStore | None = None):
+    def __init__(self, advisor: AdvisorService, store: ConversationStore | None = None):
         self.advisor = advisor
         self.store = store if store is not None else MemoryConversationStore()
         # One question at a time per conversation, so two quick follow-ups cannot lose a merge.

@@ -15,8 +15,11 @@ BOT = Path(__file__).resolve().parents[1] / "bot"
 # The core answers questions; adapters connect it to people, hosts and storage. A new package
 # must be placed in one of the two (see test_every_package_is_placed).
 CORE = {"bot.models", "bot.errors", "bot.cache", "bot.yamlio", "bot.knowledge", "bot.engine", "bot.sizing", "bot.nlu",
-        "bot.advice", "bot.advisor", "bot.conversation", "bot.render"}
-ADAPTERS = {"bot.cli", "bot.slack", "bot.agent", "bot.dispatch", "bot.store", "bot.ops", "bot.prices"}
+        "bot.advice", "bot.advisor", "bot.conversation", "bot.render", "bot.seams",
+        "bot.facts", "bot.host_report"}
+# bot.services is the composition root: it builds the adapters, so it is one.
+ADAPTERS = {"bot.cli", "bot.slack", "bot.agent", "bot.dispatch", "bot.store", "bot.ops", "bot.prices",
+            "bot.services"}
 
 
 def _module_name(path: Path) -> str:
@@ -173,3 +176,51 @@ def test_every_registered_subcommand_resolves_to_a_configure_function():
 @pytest.mark.parametrize("layer", [CORE, ADAPTERS])
 def test_the_layers_name_real_packages(layer):
     assert layer <= _packages(), sorted(layer - _packages())
+
+
+# -- the composition root (issue #13): services are built in bot/services.py only ------------------
+
+# name called -> the modules besides bot/services.py that may call it: its own, and for `Engine` the
+# advisor and the rule manager, which own the engines they answer with.
+CONSTRUCTED_ONLY_BY_SERVICES = {
+    "Advisor": {"bot.advisor"},
+    "RuleBaseManager": {"bot.engine.reload"},
+    "Engine": {"bot.engine.session", "bot.engine.reload", "bot.advisor"},
+    "HostChecker": {"bot.dispatch.checker"},
+    "Store": {"bot.store.db"},
+    "StoreAuditSink": {"bot.store.adapters"},
+    "StoreHistory": {"bot.store.trends"},
+    "load_inventory": {"bot.dispatch.inventory"},
+}
+
+
+def construction_sites(path: Path) -> list[tuple[str, int]]:
+    """(name, line) of every call of a CONSTRUCTED_ONLY_BY_SERVICES name in `path` (`X(...)` or `m.X(...)`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name in CONSTRUCTED_ONLY_BY_SERVICES:
+                found.append((name, node.lineno))
+    return found
+
+
+def test_the_construction_finder_sees_calls_and_attribute_calls(tmp_path):
+    source = tmp_path / "x.py"
+    source.write_text("from bot import advisor\nadvisor.Advisor()\nStore(url)\n# Advisor() in a comment\n"
+                      "'HostChecker(inventory)'\nx = Advisor\n")
+    assert construction_sites(source) == [("Advisor", 2), ("Store", 3)]
+
+
+def test_services_are_constructed_only_in_the_composition_root():
+    """The CLI, the Slack app and the answer workers take their advisor, rules, store, inventory,
+    checker, audit and history from `bot.services.Services`; nothing else builds them."""
+    stray = []
+    for path in _sources():
+        module = _module_name(path)
+        if module == "bot.services":
+            continue
+        stray += [f"{path.relative_to(BOT.parent)}:{line}: {name}(...)" for name, line in construction_sites(path)
+                  if module not in CONSTRUCTED_ONLY_BY_SERVICES[name]]
+    assert not stray, "build these through bot.services.Services:\n" + "\n".join(stray)

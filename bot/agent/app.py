@@ -26,7 +26,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, StreamingResponse
 from bot.agent.framework import check_framework
 from bot.agent.jobs import Job, JobManager, JobRequest, ProbeJob, SlotBusy, TooManyJobs
 from bot.agent.kernel_log import read_kernel_log
-from bot.agent.report import ProbeReport
+from bot.host_report import ProbeReport
 from bot.agent.security import SECRET_SCOPE_KEY, SIGNATURE, SignedRequests, Verifier, event_signature
 
 AGENT_VERSION = "1"

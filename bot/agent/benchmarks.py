@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bot.agent.report import BenchmarkResult
+from bot.host_report import BenchmarkResult
 
 Progress = Callable[[float, str], None]
 UNAVAILABLE = "unavailable: torch/CUDA not present"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pynvml
 
-from bot.agent.report import ARCHITECTURES, BRANDS, CLOCK_EVENT_REASONS, ProbeReport
+from bot.host_report import ARCHITECTURES, BRANDS, CLOCK_EVENT_REASONS, ProbeReport
 
 MIB = 1024 * 1024
 _BRAND_IDS = {name: number for number, name in BRANDS.items()}

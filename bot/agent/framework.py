@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.agent.report import FrameworkReport
+from bot.host_report import FrameworkReport
 
 
 def check_framework() -> FrameworkReport:

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
 
 from bot.agent import benchmarks
-from bot.agent.report import BenchmarkBatch, ProbeReport
+from bot.host_report import BenchmarkBatch, ProbeReport
 from bot.errors import ServiceError
 
 MatmulPrecision = Literal["fp32", "tf32", "bf16", "fp16", "fp8"]

@@ -11,7 +11,7 @@ import subprocess
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from bot.agent.report import KernelLogReport, XidEvent
+from bot.host_report import KernelLogReport, XidEvent
 
 KERN_LOG = Path("/var/log/kern.log")
 JOURNALCTL = ["journalctl", "-k", "--no-pager", "-o", "short-iso", "-q"]

@@ -14,7 +14,7 @@ import time
 from types import ModuleType
 from typing import Any, Callable
 
-from bot.agent.report import (ARCHITECTURES, BRANDS, CLOCK_EVENT_REASONS, GpuProbe, GpuProcess, ProbeReport,
+from bot.host_report import (ARCHITECTURES, BRANDS, CLOCK_EVENT_REASONS, GpuProbe, GpuProcess, ProbeReport,
                               normalise_version)
 from bot.errors import ServiceError
 

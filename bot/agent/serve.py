@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.agent.report import ProbeReport
+from bot.host_report import ProbeReport
 from bot.errors import ConfigError
 
 

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.agent.report import CLOCK_EVENT_REASONS, GpuProbe, GpuProcess, ProbeReport
+from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe, GpuProcess, ProbeReport
 from bot.errors import ConfigError
 
 MAX_CAPTURE_BYTES = 16 * 1024 * 1024

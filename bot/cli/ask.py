@@ -117,16 +117,16 @@ def _ask(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from bot.advice.assemble import with_parse
-    from bot.advisor import Advisor
     from bot.models import Requirement
     from bot.nlu import parse
     from bot.render.text import render_text
+    from bot.services import Services
 
     requirement, rest = requirement_from_args(args, args.question)
     if not rest and not requirement.model_fields_set:
         raise InputError(None, 'ask needs a question, e.g. gpu-advisor ask "Can we fine-tune a 7B model on '
                                'one RTX 4090?", or flags such as --gpu 4090 --params 7 (see ask --help)')
-    advisor = Advisor()
+    advisor = Services().advisor()
     stated = parse(" ".join(rest), advisor.catalog)  # free text first; flags and key=value words override it
     flags = requirement.model_dump(include=requirement.model_fields_set)
     try:

@@ -63,10 +63,10 @@ def _emit(stdout: TextIO, as_json: bool, data: dict, text: str) -> None:
 
 
 def _cmd_chat(args: argparse.Namespace) -> int:
-    from bot.advisor import Advisor
     from bot.conversation import Conversations
+    from bot.services import Services
 
-    return run_chat(Conversations(Advisor()), sys.stdin, sys.stdout, conversation_id=args.conversation,
+    return run_chat(Conversations(Services().advisor()), sys.stdin, sys.stdout, conversation_id=args.conversation,
                     language=args.lang, as_json=args.json)
 
 

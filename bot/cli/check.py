@@ -13,33 +13,23 @@ import asyncio
 import json
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from bot.errors import InputError
+
+if TYPE_CHECKING:
+    from bot.services import Services
 
 EXIT_FINDINGS_BLOCK = 1
 
 
-class _AuditToAll:
-    """Audit records to each sink (the store, and a JSONL file when asked)."""
-
-    def __init__(self, sinks: list):
-        self.sinks = sinks
-
-    def record(self, entry) -> None:
-        from bot.dispatch.audit import record_or_spill
-
-        for sink in self.sinks:  # each retried on its own: one failing sink never costs another its record
-            record_or_spill(sink, entry)
-
-
-def _open_store(args: argparse.Namespace):
-    """The store for the audit and history, or None with --no-store; a bad store is a clear error."""
-    if args.no_store:
-        return None
-    from bot.store import Store, StoreError
+def _open_store(services: Services) -> None:
+    """Open the store for the audit and history now (unless --no-store), so a bad store is a clear
+    error before any host is checked."""
+    from bot.store import StoreError
 
     try:
-        return Store()
+        services.store
     except StoreError as exc:
         raise InputError(None, f"{exc} (or pass --no-store to check without audit and history)") from exc
 
@@ -72,7 +62,8 @@ class _Bars:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     from bot.dispatch.checker import BENCHMARKS
-    from bot.dispatch.inventory import inventory_path, load_inventory
+    from bot.dispatch.inventory import inventory_path
+    from bot.services import Services
 
     user = args.as_user or os.environ.get("GPU_ADVISOR_USER")
     if not user:
@@ -85,34 +76,22 @@ def _cmd_check(args: argparse.Namespace) -> int:
     unknown = [b for b in benchmarks if b not in BENCHMARKS]
     if unknown:
         raise InputError(None, f"--bench: unknown {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
-    inventory = load_inventory(inventory_path(args.inventory))  # an InventoryError is a ConfigError: exit 2
     audit_path = args.audit or os.environ.get("GPU_ADVISOR_AUDIT_LOG")
-    store = _open_store(args)
+    # The composition root wires the inventory, the store's audit and history, and the JSONL audit.
+    services = Services(inventory=inventory_path(args.inventory), use_store=not args.no_store, audit_log=audit_path)
     try:
-        return _run_checks(args, inventory, user, benchmarks, store, audit_path)
+        services.inventory  # an InventoryError is a ConfigError: exit 2
+        _open_store(services)
+        return _run_checks(args, services, user, benchmarks)
     finally:
-        if store is not None:
-            store.close()
+        services.close()
 
 
-def _run_checks(args, inventory, user: str, benchmarks: list[str], store, audit_path: str | None) -> int:
-    from bot.advisor import Advisor
-    from bot.dispatch.audit import JsonlAuditSink
-    from bot.dispatch.checker import HostChecker
+def _run_checks(args, services: Services, user: str, benchmarks: list[str]) -> int:
     from bot.dispatch.inventory import DispatchError
     from bot.render.text import render_text
 
-    sinks, history = [], None
-    if store is not None:
-        from bot.store.adapters import StoreAuditSink
-        from bot.store.trends import StoreHistory
-
-        sinks.append(StoreAuditSink(store))
-        history = StoreHistory(store)
-    if audit_path:
-        sinks.append(JsonlAuditSink(audit_path))
-    checker = HostChecker(inventory, Advisor(), audit=_AuditToAll(sinks) if sinks else None, history=history,
-                          max_concurrency=args.concurrency)
+    checker = services.checker(max_concurrency=args.concurrency)
     progress = None if args.json else _Bars()
     groups = args.group or []
     if args.all:

@@ -151,10 +151,11 @@ def check_slack(timeout: float = 5.0) -> list[CheckResult]:
 # -- store ---------------------------------------------------------------------------------
 
 def check_store() -> list[CheckResult]:
-    from bot.store.db import DATABASE_URL_ENV, Store, StoreError, database_url, redact
+    from bot.services import Services
+    from bot.store.db import DATABASE_URL_ENV, StoreError, database_url, redact
 
     try:
-        store = Store(migrate=False)
+        store = Services(migrate=False).store
     except StoreError as exc:
         return [CheckResult(check="store", status="fail", message=str(exc),
                             fix=f"set {DATABASE_URL_ENV} to sqlite:///PATH or postgresql://USER@HOST:PORT/DB")]
@@ -229,10 +230,11 @@ def check_inventory(timeout: float = 3.0) -> list[CheckResult]:
         return [CheckResult(check="inventory", status="warn", message="GPU_ADVISOR_INVENTORY is not set: host checks "
                             "are off", fix="write an inventory YAML (see docs/operations.md) and set "
                             "GPU_ADVISOR_INVENTORY to its path")]
-    from bot.dispatch.inventory import InventoryError, load_inventory
+    from bot.dispatch.inventory import InventoryError
+    from bot.services import Services
 
     try:
-        inventory = load_inventory(path)
+        inventory = Services(inventory=path).inventory
     except InventoryError as exc:
         return [CheckResult(check="inventory", status="fail", message=str(exc),
                             fix="fix the inventory file at the line named above")]

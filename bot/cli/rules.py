@@ -30,15 +30,15 @@ def _cmd_lint(args: argparse.Namespace) -> int:
 
 
 def _cmd_test(args: argparse.Namespace) -> int:
-    from bot.advisor import Advisor
     from bot.engine.reload import run_rule_tests, rule_test_scope
-    from bot.engine.rulebase import RuleBaseError, load_rulebase
+    from bot.engine.rulebase import RuleBaseError
     from bot.knowledge import example_prices_catalog
+    from bot.services import Services
 
     try:
         rule_roots, test_files = rule_test_scope(_paths(args.paths))
-        catalog = example_prices_catalog()  # fixed price rows: the snapshot changes with `prices update`
-        advisor = Advisor(catalog=catalog, rulebase=load_rulebase(rule_roots, known_sources=set(catalog.sources)))
+        # fixed price rows: the snapshot changes with `prices update`
+        advisor = Services(rules_dir=rule_roots, catalog=example_prices_catalog()).advisor()
         run = run_rule_tests(test_files, advisor)
     except RuleBaseError as exc:
         print("the rule base does not load (run `gpu-advisor rules lint`):", file=sys.stderr)
@@ -90,10 +90,10 @@ def requirement_from_question(text: str, catalog):
 
 
 def _cmd_why(args: argparse.Namespace) -> int:
-    from bot.advisor import Advisor
     from bot.engine.explain import render_why
+    from bot.services import Services
 
-    advisor = Advisor()
+    advisor = Services().advisor()
     question = " ".join(args.question)
     requirement = requirement_from_question(question, advisor.catalog)
     language = args.lang or ("zh" if any("\u4e00" <= ch <= "\u9fff" for ch in question) else "en")

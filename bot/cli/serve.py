@@ -19,8 +19,8 @@ from bot.errors import InputError
 log = logging.getLogger("gpu_advisor.ops")
 
 
-def prepare_serving(settings) -> dict:
-    """Configure logs and metrics, open the store; the keyword arguments for `build_app`."""
+def prepare_serving(settings):
+    """Configure logs and metrics, open the store; the `Services` (composition root) to serve from."""
     from bot.ops.logs import LogConfigError, configure_logging, replace_plain_handlers
     from bot.ops.metrics import start_metrics_server
 
@@ -29,17 +29,19 @@ def prepare_serving(settings) -> dict:
         configure_logging()  # before the store is imported: its migration lines are structured too
     except LogConfigError as exc:
         raise InputError(None, f"{exc} (`gpu-advisor doctor` checks every setting)") from exc
-    from bot.store import Store, StoreError
+    from bot.services import Services
+    from bot.store import StoreError
 
+    services = Services(settings)  # rules, store, inventory, audit and history, from the settings
     try:
         served = start_metrics_server()
-        store = Store()
+        store = services.store
     except (LogConfigError, StoreError, ValueError, OSError) as exc:
         raise InputError(None, f"{exc} (`gpu-advisor doctor` checks every setting)") from exc
     if served is not None:
         log.info("metrics on port %d", served[0].server_port)
     log.info("store %s, schema version %d", store.describe(), store.migration_status()[0])
-    return {"store": store}
+    return services
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -51,13 +53,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     mode = "http" if args.http else "socket"
     settings = load_settings()  # a SlackSettingsError is a ConfigError: one line, exit 2
     settings.require(mode)  # before anything connects
-    prepared = prepare_serving(settings)
+    services = prepare_serving(settings)
     try:
-        bolt_app, rules = serving_app(settings, mode, **prepared)
+        bolt_app, rules = serving_app(settings, mode, services=services)
     except RuleBaseError as exc:  # the first rule base must load for the bot to start
         raise InputError(None, "the rule base does not load:\n" + "\n".join(exc.problems[:20])) from exc
     # Until SIGTERM/SIGINT, then a graceful stop within GPU_ADVISOR_SHUTDOWN_TIMEOUT (bot/slack/serve.py).
-    return run_serving(bolt_app, settings, mode, host=args.host, port=args.port, store=prepared.get("store"),
+    return run_serving(bolt_app, settings, mode, host=args.host, port=args.port, store=services.store,
                        rules=rules)
 
 

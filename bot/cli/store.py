@@ -18,10 +18,11 @@ COUNTER_LABELS = {
 
 
 def _open_store(args: argparse.Namespace, migrate: bool = True):
-    from bot.store import Store, StoreError
+    from bot.services import Services
+    from bot.store import StoreError
 
     try:
-        return Store(args.database, migrate=migrate)
+        return Services(database_url=args.database, migrate=migrate).store
     except StoreError as exc:
         raise InputError(None, str(exc)) from exc
 
@@ -31,7 +32,7 @@ def _open_store(args: argparse.Namespace, migrate: bool = True):
 
 def render_history(host: str, checks, findings) -> str:
     """The history as a per-GPU table (oldest first), then what the rules make of the last change."""
-    from bot.store.models import COUNTERS
+    from bot.host_report import COUNTERS
 
     if not checks:
         return f"No checks of {host} are stored yet. Run a host check first (`/gpu check {host}` in Slack)."
@@ -77,7 +78,7 @@ def render_history_chart(host: str, checks, path: Path) -> Path:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    from bot.store.models import COUNTERS
+    from bot.host_report import COUNTERS
 
     panels = [m for m in COUNTERS if any(g.counter(m) is not None for c in checks for g in c.gpus)]
     panels.append("xid events")
@@ -112,15 +113,15 @@ def render_history_chart(host: str, checks, path: Path) -> Path:
 
 
 def _cmd_history(args: argparse.Namespace) -> int:
-    from bot.store.trends import trend_facts
+    from bot.facts import trend_facts
 
     with _open_store(args) as store:
         checks = store.check_history(args.host, limit=args.limit)
     findings = []
     if len(checks) >= 2:
-        from bot.advisor import Advisor
+        from bot.services import Services
 
-        result = Advisor().engine.run(trend_facts(checks[-2], checks[-1]), language=args.lang)
+        result = Services().advisor().engine.run(trend_facts(checks[-2], checks[-1]), language=args.lang)
         findings = [f for f in result.findings if f.rule.startswith("health.history-")]
     if args.json:
         print(json.dumps({"host": args.host, "checks": [c.model_dump(mode="json") for c in checks],

@@ -1,37 +1,22 @@
 """Audit of every dispatch: who, which host, which job and parameters, when, and the outcome.
 
-`AuditSink` is the protocol; `JsonlAuditSink` appends one JSON object per line. A database store
-can implement the same protocol later.
+`AuditSink` is the protocol (`bot.seams`); `JsonlAuditSink` appends one JSON object per line,
+`bot.store.adapters.StoreAuditSink` writes to the store, `FanOutAuditSink` hands each record to
+several. `bot.services.Services.audit` puts them together from the settings.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import logging
 import threading
 import time
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from bot.seams import AuditRecord, AuditSink  # the seam's record and protocol, re-exported here
 
-
-class AuditRecord(BaseModel):
-    at: str = Field(default_factory=lambda: dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds"))
-    user: str
-    host: str
-    job: str
-    params: dict[str, Any] = Field(default_factory=dict)
-    outcome: str = Field(description="ok, refused, unknown-host, error, timeout ...")
-    detail: str | None = None
-    duration_s: float | None = None
-
-
-@runtime_checkable
-class AuditSink(Protocol):
-    def record(self, entry: AuditRecord) -> None: ...
-
+__all__ = ["AuditRecord", "AuditSink", "FanOutAuditSink", "JsonlAuditSink", "MemoryAuditSink",
+           "record_or_spill"]
 
 log = logging.getLogger("gpu_advisor.audit")
 # Waits between attempts when a sink fails (a locked SQLite file, a dropped PostgreSQL connection).
@@ -120,6 +105,18 @@ class JsonlAuditSink:
         if not self.path.exists():
             return []
         return [AuditRecord.model_validate_json(line) for line in self.path.read_text().splitlines() if line.strip()]
+
+
+class FanOutAuditSink:
+    """Each record to every sink (the store, and a JSONL file when asked); each retried on its own,
+    so one failing sink never costs another its record."""
+
+    def __init__(self, sinks: list[AuditSink]):
+        self.sinks = list(sinks)
+
+    def record(self, entry: AuditRecord) -> None:
+        for sink in self.sinks:
+            record_or_spill(sink, entry)
 
 
 class MemoryAuditSink:

@@ -1,6 +1,6 @@
 """Checking a host: authorise, probe (and benchmark) through its agent, judge, audit.
 
-    checker = HostChecker(load_inventory(path), Advisor(), audit=JsonlAuditSink("audit.jsonl"))
+    checker = Services(inventory=path, audit_log="audit.jsonl").checker()  # bot.services: the wiring
     report = await checker.check("gpu-node-7", user_id="U012ABCDEF", benchmarks=["matmul"])
     report.answer.findings   # same shape as `ask`
 
@@ -23,13 +23,15 @@ from collections.abc import Callable
 import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from bot.agent.report import BenchmarkResult, ProbeReport
+from bot.engine.facts import HostTrendFact
+from bot.host_report import BenchmarkResult, ProbeReport
 from bot.dispatch.audit import AuditRecord, AuditSink, record_or_spill
 from bot.dispatch.client import AgentClient, AgentTimeout
 from bot.dispatch.inventory import DispatchError, Host, Inventory
 from bot.dispatch.judge import judge
 from bot.models import Answer
 from bot.ops.metrics import record_dispatch
+from bot.seams import HistoryHook, JudgingAdvisor
 
 BENCHMARKS = ("matmul", "membw", "h2d", "serving")
 log = logging.getLogger("gpu_advisor.dispatch")
@@ -127,9 +129,9 @@ def _benchmark_params(name: str, host: Host) -> dict:
 
 
 class HostChecker:
-    def __init__(self, inventory: Inventory, advisor, audit: AuditSink | None = None, retries: int = 2,
+    def __init__(self, inventory: Inventory, advisor: JudgingAdvisor, audit: AuditSink | None = None, retries: int = 2,
                  job_deadline_s: float = 600.0, client: httpx.AsyncClient | None = None,
-                 max_concurrency: int = 16, history: Callable[[str, ProbeReport], list] | None = None):
+                 max_concurrency: int = 16, history: HistoryHook | None = None):
         self.inventory = inventory
         self.advisor = advisor
         self.audit = audit
@@ -252,7 +254,7 @@ class HostChecker:
         return CheckReport(host=host.name, report=report, benchmarks=results, answer=answer,
                            seconds=round(time.monotonic() - started, 3))
 
-    async def _record_history(self, host: str, report: ProbeReport) -> list:
+    async def _record_history(self, host: str, report: ProbeReport) -> list[HostTrendFact]:
         """The history hook, retried with back-off while the store is busy or its connection dropped."""
         for delay in (*HISTORY_RETRY_DELAYS_S, None):
             try:

@@ -25,7 +25,7 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from bot.agent.jobs import Job
-from bot.agent.report import BenchmarkBatch, ProbeReport
+from bot.host_report import BenchmarkBatch, ProbeReport
 from bot.agent.security import SIGNATURE, sign_headers, verify_response
 from bot.dispatch.inventory import DispatchError, Host
 

@@ -2,8 +2,9 @@
 
 Rules name facts by `kind`; lint checks every field a rule uses against these models, and
 `rules/README.md`'s vocabulary section is generated from them, so the two cannot drift.
-Input facts are built by `bot.advisor` (and the host-check path) from the Requirement, the
-knowledge catalog and the calculators. Derived facts exist only because a rule asserted them.
+Input facts are built in one module, `bot.facts` (from a question, a sizing result, a probe
+report, check history); the advice calculators return their `option` and `break_even` facts
+typed. `Engine.run` takes only these models. Derived facts exist only because a rule asserted them.
 
 A field that is unknown for a question is left out of the fact, so `exists: false` matches it.
 """
@@ -13,8 +14,9 @@ from __future__ import annotations
 import typing
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from bot.errors import ConfigError
 from bot.models import Requirement
 
 
@@ -507,3 +509,23 @@ def is_derived(kind: str) -> bool:
 
 def fact_fields(kind: str) -> set[str]:
     return {name for name in FACT_KINDS[kind].model_fields if name != "origin"}
+
+
+class FactError(ConfigError):
+    """A fact written as fields (a rule test's `facts:`) that its model refuses; names kind and field."""
+
+
+def fact_from_fields(kind: str, fields: dict[str, Any]) -> FactModel:
+    """The typed input fact of `kind` for fields written as data (rule test YAML): an unknown kind,
+    a derived kind, or a misspelled or mistyped field is a FactError naming it."""
+    model = FACT_KINDS.get(kind)
+    if model is None:
+        raise FactError(f"unknown fact kind {kind!r}")
+    if is_derived(kind):
+        raise FactError(f"{kind} facts are derived by rules, never input")
+    try:
+        return model.model_validate(fields)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(part) for part in err["loc"])
+        raise FactError(f"{kind} fact: field {where!r}: {err['msg']}") from exc

@@ -33,6 +33,7 @@ from pathlib import Path
 from bot.engine.rulebase import DEFAULT_RULES_DIR, RuleBase, RuleBaseError, load_rulebase
 from bot.engine.ruletest import CaseResult, find_test_files, load_cases, run_case
 from bot.engine.session import Engine
+from bot.seams import JudgingAdvisor
 
 log = logging.getLogger("gpu_advisor.rules")
 
@@ -88,7 +89,7 @@ def rule_test_scope(paths: list[Path] | None) -> tuple[list[Path], list[Path]]:
     return rule_roots, sorted(test_files)
 
 
-def run_rule_tests(test_files: list[Path], advisor) -> RuleTestRun:
+def run_rule_tests(test_files: list[Path], advisor: JudgingAdvisor) -> RuleTestRun:
     """Run `test_files` against `advisor` (an `Advisor`; the engine takes it as a parameter because
     `bot.advisor` imports the engine, not the other way round)."""
     results, load_errors = [], []

@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from bot.engine.facts import fact_from_fields
 from bot.engine.rulebase import TEST_SUFFIX
 from bot.engine.session import EngineResult
 from bot.models import Requirement, Severity, VerdictAnswer
@@ -134,7 +135,7 @@ def run_case(advisor, path: Path, case: RuleTestCase) -> CaseResult:
         resolved = advisor.resolve(case.requirement)
         facts = advisor.facts(resolved)[0]
     else:
-        facts = [(f["kind"], {k: v for k, v in f.items() if k != "kind"}) for f in case.facts or []]
+        facts = [fact_from_fields(f["kind"], {k: v for k, v in f.items() if k != "kind"}) for f in case.facts or []]
     result = advisor.engine.run(facts, language=case.language)
     outcome.failures = check(case.expect, result, advisor.engine)
     return outcome

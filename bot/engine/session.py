@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import durable_rules_engine
-from pydantic import ValidationError
 from durable import engine as durable
 
 from bot.engine.compiler import (
@@ -35,7 +34,7 @@ from bot.engine.compiler import (
     relevance_filter,
     ruleset_name,
 )
-from bot.engine.facts import FACT_KINDS, FactModel, fact_kind
+from bot.engine.facts import FactModel, fact_kind
 from bot.engine.rulebase import MAX_RENDERED_CHARS, RuleBase, template_spec_problem
 from bot.engine import encoding
 from bot.engine.schema import Rule, parse_reference
@@ -170,22 +169,12 @@ def _content_key(kind: str, data: dict) -> tuple:
     return (kind, items)
 
 
-def _checked(fact: FactModel | tuple[str, dict]) -> tuple[str, dict]:
-    """(kind, fields without unknown values) of a typed fact, or of a pair validated as one."""
-    if isinstance(fact, FactModel):
-        return fact_kind(fact), fact.model_dump(exclude_none=True)
-    kind, data = fact
-    model = FACT_KINDS.get(kind)
-    if model is None:
-        raise EngineError(f"unknown fact kind {kind!r}")
-    if model.model_fields["origin"].default == "derived":
-        raise EngineError(f"{kind} facts are derived by rules, never input")
-    try:
-        return kind, model.model_validate(data).model_dump(exclude_none=True)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(part) for part in err["loc"])
-        raise EngineError(f"{kind} fact: field {where!r}: {err['msg']}") from exc
+def _checked(fact: FactModel) -> tuple[str, dict]:
+    """(kind, fields without unknown values) of a typed input fact."""
+    if not isinstance(fact, FactModel):
+        raise EngineError(f"Engine.run takes typed facts (bot.engine.facts), not {type(fact).__name__}; "
+                          "build them with bot.facts, or bot.engine.facts.fact_from_fields for data")
+    return fact_kind(fact), fact.model_dump(exclude_none=True)
 
 
 class _Question:
@@ -350,10 +339,9 @@ class Engine:
         return lines
 
     # -- questions ---------------------------------------------------------------------
-    def run(self, facts: list[FactModel | tuple[str, dict]], language: str = "en") -> EngineResult:
-        """Answer one question given its input facts: typed fact models (see `bot.engine.facts`), or
-        (kind, fields) pairs that are validated against the same models, so a misspelled or mistyped
-        field is an error, never a silent miss."""
+    def run(self, facts: list[FactModel], language: str = "en") -> EngineResult:
+        """Answer one question given its input facts, typed fact models built by `bot.facts` (or
+        `fact_from_fields`), so a misspelled or mistyped field is an error where it is built."""
         facts = [_checked(fact) for fact in facts]
         with self._lock:
             # Checked under the lock: close() frees the C ruleset while holding it.

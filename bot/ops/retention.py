@@ -16,6 +16,8 @@ import threading
 
 from pydantic import BaseModel
 
+from bot.seams import StoreSeam
+
 log = logging.getLogger("gpu_advisor.retention")
 
 
@@ -25,7 +27,7 @@ class PurgeResult(BaseModel):
     conversations_before: dt.datetime | None
 
 
-def purge_expired(store, conversation_retention_days: float, now: dt.datetime | None = None) -> PurgeResult:
+def purge_expired(store: StoreSeam, conversation_retention_days: float, now: dt.datetime | None = None) -> PurgeResult:
     """Delete expired event claims and conversations older than the retention (0: keep them)."""
     now = now or dt.datetime.now(dt.timezone.utc)
     events = store.purge_events(now=now)
@@ -40,7 +42,7 @@ def purge_expired(store, conversation_retention_days: float, now: dt.datetime | 
 class RetentionPurger:
     """Runs `purge_expired` every `purge_interval_s` on a daemon thread until `stop()`."""
 
-    def __init__(self, store, ops):
+    def __init__(self, store: StoreSeam, ops):
         self.store = store
         self.retention_days = ops.conversation_retention_days
         self.interval_s = ops.purge_interval_s

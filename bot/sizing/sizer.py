@@ -1,7 +1,7 @@
 """Sizing for one question: memory, multi-GPU candidates, time and cost-to-complete.
 
 `size_requirement` is the one call the advisor makes. It returns the contract's pieces (Estimate,
-Candidates, Costs) and the engine facts built from them, so `bot.advisor` stays a thin facade.
+Candidates, Costs) with what the engine facts need; `bot.facts.sizing_facts` builds those facts.
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from bot.sizing.performance import (
 )
 from bot.sizing.plans import GpuSlot, Plan, plan_on, smallest_fitting_plan, zero_paper_line
 
-Fact = tuple[str, dict]
 
 
 def shape_from_arch(arch: ModelArch, params_b: float | None = None) -> ModelShape:
@@ -126,13 +125,16 @@ class SizingResult:
     estimate: Estimate
     candidates: list[Candidate]
     costs: list[Cost]
-    facts: list[Fact] = field(default_factory=list)
+    # The GPUs the question concerns (its candidates are `selected` facts for the rules).
+    selected: frozenset[str] = frozenset()
     # Catalog GPUs given no plan, and why (a precision they cannot run): gpu id -> reason.
     excluded_gpus: dict[str, str] = field(default_factory=dict)
     # Per selected GPU whose stated count does not fit: the smallest plan that does, with its hours.
     stated_shortfalls: list[StatedPlanShortfall] = field(default_factory=list)
     # The shape sized: the named model's, or the reference shape scaled to a bare size (`shape.reference`).
     shape: ModelShape | None = None
+    # Activation recompute assumed for training (none/selective/full); None for inference.
+    recompute: str | None = None
 
     def as_dict(self) -> dict[str, float]:
         return self.memory.as_dict()
@@ -213,8 +215,8 @@ def size_requirement(
             if plan.fits:
                 timing[(plan.gpu, plan.count)] = _inference_timing(plan, memory, job, catalog.gpus[plan.gpu], req)
 
-    candidates, facts = [], []
-    for plan, is_selected, smallest in plans:
+    candidates = []
+    for plan, _, smallest in plans:
         extra = timing.get((plan.gpu, plan.count), {}) if plan.fits else {}
         per_gpu = {k: round(v, 3) for k, v in plan.per_gpu.items()}
         candidate = Candidate(
@@ -225,12 +227,6 @@ def size_requirement(
             memory_gb=MemoryBreakdown(**per_gpu, total=round(plan.need_gb, 3)), **extra,
         )
         candidates.append(candidate)
-        facts.append(("candidate", {
-            **candidate.model_dump(include={"gpu", "count", "fits", "need_gb", "have_gb", "headroom_gb", "strategy",
-                                            "interconnect", "interconnect_ok", "nodes", "smallest_fit", "hours",
-                                            "ttft_s", "tpot_ms"}),
-            "selected": is_selected, "crosses_nodes": plan.crosses_nodes,
-        }))
 
     if workload == "training" and memory.weights_trainable and memory.sharded_extra_bytes:
         zero2 = next((c for c in candidates if c.fits and c.strategy == "zero2"), None)
@@ -241,21 +237,10 @@ def size_requirement(
     for short in shortfalls:
         assumptions.append(_shortfall_line(short))
 
-    any_single = any(c.fits for c in candidates if c.count == 1)
-    facts.insert(0, ("estimate", {
-        **{f"{k}_gb": v for k, v in memory.as_dict().items()}, "any_single_fit": any_single,
-        "training_tokens_b": speed.training.tokens / 1e9 if speed.training else None,
-        "mfu": speed.training.mfu if speed.training else None,
-        "recompute": training_defaults(job)[2] if workload == "training" else None,
-        "moe": bool(shape.active_params_b) or None,
-        **_context_fields(shape, memory.context_tokens),
-    }))
-
     costs: list[Cost] = []
     if speed.training:
         lines = _cost_lines(req, candidates, catalog, today, price_max_age_days)
         costs = _costs(lines)
-        facts += [("cost", _cost_fact(c)) for c in costs]
         if lines:
             assumptions.append(_prices_line(lines, catalog))
             assumptions += _cheapest_fastest_lines(costs)
@@ -269,25 +254,12 @@ def size_requirement(
         memory_gb=MemoryBreakdown(**memory.as_dict()), assumptions=assumptions,
         time=speed.training, inference=speed.inference,
     )
-    return SizingResult(memory=memory, estimate=estimate, candidates=candidates, costs=costs, facts=facts,
-                        excluded_gpus=excluded, stated_shortfalls=shortfalls, shape=shape)
+    return SizingResult(memory=memory, estimate=estimate, candidates=candidates, costs=costs,
+                        selected=frozenset(selected), excluded_gpus=excluded, stated_shortfalls=shortfalls, shape=shape,
+                        recompute=training_defaults(job)[2] if workload == "training" else None)
 
 
 # -- context, precision support, stated counts ---------------------------------------------
-
-
-def _context_fields(shape: ModelShape, tokens: int) -> dict:
-    """The context sized against the model's maximum, and what extends it (for rules/memory/context.yaml)."""
-    if not shape.max_context or not tokens:
-        return {"context_tokens": tokens or None}
-    over = tokens > shape.max_context
-    fields = {
-        "context_tokens": tokens, "max_context": shape.max_context, "context_over_max": over,
-        "context_extendable": bool(over and shape.extension_max_context and tokens <= shape.extension_max_context),
-        "extension_method": shape.extension_method, "extension_max_context": shape.extension_max_context,
-        "extension_how": shape.extension_how, "long_context_variant": shape.long_context_variant,
-    }
-    return {k: v for k, v in fields.items() if v is not None}
 
 
 def _precision_support(
@@ -475,7 +447,7 @@ def _cost_lines(
     req: Requirement, candidates: list[Candidate], catalog: Catalog, today: dt.date, max_age: int,
 ) -> list[CostLine]:
     """Cost-to-complete per fitting candidate and price row. The price rows themselves become
-    facts in the advisor (`Advisor._price_facts`), once, with their currency and origin."""
+    facts in the advisor (`Advisor._price_facts`, built by `bot.facts.price_fact`), once, with their currency and origin."""
     lines = []
     seen: set[tuple[str, int]] = set()
     for candidate in candidates:
@@ -514,14 +486,6 @@ def _costs(lines: list[CostLine]) -> list[Cost]:
         )
         for i, line in enumerate(lines)
     ]
-
-
-def _cost_fact(cost: Cost) -> dict:
-    return {
-        **cost.model_dump(include={"label", "gpu", "hourly_rate", "hours", "total", "gpus", "billing",
-                                   "billed_hours", "provider", "quoted_on", "stale", "currency"}),
-        "cheapest": bool(cost.cheapest), "fastest": bool(cost.fastest), "stated": False,
-    }
 
 
 def _prices_line(lines: list[CostLine], catalog: Catalog) -> str:

@@ -35,7 +35,8 @@ from pydantic import BaseModel
 
 from bot.conversation import QuestionError
 from bot.errors import ServiceError
-from bot.models import Answer
+from bot.models import Answer, Requirement
+from bot.seams import RuleSource, StoreSeam
 
 log = logging.getLogger("gpu_advisor.slack")
 
@@ -53,7 +54,7 @@ class WorkerInfo(BaseModel):
     rule_base_version: str
 
 
-def store_is_shareable(store) -> bool:
+def store_is_shareable(store: StoreSeam | None) -> bool:
     """Whether other processes can open `store` by its URL (not an in-memory SQLite database)."""
     if store is None:
         return False
@@ -72,9 +73,13 @@ class _Worker:
     def __init__(self, rules_dir: str, store_url: str, store_schema: str | None, knowledge_dir: str | None = None):
         from bot.conversation import Conversations
         from bot.knowledge import default_catalog, load_catalog
-        from bot.store import Store
+        from bot.services import Services
         from bot.store.adapters import StoreConversationStore
 
+        # The worker's own composition root, from the settings the app handed it: the app's rules
+        # folder and its store by URL (the app migrated it).
+        self.services = Services(rules_dir=rules_dir, database_url=store_url, database_schema=store_schema,
+                                 migrate=False)
         self.rules_dir = Path(rules_dir)
         self.knowledge_dir = Path(knowledge_dir) if knowledge_dir else None
         self.catalog = load_catalog(self.knowledge_dir) if self.knowledge_dir else default_catalog()
@@ -83,17 +88,11 @@ class _Worker:
             self.engine = self._load_engine(None)
         except Exception:  # a folder mid-edit (a replacement worker): `use` loads it on the first question
             self.engine = None
-        self.store = Store(store_url, schema=store_schema, migrate=False)  # the app migrated it
+        self.store = self.services.store
         self.conversations = Conversations(self, store=StoreConversationStore(self.store))
 
     def _load_engine(self, version: str | None):
-        from bot.engine.rulebase import load_rulebase
-        from bot.engine.session import Engine
-
-        rulebase = load_rulebase([self.rules_dir], known_sources=set(self.catalog.sources))
-        if version is not None and rulebase.version != version:
-            return None
-        return Engine(rulebase)
+        return self.services.load_engine(self.catalog, version)
 
     def _knowledge_version(self) -> str:
         """The same digest `RuleBaseManager.knowledge_version` computes ("fixed" without a folder)."""
@@ -137,11 +136,10 @@ class _Worker:
             old.close()
         return True
 
-    def answer(self, requirement, language: str = "en"):
-        """What `Conversations` asks of its advisor."""
-        from bot.advisor import Advisor
-
-        return Advisor(catalog=self.catalog, engine=self.engine).answer(requirement, language=language)
+    def answer(self, requirement: Requirement, language: str = "en") -> Answer:
+        """What `Conversations` asks of its advisor (`bot.seams.AdvisorService`)."""
+        return self.services.make_advisor(catalog=self.catalog, engine=self.engine).answer(requirement,
+                                                                                          language=language)
 
 
 _worker: _Worker | None = None
@@ -177,7 +175,7 @@ class AnswerPool:
     whose version the workers cannot load.
     """
 
-    def __init__(self, processes: int, rules, store, fallback):
+    def __init__(self, processes: int, rules: RuleSource, store: StoreSeam, fallback):
         if processes < 1:
             raise ValueError(f"processes must be at least 1, got {processes}")
         if not store_is_shareable(store):

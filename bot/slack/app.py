@@ -33,7 +33,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from prometheus_client import Counter
 from slack_bolt import App, BoltResponse
@@ -44,12 +44,13 @@ from slack_sdk.http_retry.builtin_handlers import (
 )
 
 from bot.conversation import Conversations, QuestionError
-from bot.dispatch.checker import CheckReport, HostChecker
-from bot.dispatch.inventory import DispatchError, InventoryError, UnknownHostError, load_inventory
+from bot.dispatch.checker import CheckReport
+from bot.dispatch.inventory import DispatchError, InventoryError, UnknownHostError
 from bot.engine.explain import render_why
 from bot.errors import GpuAdvisorError, InputError
 from bot.ops.lifecycle import DrainableExecutor
 from bot.ops.metrics import REGISTRY, answer_timer, record_reload, record_rule_firings
+from bot.seams import RuleSource, StoreSeam
 from bot.slack import cards
 from bot.slack.cards import Card, HomeInfo, escape
 from bot.slack.settings import Mode, SlackSettings, SlackSettingsError
@@ -57,6 +58,9 @@ from bot.slack.stores import (
     ButtonStore, DedupeStore, EventClaims, MemoryButtons, MemoryDedupeStore, RecentQuestions, RecentQuestionStore,
 )
 from bot.slack.usergroups import UserGroups, is_group_id
+
+if TYPE_CHECKING:
+    from bot.services import Services
 
 log = logging.getLogger("gpu_advisor.slack")
 
@@ -131,21 +135,20 @@ class HostChecks:
     Slack user id from the verified request.
     """
 
-    def __init__(self, settings: SlackSettings, rules, groups: UserGroups | None = None, audit=None,
-                 history=None):
+    def __init__(self, services: Services, groups: UserGroups | None = None):
         self.problem: str | None = None
         self.inventory = None
-        self.rules = rules
+        # The composition root wires each check: inventory, audit (the store's, under `serve`), history.
+        self.services = services
+        self.rules: RuleSource = services.rules
         self.groups = groups
-        self.audit = audit  # an AuditSink (the store's, under `serve`), or None
-        self.history = history  # the check history hook (StoreHistory), or None
         self._running: dict[str, int] = {}  # host -> checks of it running now
         self._running_lock = threading.Lock()
-        if settings.inventory is None:
+        if services.inventory_path is None:
             self.problem = "Host checks are not configured: set GPU_ADVISOR_INVENTORY to the inventory file."
             return
         try:
-            self.inventory = load_inventory(settings.inventory)
+            self.inventory = services.inventory
         except InventoryError as exc:  # its message names the file, line and field
             raise SlackSettingsError(f"GPU_ADVISOR_INVENTORY: {exc}") from exc
 
@@ -172,8 +175,7 @@ class HostChecks:
             slot = self._take_slot(host, user_id, groups)
             # A checker per check, over the rule base serving now (a reload may have swapped it).
             with self.rules.advisor() as advisor:
-                checker = HostChecker(self.inventory, advisor, audit=self.audit, history=self.history,
-                                      job_deadline_s=SLACK_JOB_DEADLINE_S)
+                checker = self.services.checker(advisor, job_deadline_s=SLACK_JOB_DEADLINE_S)
                 return asyncio.run(checker.check(host, user_id, progress=progress, groups=groups))
         except (PermissionError, UnknownHostError) as exc:
             # One answer for "not yours" and "no such host": it must not tell which hosts exist.
@@ -357,21 +359,21 @@ class SlackServices:
     Listeners reach it as `context["services"]` (the `provide_services` middleware puts it there).
     """
 
-    def __init__(self, settings: SlackSettings, rules, client: WebClient, dedupe: DedupeStore | None = None,
-                 store=None):
+    def __init__(self, settings: SlackSettings, services: Services, client: WebClient,
+                 dedupe: DedupeStore | None = None, own_services: bool = False):
         self.settings = settings
-        self.rules = rules  # a RuleBaseManager: answers with `.advisor()`, reloads with `.reload`
+        self.services = services  # the composition root: rules, store, inventory, audit, history
+        self._own_services = own_services  # built by `build_app`: closed with the app
+        rules = services.rules
+        store = services.store
+        self.rules: RuleSource = rules  # answers with `.advisor()`, reloads with `.reload`
         self.client = client  # the app's Web API client, for work outside a request (admin notices, groups)
-        self.store = store
-        audit = history = conversation_store = None
+        self.store: StoreSeam | None = store
+        conversation_store = None
         if store is not None:
-            from bot.store.adapters import (
-                StoreAuditSink, StoreButtons, StoreConversationStore, StoreDedupe, StoreRecentQuestions,
-            )
-            from bot.store.trends import StoreHistory
+            from bot.store.adapters import StoreButtons, StoreConversationStore, StoreDedupe, StoreRecentQuestions
 
             conversation_store = StoreConversationStore(store)
-            audit, history = StoreAuditSink(store), StoreHistory(store)
             dedupe = dedupe or StoreDedupe(store, ttl_s=settings.dedupe_ttl_s, lease_s=settings.event_lease_s)
             self.buttons: ButtonStore = StoreButtons(store, ttl_s=settings.button_ttl_s)
             self.recent: RecentQuestionStore = StoreRecentQuestions(store)
@@ -382,8 +384,7 @@ class SlackServices:
         # Answers in worker processes (an `AnswerPool`, set by `build_app`), or None: in the listener threads.
         self.answer_pool = None
         self.claims: EventClaims = dedupe or MemoryDedupeStore(ttl_s=settings.dedupe_ttl_s)
-        self.host_checks = HostChecks(settings, rules, UserGroups(client, ttl_s=settings.usergroups_ttl_s),
-                                      audit=audit, history=history)
+        self.host_checks = HostChecks(services, UserGroups(client, ttl_s=settings.usergroups_ttl_s))
         # Host checks wait on agents for seconds to minutes: they run on a pool of their own, so
         # the listener pool (sized for CPU-bound answers) is never held up by them.
         # Drainable: a graceful stop waits for running checks; context-carrying: their log lines keep the ids.
@@ -405,6 +406,9 @@ class SlackServices:
             self.rule_sync.stop()
         if self.answer_pool is not None:
             self.answer_pool.close()
+        if self._own_services:
+            self._own_services = False
+            self.services.close()
 
     def run_check(self, work: Callable[[], None]) -> None:
         def logged() -> None:
@@ -895,7 +899,7 @@ def register(app: App, services: SlackServices) -> None:
 # -- the factory ----------------------------------------------------------------------------
 
 
-def start_answer_pool(settings: SlackSettings, rules, store, conversations):
+def start_answer_pool(settings: SlackSettings, rules: RuleSource, store: StoreSeam | None, conversations):
     """The `AnswerPool` GPU_ADVISOR_SLACK_ANSWER_PROCESSES asks for, started; None when it is 0."""
     if settings.answer_processes == 0:
         return None
@@ -915,26 +919,37 @@ def start_answer_pool(settings: SlackSettings, rules, store, conversations):
     return pool
 
 
-def build_app(settings: SlackSettings, mode: Mode = "socket", *, rules=None, client: WebClient | None = None,
-              dedupe: DedupeStore | None = None, store=None) -> App:
+def build_app(settings: SlackSettings, mode: Mode = "socket", *, rules: RuleSource | None = None,
+              client: WebClient | None = None, dedupe: DedupeStore | None = None, store: StoreSeam | None = None,
+              services: Services | None = None) -> App:
     """The Bolt app with its middleware and every listener registered. Checks settings before any connection.
 
-    `rules` is the `RuleBaseManager` answers come from (default: one over GPU_ADVISOR_RULES_DIR or
-    the shipped rules). `store` (a `bot.store.Store`) keeps conversations, event claims, button
+    Its rules, store, inventory, audit and history come from `services` (`bot.services.Services`,
+    the composition root; `serve` builds one from the settings). Without it, one is built from
+    `settings` over `rules` (default: a `RuleBaseManager` over GPU_ADVISOR_RULES_DIR or the shipped
+    rules) and `store`. The store (a `bot.store.Store`) keeps conversations, event claims, button
     payloads, recent questions, the dispatch audit, the check history and the rule-base version
     replicas converge on; without one they live in memory (no audit, no history, one replica).
     With GPU_ADVISOR_SLACK_ANSWER_PROCESSES > 0 answers are computed in that many worker
     processes over the same store. `close_app(app)` stops what the app started.
     """
     settings.require(mode)
-    if rules is None:
-        from bot.advisor import Advisor
-        from bot.engine.reload import RuleBaseManager
+    own = services is None
+    if services is None:
+        from bot.services import Services
 
-        where = {"rules_dir": settings.rules_dir} if settings.rules_dir else {}
-        rules = RuleBaseManager(**where, advisor_factory=Advisor)
+        services = Services(settings, rules=rules, store=store)
+    elif rules is not None or store is not None:
+        raise ValueError("pass rules and store in `services`, or without it, not both")
+    core = services
+    rules, store = core.rules, core.store
     client = client or make_client(settings)
-    services = SlackServices(settings, rules, client, dedupe=dedupe, store=store)
+    try:
+        services = SlackServices(settings, core, client, dedupe=dedupe, own_services=own)
+    except BaseException:
+        if own:
+            core.close()
+        raise
     try:
         app = App(
             name="gpu-advisor",

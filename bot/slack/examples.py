@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from bot.knowledge import PROJECT_ROOT
+from bot.seams import RuleSource
 
 DEFAULT_OUT = PROJECT_ROOT / "docs" / "cards"
 CORPUS = PROJECT_ROOT / "tests" / "nlu" / "corpus.yaml"
@@ -26,7 +27,7 @@ EXAMPLE_QUESTIONS: dict[str, str] = {
 }
 
 
-def example_cards(rules) -> dict[str, dict]:
+def example_cards(rules: RuleSource) -> dict[str, dict]:
     """name -> Block Kit JSON, every card built from a real answer of `rules` (a RuleBaseManager)."""
     from bot.conversation import Conversations
     from bot.engine.explain import render_why
@@ -51,7 +52,7 @@ def example_cards(rules) -> dict[str, dict]:
     return out
 
 
-def corpus_answers(rules, corpus: Path = CORPUS) -> list[tuple[str, object]]:
+def corpus_answers(rules: RuleSource, corpus: Path = CORPUS) -> list[tuple[str, object]]:
     """(question, answer) for every question of the NLU corpus, each its own conversation."""
     import yaml
 
@@ -72,7 +73,7 @@ def longest(answers: list[tuple[str, object]]) -> tuple[str, object]:
     return max(answers, key=lambda qa: len(qa[1].model_dump_json()))
 
 
-def write_examples(out_dir: Path, rules, corpus: Path | None = CORPUS) -> list[Path]:
+def write_examples(out_dir: Path, rules: RuleSource, corpus: Path | None = CORPUS) -> list[Path]:
     from bot.slack import cards
 
     payloads = example_cards(rules)
@@ -89,17 +90,13 @@ def write_examples(out_dir: Path, rules, corpus: Path | None = CORPUS) -> list[P
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bot.advisor import Advisor
-    from bot.engine.reload import RuleBaseManager
+    from bot.services import Services
 
     args = sys.argv[1:] if argv is None else argv
     out_dir = Path(args[0]) if args else DEFAULT_OUT
-    manager = RuleBaseManager(advisor_factory=Advisor)
-    try:
-        for path in write_examples(out_dir, manager):
+    with Services() as services:
+        for path in write_examples(out_dir, services.rules):
             print(path)
-    finally:
-        manager.close()
     return 0
 
 

@@ -8,6 +8,10 @@ worker thread so one request's signature check and ack never block the event loo
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.seams import RuleSource, StoreSeam
 
 EVENTS_PATH = "/slack/events"
 
@@ -158,24 +162,25 @@ def socket_mode_handler(bolt_app, app_token: str):
     return SocketModeHandler(bolt_app, app_token=app_token)
 
 
-def serving_app(settings, mode: str, *, store=None, client=None):
+def serving_app(settings, mode: str, *, store=None, client=None, services=None):
     """The app `serve` runs and its rule-base manager, already watching the rule folder.
 
-    The manager answers from GPU_ADVISOR_RULES_DIR (default the shipped rules/); an edit there is
-    loaded, linted and tested in the background and swapped in only when all green (a rejected
-    one goes to GPU_ADVISOR_SLACK_ADMIN_CHANNEL, or the log). `/gpu rules reload` does the same
-    on an admin's request.
+    Its parts come from `services` (`bot.services.Services`, the composition root; default one
+    built from `settings` over `store`). The manager answers from GPU_ADVISOR_RULES_DIR (default
+    the shipped rules/); an edit there is loaded, linted and tested in the background and swapped
+    in only when all green (a rejected one goes to GPU_ADVISOR_SLACK_ADMIN_CHANNEL, or the log).
+    `/gpu rules reload` does the same on an admin's request.
     """
-    from bot.advisor import Advisor
-    from bot.engine.reload import RuleBaseManager
+    from bot.services import Services
     from bot.slack.app import build_app
 
-    where = {"rules_dir": settings.rules_dir} if settings.rules_dir else {}
-    rules = RuleBaseManager(**where, advisor_factory=Advisor)
-    app = build_app(settings, mode, rules=rules, store=store, client=client)
-    if settings.rules_watch_s > 0:
-        rules.watch(interval=settings.rules_watch_s)
-    return app, rules
+    if services is None:
+        services = Services(settings, store=store)
+    elif store is not None:
+        raise ValueError("pass the store in `services`, or without it, not both")
+    app = build_app(settings, mode, services=services, client=client)
+    services.watch_rules(settings.rules_watch_s)
+    return app, services.rules
 
 
 # -- log ids ----------------------------------------------------------------------------------
@@ -227,8 +232,8 @@ def _store_reachable(store) -> bool:
     return True
 
 
-def run_serving(bolt_app, settings, mode: str, *, host: str = "0.0.0.0", port: int = 3000, store=None,
-                rules=None, ops=None) -> int:
+def run_serving(bolt_app, settings, mode: str, *, host: str = "0.0.0.0", port: int = 3000,
+                store: StoreSeam | None = None, rules: RuleSource | None = None, ops=None) -> int:
     """Serve `bolt_app` until SIGTERM or SIGINT, then stop gracefully within
     GPU_ADVISOR_SHUTDOWN_TIMEOUT: stop taking requests (close the Socket Mode connection, or let
     uvicorn finish the open HTTP requests), finish the answers and host checks already started,

@@ -4,6 +4,7 @@
 """
 
 from bot.store.db import Store, StoreError, database_url
-from bot.store.models import AuditEntry, GpuCounters, HostCheck
+from bot.host_report import GpuCounters, HostCheck
+from bot.store.models import AuditEntry
 
 __all__ = ["Store", "StoreError", "database_url", "AuditEntry", "GpuCounters", "HostCheck"]

@@ -99,7 +99,7 @@ class StoreAuditSink:
 
     def read(self, host: str | None = None, limit: int = 1000) -> list:
         """The newest records, oldest first, as `AuditRecord`s (what `JsonlAuditSink.read` gives)."""
-        from bot.dispatch.audit import AuditRecord
+        from bot.seams import AuditRecord
 
         return [AuditRecord(at=e.at.isoformat(timespec="milliseconds"), user=e.user, host=e.host, job=e.job,
                             params=e.parameters, outcome=e.outcome, detail=e.detail, duration_s=e.duration_s)

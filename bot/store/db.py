@@ -40,7 +40,8 @@ from bot.errors import ServiceError
 from bot.store import tables as t
 from bot.store import migrations
 from bot.store.migrations import HEAD, SchemaTooNew
-from bot.store.models import AuditEntry, GpuCounters, HostCheck, utcnow
+from bot.host_report import GpuCounters, HostCheck, utcnow
+from bot.store.models import AuditEntry
 
 DATABASE_URL_ENV = "GPU_ADVISOR_DATABASE_URL"
 DATABASE_SCHEMA_ENV = "GPU_ADVISOR_DATABASE_SCHEMA"

@@ -20,6 +20,7 @@ from bot.engine.compiler import (
 from bot.engine.rulebase import load_rulebase
 from bot.engine.schema import Condition, Rule
 from bot.engine.session import Engine
+from tests.engine.typed import typed
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -39,7 +40,7 @@ def operators():
 
 
 def fired(engine: Engine, *facts) -> set[str]:
-    return {f.rule for f in engine.run(list(facts)).firings}
+    return {f.rule for f in engine.run(typed(facts)).firings}
 
 
 # -- comparisons: each operator fires exactly on its side of the boundary -------------------------

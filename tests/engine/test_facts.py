@@ -20,19 +20,28 @@ def test_reserved_binding_name_is_refused_with_a_hint():
 
 
 def test_a_misspelled_or_mistyped_fact_field_is_an_error_not_a_silent_miss():
-    import pytest
+    from bot.engine.facts import FactError, HostFact, fact_from_fields
 
+    host = {"name": "n1", "deployment": "datacenter", "gpu_count": 1, "gpu_names": "x"}
+    assert fact_from_fields("host", host) == HostFact(**host)
+    with pytest.raises(FactError, match="host fact: field 'drvier'"):
+        fact_from_fields("host", {**host, "drvier": "535.104.05"})
+    with pytest.raises(FactError, match="host fact: field 'gpu_count'"):
+        fact_from_fields("host", {**host, "gpu_count": "eight"})
+    with pytest.raises(FactError, match="derived by rules"):
+        fact_from_fields("license_conflict", {"gpu": "rtx-4090", "deployment": "datacenter"})
+    with pytest.raises(FactError, match="unknown fact kind 'hots'"):
+        fact_from_fields("hots", host)
+    with pytest.raises(ValueError, match="host fact: field 'drvier'"):  # a ConfigError: a rule test file's fault
+        fact_from_fields("host", {**host, "drvier": "x"})
+
+
+def test_the_engine_takes_only_typed_facts():
     from bot.advisor import Advisor
     from bot.engine.session import EngineError
 
-    engine = Advisor().engine
-    host = {"name": "n1", "deployment": "datacenter", "gpu_count": 1, "gpu_names": "x"}
-    with pytest.raises(EngineError, match="host fact: field 'drvier'"):
-        engine.run([("host", {**host, "drvier": "535.104.05"})])
-    with pytest.raises(EngineError, match="host fact: field 'gpu_count'"):
-        engine.run([("host", {**host, "gpu_count": "eight"})])
-    with pytest.raises(EngineError, match="derived by rules"):
-        engine.run([("license_conflict", {"gpu": "rtx-4090", "deployment": "datacenter"})])
+    with pytest.raises(EngineError, match="typed facts"):
+        Advisor().engine.run([("host", {"name": "n1"})])
 
 
 def test_requirement_facts_take_the_requirement_s_own_types():
@@ -41,3 +50,45 @@ def test_requirement_facts_take_the_requirement_s_own_types():
 
     for name in ("precision", "billing", "deployment", "kv_precision", "workload", "method"):
         assert RequirementFact.model_fields[name].annotation == Requirement.model_fields[name].annotation, name
+
+
+def _base(annotation):
+    """int for `Annotated[int, ...] | None`: the type a value must have, without its bounds."""
+    import typing
+
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) is typing.Annotated:
+        return _base(args[0])
+    if type(None) in typing.get_args(annotation) and len(args) == 1:
+        return _base(args[0])
+    return annotation
+
+
+def _fact_pairs():
+    from bot import host_report, models
+    from bot.engine import facts
+
+    return [(facts.HostGpuFact, host_report.GpuProbe), (facts.HostFact, host_report.ProbeReport),
+            (facts.HostXidFact, host_report.XidEvent), (facts.BenchmarkResultFact, host_report.BenchmarkResult),
+            (facts.CostFact, models.Cost), (facts.CandidateFact, models.Candidate)]
+
+
+@pytest.mark.parametrize("fact,domain", _fact_pairs(), ids=lambda m: m.__name__)
+def test_a_fact_field_copied_from_a_domain_model_keeps_its_type(fact, domain):
+    # The builders copy these fields across (bot.facts); a type changed on one side only would turn a
+    # rule condition into a silent miss.
+    shared = (set(fact.model_fields) & set(domain.model_fields)) - {"origin"}
+    assert shared, "the pair shares no field: drop it from this test"
+    drift = {name: (_base(fact.model_fields[name].annotation), _base(domain.model_fields[name].annotation))
+             for name in shared}
+    assert {n: types for n, types in drift.items() if types[0] != types[1]} == {}
+
+
+def test_trend_metrics_are_the_counters_the_history_keeps_and_xid():
+    import typing
+
+    from bot.engine.facts import HostTrendFact
+    from bot.host_report import COUNTERS, Counter
+
+    assert set(typing.get_args(HostTrendFact.model_fields["metric"].annotation)) == {*COUNTERS, "xid"}
+    assert set(typing.get_args(Counter)) == set(COUNTERS)

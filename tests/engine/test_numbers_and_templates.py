@@ -13,6 +13,7 @@ from bot.engine.encoding import plain_numbers
 from bot.engine.rulebase import MAX_RENDERED_CHARS, RuleBaseError, load_rulebase
 from bot.engine.session import Engine, render
 from bot.errors import InputError
+from tests.engine.typed import typed
 
 RULES = """\
 rules:
@@ -58,21 +59,21 @@ def engine(tmp_path_factory):
 
 @pytest.mark.parametrize("value", [0.00001, 1e-5, 3.5e-9, -2e-7])
 def test_exponent_form_small_numbers_are_asserted_and_compared(engine, value):
-    result = engine.run([("requirement", {"params_b": value})])
+    result = engine.run(typed([("requirement", {"params_b": value})]))
     assert [f.rule for f in result.findings] == ["test.tiny-model"]
     assert result.findings[0].message == f"tiny model of {value}B"
 
 
 @pytest.mark.parametrize("value", [1e16, 2.5e17, 1e300])
 def test_exponent_form_large_numbers_are_asserted_and_compared(engine, value):
-    result = engine.run([("requirement", {"dataset_tokens_b": value})])
+    result = engine.run(typed([("requirement", {"dataset_tokens_b": value})]))
     assert [f.rule for f in result.findings] == ["test.huge-price"]
 
 
 @pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
 def test_infinite_numbers_are_refused_naming_the_field(engine, value):
     with pytest.raises(InputError, match=r"requirement\.params_b: .* is not a finite number"):
-        engine.run([("requirement", {"params_b": value})])
+        engine.run(typed([("requirement", {"params_b": value})]))
 
 
 def test_plain_numbers_leave_strings_alone():

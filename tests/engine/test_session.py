@@ -9,6 +9,7 @@ import pytest
 
 from bot.engine.rulebase import load_rulebase
 from bot.engine.session import Engine
+from tests.engine.typed import typed
 
 RULES = Path(__file__).resolve().parents[2] / "rules" / "license"
 
@@ -27,7 +28,7 @@ def engine():
 
 
 def test_chain_consumer_gpu_to_license_conflict(engine):
-    result = engine.run([("gpu", GPU_4090), ("requirement", {"deployment": "datacenter"})])
+    result = engine.run(typed([("gpu", GPU_4090), ("requirement", {"deployment": "datacenter"})]))
     assert [f.rule for f in result.findings] == ["license.geforce-datacenter"]
     conflict = result.derived("license_conflict")
     assert len(conflict) == 1 and conflict[0].data == {"gpu": "rtx-4090", "deployment": "datacenter"}
@@ -39,19 +40,19 @@ def test_chain_consumer_gpu_to_license_conflict(engine):
 
 
 def test_questions_are_isolated(engine):
-    first = engine.run([("gpu", GPU_4090)])
-    second = engine.run([("requirement", {"deployment": "datacenter"})])
+    first = engine.run(typed([("gpu", GPU_4090)]))
+    second = engine.run(typed([("requirement", {"deployment": "datacenter"})]))
     assert first.findings == [] and second.findings == []
     assert [f.rule for f in first.firings] == ["license.consumer-gpu"]
 
 
 def test_unmatched_fact_is_normal(engine):
-    result = engine.run([("topic", {"name": "billing"})])
+    result = engine.run(typed([("topic", {"name": "billing"})]))
     assert result.findings == [] and result.firings == []
 
 
 def test_language_selects_template(engine):
-    result = engine.run([("gpu", GPU_4090), ("requirement", {"deployment": "datacenter"})], language="zh")
+    result = engine.run(typed([("gpu", GPU_4090), ("requirement", {"deployment": "datacenter"})]), language="zh")
     assert "数据中心" in result.findings[0].message
 
 
@@ -62,7 +63,7 @@ def _rss_bytes() -> int:
 def test_many_questions_do_not_leak_sessions(engine):
     # durable-rules allows 1024 live sids per ruleset; each question must free its own, in the C
     # core (its state) and in the engine (its bookkeeping), without threads or memory left behind.
-    question = [("gpu", GPU_4090), ("requirement", {"deployment": "datacenter"})]
+    question = typed([("gpu", GPU_4090), ("requirement", {"deployment": "datacenter"})])
     for _ in range(100):  # warm up caches and allocator pools
         engine.run(question)
     gc.collect()
@@ -82,8 +83,8 @@ def test_many_questions_do_not_leak_sessions(engine):
 def test_question_whose_facts_match_no_rule_cleans_up(engine):
     # durable-rules segfaults when deleting a sid that never got state; the engine must not try.
     for _ in range(3):
-        result = engine.run([("cost", {"label": "A", "hourly_rate": 1.2, "hours": 80.0, "total": 96.0,
-                                        "cheapest": False, "fastest": False, "stated": True})])
+        result = engine.run(typed([("cost", {"label": "A", "hourly_rate": 1.2, "hours": 80.0, "total": 96.0,
+                                        "cheapest": False, "fastest": False, "stated": True})]))
         assert result.firings == []
 
 
@@ -100,8 +101,8 @@ def test_partial_match_without_any_firing_cleans_up(tmp_path):
     eng = Engine(load_rulebase([tmp_path]))
     try:
         for _ in range(200):
-            assert eng.run([("gpu", GPU_4090)]).findings == []
-        assert len(eng.run([("gpu", GPU_4090), ("topic", {"name": "mig"})]).findings) == 1
+            assert eng.run(typed([("gpu", GPU_4090)])).findings == []
+        assert len(eng.run(typed([("gpu", GPU_4090), ("topic", {"name": "mig"})])).findings) == 1
     finally:
         eng.close()
 
@@ -125,4 +126,4 @@ def test_closed_engine_refuses_questions():
     eng.close()
     eng.close()  # idempotent
     with pytest.raises(EngineError, match="closed"):
-        eng.run([("gpu", GPU_4090)])
+        eng.run(typed([("gpu", GPU_4090)]))

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.agent.report import GpuProbe, KernelLogReport, ProbeReport, XidEvent
-from bot.store import GpuCounters, HostCheck
-from bot.store.trends import bus_key, check_from_probe, history_facts, record_and_trend, trend_facts
+from bot.host_report import GpuCounters, GpuProbe, HostCheck, KernelLogReport, ProbeReport, check_from_probe
+from bot.store.trends import history_facts, record_and_trend
 
 FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures"
 H100_CAPTURE = FIXTURES / "nvidia-smi" / "8x-h100-80gb-hbm3-a__535.161.08__nvidia-smi-q__leptonai-gpud.txt"
@@ -30,57 +29,6 @@ def _gpu(index: int, **counters) -> GpuCounters:
 
 def _at(hours: float, *gpus: GpuCounters, host: str = "gpu-01") -> HostCheck:
     return HostCheck(host=host, checked_at=T0 + dt.timedelta(hours=hours), gpus=list(gpus))
-
-
-def test_bus_ids_from_nvidia_smi_and_the_kernel_log_agree():
-    assert bus_key("00000000:9B:00.0") == bus_key("PCI:0000:9b:00") == bus_key("0000:9b:00") == "9b:00"
-    assert bus_key("garbage") is None and bus_key(None) is None
-
-
-def test_rising_counters_and_new_xids_become_trends():
-    before = _at(0, _gpu(0, ecc_uncorrected=1, ecc_corrected=5, retired_pages=2, xids={13: 1}))
-    after = _at(6, _gpu(0, ecc_uncorrected=3, ecc_corrected=5, retired_pages=2, xids={13: 2, 79: 1}))
-    facts = {(f["metric"], f.get("new_xid")): f for kind, f in trend_facts(before, after)}
-    assert set(facts) == {("ecc_uncorrected", None), ("xid", 13), ("xid", 79)}
-    ecc = facts[("ecc_uncorrected", None)]
-    assert (ecc["previous"], ecc["current"], ecc["delta"], ecc["hours"]) == (1, 3, 2, 6.0)
-    assert (facts[("xid", 79)]["previous"], facts[("xid", 79)]["current"]) == (0, 1)
-    assert ecc["host"] == "gpu-01" and ecc["gpu_index"] == 0
-
-
-def test_a_counter_that_went_down_is_a_negative_trend_and_fewer_xid_events_are_none():
-    facts = trend_facts(_at(0, _gpu(0, ecc_corrected=50, xids={13: 4})), _at(1, _gpu(0, ecc_corrected=0, xids={13: 1})))
-    assert [(f["metric"], f["delta"]) for _, f in facts] == [("ecc_corrected", -50)]
-
-
-def test_unreported_counters_and_new_gpus_give_no_trend():
-    before = _at(0, _gpu(0, ecc_uncorrected=None))
-    after = _at(1, _gpu(0, ecc_uncorrected=4), _gpu(1, ecc_uncorrected=9, xids={79: 1}))
-    assert trend_facts(before, after) == []
-
-
-def test_a_gpu_is_followed_by_uuid_when_its_index_changes():
-    before = _at(0, GpuCounters(index=0, uuid="GPU-x", remapped_uncorrectable=0))
-    after = _at(1, GpuCounters(index=1, uuid="GPU-x", remapped_uncorrectable=2))
-    [(_, fact)] = trend_facts(before, after)
-    assert (fact["gpu_index"], fact["metric"], fact["delta"]) == (1, "remapped_uncorrectable", 2)
-
-
-def test_probe_counters_prefer_lifetime_ecc_and_attribute_xids_by_pci_address():
-    report = ProbeReport(source="nvml", gpus=[
-        GpuProbe(index=0, bus_id="00000000:19:00.0", ecc_aggregate_uncorrected=2, ecc_volatile_uncorrected=0,
-                 retired_pages_sbe=1, retired_pages_dbe=2),
-        GpuProbe(index=1, bus_id="00000000:3B:00.0", ecc_volatile_corrected=7),
-    ], kernel_log=KernelLogReport(readable=True, events=[
-        XidEvent(code=79, pci="PCI:0000:3b:00", message="GPU has fallen off the bus."),
-        XidEvent(code=48, pci="PCI:0000:3b:00", message="DBE"),
-        XidEvent(code=79, pci="PCI:0000:3b:00", message="GPU has fallen off the bus."),
-        XidEvent(code=13, pci="PCI:0000:aa:00", message="not a listed GPU"),
-    ]))
-    check = check_from_probe("gpu-01", report)
-    assert (check.gpus[0].ecc_uncorrected, check.gpus[0].retired_pages, check.gpus[0].xids) == (2, 3, {})
-    assert (check.gpus[1].ecc_corrected, check.gpus[1].xids) == (7, {79: 2, 48: 1})
-    assert check.gpu(-1).xids == {13: 1}
 
 
 def test_the_first_check_of_a_host_is_its_baseline(store):
@@ -130,6 +78,6 @@ def test_the_dispatcher_hook_records_each_probe_and_returns_its_trends(store):
                                                       remapped_rows_uncorrectable=0)])
     assert history("gpu-01", probe) == []
     probe.gpus[0].remapped_rows_uncorrectable = 4
-    [(kind, fact)] = history("gpu-01", probe)
-    assert (kind, fact["metric"], fact["delta"]) == ("host_trend", "remapped_uncorrectable", 4)
+    [fact] = history("gpu-01", probe)
+    assert (type(fact).__name__, fact.metric, fact.delta) == ("HostTrendFact", "remapped_uncorrectable", 4)
     assert len(store.check_history("gpu-01")) == 2

@@ -1,15 +1,22 @@
-"""The probe report: what the agent says about a host, the same whichever backend measured it.
+"""The probe report: what the agent says about a host, the same whichever backend measured it;
+and the summary of a check that the host's history keeps (`HostCheck`).
 
 Both backends (NVML through pynvml, and the `nvidia-smi -q` / `-q -x` parser) fill these models.
-A value the GPU does not report is None, and its field name is listed in `not_supported`.
+A value the GPU does not report is None, and its field name is listed in `not_supported`. They
+are the contract between the agent (bot.agent), the dispatcher (bot.dispatch), the store and the
+fact builders (bot.facts), so they live in the core, not in any of those adapters.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+# defer_build on every model: `ask` imports this module (through bot.facts) but never validates a
+# report, so their validators are built on first use, not at import (cold start, issue #14).
 
 # Bounds a report must keep to be judged and stored (it crosses the network from the agent):
 # every integer fits a 64-bit database column with room to spare, every text is short.
@@ -66,7 +73,7 @@ OPTIONAL_GPU_FIELDS: tuple[str, ...] = (
 
 
 class GpuProcess(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     pid: Int
     name: Text | None = None
@@ -76,7 +83,7 @@ class GpuProcess(BaseModel):
 class GpuProbe(BaseModel):
     """One physical GPU. Memory in MiB, power in W, clocks in MHz, temperature in C."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     index: Int = Field(ge=0, lt=MAX_GPUS)
     bus_id: Text
@@ -127,7 +134,7 @@ class GpuProbe(BaseModel):
 
 
 class XidEvent(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     code: Int
     pci: Text
@@ -136,7 +143,7 @@ class XidEvent(BaseModel):
 
 
 class KernelLogReport(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     source: str | None = Field(default=None, description="kern.log path, journalctl -k, dmesg, or a replay file")
     readable: bool = False
@@ -146,7 +153,7 @@ class KernelLogReport(BaseModel):
 
 
 class FrameworkReport(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     torch_installed: bool
     torch_version: str | None = None
@@ -160,7 +167,7 @@ class FrameworkReport(BaseModel):
 class ProbeReport(BaseModel):
     """A host's GPUs, driver, Xid events and framework, from one backend."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     source: Literal["nvml", "nvidia-smi-xml", "nvidia-smi-text"]
     driver: str | None = Field(default=None, description="e.g. 535.161.08", pattern="^" + DRIVER_VERSION.pattern + "$")
@@ -179,7 +186,7 @@ class ProbeReport(BaseModel):
 class BenchmarkResult(BaseModel):
     """One benchmark measurement, or why it could not run."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     kind: Literal["matmul", "membw", "h2d", "serving"]
     status: Literal["ok", "unavailable", "failed"]
@@ -194,6 +201,117 @@ class BenchmarkResult(BaseModel):
 class BenchmarkBatch(BaseModel):
     """The result of a benchmark job: one measurement per precision (matmul) or one."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     benchmarks: list[BenchmarkResult]
+
+
+# -- the summary of a check that the history keeps (bot.store, bot.facts.trend_facts) ---------
+
+# The counters a host check keeps per GPU, in the order `history` prints them.
+COUNTERS: tuple[str, ...] = (
+    "ecc_uncorrected", "ecc_corrected", "remapped_uncorrectable", "remapped_correctable", "retired_pages",
+)
+Counter = Literal["ecc_uncorrected", "ecc_corrected", "remapped_uncorrectable", "remapped_correctable", "retired_pages"]
+
+
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+def as_utc(value: dt.datetime) -> dt.datetime:
+    return value.replace(tzinfo=dt.timezone.utc) if value.tzinfo is None else value.astimezone(dt.timezone.utc)
+
+
+class GpuCounters(BaseModel):
+    """One GPU's health counters at one check. None: the GPU does not report that counter."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    index: int = Field(ge=-1, description="-1: Xids from a PCI address the probe did not list")
+    bus_id: str | None = None
+    uuid: str | None = None
+    name: str | None = None
+    ecc_uncorrected: int | None = Field(default=None, ge=0, description="aggregate (lifetime) uncorrectable ECC")
+    ecc_corrected: int | None = Field(default=None, ge=0, description="aggregate (lifetime) corrected ECC")
+    remapped_uncorrectable: int | None = Field(default=None, ge=0)
+    remapped_correctable: int | None = Field(default=None, ge=0)
+    retired_pages: int | None = Field(default=None, ge=0, description="single- plus double-bit retired pages")
+    # Xid code -> how many events of it the kernel log held at this check.
+    xids: dict[int, int] = Field(default_factory=dict)
+
+    def counter(self, name: str) -> int | None:
+        return getattr(self, name)
+
+
+class HostCheck(BaseModel):
+    """The summary of one host check that the history keeps."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    host: str = Field(min_length=1, max_length=255)
+    checked_at: dt.datetime = Field(default_factory=utcnow)
+    gpus: list[GpuCounters] = Field(default_factory=list)
+    id: int | None = Field(default=None, description="set by the store")
+
+    @field_validator("checked_at")
+    @classmethod
+    def _utc(cls, value: dt.datetime) -> dt.datetime:
+        return as_utc(value)
+
+    def gpu(self, index: int) -> GpuCounters | None:
+        return next((g for g in self.gpus if g.index == index), None)
+
+
+_BUS = re.compile(r"([0-9a-fA-F]{2}):([0-9a-fA-F]{2})(?:\.([0-7]))?\s*$")
+
+
+def bus_key(bus_id: str | None) -> str | None:
+    """`00000000:9B:00.0` and the kernel's `PCI:0000:9b:00` -> `9b:00` (bus:device)."""
+    if not bus_id:
+        return None
+    match = _BUS.search(bus_id.strip().rstrip(")"))
+    return f"{match.group(1)}:{match.group(2)}".lower() if match else None
+
+
+def check_from_probe(host: str, report: ProbeReport, checked_at=None) -> HostCheck:
+    """The counters a probe report holds, per GPU; Xid events attributed by PCI address."""
+    gpus: list[GpuCounters] = []
+    by_bus: dict[str, GpuCounters] = {}
+    for probe in report.gpus:
+        sbe, dbe = probe.retired_pages_sbe, probe.retired_pages_dbe
+        counters = GpuCounters(
+            index=probe.index, bus_id=probe.bus_id, uuid=probe.uuid, name=probe.name,
+            # Lifetime counters rise monotonically; volatile ones reset with the driver, so they
+            # are the fallback only.
+            ecc_uncorrected=_first(probe.ecc_aggregate_uncorrected, probe.ecc_volatile_uncorrected),
+            ecc_corrected=_first(probe.ecc_aggregate_corrected, probe.ecc_volatile_corrected),
+            remapped_uncorrectable=probe.remapped_rows_uncorrectable,
+            remapped_correctable=probe.remapped_rows_correctable,
+            retired_pages=None if sbe is None and dbe is None else (sbe or 0) + (dbe or 0),
+        )
+        gpus.append(counters)
+        key = bus_key(probe.bus_id)
+        if key:
+            by_bus[key] = counters
+    unlisted: GpuCounters | None = None
+    events = report.kernel_log.events if report.kernel_log else []
+    for xid in events:
+        target = by_bus.get(bus_key(xid.pci) or "")
+        if target is None and len(gpus) == 1 and bus_key(xid.pci) is None:
+            target = gpus[0]
+        if target is None:
+            # A GPU that fell off the bus is missing from the probe but not from the log.
+            if unlisted is None:
+                unlisted = GpuCounters(index=-1, bus_id=xid.pci)
+                gpus.append(unlisted)
+            target = unlisted
+        target.xids[xid.code] = target.xids.get(xid.code, 0) + 1
+    fields = {"host": host, "gpus": gpus}
+    if checked_at is not None:
+        fields["checked_at"] = checked_at
+    return HostCheck(**fields)
+
+
+def _first(*values: int | None) -> int | None:
+    return next((v for v in values if v is not None), None)

@@ -1,0 +1,7 @@
+"""Typed facts for engine tests written as (kind, fields) pairs, the way rule tests write them."""
+
+from bot.engine.facts import FactModel, fact_from_fields
+
+
+def typed(pairs) -> list[FactModel]:
+    return [fact_from_fields(kind, fields) for kind, fields in pairs]
