@@ -67,13 +67,18 @@ class RuleEngine(Protocol):
 
 @runtime_checkable
 class JudgingAdvisor(AdvisorService, Protocol):
-    """An advisor over one engine: what the host-check judge and the rule tests run facts through."""
+    """An advisor over one engine: what the host-check judge and the rule tests run facts through.
+    A rule test with a `requirement:` resolves it and takes the question's facts (`resolve`, `facts`)."""
 
     @property
     def engine(self) -> RuleEngine: ...
 
     @property
     def version(self) -> str: ...
+
+    def resolve(self, requirement: Requirement) -> Any: ...  # a bot.advisor.Resolved
+
+    def facts(self, resolved: Any) -> tuple[list[BaseModel], Any, Any, Any]: ...  # facts first
 
 
 @runtime_checkable

@@ -215,3 +215,346 @@ def test_a_gpu_is_followed_by_uuid_when_its_index_changes():
     after = _at(1, GpuCounters(index=1, uuid="GPU-x", remapped_uncorrectable=2))
     [fact] = trend_facts(before, after)
     assert (fact.gpu_index, fact.metric, fact.delta) == (1, "remapped_uncorrectable", 2)
+
+
+# -- field by field: what each builder copies and derives ---------------------------------------
+
+def test_a_gpu_fact_is_the_catalog_card(catalog):
+    from bot.facts import gpu_fact
+
+    h100 = gpu_fact(catalog.gpus["h100-sxm"], selected=True)
+    assert h100.model_dump() == {
+        "gpu": "h100-sxm", "name": "NVIDIA H100 SXM", "family": "h100", "gpu_class": "datacenter",
+        "architecture": "Hopper", "cc": 9.0, "memory_gb": 80.0, "memory_type": "HBM3", "bandwidth_gbs": 3350.0,
+        "board_power_w": 700, "psu_w": None, "form_factor": catalog.gpus["h100-sxm"].form_factor, "slots": None,
+        "ecc": True, "nvlink": True, "mig_max_instances": 7, "fp8": True, "fp4": False, "bf16": True, "tf32": True,
+        "selected": True,
+    }
+    t4 = gpu_fact(catalog.gpus["t4"], selected=False)
+    assert (t4.bf16, t4.tf32, t4.fp8, t4.selected, t4.slots) == (False, False, False, False, 1)
+    rtx = gpu_fact(catalog.gpus["rtx-4090"], selected=False)
+    assert (rtx.gpu_class, rtx.psu_w, rtx.ecc, rtx.nvlink, rtx.board_power_w) == ("consumer", 850, False, False, 450)
+
+
+def test_a_provider_fact_and_a_price_fact(catalog):
+    from bot.facts import price_fact, provider_fact
+
+    assert provider_fact(catalog.providers["aws"]).model_dump() == {
+        "provider": "aws", "name": catalog.providers["aws"].name, "provider_kind": "cloud",
+        "billing_granularity_s": 1, "minimum_billed_s": 60}
+    row = next(r for r in catalog.prices if r.instance_type and r.region)
+    fact = price_fact(row, age_days=12, stale=False, example=True)
+    assert fact.model_dump() == {
+        "gpu": row.gpu, "provider": row.provider, "billing": row.billing, "hourly_rate": row.hourly_rate,
+        "quoted_on": row.quoted_on.isoformat(), "age_days": 12, "stale": False, "currency": row.currency,
+        "example": True, "instance_type": row.instance_type, "region": row.region}
+    assert price_fact(row, age_days=400, stale=True, example=False).stale is True
+
+
+def test_xid_facts_carry_nvidia_s_entry_in_both_languages(catalog):
+    [fact] = [f for f in question_facts(catalog, Requirement(xids=[13]), named=[], selected=set(), family=None,
+                                         instance=None) if isinstance(f, XidFact)]
+    entry = catalog.xids[13]
+    assert fact.model_dump() == {"code": 13, "meaning": entry.meaning, "action": entry.action,
+                                 "meaning_zh": entry.meaning_zh, "action_zh": entry.action_zh,
+                                 "app_error": True, "known": True}
+    [unknown] = [f for f in question_facts(catalog, Requirement(xids=[999]), named=[], selected=set(), family=None,
+                                           instance=None) if isinstance(f, XidFact)]
+    assert (unknown.known, unknown.app_error) == (False, False)
+    assert "NVIDIA" in unknown.action and "Xid" in unknown.action_zh
+
+
+def test_question_facts_hold_one_of_each_list_entry_and_each_provider_once(catalog):
+    from bot.engine.facts import ProviderFact, SymptomFact, TopicFact
+
+    req = Requirement(provider="aws", provider_options=["aws", "runpod"], topics=["cost", "spot"], symptoms=["oom"])
+    facts = question_facts(catalog, req, named=[], selected=set(), family=None, instance=None)
+    assert [f.provider for f in facts if isinstance(f, ProviderFact)] == ["aws", "runpod"]
+    assert [f.name for f in facts if isinstance(f, TopicFact)] == ["cost", "spot"]
+    assert [f.name for f in facts if isinstance(f, SymptomFact)] == ["oom"]
+    assert not any(isinstance(f, CudaReleaseFact) for f in facts)
+    [requirement] = [f for f in facts if isinstance(f, RequirementFact)]
+    assert (requirement.compared_providers, requirement.has_symptoms, requirement.stated_costs) == (3, True, 0)
+
+
+def test_requirement_counts_of_what_the_question_compares():
+    req = Requirement(gpu_options=["h100", "a100"], billing_options=["spot", "on-demand"], provider_options=[],
+                      costs=[{"label": "A", "hourly_rate": 2.0}, {"label": "B", "hourly_rate": 3.0}])
+    fact = requirement_fact(req, named=[], family=None, instance=None)
+    assert (fact.compared_gpus, fact.compared_billing, fact.compared_providers, fact.stated_costs) == (2, 2, 0, 2)
+    assert requirement_fact(Requirement(gpu_options=["h100"]), named=[], family=None, instance=None).compared_gpus == 0
+    assert "topics" not in type(fact).model_fields and fact.gpu_variants is None
+
+
+def test_an_on_demand_instance_names_the_on_demand_quota(catalog):
+    instance = catalog.instance("p5.48xlarge")
+    on_demand = requirement_fact(Requirement(), named=[], family=None, instance=instance)
+    spot = requirement_fact(Requirement(billing="spot"), named=[], family=None, instance=instance)
+    assert (on_demand.quota_name, spot.quota_name) == tuple(instance.quota_names[:2])
+    assert on_demand.quota_code == instance.quota_code("on-demand") != spot.quota_code
+    assert on_demand.instance_vcpus == instance.vcpus
+
+
+@pytest.mark.parametrize("fields,sizing,elsewhere", [
+    ({"params_b": 7}, True, False),
+    ({"model": "llama-3-8b"}, True, False),
+    ({"intent": "recommend"}, True, False),
+    ({"topics": ["provider"]}, True, True),  # "which GPU should I rent?"
+    ({"topics": ["provider"], "gpu": "h100"}, False, True),
+    ({"gpu": "h100"}, True, False),  # a bare GPU: what fits on it
+    ({"workload": "training"}, True, False),
+    ({"gpu": "h100", "topics": ["memory", "precision", "parallelism"]}, True, False),
+    ({"gpu": "h100", "topics": ["license"]}, False, True),
+    ({"gpu": "h100", "deployment": "datacenter"}, False, False),
+    ({"gpu": "h100", "symptoms": ["oom"]}, False, True),
+    ({"gpu": "h100", "xids": [79]}, False, True),
+    ({"gpu": "h100", "billing": "spot"}, False, True),
+    ({"gpu": "h100", "cuda": "12.4"}, False, True),
+    ({"gpu": "h100", "driver_cuda": "12.4"}, False, True),
+    ({"gpu": "h100", "driver": "535.104.05"}, False, True),
+    ({"gpu": "h100", "billing_options": ["spot", "on-demand"]}, False, True),
+    ({"gpu": "h100", "intent": "first-check"}, False, True),
+    ({"gpu": "h100", "costs": [{"label": "A", "hourly_rate": 2.0}]}, False, True),
+    ({}, False, False),
+])
+def test_which_questions_are_about_sizing_and_which_ask_about_something_else(fields, sizing, elsewhere):
+    from bot.facts import asks_elsewhere, is_sizing_question
+
+    req = Requirement(**fields)
+    assert is_sizing_question(req, gpu_named="gpu" in fields) is sizing
+    assert asks_elsewhere(req) is elsewhere
+
+
+def test_an_estimate_fact_checks_the_context_against_the_model_s_maximum(catalog):
+    from bot.sizing.sizer import shape_from_arch
+
+    def estimate(model: str, context: int):
+        arch = catalog.models[model]
+        req = Requirement(workload="inference", model=model, context=context)
+        return sizing_facts(size_requirement(req, shape_from_arch(arch, arch.params_b), catalog))[0]
+
+    within = estimate("qwen2.5-7b", 8192)
+    assert (within.context_tokens, within.max_context, within.context_over_max, within.context_extendable) == (
+        8192, 32768, False, False)
+    extendable = estimate("qwen2.5-7b", 65536)
+    assert (extendable.context_over_max, extendable.context_extendable, extendable.extension_max_context) == (
+        True, True, 131072)
+    assert "YaRN" in extendable.extension_method and "rope_scaling" in extendable.extension_how
+    beyond = estimate("qwen2.5-7b", 262144)
+    assert (beyond.context_over_max, beyond.context_extendable) == (True, False)
+    llama = estimate("llama-3-8b", 16384)
+    assert (llama.context_over_max, llama.context_extendable, llama.long_context_variant) == (True, False, "llama-3.1-8b")
+    assert llama.extension_method is None and llama.recompute is None and llama.training_tokens_b is None
+    assert (llama.moe, llama.mfu) == (None, None)
+
+
+def test_an_estimate_fact_for_training_and_for_a_bare_size(catalog):
+    req = Requirement(workload="training", params_b=7, dataset_tokens_b=2, epochs=2)
+    sizing = size_requirement(req, ModelShape(params_b=7), catalog)
+    estimate = sizing_facts(sizing)[0]
+    memory = sizing.memory.as_dict()
+    assert {k: getattr(estimate, f"{k}_gb") for k in memory} == memory
+    assert estimate.training_tokens_b == pytest.approx(4.0) and 0 < estimate.mfu < 1
+    assert estimate.recompute in ("none", "selective", "full")
+    assert estimate.context_tokens == sizing.memory.context_tokens
+
+
+# -- a probe report, field by field -------------------------------------------------------------
+
+def test_a_host_gpu_fact_copies_the_probe_and_derives_what_rules_compare(catalog):
+    from bot.facts import host_gpu_fact
+
+    probe = GpuProbe(index=3, bus_id="00000000:9B:00.0", name="NVIDIA GeForce RTX 4090", brand="GeForce",
+                     ecc_mode=False, ecc_volatile_uncorrected=1, ecc_aggregate_uncorrected=2, ecc_volatile_corrected=3,
+                     retired_pages_sbe=4, retired_pages_dbe=None, retired_pages_pending=True,
+                     remapped_rows_correctable=5, remapped_rows_uncorrectable=6, remapped_rows_pending=False,
+                     remapped_rows_failure=True, temperature_c=71, power_draw_w=300.5, power_limit_w=450.0,
+                     clock_event_reasons=["sw_thermal_slowdown", "sw_power_cap"], pcie_gen_current=4, pcie_gen_max=4,
+                     pcie_width_current=8, pcie_width_max=16, persistence_mode=True, mig_mode=False)
+    report = ProbeReport(source="nvml", driver="550.54.15", cuda_driver="12.4", gpus=[probe])
+    assert host_gpu_fact(catalog, report, probe).model_dump() == {
+        "index": 3, "bus_id": "00000000:9B:00.0", "gpu": "rtx-4090", "name": "NVIDIA GeForce RTX 4090",
+        "brand": "GeForce", "gpu_class": "consumer", "driver": "550.54.15", "driver_num": 550054015,
+        "cuda_driver": "12.4", "ecc_mode": False, "ecc_volatile_uncorrected": 1, "ecc_aggregate_uncorrected": 2,
+        "ecc_volatile_corrected": 3, "retired_pages_sbe": 4, "retired_pages_dbe": None, "retired_pages_total": 4,
+        "retired_pages_pending": True, "remapped_rows_correctable": 5, "remapped_rows_uncorrectable": 6,
+        "remapped_rows_pending": False, "remapped_rows_failure": True, "temperature_c": 71, "power_draw_w": 300.5,
+        "power_limit_w": 450.0, "throttle_reasons": "sw_power_cap, sw_thermal_slowdown", "power_throttle": True,
+        "thermal_throttle": True, "pcie_gen_current": 4, "pcie_gen_max": 4, "pcie_width_current": 8,
+        "pcie_width_max": 16, "pcie_downgraded": True, "busy": True, "persistence_mode": True, "mig_mode": False,
+    }
+    bare = GpuProbe(index=0, bus_id="x")
+    fact = host_gpu_fact(catalog, ProbeReport(source="nvml", gpus=[bare]), bare)
+    assert (fact.name, fact.gpu, fact.gpu_class, fact.driver_num, fact.retired_pages_total, fact.busy) == (
+        "unknown GPU", None, None, None, None, False)
+    same_width = GpuProbe(index=0, bus_id="x", pcie_gen_current=4, pcie_gen_max=4, pcie_width_current=16)
+    assert host_gpu_fact(catalog, report, same_width).pcie_downgraded is False
+
+
+@pytest.mark.parametrize("brand,name,expected", [
+    ("GeForce", "NVIDIA Graphics Device", "consumer"),
+    (None, "NVIDIA TITAN RTX", "consumer"),
+    ("NVIDIA", "NVIDIA Graphics Device", "datacenter"),
+    ("Tesla", "Tesla K80", "datacenter"),
+    (None, "NVIDIA RTX A6000", "datacenter"),
+    ("Quadro", "Quadro RTX 8000", "datacenter"),
+    (None, "Some Accelerator", None),
+    (None, "NVIDIA H100 80GB HBM3", "datacenter"),  # recognised: the catalog says
+])
+def test_the_class_of_a_gpu_the_catalog_may_not_know(catalog, brand, name, expected):
+    from bot.facts import host_gpu_fact
+
+    probe = GpuProbe(index=0, bus_id="x", brand=brand, name=name)
+    assert host_gpu_fact(catalog, ProbeReport(source="nvml", gpus=[probe]), probe).gpu_class == expected
+
+
+@pytest.mark.parametrize("fields,busy", [
+    ({"utilization_gpu_pct": 20}, True),
+    ({"utilization_gpu_pct": 19}, False),
+    ({"utilization_gpu_pct": 95, "clock_event_reasons": ["gpu_idle"]}, False),
+    ({"power_draw_w": 135.0, "power_limit_w": 450.0}, True),
+    ({"power_draw_w": 134.0, "power_limit_w": 450.0}, False),
+    ({"power_draw_w": 300.0}, False),
+    ({"utilization_gpu_pct": 5, "power_draw_w": 400.0, "power_limit_w": 450.0}, True),
+])
+def test_a_gpu_under_load(catalog, fields, busy):
+    from bot.facts import host_gpu_fact
+
+    probe = GpuProbe(index=0, bus_id="x", **fields)
+    assert host_gpu_fact(catalog, ProbeReport(source="nvml", gpus=[probe]), probe).busy is busy
+
+
+def _bench(catalog, result: BenchmarkResult, probe: GpuProbe | None = None):
+    from bot.facts import benchmark_fact
+
+    probe = probe or _probe(pcie_gen_max=5, pcie_width_max=16)
+    return benchmark_fact(catalog, ProbeReport(source="nvml", gpus=[probe]), result)
+
+
+def test_benchmarks_against_the_spec_of_the_gpu_they_ran_on(catalog):
+    h100 = catalog.gpus["h100-sxm"]
+    membw = _bench(catalog, BenchmarkResult(kind="membw", status="ok", gpu=0, measured=2680.0, unit="GB/s"))
+    assert membw.model_dump(exclude_none=True) == {
+        "benchmark": "membw", "status": "ok", "gpu_index": 0, "measured": 2680.0, "unit": "GB/s",
+        "expected": h100.bandwidth_gbs, "ratio": round(2680.0 / h100.bandwidth_gbs, 3),
+        "percent": round(2680.0 / h100.bandwidth_gbs * 100)}
+    h2d = _bench(catalog, BenchmarkResult(kind="h2d", status="ok", measured=50.4, unit="GB/s"))
+    assert (h2d.expected, h2d.ratio, h2d.percent) == (63.0, 0.8, 80)
+    fp8 = _bench(catalog, BenchmarkResult(kind="matmul", status="ok", gpu=0, precision="fp8", measured=1000.0))
+    assert fp8.expected == h100.dense_tflops["fp8"]
+    assert _bench(catalog, BenchmarkResult(kind="matmul", status="ok", gpu=0, measured=1.0)).expected is None
+    failed = _bench(catalog, BenchmarkResult(kind="membw", status="failed", gpu=0, measured=1.0, detail="CUDA error"))
+    assert (failed.expected, failed.ratio, failed.percent, failed.detail) == (None, None, None, "CUDA error")
+    no_measure = _bench(catalog, BenchmarkResult(kind="membw", status="ok", gpu=0))
+    assert (no_measure.expected, no_measure.ratio) == (h100.bandwidth_gbs, None)
+
+
+def test_a_benchmark_with_no_spec_to_compare_with(catalog):
+    unknown = GpuProbe(index=0, bus_id="x", name="Some Accelerator", pcie_gen_max=4)
+    assert _bench(catalog, BenchmarkResult(kind="membw", status="ok", gpu=0, measured=1.0), unknown).expected is None
+    assert _bench(catalog, BenchmarkResult(kind="h2d", status="ok", gpu=0, measured=1.0), unknown).expected is None
+    assert _bench(catalog, BenchmarkResult(kind="membw", status="ok", gpu=5, measured=1.0)).expected is None
+    serving = _bench(catalog, BenchmarkResult(kind="serving", status="ok", gpu=0, measured=12.5, metrics={
+        "ttft_ms_p50": 80.0, "itl_ms_mean": 21.5, "request_throughput_rps": 3.2, "concurrency": 16.0}))
+    assert (serving.expected, serving.ttft_ms_p50, serving.itl_ms_mean, serving.request_throughput_rps,
+            serving.concurrency) == (None, 80.0, 21.5, 3.2, 16)
+    assert _bench(catalog, BenchmarkResult(kind="serving", status="ok", gpu=0)).concurrency is None
+
+
+def test_a_host_with_no_gpus_and_no_expectations(catalog):
+    facts = host_facts(catalog, "empty", "cloud", None, ProbeReport(source="nvml"))
+    [host] = facts
+    assert (host.gpu_names, host.gpu_count, host.driver_num, host.team_cuda_num) == ("none", 0, None, None)
+    checked = host_facts(catalog, "e", "cloud", "99.0", ProbeReport(source="nvml"), expect_count=2)
+    [expect] = [f for f in checked if isinstance(f, HostExpectFact)]
+    assert (expect.gpu, expect.matches_gpu, expect.matches_count, expect.actual_gpus) == (None, True, False, "none")
+    assert not any(isinstance(f, CudaReleaseFact) for f in checked)  # CUDA 99 is in no table
+
+
+# -- check history, the details ------------------------------------------------------------------
+
+def test_a_trend_names_its_checks_and_gpu():
+    before = _at(0, GpuCounters(index=0, uuid="GPU-0", name="H100", bus_id="00:19", retired_pages=1))
+    after = _at(30.5, GpuCounters(index=0, uuid="GPU-0", name="H100", bus_id="00:19", retired_pages=4))
+    [fact] = trend_facts(before, after)
+    assert fact.model_dump() == {
+        "host": "gpu-01", "gpu_index": 0, "gpu_name": "H100", "bus_id": "00:19", "metric": "retired_pages",
+        "previous": 1, "current": 4, "delta": 3, "new_xid": None, "previous_at": "2025-03-01T00:00:00+00:00",
+        "current_at": "2025-03-02T06:30:00+00:00", "hours": 30.5}
+
+
+def test_gpus_without_a_uuid_are_matched_by_index_and_unlisted_xids_by_their_bucket():
+    before = _at(0, GpuCounters(index=0, ecc_corrected=1), GpuCounters(index=-1, xids={79: 1}))
+    after = _at(1, GpuCounters(index=0, ecc_corrected=2), GpuCounters(index=-1, xids={79: 3}))
+    assert [(f.gpu_index, f.metric, f.delta) for f in trend_facts(before, after)] == [
+        (-1, "xid", 2), (0, "ecc_corrected", 1)]
+    first_unlisted = trend_facts(_at(0, GpuCounters(index=0)), _at(1, GpuCounters(index=-1, xids={13: 2})))
+    assert [(f.gpu_index, f.previous, f.current, f.new_xid) for f in first_unlisted] == [(-1, 0, 2, 13)]
+    moved = trend_facts(_at(0, GpuCounters(index=0, uuid="A", ecc_corrected=1)),
+                        _at(1, GpuCounters(index=0, uuid="B", ecc_corrected=5)))
+    assert [(f.metric, f.delta) for f in moved] == [("ecc_corrected", 4)]  # no UUID match: by index
+
+
+# -- boundaries the builders decide --------------------------------------------------------------
+
+def test_a_context_at_the_maximum_fits_and_one_at_the_extension_s_limit_extends(catalog):
+    from bot.sizing.sizer import shape_from_arch
+
+    arch = catalog.models["qwen2.5-7b"]
+    shape = shape_from_arch(arch, arch.params_b)
+
+    def estimate(context: int):
+        return sizing_facts(size_requirement(Requirement(workload="inference", model=arch.id, context=context),
+                                             shape, catalog))[0]
+
+    assert estimate(32768).context_over_max is False
+    at_limit = estimate(131072)
+    assert (at_limit.context_over_max, at_limit.context_extendable) == (True, True)
+
+
+def test_a_mixture_of_experts_and_whether_one_gpu_holds_the_job(catalog):
+    from bot.sizing.sizer import shape_from_arch
+
+    arch = catalog.models["mixtral-8x7b"]
+    moe = sizing_facts(size_requirement(Requirement(workload="inference", model=arch.id), shape_from_arch(arch, arch.params_b),
+                                        catalog))[0]
+    assert (moe.moe, moe.any_single_fit) == (True, True)  # 47B in bf16 fits one H200 or B200
+    big = sizing_facts(size_requirement(Requirement(workload="training", params_b=70), ModelShape(params_b=70), catalog))
+    assert big[0].any_single_fit is False and big[0].moe is None
+    assert any(f.fits for f in big if type(f).__name__ == "CandidateFact")  # several GPUs hold it
+
+
+def test_a_cuda_release_outside_nvidia_s_list_takes_its_major_s_minimum(catalog):
+    unknown = cuda_release_fact(catalog, "12.99")
+    assert (unknown.known_release, unknown.min_driver, unknown.compat_min_driver) == (
+        False, catalog.cuda_major(12).min_driver, catalog.cuda_major(12).min_driver)
+    known = cuda_release_fact(catalog, "12.4")
+    assert (known.min_driver, known.min_driver_num) == (catalog.cuda_release("12.4").min_driver, 550054014)
+    assert known.compat_min_driver == catalog.cuda_major(12).min_driver != known.min_driver
+
+
+def test_a_quote_with_no_duration_is_compared_per_hour():
+    from bot.advice.quotes import PER_HOUR_ONLY
+
+    [hourly, timed] = cost_facts([Cost(label="A", hourly_rate=2, hours=1, total=2, note=PER_HOUR_ONLY),
+                                  Cost(label="B", hourly_rate=3, hours=10, total=30)], stated=True)
+    assert (hourly.per_hour_only, timed.per_hour_only) == (True, False)
+
+
+def test_xid_events_keep_their_first_and_last_time_and_the_expected_count(catalog):
+    report = ProbeReport(source="nvml", gpus=[_probe()], kernel_log=KernelLogReport(readable=True, events=[
+        XidEvent(code=13, pci="PCI:0000:19:00", message=f"event {i}", time=f"t{i}") for i in range(3)]))
+    facts = host_facts(catalog, "h1", "datacenter", None, report, expect_count=1)
+    [xid] = [f for f in facts if isinstance(f, HostXidFact)]
+    assert (xid.count, xid.first_seen, xid.last_seen, xid.last_message) == (3, "t0", "t2", "event 2")
+    [expect] = [f for f in facts if isinstance(f, HostExpectFact)]
+    assert (expect.count, expect.matches_count, expect.gpu) == (1, True, None)
+
+
+def test_benchmark_details_copied_and_measured_against_the_right_figure(catalog):
+    membw = _bench(catalog, BenchmarkResult(kind="membw", status="ok", gpu=0, precision="bf16", measured=3000.1234))
+    assert (membw.precision, membw.expected, membw.ratio) == ("bf16", 3350.0, round(3000.1234 / 3350.0, 3))
+    unknown_gen = GpuProbe(index=0, bus_id="x", name="NVIDIA H100 80GB HBM3", pcie_gen_max=9, pcie_width_max=16)
+    assert _bench(catalog, BenchmarkResult(kind="h2d", status="ok", gpu=0, measured=1.0), unknown_gen).expected is None
+    gen3 = GpuProbe(index=0, bus_id="x", pcie_gen_max=3, pcie_width_max=16)
+    assert _bench(catalog, BenchmarkResult(kind="h2d", status="ok", gpu=0, measured=12.0), gen3).expected == 15.8

@@ -8,8 +8,12 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.errors import InputError
+
+if TYPE_CHECKING:
+    from bot.seams import StoreSeam
 
 COUNTER_LABELS = {
     "ecc_uncorrected": "ECC uncorr", "ecc_corrected": "ECC corr", "remapped_uncorrectable": "remap uncorr",
@@ -178,7 +182,7 @@ def schema_state(current: int, head: int) -> str:
     return f"{head - current} migration(s) pending: run `gpu-advisor db upgrade`"
 
 
-def _purge(store, args: argparse.Namespace) -> int:
+def _purge(store: StoreSeam, args: argparse.Namespace) -> int:
     """`db purge`: delete expired Slack event claims and conversations past the retention."""
     from bot.ops.retention import purge_expired
     from bot.ops.settings import load_ops_settings

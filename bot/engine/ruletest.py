@@ -29,6 +29,7 @@ from bot.engine.facts import fact_from_fields
 from bot.engine.rulebase import TEST_SUFFIX
 from bot.engine.session import EngineResult
 from bot.models import Requirement, Severity, VerdictAnswer
+from bot.seams import JudgingAdvisor
 from bot.yamlio import YamlError, describe_validation_error, load_yaml
 
 
@@ -128,7 +129,7 @@ def load_cases(path: Path) -> list[RuleTestCase]:
         raise ValueError("\n".join(describe_validation_error(doc, exc))) from exc
 
 
-def run_case(advisor, path: Path, case: RuleTestCase) -> CaseResult:
+def run_case(advisor: JudgingAdvisor, path: Path, case: RuleTestCase) -> CaseResult:
     """Run one case against `advisor` (a `bot.advisor.Advisor`) and compare with its expectation."""
     outcome = CaseResult(file=path, case=case)
     if case.requirement is not None:

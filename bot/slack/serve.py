@@ -224,7 +224,7 @@ def log_ids_middleware(body, next):  # noqa: A002 - Bolt passes the chain's cont
 # -- running until stopped ----------------------------------------------------------------------
 
 
-def _store_reachable(store) -> bool:
+def _store_reachable(store: StoreSeam) -> bool:
     from sqlalchemy import text
 
     with store.engine.connect() as conn:
