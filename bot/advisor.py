@@ -28,7 +28,7 @@ from bot.engine.session import Engine
 from bot.errors import InputError
 from bot.knowledge import Catalog, GpuSpec, InstanceType, UnknownNameError, default_catalog
 from bot.models import Answer, Candidate, Cost, Estimate, Requirement
-from bot.facts import cost_facts, price_fact, question_facts, sizing_facts
+from bot.facts import cost_facts, price_fact, question_facts
 from bot.sizing.cost import TOTAL_COST_FORMULA, cheapest_rows
 from bot.sizing.estimate import ModelShape
 from bot.sizing.sizer import SizingResult, shape_from_arch, size_requirement
@@ -139,13 +139,8 @@ class Advisor:
             candidates, sized_costs = estimate.candidates, estimate.costs
             if req.costs:  # the user's own prices win over the price table
                 sized_costs = []
-        unknown_gpu_fits = None
-        if estimate is not None and req.unknown_gpu_memory_gb:
-            unknown_gpu_fits = estimate.memory.total <= req.unknown_gpu_memory_gb
         facts = question_facts(self.catalog, req, named=resolved.gpus, selected=selected, family=resolved.family,
-                               instance=resolved.instance, unknown_gpu_fits=unknown_gpu_fits)
-        if estimate is not None:
-            facts += sizing_facts(estimate, with_costs=not req.costs)
+                               instance=resolved.instance, sizing=estimate)
 
         context = None
         if estimate is not None:

@@ -64,13 +64,22 @@ _SIZING_TOPICS = frozenset({"memory", "precision", "parallelism"})
 
 def question_facts(catalog: Catalog, req: Requirement, *, named: list[GpuSpec], selected: set[str],
                    family: str | None, instance: InstanceType | None,
-                   unknown_gpu_fits: bool | None = None) -> list[FactModel]:
+                   sizing: SizingResult | None = None) -> list[FactModel]:
     """The facts a resolved question states: every catalog GPU (`selected` the ones it concerns), the
-    requirement, its CUDA release, providers, topics, symptoms and Xids. `named` are the GPUs the
-    question names (a family's variants when `family` is set)."""
+    requirement, its sizing (without the price table's costs when the user quoted prices), its CUDA
+    release, providers, topics, symptoms and Xids. `named` are the GPUs the question names (a family's
+    variants when `family` is set).
+
+    The order is part of the answer: rules of equal priority fire in the order their facts arrive,
+    and the answer lists findings in firing order."""
     facts: list[FactModel] = [gpu_fact(gpu, gpu.id in selected) for gpu in catalog.gpus.values()]
+    unknown_gpu_fits = None
+    if sizing is not None and req.unknown_gpu_memory_gb:
+        unknown_gpu_fits = sizing.memory.total <= req.unknown_gpu_memory_gb
     facts.append(requirement_fact(req, named=named, family=family, instance=instance,
                                   unknown_gpu_fits=unknown_gpu_fits))
+    if sizing is not None:
+        facts += sizing_facts(sizing, with_costs=not req.costs)  # the user's own prices win over the table
     if req.cuda:
         release = cuda_release_fact(catalog, req.cuda)
         facts += [release] if release else []

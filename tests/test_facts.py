@@ -558,3 +558,28 @@ def test_benchmark_details_copied_and_measured_against_the_right_figure(catalog)
     assert _bench(catalog, BenchmarkResult(kind="h2d", status="ok", gpu=0, measured=1.0), unknown_gen).expected is None
     gen3 = GpuProbe(index=0, bus_id="x", pcie_gen_max=3, pcie_width_max=16)
     assert _bench(catalog, BenchmarkResult(kind="h2d", status="ok", gpu=0, measured=12.0), gen3).expected == 15.8
+
+
+def test_a_question_s_sizing_follows_its_requirement_and_its_own_prices_replace_the_table(catalog):
+    from bot.engine.facts import EstimateFact
+
+    req = Requirement(workload="training", method="lora", params_b=7, dataset_tokens_b=1, unknown_gpu="L20",
+                      unknown_gpu_memory_gb=48)
+    sizing = size_requirement(req, ModelShape(params_b=7), catalog)
+    assert 16 < sizing.memory.total <= 48  # LoRA on 7B: about 19 GB
+    facts = question_facts(catalog, req, named=[], selected=set(), family=None, instance=None, sizing=sizing)
+    kinds = [type(f).__name__ for f in facts]
+    assert kinds.index("RequirementFact") + 1 == kinds.index("EstimateFact")
+    [requirement] = [f for f in facts if isinstance(f, RequirementFact)]
+    assert requirement.unknown_gpu_fits is True
+    assert any(isinstance(f, CostFact) for f in facts)  # the price table's cost-to-complete
+    quoted = req.model_copy(update={"costs": [{"label": "A", "hourly_rate": 2.0}]})
+    facts = question_facts(catalog, quoted, named=[], selected=set(), family=None, instance=None, sizing=sizing)
+    assert not any(isinstance(f, CostFact) for f in facts) and any(isinstance(f, EstimateFact) for f in facts)
+    small = req.model_copy(update={"unknown_gpu_memory_gb": 16})
+    [requirement] = [f for f in question_facts(catalog, small, named=[], selected=set(), family=None, instance=None,
+                                               sizing=sizing) if isinstance(f, RequirementFact)]
+    assert requirement.unknown_gpu_fits is False
+    [bare] = [f for f in question_facts(catalog, req, named=[], selected=set(), family=None, instance=None)
+              if isinstance(f, RequirementFact)]
+    assert bare.unknown_gpu_fits is None  # nothing sized: nothing to judge
