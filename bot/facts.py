@@ -21,7 +21,6 @@ import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from bot.advice.quotes import PER_HOUR_ONLY
 from bot.engine.facts import (
     BenchmarkResultFact,
     CandidateFact,
@@ -208,8 +207,7 @@ def cost_facts(costs: list[Cost], stated: bool) -> list[CostFact]:
     runner_up = runners_up(costs, cheapest)
     return [
         CostFact(**cost.model_dump(include=set(CostFact.model_fields)) | {
-            "cheapest": i in cheapest, "runner_up": i in runner_up, "fastest": i in fastest, "stated": stated,
-            "per_hour_only": cost.note == PER_HOUR_ONLY})
+            "cheapest": i in cheapest, "runner_up": i in runner_up, "fastest": i in fastest, "stated": stated})
         for i, cost in enumerate(costs)
     ]
 

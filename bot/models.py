@@ -224,6 +224,8 @@ class Cost(BaseModel):
     quoted_on: str | None = None
     stale: bool | None = None
     note: str | None = None
+    # No duration could be known: one hour at the quoted rate, so only the rates are compared.
+    per_hour_only: bool = False
     # An instance rented whole (a row imported from a provider catalog): its type, region and GPUs.
     instance_type: str | None = None
     region: str | None = None

@@ -534,9 +534,7 @@ def test_a_cuda_release_outside_nvidia_s_list_takes_its_major_s_minimum(catalog)
 
 
 def test_a_quote_with_no_duration_is_compared_per_hour():
-    from bot.advice.quotes import PER_HOUR_ONLY
-
-    [hourly, timed] = cost_facts([Cost(label="A", hourly_rate=2, hours=1, total=2, note=PER_HOUR_ONLY),
+    [hourly, timed] = cost_facts([Cost(label="A", hourly_rate=2, hours=1, total=2, per_hour_only=True),
                                   Cost(label="B", hourly_rate=3, hours=10, total=30)], stated=True)
     assert (hourly.per_hour_only, timed.per_hour_only) == (True, False)
 

@@ -13,7 +13,6 @@ import dataclasses
 import statistics
 from collections.abc import Iterable
 
-from bot.advice.quotes import PER_HOUR_ONLY
 from bot.engine.facts import OptionFact
 from bot.knowledge import Catalog, GpuSpec
 from bot.models import Cost, Requirement
@@ -246,7 +245,7 @@ def compare_options(ctx: OptionContext, gpus: list[GpuSpec], count: int | None,
         wanted = ((counts or {}).get(gpu.id) or (cost.gpus if cost and cost.gpus else None) or count
                   or (fewest_that_fit(ctx, gpu) if fewest else None) or 1)
         plan = ctx.plan(gpu, wanted)
-        hourly_only = cost is not None and cost.note == PER_HOUR_ONLY  # no duration known: compare rates
+        hourly_only = cost is not None and cost.per_hour_only  # no duration known: compare rates
         out.append(_option(
             "compare", plan, form_factor=gpu.form_factor, fewest=fewest, family=gpu.family,
             hours=(cost.hours if cost and not hourly_only else None) or (ctx.hours(gpu, wanted) if plan.fits else None),

@@ -53,14 +53,15 @@ def quoted_costs(quotes: list[StatedCost], default_count: int | None, hours_for:
             note = "estimated hours" if hours is not None else None
         if hours is None and usage_hours_per_month is not None:
             hours, note = usage_hours_per_month, "a month at your use"
-        if hours is None:
+        per_hour_only = hours is None
+        if per_hour_only:
             hours, note = 1.0, PER_HOUR_ONLY  # the rates can still be compared, hour for hour
         gpus = count if quote.per_gpu else 1
         out.append(Cost(label=quote.label, gpu=quote.gpu, hourly_rate=quote.hourly_rate * gpus, hours=round(hours, 2),
                         total=round(quote.hourly_rate * gpus * hours, 2), currency=quote.currency,
                         gpus=count if quote.per_gpu else quote.gpu_count,
                         rate_per_gpu=quote.hourly_rate if quote.per_gpu else None,
-                        billing=quote.billing, note=note))
+                        billing=quote.billing, note=note, per_hour_only=per_hour_only))
     return out
 
 

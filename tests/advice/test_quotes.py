@@ -44,7 +44,7 @@ def test_the_question_s_gpu_count_stands_in_for_a_quote_without_one():
 
 def test_a_quote_whose_hours_cannot_be_known_is_one_hour_at_its_rate_and_says_so():
     [cost] = quoted_costs([StatedCost(label="A", hourly_rate=2.5, per_gpu=True, gpu_count=4)], None, no_estimate)
-    assert (cost.hours, cost.total, cost.note) == (1.0, 10.0, PER_HOUR_ONLY)
+    assert (cost.hours, cost.total, cost.note, cost.per_hour_only) == (1.0, 10.0, PER_HOUR_ONLY, True)
 
 
 def test_monthly_use_prices_a_quote_without_a_duration():
