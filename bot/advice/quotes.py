@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from bot.engine.facts import BreakEvenFact
 from bot.models import Cost, StatedCost
+from bot.sizing.cost import DAYS_PER_MONTH, HOURS_PER_MONTH
 
-HOURS_PER_MONTH = 730.0  # 365 x 24 / 12
 PER_HOUR_ONLY = "per hour: no duration known"
 
 # (GPU, count) -> (hours, the count that runs it): a count that cannot hold the job is replaced by
@@ -89,7 +89,7 @@ def break_even(quotes: list[StatedCost], default_count: int | None = None,
     return BreakEvenFact(
         subscription=monthly.label, monthly_rate=monthly.monthly_rate, pay_as_you_go=hourly.label,
         hourly_rate=round(rate, 4), currency=monthly.currency, hours_per_month=round(hours, 1),
-        hours_per_day=round(hours / 30.4, 1), month_at_full_use=round(rate * HOURS_PER_MONTH, 2),
+        hours_per_day=round(hours / DAYS_PER_MONTH, 1), month_at_full_use=round(rate * HOURS_PER_MONTH, 2),
         usage_hours_per_month=usage_hours_per_month, pay_as_you_go_at_usage=at_usage,
         cheaper_at_usage=None if at_usage is None else (
             "subscription" if monthly.monthly_rate < at_usage else "pay-as-you-go"),

@@ -226,9 +226,7 @@ MULTIPLIERS = {"k": 1_000, "千": 1_000, "万": 10_000}
 HOUR_UNITS = words("h", "hr", "hrs", "hour", "小时", "个小时", "时")
 DURATION_UNITS = words("h", "hrs?", "hours?", "小时", "个小时", "钟头", "days?", "天")
 HOURS_PER_UNIT = {"day": 24, "days": 24, "天": 24}  # any other duration unit is an hour
-DAYS_PER_MONTH = 30.4
-WEEKDAYS_PER_MONTH = 21.7
-HOURS_PER_MONTH_ALWAYS_ON = 730.0
+WEEKDAYS_PER_MONTH = 21.7  # working days; a whole month is bot.sizing.cost.DAYS_PER_MONTH
 
 # Model and dataset sizes, in billions ("70B", "1.8T", "500M", "70亿", "3万亿").
 SIZE_UNITS = {"b": 1, "bn": 1, "billion": 1, "t": 1000, "trillion": 1000, "m": 0.001, "million": 0.001,

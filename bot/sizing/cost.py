@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the price rows come from the knowledge base; only their att
     from bot.knowledge import Catalog, PriceRow
 
 HOURS_PER_MONTH = 730  # 8,760 h / 12, the convention providers use to turn monthly prices hourly
+DAYS_PER_MONTH = 30.4  # 365 / 12
 DEFAULT_BILLING_GRANULARITY_S = 1
 DEFAULT_MINIMUM_BILLED_S = 60
 # Spot: checkpointing costs time, and each interruption loses half a checkpoint interval of work plus
@@ -151,6 +152,30 @@ def _row_key(row: "PriceRow") -> tuple:
     return (rate, row.gpu_count or 0, row.instance_type or "", row.region or "")
 
 
+def _per_gpu_key(row: "PriceRow") -> tuple:
+    return (row.hourly_rate, row.gpu_count)
+
+
+def _quotes_and_best_instances(rows: Iterable["PriceRow"], gpu: str, provider: str | None, billing: str | None,
+                               min_gpus: int, key) -> list["PriceRow"]:
+    """Every per-GPU quote for `gpu`, then each provider's best instance row (lowest `key`) per billing
+    mode among instances of at least `min_gpus` GPUs, on-demand before the other modes."""
+    quotes: list = []
+    best: dict[tuple[str, str], "PriceRow"] = {}
+    for row in rows:
+        if row.gpu != gpu or (provider and row.provider != provider) or (billing and row.billing != billing):
+            continue
+        if row.gpu_count is None:
+            quotes.append(row)
+            continue
+        if row.gpu_count < min_gpus:
+            continue
+        slot = (row.provider, row.billing)
+        if slot not in best or key(row) < key(best[slot]):
+            best[slot] = row
+    return quotes + sorted(best.values(), key=lambda r: (r.provider, r.billing != "on-demand", r.billing))
+
+
 def price_rows_for(
     rows: Iterable["PriceRow"], gpu: str, count: int = 1, provider: str | None = None, billing: str | None = None,
 ) -> list["PriceRow"]:
@@ -161,20 +186,7 @@ def price_rows_for(
     mode is kept, whatever its region, so the answer names the cheapest offer per provider, on-demand
     and spot side by side, instead of one line per region.
     """
-    quotes: list = []
-    best: dict[tuple[str, str], "PriceRow"] = {}
-    for row in rows:
-        if row.gpu != gpu or (provider and row.provider != provider) or (billing and row.billing != billing):
-            continue
-        if row.gpu_count is None:
-            quotes.append(row)
-            continue
-        if row.gpu_count < count:
-            continue
-        key = (row.provider, row.billing)
-        if key not in best or _row_key(row) < _row_key(best[key]):
-            best[key] = row
-    return quotes + sorted(best.values(), key=lambda r: (r.provider, r.billing != "on-demand", r.billing))
+    return _quotes_and_best_instances(rows, gpu, provider, billing, min_gpus=count, key=_row_key)
 
 
 def cheapest_rows(
@@ -183,20 +195,8 @@ def cheapest_rows(
     """Per GPU, the rows an answer quotes: every per-GPU quote, and each provider's cheapest instance
     row per billing mode (by price per GPU-hour). Keeps a catalog of hundreds of regions to a few lines."""
     rows = list(rows)
-    out: list = []
-    for gpu in sorted(set(gpus)):
-        quotes = [r for r in rows if r.gpu == gpu and r.gpu_count is None
-                  and (not provider or r.provider == provider) and (not billing or r.billing == billing)]
-        best: dict[tuple[str, str], "PriceRow"] = {}
-        for row in rows:
-            if (row.gpu != gpu or row.gpu_count is None or (provider and row.provider != provider)
-                    or (billing and row.billing != billing)):
-                continue
-            key = (row.provider, row.billing)
-            if key not in best or (row.hourly_rate, row.gpu_count) < (best[key].hourly_rate, best[key].gpu_count):
-                best[key] = row
-        out += quotes + sorted(best.values(), key=lambda r: (r.provider, r.billing != "on-demand", r.billing))
-    return out
+    return [row for gpu in sorted(set(gpus))
+            for row in _quotes_and_best_instances(rows, gpu, provider, billing, min_gpus=0, key=_per_gpu_key)]
 
 
 def cost_label(count: int, gpu: str, row: "PriceRow") -> str:

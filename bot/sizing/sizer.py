@@ -10,7 +10,7 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field
 
-from bot.knowledge import Catalog, GpuSpec, ModelArch, PriceRow
+from bot.knowledge import Catalog, GpuSpec, ModelArch
 from bot.models import Candidate, Cost, Estimate, InferenceSpeed, MemoryBreakdown, Requirement, TrainingTime
 from bot.sizing.cost import (
     TOTAL_COST_FORMULA,
@@ -467,10 +467,6 @@ def _cost_lines(
                 minimum_s=provider.minimum_billed_s if provider else None,
             ))
     return rank(lines)
-
-
-def _price_rows(catalog: Catalog, gpu: str, req: Requirement, count: int = 1) -> list[PriceRow]:
-    return price_rows_for(catalog.prices_by_gpu.get(gpu, []), gpu, count, req.provider, req.billing)
 
 
 def _costs(lines: list[CostLine]) -> list[Cost]:

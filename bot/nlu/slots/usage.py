@@ -8,6 +8,7 @@ import re
 
 from bot.nlu import lexicon as lx
 from bot.nlu.scan import Scan, number
+from bot.sizing.cost import DAYS_PER_MONTH, HOURS_PER_MONTH
 
 _USAGE = lx.rx(rf"(?:每月|每个月|一个月|月均)\s*(?:只|仅|就|用|使用|跑|约|大概|大约|平均|差不多|\s)*{lx.NUM}\s*(?:个)?\s*小时"
                rf"|{lx.NUM}\s*(?:h|hrs?|hours?)\s*(?:a|per|each|/)\s*month(?![a-z])")
@@ -29,11 +30,11 @@ def monthly_use(scan: Scan) -> None:
     for m in scan.matches(_USAGE):
         scan.set("usage_hours_per_month", number(m.group(1) or m.group(2)), m.start(), m.end())
     for m in scan.matches(_DAILY_USAGE):
-        days = lx.WEEKDAYS_PER_MONTH if _WEEKDAYS.search(scan.text) else lx.DAYS_PER_MONTH
+        days = lx.WEEKDAYS_PER_MONTH if _WEEKDAYS.search(scan.text) else DAYS_PER_MONTH
         hours = min(number(m.group(1) or m.group(2)), 24) * days
         scan.set("usage_hours_per_month", round(hours, 1), m.start(), m.end())
     for m in scan.matches(_ALWAYS_ON):
-        scan.set("usage_hours_per_month", lx.HOURS_PER_MONTH_ALWAYS_ON, m.start(), m.end())
+        scan.set("usage_hours_per_month", float(HOURS_PER_MONTH), m.start(), m.end())
 
 
 def gpu_hours(scan: Scan) -> None:
