@@ -26,12 +26,13 @@ from bot.engine.facts import FactModel, OptionFact
 from bot.engine.rulebase import RuleBase, load_rulebase
 from bot.engine.session import Engine
 from bot.errors import InputError
+from bot.facts import cost_facts, price_fact, question_facts
 from bot.knowledge import Catalog, GpuSpec, InstanceType, UnknownNameError, default_catalog
 from bot.models import Answer, Candidate, Cost, Estimate, Requirement
-from bot.facts import cost_facts, price_fact, question_facts
 from bot.sizing.cost import TOTAL_COST_FORMULA, cheapest_rows
 from bot.sizing.estimate import ModelShape
 from bot.sizing.sizer import SizingResult, shape_from_arch, size_requirement
+
 
 @dataclass
 class AdvisorConfig:

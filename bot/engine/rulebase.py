@@ -20,7 +20,7 @@ from bot.engine.facts import FACT_KINDS, fact_fields, is_derived
 from bot.engine.schema import Comparison, Rule, RuleFile, parse_reference
 from bot.errors import ConfigError
 from bot.knowledge import rules_dir, shipped_data_dir
-from bot.yamlio import YamlDocument, YamlError, describe_validation_error, load_yaml
+from bot.yamlio import YamlDocument, YamlError, load_yaml
 
 # The shipped rules (schema, README, the rule files); GPU_ADVISOR_RULES_DIR may point elsewhere.
 DEFAULT_RULES_DIR = shipped_data_dir("rules")
