@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from bot.nlu import lexicon as lx
-from bot.nlu.scan import Scan
+from bot.nlu.scan import Scan, number
 
 _NO_CHECKPOINT = lx.rx(
     r"\B<(?:no|without|don'?t|do\s+not|doesn'?t|does\s+not|never|won'?t|not)\s+(?:\w+\s+)?(?:use\s+|do\s+|save\s+|write\s+|have\s+)?"
@@ -25,7 +25,7 @@ def extract(scan: Scan) -> None:
     m = next(scan.matches(_CHECKPOINT_EVERY), None)
     if m:
         value, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        minutes = float(value) * (60 if unit.startswith(("h", "小")) else 1)
+        minutes = number(value) * (60 if unit.startswith(("h", "小")) else 1)
         scan.set("checkpointing", True, m.start(), m.end())
         if minutes > 0:
             scan.put("checkpoint_minutes", minutes, m.start(), m.end())

@@ -14,3 +14,8 @@ def test_no_checkpointing(text):
 def test_the_checkpoint_interval_in_minutes(text, minutes):
     slots = parse(text).extracted
     assert (slots["checkpointing"], slots["checkpoint_minutes"]) == (True, minutes)
+
+
+def test_an_interval_with_a_thousands_separator():
+    slots = parse("checkpoint every 1,000 min training llama 70B").extracted
+    assert (slots["checkpointing"], slots["checkpoint_minutes"]) == (True, 1000)
