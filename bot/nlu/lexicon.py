@@ -216,11 +216,22 @@ def words(*alternatives: str) -> str:
 # Currencies written around a price ("$2.49/hr", "8 元每小时", "32.77美元/时").
 USD = words(r"\$", "usd", r"us\$", "dollars?", "bucks", "美元", "美金", "刀")
 CNY = words("¥", "rmb", "cny", "元", "块钱?", "人民币")
+# Either currency, as one alternation to put inside a group ("(?P<c1>{MONEY})").
+MONEY = rf"{USD}|{CNY}"
+_CNY_WRITTEN = re.compile(CNY)
+
+
+def currency_code(written: str) -> str:
+    """'元', '¥', 'rmb' -> 'CNY'; any other currency written ('$', '美元', 'bucks') -> 'USD'."""
+    return "CNY" if _CNY_WRITTEN.fullmatch(written) else "USD"
+
+
 # Around a budget ("预算20万元", "$40k budget") only these; "刀" or "bucks" there is too loose to read.
 BUDGET_CURRENCY_BEFORE = words(r"\$", "usd", r"us\$", "美元", "美金", "¥", "rmb", "cny", "元", "人民币")
 BUDGET_CURRENCY_AFTER = words(r"\$", "usd", "dollars?", "美元", "美金", "元", "块", "rmb", "cny", "人民币")
 # "30k", "3万", "2千": what an amount (money, GPU-hours) is multiplied by.
 MULTIPLIERS = {"k": 1_000, "千": 1_000, "万": 10_000}
+MULTIPLIER = words(*MULTIPLIERS)  # one of MULTIPLIERS' keys, as a regex fragment
 
 # Hours, for rates ("/hr", "每小时") and durations ("300 hours", "20 天").
 HOUR_UNITS = words("h", "hr", "hrs", "hour", "小时", "个小时", "时")
@@ -241,6 +252,8 @@ CARD_COUNT_WORDS = {"单卡": 1, "双卡": 2, "四卡": 4, "八卡": 8}
 CARD_NOUNS = words("张卡", "卡", "张", r"x\s*gpus?", "gpus?", "cards?")
 # Nouns that count machines, not GPUs ("8 GPU servers", "two B200 nodes").
 NODE_NOUNS = words("nodes?", "servers?", "machines?", "boxes", "box", "hosts?", "instances?", "rigs?")
+# A node noun right after a count or GPU name ("4 GPU servers", "B200-nodes"): those count machines.
+NODE_NOUN_AFTER = rf"\s*-?\s*{NODE_NOUNS}(?![a-z0-9])"
 # Rates charged per machine rather than per GPU.
 PER_MACHINE = words(r"per\s+(?:instance|node|server|box|machine)", "每台", "/台", "整机")
 

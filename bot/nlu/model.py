@@ -22,7 +22,6 @@ SpanKind = Literal[
     "repeated",          # a scalar slot stated again with another value: the first one stands
     "unknown-gpu",       # a GPU name the catalog lacks
     "unknown-provider",  # a provider the catalog lacks
-    "not-a-field",       # a value this Requirement has no field for
     "users",             # a concurrency read from the users served ("for 10 users")
     "implied",           # a slot implied by another (a method implies training)
 ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from bot.nlu.model import ParseError
+
 EN_NUMBERS: dict[str, int] = {
     "one": 1, "single": 1, "two": 2, "dual": 2, "pair of": 2, "a pair of": 2, "three": 3, "four": 4,
     "quad": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11,
@@ -88,6 +90,7 @@ _EXPONENT = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?[eE][-+]?\d+(?![\w.])|(?<![
                        r"(?=\s*(?:b|bn|m|t|k|billion|million|trillion|亿|万)?\b)", re.IGNORECASE)
 _UNIT_AFTER = re.compile(r"\s*(?P<unit>b|bn|billion|m|million|t|trillion|k)?\b\s*(?P<tokens>tokens?)?", re.IGNORECASE)
 _GPU_AFTER = r"\s*(?:x|×|\*)?\s*(?:nvidia\s+)?(?:geforce\s+)?(?:rtx|gpus?|cards?|[a-z]{1,3}\d{2,4}|显卡|张|块|卡)"
+_GPU_AFTER_RX = re.compile(_GPU_AFTER, re.IGNORECASE)
 _NEGATIVE = re.compile(r"(?<![\w.\-])-\s?(?P<n>\d+(?:\.\d+)?)(?=" + _GPU_AFTER + r"|\s*(?:b|bn|billion)\b)",
                        re.IGNORECASE)
 _HUGE_COUNT = re.compile(r"(?<![\w.])(?P<n>\d{7,})(?=" + _GPU_AFTER + r")", re.IGNORECASE)
@@ -101,7 +104,7 @@ def _field_after(text: str, end: int) -> str:
         return "dataset_tokens_b"
     if after and after["unit"] and after["unit"].lower() in ("b", "bn", "billion", "m", "million", "t", "trillion"):
         return "params_b"
-    if re.match(_GPU_AFTER, text[end:end + 40], re.IGNORECASE):
+    if _GPU_AFTER_RX.match(text[end:end + 40]):
         return "gpu_count"
     return "question"
 
@@ -116,8 +119,6 @@ def refuse_unreadable_numbers(text: str) -> None:
     """Raise ParseError (field, value and where it was written) for a number the parser would
     misread: exponent form (`1e-5B`, `1e309B`), a negative count or size (`-8 H100`), or a GPU
     count too large to be one (`99999999999 H100`)."""
-    from bot.nlu.model import ParseError
-
     for m in _EXPONENT.finditer(text):
         written = m.group(0)
         field = _field_after(text, m.end())

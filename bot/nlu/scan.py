@@ -13,6 +13,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from bot.cache import compiled_regex
 from bot.knowledge import Catalog
 from bot.nlu import lexicon as lx
 from bot.nlu.model import ParseError, Span, SpanKind
@@ -79,7 +80,7 @@ class NameTable(NamedTuple):
         alternation = "|".join(f"(?:{p})" for p, _ in ordered)
         # "4xA100": a count glued to the name with an x still leaves the name a word of its own
         # A name ending in a CJK character needs no boundary after it: "阿里云GPU" names 阿里云.
-        pattern = lx.compiled_regex(
+        pattern = compiled_regex(
             rf"(?:(?<![a-z0-9])|(?<=[0-9]x))(?:{alternation}){suffix}(?:(?<![a-z0-9])|(?![a-z0-9]))", re.ASCII)
         return cls(pattern, by_key)
 
@@ -136,7 +137,7 @@ class Lexicon:
         if not names:
             return None
         alternation = "|".join(re.escape(n.lower()) for n in sorted(names, key=len, reverse=True))
-        return lx.compiled_regex(rf"(?<![a-z0-9])({alternation})(?![a-z0-9]){lx.NOT_A_PROVIDER_AFTER}")
+        return compiled_regex(rf"(?<![a-z0-9])({alternation})(?![a-z0-9]){lx.NOT_A_PROVIDER_AFTER}")
 
     def _gpu_value(self, name: str) -> str:
         ids = self.catalog.resolve_gpu(name)
@@ -256,6 +257,14 @@ class Scan:
 def number(text: str) -> float:
     """'12,000' -> 12000.0."""
     return float(text.replace(",", ""))
+
+
+_DIGITS = re.compile(r"[0-9.,]+")
+
+
+def first_number(m: re.Match) -> float:
+    """The value of a match's first group written in digits ("$", "2.49", None, "/hr" -> 2.49)."""
+    return number(next(g for g in m.groups() if g and _DIGITS.fullmatch(g)))
 
 
 def six_digits(value: float) -> float:

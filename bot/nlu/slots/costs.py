@@ -10,21 +10,21 @@ from dataclasses import dataclass
 from bot.models import StatedCost
 from bot.nlu import lexicon as lx
 from bot.nlu.model import ParseError
-from bot.nlu.scan import Scan, number
+from bot.nlu.scan import Scan, first_number, number
 from bot.nlu.slots.counts import count_before
 from bot.nlu.slots.quote_labels import billing_label, cost_label
 
 _PER_HOUR = rf"\s*(?:/|per|an?|每|一)\s*(?:gpu[\s-]*|卡\s*/?\s*|张卡\s*/?\s*)?{lx.HOUR_UNITS}(?![a-z])"
-_MONEY = rf"{lx.USD}|{lx.CNY}"
 _RATE = lx.rx(
-    rf"(?P<c1>{_MONEY})\s*{lx.NUM}\s*(?:{_MONEY})?{_PER_HOUR}"
-    rf"|{lx.NUM}\s*(?P<c2>{_MONEY}){_PER_HOUR}"
-    rf"|(?:每(?:个)?小时|\B<per\s+hour>\E|\B<hourly\s+(?:rate|price)?>\E)\s*(?:是|要|收|收费|价格|为|at|of|is)?\s*(?P<c3>{_MONEY})?\s*{lx.NUM}\s*(?P<c4>{_MONEY})?"
-    rf"|{lx.NUM}\s*(?P<c5>{_MONEY})\s*(?:每(?:个)?小时|\B<per\s+hour>\E|\B<an\s+hour>\E|\B<hourly>\E)"
+    rf"(?P<c1>{lx.MONEY})\s*{lx.NUM}\s*(?:{lx.MONEY})?{_PER_HOUR}"
+    rf"|{lx.NUM}\s*(?P<c2>{lx.MONEY}){_PER_HOUR}"
+    rf"|(?:每(?:个)?小时|\B<per\s+hour>\E|\B<hourly\s+(?:rate|price)?>\E)\s*(?:是|要|收|收费|价格|为|at|of|is)?\s*(?P<c3>{lx.MONEY})?\s*{lx.NUM}\s*(?P<c4>{lx.MONEY})?"
+    rf"|{lx.NUM}\s*(?P<c5>{lx.MONEY})\s*(?:每(?:个)?小时|\B<per\s+hour>\E|\B<an\s+hour>\E|\B<hourly>\E)"
     # "一小时 2.5 元": the hour first, so the amount must carry its currency
-    rf"|(?:一|1)\s*个?\s*小时\s*(?:是|要|收|收费|价格|为)?\s*(?:(?P<c6>{_MONEY})\s*{lx.NUM}|{lx.NUM}\s*(?P<c7>{_MONEY}))"
+    rf"|(?:一|1)\s*个?\s*小时\s*(?:是|要|收|收费|价格|为)?\s*(?:(?P<c6>{lx.MONEY})\s*{lx.NUM}|{lx.NUM}\s*(?P<c7>{lx.MONEY}))"
 )
-_BARE_RATE = lx.rx(rf"(?P<c1>{lx.USD})\s*([0-9]{{1,4}}\.[0-9]{{2}})(?![0-9])(?P<c2>)(?P<c3>)(?P<c4>)(?P<c5>)(?P<c6>)(?P<c7>)")
+_BARE_RATE = lx.rx(rf"(?P<c1>{lx.USD})\s*([0-9]{{1,4}}\.[0-9]{{2}})(?![0-9])")
+_CURRENCY_GROUPS = ("c1", "c2", "c3", "c4", "c5", "c6", "c7")
 _NOT_A_RATE = re.compile(r"\s*(?:k|m|/|per|a\s+month|monthly|total|budget|万|千|/月|每月|a\s+year)", re.I)
 _HOURS = lx.rx(rf"{lx.NUM}\s*(?P<unit>{lx.DURATION_UNITS})(?![a-z])")
 _SENTENCE_END = re.compile(r"[.;!?。；！？\n:：](?=\s|$)|[；。！？\n]")
@@ -128,7 +128,7 @@ def _with_duration(scan: Scan, rate: re.Match, duration: re.Match, lo: int, inde
 
 
 def _rate_value(rate: re.Match) -> float:
-    return number(next(g for g in rate.groups() if g and re.fullmatch(r"[0-9.,]+", g)))
+    return first_number(rate)
 
 
 def _hours(duration: re.Match) -> float:
@@ -136,8 +136,8 @@ def _hours(duration: re.Match) -> float:
 
 
 def _currency(rate: re.Match) -> str:
-    written = next((rate.group(n) for n in ("c1", "c2", "c3", "c4", "c5", "c6", "c7") if rate.group(n)), "$")
-    return "CNY" if re.fullmatch(lx.CNY, written) else "USD"
+    groups = rate.groupdict()  # _RATE names c1..c7, _BARE_RATE only c1
+    return lx.currency_code(next((groups[n] for n in _CURRENCY_GROUPS if groups.get(n)), "$"))
 
 
 def _near(label_start: int, rate_start: int) -> int:

@@ -24,7 +24,7 @@ _COUNT_AFTER = lx.rx(
     rf"|\s*([0-9]{{1,6}}|{ZH_NUMBER})\s*(?:张|块|片|卡|个)(?:卡|显卡)?)"
 )
 _GLUED = re.compile(r"[x×*]\s*$")
-_NODE_AFTER = lx.rx(rf"^(?:'?s)?\s*-?\s*{lx.NODE_NOUNS}(?![a-z0-9])")
+_NODE_AFTER = lx.rx(rf"^(?:'?s)?{lx.NODE_NOUN_AFTER}")
 
 
 def count_before(scan: Scan, name_start: int, name_end: int) -> tuple[int, int] | None:

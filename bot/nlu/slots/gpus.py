@@ -11,15 +11,16 @@ from bot.nlu.numbers import ZH_NUMBER, count_value
 from bot.nlu.scan import Scan
 from bot.nlu.slots import options
 from bot.nlu.slots.counts import COUNT, NUMBER_WORD, attached_count
-
-Mention = tuple[int, int, str]  # (start, end, GPU value)
+from bot.nlu.slots.options import Mention
 
 # "8x H100 each" / "每台 8 卡": a count per node, to multiply by the nodes named after it.
 _EACH = re.compile(r"\s*(?:gpus?\s+)?(?:each|per\s+(?:node|server|machine|box)|apiece)\b|\s*(?:每台|每个节点|每节点)")
+# "单卡", "双卡", ... and "多卡" (several), which counts nothing
+_CARD_WORDS = "|".join([*lx.CARD_COUNT_WORDS, "多卡"])
 _COUNT_ALONE = lx.rx(
-    rf"{COUNT}\s*-?\s*(?:\B<(?:gpus?|cards?|graphics\s+cards?|accelerators?)>\E(?!\s*-?\s*{lx.NODE_NOUNS}(?![a-z0-9]))"
-    rf"|张卡|块卡|张显卡|块显卡|卡(?!顿|住|死)|张|块显卡)"
-    rf"|(单卡|双卡|四卡|八卡|多卡)"
+    rf"{COUNT}\s*-?\s*(?:\B<(?:gpus?|cards?|graphics\s+cards?|accelerators?)>\E(?!{lx.NODE_NOUN_AFTER})"
+    rf"|张卡|块卡|张显卡|块显卡|卡(?!顿|住|死)|张)"
+    rf"|({_CARD_WORDS})"
 )
 _NODES = lx.rx(
     rf"(?:(?<![0-9a-z.])([0-9]{{1,4}})|\B<({NUMBER_WORD})|({ZH_NUMBER}))\s*(?:\B<(?:nodes?|servers?|machines?|hosts?|boxes)>\E|台(?:服务器|机器)?|个节点)"
@@ -78,7 +79,6 @@ def _set_count(scan: Scan, count: int, start: int, end: int, nodes: re.Match | N
                 scan.add("topics", "cluster", nodes.start(), nodes.end(), take=False)
             start, end = min(start, nodes.start()), max(end, nodes.end())
     scan.set("gpu_count", count, start, end)
-    scan.take(start, end)
 
 
 def _count_alone(scan: Scan, nodes: re.Match | None) -> None:

@@ -8,13 +8,12 @@ import re
 from bot.models import StatedCost
 from bot.nlu import lexicon as lx
 from bot.nlu.model import ParseError
-from bot.nlu.scan import Scan, number
+from bot.nlu.scan import Scan, first_number
 from bot.nlu.slots.quote_labels import billing_label
 
-_MONEY = rf"{lx.USD}|{lx.CNY}"
 _MONTHLY = lx.rx(
-    rf"(?P<c1>{_MONEY})?\s*{lx.NUM}\s*(?P<wan>万)?\s*(?P<c2>{_MONEY})?\s*(?:/|per|a|每|一)\s*(?:个)?\s*(?:month|mo|月|(?P<year>year|yr|年))(?![a-z])"
-    rf"|(?:每月|月付|月租|\B<monthly>\E)\s*(?:是|要|收|为|at|of)?\s*(?P<c3>{_MONEY})?\s*{lx.NUM}\s*(?P<wan2>万)?\s*(?P<c4>{_MONEY})?"
+    rf"(?P<c1>{lx.MONEY})?\s*{lx.NUM}\s*(?P<wan>万)?\s*(?P<c2>{lx.MONEY})?\s*(?:/|per|a|每|一)\s*(?:个)?\s*(?:month|mo|月|(?P<year>year|yr|年))(?![a-z])"
+    rf"|(?:每月|月付|月租|\B<monthly>\E)\s*(?:是|要|收|为|at|of)?\s*(?P<c3>{lx.MONEY})?\s*{lx.NUM}\s*(?P<wan2>万)?\s*(?P<c4>{lx.MONEY})?"
     # "包月租 2 张 L40S": a count of cards after 月租, not a price
     rf"(?!\s*(?:{lx.CARD_NOUNS}|台|\B<(?:x|{lx.NODE_NOUNS})>\E))"
 )
@@ -38,7 +37,7 @@ def extract(scan: Scan) -> None:
 
 
 def _monthly_value(m: re.Match) -> float:
-    value = number(next(g for g in m.groups() if g and re.fullmatch(r"[0-9.,]+", g)))
+    value = first_number(m)
     if m.group("wan") or m.group("wan2"):
         value *= 10_000
     if m.group("year"):
@@ -51,4 +50,4 @@ def _currency(scan: Scan, m: re.Match) -> str:
     if written is None:  # "60万/年" next to "16元/卡/小时": the question's own currency
         other = re.search(lx.CNY, scan.text)
         written = other.group(0) if other and not re.search(lx.USD, scan.text) else "$"
-    return "CNY" if re.fullmatch(lx.CNY, written) else "USD"
+    return lx.currency_code(written)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 
-from bot.models import Requirement
 from bot.nlu import lexicon as lx
 from bot.nlu.scan import Scan, number, six_digits
 
@@ -24,16 +23,9 @@ def extract(scan: Scan) -> None:
         tail = (m.group("tail") or m.group("ztail") or "").strip()
         billions = six_digits(number(m.group(1) or m.group(4)) * lx.SIZE_UNITS[unit])
         if "token" in tail or "词元" in tail:
-            _dataset_tokens(scan, billions, m)
+            scan.set("dataset_tokens_b", billions, m.start(), m.end())
         elif _a_parameter_count(scan, m, unit, tail):
             scan.set("params_b", billions, m.start(), m.end())
-
-
-def _dataset_tokens(scan: Scan, billions: float, m: re.Match) -> None:
-    if "dataset_tokens_b" in Requirement.model_fields:
-        scan.set("dataset_tokens_b", billions, m.start(), m.end())
-    else:
-        scan.ignore("dataset_tokens_b", billions, m.start(), m.end(), note="not a Requirement field", kind="not-a-field")
 
 
 def _a_parameter_count(scan: Scan, m: re.Match, unit: str, tail: str) -> bool:

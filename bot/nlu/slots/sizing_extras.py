@@ -1,4 +1,4 @@
-"""Fields the sizing calculators read, each only where this Requirement has the field:
+"""Fields the sizing calculators read:
 'offline batch inference' -> request_mode; '3 epochs', '训练 2 轮' -> epochs; 'LoRA rank 16' ->
 lora_rank; 'gradient checkpointing' -> recompute; 'fp8 KV cache' -> kv_precision; '40% MFU' -> mfu."""
 
@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.models import Requirement
 from bot.nlu import lexicon as lx
 from bot.nlu.scan import Scan, number, six_digits
 
@@ -17,9 +16,8 @@ _MFU = lx.rx(rf"\B<mfu>\E\s*(?:of|=|:|is|约|为|大约|about|around)?\s*{lx.NUM
 
 
 def extract(scan: Scan) -> None:
-    for field, read in _READERS:
-        if field in Requirement.model_fields:
-            read(scan)
+    for read in _READERS:
+        read(scan)
 
 
 def _request_mode(scan: Scan) -> None:
@@ -53,7 +51,4 @@ def _mfu(scan: Scan) -> None:
         scan.set("mfu", six_digits(value), m.start(), m.end())
 
 
-_READERS: list[tuple[str, Callable[[Scan], None]]] = [
-    ("request_mode", _request_mode), ("epochs", _epochs), ("lora_rank", _lora_rank), ("recompute", _recompute),
-    ("kv_precision", _kv_precision), ("mfu", _mfu),
-]
+_READERS: list[Callable[[Scan], None]] = [_request_mode, _epochs, _lora_rank, _recompute, _kv_precision, _mfu]
