@@ -2,6 +2,7 @@
 
     services = Services(settings)            # SlackSettings, or nothing: the CLI's defaults
     services.advisor()                       # an Advisor over the rules folder (one-shot commands)
+    services.knowledge_catalog()             # the catalog: fixed, from the knowledge folder, or shipped
     services.rules                           # the live RuleBaseManager (serve, the Slack app)
     services.store                           # bot.store.Store, or None when the store is off
     services.inventory                       # the host inventory, or None when not configured
@@ -11,7 +12,7 @@
 
 The CLI subcommands, the Slack app and `serve`, and the Slack answer-pool workers take what they
 need from a `Services`; no other module constructs `Advisor`, `RuleBaseManager`, `Engine`,
-`HostChecker`, `Store` or the store-backed audit and history (tests/test_services.py holds that).
+`HostChecker`, `Store` or the store-backed audit and history (tests/test_architecture.py holds that).
 Everything is built on first use, and this module imports only core modules when imported:
 `gpu-advisor ask` stays free of SQLAlchemy, HTTP and Slack. Components built elsewhere (a test's
 store, a fixed rule manager) can be handed in; they are used, and left open by `close`.
@@ -31,6 +32,7 @@ if TYPE_CHECKING:  # annotations only: importing this module stays as light as `
     from bot.dispatch.checker import HostChecker
     from bot.dispatch.inventory import Inventory
     from bot.engine.reload import RuleBaseManager
+    from bot.engine.rulebase import RuleBase
     from bot.engine.session import Engine
     from bot.knowledge import Catalog
     from bot.seams import AuditSink, HistoryHook, JudgingAdvisor, RuleSource, StoreSeam
@@ -90,31 +92,38 @@ class Services:
 
         return Advisor(catalog=catalog, config=config, engine=engine)
 
+    def knowledge_catalog(self) -> Catalog:
+        """The knowledge catalog: the fixed `catalog`, else the `knowledge_dir` folder as it is now
+        (read afresh on each call: the answer workers reload with it), else the shipped one."""
+        if self.catalog is not None:
+            return self.catalog
+        from bot.knowledge import default_catalog, load_catalog
+
+        return load_catalog(self.knowledge_dir) if self.knowledge_dir else default_catalog()
+
+    def _rulebase(self, catalog: Catalog) -> RuleBase:
+        """The rules folder(s) (default GPU_ADVISOR_RULES_DIR or the shipped rules), checked against
+        `catalog`; read back from the user cache when the same files were loaded before."""
+        from bot.engine.rulebase import load_rulebase
+
+        return load_rulebase(self.rule_roots, known_sources=set(catalog.sources))
+
     def advisor(self) -> Advisor:
         """One `Advisor` over the rules folder(s) and the catalog, for one-shot commands (`ask`,
         `chat`, `rules test`/`why`, `check`, `history`); built on first use."""
         if self._advisor is None:
             from bot.advisor import Advisor
 
-            if self.rule_roots is None and self.knowledge_dir is None:
-                self._advisor = Advisor(catalog=self.catalog)  # the cached default path `ask` is timed on
-            else:
-                from bot.engine.rulebase import load_rulebase
-                from bot.knowledge import default_catalog, load_catalog
-
-                catalog = self.catalog or (load_catalog(self.knowledge_dir) if self.knowledge_dir
-                                           else default_catalog())
-                self._advisor = Advisor(catalog=catalog, rulebase=load_rulebase(
-                    self.rule_roots, known_sources=set(catalog.sources)))
+            catalog = self.knowledge_catalog()
+            self._advisor = Advisor(catalog=catalog, rulebase=self._rulebase(catalog))
         return self._advisor
 
     def load_engine(self, catalog: Catalog, version: str | None = None) -> Engine | None:
         """An engine over the rules folder checked against `catalog`; None when the folder no longer
         holds rules `version` (the answer workers' check that they serve the app's version)."""
-        from bot.engine.rulebase import load_rulebase
         from bot.engine.session import Engine
 
-        rulebase = load_rulebase(self.rule_roots, known_sources=set(catalog.sources))
+        rulebase = self._rulebase(catalog)
         if version is not None and rulebase.version != version:
             return None
         return Engine(rulebase)
@@ -143,6 +152,11 @@ class Services:
         """Reload the live rule base when its folders change and then stay quiet `interval` s (0: off)."""
         if interval > 0:
             self.rules.watch(interval=interval)
+
+    def stop_watching_rules(self) -> None:
+        """Stop the watcher `watch_rules` started; the rule base keeps serving until `close`."""
+        if self._rules is not None and hasattr(self._rules, "stop_watching"):
+            self._rules.stop_watching()
 
     # -- storage -----------------------------------------------------------------------------
     @property

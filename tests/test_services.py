@@ -115,14 +115,19 @@ IMPLEMENTATIONS = {
 }
 
 
+@pytest.fixture(scope="module")
+def shipped_advisor():
+    """One `Services().advisor()` for the module's conformance checks (built only when one needs it)."""
+    return Services().advisor()
+
+
 @pytest.fixture
 def implementation(request, manager, store, store_url, tmp_path):
-    advisor = Services().advisor()
     built = {
-        "advisor": lambda: advisor,
+        "advisor": lambda: request.getfixturevalue("shipped_advisor"),
         "manager": lambda: manager,
         "worker": lambda: _worker(store_url),
-        "engine": lambda: advisor.engine,
+        "engine": lambda: request.getfixturevalue("shipped_advisor").engine,
         "store": lambda: store,
         "jsonl_sink": lambda: JsonlAuditSink(tmp_path / "audit.jsonl"),
         "memory_sink": MemoryAuditSink,

@@ -129,6 +129,17 @@ def _main(argv: list[str]) -> int:
         return EXIT_FAILURE
 
 
+def open_store(services, hint: str = "", also: tuple[type[Exception], ...] = ()):
+    """`services.store`, opened now so a bad store is a clear error before any work: a store that
+    cannot be opened (`StoreError`, or one of `also`) is bad input, one line (with `hint`), exit 2."""
+    from bot.store import StoreError
+
+    try:
+        return services.store
+    except (StoreError, *also) as exc:
+        raise InputError(None, f"{exc}{hint}") from exc
+
+
 def _base_that_does_not_load(exc: Exception) -> str | None:
     """Which base `exc` says does not load, if any (the knowledge base or the rule base). Their
     modules are loaded by then; looking them up in sys.modules keeps this path from importing them."""

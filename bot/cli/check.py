@@ -15,23 +15,13 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from bot.cli import open_store
 from bot.errors import InputError
 
 if TYPE_CHECKING:
     from bot.services import Services
 
 EXIT_FINDINGS_BLOCK = 1
-
-
-def _open_store(services: Services) -> None:
-    """Open the store for the audit and history now (unless --no-store), so a bad store is a clear
-    error before any host is checked."""
-    from bot.store import StoreError
-
-    try:
-        services.store
-    except StoreError as exc:
-        raise InputError(None, f"{exc} (or pass --no-store to check without audit and history)") from exc
 
 
 class _Bars:
@@ -81,7 +71,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     services = Services(inventory=inventory_path(args.inventory), use_store=not args.no_store, audit_log=audit_path)
     try:
         services.inventory  # an InventoryError is a ConfigError: exit 2
-        _open_store(services)
+        # The store for the audit and history (unless --no-store): a bad one fails before any check.
+        open_store(services, " (or pass --no-store to check without audit and history)")
         return _run_checks(args, services, user, benchmarks)
     finally:
         services.close()

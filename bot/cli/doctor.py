@@ -183,10 +183,11 @@ def check_store() -> list[CheckResult]:
 # -- rule base -----------------------------------------------------------------------------
 
 def check_rules(rules_dir: Path | None = None) -> list[CheckResult]:
-    from bot.engine.rulebase import DEFAULT_RULES_DIR, RuleBaseError, load_rulebase
+    from bot.engine.rulebase import RuleBaseError, load_rulebase
     from bot.knowledge import default_catalog
+    from bot.knowledge import rules_dir as configured_rules_dir
 
-    root = Path(rules_dir or os.environ.get(RULES_DIR_ENV) or DEFAULT_RULES_DIR)
+    root = Path(rules_dir) if rules_dir else configured_rules_dir()
     if not root.is_dir():
         return [CheckResult(check="rules", status="fail", message=f"rule folder {root} does not exist",
                             fix=f"point {RULES_DIR_ENV} at the rules/ folder of the release")]

@@ -29,15 +29,16 @@ def prepare_serving(settings):
         configure_logging()  # before the store is imported: its migration lines are structured too
     except LogConfigError as exc:
         raise InputError(None, f"{exc} (`gpu-advisor doctor` checks every setting)") from exc
+    from bot.cli import open_store
     from bot.services import Services
-    from bot.store import StoreError
 
+    hint = " (`gpu-advisor doctor` checks every setting)"
     services = Services(settings)  # rules, store, inventory, audit and history, from the settings
     try:
         served = start_metrics_server()
-        store = services.store
-    except (LogConfigError, StoreError, ValueError, OSError) as exc:
-        raise InputError(None, f"{exc} (`gpu-advisor doctor` checks every setting)") from exc
+    except (LogConfigError, ValueError, OSError) as exc:
+        raise InputError(None, f"{exc}{hint}") from exc
+    store = open_store(services, hint, also=(ValueError, OSError))
     if served is not None:
         log.info("metrics on port %d", served[0].server_port)
     log.info("store %s, schema version %d", store.describe(), store.migration_status()[0])
@@ -55,12 +56,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     settings.require(mode)  # before anything connects
     services = prepare_serving(settings)
     try:
-        bolt_app, rules = serving_app(settings, mode, services=services)
+        bolt_app, _rules = serving_app(settings, mode, services=services)
     except RuleBaseError as exc:  # the first rule base must load for the bot to start
+        services.close()
         raise InputError(None, "the rule base does not load:\n" + "\n".join(exc.problems[:20])) from exc
     # Until SIGTERM/SIGINT, then a graceful stop within GPU_ADVISOR_SHUTDOWN_TIMEOUT (bot/slack/serve.py).
-    return run_serving(bolt_app, settings, mode, host=args.host, port=args.port, store=services.store,
-                       rules=rules)
+    return run_serving(bolt_app, settings, mode, host=args.host, port=args.port, services=services)
 
 
 def configure_serve(parser: argparse.ArgumentParser) -> None:

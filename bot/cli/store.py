@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.cli import open_store
 from bot.errors import InputError
 
 if TYPE_CHECKING:
@@ -23,12 +24,8 @@ COUNTER_LABELS = {
 
 def _open_store(args: argparse.Namespace, migrate: bool = True):
     from bot.services import Services
-    from bot.store import StoreError
 
-    try:
-        return Services(database_url=args.database, migrate=migrate).store
-    except StoreError as exc:
-        raise InputError(None, str(exc)) from exc
+    return open_store(Services(database_url=args.database, migrate=migrate))
 
 
 # -- history ---------------------------------------------------------------------------------
@@ -118,15 +115,14 @@ def render_history_chart(host: str, checks, path: Path) -> Path:
 
 def _cmd_history(args: argparse.Namespace) -> int:
     from bot.facts import trend_facts
+    from bot.services import Services
 
-    with _open_store(args) as store:
-        checks = store.check_history(args.host, limit=args.limit)
-    findings = []
-    if len(checks) >= 2:
-        from bot.services import Services
-
-        result = Services().advisor().engine.run(trend_facts(checks[-2], checks[-1]), language=args.lang)
-        findings = [f for f in result.findings if f.rule.startswith("health.history-")]
+    with Services(database_url=args.database) as services:  # the store, and the advisor for the trend
+        checks = open_store(services).check_history(args.host, limit=args.limit)
+        findings = []
+        if len(checks) >= 2:
+            result = services.advisor().engine.run(trend_facts(checks[-2], checks[-1]), language=args.lang)
+            findings = [f for f in result.findings if f.rule.startswith("health.history-")]
     if args.json:
         print(json.dumps({"host": args.host, "checks": [c.model_dump(mode="json") for c in checks],
                           "findings": [f.model_dump(mode="json") for f in findings]}, ensure_ascii=False))

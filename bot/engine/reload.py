@@ -155,6 +155,14 @@ def _folder_files(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
 
 
+def knowledge_digest(folder: Path | None) -> str:
+    """The digest of the knowledge files in `folder` ("fixed" without a folder: a catalog handed in).
+    Its first 12 characters are the knowledge version the manager and the answer workers compare."""
+    if folder is None:
+        return "fixed"
+    return _digest(_folder_files(folder))
+
+
 class _Version:
     def __init__(self, engine: Engine, catalog, knowledge: str):
         self.engine = engine
@@ -254,9 +262,7 @@ class RuleBaseManager:
         return f"{self.version}+{self.knowledge_version}"
 
     def _knowledge_digest(self) -> str:
-        if self.knowledge_dir is None:
-            return "fixed"
-        return _digest(_folder_files(self.knowledge_dir))
+        return knowledge_digest(self.knowledge_dir)
 
     @contextmanager
     def _held(self) -> Iterator[_Version]:

@@ -52,12 +52,6 @@ def new_request_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
-def current_ids() -> dict[str, str | None]:
-    """The request and conversation id of the code running now (None: not set)."""
-    bound = get_contextvars()
-    return {key: bound.get(key) for key in ID_KEYS}
-
-
 class _ContextValue:
     """`request_id_var.get()`: the bound id, for code that records it elsewhere (the audit log)."""
 
@@ -69,7 +63,6 @@ class _ContextValue:
 
 
 request_id_var = _ContextValue("request_id")
-conversation_id_var = _ContextValue("conversation_id")
 
 
 @contextmanager

@@ -29,7 +29,6 @@ import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from pathlib import Path
 
 from pydantic import BaseModel
 
@@ -72,17 +71,15 @@ class _Worker:
 
     def __init__(self, rules_dir: str, store_url: str, store_schema: str | None, knowledge_dir: str | None = None):
         from bot.conversation import Conversations
-        from bot.knowledge import default_catalog, load_catalog
         from bot.services import Services
         from bot.store.adapters import StoreConversationStore
 
         # The worker's own composition root, from the settings the app handed it: the app's rules
-        # folder and its store by URL (the app migrated it).
-        self.services = Services(rules_dir=rules_dir, database_url=store_url, database_schema=store_schema,
-                                 migrate=False)
-        self.rules_dir = Path(rules_dir)
-        self.knowledge_dir = Path(knowledge_dir) if knowledge_dir else None
-        self.catalog = load_catalog(self.knowledge_dir) if self.knowledge_dir else default_catalog()
+        # and knowledge folders and its store by URL (the app migrated it).
+        self.services = Services(rules_dir=rules_dir, knowledge_dir=knowledge_dir, database_url=store_url,
+                                 database_schema=store_schema, migrate=False)
+        self.knowledge_dir = self.services.knowledge_dir
+        self.catalog = self.services.knowledge_catalog()
         self.knowledge = self._knowledge_version()
         try:
             self.engine = self._load_engine(None)
@@ -95,22 +92,18 @@ class _Worker:
         return self.services.load_engine(self.catalog, version)
 
     def _knowledge_version(self) -> str:
-        """The same digest `RuleBaseManager.knowledge_version` computes ("fixed" without a folder)."""
-        if self.knowledge_dir is None:
-            return "fixed"
-        from bot.engine.reload import _digest, _folder_files
+        """The same version `RuleBaseManager.knowledge_version` gives ("fixed" without a folder)."""
+        from bot.engine.reload import knowledge_digest
 
-        return _digest(_folder_files(self.knowledge_dir))[:12]
+        return knowledge_digest(self.knowledge_dir)[:12]
 
     def _use_knowledge(self, knowledge: str) -> bool:
         if knowledge == self.knowledge:
             return True
         if self.knowledge_dir is None or self._knowledge_version() != knowledge:
             return False
-        from bot.knowledge import load_catalog
-
         try:
-            self.catalog = load_catalog(self.knowledge_dir)
+            self.catalog = self.services.knowledge_catalog()  # the folder as it is now
         except Exception:  # a folder mid-edit: the app answers this one
             return False
         self.knowledge = knowledge

@@ -144,13 +144,12 @@ class HostChecks:
         self.groups = groups
         self._running: dict[str, int] = {}  # host -> checks of it running now
         self._running_lock = threading.Lock()
-        if services.inventory_path is None:
-            self.problem = "Host checks are not configured: set GPU_ADVISOR_INVENTORY to the inventory file."
-            return
         try:
-            self.inventory = services.inventory
+            self.inventory = services.inventory  # None when no inventory is configured
         except InventoryError as exc:  # its message names the file, line and field
             raise SlackSettingsError(f"GPU_ADVISOR_INVENTORY: {exc}") from exc
+        if self.inventory is None:
+            self.problem = "Host checks are not configured: set GPU_ADVISOR_INVENTORY to the inventory file."
 
     def groups_of(self, user_id: str) -> list[str]:
         """The user's Slack user groups, looked up only when some `allow` list names a group."""
@@ -392,7 +391,7 @@ class SlackServices:
         # Every replica on one rule-base version (`bot.store.rulesync`), set by `build_app`.
         self.rule_sync = None
         # Reload notices: an explicit subscription, undone by `close`.
-        self._unsubscribe = rules.subscribe(self.reload_finished) if hasattr(rules, "subscribe") else None
+        self._unsubscribe: Callable[[], None] | None = rules.subscribe(self.reload_finished)
 
     def __deepcopy__(self, memo):
         # Bolt copies the context for lazy listeners; the services are shared, never copied.
@@ -962,7 +961,7 @@ def build_app(settings: SlackSettings, mode: Mode = "socket", *, rules: RuleSour
         )
         # After the App, whose start checks the token: a failed start leaves no workers behind.
         services.answer_pool = start_answer_pool(settings, rules, store, services.conversations)
-        if store is not None and settings.rules_sync_s > 0 and hasattr(rules, "subscribe"):
+        if store is not None and settings.rules_sync_s > 0:
             from bot.store.rulesync import RuleBaseSync
 
             services.rule_sync = RuleBaseSync(store, rules, interval_s=settings.rules_sync_s).start()

@@ -11,7 +11,8 @@ import logging
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bot.seams import RuleSource, StoreSeam
+    from bot.seams import StoreSeam
+    from bot.services import Services
 
 EVENTS_PATH = "/slack/events"
 
@@ -232,8 +233,8 @@ def _store_reachable(store: StoreSeam) -> bool:
     return True
 
 
-def run_serving(bolt_app, settings, mode: str, *, host: str = "0.0.0.0", port: int = 3000,
-                store: StoreSeam | None = None, rules: RuleSource | None = None, ops=None) -> int:
+def run_serving(bolt_app, settings, mode: str, *, services: Services, host: str = "0.0.0.0", port: int = 3000,
+                ops=None) -> int:
     """Serve `bolt_app` until SIGTERM or SIGINT, then stop gracefully within
     GPU_ADVISOR_SHUTDOWN_TIMEOUT: stop taking requests (close the Socket Mode connection, or let
     uvicorn finish the open HTTP requests), finish the answers and host checks already started,
@@ -241,6 +242,9 @@ def run_serving(bolt_app, settings, mode: str, *, host: str = "0.0.0.0", port: i
 
     Health: HTTP mode answers /healthz and /readyz on its own port; Socket Mode starts a health
     server on GPU_ADVISOR_HEALTH_PORT whose /readyz says whether the Slack connection is up.
+
+    The store and the rule manager are those of `services` (the composition root `serve` built
+    them from); `services.close()` closes what it opened, once, at the end.
     """
     import threading
 
@@ -250,6 +254,7 @@ def run_serving(bolt_app, settings, mode: str, *, host: str = "0.0.0.0", port: i
     from bot.slack.app import close_app
 
     log = logging.getLogger("gpu_advisor.slack")
+    store = services.store
     ops = ops or load_ops_settings()
     stopper = GracefulStop(ops.shutdown_timeout_s, name=f"gpu-advisor serve ({mode})")
     stopper.install()
@@ -306,14 +311,12 @@ def run_serving(bolt_app, settings, mode: str, *, host: str = "0.0.0.0", port: i
 
     def stop_workers(_left: float) -> None:
         close_app(bolt_app)  # the answer worker processes, the rule-base sync, the reload subscription
-        if rules is not None and hasattr(rules, "close"):
-            rules.close()
+        services.stop_watching_rules()  # the manager itself is closed with the store, by `services.close()`
         if purger is not None:
             purger.stop()
 
     def close_store(_left: float) -> None:
-        if store is not None:
-            store.close()
+        services.close()  # what it opened: the rule manager, then the store
         if health_server is not None:
             health_server.close()
 
