@@ -66,6 +66,8 @@ def test_a_reload_on_one_replica_is_followed_by_the_other(replicas, tmp_path):
     result = a.reload()  # A's file watcher or an admin on A
     assert result.ok and result.changed
     wait_until(lambda: b.serving_version == a.serving_version)
+    # B's sync counts the reload after it returns, a moment after the new version serves.
+    wait_until(lambda: sync_b.followed >= 1)
     assert sync_b.followed == 1
     assert "generation 1 answered" in " ".join(
         f.message for f in b.answer(Requirement(gpu="l40s")).findings)
