@@ -37,6 +37,27 @@ Topic = Literal[
 
 MAX_PARAMS_B = 100_000.0
 
+# What one sub-question of a message asks for (issue #22). Each kind has one composer,
+# `bot.compose.<kind>` (dashes as underscores), that answers it in its own terms.
+AskKind = Literal["fit", "price", "cost", "select", "compat", "diagnose", "checklist", "explain", "spec", "open"]
+ASK_KINDS: tuple[str, ...] = ("fit", "price", "cost", "select", "compat", "diagnose", "checklist", "explain", "spec",
+                              "open")
+
+
+class Ask(BaseModel):
+    """One thing a message asks, with the characters it was read from (`question[start:end]`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: AskKind
+    text: str = ""
+    start: int = Field(default=0, ge=0)
+    end: int = Field(default=0, ge=0)
+    # What the ask is about, as catalog ids where they resolve (GPUs, instances, models), in order.
+    subjects: list[str] = Field(default_factory=list)
+    # The user's own label for the part ("1)", "(a)", "Q2"), so the answer can label it the same way.
+    label: str | None = None
+
 
 class StatedCost(BaseModel):
     """A price the user gave: a rate with a duration ("A costs $1.20/h and takes 80 h"), a quote
@@ -118,6 +139,8 @@ class Requirement(BaseModel):
     provider_options: list[str] = Field(default_factory=list)
     billing_options: list[Billing] = Field(default_factory=list)
     instance_options: list[str] = Field(default_factory=list)
+    # What the message asks, in order (issue #22); the first is the primary ask.
+    asks: list[Ask] = Field(default_factory=list)
 
     @field_validator("cuda", "driver_cuda")
     @classmethod
@@ -285,6 +308,21 @@ class Recommendation(BaseModel):
     rule: str
 
 
+class AskAnswer(BaseModel):
+    """The answer to one ask, in its own terms: `lead` is the line that answers it (a price for a
+    price ask, the KV figure for a KV ask, "Yes, badly: …" for "will X hurt?"), `details` the few
+    lines that support it. `rule`/`sources` say where the reasoning came from ("Why?", --full)."""
+
+    kind: AskKind
+    lead: str
+    details: list[str] = Field(default_factory=list)
+    label: str | None = None
+    rule: str | None = None
+    sources: list[str] = Field(default_factory=list)
+    # The composer's numbers, for code and --json (e.g. {"kv_cache_gib": 128.0}).
+    figures: dict[str, float | str | None] = Field(default_factory=dict)
+
+
 class Answer(BaseModel):
     requirement: Requirement
     estimate: Estimate = Field(default_factory=Estimate)
@@ -303,3 +341,5 @@ class Answer(BaseModel):
     verdict: Verdict | None = None
     recommendations: list[Recommendation] = Field(default_factory=list)
     more_questions: list[str] = Field(default_factory=list)
+    # One answer per ask, in the order asked (issue #22); renderers lead with these.
+    answers: list[AskAnswer] = Field(default_factory=list)

@@ -1,0 +1,67 @@
+"""One composer per ask kind (issue #22): each answers one `Ask` in its own terms.
+
+A message is read as a list of asks (`Requirement.asks`); after the engine has run and the
+answer is assembled, `compose_all` gives each ask to the composer of its kind, the module
+`bot.compose.<kind>` with a function `compose(ask, ctx) -> AskAnswer | None`. A composer
+picks which calculators and which findings speak for its kind; it returns None when it has
+nothing better than the assembled verdict (the renderer then leads with that verdict).
+
+Composers are core code: they import models, knowledge, sizing, advice and messages, never an
+adapter. Their user-visible text comes from the message catalog (`bot.messages.say`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from bot.knowledge import Catalog
+from bot.models import Answer, Ask, AskAnswer, Requirement
+
+
+@dataclass
+class ComposeContext:
+    """What a composer may read: the resolved requirement, the assembled answer (verdict,
+    recommendations, findings, estimate, candidates, costs), the catalog, the language, and the
+    message as typed (pasted output included; "" when the requirement came from flags)."""
+
+    requirement: Requirement
+    answer: Answer
+    catalog: Catalog
+    language: str = "en"
+    question: str = ""
+    today: dt.date = field(default_factory=dt.date.today)
+    # Set by the advisor when the message carried pasted tool output (bot.diagnostics), else None.
+    paste: object | None = None
+
+
+class Composer(Protocol):
+    def __call__(self, ask: Ask, ctx: ComposeContext) -> AskAnswer | None: ...
+
+
+def composer_for(kind: str) -> Composer | None:
+    """The composer of one ask kind, or None where that kind has none yet."""
+    try:
+        module = importlib.import_module(f"{__name__}.{kind.replace('-', '_')}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{kind.replace('-', '_')}":
+            raise  # a composer that fails to import is a bug, not a missing composer
+        return None
+    return getattr(module, "compose")
+
+
+def compose_all(ctx: ComposeContext) -> list[AskAnswer]:
+    """Each ask's answer, in the order asked; asks whose composer has nothing to add are skipped."""
+    out: list[AskAnswer] = []
+    for ask in ctx.requirement.asks:
+        compose = composer_for(ask.kind)
+        if compose is None:
+            continue
+        reply = compose(ask, ctx)
+        if reply is not None:
+            if reply.label is None and ask.label is not None:
+                reply = reply.model_copy(update={"label": ask.label})
+            out.append(reply)
+    return out

@@ -1,0 +1,58 @@
+"""The one catalog of user-visible text (issue #22), English and Chinese.
+
+Each `bot/messages/<area>.yaml` maps message ids to `{en: ..., zh: ...}` templates with
+`str.format` parameters; the id of a message is `<area>.<id>` ("price.instance_lead"). Code says
+`say("price.instance_lead", language, price=..., ...)`; Chinese text is written as Chinese, never
+translated from the English sentence. `tests/messages/test_catalog.py` fails when an entry lacks a
+language or the two templates take different parameters.
+"""
+
+from __future__ import annotations
+
+import string
+from functools import lru_cache
+from importlib import resources
+
+import yaml
+
+LANGUAGES = ("en", "zh")
+MAX_CATALOG_FILE_BYTES = 1_000_000
+
+
+class MessageError(KeyError):
+    """An unknown message id, or a catalog file that is not id -> {en, zh}."""
+
+
+@lru_cache(maxsize=1)
+def catalog() -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for entry in sorted(resources.files(__name__).iterdir(), key=lambda e: e.name):
+        if not entry.name.endswith(".yaml"):
+            continue
+        area = entry.name[: -len(".yaml")]
+        data = entry.read_bytes()
+        if len(data) > MAX_CATALOG_FILE_BYTES:
+            raise MessageError(f"{entry.name}: over {MAX_CATALOG_FILE_BYTES} bytes")
+        loaded = yaml.safe_load(data) or {}
+        if not isinstance(loaded, dict):
+            raise MessageError(f"{entry.name}: expected a mapping of message ids")
+        for key, templates in loaded.items():
+            if not isinstance(templates, dict) or set(templates) != set(LANGUAGES) or not all(
+                    isinstance(t, str) for t in templates.values()):
+                raise MessageError(f"{entry.name}: {key}: expected exactly en and zh strings")
+            out[f"{area}.{key}"] = templates
+    return out
+
+
+def parameters(template: str) -> set[str]:
+    """The named parameters a template takes ("{price}" -> {"price"})."""
+    return {name.split(".")[0].split("[")[0] for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def say(message_id: str, language: str, /, **params: object) -> str:
+    """The message `message_id` in `language` (English for any other language), formatted."""
+    try:
+        templates = catalog()[message_id]
+    except KeyError:
+        raise MessageError(f"unknown message id {message_id!r}") from None
+    return templates["zh" if language == "zh" else "en"].format(**params)
