@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.nlu.scan import Scan
-from bot.nlu.slots import (budget, checkpoints, costs, gpus, instances, intent, keywords, models, monthly, network,
+from bot.nlu.slots import (asks, budget, checkpoints, costs, gpus, instances, intent, keywords, models, monthly, network,
                            numbers, options, providers, sizes, sizing_extras, symptoms, unknown_gpus, usage, users,
                            versions, xids)
 
@@ -45,4 +45,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     options.compared_billing,
     users.served,
     numbers.bare_context,
+    asks.extract,  # last: what each part asks, read with everything the others found
 )

@@ -1,0 +1,210 @@
+"""What a message asks (issue #22): its parts, each typed as an `Ask` with its span and subjects.
+
+A message is split into parts where the user split it (numbered or lettered items, "Q2", "(b)",
+question marks), and each part gets the kind of answer it wants: a price, a cost comparison, a fit
+verdict, a choice, a compatibility verdict, a diagnosis, a checklist, an explanation, a spec, or an
+open-ended default. The first part that says what it wants is the primary ask. Kinds are decided by
+cue phrases, strongest first; what the other extractors already read (quotes, a model, pasted
+Xids) breaks ties. Runs last, over the folded text: its cues may overlap claimed names.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.models import Ask
+from bot.nlu import lexicon as lx
+from bot.nlu.scan import Scan
+
+MAX_ASKS = 6
+
+# "1) …", "2. …", "(a) …", "b) …", "Q2: …", "①": where the user numbered the parts. A digit
+# item marker must not be part of a number ("1.5B", "TP=2)").
+_ITEM = re.compile(
+    r"(?:(?<=^)|(?<=[\s，,;；:：。?？!！]))"
+    r"(?:(?P<label>q\s?[1-9]\s?[:.)]?|\(?[a-e]\)|[1-9]\.(?![0-9]))(?=\s|[^\x00-\x7f])"
+    r"|(?P<tight>\([1-9]\)|[1-9]\)|[1-9a-e]、|[①-⑨]))",
+    re.IGNORECASE)
+# Question marks end a part when more text follows ("…in us-east-1? and is it worth it").
+_QUESTION_END = re.compile(r"[?？]+")
+
+_KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
+    ("diagnose", lx.rx(
+        r"\B<(?:xid|nvrm|dmesg|kern\.log|journalctl|nvidia-smi\s+-q|fallen\s+off\s+the\s+bus|oom|out\s+of\s+memory"
+        r"|not\s+compatible|no\s+kernel\s+image|watchdog|timed?\s*out|hangs?|hung|crash\w*|died|killing|slow(?:er|ed)?"
+        r"|throttl\w*|ecc\s+errors?|remapp\w*|retired\s+pages|is\s+(?:this|that|it)\s+(?:ok|okay|normal|fine|bad)"
+        r"|acceptable\s+or\s+not|bad\s+gpu|rma|what\s+do\s+(?:these|this)\s+mean|being\s+scammed|ERR!)>\E"
+        r"|报错|挂了|卡死|慢了|很慢|变慢|太慢|死机|掉卡|正常吗|是不是有问题|是不是被坑|坏卡|卡坏|有问题吗|怎么查|啥意思|什么意思")),
+    ("price", lx.rx(
+        r"\B<(?:how\s+much\s+(?:is|are|does|do|for|would)|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:price|cost|rate)"
+        r"|price\s+(?:of|for)|going\s+for|ballpark|cheapest|hourly|per\s+hour\s+(?:price|cost)"
+        r"|(?:gonna|going\s+to)\s+cost|cost\s+roughly|price\s+list|on[\s-]demand\s+price|spot\s+price"
+        r"|(?:monthly|hourly|daily|rough|total)\s+cost|what\s+(?:does|would)\s+\w+\s+cost)>\E"
+        r"|多少钱|啥价|什么价|价格|报价多少|最便宜|多贵|一小时多少|一卡时多少|每小时多少")),
+    ("cost", lx.rx(
+        r"\B<(?:cheaper|which\s+one\s+is\s+cheaper|break[\s-]?even|pay\s+(?:back|off)|buy(?:ing)?\s+(?:vs|or|instead)"
+        r"|renting\s+(?:vs|or|cheaper)|rent\s+or\s+buy|worth\s+buying|bill|budget|gpu[\s-]hours?\s+(?:for|budget|enough)"
+        r"|enough\s+or|total\s+cost|how\s+expensive|save\s+money|where\s+can\s+we\s+save"
+        r"|spot\s+or\s+on[\s-]demand|on[\s-]demand\s+or\s+spot|reserved\s+or)>\E"
+        r"|划算|回本|值不值|账单|预算|费用怎么算|怎么算钱|会不会很贵|哪里能省|省钱|买还是租|租还是买|自己买|卡时"
+        r"|选哪个划算|成本|包月还是按量|按量还是包月")),
+    ("compat", lx.rx(
+        r"\B<(?:driver|cuda\s*1[0-3]|cu1[0-3][0-9]|wheel|toolkit|nvcc|sm_?[0-9]{2,3}|compute\s+capability|licen[cs]e"
+        r"|legal|eula|allowed\s+to|supported|support\s+fp8|run\s+fp8|compatib\w*)>\E"
+        r"|驱动|授权|许可|合规|能不能用|兼容|官方驱动|支持\s*fp8|跑\s*fp8|能跑\s*fp8|cuda\s*1[0-3]")),
+    ("checklist", lx.rx(
+        r"\B<(?:check\s*list|what\s+should\s+(?:we|i)\s+(?:check|verify|test|measure|ask)|before\s+kicking\s+off"
+        r"|give\s+me\s+the\s+list|how\s+do\s+i\s+(?:measure|run|test|benchmark)|what\s+exactly\s+do\s+i\s+request"
+        r"|what\s+to\s+check|acceptance|pitfalls?|gotchas?|steps?\s+to|what\s+number\s+is\s+good)>\E"
+        r"|验收|清单|测哪些|怎么跑|给个命令|有啥坑|有什么坑|哪些坑|要注意什么|注意什么|注意事项|检查什么|怎么测")),
+    ("spec", lx.rx(
+        r"\B<(?:how\s+much\s+(?:vram|memory|bandwidth)\s+(?:does|do|is\s+on)|specs?\s+(?:of|for)|what\s+are\s+the\s+specs)>\E"
+        r"|显存多大|多大显存|有多少显存|带宽多少|规格")),
+    ("explain", lx.rx(
+        r"\B<(?:what(?:'s|\s+is|\s+are)\s+the\s+difference|difference|vs\.?|versus|what\s+does\s+\w+\s+mean|explain"
+        r"|big\s+deal|going\s+to\s+hurt|hurt|matter|how\s+much\s+warning|what\s+should\s+the\s+\w+\s+do|expect"
+        r"|do\s+(?:we|i)\s+(?:really\s+)?need\s+(?:infiniband|ib|nvlink|rdma)|is\s+\S+\s+fine|worth\s+it"
+        r"|how\s+often|what\s+(?:does|do)\s+each|which\s+(?:one\s+)?(?:should|to)\s+(?:we\s+)?(?:look|use|read))>\E"
+        r"|区别|差在哪|差别|有啥区别|影响大吗|影响|什么意思|怎么算|要不要上|够不够用|能提前多久|提前多久|怎么接住|该看哪个|看哪个"
+        r"|速度代价|代价|选哪个|怎么做|是什么|能干啥|能做什么")),
+    ("select", lx.rx(
+        r"\B<(?:which\s+(?:\w+\s+)?(?:gpu|instance|card|one|box|node|machine|cloud)s?|what\s+(?:gpu|instance|card|config)s?"
+        r"|recommend\w*|recs|suggest\w*|what\s+should\s+(?:i|we)\s+(?:get|rent|buy)|thoughts|should\s+(?:i|we)\s+(?:get|rent|buy))>\E"
+        r"|租什么|买什么|选什么|什么卡|哪张卡|哪种卡|哪款|哪个更适合|有什么建议|什么配置|租哪家|哪家好|用什么卡")),
+    ("or", lx.rx(r"\B<or\s+(?:8\s*x\s*)?(?:h100|a100|h200|l40s|4090|5090|a800|h800|h20|l20)>\E|还是")),
+    ("fit", lx.rx(
+        r"\B<(?:can\s+(?:i|we|it|you)|could\s+(?:i|we)|fits?|fit\s+on|enough|is\s+one|will\s+it|how\s+many\s+(?:gpus?|cards?|nodes?)"
+        r"|how\s+much\s+(?:vram|memory|gpu\s+memory)|how\s+big|need\s+(?:a|an|more)|run\s+on|hold|oom"
+        r"|(?:ok|okay|good|suitable)\s+for)>\E"
+        r"|能不能|能否|能跑|跑得动|够不够|够吗|行不行|要几张|几张卡|最少|多少显存|要多少|能不能跑|装得下|放得下|扛多少|多大")),
+)
+# A part that is a question but carries no cue of its own is answered as an explanation.
+_QUESTION = lx.rx(r"[?？]\s*$|[吗呢么]\s*[?？]?\s*$|为啥|为什么|是不是|\B<(?:why|what|how|is|are|does|do|should)>\E")
+# A part that states money of its own ("$2.10/gpu-hr", "¥34/小时") compares costs even when it says "which".
+_STATED_MONEY = lx.rx(r"[$¥￥€]\s?[0-9]|[0-9]\s?(?:元|块|万|usd|cny|rmb)|\B<[0-9.,]+k?\s*(?:dollars|bucks)>\E")
+
+
+_SUBJECT_SLOTS = ("gpu", "gpu_options", "instance", "instance_options", "model")
+
+
+def extract(scan: Scan) -> None:
+    asks = read_asks(scan.text, scan.fields, [(s.slot, s.value, s.start) for s in scan.spans])
+    if asks:
+        scan.fields["asks"] = asks
+
+
+def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, object, int]] | None = None) -> list[Ask]:
+    """The asks of a (folded) message, in order; at most MAX_ASKS, consecutive unlabelled parts of one
+    kind merged into one ask."""
+    fields = fields or {}
+    asks: list[Ask] = []
+    for start, end, label in _parts(text):
+        part = text[start:end]
+        kind = _kind(part, fields, whole=len(asks) == 0 and end - start == len(text))
+        if kind is None and label is not None and asks:
+            kind = asks[-1].kind  # "(c) and the 5090?": a numbered part without a cue continues the last one
+        if kind is None:
+            continue
+        if asks and asks[-1].kind == kind and label is None:
+            prev = asks[-1]
+            asks[-1] = prev.model_copy(update={"end": end, "text": text[prev.start:end].strip()})
+            continue
+        asks.append(Ask(kind=kind, text=part.strip(), start=start, end=end, label=label))
+        if len(asks) == MAX_ASKS:
+            break
+    if not asks:
+        asks.append(Ask(kind=_default_kind(fields), text=text.strip(), start=0, end=len(text)))
+    return [_with_subjects(a, fields, spans or []) for a in asks]
+
+
+def _parts(text: str) -> list[tuple[int, int, str | None]]:
+    """(start, end, label) of each part: split at item markers, then at question marks."""
+    marks = [(m.start(), m.end(), m.group("label") or m.group("tight")) for m in _ITEM.finditer(text)]
+    # Item markers count only where there are two or more of them ("1) … 2) …").
+    if len(marks) < 2:
+        marks = []
+    pieces: list[tuple[int, int, str | None]] = []
+    bounds = [(0, None, 0)] + [(s, lab, e) for s, e, lab in marks]
+    for i, (start, label, body) in enumerate(bounds):
+        stop = bounds[i + 1][0] if i + 1 < len(bounds) else len(text)
+        if stop <= body:
+            continue
+        if i == 0 and marks and not text[body:stop].strip(" \t\n:：,，-"):
+            continue  # only a preamble such as "3 qs:"
+        pieces.append((body, stop, _clean_label(label)))
+    out: list[tuple[int, int, str | None]] = []
+    for start, stop, label in pieces:
+        cursor = start
+        for m in _QUESTION_END.finditer(text, start, stop):
+            if text[m.end():stop].strip():
+                out.append((cursor, m.end(), label if cursor == start else None))
+                cursor = m.end()
+        out.append((cursor, stop, label if cursor == start else None))
+    return [(s, e, lab) for s, e, lab in out if text[s:e].strip()]
+
+
+def _clean_label(label: str | None) -> str | None:
+    return label.strip().rstrip(":").strip() if label else None
+
+
+def _kind(part: str, fields: dict, whole: bool) -> str | None:
+    """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
+    found = {kind for kind, pattern in _KIND_CUES if pattern.search(part)}
+    if not found:
+        return "explain" if _QUESTION.search(part) else None
+    money = bool(_STATED_MONEY.search(part)) or (whole and bool(fields.get("costs")))
+    if "diagnose" in found and not ({"price", "checklist"} & found and "xid" not in part):
+        return "diagnose"
+    if money and ({"cost", "select", "explain", "price"} & found):
+        return "cost"  # their own prices: which is cheaper, not what the table says
+    if "checklist" in found:
+        return "checklist"
+    if "price" in found and "cost" not in found:
+        return "price"
+    if "cost" in found:
+        return "cost"
+    if "compat" in found and not ({"fit"} & found and fields.get("model")):
+        return "compat"
+    if "spec" in found:
+        return "spec"
+    if "select" in found:
+        return "open" if _is_open(fields) else "select"
+    if "fit" in found and (fields.get("model") or fields.get("params_b") or "显存" in part or "vram" in part):
+        return "fit"
+    if "explain" in found and "or" not in found:
+        return "explain"
+    if "fit" in found:
+        return "fit"
+    if "or" in found:
+        return "open" if _is_open(fields) else "select"
+    return "explain"
+
+
+def _is_open(fields: dict) -> bool:
+    """Nothing to size: no model, size, GPU or quote. A choice then gets a default, not a sizing."""
+    return not any(fields.get(k) for k in ("model", "params_b", "gpu", "instance", "costs", "dataset_tokens_b"))
+
+
+def _default_kind(fields: dict) -> str:
+    if fields.get("xids") or fields.get("symptoms"):
+        return "diagnose"
+    if fields.get("costs"):
+        return "cost"
+    if fields.get("model") or fields.get("params_b"):
+        return "fit"
+    if fields.get("topics"):
+        return "explain"
+    return "open"
+
+
+def _with_subjects(ask: Ask, fields: dict, spans: list[tuple[str, object, int]]) -> Ask:
+    """The GPUs, instances and model the ask names, as the other extractors read them: those written
+    inside the ask's part, else the message's."""
+    inside = [str(v) for slot, v, start in spans if slot in _SUBJECT_SLOTS and ask.start <= start < ask.end
+              and isinstance(v, str)]
+    if not inside:
+        inside = [*fields.get("gpu_options", [])] or ([fields["gpu"]] if fields.get("gpu") else [])
+        inside += [i for i in [fields.get("instance"), *fields.get("instance_options", [])] if i]
+        if fields.get("model"):
+            inside.append(fields["model"])
+    return ask.model_copy(update={"subjects": list(dict.fromkeys(inside))})
