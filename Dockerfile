@@ -2,22 +2,41 @@
 # (`gpu-advisor agent serve`). Secrets (Slack tokens, agent HMAC keys, the database password)
 # come from the environment or compose/Kubernetes secrets at run time; none is in the image.
 #
-#   docker build -t gpu-advisor:0.1.0 .          (tag = the version in pyproject.toml)
+# The tag is the version in pyproject.toml.
 #
 # A normal (non-editable) install of the wheel: the shipped rules/ and knowledge/ travel inside
 # the package (bot/_data/). A team's own folders are mounted and named by GPU_ADVISOR_RULES_DIR /
 # GPU_ADVISOR_KNOWLEDGE_DIR.
 
+# Three stages. `build` has a C compiler: durable-rules 2.0.28 is published as source only (its
+# rule engine is a C extension), so every dependency is turned into a wheel there. The runtime
+# stages install from those wheels only (`--no-index --only-binary=:all:`): no compiler, no
+# build tools and no network in them, and a dependency that was not wheeled fails the build
+# instead of compiling. tests/deploy/test_dockerfile.py checks these steps without Docker.
+#
+#   docker build -t gpu-advisor:0.2.0 .                              the bot and the agent (slim)
+#   docker build --target agent-bench -t gpu-advisor-bench:0.2.0 .   the agent with torch (CUDA):
+#                                                                     `check --bench` on that host
+
 FROM python:3.11-slim AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gcc g++ libc6-dev \
+    && rm -rf /var/lib/apt/lists/*
+# Dependencies first (from pyproject.toml alone), so a code change does not rebuild them.
+WORKDIR /tmp/deps
+COPY pyproject.toml setup.py README.md ./
+RUN mkdir bot rules knowledge && touch bot/__init__.py \
+    && pip wheel --wheel-dir /wheels/deps . \
+    && rm /wheels/deps/gpu_advisor-*.whl
 WORKDIR /src
 COPY pyproject.toml setup.py MANIFEST.in README.md ./
 COPY bot ./bot
 COPY rules ./rules
 COPY knowledge ./knowledge
-RUN pip wheel --no-deps -w /wheels .
+RUN pip wheel --no-deps --wheel-dir /wheels/app .
 
-FROM python:3.11-slim
+FROM python:3.11-slim AS runtime
 ENV PYTHONUNBUFFERED=1 \
     PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
@@ -27,13 +46,10 @@ ENV PYTHONUNBUFFERED=1 \
 
 RUN useradd --create-home --uid 10001 advisor && mkdir -p /data && chown advisor:advisor /data
 
-# Dependencies first (from pyproject.toml alone), so a code change does not reinstall them.
-WORKDIR /tmp/deps
-COPY pyproject.toml setup.py README.md ./
-RUN mkdir bot rules knowledge && touch bot/__init__.py \
-    && pip install . && pip uninstall -y gpu-advisor && cd / && rm -rf /tmp/deps
-COPY --from=build /wheels /wheels
-RUN pip install --no-deps /wheels/*.whl && rm -rf /wheels \
+COPY --from=build /wheels/deps /wheels/deps
+RUN pip install --no-index --only-binary=:all: /wheels/deps/*.whl && rm -rf /wheels/deps
+COPY --from=build /wheels/app /wheels/app
+RUN pip install --no-index --only-binary=:all: --no-deps /wheels/app/*.whl && rm -rf /wheels/app \
     && gpu-advisor --version && gpu-advisor rules lint >/dev/null
 
 WORKDIR /data
@@ -46,3 +62,16 @@ EXPOSE 9108 8080 3000 8700
 STOPSIGNAL SIGTERM
 ENTRYPOINT ["gpu-advisor"]
 CMD ["serve"]
+
+# The agent with the benchmark extra (`pip install 'gpu-advisor[bench]'`: torch with CUDA, from
+# PyPI; some 3 GB more than the slim image). Only GPU hosts that run `check --bench` need it.
+FROM runtime AS agent-bench
+USER root
+COPY --from=build /wheels/app /wheels/app
+RUN pip install --find-links /wheels/app "gpu-advisor[bench]" && rm -rf /wheels/app \
+    && python -c "import torch; print('torch', torch.__version__)"
+USER advisor
+CMD ["agent", "serve", "--host", "0.0.0.0", "--port", "8700"]
+
+# The default target (last stage): the slim image of the bot and the agent.
+FROM runtime AS bot

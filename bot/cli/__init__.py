@@ -114,6 +114,14 @@ def _main(argv: list[str]) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except ImportError as exc:  # the rule engine's C extension on a Python it does not load on (#29)
+        from bot.ops.runtime import engine_import_problem
+
+        problem = engine_import_problem(exc)
+        if problem is None or os.environ.get("GPU_ADVISOR_DEBUG"):
+            raise
+        print(f"gpu-advisor: error: {problem}", file=sys.stderr)
+        return EXIT_INPUT
     except Exception as exc:  # last resort: one clear line, the traceback only on request
         if os.environ.get("GPU_ADVISOR_DEBUG"):
             raise

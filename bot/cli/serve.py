@@ -46,6 +46,9 @@ def prepare_serving(settings):
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
+    from bot.ops.runtime import require_engine
+
+    require_engine()  # a Python the rule engine does not load on: one line now, not on the first question
     from bot.engine.rulebase import RuleBaseError
     from bot.slack.serve import run_serving, serving_app
     from bot.slack.settings import load_settings
