@@ -16,6 +16,8 @@ from bot.errors import InputError
 if TYPE_CHECKING:
     from bot.seams import StoreSeam
 
+EXIT_NO_HISTORY = 1  # `history HOST` for a host with no stored check
+
 COUNTER_LABELS = {
     "ecc_uncorrected": "ECC uncorr", "ecc_corrected": "ECC corr", "remapped_uncorrectable": "remap uncorr",
     "remapped_correctable": "remap corr", "retired_pages": "retired pg",
@@ -134,7 +136,8 @@ def _cmd_history(args: argparse.Namespace) -> int:
         out = render_history_chart(args.host, checks, Path(args.chart))
         if not args.json:
             print(f"Chart written to {out}")
-    return 0
+    # A host with no stored check (a typo, or never checked) is not a success: scripts see exit 1.
+    return 0 if checks else EXIT_NO_HISTORY
 
 
 def configure_history(parser) -> None:

@@ -50,7 +50,7 @@ def test_history_json_holds_every_check(backend, store, monkeypatch, capsys):
 def test_a_host_without_checks_says_so_and_has_no_chart(backend, store, monkeypatch, capsys, tmp_path):
     for name, value in backend.env().items():
         monkeypatch.setenv(name, value)
-    assert main(["history", "never-checked"]) == 0
+    assert main(["history", "never-checked"]) == 1  # an unknown host is not a success (#29)
     assert "No checks of never-checked are stored yet" in capsys.readouterr().out
     assert main(["history", "never-checked", "--chart", str(tmp_path / "x.png")]) == 2
     assert "nothing to chart" in capsys.readouterr().err
