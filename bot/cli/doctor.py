@@ -2,7 +2,8 @@
 
 Checks, in order: the configuration (environment settings), the Slack tokens (`auth.test` and
 `apps.connections.open` against SLACK_API_URL), the store (connects, migrations current), the
-rule base (loads, lints) and the inventory (each agent's /health answers). Each result has a
+rule base (loads, lints) and the inventory (each agent answers a signed request made with the
+inventory's key for it). Each result has a
 status (ok, warn, fail, skip), what was found, and for anything not ok a fix.
 
 `gpu-advisor ping URL` is the container health check: exit 0 when URL answers 2xx.
@@ -219,8 +220,6 @@ def check_rules(rules_dir: Path | None = None) -> list[CheckResult]:
 # -- inventory -----------------------------------------------------------------------------
 
 def check_inventory(timeout: float = 3.0) -> list[CheckResult]:
-    import httpx
-
     from bot.slack.settings import SlackSettingsError
 
     try:
@@ -244,29 +243,66 @@ def check_inventory(timeout: float = 3.0) -> list[CheckResult]:
                             fix="add the first GPU host under `hosts:`")]
     out = []
     for host in inventory.hosts:
-        if not os.environ.get(host.secret_env):
+        secret = os.environ.get(host.secret_env, "").encode()
+        if not secret:
             out.append(CheckResult(check="inventory", status="fail",
                                    message=f"{host.name}: its secret variable {host.secret_env} is not set",
                                    fix=f"set {host.secret_env} to the same value as GPU_ADVISOR_AGENT_SECRET on "
                                        f"{host.name}"))
-        try:
-            response = httpx.get(host.url + "/health", timeout=timeout, trust_env=False, verify=True)
-        except httpx.HTTPError as exc:
-            out.append(CheckResult(check="inventory", status="fail",
-                                   message=f"{host.name}: the agent at {host.url} does not answer ({type(exc).__name__})",
-                                   fix=f"on {host.name}, run `gpu-advisor agent serve --host 0.0.0.0 --port "
-                                       f"{_port(host.url)}` (or its container), and open that port to the bot"))
-            continue
-        if response.status_code == 200:
-            out.append(CheckResult(check="inventory", status="ok", message=f"{host.name}: agent at {host.url} is up"))
-        elif response.status_code in (401, 403):
-            out.append(CheckResult(check="inventory", status="ok",
-                                   message=f"{host.name}: agent at {host.url} answers (its /health needs a signature)"))
-        else:
-            out.append(CheckResult(check="inventory", status="fail",
-                                   message=f"{host.name}: {host.url}/health answered HTTP {response.status_code}",
-                                   fix=f"check that {host.url} is a gpu-advisor agent and read its log"))
+        out.append(_agent_result(host, secret, timeout))
     return out
+
+
+def _agent_result(host, secret: bytes, timeout: float) -> CheckResult:
+    """One agent, reached with a SIGNED request when its key is set (GET /jobs is signed on every
+    agent, --open-metrics or not, and so is its reply): a wrong key fails here, as it would on the
+    first `check` (#29: the unsigned /health said "up" for any key)."""
+    import asyncio
+
+    import httpx
+
+    from bot.dispatch.client import AgentClient, AgentTimeout
+    from bot.dispatch.inventory import DispatchError
+
+    unreachable_fix = (f"on {host.name}, run `gpu-advisor agent serve --host 0.0.0.0 --port {_port(host.url)}` "
+                       "(or its container), and open that port to the bot")
+    if not secret:  # reachability only: whether it answers at all
+        try:
+            httpx.get(host.url + "/health", timeout=timeout, trust_env=False, verify=True)
+        except httpx.HTTPError as exc:
+            return CheckResult(check="inventory", status="fail",
+                               message=f"{host.name}: the agent at {host.url} does not answer ({type(exc).__name__})",
+                               fix=unreachable_fix)
+        return CheckResult(check="inventory", status="warn",
+                           message=f"{host.name}: agent at {host.url} answers; its key cannot be checked without "
+                                   f"{host.secret_env}", fix=f"set {host.secret_env}")
+
+    async def signed() -> None:
+        async with httpx.AsyncClient(trust_env=False, timeout=timeout) as client:
+            await AgentClient(host, client, secret, retries=0, timeout_s=timeout).request("GET", "/jobs")
+
+    try:
+        asyncio.run(signed())
+    except AgentTimeout:
+        return CheckResult(check="inventory", status="fail",
+                           message=f"{host.name}: the agent at {host.url} did not answer within {timeout:g} s",
+                           fix=unreachable_fix)
+    except DispatchError as exc:
+        text = str(exc)
+        if "unreachable" in text or "connection to the agent failed" in text:
+            return CheckResult(check="inventory", status="fail",
+                               message=f"{host.name}: the agent at {host.url} does not answer ({text})",
+                               fix=unreachable_fix)
+        if "unauthenticated response" in text:
+            return CheckResult(check="inventory", status="fail",
+                               message=f"{host.name}: the agent at {host.url} refuses the key in {host.secret_env} "
+                                       "(a signed request failed)",
+                               fix=f"set {host.secret_env} to the value of GPU_ADVISOR_AGENT_SECRET on {host.name} "
+                                   "(or its GPU_ADVISOR_AGENT_SECRET_FILE)")
+        return CheckResult(check="inventory", status="fail", message=f"{host.name}: {text}",
+                           fix=f"check that {host.url} is a gpu-advisor agent and read its log")
+    return CheckResult(check="inventory", status="ok",
+                       message=f"{host.name}: agent at {host.url} is up and accepts the key in {host.secret_env}")
 
 
 def _port(url: str) -> int:

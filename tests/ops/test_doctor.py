@@ -87,6 +87,19 @@ def agent():
     server.stop()
 
 
+@pytest.fixture(scope="module")
+def real_agent():
+    """A real signed agent on loopback (replaying a capture), with --open-metrics: /health unsigned."""
+    from bot.agent.app import AgentConfig, create_app
+    from bot.agent.serve import ServerPool, replay_probe
+    from tests.dispatch.helpers import H100, SECRET
+
+    app = create_app(AgentConfig(secret=SECRET.encode(), gpu_probe=replay_probe(H100, "smi"), backend="replay:smi",
+                                 open_metrics=True))
+    with ServerPool([app]) as pool:
+        yield pool.urls[0]
+
+
 def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -121,9 +134,11 @@ def failures(report, check):
     return [r for r in report.by_check(check) if r.status == "fail"]
 
 
-def test_a_healthy_configuration_passes(env, tmp_path, agent):
-    env.setenv("GPU_ADVISOR_INVENTORY", str(write_inventory(tmp_path, agent.url)))
-    env.setenv("GPU_NODE_1_SECRET", "s" * 32)
+def test_a_healthy_configuration_passes(env, tmp_path, real_agent):
+    from tests.dispatch.helpers import SECRET
+
+    env.setenv("GPU_ADVISOR_INVENTORY", str(write_inventory(tmp_path, real_agent)))
+    env.setenv("GPU_NODE_1_SECRET", SECRET)
     report = run_doctor()
     assert report.ok, [r for r in report.results if r.status != "ok"]
     assert {r.check for r in report.results} == {"config", "slack", "store", "rules", "inventory"}
@@ -214,6 +229,27 @@ def test_an_unreachable_agent_and_its_missing_secret_are_reported(env, tmp_path)
     assert "GPU_NODE_1_SECRET is not set" in messages
     assert f"the agent at http://127.0.0.1:{port} does not answer" in messages
     assert any(f"gpu-advisor agent serve --host 0.0.0.0 --port {port}" in p.fix for p in problems)
+
+
+def test_a_wrong_agent_key_fails_the_inventory_check(env, tmp_path, real_agent, capsys):
+    # The agent serves /health unsigned (--open-metrics): only a signed call tells a wrong key (#29).
+    env.setenv("GPU_ADVISOR_INVENTORY", str(write_inventory(tmp_path, real_agent)))
+    env.setenv("GPU_NODE_1_SECRET", "not-the-agents-key-0123456789abcdef")
+    problems = failures(run_doctor(["inventory"]), "inventory")
+    assert [p.message for p in problems] == [
+        f"gpu-node-1: the agent at {real_agent} refuses the key in GPU_NODE_1_SECRET (a signed request failed)"]
+    assert problems[0].fix.startswith("set GPU_NODE_1_SECRET to the value of GPU_ADVISOR_AGENT_SECRET on gpu-node-1")
+    assert main(["doctor", "--only", "inventory"]) == 1
+    assert "All checks passed" not in capsys.readouterr().out
+
+
+def test_the_right_agent_key_passes_the_inventory_check(env, tmp_path, real_agent):
+    from tests.dispatch.helpers import SECRET
+
+    env.setenv("GPU_ADVISOR_INVENTORY", str(write_inventory(tmp_path, real_agent)))
+    env.setenv("GPU_NODE_1_SECRET", SECRET)
+    [result] = run_doctor(["inventory"]).by_check("inventory")
+    assert result.status == "ok" and "accepts the key in GPU_NODE_1_SECRET" in result.message
 
 
 def test_a_bad_log_format_and_metrics_port_are_reported(env):
