@@ -106,6 +106,20 @@ class GpuSpec(_Entry):
     tensor_precisions: list[PrecisionName]
     dense_tflops: dict[PrecisionName, float]
     notes: list[str] = Field(default_factory=list)
+    # Who sells it and under which licence: GeForce (the consumer EULA), data-centre, or workstation
+    # (RTX 6000 Ada, RTX A6000, RTX PRO 6000). None: GeForce for consumer cards, else data-centre.
+    product_line: Literal["geforce", "datacenter", "workstation"] | None = None
+    # False for an aftermarket board (the "48 GB 4090"): not an NVIDIA product, no NVIDIA warranty.
+    nvidia_product: bool = True
+    # Where it is rented: "china" for the export-market parts (A800, H800, H20, L20, RTX 4090 D).
+    markets: list[Literal["global", "china"]] = Field(default_factory=lambda: ["global"], min_length=1)
+    # How the entry's figures are known: an NVIDIA datasheet or spec page (or a faithful copy of one),
+    # or only a cloud provider's page, press and field reports (answers then say "reported").
+    confidence: Literal["datasheet", "reported"] = "datasheet"
+    # Figures weaker than the entry's confidence, by field ("bandwidth_gbs", "dense_tflops.bf16"):
+    # derived by arithmetic, reported by press only, unverified (assumed), or disputed between sources.
+    figure_confidence: dict[str, Literal["derived", "reported", "unverified", "disputed"]] = Field(
+        default_factory=dict)
 
     @field_validator("dense_tflops")
     @classmethod
@@ -115,10 +129,38 @@ class GpuSpec(_Entry):
                 raise ValueError(f"dense_tflops.{precision} must be > 0")
         return value
 
+    @model_validator(mode="after")
+    def _known_figures(self) -> "GpuSpec":
+        for key in self.figure_confidence:
+            field, _, precision = key.partition(".")
+            known = (precision in self.dense_tflops) if field == "dense_tflops" and precision else (
+                field in type(self).model_fields and field not in _NOT_FIGURES and not precision)
+            if not known:
+                raise ValueError(f"figure_confidence: {key!r} names no figure of this entry "
+                                 "(a field such as bandwidth_gbs, or dense_tflops.<precision> it lists)")
+        if self.nvlink_bandwidth_gbs is not None and not self.nvlink:
+            raise ValueError("nvlink_bandwidth_gbs given for a GPU with nvlink: false")
+        return self
+
     @property
     def cc_number(self) -> float:
         major, minor = self.compute_capability.split(".")
         return int(major) + int(minor) / 10
+
+    @property
+    def line(self) -> str:
+        """geforce, datacenter or workstation."""
+        return self.product_line or ("geforce" if self.gpu_class == "consumer" else "datacenter")
+
+    def figure_is_reported(self, key: str) -> bool:
+        """Whether an answer resting on this figure ("bandwidth_gbs", "dense_tflops.fp8") must say
+        "reported": the entry is known only from reports, or this figure is derived, reported,
+        unverified or disputed."""
+        return self.confidence == "reported" or key in self.figure_confidence
+
+
+_NOT_FIGURES = frozenset({"id", "name", "family", "aliases", "notes", "sources", "confidence",
+                          "figure_confidence", "dense_tflops"})
 
 
 class CudaMajor(_Entry):
@@ -320,6 +362,11 @@ class PriceRow(BaseModel):
     region: str | None = None
     instance_hourly_rate: float | None = Field(default=None, gt=0, description="the whole instance, per hour")
     source: str | None = Field(default=None, description="a source id from sources.yaml")
+    # An imported row's zone spread (issue #26): the zone of the cheapest price, how many zones were
+    # read in the region, and the dearest zone's whole-instance price (spot prices move by zone).
+    zone: str | None = None
+    zones: int | None = Field(default=None, ge=1)
+    instance_hourly_max: float | None = Field(default=None, gt=0)
 
     @model_validator(mode="after")
     def _quoted_in_the_past(self) -> "PriceRow":
@@ -356,6 +403,12 @@ class InstanceOffer(BaseModel):
     quoted_on: dt.date
     source: str
     note: str | None = None
+    # The zone spread in the region (issue #26): the cheapest zone per price, zones read, the dearest zone.
+    zone: str | None = None
+    spot_zone: str | None = None
+    zones: int | None = Field(default=None, ge=1)
+    on_demand_max: float | None = Field(default=None, gt=0)
+    spot_max: float | None = Field(default=None, gt=0)
 
     @model_validator(mode="after")
     def _priced(self) -> "InstanceOffer":
@@ -369,8 +422,11 @@ class InstanceOffer(BaseModel):
                       note=self.note, instance_type=self.instance_type, gpu_count=self.gpu_count, vcpus=self.vcpus,
                       memory_gib=self.memory_gib, region=self.region, source=self.source)
         return [
-            PriceRow(billing=billing, hourly_rate=rate / self.gpu_count, instance_hourly_rate=rate, **common)
-            for billing, rate in (("on-demand", self.on_demand), ("spot", self.spot)) if rate is not None
+            PriceRow(billing=billing, hourly_rate=rate / self.gpu_count, instance_hourly_rate=rate, zone=zone,
+                     zones=self.zones, instance_hourly_max=top, **common)
+            for billing, rate, zone, top in (("on-demand", self.on_demand, self.zone, self.on_demand_max),
+                                             ("spot", self.spot, self.spot_zone, self.spot_max))
+            if rate is not None
         ]
 
 
@@ -385,6 +441,8 @@ class PriceTableOrigin(BaseModel):
     license: str | None = None
     as_of: dt.date
     clouds: list[str] = Field(default_factory=list)
+    # What was read per cloud (issue #26): "skypilot-org/skypilot-catalog@<commit> catalogs/v7/aws/vms.csv" or a URL.
+    read: dict[str, str] = Field(default_factory=dict)
 
 
 # AWS Service Quotas names of the GPU instance quota codes in instances.yaml (source: aws-ec2-quotas).
@@ -410,6 +468,15 @@ class InstanceType(_Entry):
     quota_on_demand: str | None = None
     quota_spot: str | None = None
     note: str | None = None
+    # False where the provider's page gives the GPU's memory (bandwidth, NVLink) but not its name
+    # (Alibaba gn7e, gn8v): `gpu` is then the catalog card matching that profile, an inference to say.
+    gpu_named: bool = True
+
+    @model_validator(mode="after")
+    def _inference_has_a_gpu(self) -> "InstanceType":
+        if not self.gpu_named and self.gpu is None:
+            raise ValueError("gpu_named: false says which catalog GPU the profile matches; give `gpu`")
+        return self
 
     @property
     def family(self) -> str:
@@ -490,6 +557,8 @@ class Catalog:
         # The imported catalog a table came from (its name and date), None for a hand-kept table.
         self.prices_origin = prices_origin
         self.instances = {_norm_instance(i.name): i for i in instances or []}
+        # The file an instance came from, where it is not instances.yaml (normalised name -> file name).
+        self.instance_files: dict[str, str] = {}
         self.accelerator_names = {(a.provider or "", a.name.lower()): a for a in accelerator_names or []}
         self.knowledge_date = knowledge_date
         self.content_hash = content_hash
@@ -702,8 +771,9 @@ def load_catalog(knowledge_dir: Path | str = DEFAULT_KNOWLEDGE_DIR, prices_path:
             lists[key] = _load_list(doc, key, model)
         cuda_doc = load_yaml(knowledge_dir / "cuda.yaml")
         digest.update((knowledge_dir / "cuda.yaml").read_bytes())
-        if (knowledge_dir / INSTANCES_NAME).exists():
-            digest.update((knowledge_dir / INSTANCES_NAME).read_bytes())
+        for name in (INSTANCES_NAME, INSTANCES_CHINA_NAME):
+            if (knowledge_dir / name).exists():
+                digest.update((knowledge_dir / name).read_bytes())
     except YamlError as exc:
         raise KnowledgeError(str(exc)) from exc
     try:
@@ -713,6 +783,8 @@ def load_catalog(knowledge_dir: Path | str = DEFAULT_KNOWLEDGE_DIR, prices_path:
     prices_path = prices_path or default_prices_path(knowledge_dir)
     prices, prices_origin = load_price_table(prices_path)
     instances, accelerator_names = _load_instances(knowledge_dir / INSTANCES_NAME)
+    china = _load_more_instances(knowledge_dir / INSTANCES_CHINA_NAME, knowledge_dir / INSTANCES_NAME, instances)
+    instances += china
 
     meta_path = knowledge_dir / "meta.yaml"
     knowledge_date = dt.date.today()
@@ -739,6 +811,7 @@ def load_catalog(knowledge_dir: Path | str = DEFAULT_KNOWLEDGE_DIR, prices_path:
         instances=instances,
         accelerator_names=accelerator_names,
     )
+    catalog.instance_files = {_norm_instance(i.name): INSTANCES_CHINA_NAME for i in china}
     _check_references(catalog, knowledge_dir)
     return catalog
 
@@ -772,7 +845,9 @@ def _check_references(catalog: Catalog, knowledge_dir: Path) -> None:
     if catalog.prices_origin and catalog.prices_origin.source not in catalog.sources:
         errors.append(f"prices: catalog: unknown source id {catalog.prices_origin.source!r}")
     for entry in [*catalog.instances.values(), *catalog.accelerator_names.values()]:
-        where = f"{knowledge_dir / INSTANCES_NAME}: {entry.name}"
+        filename = catalog.instance_files.get(_norm_instance(entry.name), INSTANCES_NAME) \
+            if isinstance(entry, InstanceType) else INSTANCES_NAME
+        where = f"{knowledge_dir / filename}: {entry.name}"
         if entry.gpu is not None and entry.gpu not in catalog.gpus:
             errors.append(f"{where}: gpu: unknown GPU id {entry.gpu!r}")
         errors += [f"{where}: sources: unknown source id {s!r}" for s in entry.sources if s not in catalog.sources]
@@ -781,6 +856,8 @@ def _check_references(catalog: Catalog, knowledge_dir: Path) -> None:
 
 
 INSTANCES_NAME = "instances.yaml"
+# China-cloud instance families (Alibaba gn7i/gn7s/gn8v/ebmgn...), alongside instances.yaml (issue #24).
+INSTANCES_CHINA_NAME = "instances.china.yaml"
 # RunPod's catalog names: "8x_H100-SXM_SECURE", "1x_RTX4090_COMMUNITY".
 # Vast.ai's catalog names: "8x-H100_SXM-32-65536" (GPUs, model, vCPUs, MiB of memory).
 _VAST_INSTANCE = re.compile(r"^(?P<count>\d{1,2})x-(?P<model>[A-Za-z0-9_]+)-(?P<vcpus>\d{1,4})-(?P<mib>\d{1,8})$")
@@ -812,6 +889,30 @@ def _load_instances(path: Path) -> tuple[list[InstanceType], list[AcceleratorNam
     if errors:
         raise KnowledgeError("\n".join(errors))
     return instances, accelerators
+
+
+def _load_more_instances(path: Path, main: Path, known: list[InstanceType]) -> list[InstanceType]:
+    """A further instance file (`instances:` only; optional). A name that another file already has
+    is an error naming both files: every instance type has one entry."""
+    if not path.exists():
+        return []
+    try:
+        doc = load_yaml(path)
+    except YamlError as exc:
+        raise KnowledgeError(str(exc)) from exc
+    instances = _load_list(doc, "instances", InstanceType)
+    taken = {_norm_instance(i.name) for i in known}
+    errors, seen = [], set()
+    for index, entry in enumerate(instances):
+        key = _norm_instance(entry.name)
+        if key in taken:
+            errors.append(f"{doc.where(('instances', index, 'name'))}: instances: {entry.name!r} is already in {main}")
+        elif key in seen:
+            errors.append(f"{doc.where(('instances', index, 'name'))}: instances: duplicate name {entry.name!r}")
+        seen.add(key)
+    if errors:
+        raise KnowledgeError("\n".join(errors))
+    return instances
 
 
 _CACHE: dict[tuple[str, str], Catalog] = {}

@@ -68,8 +68,17 @@ def test_real_catalog_loads(catalog):
     assert re.fullmatch(r"[0-9a-f]{12}", catalog.content_hash)
 
 
+# The cards teams rent in China and the workstation / Grace Hopper parts (issue #24).
+RENTED_GPUS = {
+    "a800-80gb-sxm", "a800-80gb-pcie", "a800-40gb-pcie", "a800-40gb-sxm", "h800-sxm", "h800-pcie",
+    "h20-96gb", "h20-141gb", "l20", "l40", "a40", "a30", "a10", "gh200-96gb", "gh200-144gb",
+    "rtx-4090d", "rtx-4090-48gb", "rtx-4090d-48gb", "rtx-6000-ada", "rtx-a6000", "rtx-pro-6000",
+}
+
+
 def test_every_required_gpu_exists(catalog):
-    assert set(catalog.gpus) == REQUIRED_GPUS | {"v100-sxm2", "t4"}  # + older GPUs users still rent
+    # + older GPUs users still rent, and the cards of issue #24
+    assert set(catalog.gpus) == REQUIRED_GPUS | {"v100-sxm2", "t4"} | RENTED_GPUS
 
 
 def test_every_cited_source_exists(catalog):
@@ -185,10 +194,12 @@ def test_memory_power_and_form_match_the_spec_pages(catalog):
 
 def test_class_ecc_nvlink_and_mig(catalog):
     for gpu in catalog.gpus.values():
-        consumer = gpu.id.startswith("rtx-")
+        consumer = gpu.id.startswith("rtx-") and gpu.line != "workstation"
         assert gpu.gpu_class == ("consumer" if consumer else "datacenter"), gpu.id
+        assert gpu.line == ("geforce" if consumer else gpu.product_line or "datacenter"), gpu.id
         assert gpu.ecc is (not consumer), gpu.id
-        assert (gpu.psu_w is not None) is consumer, gpu.id
+        # NVIDIA publishes a PSU figure for its own GeForce cards sold worldwide, never for a data-centre part.
+        assert (gpu.psu_w is not None) is (consumer and gpu.markets == ["global"]), gpu.id
         if gpu.nvlink_bandwidth_gbs is not None:
             assert gpu.nvlink, gpu.id
         if gpu.mig_max_instances:
@@ -494,3 +505,157 @@ def test_training_precision_figures_share_one_accumulate_mode(catalog):
             assert tflops["fp8"] / tflops["bf16"] == pytest.approx(2.0, rel=0.02), gpu.id
     notes = " ".join(catalog.gpus["rtx-5090"].notes)
     assert "fp4 = 1676" in notes and "FP32 accumulate" in notes and "fp8 = 419" in notes
+
+
+# -- the cards teams rent in China, workstation cards, GH200 (issue #24) ------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("A800 80G", "a800-80gb-sxm"),
+        ("NVIDIA A800-SXM4-80GB", "a800-80gb-sxm"),
+        ("A800 PCIe", "a800-80gb-pcie"),
+        ("A800 40GB", "a800-40gb-pcie"),
+        ("H800 80G", "h800-sxm"),
+        ("H800 PCIe", "h800-pcie"),
+        ("H20 96G", "h20-96gb"),
+        ("NVIDIA H20-3e", "h20-141gb"),
+        ("H20 141GB", "h20-141gb"),
+        ("4090D", "rtx-4090d"),
+        ("NVIDIA GeForce RTX 4090 D", "rtx-4090d"),
+        ("4090 48G", "rtx-4090-48gb"),
+        ("魔改 4090", "rtx-4090-48gb"),
+        ("4090D 48G", "rtx-4090d-48gb"),
+        ("L20", "l20"),
+        ("L40", "l40"),
+        ("L40S", "l40s"),  # not captured by the L40
+        ("A10", "a10"),
+        ("A100 40GB", "a100-40gb-pcie"),  # not captured by the A10
+        ("A30", "a30"),
+        ("A40", "a40"),
+        ("A6000", "rtx-a6000"),
+        ("NVIDIA RTX 6000 Ada Generation", "rtx-6000-ada"),
+        ("RTX PRO 6000", "rtx-pro-6000"),
+        ("RTXPRO6000", "rtx-pro-6000"),
+        ("GH200 96GB", "gh200-96gb"),
+    ],
+)
+def test_rented_gpu_names_resolve(catalog, name, expected):
+    assert catalog.resolve_gpu(name) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("A800", {"a800-80gb-sxm", "a800-80gb-pcie", "a800-40gb-pcie", "a800-40gb-sxm"}),
+        ("H800", {"h800-sxm", "h800-pcie"}),
+        ("H20", {"h20-96gb", "h20-141gb"}),
+        ("NVIDIA GH200", {"gh200-96gb", "gh200-144gb"}),
+    ],
+)
+def test_rented_families_resolve_to_their_variants(catalog, name, expected):
+    ids = catalog.resolve_gpu(name)
+    assert set(ids) == expected
+    assert ids[0] == sorted(expected, key=list(catalog.gpus).index)[0]  # the catalog order: 80 GB SXM / 96 GB first
+
+
+def test_export_parts_differ_from_their_siblings_where_the_sources_say(catalog):
+    g = catalog.gpus
+    # A800 = A100 with NVLink cut from 600 to 400 GB/s; H800 = H100 SXM with NVLink 400 and FP64 ~1.
+    for a800, a100 in (("a800-80gb-sxm", "a100-80gb-sxm"), ("a800-80gb-pcie", "a100-80gb-pcie"),
+                       ("a800-40gb-pcie", "a100-40gb-pcie")):
+        assert g[a800].dense_tflops == g[a100].dense_tflops and g[a800].bandwidth_gbs == g[a100].bandwidth_gbs
+        assert (g[a800].nvlink_bandwidth_gbs, g[a100].nvlink_bandwidth_gbs) == (400, 600)
+    assert g["h800-sxm"].dense_tflops["bf16"] == g["h100-sxm"].dense_tflops["bf16"] == 989
+    assert g["h800-sxm"].nvlink_bandwidth_gbs == 400 and g["h800-sxm"].dense_tflops["fp64"] == 1
+    assert g["h800-pcie"].nvlink_bandwidth_gbs == 400 and g["h800-pcie"].dense_tflops["bf16"] == 756
+    # H20: compute cut to 148/296 dense, memory and NVLink kept.
+    h20 = g["h20-96gb"]
+    assert (h20.memory_gb, h20.bandwidth_gbs, h20.nvlink_bandwidth_gbs) == (96, 4000, 900)
+    assert (h20.dense_tflops["bf16"], h20.dense_tflops["fp8"]) == (148, 296)
+    assert "SXM" in h20.form_factor
+    # L20 / L40 / L40S are three different cards, none with NVLink.
+    assert [g[i].dense_tflops["bf16"] for i in ("l20", "l40", "l40s")] == [119, 181.05, 362.05]
+    assert not any(g[i].nvlink for i in ("l20", "l40", "l40s", "rtx-6000-ada", "rtx-4090d", "rtx-pro-6000"))
+    assert g["rtx-4090d"].dense_tflops["bf16"] == pytest.approx(165.2 * 114 / 128, rel=0.001)
+    assert (g["gh200-96gb"].memory_gb, g["gh200-96gb"].bandwidth_gbs) == (96, 4000)
+    assert (g["gh200-144gb"].memory_gb, g["gh200-144gb"].bandwidth_gbs) == (144, 4900)
+    assert (g["rtx-pro-6000"].memory_gb, g["rtx-pro-6000"].bandwidth_gbs, g["rtx-pro-6000"].pcie_gen) == (96, 1792, 5)
+
+
+def test_china_market_cards_are_marked(catalog):
+    china = {gid for gid, gpu in catalog.gpus.items() if "china" in gpu.markets}
+    assert {"a800-80gb-sxm", "h800-sxm", "h20-96gb", "h20-141gb", "l20", "rtx-4090d", "rtx-4090-48gb"} <= china
+    assert not china & {"h100-sxm", "a100-80gb-sxm", "l40s", "rtx-4090"}
+
+
+def test_the_48gb_4090_is_a_modified_board_not_an_nvidia_product(catalog):
+    for gid in ("rtx-4090-48gb", "rtx-4090d-48gb"):
+        gpu = catalog.gpus[gid]
+        assert gpu.nvidia_product is False and gpu.line == "geforce" and gpu.confidence == "reported"
+        assert gpu.memory_gb == 48
+        notes = " ".join(gpu.notes)
+        assert "Not an NVIDIA product" in notes and "No NVIDIA warranty" in notes and "geforce-eula" in gpu.sources
+    assert all(g.nvidia_product for gid, g in catalog.gpus.items() if not gid.endswith("-48gb"))
+
+
+def test_reported_figures_are_marked_and_datasheet_ones_are_not(catalog):
+    g = catalog.gpus
+    # No NVIDIA datasheet exists for A800 (data-centre), H800, H20, L20 or RTX 4090 D.
+    for gid in ("a800-80gb-sxm", "h800-sxm", "h20-96gb", "l20", "rtx-4090d"):
+        assert g[gid].confidence == "reported" and g[gid].figure_is_reported("bandwidth_gbs"), gid
+    assert g["h20-141gb"].figure_confidence["bandwidth_gbs"] == "unverified"
+    assert g["rtx-6000-ada"].figure_is_reported("dense_tflops.bf16")  # derived from the FP8-sparse figure
+    assert not g["rtx-6000-ada"].figure_is_reported("dense_tflops.fp8")
+    assert not g["h100-sxm"].figure_is_reported("bandwidth_gbs")
+    assert not g["l40"].figure_is_reported("dense_tflops.bf16")
+
+
+def test_h200_nvl_bandwidth_is_the_datasheet_figure(catalog):
+    nvl = catalog.gpus["h200-nvl"]
+    assert nvl.bandwidth_gbs == 4200 and nvl.figure_confidence["bandwidth_gbs"] == "disputed"
+    assert catalog.gpus["h200-sxm"].bandwidth_gbs == 4800
+
+
+def test_figure_confidence_must_name_a_figure_of_the_entry(knowledge_copy):
+    path = knowledge_copy / "gpus.yaml"
+    _corrupt_entry(path, "l20", "figure_confidence", "{dense_tflops.fp4: derived}")
+    with pytest.raises(KnowledgeError) as info:
+        load_catalog(knowledge_copy, prices_path=knowledge_copy / "prices.example.yaml")
+    message = str(info.value)
+    assert "gpus.yaml" in message and "gpus[l20]" in message and "dense_tflops.fp4" in message
+
+
+def test_china_instance_families_resolve(catalog):
+    gn8v = catalog.instance("ecs.gn8v-8x.48xlarge")
+    assert (gn8v.gpu, gn8v.count, gn8v.gpu_named, gn8v.family) == ("h20-96gb", 8, False, "gn8v")
+    assert "names no GPU" in gn8v.note
+    assert catalog.instance("gn7s-c32g1.32xlarge").gpu == "a30"  # "ecs." may be left off
+    ebm = catalog.instance("ecs.ebmgn8is.32xlarge")
+    assert (ebm.gpu, ebm.count, ebm.gpu_named) == ("l20", 8, True)
+    assert catalog.instance("ecs.gn7i-8x.32xlarge").count == 8
+    # The existing tables keep their own rows: one entry per instance type.
+    assert catalog.instance("p4d.24xlarge").gpu == "a100-40gb-sxm"
+    assert catalog.instance("g6.12xlarge").count == 4
+
+
+def test_an_instance_in_both_files_is_rejected_naming_both(knowledge_copy):
+    china = knowledge_copy / "instances.china.yaml"
+    china.write_text(china.read_text(encoding="utf-8") + (
+        "  - {name: p4d.24xlarge, provider: aws, gpu: a100-40gb-sxm, accelerator: A100, count: 8, "
+        "sources: [aws-ec2-accelerated-instances]}\n"), encoding="utf-8")
+    with pytest.raises(KnowledgeError) as info:
+        load_catalog(knowledge_copy, prices_path=knowledge_copy / "prices.example.yaml")
+    message = str(info.value)
+    assert "instances.china.yaml" in message and "p4d.24xlarge" in message and "instances.yaml" in message
+
+
+def test_an_unnamed_gpu_inference_needs_a_gpu(knowledge_copy):
+    china = knowledge_copy / "instances.china.yaml"
+    china.write_text(china.read_text(encoding="utf-8") + (
+        "  - {name: ecs.gn9x.4xlarge, provider: aliyun, gpu: null, gpu_named: false, accelerator: x, count: 1, "
+        "sources: [aliyun-gpu-instance-families]}\n"), encoding="utf-8")
+    with pytest.raises(KnowledgeError) as info:
+        load_catalog(knowledge_copy, prices_path=knowledge_copy / "prices.example.yaml")
+    assert "instances.china.yaml" in str(info.value) and "gpu_named" in str(info.value)
