@@ -93,7 +93,7 @@ def _run_checks(args, services: Services, user: str, benchmarks: list[str]) -> i
             for entry in entries:
                 print(f"== {entry.host}: " + ("checked" if entry.ok else f"NOT CHECKED: {entry.error}"))
                 if entry.check:
-                    print(render_text(entry.check.answer))
+                    print(render_text(entry.check.answer, full=args.full))
         worst = [f.severity for e in entries if e.check for f in e.check.answer.findings]
         return EXIT_FINDINGS_BLOCK if ("block" in worst or not all(e.ok for e in entries)) else 0
     try:
@@ -108,7 +108,7 @@ def _run_checks(args, services: Services, user: str, benchmarks: list[str]) -> i
     else:
         print(f"== {done.host}: {len(done.report.gpus)} GPU(s), driver {done.report.driver}, "
               f"CUDA {done.report.cuda_driver} (probe via {done.report.source})")
-        print(render_text(done.answer))
+        print(render_text(done.answer, full=args.full))
     return EXIT_FINDINGS_BLOCK if any(f.severity == "block" for f in done.answer.findings) else 0
 
 
@@ -129,6 +129,8 @@ def configure_check(parser) -> None:
     parser.add_argument("--all", action="store_true", help="check every host you may check")
     parser.add_argument("--bench", metavar="LIST", help="benchmarks to run: matmul,membw,h2d,serving")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
+    parser.add_argument("--full", action="store_true",
+                        help="print every finding with its rule, reasons and sources (the brief answer says so)")
     parser.add_argument("--inventory", metavar="PATH", help="inventory YAML (default: $GPU_ADVISOR_INVENTORY)")
     parser.add_argument("--as", dest="as_user", metavar="USER", help="the acting user id, checked like a Slack user")
     parser.add_argument("--group", action="append", metavar="GROUP",
