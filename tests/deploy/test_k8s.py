@@ -9,8 +9,12 @@ import yaml
 from bot.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[2]
-MANIFESTS = sorted((ROOT / "deploy" / "k8s").glob("*.yaml"))
+# `kubectl apply -f deploy/k8s/` applies these (not recursive); monitoring/ needs the Prometheus Operator.
+CORE = sorted((ROOT / "deploy" / "k8s").glob("*.yaml"))
+OPERATOR = sorted((ROOT / "deploy" / "k8s" / "monitoring").glob("*.yaml"))
+MANIFESTS = CORE + OPERATOR
 DOCS = [doc for path in MANIFESTS for doc in yaml.safe_load_all(path.read_text()) if doc]
+CORE_DOCS = [doc for path in CORE for doc in yaml.safe_load_all(path.read_text()) if doc]
 API_VERSIONS = {"Namespace": "v1", "DaemonSet": "apps/v1", "Deployment": "apps/v1", "Secret": "v1", "Service": "v1", "ConfigMap": "v1",
                 "ServiceMonitor": "monitoring.coreos.com/v1", "PodMonitor": "monitoring.coreos.com/v1"}
 
@@ -157,3 +161,19 @@ def test_images_are_pinned_to_the_release_version():
     version = re.search(r'^version\s*=\s*"([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE).group(1)
     for container in (agent_container(), bot_container()):
         assert container["image"].endswith(f"/gpu-advisor:{version}")
+
+
+def test_the_core_manifests_apply_without_the_prometheus_operator():
+    # A cluster without the Operator's CRDs refuses every kind of monitoring.coreos.com (#29).
+    assert not [d["kind"] for d in CORE_DOCS if d["apiVersion"].startswith("monitoring.coreos.com/")]
+    assert OPERATOR and all(d["apiVersion"].startswith("monitoring.coreos.com/")
+                            for path in OPERATOR for d in yaml.safe_load_all(path.read_text()) if d)
+    # ... and Prometheus without the Operator finds the bot by its annotations, as it finds the agents.
+    annotations = one("Deployment")["spec"]["template"]["metadata"]["annotations"]
+    metrics_port = next(p["containerPort"] for p in bot_container()["ports"] if p["name"] == "metrics")
+    assert annotations == {"prometheus.io/scrape": "true", "prometheus.io/port": str(metrics_port),
+                           "prometheus.io/path": "/metrics"}
+
+
+def test_the_pod_monitor_carries_the_label_kube_prometheus_stack_selects():
+    assert one("PodMonitor")["metadata"]["labels"]["release"] == "kube-prometheus-stack"
