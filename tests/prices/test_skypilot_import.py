@@ -69,11 +69,14 @@ def test_vast_zero_spot_price_means_no_spot_offer(report):
 
 
 def test_unknown_accelerators_are_counted_never_guessed(report):
-    assert report.unknown == {("lambda", "A6000"): 1, ("runpod", "MI300X"): 1, ("vast", "A40"): 1}
-    # Names we know but have no GPU entry for (16 GB V100, A10) are counted apart, also not imported.
-    assert report.unmapped == {("aws", "V100"): 1, ("lambda", "A10"): 1, ("vast", "V100"): 1}
+    # Lambda's A6000 and Vast's A40 map to GPUs in the catalog; nothing here is unknown.
+    assert report.unknown == {}
+    assert {o.gpu for o in report.offers if o.instance_type in ("gpu_1x_a6000", "2x-A40-32-65536")} == {"rtx-a6000", "a40"}
+    assert report.not_nvidia == {("runpod", "MI300X"): 1}  # AMD: skipped and counted apart
+    # Names we know but have no GPU entry for (16 GB V100) are counted apart, also not imported.
+    assert report.unmapped == {("aws", "V100"): 1, ("vast", "V100"): 1}
     imported = {o.instance_type for o in report.offers}
-    assert not imported & {"gpu_1x_a6000", "1x_MI300X_SECURE", "2x-A40-32-65536", "p3.2xlarge", "gpu_1x_a10"}
+    assert not imported & {"1x_MI300X_SECURE", "p3.2xlarge"}
     assert report.counts["aws"].cpu_rows == 1 and report.counts["lambda"].cpu_rows == 1
 
 
@@ -81,7 +84,8 @@ def test_real_bad_rows_are_named_and_left_out(report):
     bad = {(b.cloud, b.line): b.reason for b in report.bad}
     # AWS p5e rows carry a spot price but no on-demand Price; RunPod's L40S row has spot above on-demand.
     assert bad[("aws", 13)] == "missing Price (on-demand)" and bad[("aws", 14)] == "missing Price (on-demand)"
-    assert "above the on-demand Price" in bad[("runpod", 10)]
+    odd = {(b.cloud, b.line): b.reason for b in report.odd}  # reported apart, as odd rows
+    assert "above the on-demand Price" in odd[("runpod", 10)] and ("runpod", 10) not in bad
     assert "p5e.48xlarge" not in {o.instance_type for o in report.offers}
     assert "1x_L40S_SECURE" not in {o.instance_type for o in report.offers}
     assert "aws/vms.csv:13: p5e.48xlarge: missing Price" in report.summary()
@@ -89,8 +93,8 @@ def test_real_bad_rows_are_named_and_left_out(report):
 
 def test_bad_rows_each_get_their_reason(catalog):
     report = import_catalog(FIXTURES / "bad", catalog, as_of=AS_OF)
-    reasons = {b.line: b.reason for b in report.bad}
-    assert set(reasons) == {3, 4, 5, 6, 7, 8, 9}
+    reasons = {b.line: b.reason for b in report.bad + report.odd}
+    assert set(reasons) == {3, 4, 5, 6, 7, 8, 9} and [b.line for b in report.odd] == [9]
     assert "Price 0 is not a price" in reasons[3]
     assert "Price -2.99 is not a price" in reasons[4]
     assert reasons[5] == "missing Price (on-demand)"
