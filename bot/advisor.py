@@ -22,6 +22,7 @@ from bot.advice.options import (
     typical_rate,
 )
 from bot.advice.quotes import break_even, quoted_costs
+from bot.compose import ComposeContext, compose_all
 from bot.engine.facts import FactModel, OptionFact
 from bot.engine.rulebase import RuleBase, load_rulebase
 from bot.engine.session import Engine
@@ -247,11 +248,17 @@ class Advisor:
         est = Estimate(assumptions=[TOTAL_COST_FORMULA] if costs else [])
         if estimate is not None:
             est = estimate.estimate
-        return assemble(AnswerParts(
+        answer = assemble(AnswerParts(
             requirement=resolved.requirement, result=result, language=language, rule_base_version=self.version,
             estimate=est, candidates=candidates, costs=costs,
             gpu_family=[g.id for g in resolved.gpus] if resolved.family else [],
         ))
+        if resolved.requirement.asks:
+            context = ComposeContext(requirement=resolved.requirement, answer=answer, catalog=self.catalog,
+                                     language=language, today=self.config.today,
+                                     question=" ".join(a.text for a in resolved.requirement.asks))
+            answer.answers = compose_all(context)
+        return answer
 
 
 # Topics whose questions are about money; only they get rows of the price table.

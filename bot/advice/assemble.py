@@ -51,7 +51,13 @@ def assemble(parts: AnswerParts) -> Answer:
     findings, derivations = _collapse_repeats(findings, derivations, language)
     recommendations = rank(result.recommendations)
     verdict = _verdict(result, recommendations, language)
-    questions = _questions_that_matter(result)
+    questions = _questions_that_matter(result, parts.requirement)
+    if not sizes_hardware(parts.requirement):
+        # A price, a diagnosis, a checklist, an explanation: sizing options and sizing warnings are
+        # not what was asked; they stay behind "More". A cost ask keeps its priced options.
+        costed = any(a.kind == "cost" for a in parts.requirement.asks)
+        recommendations = [r for r in recommendations if costed and (r.cost is not None or r.cost_per_hour is not None)]
+        findings = [f.model_copy(update={"tier": "more"}) if f.topic in _SIZING_TOPICS else f for f in findings]
     return Answer(
         requirement=parts.requirement,
         estimate=parts.estimate,
@@ -198,15 +204,52 @@ _DETAIL_QUESTIONS = frozenset({"selection.ask-training-precision", "selection.as
 _FAR_OFF = 2.0
 
 
-def _questions_that_matter(result: EngineResult) -> list[str]:
+# Asks about fitting or choosing hardware for a job: only they get sizing options and sizing questions.
+SIZING_ASKS = frozenset({"fit", "select", "open"})
+_SIZING_TOPICS = frozenset({"memory", "parallelism", "precision"})
+# Questions that size a job, and the slot each asks for (never asked when the message gave it).
+_SIZING_QUESTIONS = {
+    "selection.ask-workload": ("workload",), "selection.ask-model-size": ("params_b", "model"),
+    "selection.ask-training-precision": ("precision",), "selection.ask-optimizer": ("optimizer",),
+    "selection.ask-batch-size": ("batch_size",), "benchmark.ask-request-mode": ("request_mode", "concurrency"),
+    "benchmark.ask-concurrency": ("concurrency",), "training.checklist-goal": ("method",),
+    "training.checklist-model-size": ("params_b", "model"), "training.checklist-accelerator": ("gpu",),
+}
+# Version questions: they matter to a compatibility or diagnosis ask, not to a sizing one.
+_VERSION_QUESTIONS = frozenset({"training.checklist-cuda", "cuda.error-ask-versions"})
+
+
+def sizes_hardware(req: Requirement) -> bool:
+    """Whether the message asks to fit or choose hardware for a job (or asks nothing typed)."""
+    return not req.asks or any(a.kind in SIZING_ASKS for a in req.asks)
+
+
+def _questions_that_matter(result: EngineResult, req: Requirement | None = None) -> list[str]:
     """The follow-up questions, without the plan details that cannot change a verdict this clear: a
-    job that needs more than twice the memory it has does not fit whatever the optimizer."""
+    job that needs more than twice the memory it has does not fit whatever the optimizer; without
+    sizing questions where nothing is being sized, version questions where nothing is about versions,
+    and never a question whose slot the message already gave."""
     # Every recommended option is bound from an option fact, so the facts alone hold all stated options.
     stated = [f.data for f in result.facts.values() if f.kind == "option" and f.data.get("option") == "stated"]
     far_off = any(not o["fits"] and o["need_gb"] > _FAR_OFF * o["have_gb"] for o in stated)
     rules = result.question_rules or [""] * len(result.questions)
-    return [q for q, rule in zip(result.questions, rules, strict=True)
-            if not (far_off and rule in _DETAIL_QUESTIONS)]
+    kinds = {a.kind for a in req.asks} if req is not None else set()
+
+    def matters(rule: str) -> bool:
+        if far_off and rule in _DETAIL_QUESTIONS:
+            return False
+        if req is None or not kinds:
+            return True
+        if req.asks[0].kind == "open":
+            return False  # the default answer asks its own two questions
+        if rule in _SIZING_QUESTIONS:
+            given = any(getattr(req, slot, None) not in (None, [], "") for slot in _SIZING_QUESTIONS[rule])
+            return not given and bool(kinds & SIZING_ASKS)
+        if rule in _VERSION_QUESTIONS:
+            return bool(kinds & {"compat", "diagnose"})
+        return True
+
+    return [q for q, rule in zip(result.questions, rules, strict=True) if matters(rule)]
 
 
 # -- verdict ------------------------------------------------------------------------------------------

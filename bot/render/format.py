@@ -3,6 +3,8 @@ grouping, counts without scientific notation. Every renderer and composer format
 
 from __future__ import annotations
 
+import re
+
 from bot.knowledge import Catalog
 
 _SYMBOLS = {"USD": "$", "CNY": "¥", "EUR": "€", "GBP": "£", "JPY": "JP¥", "HKD": "HK$", "SGD": "S$"}
@@ -45,3 +47,36 @@ def gpu_name(catalog: Catalog, gpu: str | None) -> str:
         if name.startswith(prefix):
             name = name[len(prefix):]
     return name
+
+
+_PATTERNS: dict[int, tuple[Catalog, re.Pattern, dict[str, str]]] = {}
+_MONEY_CODE = re.compile(r"(?<![\w.])(-?[0-9][0-9,]*(?:\.[0-9]+)?) ?(USD|CNY|EUR|GBP)\b")
+
+
+def _gpu_pattern(catalog: Catalog) -> tuple[re.Pattern, dict[str, str]]:
+    cached = _PATTERNS.get(id(catalog))
+    if cached is not None and cached[0] is catalog:
+        return cached[1], cached[2]
+    names = {gpu_id: gpu_name(catalog, gpu_id) for gpu_id in catalog.gpus}
+    ids = sorted(names, key=len, reverse=True)
+    pattern = re.compile(r"(?:(?<![\w-])([0-9]+) (?:x|张) )?(?<![\w-])(" + "|".join(map(re.escape, ids)) + r")(?![\w-])")
+    _PATTERNS[id(catalog)] = (catalog, pattern, names)
+    return pattern, names
+
+
+def display_text(text: str, catalog: Catalog, language: str = "en") -> str:
+    """Text written with catalog ids and currency codes, as people read it: '2 x a100-80gb-pcie' ->
+    '2× A100 80GB PCIe', '1,239 USD' -> '$1,239'. Names the catalog does not know stay as written."""
+    pattern, names = _gpu_pattern(catalog)
+
+    def gpu(m: re.Match) -> str:
+        name = names[m.group(2)]
+        if m.group(1) is None:
+            return name
+        return f"{m.group(1)} 张 {name}" if language == "zh" else f"{m.group(1)}× {name}"
+
+    def cash(m: re.Match) -> str:
+        amount = float(m.group(1).replace(",", ""))
+        return money(amount, m.group(2), language)
+
+    return _MONEY_CODE.sub(cash, pattern.sub(gpu, text))

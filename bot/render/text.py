@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from bot.advice.assemble import option_name, plan_label
+from bot.knowledge import default_catalog
 from bot.models import Answer
+from bot.render.format import display_text, money
 from bot.render.zh import localise
 
 _LABELS = {
@@ -128,7 +130,8 @@ def _first_sentence(text: str, limit: int = 220) -> str:
 
 
 def recommendation_line(rec, language: str) -> str:
-    """'LoRA @ 1 x rtx-4090 (single GPU): fits, 17 of 24 GB (29% free), ~12 h, 1,234 USD — why [rule]'."""
+    """'LoRA @ 1 x rtx-4090 (single GPU): fits, 17 of 24 GB (29% free), ~12 h, $1,234 — why' (ids become
+    display names in `render_brief`; the rule is in --full and --json)."""
     zh = language == "zh"
     t = _BRIEF.get(language, _BRIEF["en"])
     plan = plan_label(rec.strategy, rec.count, language, rec.plan)
@@ -146,19 +149,32 @@ def recommendation_line(rec, language: str) -> str:
     if rec.hours is not None:
         numbers.append(f"约 {rec.hours:,.0f} 小时" if zh else f"~{rec.hours:,.0f} h")
     if rec.cost is not None:
-        numbers.append(f"{rec.cost:,.0f} {rec.currency or ''}".rstrip())
+        numbers.append(money(rec.cost, rec.currency, language))
     elif rec.cost_per_hour is not None:
-        numbers.append(f"{rec.cost_per_hour:,.2f} {rec.currency or ''}/{'小时' if zh else 'h'}")
+        numbers.append(f"{money(rec.cost_per_hour, rec.currency, language)}/{'小时' if zh else 'h'}")
     if zh:
-        return f"{setup}：{'，'.join(numbers)} —— {rec.why} [{rec.rule}]"
-    return f"{setup}: {', '.join(numbers)} — {rec.why} [{rec.rule}]"
+        return f"{setup}：{'，'.join(numbers)} —— {rec.why}"
+    return f"{setup}: {', '.join(numbers)} — {rec.why}"
+
+
+def ask_lines(answer: Answer) -> list[str]:
+    """Each ask's answer, in the order asked: its lead (labelled as the user labelled the part), then
+    its details indented. The verdict leads instead where the primary ask's composer added nothing."""
+    lines: list[str] = []
+    primary = answer.requirement.asks[0].kind if answer.requirement.asks else None
+    if answer.verdict and (not answer.answers or answer.answers[0].kind != primary
+                           or answer.answers[0].label != answer.requirement.asks[0].label):
+        lines.append(answer.verdict.text)
+    for reply in answer.answers:
+        lead = f"{reply.label} {reply.lead}" if reply.label else reply.lead
+        lines.append(lead)
+        lines += [f"  {d}" for d in reply.details]
+    return lines
 
 
 def render_brief(answer: Answer) -> str:
     t = _BRIEF.get(answer.language, _BRIEF["en"])
-    lines: list[str] = []
-    if answer.verdict:
-        lines.append(f"{answer.verdict.text} [{answer.verdict.rule}]")
+    lines: list[str] = ask_lines(answer)
     if answer.recommendations:
         lines.append(t["options"])
         lines += [f"  {r.rank}. {recommendation_line(r, answer.language)}" for r in answer.recommendations]
@@ -169,11 +185,12 @@ def render_brief(answer: Answer) -> str:
     shown = key[:max(room, 0)]
     if shown:
         lines.append(t["watch"])
-        lines += [f"  {_MARK[f.severity].strip()} {_first_sentence(f.message)} [{f.rule}]" for f in shown]
+        lines += [f"  {_MARK[f.severity].strip()} {_first_sentence(f.message)}" for f in shown]
     if questions:
         lines.append(t["ask"])
         lines += [f"  ? {_first_sentence(q, 200)}" for q in questions]
     hidden = len(answer.findings) - len(shown)
     if hidden > 0:
         lines.append(t["more"].format(n=hidden))
-    return "\n".join(lines[:MAX_LINES])
+    catalog = default_catalog()
+    return "\n".join(display_text(line, catalog, answer.language) for line in lines[:MAX_LINES])

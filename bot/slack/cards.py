@@ -33,7 +33,9 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from bot.models import TOPICS, Answer, Candidate, Finding
-from bot.render.text import recommendation_line
+from bot.knowledge import default_catalog
+from bot.render.format import display_text
+from bot.render.text import ask_lines, recommendation_line
 from bot.render.zh import localise
 
 MAX_MESSAGE_BLOCKS = 50
@@ -280,16 +282,18 @@ def finding_groups(findings: list[Finding]) -> list[tuple[str, list[Finding]]]:
     return sorted(groups.items(), key=lambda kv: (_SEVERITY_ORDER[kv[1][0].severity], topic_order.get(kv[0], 99)))
 
 
-def _finding_line(finding: Finding) -> str:
-    return (f"{_SEVERITY_MARK[finding.severity]} {escape(clip(finding.message, FINDING_MESSAGE_MAX))} "
-            f"_({escape(finding.rule)})_")
+def _finding_line(finding: Finding, with_rule: bool = True) -> str:
+    """One finding; its rule id only where people look for the reasoning ("More", "Why?")."""
+    line = f"{_SEVERITY_MARK[finding.severity]} {escape(clip(finding.message, FINDING_MESSAGE_MAX))}"
+    return f"{line} _({escape(finding.rule)})_" if with_rule else line
 
 
 def _topic_title(topic: str) -> str:
     return topic.replace("_", " ").capitalize()
 
 
-def _finding_sections(findings: list[Finding], title: str | None = None) -> list[tuple[int, str]]:
+def _finding_sections(findings: list[Finding], title: str | None = None,
+                      with_rule: bool = True) -> list[tuple[int, str]]:
     """(finding count, section text) pairs, in display order, each within a section's limit:
     under one `title`, or grouped by topic."""
     groups = [(title, findings)] if title else [(f"{_topic_title(topic)}", items) for topic, items in
@@ -301,7 +305,7 @@ def _finding_sections(findings: list[Finding], title: str | None = None) -> list
         heading = f"*{name}*"
         current, count = heading, 0
         for finding in items:
-            line = _finding_line(finding)
+            line = _finding_line(finding, with_rule)
             if count and len(current) + 1 + len(line) > SECTION_TEXT_MAX:
                 sections.append((count, current))
                 current, count = f"{heading} (cont.)", 0
@@ -329,12 +333,26 @@ def _verdict_section(answer: Answer) -> Block | None:
     return _section(f"*{escape(clip(verdict.text, FINDING_MESSAGE_MAX))}* _({escape(verdict.rule)})_")
 
 
+def _lead_section(answer: Answer) -> Block | None:
+    """Each ask's answer first (the verdict where the primary ask's composer added nothing), with
+    display names and no rule ids: the card's answer to what was asked."""
+    lines = [display_text(line, default_catalog(), answer.language) for line in ask_lines(answer)]
+    if not lines:
+        return None
+    first, rest = lines[0], lines[1:]
+    text = f"*{escape(clip(first, FINDING_MESSAGE_MAX))}*"
+    if rest:
+        text += "\n" + escape("\n".join(rest))
+    return _section(clip(text, SECTION_TEXT_MAX))
+
+
 def _recommendations(answer: Answer) -> str | None:
     if not answer.recommendations:
         return None
     t = _labels(answer)
     lines = [f"*{t['options']}:*"]
-    lines += [f"{r.rank}. {escape(recommendation_line(r, answer.language))}" for r in answer.recommendations]
+    lines += [f"{r.rank}. {escape(display_text(recommendation_line(r, answer.language), default_catalog(), answer.language))}"
+              for r in answer.recommendations]
     return "\n".join(lines)
 
 
@@ -356,9 +374,9 @@ def answer_card(answer: Answer, answer_id: str | None, *, title: str | None = No
     if asked_by:
         blocks.append(_context(asked_by))
     blocks.append(_header(f"{escape(title)}: {head}" if title else head))
-    verdict = _verdict_section(answer)
-    if verdict is not None:
-        blocks.append(verdict)
+    lead = _lead_section(answer)
+    if lead is not None:
+        blocks.append(lead)
     options = _recommendations(answer)
     if options:
         blocks += [_section(chunk) for chunk in split_text(options)]
@@ -374,7 +392,7 @@ def answer_card(answer: Answer, answer_id: str | None, *, title: str | None = No
     shown_findings = 0
     if key:
         blocks.append(DividerBlock())
-    for count, text in _finding_sections(key, title=t["watch"]):
+    for count, text in _finding_sections(key, title=t["watch"], with_rule=False):
         fits_blocks = len(blocks) + 1 + reserved <= MAX_MESSAGE_BLOCKS
         fits_chars = used_chars + len(text) <= CARD_TEXT_BUDGET
         if not (fits_blocks and fits_chars):
@@ -402,7 +420,7 @@ def answer_card(answer: Answer, answer_id: str | None, *, title: str | None = No
                                 f"`{escape(answer.rule_base_version or '?')}` · "
                                 f"{len(answer.findings)} finding{_plural(len(answer.findings))}", CONTEXT_TEXT_MAX)))
     fallback = answer.verdict.text if answer.verdict is not None else re.sub(r":[a-z_]+: ", "", head, count=1)
-    return Card(blocks=check_limits(blocks, MAX_MESSAGE_BLOCKS), text=clip(fallback, FALLBACK_TEXT_MAX),
+    return Card(blocks=check_limits(blocks, MAX_MESSAGE_BLOCKS), text=clip(escape(fallback), FALLBACK_TEXT_MAX),
                 trimmed=hidden)
 
 

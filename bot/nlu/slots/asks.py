@@ -87,10 +87,15 @@ _STATED_MONEY = lx.rx(r"[$¥￥€]\s?[0-9]|[0-9]\s?(?:元|块|万|usd|cny|rmb)|
 _SUBJECT_SLOTS = ("gpu", "gpu_options", "instance", "instance_options", "model")
 
 
+_SERVING = lx.rx(r"\B<(?:kv[\s-]?cache|serv(?:e|ing)|inference|ttft|tpot|vllm|sglang)>\E|推理|部署|上线服务")
+
+
 def extract(scan: Scan) -> None:
-    asks = read_asks(scan.text, scan.fields, [(s.slot, s.value, s.start) for s in scan.spans])
-    if asks:
-        scan.fields["asks"] = asks
+    if "workload" not in scan.fields and (m := _SERVING.search(scan.text)):
+        scan.set("workload", "inference", m.start(), m.end(), kind="implied")  # a KV cache is served, not trained
+    for ask in read_asks(scan.text, scan.fields, [(s.slot, s.value, s.start) for s in scan.spans]):
+        written = scan.original[ask.start:ask.end].strip()  # as typed, not folded
+        scan.add("asks", ask.model_copy(update={"text": written}).model_dump(), ask.start, ask.end, take=False)
 
 
 def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, object, int]] | None = None) -> list[Ask]:
@@ -167,7 +172,7 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "compat"
     if "spec" in found:
         return "spec"
-    if "select" in found:
+    if "select" in found or ("explain" in found and _sized_choice(fields)):
         return "open" if _is_open(fields) else "select"
     if "fit" in found and (fields.get("model") or fields.get("params_b") or "显存" in part or "vram" in part):
         return "fit"
@@ -178,6 +183,11 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
     if "or" in found:
         return "open" if _is_open(fields) else "select"
     return "explain"
+
+
+def _sized_choice(fields: dict) -> bool:
+    """'L40S vs A100 for serving Llama-3-8B': two GPUs weighed for one job is a choice, not a primer."""
+    return len(fields.get("gpu_options", [])) > 1 and bool(fields.get("model") or fields.get("params_b"))
 
 
 def _is_open(fields: dict) -> bool:

@@ -11,7 +11,7 @@ from bot.nlu.scan import Scan
 
 _NETWORK = lx.rx(r"(?<![0-9.])([0-9]{1,4})\s*(?:g|gb|gbit|gbps|gb/s|g/s|gbe|gige)(?![a-z0-9])\s*(?:bit\s*)?(?:\B<(?:ethernet|roce|rocev2|infiniband|ib|nic|network|links?)>\E|以太网|网络|网卡|带宽|roce)?"
                  r"|\B<(?:ethernet|roce|network|nic|infiniband|ib)\s+(?:of\s+|at\s+)?>\E([0-9]{1,4})\s*(?:g|gb|gbps|gbe)(?![a-z0-9])")
-_NETWORK_WORD = lx.rx(r"\B<(?:ethernet|roce|rocev2|infiniband|ib|nic|network|interconnect|gbe|gige)>\E|以太网|网络|网卡|带宽|组网|\bib\b")
+_NETWORK_WORD = lx.rx(r"\B<(?:ethernet|roce|rocev2|infiniband|ib|nic|network|interconnect|gbe|gige)>\E|[0-9]\s?(?:gbe|gige)\b|以太网|网络|网卡|带宽|组网|\bib\b")
 
 
 def extract(scan: Scan) -> None:

@@ -1,0 +1,96 @@
+"""`checklist` asks: accepting a rented node ("what should we check before a 2-week run?", "验收要测
+哪些？") and the pitfalls of renting ("租 GPU 服务器有啥坑？").
+
+The acceptance list is the one a host check runs (bot.agent probes and benchmarks, judged by
+rules/health and rules/benchmark), with the reference numbers of the GPU named: its memory,
+NVLink and PCIe from the catalog, the GEMM floor of `host.matmul-below-peak` (65%; healthy cards
+reach 70-85%), the bandwidth floor of `host.bandwidth-below-spec` (60%). Host-to-device figures
+are ~80% of the PCIe link's 31.5 (Gen4) / 63 (Gen5) GB/s per direction, what pinned copies reach.
+How-to asks that name a measurement (NCCL, AIPerf, a quota) are left to the verdict and the rules
+that speak for that measurement (the composer returns None).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.messages import say
+from bot.models import Ask, AskAnswer
+from bot.render.format import count, gpu_name
+
+SOURCES = ["rental-selection-guide", "training-servers-guide", "nvidia-smi-docs", "nvidia-row-remapping", "nvidia-xid",
+           "nccl-tests"]
+PITFALL_SOURCES = ["rental-selection-guide", "training-servers-guide", "geforce-eula", "aliyun-gpu-billing",
+                   "aws-ec2-on-demand", "aws-ec2-quotas", "aws-spot-interruptions", "cuda-compatibility"]
+GEMM_HEALTHY = 0.70
+BANDWIDTH_FLOOR = 0.60
+_H2D_GBS = {3: 13, 4: 25, 5: 50, 6: 100}
+
+_PITFALLS = re.compile(r"坑|pitfall|gotcha|注意什么|要注意|注意事项|watch out", re.IGNORECASE)
+_MEASUREMENT = re.compile(r"nccl|aiperf|genai-perf|quota|配额|vcpulimit|vcpu\s*limit|mlperf|怎么跑|命令|how do i (?:run|measure)",
+                          re.IGNORECASE)
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    if _PITFALLS.search(ask.text):
+        return _pitfalls(ctx.language)
+    if _MEASUREMENT.search(ask.text):
+        return None
+    return acceptance(ctx)
+
+
+def _pitfalls(language: str) -> AskAnswer:
+    return AskAnswer(kind="checklist", lead=say("checklist.pitfalls_lead", language),
+                     details=say("checklist.pitfalls_items", language).splitlines(),
+                     rule="checklist.rental-pitfalls", sources=PITFALL_SOURCES)
+
+
+def acceptance(ctx: ComposeContext) -> AskAnswer:
+    """The ordered acceptance list for the GPU and count of the question (a generic node without)."""
+    lang, req, catalog = ctx.language, ctx.requirement, ctx.catalog
+    spec = catalog.gpus.get(req.gpu or "")
+    if spec is None and req.gpu:
+        family = [g for g in catalog.gpus.values() if g.family == req.gpu]
+        spec = next((g for g in family if "sxm" in g.id), family[0] if family else None)
+    n = req.gpu_count or 8
+    if spec is None:
+        setup = say("checklist.setup_generic", lang)
+        details = [say("checklist.accept_xid", lang), say("checklist.accept_burn", lang),
+                   say("checklist.accept_system", lang)]
+        return AskAnswer(kind="checklist", lead=say("checklist.accept_lead", lang, setup=setup),
+                         details=[_generic_inventory(lang, n), *details, say("checklist.accept_bill", lang),
+                                  say("checklist.accept_agent", lang)],
+                         rule="checklist.acceptance", sources=SOURCES)
+    name = gpu_name(catalog, spec.id)
+    ampere_or_later = spec.cc_number >= 8.0
+    memory_errors = say("checklist.accept_remap" if ampere_or_later else "checklist.accept_retired", lang)
+    peak = spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
+    details = [say("checklist.accept_inventory", lang, count=n, gpu=name, memory=count(spec.memory_gb),
+                   memory_errors=memory_errors),
+               say("checklist.accept_xid", lang)]
+    if spec.nvlink and spec.nvlink_bandwidth_gbs:
+        details.append(say("checklist.accept_topology_nvlink", lang, nvlink=count(spec.nvlink_bandwidth_gbs),
+                           pcie=spec.pcie_gen))
+    else:
+        details.append(say("checklist.accept_topology_pcie", lang, pcie=spec.pcie_gen))
+    if peak:
+        details.append(say("checklist.accept_gemm", lang, gemm=count(round(peak * GEMM_HEALTHY)), peak=count(peak)))
+    details.append(say("checklist.accept_membw", lang, bandwidth=count(spec.bandwidth_gbs),
+                       floor=count(round(spec.bandwidth_gbs * BANDWIDTH_FLOOR)), h2d=_H2D_GBS.get(spec.pcie_gen, 25),
+                       pcie=spec.pcie_gen))
+    if n > 1:
+        key = "checklist.accept_nccl_multi" if spec.nvlink else "checklist.accept_nccl_pcie"
+        details.append(say(key, lang, count=n))
+    details += [say("checklist.accept_burn", lang), say("checklist.accept_system", lang),
+                say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)]
+    setup = say("checklist.setup_count", lang, count=n, gpu=name)
+    return AskAnswer(kind="checklist", lead=say("checklist.accept_lead", lang, setup=setup), details=details,
+                     rule="checklist.acceptance", sources=SOURCES,
+                     figures={"gemm_floor_tflops": round(peak * GEMM_HEALTHY) if peak else None,
+                              "bandwidth_gbs": spec.bandwidth_gbs})
+
+
+def _generic_inventory(language: str, n: int) -> str:
+    return say("checklist.accept_inventory", language, count=n, gpu="…", memory="…",
+               memory_errors=say("checklist.accept_remap", language))

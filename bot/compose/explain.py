@@ -1,0 +1,72 @@
+"""`explain` asks ("X vs Y", "will 100GbE hurt?", "what does Server vs Offline mean?"): the gist
+first, in the question's own terms, then the detail.
+
+- Two or more GPUs named: the side-by-side comparison (bot/compose/explain_compare.py).
+- A yes/no verdict to a question framed the other way round ("will X hurt?", "do we need IB?"):
+  the verdict's "No — 100 Gb/s is far below…" answers "is it fast enough?"; here it is said as
+  "Yes, badly — 100 Gb/s is far below…".
+- A verdict that only asks for a model (nothing to size was asked): the most relevant findings of
+  the question's topics lead instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.compose.select import compared
+from bot.messages import say
+from bot.models import Ask, AskAnswer, Finding
+
+# Questions whose "yes" means "the thing is a problem / is required".
+_HURT = re.compile(r"hurt|big deal|bottleneck|拖死|拖慢|影响大|影响.{0,4}大吗|matter", re.IGNORECASE)
+_NEED = re.compile(r"(?:do|would) (?:we|i|you) (?:really )?need|need (?:infiniband|ib|nvlink|rdma)|要不要上|要不要|需不需要|必须",
+                   re.IGNORECASE)
+_LEADING_ANSWER = re.compile(r"^(?:yes|no)\b[^—:：,，]*[—:：,，]\s*|^(?:可以|不行|不够|够|是|否|能|不能)[^——，：]*[——，：]+\s*",
+                             re.IGNORECASE)
+# Verdicts that only ask for something to size, or size a job nobody asked about.
+_GENERIC_VERDICTS = frozenset({"verdict.ask-what-to-run", "verdict.need-model-size", "verdict.recommend-needs-workload",
+                               "verdict.topic-general", "verdict.cheapest-setup", "verdict.need-model-size-compare"})
+_SEVERITY_ORDER = {"block": 0, "warn": 1, "info": 2}
+MAX_DETAILS = 3
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    reply = compared(ask, ctx)
+    if reply is not None:
+        return reply
+    verdict = ctx.answer.verdict
+    if verdict is not None and verdict.answer in ("yes", "no"):
+        framed = _framed(ask.text, verdict.answer == "no", ctx.language)
+        if framed is not None:
+            body = _LEADING_ANSWER.sub("", verdict.text, count=1)
+            return AskAnswer(kind="explain", lead=framed + body, rule=verdict.rule, sources=verdict.sources)
+    if verdict is None or verdict.rule in _GENERIC_VERDICTS:
+        return _from_findings(ctx)
+    return None
+
+
+def _framed(text: str, verdict_says_no: bool, language: str) -> str | None:
+    """The answer word for a question framed as "is it a problem" or "is it required"."""
+    if _HURT.search(text):
+        return say("explain.yes_hurts" if verdict_says_no else "explain.no_hurts", language)
+    if _NEED.search(text):
+        return say("explain.yes_needed" if verdict_says_no else "explain.no_needed", language)
+    return None
+
+
+def _from_findings(ctx: ComposeContext) -> AskAnswer | None:
+    asked = set(ctx.requirement.topics)
+    relevant: list[Finding] = [f for f in ctx.answer.findings if f.topic in asked] or \
+                              [f for f in ctx.answer.findings if f.tier == "key"]
+    if not relevant:
+        return None
+    relevant.sort(key=lambda f: (f.tier != "key", _SEVERITY_ORDER[f.severity]))
+    first, rest = relevant[0], relevant[1:1 + MAX_DETAILS]
+    return AskAnswer(kind="explain", lead=_first_sentence(first.message), details=[_first_sentence(f.message) for f in rest],
+                     rule=first.rule, sources=first.sources)
+
+
+def _first_sentence(text: str) -> str:
+    from bot.render.text import _first_sentence as first  # one sentence splitter for every brief line
+    return first(text)

@@ -1,0 +1,71 @@
+"""`open` asks ("we want a training box", "大概要什么配置", "GPU 服务器租哪家好"): a default with its
+reason first, then at most two questions, the ones that change the default most.
+
+Defaults (rent first unless utilisation is high; fewer, larger GPUs first) follow the seed
+documents (training-servers-guide: cloud for experiments and changing load, dedicated for steady
+load; compare cost per finished run) and the cards' memory in knowledge/gpus.yaml. Rates are the
+median on-demand row of the price table, labelled with where they came from.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.messages import say
+from bot.models import Ask, AskAnswer
+from bot.render.format import gpu_name, money
+
+SOURCES = ["training-servers-guide", "rental-selection-guide", "geforce-eula", "skypilot-catalog"]
+_PROVIDER = re.compile(r"哪家|which (?:provider|cloud|company)|where (?:to|should we) rent|租哪|provider", re.IGNORECASE)
+_INFERENCE = re.compile(r"deploy|serv(?:e|ing)|inference|部署|推理|上线|chatbot|api", re.IGNORECASE)
+_TRAINING = re.compile(r"train|fine[\s-]?tun|训练|微调|box for the team", re.IGNORECASE)
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
+    lang, text = ctx.language, ask.text
+    workload = ctx.requirement.workload
+    if _PROVIDER.search(text):
+        return AskAnswer(kind="open", lead=say("open.provider_lead", lang),
+                         details=say("open.provider_items", lang).splitlines(),
+                         rule="open.default-provider", sources=[*SOURCES, "cherry-servers", "runpod", "vast-ai"])
+    names = {k: gpu_name(ctx.catalog, g) for k, g in
+             (("big", "h100-sxm"), ("small", "l4"), ("mid", "l40s"), ("node", "h100-sxm"), ("work", "l40s"))}
+    if workload == "training" or (workload is None and _TRAINING.search(text)):
+        lead = say("open.training_lead", lang, big=f"1× {names['big']}" if lang != "zh" else f"1 张 {names['big']}")
+        details = [say("open.training_rent", lang, big=names["big"], rate=_rate(ctx, "h100-sxm")),
+                   say("open.training_node", lang, node=names["node"], rate=""),
+                   say("open.training_buy", lang, work=names["work"])]
+        questions = ["open.ask_budget", "open.ask_model_method"]
+    elif workload == "inference" or _INFERENCE.search(text):
+        lead = say("open.inference_lead", lang)
+        details = [say("open.inference_small", lang, small=names["small"], mid=names["mid"], rate=_rate(ctx, "l4"),
+                       rate2=_rate(ctx, "l40s")),
+                   say("open.inference_large", lang, big=names["big"], rate=_rate(ctx, "h100-sxm")),
+                   say("open.inference_engine", lang)]
+        questions = ["open.ask_model_users", "open.ask_budget"]
+    else:
+        lead = say("open.general_lead", lang, big=names["big"], small=names["small"], mid=names["mid"])
+        details = [say("open.inference_small", lang, small=names["small"], mid=names["mid"], rate=_rate(ctx, "l4"),
+                       rate2=_rate(ctx, "l40s")),
+                   say("open.training_rent", lang, big=names["big"], rate=_rate(ctx, "h100-sxm"))]
+        questions = ["open.ask_workload", "open.ask_model_method"]
+    details += [f"? {say(q, lang)}" for q in questions]
+    return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
+
+
+def how_many(ctx: ComposeContext) -> AskAnswer:
+    """'How many GPUs do we need?' with no model: typical counts, and the one question that decides."""
+    lang = ctx.language
+    return AskAnswer(kind="fit", lead=say("open.how_many_lead", lang),
+                     details=[f"? {say('open.ask_model_method', lang)}", f"? {say('open.ask_model_users', lang)}"],
+                     rule="open.default-counts", sources=["zero-paper", "training-servers-guide"])
+
+
+def _rate(ctx: ComposeContext, gpu: str) -> str:
+    rates = [r.hourly_rate for r in ctx.catalog.prices_by_gpu.get(gpu, [])  # per GPU-hour
+             if r.billing == "on-demand" and r.currency == "USD"]
+    if not rates:
+        return ""
+    rates.sort()
+    return say("open.rate_note", ctx.language, rate=money(rates[len(rates) // 2], "USD"))
