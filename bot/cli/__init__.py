@@ -106,6 +106,10 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str]) -> int:
     args = build_parser(only=_command_name(argv)).parse_args(argv)
     try:
+        if any(name.endswith("_FILE") for name in os.environ):  # secrets from files (NAME_FILE), #29
+            from bot.ops.secrets import load_secret_files
+
+            load_secret_files()
         return args.handler(args) or 0
     except InputError as exc:
         print(f"gpu-advisor: error: {exc}", file=sys.stderr)

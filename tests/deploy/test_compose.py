@@ -124,7 +124,8 @@ def test_each_host_needs_only_its_own_secrets():
         return set(re.findall(r"\$\{([A-Z0-9_]+):\?", path.read_text()))
 
     assert required(BOT_FILE) == {"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "POSTGRES_PASSWORD"}
-    assert required(AGENT_FILE) == {"GPU_ADVISOR_AGENT_SECRET"}
+    # The agent host also names the one address its port is published on (not a secret).
+    assert required(AGENT_FILE) == {"GPU_ADVISOR_AGENT_SECRET", "GPU_ADVISOR_AGENT_ADDRESS"}
     assert "agent" not in BOT_COMPOSE["services"] and set(AGENT_COMPOSE["services"]) == {"agent"}
 
 
@@ -199,3 +200,37 @@ def test_the_inventory_example_matches_the_agents_the_deploy_files_start():
     assert "--tls-cert" not in agent_args  # the agents serve plain HTTP by default...
     for host in inventory["hosts"]:  # ...so the example says http://, on a network it trusts
         assert host["url"].startswith("http://") and host["allow_plain_http"] is True
+
+
+def test_the_agent_port_is_published_on_one_address_not_every_interface():
+    # Docker's published ports bypass the host's firewall: "8700:8700" is open to every network (#29).
+    for port in COMPOSE["services"]["agent"]["ports"]:
+        host_ip, host_port, container_port = str(port).rsplit(":", 2)
+        assert host_ip == "${GPU_ADVISOR_AGENT_ADDRESS:?" + host_ip.split(":?", 1)[1], port
+        assert "0.0.0.0" not in host_ip.split(":?")[0] and (host_port, container_port) == ("8700", "8700")
+
+
+def test_the_kernel_log_mount_creates_nothing_on_a_host_without_kern_log():
+    # A file bind of /var/log/kern.log on a journald-only host made Docker create a directory (#29).
+    volumes = COMPOSE["services"]["agent"]["volumes"]
+    assert not [v for v in volumes if isinstance(v, str) and "kern.log" in v]
+    [logs] = [v for v in volumes if isinstance(v, dict) and v["target"] == "/var/log"]
+    assert logs == {"type": "bind", "source": "/var/log", "target": "/var/log", "read_only": True,
+                    "bind": {"create_host_path": False}}
+    from bot.agent.kernel_log import KERN_LOG
+
+    assert KERN_LOG.parent.as_posix() == logs["target"]  # the agent finds kern.log inside the mount
+
+
+def test_every_host_key_the_inventory_names_reaches_the_bot_without_editing_compose():
+    bot = COMPOSE["services"]["bot"]
+    assert bot["env_file"] == [{"path": "./agent-keys.env", "required": False}]
+    inventory = yaml.safe_load((ROOT / "docs" / "inventory.example.yaml").read_text())
+    names = {host["secret_env"] for host in inventory["hosts"]}
+    # No per-host variable is spelled out in compose: they come from agent-keys.env, whatever they are.
+    assert not names & set(bot["environment"])
+    assert not [k for k in bot["environment"] if k.endswith("_SECRET") and k.startswith("GPU_NODE")]
+    ignored = {(ROOT / ".gitignore").read_text().split().count("agent-keys.env"),
+               (ROOT / ".dockerignore").read_text().split().count("agent-keys.env")}
+    assert ignored == {1}  # the key file never reaches git nor the image
+    assert "agent-keys.env" in (ROOT / "docs" / "operations.md").read_text()

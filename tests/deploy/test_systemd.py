@@ -45,3 +45,9 @@ def test_systemd_waits_longer_than_the_graceful_stop():
     env = environment()
     assert service["KillSignal"] == "SIGTERM"
     assert int(service["TimeoutStopSec"]) > float(env["GPU_ADVISOR_SHUTDOWN_TIMEOUT"])
+
+
+def test_a_host_without_kern_log_still_starts_the_unit():
+    # ReadOnlyPaths= of a missing path fails the unit (226/NAMESPACE) unless it is prefixed "-" (#29).
+    paths = unit()["Service"]["ReadOnlyPaths"].split()
+    assert "-/var/log/kern.log" in paths and "/var/log/kern.log" not in paths
