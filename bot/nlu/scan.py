@@ -37,6 +37,27 @@ def fold(text: str) -> str:
     return "".join(out)
 
 
+# Long runs cost the patterns time, never meaning (issue 28): a pattern such as `\s*(?:$)?\s*[0-9]` is
+# tried from every character of a run of blanks and backtracks over the run, so 3,000 blank lines
+# took a minute. The scan's text keeps a run's first and last characters and blanks out its middle
+# with NUL, which no pattern reads as a blank, a letter or a digit: every pattern then sees runs of at
+# most 2 x RUN_KEEP characters, the work per character is bounded, and the parse is linear in length.
+RUN_KEEP = {"space": 6, "word": 24}
+_LONG_RUNS = re.compile(rf"\s{{{2 * RUN_KEEP['space'] + 1},}}|[a-z0-9]{{{2 * RUN_KEEP['word'] + 1},}}")
+BLANKED = "\x00"
+# Every list a message fills is bounded: the work per value grows with the values already read.
+MAX_SLOT_VALUES = 64
+
+
+def bound_runs(folded: str) -> str:
+    """`folded` with the middle of every long run of blanks or of letters/digits replaced by NUL, same length."""
+    def middle(m: re.Match) -> str:
+        keep = RUN_KEEP["space" if m.group(0)[0].isspace() else "word"]
+        run = m.group(0)
+        return run[:keep] + BLANKED * (len(run) - 2 * keep) + run[-keep:]
+    return _LONG_RUNS.sub(middle, folded)
+
+
 # -- catalog names as patterns -----------------------------------------------------------------------
 
 def name_key(name: str) -> str:
@@ -171,7 +192,7 @@ class Scan:
 
     @classmethod
     def of(cls, text: str, lexicon: Lexicon) -> Scan:
-        return cls(text, fold(text), lexicon)
+        return cls(text, bound_runs(fold(text)), lexicon)
 
     def free(self, start: int, end: int) -> bool:
         return self.taken.find(1, start, end) == -1
@@ -206,6 +227,9 @@ class Scan:
             self.take(start, end)
         values = self.fields.setdefault(slot, [])
         if value not in values:
+            if len(values) >= MAX_SLOT_VALUES:
+                raise ParseError(slot, f"more than {MAX_SLOT_VALUES} different {slot} in one message "
+                                       f"(the next at {start}-{end}); ask about fewer at a time")
             values.append(value)
             self.spans.append(self.span(slot, value, start, end))
 

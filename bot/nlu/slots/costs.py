@@ -62,13 +62,30 @@ def extract(scan: Scan) -> None:
         _record(scan, quote)
 
 
+MAX_STATED_PRICES = 24  # hourly and monthly prices together: a comparison, not a price list (issue 28)
+
+
+def refuse_too_many(scan: Scan, found: int, where: re.Match) -> None:
+    """A ParseError once a message states more prices than one question can compare."""
+    stated = found + sum(1 for s in scan.spans if s.slot == "costs")
+    if stated > MAX_STATED_PRICES:
+        raise ParseError("costs", f"more than {MAX_STATED_PRICES} prices in one message (the next is "
+                                  f"{scan.written(where)!r} at {where.start()}-{where.end()}); compare fewer at a time")
+
+
 def _rates(scan: Scan) -> list[re.Match]:
-    rates = list(scan.matches(_RATE))
+    rates = []
+    for m in scan.matches(_RATE):
+        rates.append(m)
+        refuse_too_many(scan, len(rates), m)
     if not rates:
         return []
     # "coreweave $4.25/hr per H100, lambda $2.99 without IB": once one hourly rate is written, a bare
     # amount with cents in the same comparison is another hourly rate.
-    rates += [m for m in scan.matches(_BARE_RATE) if not _inside(m, rates) and not _NOT_A_RATE.match(scan.text, m.end())]
+    for m in scan.matches(_BARE_RATE):
+        if not _inside(m, rates) and not _NOT_A_RATE.match(scan.text, m.end()):
+            rates.append(m)
+            refuse_too_many(scan, len(rates), m)
     return sorted(rates, key=lambda r: r.start())
 
 

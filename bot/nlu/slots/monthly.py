@@ -9,6 +9,7 @@ from bot.models import StatedCost
 from bot.nlu import lexicon as lx
 from bot.nlu.model import ParseError
 from bot.nlu.scan import Scan, first_number
+from bot.nlu.slots.costs import refuse_too_many
 from bot.nlu.slots.quote_labels import billing_label
 
 _MONTHLY = lx.rx(
@@ -23,6 +24,7 @@ _CARDS_BEFORE = re.compile(rf"([0-9]{{1,4}})\s*{lx.CARD_NOUNS}")
 def extract(scan: Scan) -> None:
     lo = 0  # a label or count is looked for after the previous price, never before it
     for m in scan.matches(_MONTHLY):
+        refuse_too_many(scan, 1, m)
         value = _monthly_value(m)
         if value <= 0:
             raise ParseError("costs", f"a monthly price must be positive, got {scan.written(m)!r}")
