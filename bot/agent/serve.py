@@ -157,7 +157,9 @@ def serve_forever(app, host: str, port: int, tls_cert: str | None, tls_key: str 
                             log_level="info", log_config=None, lifespan="off",
                             timeout_graceful_shutdown=ops.shutdown_timeout_s, **limits.uvicorn_options())
     config.load()  # reads the TLS key while still privileged
-    log.info("gpu-advisor agent: %s", drop_privileges(user))
+    privileges = drop_privileges(user)
+    # Running as root is for the operator to see: WARNING, not INFO (#29).
+    (log.warning if privileges.startswith("warning") else log.info)("gpu-advisor agent: %s", privileges)
     log.info("gpu-advisor agent: %s", limits.describe())
     log.info("gpu-advisor agent: serving %s://%s:%d", "https" if tls_cert else "http", host, port)
     # uvicorn turns SIGTERM/SIGINT into a graceful stop (no new connections, open requests
