@@ -50,7 +50,7 @@ def assemble(parts: AnswerParts) -> Answer:
                                             parts.gpu_family)
     findings, derivations = _collapse_repeats(findings, derivations, language)
     recommendations = rank(result.recommendations)
-    verdict = _verdict(result, recommendations, language)
+    verdict = _verdict(result, recommendations, language, parts.requirement)
     questions = _questions_that_matter(result, parts.requirement)
     if not sizes_hardware(parts.requirement):
         # A price, a diagnosis, a checklist, an explanation: sizing options and sizing warnings are
@@ -303,10 +303,18 @@ def _second(text: str, language: str) -> str:
     return text
 
 
-def _verdict(result: EngineResult, recommendations: list[Recommendation], language: str) -> Verdict | None:
+# Verdicts that answer "does it fit / what fits": they lead only where the message asks to size a job.
+_SIZING_VERDICT = re.compile(r"^verdict\.(?:does-not-fit|fits|cheapest-setup|how-many|context-|unknown-gpu-|compare-(?:only|none|roomier))")
+
+
+def _verdict(result: EngineResult, recommendations: list[Recommendation], language: str,
+             req: Requirement | None = None) -> Verdict | None:
     if not result.verdicts:
         return None
     verdict = result.verdicts[0]
+    if req is not None and not sizes_hardware(req):
+        # "Will 100GbE hurt?" on a plan that also fits tightly: the network verdict answers what was asked.
+        verdict = next((v for v in result.verdicts if not _SIZING_VERDICT.match(v.rule)), verdict)
     also_no = next((v for v in result.verdicts[1:] if verdict.answer == v.answer == "no" and v.rule != verdict.rule), None)
     if verdict.answer in ("no", "tight"):
         changes = [r for r in recommendations if r.kind in ("batch", "method", "precision", "kv-cache") and not r.tight][:2]

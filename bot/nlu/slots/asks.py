@@ -39,7 +39,8 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"\B<(?:how\s+much\s+(?:is|are|does|do|for|would)|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:price|cost|rate)"
         r"|price\s+(?:of|for)|going\s+for|ballpark|cheapest|hourly|per\s+hour\s+(?:price|cost)"
         r"|(?:gonna|going\s+to)\s+cost|cost\s+roughly|price\s+list|on[\s-]demand\s+price|spot\s+price"
-        r"|(?:monthly|hourly|daily|rough|total)\s+cost|what\s+(?:does|would)\s+\w+\s+cost)>\E"
+        r"|(?:monthly|hourly|daily|rough|total)\s+cost|costs?\s+(?:per|an?\s+hour|on[\s-]demand|hourly)"
+        r"|what\s+(?:does|would|will)\b[^?.]{0,60}?\bcost)>\E"
         r"|多少钱|啥价|什么价|价格|报价多少|最便宜|多贵|一小时多少|一卡时多少|每小时多少")),
     ("cost", lx.rx(
         r"\B<(?:cheaper|which\s+one\s+is\s+cheaper|break[\s-]?even|pay\s+(?:back|off)|buy(?:ing)?\s+(?:vs|or|instead)"
@@ -73,9 +74,10 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|租什么|买什么|选什么|什么卡|哪张卡|哪种卡|哪款|哪个更适合|有什么建议|什么配置|租哪家|哪家好|用什么卡")),
     ("or", lx.rx(r"\B<or\s+(?:8\s*x\s*)?(?:h100|a100|h200|l40s|4090|5090|a800|h800|h20|l20)>\E|还是")),
     ("fit", lx.rx(
-        r"\B<(?:can\s+(?:i|we|it|you)|could\s+(?:i|we)|fits?|fit\s+on|enough|is\s+one|will\s+it|how\s+many\s+(?:gpus?|cards?|nodes?)"
+        r"\B<(?:can\s+(?:i|we|it|you|a|an|the|this|my|our)|could\s+(?:i|we)|fits?|fit\s+on|enough|is\s+one|will\s+it|how\s+many\s+(?:gpus?|cards?|nodes?)"
         r"|how\s+much\s+(?:vram|memory|gpu\s+memory)|how\s+big|need\s+(?:a|an|more)|run\s+on|hold|oom"
-        r"|(?:ok|okay|good|suitable)\s+for)>\E"
+        r"|(?:ok|okay|good|suitable)\s+for|(?:be\s+)?(?:served|run|trained|fine[\s-]?tuned|hosted)\s+on"
+        r"|on\s+(?:one|a\s+single|a\s+couple\s+of|two|four|eight|[1-8]\s*x?)\s)>\E"
         r"|能不能|能否|能跑|跑得动|够不够|够吗|行不行|要几张|几张卡|最少|多少显存|要多少|能不能跑|装得下|放得下|扛多少|多大")),
 )
 # A part that is a question but carries no cue of its own is answered as an explanation.
@@ -106,8 +108,10 @@ def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, obje
     for start, end, label in _parts(text):
         part = text[start:end]
         kind = _kind(part, fields, whole=len(asks) == 0 and end - start == len(text))
-        if kind is None and label is not None and asks:
-            kind = asks[-1].kind  # "(c) and the 5090?": a numbered part without a cue continues the last one
+        if kind is None and asks:
+            kind = asks[-1].kind  # "(c) and the 5090?", "… is the GPU broken?": a part without a cue continues
+        elif kind is None and _QUESTION.search(part):
+            kind = "explain"  # a question of its own with no cue: explained
         if kind is None:
             continue
         if asks and asks[-1].kind == kind and label is None:
@@ -156,7 +160,7 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
     found = {kind for kind, pattern in _KIND_CUES if pattern.search(part)}
     if not found:
-        return "explain" if _QUESTION.search(part) else None
+        return None
     money = bool(_STATED_MONEY.search(part)) or (whole and bool(fields.get("costs")))
     if "diagnose" in found and not ({"price", "checklist"} & found and "xid" not in part):
         return "diagnose"

@@ -1,0 +1,87 @@
+"""Each ask answered in its own terms, through the real parser, rules and composers."""
+
+import pytest
+
+from bot.advisor import Advisor
+from bot.conversation import Conversations
+from bot.render.text import render_text
+
+
+@pytest.fixture(scope="module")
+def advisor() -> Advisor:
+    return Advisor()
+
+
+def ask(advisor, text):
+    return Conversations(advisor).ask("t", text)
+
+
+def test_an_acceptance_checklist_carries_the_gpus_own_reference_numbers(advisor):
+    answer = ask(advisor, "we just rented 8x H100 SXM, what should we check before the run? give me the list")
+    first = answer.answers[0]
+    assert first.kind == "checklist" and "8× H100 SXM" in first.lead
+    spec = advisor.catalog.gpus["h100-sxm"]
+    floor = round(spec.dense_tflops["bf16"] * 0.70)  # the healthy GEMM figure: 70% of the dense peak
+    assert first.figures["gemm_floor_tflops"] == floor
+    text = render_text(answer)
+    assert f"{floor:,}" in text and "nvidia-smi topo -m" in text and "all_reduce_perf" in text
+    assert answer.recommendations == []  # nothing to size was asked
+    assert not any("optimizer" in q.lower() for q in answer.questions)
+
+
+def test_an_ampere_node_is_checked_for_row_remapping_and_a_volta_one_for_retired_pages(advisor):
+    a100 = render_text(ask(advisor, "acceptance checklist for our new 8x A100 80GB SXM node"))
+    v100 = render_text(ask(advisor, "acceptance checklist for our new 8x V100 node"))
+    assert "Remapped Rows" in a100 and "Retired Pages" not in a100
+    assert "Retired Pages" in v100
+
+
+def test_pitfalls_of_renting_in_chinese_are_a_chinese_list(advisor):
+    answer = ask(advisor, "租 GPU 服务器要注意什么坑？")
+    text = render_text(answer)
+    assert answer.answers[0].kind == "checklist"
+    assert text.splitlines()[0].startswith("租 GPU 服务器常见的坑")
+    assert "GeForce" in text and "580/525/450" in text
+
+
+def test_a_kv_cache_question_leads_with_the_kv_figure(advisor):
+    answer = ask(advisor, "How big is the KV cache for Llama-3.1-8B at 32k context with 4 concurrent requests?")
+    # 32 layers x 8 KV heads x 128 dims x 2 (K and V) x 2 bytes per token, per sequence
+    per_token = 32 * 8 * 128 * 2 * 2
+    expected_gb = per_token * 32_768 * 4 / 1e9
+    assert answer.answers[0].kind == "fit"
+    assert answer.answers[0].figures["kv_cache_gb"] == pytest.approx(expected_gb, rel=0.05)
+    assert render_text(answer).startswith(f"KV cache: ~{expected_gb:,.0f} GB")
+    assert not any("training" in q.lower() and "inference" in q.lower() for q in answer.questions)
+
+
+def test_will_it_hurt_is_answered_yes_when_the_network_is_too_slow(advisor):
+    answer = ask(advisor, "2 nodes of 8x H100, full fine-tune of a 70B. Will 100GbE between the nodes hurt?")
+    assert render_text(answer).startswith("Yes, badly — 100 Gb/s")
+
+
+def test_an_open_ask_gets_a_default_and_at_most_two_questions(advisor):
+    for text in ("we need a box for fine-tuning, any recs?", "公司想部署一个大模型，大概要什么配置"):
+        answer = ask(advisor, text)
+        assert answer.answers[0].kind == "open"
+        questions = [d for d in answer.answers[0].details if d.startswith("?")]
+        assert 1 <= len(questions) <= 2 and answer.questions == []
+
+
+def test_how_many_gpus_without_a_model_gives_typical_counts_and_the_deciding_question(advisor):
+    answer = ask(advisor, "how many GPUs would we need?")
+    assert answer.answers[0].lead.startswith("It depends on the model")
+    assert "2× 80 GB" in answer.answers[0].lead
+
+
+def test_every_ask_of_a_numbered_message_is_answered_in_order(advisor):
+    answer = ask(advisor, "1) can Llama-3-8B be served on one L4? 2) what should I check when the L4 box arrives?")
+    kinds = [a.kind for a in answer.requirement.asks]
+    assert kinds == ["fit", "checklist"]
+    lines = render_text(answer).splitlines()
+    assert any(line.startswith("2) Acceptance checklist") for line in lines)
+
+
+def test_brief_text_has_display_names_and_no_rule_ids(advisor):
+    text = render_text(ask(advisor, "Can we fully fine-tune a 7B model on one RTX 4090 in our data centre?"))
+    assert "RTX 4090" in text and "rtx-4090" not in text and "[verdict." not in text and "[advice." not in text

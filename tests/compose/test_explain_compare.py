@@ -1,0 +1,93 @@
+"""The side-by-side reply (bot/compose/explain_compare.py, issue #24): the pick leads with its
+reason in the job's terms, the deciding specs follow side by side, prices where known, and
+"reported" where a figure has no datasheet behind it. EN and ZH."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.compose import ComposeContext
+from bot.compose.explain_compare import compare_reply, subject_ids
+from bot.knowledge import DEFAULT_KNOWLEDGE_DIR, load_catalog
+from bot.models import Answer, Ask, Recommendation, Requirement
+
+RENTED = ["a800-80gb-sxm", "a800-40gb-pcie", "h800-sxm", "h800-pcie", "h20-96gb", "h20-141gb", "l20", "l40",
+          "rtx-4090d", "rtx-6000-ada", "rtx-a6000", "a40", "a30", "gh200-96gb", "rtx-pro-6000", "rtx-4090-48gb"]
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(DEFAULT_KNOWLEDGE_DIR, prices_path=DEFAULT_KNOWLEDGE_DIR / "prices.example.yaml")
+
+
+def reply(catalog, subjects, req=None, language="en", answer=None, kind="select"):
+    req = req or Requirement()
+    ctx = ComposeContext(requirement=req, answer=answer or Answer(requirement=req), catalog=catalog, language=language)
+    return compare_reply(Ask(kind=kind, text=" or ".join(subjects), subjects=subjects), ctx)
+
+
+def test_h800_or_h20_for_inference_picks_the_bandwidth(catalog):
+    out = reply(catalog, ["h800", "h20"], Requirement(workload="inference", params_b=70))
+    assert out.lead == ("H20 96GB for serving (decode is bandwidth-bound): 4,000 GB/s of memory bandwidth against "
+                        "3,350 GB/s on the H800 SXM5 80GB (1.19×) (reported).")
+    assert out.figures["pick"] == "h20-96gb" and out.figures["reason"] == "bandwidth"
+    assert "Dense BF16: H800 SXM5 80GB 989 TFLOPS (reported) | H20 96GB 148 TFLOPS (reported)" in out.details
+    assert any(d.startswith("the H800 SXM5 80GB is better at prefill and training") for d in out.details)
+    assert "Price: H800 SXM5 80GB unpriced | H20 96GB unpriced" in out.details
+    zh = reply(catalog, ["h800", "h20"], Requirement(workload="inference", params_b=70), "zh")
+    assert zh.lead.startswith("推理服务（解码受带宽限制）选 H20 96GB：显存带宽 4,000 GB/s") and "（据报道）" in zh.lead
+
+
+def test_h800_or_h20_for_training_picks_the_compute(catalog):
+    out = reply(catalog, ["h800-sxm", "h20-96gb"], Requirement(workload="training"))
+    assert out.lead.startswith("H800 SXM5 80GB for training (compute-bound): 989 TFLOPS dense BF16 against 148 TFLOPS")
+    assert "(6.68×)" in out.lead
+
+
+def test_a800_or_a100_is_decided_by_nvlink(catalog):
+    out = reply(catalog, ["a800", "a100"], Requirement(workload="training"))
+    assert subject_ids(Ask(kind="select", subjects=["a800", "a100"]),
+                       ComposeContext(requirement=Requirement(), answer=Answer(requirement=Requirement()),
+                                      catalog=catalog)) == ["a800-80gb-sxm", "a100-80gb-sxm"]
+    assert out.lead.startswith("A100 80GB SXM for training (compute-bound): the same compute, bandwidth and memory, "
+                               "but NVLink 600 GB/s against 400 GB/s")
+    zh = reply(catalog, ["a800", "a100"], Requirement(workload="training"), "zh")
+    assert zh.lead.startswith("训练（受算力限制）选 A100 80GB SXM：算力、带宽、显存相同，但 NVLink 为 600 GB/s")
+
+
+def test_no_job_names_strengths_and_asks(catalog):
+    out = reply(catalog, ["l40s", "rtx-5090"])
+    assert out.figures["pick"] is None and out.figures["reason"] == "open"
+    assert "the RTX 5090 is better at decode, long contexts (bandwidth)" in out.lead
+    assert "Say what you will run" in out.lead
+    assert any("GeForce card" in d for d in out.details)  # the licence, for the 5090
+
+
+def test_a_job_that_fits_only_on_one_leads_with_that(catalog):
+    req = Requirement(workload="inference", params_b=32)
+    recs = [Recommendation(rank=1, kind="compare", gpu="rtx-4090", count=1, fits=False, why="", rule="r"),
+            Recommendation(rank=2, kind="compare", gpu="l20", count=1, fits=True, why="", rule="r")]
+    out = reply(catalog, ["rtx-4090", "l20"], req, answer=Answer(requirement=req, recommendations=recs))
+    assert out.lead == "L20: the job fits on 1 × L20; on 1 × RTX 4090 it does not."
+    assert reply(catalog, ["rtx-4090", "l20"], req, "zh", answer=Answer(requirement=req, recommendations=recs)
+                 ).lead == "选 L20：任务能放进 1 张 L20；1 张 RTX 4090 放不下。"
+
+
+def test_the_modified_board_is_flagged_side_by_side(catalog):
+    out = reply(catalog, ["rtx-4090-48gb", "l20"], Requirement(workload="inference"))
+    assert any("not an NVIDIA product" in d for d in out.details)
+    assert any("reported" in d and "Modified RTX 4090 48GB" in d for d in out.details)
+
+
+@pytest.mark.parametrize("gpu", RENTED)
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_every_rented_card_answers_x_or_y_from_its_entry(catalog, gpu, language):
+    out = reply(catalog, [gpu, "h100-sxm"], Requirement(workload="inference"), language)
+    assert out is not None and out.lead
+    assert gpu not in out.lead and "h100-sxm" not in out.lead  # display names, never ids
+    assert len(out.details) >= 6 and out.figures[f"{gpu}.memory_gb"] == catalog.gpus[gpu].memory_gb
+
+
+def test_one_gpu_is_no_comparison(catalog):
+    assert reply(catalog, ["h100-sxm"]) is None
+    assert reply(catalog, ["h100-sxm", "llama-3-8b"]) is None

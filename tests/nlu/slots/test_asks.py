@@ -1,0 +1,87 @@
+"""What a message asks: its parts, each typed, with spans, labels and subjects (bot/nlu/slots/asks.py)."""
+
+import time
+
+import pytest
+
+from bot.nlu import parse
+from bot.nlu.slots.asks import MAX_ASKS
+
+
+def asks(text: str):
+    return parse(text).requirement.asks
+
+
+def kinds(text: str) -> list[str]:
+    return [a.kind for a in asks(text)]
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("what does an hour of a g5.2xlarge cost on demand?", "price"),
+    ("L4 一小时多少钱？", "price"),
+    ("Option A $1.80/h, option B $1,100/month, we run 300 h a month — which one is cheaper?", "cost"),
+    ("包月 ¥9,000 还是按量 ¥20/小时划算？每月用 200 小时", "cost"),
+    ("can a 13B model be fully fine-tuned on two A100 80GB?", "fit"),
+    ("Qwen2.5-14B 推理需要多少显存？", "fit"),
+    ("which GPU should we rent to serve Llama-3-8B for 30 users?", "select"),
+    ("is CUDA 12.8 supported by driver 535?", "compat"),
+    ("训练跑着跑着就挂了，dmesg 里有 Xid 79", "diagnose"),
+    ("what should we check on a newly rented 4x L40S box? give me the list", "checklist"),
+    ("新机器到手，验收清单给一个", "checklist"),
+    ("what's the difference between NVLink and PCIe for tensor parallel?", "explain"),
+    ("we need some GPUs, any recs?", "open"),
+])
+def test_each_kind_is_read_from_its_cues(text, kind):
+    assert kinds(text)[0] == kind
+
+
+def test_numbered_parts_are_separate_asks_labelled_as_written():
+    got = asks("two things: 1) can Llama-3-8B run on one L4 2) what does an L4 cost per hour")
+    assert [(a.kind, a.label) for a in got] == [("fit", "1)"), ("price", "2)")]
+    text = "two things: 1) can Llama-3-8B run on one L4 2) what does an L4 cost per hour"
+    assert text[got[1].start:got[1].end].strip() == got[1].text == "what does an L4 cost per hour"
+
+
+def test_chinese_numbered_parts_without_spaces():
+    got = asks("两个问题：1）L40S 能跑 Qwen2.5-7B 推理吗 2）一小时多少钱")
+    assert [(a.kind, a.label) for a in got] == [("fit", "1)"), ("price", "2)")]
+
+
+def test_a_numbered_part_without_a_cue_continues_the_one_before():
+    got = asks("(a) min driver for CUDA 12.4? (b) can our 535 nodes run a cu124 wheel? (c) and the H100 box?")
+    assert [a.kind for a in got] == ["compat", "compat", "compat"]
+    assert got[2].label == "(c)"
+
+
+def test_question_marks_split_parts_of_different_kinds():
+    assert kinds("how much is an 8x H100 node per hour? and what should I check when it arrives?") == [
+        "price", "checklist"]
+
+
+def test_consecutive_unlabelled_parts_of_one_kind_are_one_ask():
+    got = asks("what does Xid 79 mean? is the GPU broken?")
+    assert len(got) == 1 and got[0].kind == "diagnose"
+
+
+def test_subjects_are_those_named_inside_the_part():
+    got = asks("1) can Llama-3-8B run on one L4 2) and how much does an H100 cost per hour")
+    assert "l4" in got[0].subjects and "h100" not in got[0].subjects
+    assert "h100" in got[1].subjects
+
+
+def test_a_message_without_any_cue_gets_one_ask_from_what_was_read():
+    assert kinds("Llama-3-70B on 4x A100 80GB") == ["fit"]
+    assert kinds("hello") == ["open"]
+
+
+def test_a_kv_cache_question_is_inference():
+    assert parse("how big is the KV cache of Llama-3-8B at 32k context?").requirement.workload == "inference"
+
+
+def test_the_count_of_asks_is_bounded_and_long_messages_stay_fast():
+    many = " ".join(f"{i}) what does an L4 cost?" for i in range(1, 10))
+    assert len(asks(many)) <= MAX_ASKS
+    long = "is this ok? " * 1500  # 18 KB of parts
+    start = time.perf_counter()
+    got = asks(long)
+    assert len(got) <= MAX_ASKS and time.perf_counter() - start < 5  # wide margin: linear, not quadratic
