@@ -1,0 +1,230 @@
+"""Side by side for "X or Y" (issue #24): the specs that decide between GPUs, what each is better
+at for the stated job, the price of the finished job where priced, and a pick with its reason.
+
+What decides depends on the job. Decoding (generating tokens) streams the weights and the KV cache
+from memory for every token, so it is bandwidth-bound; prefill (reading the prompt) and training are
+matrix multiplies, so they are compute-bound (dense TFLOPS at the job's precision); memory decides
+how many GPUs the job needs at all, and NVLink how well those GPUs split one model.
+
+A figure the catalog knows only from press or a cloud page (`GpuSpec.figure_is_reported`) is
+carried with a `reported` flag so the answer can say so where it decides. Pure core code: the
+composers (bot/compose/spec.py, bot/compose/explain_compare.py) turn a `Comparison` into text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+from bot.knowledge import Catalog, GpuSpec
+from bot.models import Candidate, Cost, Recommendation, Requirement
+from bot.sizing.performance import DEFAULT_MFU, compute_precision_key, training_hours
+
+JobKind = Literal["decode", "prefill", "training", "unknown"]
+SpecKey = Literal["memory_gb", "bandwidth_gbs", "bf16", "fp8", "nvlink_gbs"]
+PickReason = Literal["fits", "fewer-gpus", "price", "bandwidth", "compute", "memory", "nvlink", "even", "open"]
+
+# Under this ratio two figures are "about the same": the pick then falls to the next deciding spec.
+EVEN_RATIO = 1.05
+# At most this many GPUs side by side (a longer list is a ranking, not a comparison).
+MAX_SIDES = 4
+SPEC_KEYS: tuple[SpecKey, ...] = ("memory_gb", "bandwidth_gbs", "bf16", "fp8", "nvlink_gbs")
+
+
+@dataclasses.dataclass(frozen=True)
+class Figure:
+    """One GPU's value of one spec; None where the GPU lacks it (no FP8 tensor cores, no NVLink)."""
+
+    value: float | None
+    reported: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class SpecLine:
+    key: SpecKey
+    figures: tuple[Figure, ...]
+    # Index of the side with the largest value, None when they are even or none has it.
+    best: int | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Side:
+    gpu: GpuSpec
+    count: int | None = None  # GPUs the job needs (or the user's count), where known
+    fits: bool | None = None
+    hourly_rate: float | None = None  # per GPU-hour
+    currency: str | None = None
+    rate_source: Literal["quote", "table"] | None = None
+    hours: float | None = None  # the finished job (training), where known
+    job_cost: float | None = None
+    tokens_per_s: float | None = None
+    ttft_s: float | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    sides: tuple[Side, ...]
+    lines: tuple[SpecLine, ...]
+    job: JobKind
+    # The spec that decides this job (bandwidth for decode, dense TFLOPS for prefill/training).
+    deciding: SpecKey
+    pick: int | None
+    reason: PickReason
+    # pick's figure over the runner-up's on the deciding ground (2.3 = "2.3x the bandwidth").
+    ratio: float | None
+    # The deciding figure of a side is known only from reports.
+    reported: bool
+
+    def line(self, key: SpecKey) -> SpecLine:
+        return next(line for line in self.lines if line.key == key)
+
+    def strengths(self, index: int) -> list[SpecKey]:
+        """The specs on which side `index` leads (what it is better at)."""
+        return [line.key for line in self.lines if line.best == index]
+
+
+def job_kind(req: Requirement) -> JobKind:
+    """What the stated job is bound by: training and prefill-heavy work by compute, serving by
+    decode bandwidth; unknown when nothing says which."""
+    if req.workload == "training":
+        return "training"
+    if req.workload == "inference":
+        return "decode"
+    return "unknown"
+
+
+def compute_key(gpus: Iterable[GpuSpec], precision: str | None) -> SpecKey:
+    """bf16 unless the job runs in FP8 and every GPU compared has FP8 tensor cores."""
+    gpus = list(gpus)
+    if precision == "fp8" and all("fp8" in g.dense_tflops for g in gpus):
+        return "fp8"
+    return "bf16"
+
+
+def _figure(gpu: GpuSpec, key: SpecKey) -> Figure:
+    if key in ("bf16", "fp8"):
+        value = gpu.dense_tflops.get(key) if key in gpu.tensor_precisions or key in gpu.dense_tflops else None
+        if key == "bf16" and value is None:
+            value = gpu.dense_tflops.get("fp16")  # Volta/Turing: FP16 tensor cores only
+        return Figure(value, gpu.figure_is_reported(f"dense_tflops.{key}"))
+    if key == "nvlink_gbs":
+        return Figure(gpu.nvlink_bandwidth_gbs if gpu.nvlink else None, gpu.figure_is_reported("nvlink_bandwidth_gbs"))
+    return Figure(float(getattr(gpu, key)), gpu.figure_is_reported(key))
+
+
+def _best(figures: Sequence[Figure]) -> int | None:
+    values = [(f.value, i) for i, f in enumerate(figures) if f.value is not None]
+    if not values:
+        return None
+    values.sort(reverse=True)
+    if len(values) > 1 and values[1][0] > 0 and values[0][0] / values[1][0] < EVEN_RATIO:
+        return None  # about the same (a GPU without the feature at all never evens it)
+    return values[0][1]
+
+
+def spec_lines(gpus: Sequence[GpuSpec]) -> tuple[SpecLine, ...]:
+    out = []
+    for key in SPEC_KEYS:
+        figures = tuple(_figure(g, key) for g in gpus)
+        out.append(SpecLine(key, figures, _best(figures)))
+    return tuple(out)
+
+
+def _rate(catalog: Catalog, gpu: GpuSpec, costs: Sequence[Cost]) -> tuple[float | None, str | None, str | None]:
+    """The user's quote for this GPU (per GPU-hour), else the price table's median on-demand rate."""
+    for cost in costs:
+        if cost.gpu in (gpu.id, gpu.family):
+            per_gpu = cost.rate_per_gpu or (cost.hourly_rate / cost.gpus if cost.gpus else cost.hourly_rate)
+            return per_gpu, cost.currency, "quote"
+    rows = [r for r in catalog.prices_by_gpu.get(gpu.id, []) if r.billing == "on-demand"]
+    if not rows:
+        return None, None, None
+    currency = max({r.currency for r in rows}, key=lambda c: sum(r.currency == c for r in rows))
+    rates = sorted(r.hourly_rate for r in rows if r.currency == currency)
+    return rates[len(rates) // 2], currency, "table"
+
+
+def _side(catalog: Catalog, gpu: GpuSpec, req: Requirement, candidates: Sequence[Candidate],
+          recommendations: Sequence[Recommendation], costs: Sequence[Cost], flops: float | None,
+          mfu: float, precision: str | None) -> Side:
+    rec = next((r for r in recommendations if r.kind == "compare" and r.gpu == gpu.id), None)
+    cand = next((c for c in candidates if c.gpu == gpu.id and c.fits), None) or next(
+        (c for c in candidates if c.gpu == gpu.id), None)
+    count = (rec.count if rec else None) or (cand.count if cand else None) or req.gpu_count
+    fits = rec.fits if rec and rec.fits is not None else (cand.fits if cand else None)
+    rate, currency, source = _rate(catalog, gpu, costs)
+    hours = (rec.hours if rec else None) or (cand.hours if cand and cand.count == count else None)
+    if hours is None and flops and count:
+        peak = gpu.dense_tflops[compute_precision_key(precision, gpu.dense_tflops)]
+        hours = round(training_hours(flops, count, peak, mfu), 1)
+    job_cost = round(rate * count * hours, 2) if rate and count and hours and fits is not False else None
+    return Side(gpu=gpu, count=count, fits=fits, hourly_rate=rate, currency=currency, rate_source=source,
+                hours=hours, job_cost=job_cost,
+                tokens_per_s=cand.tokens_per_s if cand else None, ttft_s=cand.ttft_s if cand else None)
+
+
+def compare(catalog: Catalog, gpu_ids: Sequence[str], req: Requirement, *,
+            candidates: Sequence[Candidate] = (), recommendations: Sequence[Recommendation] = (),
+            costs: Sequence[Cost] = (), flops: float | None = None, mfu: float = DEFAULT_MFU) -> Comparison:
+    """The GPUs side by side for the requirement's job. `candidates`/`recommendations` (from the
+    sizer and the answer) give counts, fits and speeds where the job was sized; `flops` (the
+    training-time estimate) gives each side's hours, and with a rate its cost to finish."""
+    ids = list(dict.fromkeys(gpu_ids))[:MAX_SIDES]
+    if len(ids) < 2:
+        raise ValueError("a comparison needs two or more GPUs")
+    gpus = [catalog.gpus[i] for i in ids]
+    job = job_kind(req)
+    precision = req.precision
+    sides = tuple(_side(catalog, g, req, candidates, recommendations, costs,
+                        flops if job == "training" else None, mfu, precision) for g in gpus)
+    lines = spec_lines(gpus)
+    compute = compute_key(gpus, precision)
+    deciding: SpecKey = "bandwidth_gbs" if job == "decode" else compute
+    pick, reason, ratio = _pick(sides, lines, job, deciding)
+    reported = any(line.figures[i].reported for line in lines if line.key == deciding for i in range(len(sides)))
+    return Comparison(sides=sides, lines=lines, job=job, deciding=deciding, pick=pick, reason=reason,
+                      ratio=ratio, reported=reported)
+
+
+def _ratio(values: Sequence[float | None], pick: int) -> float | None:
+    others = [v for i, v in enumerate(values) if i != pick and v]
+    if values[pick] is None or not others:
+        return None
+    return round(values[pick] / max(others), 2)
+
+
+def _pick(sides: Sequence[Side], lines: Sequence[SpecLine], job: JobKind,
+          deciding: SpecKey) -> tuple[int | None, PickReason, float | None]:
+    # 1. A GPU on which the job does not fit at all loses to one on which it does.
+    fitting = [i for i, s in enumerate(sides) if s.fits]
+    if fitting and len(fitting) < len(sides) and all(s.fits is not None for s in sides):
+        if len(fitting) == 1:
+            return fitting[0], "fits", None
+        sides_left = fitting
+    else:
+        sides_left = list(range(len(sides)))
+    # 2. Priced to the finished job: the cheaper one.
+    costs = [sides[i].job_cost for i in sides_left]
+    currencies = {sides[i].currency for i in sides_left}
+    if all(c is not None for c in costs) and len(currencies) == 1 and len(sides_left) > 1:
+        cheapest = sides_left[costs.index(min(costs))]
+        dearest = max(costs)
+        if dearest / min(costs) >= EVEN_RATIO:
+            return cheapest, "price", round(dearest / min(costs), 2)
+    # 3. Fewer GPUs for the same job (less tensor parallelism to pay for).
+    counts = [sides[i].count for i in sides_left]
+    if job != "unknown" and all(counts) and len(set(counts)) > 1:
+        fewest = sides_left[counts.index(min(counts))]
+        if counts.count(min(counts)) == 1:
+            return fewest, "fewer-gpus", round(max(counts) / min(counts), 2)
+    if job == "unknown":
+        return None, "open", None  # nothing says which spec decides: each one's strengths instead
+    # 4. The spec the job is bound by; then memory; then NVLink (once the job spans GPUs).
+    for key, reason in ((deciding, "bandwidth" if deciding == "bandwidth_gbs" else "compute"),
+                        ("memory_gb", "memory"), ("nvlink_gbs", "nvlink")):
+        line = next(line for line in lines if line.key == key)
+        values = [line.figures[i].value if i in sides_left else None for i in range(len(sides))]
+        if line.best is not None and line.best in sides_left:
+            return line.best, reason, _ratio(values, line.best)
+    return None, "even", None

@@ -1,0 +1,164 @@
+"""GPUs side by side for "X or Y?" (issue #24): `compare_reply(ask, ctx)` answers an ask whose
+subjects name two or more GPUs, for the explain, select and spec composers.
+
+The lead is the pick with its reason in the job's own terms (the job fits only on one; it finishes
+cheaper; it needs fewer GPUs; decode is bandwidth-bound and it has N× the bandwidth; training is
+compute-bound and it has N× the TFLOPS). The details are the deciding specs side by side, what
+each GPU is better at, the prices and the finished job's cost where priced, and which figures are
+only reported. The numbers come from bot.advice.compare.
+"""
+
+from __future__ import annotations
+
+from bot.advice.compare import Comparison, Side, SpecKey, compare
+from bot.compose import ComposeContext
+from bot.compose.spec import card_notes, mark, value_text
+from bot.knowledge import GpuSpec
+from bot.messages import say
+from bot.models import Ask, AskAnswer
+from bot.render.format import count, gpu_name, money
+
+_ROW_KEYS: tuple[SpecKey, ...] = ("memory_gb", "bandwidth_gbs", "bf16", "fp8", "nvlink_gbs")
+_SEP = {"en": " | ", "zh": " | "}
+
+
+def subject_ids(ask: Ask, ctx: ComposeContext) -> list[str]:
+    """The GPU ids an ask compares: GPU ids as given; a family stands for its representative
+    (the SXM module where there is one, as clouds rent it)."""
+    out: list[str] = []
+    for subject in ask.subjects:
+        if subject in ctx.catalog.gpus:
+            out.append(subject)
+            continue
+        members = [g for g in ctx.catalog.gpus.values() if g.family == subject]
+        if members:
+            out.append(next((g for g in members if "SXM" in g.form_factor.upper()), members[0]).id)
+    return list(dict.fromkeys(out))
+
+
+def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    ids = subject_ids(ask, ctx)
+    if len(ids) < 2:
+        return None
+    answer = ctx.answer
+    time = answer.estimate.time if answer.estimate else None
+    comparison = compare(
+        ctx.catalog, ids, ctx.requirement, candidates=answer.candidates, recommendations=answer.recommendations,
+        costs=answer.costs, flops=time.flops if time else None, **({"mfu": time.mfu} if time else {}))
+    return render(comparison, ctx, kind=ask.kind)
+
+
+def _name(ctx: ComposeContext, gpu: GpuSpec) -> str:
+    return gpu_name(ctx.catalog, gpu.id)
+
+
+def _runner_up(c: Comparison) -> int:
+    return next(i for i in range(len(c.sides)) if i != c.pick)
+
+
+def _value(c: Comparison, key: SpecKey, index: int, ctx: ComposeContext) -> str:
+    gpu = c.sides[index].gpu
+    return value_text(gpu, key, ctx.language) or "—"
+
+
+def lead(c: Comparison, ctx: ComposeContext) -> str:
+    language = ctx.language
+    if c.pick is None and c.reason == "even":
+        return say("spec.pick_even", language, gpus=" / ".join(_name(ctx, s.gpu) for s in c.sides),
+                   job=say(f"spec.job_{c.job}", language))
+    if c.pick is None:
+        strengths = _semi(language).join(say("spec.strength", language, gpu=_name(ctx, s.gpu), what=_better_at(c, i, language))
+                              for i, s in enumerate(c.sides))
+        return say("spec.pick_none", language, gpus=" / ".join(_name(ctx, s.gpu) for s in c.sides),
+                   strengths=strengths)
+    pick, other = c.sides[c.pick], c.sides[_runner_up(c)]
+    names = dict(pick=_name(ctx, pick.gpu), other=_name(ctx, other.gpu))
+    if c.reason == "fits":
+        return say("spec.pick_fits", language, pick_count=pick.count or 1, other_count=other.count or 1, **names)
+    if c.reason == "price":
+        return say("spec.pick_price", language, pick_cost=money(pick.job_cost, pick.currency, language),
+                   other_cost=money(other.job_cost, other.currency, language), pick_count=pick.count,
+                   other_count=other.count, pick_hours=count(round(pick.hours or 0)),
+                   other_hours=count(round(other.hours or 0)), **names)
+    if c.reason == "fewer-gpus":
+        return say("spec.pick_fewer", language, pick_count=pick.count, other_count=other.count, **names)
+    job = say(f"spec.job_{c.job}", language) if c.job != "unknown" else ""
+    reported = mark(c.reported, language)
+    if c.reason == "bandwidth":
+        return say("spec.pick_bandwidth", language, job=job, pick_value=_value(c, "bandwidth_gbs", c.pick, ctx),
+                   other_value=_value(c, "bandwidth_gbs", _runner_up(c), ctx), ratio=count(c.ratio or 1),
+                   reported=reported, **names)
+    if c.reason == "compute":
+        return say("spec.pick_compute", language, job=job, precision=c.deciding.upper(),
+                   pick_value=_value(c, c.deciding, c.pick, ctx), other_value=_value(c, c.deciding, _runner_up(c), ctx),
+                   ratio=count(c.ratio or 1), reported=reported, **names)
+    if c.reason == "nvlink":
+        return say("spec.pick_nvlink", language, job=job, pick_value=_value(c, "nvlink_gbs", c.pick, ctx),
+                   other_value=_value(c, "nvlink_gbs", _runner_up(c), ctx), **names)
+    return say("spec.pick_memory", language, job=job, pick_value=_value(c, "memory_gb", c.pick, ctx),
+               other_value=_value(c, "memory_gb", _runner_up(c), ctx), **names)
+
+
+def _semi(language: str) -> str:
+    return "；" if language == "zh" else "; "
+
+
+def _better_at(c: Comparison, index: int, language: str) -> str:
+    strengths = c.strengths(index)
+    if "fp8" in strengths and "bf16" in strengths:
+        strengths = [k for k in strengths if k != "fp8"]
+    if not strengths:
+        return say("spec.better_nothing", language)
+    joiner = "、" if language == "zh" else ", "
+    return joiner.join(say(f"spec.better_{k}", language) for k in strengths)
+
+
+def details(c: Comparison, ctx: ComposeContext) -> list[str]:
+    language = ctx.language
+    sep = _SEP["zh" if language == "zh" else "en"]
+    out = [say("spec.row", language, spec=say(f"spec.spec_name_{key}", language),
+               values=sep.join(f"{_name(ctx, s.gpu)} {_value(c, key, i, ctx)}"
+                               f"{mark(c.line(key).figures[i].reported and _value(c, key, i, ctx) != '—', language)}"
+                               for i, s in enumerate(c.sides)))
+           for key in _ROW_KEYS]
+    if c.pick is not None:
+        out.append(_semi(language).join(say("spec.strength", language, gpu=_name(ctx, s.gpu), what=_better_at(c, i, language))
+                             for i, s in enumerate(c.sides)))
+    out.append(say("spec.price_row", language, values=sep.join(
+        f"{_name(ctx, s.gpu)} {_price(s, language)}" for s in c.sides)))
+    if any(s.job_cost is not None for s in c.sides):
+        out.append(say("spec.job_cost_row", language, values=sep.join(
+            f"{_name(ctx, s.gpu)} " + (say("spec.job_cost_value", language, cost=money(s.job_cost, s.currency, language),
+                                           count=s.count, hours=count(round(s.hours or 0)))
+                                       if s.job_cost is not None else say("spec.price_none", language))
+            for s in c.sides)))
+    reported = [_name(ctx, s.gpu) for s in c.sides if s.gpu.confidence == "reported"]
+    if reported:
+        out.append(say("spec.reported_sides", language, gpus=("、" if language == "zh" else ", ").join(reported)))
+    for side in c.sides:
+        out += card_notes(ctx, side.gpu, None, why_reported=False)
+    return out
+
+
+def _price(side: Side, language: str) -> str:
+    if side.hourly_rate is None:
+        return say("spec.price_none", language)
+    rate = money(side.hourly_rate, side.currency, language)
+    return say("spec.price_quote" if side.rate_source == "quote" else "spec.price_table", language, rate=rate)
+
+
+def figures(c: Comparison) -> dict[str, float | str | None]:
+    out: dict[str, float | str | None] = {
+        "pick": c.sides[c.pick].gpu.id if c.pick is not None else None, "reason": c.reason, "ratio": c.ratio,
+        "job": c.job, "deciding": c.deciding, "deciding_reported": "yes" if c.reported else "no"}
+    for i, side in enumerate(c.sides):
+        for line in c.lines:
+            out[f"{side.gpu.id}.{line.key}"] = line.figures[i].value
+        out[f"{side.gpu.id}.job_cost"] = side.job_cost
+        out[f"{side.gpu.id}.count"] = side.count
+    return out
+
+
+def render(c: Comparison, ctx: ComposeContext, kind: str = "explain") -> AskAnswer:
+    sources = list(dict.fromkeys(s for side in c.sides for s in side.gpu.sources))
+    return AskAnswer(kind=kind, lead=lead(c, ctx), details=details(c, ctx), sources=sources, figures=figures(c))

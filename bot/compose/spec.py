@@ -1,0 +1,142 @@
+"""`spec` asks ("how much memory does the H20 have?", "A800 的 NVLink 带宽多少？"): the figure
+first, from the GPU's own catalog entry, marked "reported" where NVIDIA publishes no datasheet;
+then what else a buyer should know about the card (a China-market part, a modified board).
+
+A spec ask naming two or more GPUs is answered side by side (bot/compose/explain_compare.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.advice.compare import SpecKey
+from bot.compose import ComposeContext
+from bot.knowledge import GpuSpec
+from bot.messages import say
+from bot.models import Ask, AskAnswer
+from bot.render.format import count, gpu_name
+
+# Which figure the ask names, first match wins (the text is lower-cased).
+_ASKED: tuple[tuple[str, re.Pattern], ...] = (
+    ("nvlink_gbs", re.compile(r"nvlink|互联|互连|卡间")),
+    ("bandwidth_gbs", re.compile(r"bandwidth|带宽|tb/s|gb/s")),
+    ("fp8", re.compile(r"fp8")),
+    ("bf16", re.compile(r"tflops|flops|compute|算力|bf16|fp16|性能")),
+    ("board_power_w", re.compile(r"power|tdp|watt|功耗|瓦")),
+    ("memory_gb", re.compile(r"memory|vram|显存|内存|how many gb|多少 ?g")),
+)
+FigureKey = SpecKey | str
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    gpus = subject_gpus(ask, ctx)
+    if not gpus:
+        return None
+    if len({g.family for g in gpus}) > 1:
+        from bot.compose.explain_compare import compare_reply
+
+        return compare_reply(ask, ctx)
+    return spec_reply(ask, ctx, gpus)
+
+
+def subject_gpus(ask: Ask, ctx: ComposeContext) -> list[GpuSpec]:
+    """The GPUs an ask is about: its subjects that are GPU ids, a family's variants in catalog order."""
+    out: list[GpuSpec] = []
+    for subject in ask.subjects:
+        if subject in ctx.catalog.gpus:
+            out.append(ctx.catalog.gpus[subject])
+        else:
+            out += [g for g in ctx.catalog.gpus.values() if g.family == subject]
+    return list({g.id: g for g in out}.values())
+
+
+def asked_figure(text: str) -> FigureKey | None:
+    lowered = text.lower()
+    return next((key for key, pattern in _ASKED if pattern.search(lowered)), None)
+
+
+def value_text(gpu: GpuSpec, key: FigureKey, language: str) -> str | None:
+    """A figure with its unit ("96 GB", "4,000 GB/s", "none (PCIe only)"); None when the GPU lacks it."""
+    if key == "nvlink_gbs":
+        if not gpu.nvlink or gpu.nvlink_bandwidth_gbs is None:
+            return say("spec.no_nvlink", language)
+        value = gpu.nvlink_bandwidth_gbs
+    elif key in ("bf16", "fp8"):
+        value = gpu.dense_tflops.get(key)
+        if value is None and key == "bf16":
+            value = gpu.dense_tflops.get("fp16")
+        if value is None:
+            return say("spec.no_fp8", language) if key == "fp8" else None
+    else:
+        value = getattr(gpu, key)
+    return say(f"spec.unit_{key}", language, value=count(value))
+
+
+def figure_reported(gpu: GpuSpec, key: FigureKey) -> bool:
+    field = {"nvlink_gbs": "nvlink_bandwidth_gbs", "bf16": "dense_tflops.bf16", "fp8": "dense_tflops.fp8"}.get(key, key)
+    return gpu.figure_is_reported(field)
+
+
+def mark(reported: bool, language: str) -> str:
+    return say("spec.reported_mark", language) if reported else ""
+
+
+def spec_reply(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> AskAnswer:
+    language = ctx.language
+    key = asked_figure(ask.text)
+    gpu = gpus[0]
+    name = gpu_name(ctx.catalog, gpu.id)
+    details: list[str] = []
+    if key is None:
+        lead = say("spec.spec_summary", language, gpu=name,
+                   memory=value_text(gpu, "memory_gb", language), memory_type=gpu.memory_type.split()[0],
+                   bandwidth=value_text(gpu, "bandwidth_gbs", language) + mark(figure_reported(gpu, "bandwidth_gbs"), language),
+                   bf16=value_text(gpu, "bf16", language) + mark(figure_reported(gpu, "bf16"), language),
+                   fp8=value_text(gpu, "fp8", language), nvlink=value_text(gpu, "nvlink_gbs", language),
+                   power=value_text(gpu, "board_power_w", language))
+    else:
+        lead = say("spec.spec_lead", language, gpu=name, spec=say(f"spec.spec_name_{key}", language),
+                   value=value_text(gpu, key, language), reported=mark(figure_reported(gpu, key), language))
+        for other in gpus[1:]:  # the family's other variants, when the ask named a family
+            details.append(say("spec.spec_variant", language, gpu=gpu_name(ctx.catalog, other.id),
+                               value=value_text(other, key, language),
+                               reported=mark(figure_reported(other, key), language)))
+    details += card_notes(ctx, gpu, key)
+    figures: dict[str, float | str | None] = {"gpu": gpu.id, "confidence": gpu.confidence}
+    if key is not None:
+        figures["figure"] = key
+        figures["value"] = _raw(gpu, key)
+        figures["reported"] = "yes" if figure_reported(gpu, key) else "no"
+    return AskAnswer(kind="spec", lead=lead, details=details, sources=list(gpu.sources), figures=figures)
+
+
+def _raw(gpu: GpuSpec, key: FigureKey) -> float | None:
+    if key == "nvlink_gbs":
+        return gpu.nvlink_bandwidth_gbs if gpu.nvlink else None
+    if key in ("bf16", "fp8"):
+        return gpu.dense_tflops.get(key)
+    return float(getattr(gpu, key))
+
+
+def card_notes(ctx: ComposeContext, gpu: GpuSpec, key: FigureKey | None, why_reported: bool = True) -> list[str]:
+    """What a buyer should know beyond the figure: why it is "reported", a weaker figure that was
+    asked, a modified board, a China-market or workstation card."""
+    language, name = ctx.language, gpu_name(ctx.catalog, gpu.id)
+    out: list[str] = []
+    if gpu.confidence == "reported" and why_reported:
+        out.append(say("spec.spec_reported_why", language, gpu=name))
+    field = {"nvlink_gbs": "nvlink_bandwidth_gbs", "bf16": "dense_tflops.bf16", "fp8": "dense_tflops.fp8"}.get(
+        key or "", key or "")
+    how = gpu.figure_confidence.get(field)
+    if how is not None:
+        out.append(say("spec.spec_figure_weak", language, spec=say(f"spec.spec_name_{key}", language), gpu=name,
+                       how=say(f"spec.how_{how}", language)))
+    if not gpu.nvidia_product:
+        out.append(say("spec.modified_board", language, gpu=name))
+    elif "china" in gpu.markets and "global" not in gpu.markets:
+        out.append(say("spec.china_market", language, gpu=name))
+    elif gpu.line == "workstation":
+        out.append(say("spec.workstation", language, gpu=name))
+    if gpu.line == "geforce" and gpu.nvidia_product:
+        out.append(say("spec.geforce", language, gpu=name))
+    return out
