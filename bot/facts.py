@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 # Requirement fields that are lists become facts of their own (topic, xid, symptom, cost).
 _LIST_FIELDS = frozenset({"topics", "xids", "symptoms", "costs", "gpu_options", "provider_options",
-                          "billing_options", "instance_options"})
+                          "billing_options", "instance_options", "asks", "pasted"})
 # Topics that are themselves about sizing a job.
 _SIZING_TOPICS = frozenset({"memory", "precision", "parallelism"})
 
@@ -86,8 +86,40 @@ def question_facts(catalog: Catalog, req: Requirement, *, named: list[GpuSpec], 
         facts += [provider_fact(catalog.providers[p]) for p in dict.fromkeys([req.provider, *req.provider_options])]
     facts += [TopicFact(name=t) for t in req.topics]
     facts += [SymptomFact(name=s) for s in req.symptoms]
-    facts += [XidFact(code=code, **_xid_catalog_fields(catalog, code)) for code in req.xids]
+    facts += [XidFact(code=code, **_xid_catalog_fields(catalog, code)) for code in req.xids
+              if not (req.pasted and any(e.code == code for e in req.pasted.xids))]
+    if req.pasted is not None:
+        facts += paste_facts(catalog, req)
     return facts
+
+
+PASTED_HOST = "this host"
+
+
+def paste_facts(catalog: Catalog, req: Requirement) -> list[FactModel]:
+    """Pasted nvidia-smi output and kernel-log lines as a checked host's facts, judged by the same
+    rules as an agent's probe (rules/health/host-*.yaml): per GPU, its Xids, and the GPU and count
+    the question says were rented. Nothing when the paste holds no GPU readings or Xids."""
+    paste = req.pasted
+    if paste is None or not paste.has_hardware:
+        return []
+    from bot.host_report import KernelLogReport, ProbeReport
+
+    report = paste.report.model_copy(deep=True) if paste.report else ProbeReport(source="nvidia-smi-text")
+    if paste.xids:
+        report.kernel_log = KernelLogReport(source="pasted", readable=True, events=paste.xids,
+                                            truncated=paste.xids_truncated)
+    expect_gpu = req.gpu if report.gpus and req.gpu else None
+    expect_count = req.gpu_count if report.gpus and req.gpu_count and _whole_listing(paste) else None
+    return host_facts(catalog, PASTED_HOST, req.deployment or "unknown", req.cuda, report,
+                      expect_gpu=expect_gpu, expect_count=expect_count)
+
+
+def _whole_listing(paste) -> bool:
+    """Whether the paste lists every GPU of the host (a table, CSV or whole `-q`), so its GPU count
+    can be held against what was rented; an excerpt of one GPU's block cannot."""
+    return any(b.kind in ("nvidia-smi-table", "nvidia-smi-csv", "nvidia-smi-xml") for b in paste.blocks) or any(
+        b.kind == "nvidia-smi-q" and b.problem is None and b.lines > 200 for b in paste.blocks)
 
 
 def requirement_fact(req: Requirement, *, named: list[GpuSpec], family: str | None,

@@ -10,6 +10,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from bot.diagnostics.models import Paste
+
 Workload = Literal["training", "inference"]
 Method = Literal["pretraining", "full", "lora", "qlora"]
 # "pure-bf16": bf16 weights, gradients and optimizer states with no fp32 master copy (LLaMA-Factory pure_bf16).
@@ -141,6 +143,9 @@ class Requirement(BaseModel):
     instance_options: list[str] = Field(default_factory=list)
     # What the message asks, in order (issue #22); the first is the primary ask.
     asks: list[Ask] = Field(default_factory=list)
+    # Tool output pasted into the message (issue #25), read by bot.diagnostics: judged as a host's
+    # probe by the health rules and answered by the diagnose composer. Not part of the JSON.
+    pasted: Paste | None = Field(default=None, exclude=True)
 
     @field_validator("cuda", "driver_cuda")
     @classmethod

@@ -16,7 +16,7 @@ BOT = Path(__file__).resolve().parents[1] / "bot"
 # must be placed in one of the two (see test_every_package_is_placed).
 CORE = {"bot.models", "bot.errors", "bot.cache", "bot.yamlio", "bot.knowledge", "bot.engine", "bot.sizing", "bot.nlu",
         "bot.advice", "bot.advisor", "bot.conversation", "bot.render", "bot.seams",
-        "bot.facts", "bot.host_report"}
+        "bot.facts", "bot.host_report", "bot.diagnostics"}
 # bot.services is the composition root: it builds the adapters, so it is one.
 ADAPTERS = {"bot.cli", "bot.slack", "bot.agent", "bot.dispatch", "bot.store", "bot.ops", "bot.prices",
             "bot.services"}

@@ -1,4 +1,4 @@
-"""Xid events from the kernel log: code, PCI id, time and message. Never the whole log.
+"""Xid events from this host's kernel log; the line parser is the core's (bot.diagnostics.kernel_log).
 
 Sources, first readable wins: /var/log/kern.log, `journalctl -k`, `dmesg`. Commands run with fixed
 argument lists (no shell) and a timeout; only `NVRM: Xid` lines are kept, newest `limit` of them.
@@ -6,44 +6,18 @@ argument lists (no shell) and a timeout; only `NVRM: Xid` lines are kept, newest
 
 from __future__ import annotations
 
-import re
 import subprocess
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 
-from bot.host_report import KernelLogReport, XidEvent
+from bot.diagnostics.kernel_log import MAX_MESSAGE, parse_xid_line, parse_xids  # noqa: F401  (the core parser)
+from bot.host_report import KernelLogReport
 
 KERN_LOG = Path("/var/log/kern.log")
 JOURNALCTL = ["journalctl", "-k", "--no-pager", "-o", "short-iso", "-q"]
 DMESG = ["dmesg", "--time-format", "iso"]
-MAX_MESSAGE = 300
-_XID = re.compile(r"NVRM: Xid \((?:PCI:)?(?P<pci>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}(?:\.\d)?)\): "
-                  r"(?P<code>\d+),\s*(?P<rest>.*)$")
-_TIME = re.compile(r"(?P<iso>\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:[+-]\d{2}:?\d{2}|Z)?)"
-                   r"|^(?P<syslog>[A-Z][a-z]{2} +\d+ \d{2}:\d{2}:\d{2})"
-                   r"|\[\s*(?P<uptime>\d+\.\d+)\]")
-_PID_NAME = re.compile(r"^pid=(?:'[^']*'|[^,]*),\s*name=(?:<[^>]*>|[^,]*),\s*")
 
 Runner = Callable[[list[str]], str | None]
-
-
-def parse_xid_line(line: str) -> XidEvent | None:
-    match = _XID.search(line)
-    if not match:
-        return None
-    prefix = line[: match.start()]
-    time_match = _TIME.search(prefix)
-    when = None
-    if time_match:
-        when = time_match["iso"] or time_match["syslog"] or (f"+{time_match['uptime']}s" if time_match["uptime"] else None)
-    message = _PID_NAME.sub("", match["rest"].strip())
-    return XidEvent(code=int(match["code"]), pci=match["pci"].lower(), time=when, message=message[:MAX_MESSAGE])
-
-
-def parse_xids(lines: Iterable[str], limit: int = 200) -> tuple[list[XidEvent], bool]:
-    """The newest `limit` Xid events, oldest first, and whether older ones were dropped."""
-    events = [e for e in (parse_xid_line(line) for line in lines) if e is not None]
-    return events[-limit:], len(events) > limit
 
 
 def run_command(argv: list[str], timeout: float = 10.0) -> str | None:

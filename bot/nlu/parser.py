@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+from bot.diagnostics.models import Paste
+from bot.diagnostics.paste import PasteTooLong, split_paste
 from bot.knowledge import Catalog, default_catalog
-from bot.models import Requirement
+from bot.models import Ask, Requirement
 from bot.nlu import lexicon as lx
 from bot.nlu.model import Parse, ParseError
 from bot.nlu.numbers import refuse_unreadable_numbers
@@ -30,12 +32,18 @@ def detect_language(text: str) -> str:
 
 
 def parse(text: str, catalog: Catalog | None = None) -> Parse:
-    """Read a question into a Requirement. Raises ParseError with the offending field and value."""
+    """Read a question into a Requirement. Raises ParseError with the offending field and value.
+    Pasted tool output is taken out first (bot.diagnostics.paste): the extractors read only the
+    question around it, and the reading travels as `Requirement.pasted`."""
+    text, paste = _split_paste(text)
     _refuse_unreadable(text)
     scan = Scan.of(text, lexicon_for(catalog or default_catalog()))
     for extract in EXTRACTORS:
         extract(scan)
     fields = {k: v for k, v in scan.fields.items() if k in Requirement.model_fields and v not in (None, [])}
+    if paste is not None:
+        fields["pasted"] = paste
+        fields["asks"] = _with_diagnose(fields.get("asks") or [])
     try:
         requirement = Requirement.model_validate(fields)
     except ValidationError as exc:
@@ -43,6 +51,27 @@ def parse(text: str, catalog: Catalog | None = None) -> Parse:
     scan.spans.sort(key=lambda s: (s.start, _ORDER.get(s.slot, 99)))
     return Parse(language=detect_language(text), requirement=requirement,
                  spans=[s for s in scan.spans if s.slot in Requirement.model_fields], ignored=scan.ignored)
+
+
+def _with_diagnose(raw: list) -> list[Ask]:
+    """A message with pasted output asks for its diagnosis: first, unless it also asks something
+    specific (a fit, a price); an open or explain ask is that diagnosis."""
+    asks = [a if isinstance(a, Ask) else Ask.model_validate(a) for a in raw]
+    if any(a.kind == "diagnose" for a in asks):
+        return asks
+    rest = [a for a in asks if a.kind not in ("open", "explain")]
+    first = next((a for a in asks if a.kind in ("open", "explain")), None)
+    diagnose = first.model_copy(update={"kind": "diagnose"}) if first else Ask(kind="diagnose")
+    return [diagnose, *rest]
+
+
+def _split_paste(text: str) -> tuple[str, Paste | None]:
+    if not isinstance(text, str):
+        return text, None  # refused by _refuse_unreadable
+    try:
+        return split_paste(text)
+    except PasteTooLong as exc:
+        raise ParseError(exc.field, exc.message) from exc
 
 
 def _refuse_unreadable(text: str) -> None:

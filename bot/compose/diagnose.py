@@ -1,0 +1,369 @@
+"""The `diagnose` composer (issue #25): pasted output read back per GPU, error messages mapped to
+cause and fix, symptoms to ranked causes with the commands that confirm each.
+
+Order of the lead: what the paste's GPUs say (the worst GPU first, with its numbers and whether
+the cause is hardware, facility or configuration), else the first error message's cause and fix,
+else the Xids, else the NCCL transport or topology, else the symptom's most likely cause for the
+stated setup. The health findings themselves come from the rules (the paste's host facts go
+through the same rules as an agent's probe, bot.facts.paste_facts); this composer reads the
+values back and names the rule and its sources.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.diagnostics.models import ErrorReading, Paste
+from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe
+from bot.messages import say
+from bot.models import Ask, AskAnswer
+from bot.render.format import gpu_name
+
+MAX_GPU_LINES = 8
+# (severity rank, message id): lower ranks lead.
+_THERMAL = {"sw_thermal_slowdown", "hw_thermal_slowdown"}
+_SOURCES_HEALTH = ["nvidia-smi-docs", "nvidia-row-remapping", "nvidia-page-retirement", "nvml-api"]
+_ERROR_SOURCES = {
+    "arch-unsupported": ["pytorch-2-7-release", "pytorch-get-started", "cuda-gpus", "cuda-release-notes"],
+    "no-kernel-image": ["pytorch-2-7-release", "pytorch-get-started", "cuda-gpus"],
+    "driver-too-old": ["cuda-compatibility", "cuda-release-notes"],
+    "oom": ["pytorch-cuda-memory"],
+    "illegal-address": ["nvidia-xid"], "ecc": ["nvidia-row-remapping", "nvidia-xid"],
+    "device-assert": ["cuda-docs"], "no-device": ["k8s-device-plugin", "cuda-docs"],
+    "cpu-build": ["pytorch-get-started"], "missing-library": ["pytorch-get-started"],
+    "smi-no-driver": ["nvidia-smi-docs"],
+    "nccl-error": ["nccl-troubleshooting", "nccl-env", "nccl-tests"],
+    "nccl-timeout": ["nccl-troubleshooting", "nccl-tests"],
+}
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    paste = ctx.paste if isinstance(ctx.paste, Paste) else ctx.requirement.pasted
+    lang = ctx.language
+    parts: list[tuple[str, list[str], str | None, list[str]]] = []  # (lead, details, rule, sources)
+    if paste is not None:
+        if paste.report and paste.report.gpus:
+            parts.append(_gpus(paste, ctx))
+        for error in paste.errors:
+            parts.append(_error(error, lang))
+        if paste.xids:
+            parts.append(_xids(paste, ctx))
+        if paste.nccl and paste.nccl.transport:
+            parts.append(_nccl(paste, lang))
+        if paste.topology and len(paste.topology.gpus) > 1:
+            parts.append(_topology(paste, lang))
+        for block in paste.blocks:
+            if block.problem:
+                parts.append((say("diagnose.unreadable_block", lang, problem=block.problem), [], None, []))
+    symptom = _symptom(ask, ctx)
+    if symptom is not None:
+        parts.append(symptom)
+    if not parts:
+        return None
+    lead, details, rule, sources = parts[0]
+    for more_lead, more_details, more_rule, more_sources in parts[1:]:
+        details = [*details, more_lead, *more_details]
+        rule = rule or more_rule
+        sources = [*sources, *(s for s in more_sources if s not in sources)]
+    figures = _figures(paste)
+    return AskAnswer(kind="diagnose", lead=lead, details=details[:24], rule=rule, sources=sources, figures=figures)
+
+
+# -- GPUs --------------------------------------------------------------------------------------
+
+
+def _reading(gpu: GpuProbe, paste: Paste, lang: str) -> str:
+    """"SW thermal slowdown at 89 °C, SM 1140 of 1980 MHz, 402 of 700 W" from what was pasted."""
+    bits = []
+    reasons = [r for r in (gpu.clock_event_reasons or []) if r != "gpu_idle" or len(gpu.clock_event_reasons or []) == 1]
+    if reasons:
+        bits.append(("、" if lang == "zh" else ", ").join(say(f"diagnose.reason_{r}", lang) for r in reasons))
+    if gpu.temperature_c is not None:
+        limits = paste.threshold(gpu.index)
+        if limits and limits.slowdown_temp_c:
+            bits.append(say("diagnose.read_temp_threshold", lang, temp=gpu.temperature_c, slowdown=limits.slowdown_temp_c))
+        else:
+            bits.append(say("diagnose.read_temp", lang, temp=gpu.temperature_c))
+    if gpu.sm_clock_mhz is not None and gpu.max_sm_clock_mhz:
+        bits.append(say("diagnose.read_clock", lang, clock=gpu.sm_clock_mhz, max_clock=gpu.max_sm_clock_mhz))
+    if gpu.power_draw_w is not None and gpu.power_limit_w:
+        bits.append(say("diagnose.read_power", lang, draw=f"{gpu.power_draw_w:.0f}", limit=f"{gpu.power_limit_w:.0f}"))
+    return ", ".join(bits) if lang != "zh" else "，".join(bits)
+
+
+def _meanings(gpu: GpuProbe, paste: Paste, lang: str) -> list[tuple[int, str, str]]:
+    """(rank, meaning, confirming command) for each thing wrong with one GPU; rank 0 is the worst."""
+    out: list[tuple[int, str, str]] = []
+    reasons = set(gpu.clock_event_reasons or [])
+    share = (gpu.power_draw_w / gpu.power_limit_w) if gpu.power_draw_w is not None and gpu.power_limit_w else None
+    if gpu.remapped_rows_failure:
+        out.append((0, say("diagnose.mean_remap_failure", lang), "nvidia-smi -q -d ROW_REMAPPER"))
+    if gpu.ecc_volatile_uncorrected:
+        out.append((1, say("diagnose.mean_volatile_dbe", lang, count=gpu.ecc_volatile_uncorrected),
+                    "nvidia-smi -q -d ECC,ROW_REMAPPER"))
+    if gpu.remapped_rows_pending:
+        rows = gpu.remapped_rows_uncorrectable or 1
+        out.append((2, say("diagnose.mean_remap_pending", lang, rows=rows), "nvidia-smi -q -d ROW_REMAPPER"))
+    elif gpu.remapped_rows_uncorrectable:
+        out.append((6, say("diagnose.mean_remapped_rows", lang, rows=gpu.remapped_rows_uncorrectable),
+                    "nvidia-smi -q -d ROW_REMAPPER"))
+    if gpu.retired_pages_pending:
+        out.append((2, say("diagnose.mean_retire_pending", lang), "nvidia-smi -q -d PAGE_RETIREMENT"))
+    elif (gpu.retired_pages_sbe or 0) + (gpu.retired_pages_dbe or 0) > 0:
+        out.append((6, say("diagnose.mean_retired_pages", lang,
+                           pages=(gpu.retired_pages_sbe or 0) + (gpu.retired_pages_dbe or 0)),
+                    "nvidia-smi -q -d PAGE_RETIREMENT"))
+    perf = "nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER"
+    if reasons & _THERMAL:
+        key = "mean_cooling_fault" if share is None or share < 0.8 else "mean_thermal_at_power"
+        out.append((3, say(f"diagnose.{key}", lang), perf))
+    elif "hw_power_brake_slowdown" in reasons:
+        out.append((3, say("diagnose.mean_power_brake", lang), perf))
+    elif "hw_slowdown" in reasons:
+        out.append((3, say("diagnose.mean_hw_slowdown", lang), perf))
+    elif "sw_power_cap" in reasons:
+        normal = share is None or share >= 0.85
+        out.append((9 if normal else 5, say("diagnose.mean_power_cap_normal" if normal else "diagnose.mean_power_cap_low",
+                                            lang), perf))
+    limits = paste.threshold(gpu.index)
+    if (gpu.temperature_c is not None and limits and limits.slowdown_temp_c and gpu.temperature_c >= limits.slowdown_temp_c
+            and not reasons & _THERMAL):
+        out.append((4, say("diagnose.mean_hot", lang, slowdown=limits.slowdown_temp_c), perf))
+    if (gpu.pcie_gen_current is not None and gpu.pcie_gen_max and gpu.pcie_width_current and gpu.pcie_width_max
+            and (gpu.pcie_gen_current < gpu.pcie_gen_max or gpu.pcie_width_current < gpu.pcie_width_max)
+            and "gpu_idle" not in reasons):
+        out.append((5, say("diagnose.mean_pcie_downgraded", lang, gen=gpu.pcie_gen_current, width=gpu.pcie_width_current,
+                           gen_max=gpu.pcie_gen_max, width_max=gpu.pcie_width_max), "nvidia-smi -q -d PCI"))
+    if gpu.mig_mode:
+        out.append((7, say("diagnose.mean_mig_on", lang, index=gpu.index), "nvidia-smi -L"))
+    if gpu.persistence_mode is False:
+        out.append((8, say("diagnose.mean_persistence_off", lang), "nvidia-smi -q | grep -i persistence"))
+    if not out and reasons == {"gpu_idle"}:
+        out.append((10, say("diagnose.mean_idle", lang), perf))
+    return sorted(out, key=lambda item: item[0])
+
+
+def _label(gpu: GpuProbe, ctx: ComposeContext) -> str:
+    from bot.facts import recognise_gpu
+
+    gpu_id = recognise_gpu(ctx.catalog, gpu.name)
+    name = gpu_name(ctx.catalog, gpu_id) if gpu_id else (gpu.name or "")
+    return f" ({name})" if name else ""
+
+
+def _gpus(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]]:
+    lang = ctx.language
+    gpus = paste.report.gpus
+    judged = [(gpu, _meanings(gpu, paste, lang)) for gpu in gpus]
+    rule, sources = _health_rule(ctx)
+    details: list[str] = []
+    problems = sorted(((m[0][0], gpu.index, gpu, m) for gpu, m in judged if m and m[0][0] < 9), key=lambda x: x[:2])
+    expected = _expected(paste, ctx)
+    if not problems:
+        normal = [(gpu, m) for gpu, m in judged if m]
+        lead = say("diagnose.all_ok_lead", lang, count=len(gpus), checked=say("diagnose.checked_list", lang))
+        for gpu, meanings in normal[:MAX_GPU_LINES]:
+            details.append(say("diagnose.gpu_meaning", lang, reading=_gpu_line(gpu, paste, ctx), meaning=meanings[0][1]))
+        return (expected[0] if expected else lead), ([lead] if expected else []) + expected[1:] + details, rule, sources
+    _, _, worst, meanings = problems[0]
+    lead = say("diagnose.gpu_meaning", lang, reading=_gpu_line(worst, paste, ctx), meaning=meanings[0][1])
+    details += [m[1] for m in meanings[1:3]]
+    shown = {worst.index}
+    for _, _, gpu, more in problems[1:]:
+        if len(shown) >= MAX_GPU_LINES:
+            break
+        if [m[1] for m in more] == [m[1] for m in meanings] and len(problems) > 3:
+            continue  # said once below as "the same"
+        details.append(say("diagnose.gpu_meaning", lang, reading=_gpu_line(gpu, paste, ctx), meaning=more[0][1]))
+        shown.add(gpu.index)
+    same = [str(g.index) for _, _, g, m in problems if g.index not in shown and [x[1] for x in m] == [x[1] for x in meanings]]
+    if same:
+        details.append(say("diagnose.others_same", lang, indexes=", ".join(same)))
+    fine = [str(gpu.index) for gpu, m in judged if not m or m[0][0] >= 9]
+    if fine:
+        details.append(say("diagnose.others_ok", lang, indexes=", ".join(fine)))
+    details += expected
+    details.append(say("diagnose.confirm_gpu", lang, command=f"`{meanings[0][2]}`"))
+    return lead, details, rule, sources
+
+
+def _gpu_line(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> str:
+    reading = _reading(gpu, paste, ctx.language)
+    head = f"GPU {gpu.index}{_label(gpu, ctx)}"
+    return f"{head}: {reading}" if reading and ctx.language != "zh" else f"{head}：{reading}" if reading else head
+
+
+def _expected(paste: Paste, ctx: ComposeContext) -> list[str]:
+    """A count or model that differs from what the question says was rented."""
+    from bot.facts import recognise_gpu
+
+    req, lang, gpus = ctx.requirement, ctx.language, paste.report.gpus
+    out = []
+    names = ", ".join(sorted({gpu_name(ctx.catalog, recognise_gpu(ctx.catalog, g.name)) if recognise_gpu(
+        ctx.catalog, g.name) else (g.name or "?") for g in gpus}))
+    whole = any(b.kind in ("nvidia-smi-table", "nvidia-smi-csv", "nvidia-smi-xml") for b in paste.blocks) or any(
+        b.kind == "nvidia-smi-q" and b.problem is None and b.lines > 200 for b in paste.blocks)
+    if req.gpu and req.gpu in ctx.catalog.gpus:
+        family = ctx.catalog.gpus[req.gpu].family
+        actual = {recognise_gpu(ctx.catalog, g.name) for g in gpus}
+        if actual and None not in actual and not all(
+                a == req.gpu or ctx.catalog.gpus[a].family == family for a in actual if a):
+            out.append(say("diagnose.model_differs", lang, names=names, expected=gpu_name(ctx.catalog, req.gpu)))
+    if whole and req.gpu_count and req.gpu_count != len(gpus):
+        gpu = f" {gpu_name(ctx.catalog, req.gpu)}" if req.gpu in ctx.catalog.gpus else ""
+        out.append(say("diagnose.count_differs", lang, actual=len(gpus), names=names, expected=req.gpu_count, gpu=gpu))
+    return out
+
+
+def _health_rule(ctx: ComposeContext) -> tuple[str | None, list[str]]:
+    """The first host health finding the rules made of the paste, and its sources."""
+    for finding in ctx.answer.findings:
+        if finding.rule.startswith("host."):
+            return finding.rule, list(dict.fromkeys([*finding.sources, *_SOURCES_HEALTH]))
+    return None, list(_SOURCES_HEALTH)
+
+
+# -- errors, Xids, NCCL, topology ---------------------------------------------------------------
+
+
+def _error(error: ErrorReading, lang: str) -> tuple[str, list[str], str | None, list[str]]:
+    sources = _ERROR_SOURCES.get(error.kind, ["cuda-docs"])
+    if error.kind == "arch-unsupported":
+        arch = error.arch or "sm_?"
+        digits = re.sub(r"\D", "", arch)
+        cc = f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else arch
+        ships = say("diagnose.err_arch_ships", lang, archs=" ".join(error.supported_archs)) if error.supported_archs else ""
+        text = say("diagnose.err_arch_unsupported", lang, gpu=error.gpu_name or "This GPU", arch=arch, cc=cc, ships=ships)
+    elif error.kind == "driver-too-old":
+        found = say("diagnose.err_driver_found", lang, cuda=error.driver_cuda) if error.driver_cuda else ""
+        text = say("diagnose.err_driver_too_old", lang, found=found)
+    elif error.kind == "oom":
+        numbers = ""
+        if error.tried_gib is not None and error.total_gib is not None and error.free_gib is not None:
+            numbers = say("diagnose.err_oom_numbers", lang, tried=f"{error.tried_gib:g}", free=f"{error.free_gib:g}",
+                          total=f"{error.total_gib:g}", index=error.gpu_index if error.gpu_index is not None else 0)
+        if error.allocated_gib is not None and error.reserved_gib is not None:
+            numbers += say("diagnose.err_oom_reserved", lang, allocated=f"{error.allocated_gib:g}",
+                           reserved=f"{error.reserved_gib:g}")
+        text = say("diagnose.err_oom", lang, numbers=numbers)
+    else:
+        text = say(f"diagnose.err_{error.kind.replace('-', '_')}", lang)
+    return text, [], None, sources
+
+
+def _xids(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]]:
+    lang = ctx.language
+    groups: dict[tuple[int, str], int] = {}
+    for event in paste.xids:
+        groups[(event.code, event.pci)] = groups.get((event.code, event.pci), 0) + 1
+    lines = []
+    informational = {63, 92, 121, 154}  # as rules/health/host-xid.yaml
+    for (code, pci), times in groups.items():
+        entry = ctx.catalog.xids.get(code)
+        if entry is None:
+            meaning, action, kind = "?", "", say("diagnose.xid_kind_hw", lang)
+        else:
+            meaning = entry.meaning_zh if lang == "zh" and entry.meaning_zh else entry.meaning
+            action = entry.action_zh if lang == "zh" and entry.action_zh else entry.action
+            kind = say("diagnose.xid_kind_app" if entry.app_error else
+                       "diagnose.xid_kind_info" if code in informational else "diagnose.xid_kind_hw", lang)
+        lines.append(say("diagnose.xid_lead", lang, code=code, pci=pci, times=times, meaning=meaning, kind=kind,
+                         action=action))
+    rule = next((f.rule for f in ctx.answer.findings if f.rule.startswith("host.xid")), None)
+    return lines[0], [*lines[1:8], say("diagnose.xid_confirm", lang)], rule, ["nvidia-xid"]
+
+
+def _nccl(paste: Paste, lang: str) -> tuple[str, list[str], str | None, list[str]]:
+    nccl = paste.nccl
+    if nccl.transport == "socket":
+        ifs = f": {', '.join(nccl.socket_interfaces)}" if nccl.socket_interfaces else ""
+        text = say("diagnose.nccl_socket", lang, ifs=ifs)
+    else:
+        devs = f": {', '.join(nccl.ib_devices)}" if nccl.ib_devices else ""
+        text = say("diagnose.nccl_ib", lang, devs=devs)
+    return text, nccl.warnings[:3], None, ["nccl-env", "nccl-troubleshooting"]
+
+
+def _topology(paste: Paste, lang: str) -> tuple[str, list[str], str | None, list[str]]:
+    topo = paste.topology
+    total = len(topo.gpu_links)
+    if topo.nvlink_pairs == 0:
+        sys = say("diagnose.topo_sys_pairs", lang, pairs=topo.cross_socket_pairs) if topo.cross_socket_pairs else ""
+        text = say("diagnose.topo_pcie_only", lang, gpus=len(topo.gpus), sys=sys)
+    else:
+        links = ", ".join(sorted({link.link for link in topo.gpu_links if link.kind == "NV"}))
+        text = say("diagnose.topo_nvlink", lang, pairs=topo.nvlink_pairs, total=total, links=links)
+    return text, [], None, ["nvidia-smi-docs", "nvidia-nvlink"]
+
+
+# -- symptoms ----------------------------------------------------------------------------------
+
+_SLOW = re.compile(r"\b(?:slow\w*|slower|sluggish|throughput\s+(?:dropped|is\s+low))\b|变慢|很慢|慢了|速度下降|掉速", re.I)
+_STRAGGLER = re.compile(r"\bone\s+(?:gpu|card|rank)\b.{0,30}\b(?:slow\w*|lag\w*|behind)|某\s*张\s*卡.{0,6}慢|一张卡.{0,6}慢", re.I)
+_HANG = re.compile(r"\b(?:hang\w*|hung|stuck|freez\w*|deadlock\w*)\b|卡住|卡死|不动了|挂起", re.I)
+_TPOT = re.compile(r"\b(?:tpot|itl|inter-token|decode\s+(?:is\s+)?slow|tokens?/s\s+(?:is\s+)?low)\b", re.I)
+_TP = re.compile(r"\b(?:tp|tensor[\s-]parallel\w*)\s*[=:]?\s*(?P<n>\d{1,2})\b", re.I)
+
+
+def _symptom(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
+    """Ranked likely causes for a described symptom, for the stated setup, with confirming commands."""
+    text = ask.text or ctx.question
+    if not text:
+        return None
+    lang, req = ctx.language, ctx.requirement
+    paste = ctx.paste if isinstance(ctx.paste, Paste) else req.pasted
+    count = req.gpu_count or 8
+    gpu = req.gpu if req.gpu in ctx.catalog.gpus else None
+    nvlink = ctx.catalog.gpus[gpu].nvlink if gpu else None
+    tp = _TP.search(text)
+    causes: list[tuple[str, str]] = []
+    if _TPOT.search(text) or tp:
+        if nvlink is False or (paste and paste.topology and paste.topology.nvlink_pairs == 0):
+            cause = say("diagnose.cause_tp_pcie", lang, count=int(tp["n"]) if tp else count,
+                        gpu=gpu_name(ctx.catalog, gpu)) if gpu else say("diagnose.cause_tp_pcie_generic", lang)
+            causes.append((cause, say("diagnose.cmd_topo", lang)))
+            causes.append((say("diagnose.cause_throttling", lang), say("diagnose.cmd_dmon", lang)))
+        else:
+            causes.append((say("diagnose.cause_throttling", lang), say("diagnose.cmd_dmon", lang)))
+            causes.append((say("diagnose.cause_tp_pcie_generic", lang), say("diagnose.cmd_topo", lang)))
+        causes.append((say("diagnose.cause_memory_swap", lang), say("diagnose.cmd_serving", lang)))
+    elif _STRAGGLER.search(text):
+        causes += [(say("diagnose.cause_straggler", lang), say("diagnose.cmd_dmon", lang)),
+                   (say("diagnose.cause_throttling", lang), "`nvidia-smi -q -d PERFORMANCE,PCI`"),
+                   (say("diagnose.cause_network", lang), say("diagnose.cmd_nccl_tests", lang, count=count))]
+    elif _HANG.search(text):
+        causes += [(say("diagnose.cause_hang_rank", lang), say("diagnose.cmd_hang", lang)),
+                   (say("diagnose.cause_hang_xid", lang), say("diagnose.cmd_xid", lang)),
+                   (say("diagnose.cause_network", lang), say("diagnose.cmd_nccl_debug", lang))]
+    elif _SLOW.search(text):
+        causes += [(say("diagnose.cause_throttling", lang), say("diagnose.cmd_dmon", lang)),
+                   (say("diagnose.cause_dataloader", lang), say("diagnose.cmd_profiler", lang))]
+        if count > 1:
+            causes.append((say("diagnose.cause_straggler", lang), say("diagnose.cmd_dmon", lang)))
+            if (req.gpu_count or 0) > 8:
+                causes.append((say("diagnose.cause_network", lang), say("diagnose.cmd_nccl_debug", lang)))
+            elif nvlink is not True:
+                causes.append((say("diagnose.cause_tp_pcie_generic", lang), say("diagnose.cmd_topo", lang)))
+    if not causes:
+        return None
+    ranked = [say("diagnose.symptom_cause", lang, rank=i, cause=c, command=cmd) for i, (c, cmd) in enumerate(causes, 1)]
+    details = ranked[1:]
+    if paste is None or not (paste.report and paste.report.gpus):
+        details.append(say("diagnose.symptom_paste_hint", lang))
+    lead = say("diagnose.symptom_lead", lang, first=ranked[0].split(". ", 1)[1])
+    return lead, details, None, ["nccl-tests", "nvidia-smi-docs", "nvidia-nvlink"]
+
+
+def _figures(paste: Paste | None) -> dict[str, float | str | None]:
+    if paste is None:
+        return {}
+    figures: dict[str, float | str | None] = {"pasted": ", ".join(paste.kinds)}
+    if paste.report:
+        figures["gpus"] = float(len(paste.report.gpus))
+    if paste.xids:
+        figures["xid_events"] = float(len(paste.xids))
+    return figures
+
+
+__all__ = ["compose", "CLOCK_EVENT_REASONS"]

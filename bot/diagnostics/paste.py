@@ -1,0 +1,361 @@
+"""Pasted tool output in a message: found first, read by the agent's parsers, kept away from the
+question's slot extractors (issue #25).
+
+`split_paste(text) -> (question_text, paste)` walks the message line by line and takes out each
+block of tool output it recognises:
+
+- `nvidia-smi -q -x` XML, `nvidia-smi -q` text (whole, cut to a few GPUs, or one section such as
+  ECC Errors / Remapped Rows / Clocks Event Reasons), the plain `nvidia-smi` table,
+  `--query-gpu` CSV (header row required; units or not), `nvidia-smi topo -m`;
+- kernel-log lines (dmesg, `dmesg -T`, kern.log, journalctl) with `NVRM:`;
+- NCCL INFO/WARN lines; Python tracebacks and CUDA / PyTorch error lines.
+
+What is left is the question, joined with newlines where blocks were cut out (spans the parser
+reports refer to that question text). Error messages quoted inside a sentence stay in the
+question and are read too. Readings written inline ("SW Thermal Slowdown: Active, 88℃, 300/700 W")
+become one GPU's readings and are taken out of the question, so "700 W" is not read as a PSU.
+
+Bounded: a message of more than MAX_PASTE_CHARS raises PasteTooLong (say which block to paste);
+at most MAX_BLOCKS blocks; every parser bounds its own rows. A block that is recognised but
+cannot be read (a truncated XML) is kept with its `problem`, never raised.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.diagnostics.errors import ERROR_LINE, NCCL_LINE, read_errors, read_nccl
+from bot.diagnostics.kernel_log import XID_LINE, parse_xids
+from bot.diagnostics.models import MAX_BLOCKS, GpuThresholds, Paste, PasteBlock
+from bot.diagnostics.query_gpu import is_header, parse_query_csv
+from bot.diagnostics.smi import SmiParseError, gpu_sections, parse_excerpt, parse_text, parse_xml, thresholds
+from bot.diagnostics.table import parse_table
+from bot.diagnostics.topo import parse_topo
+from bot.errors import InputError
+from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe, ProbeReport
+
+MAX_PASTE_CHARS = 256_000
+MAX_XIDS = 200
+
+# Anything that could start a block; a message without one is returned untouched, at once.
+_ANY = re.compile(r"NVSMI LOG|nvidia_smi_log|NVIDIA-SMI|GPU0\s|NVRM|NCCL|Traceback|Error|error|Warning|"
+                  r"[A-Za-z]\s{2,}:|, *[a-z_]+\.[a-z_.]+|Active|Slowdown|Remap|Pending", re.I)
+_KV = re.compile(r"^\s*[A-Za-z][^:\n]{0,70}?\s{2,}:\s?.*$|^\s+[A-Za-z][^:\n]{0,70}?\s+:\s?.*$")
+_GPU_HEADER = re.compile(r"^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d\s*$")
+_TABLE_START = re.compile(r"^\s*[+|]-{10,}|NVIDIA-SMI \d")
+_TOPO_HEADER = re.compile(r"^\s*(?:\x1b\[[0-9;]*m|\[4m)?GPU0\s+(?:GPU1|NIC0|CPU Affinity|NV\d|X\b)")
+_TOPO_LINE = re.compile(r"^\s*(?:GPU\d+|NIC\d+)\s|^\s*$|^Legend|^\s+[A-Z#]+\s+=|^NIC Legend|^\s+NIC\d+:")
+_KERNEL_LINE = re.compile(r"NVRM:|^\s*\[\s*\d+\.\d+\]|^\w{3} +\d+ \d\d:\d\d:\d\d \S+ kernel:|^kern\s+:")
+_TRACE_START = re.compile(r"^\s*Traceback \(most recent call last\):")
+_EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception|Warning)\b:?|^\s*\[rank\d+\]|^\s*CUDA error:"
+                             r"|^\s*(?:terminate called|what\(\):)|^\s*\S+:\d+:\d+ \[\d+\] "
+                             r"|^\s*(?:CUDA kernel errors might be|For debugging consider passing|Compile with .TORCH_USE_CUDA_DSA)")
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+class PasteTooLong(InputError):
+    """A message with more pasted output than the advisor reads."""
+
+
+def split_paste(text: str) -> tuple[str, Paste | None]:
+    """The question without its pasted blocks, and what the blocks say (None when there are none)."""
+    if len(text) > MAX_PASTE_CHARS:
+        raise PasteTooLong("question", f"{len(text):,} characters is too long: this advisor reads up to "
+                           f"{MAX_PASTE_CHARS:,} characters of pasted output. Paste the GPU's block (one "
+                           "'GPU 0000…' section of nvidia-smi -q, or the --query-gpu row), or the lines around "
+                           "the error, not the whole log")
+    if not _ANY.search(text) and not ERROR_LINE.search(text):
+        return text, None
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    found = _find_blocks([line.rstrip("\r\n") for line in lines])
+    kept = []
+    previous = 0
+    for _, start, end in found:
+        kept.append("".join(lines[previous:start]))
+        previous = end
+    kept.append("".join(lines[previous:]))
+    question = "\n".join(part.strip("\n") for part in kept if part.strip())
+    question, inline = _inline_readings(question)
+    paste = _read(text, lines, offsets, found, inline)
+    if paste is None:
+        return text, None
+    return question, paste
+
+
+# -- finding blocks ----------------------------------------------------------------------------
+
+
+def _find_blocks(lines: list[str]) -> list[tuple[str, int, int]]:
+    """(kind, first line, line after the last) for each block, in order."""
+    blocks: list[tuple[str, int, int]] = []
+    i, n = 0, len(lines)
+    while i < n and len(blocks) < MAX_BLOCKS:
+        line = lines[i]
+        end, kind = None, None
+        if "<?xml" in line or "<nvidia_smi_log" in line or "<!DOCTYPE nvidia_smi_log" in line:
+            kind = "nvidia-smi-xml"
+            end = next((j + 1 for j in range(i, n) if "</nvidia_smi_log>" in lines[j]), n)
+        elif "NVSMI LOG" in line or _GPU_HEADER.match(line) or _starts_q_run(lines, i):
+            kind, end = "nvidia-smi-q", _q_run_end(lines, i)
+            if end is None:
+                kind = None
+        elif _TABLE_START.search(line) and _is_table(lines, i):
+            kind, end = "nvidia-smi-table", _table_end(lines, i)
+        elif _TOPO_HEADER.match(line):
+            kind, end = "nvidia-smi-topo", _run_end(lines, i + 1, lambda s: bool(_TOPO_LINE.match(s)))
+        elif "," in line and is_header(line):
+            kind, end = "nvidia-smi-csv", _run_end(lines, i + 1, lambda s: "," in s)
+        elif XID_LINE.search(line) or ("NVRM" in line and _KERNEL_LINE.search(line)):
+            kind, end = "kernel-log", _run_end(lines, i + 1, lambda s: bool(_KERNEL_LINE.search(s) or XID_LINE.search(s)))
+        elif NCCL_LINE.search(line):
+            kind, end = "nccl", _run_end(lines, i + 1, lambda s: bool(NCCL_LINE.search(s)))
+        elif _TRACE_START.match(line):
+            kind, end = "error", _traceback_end(lines, i)
+        elif _is_error_line(line):
+            kind, end = "error", _run_end(lines, i + 1, _is_error_line)
+        if kind is None or end is None:
+            i += 1
+            continue
+        if kind == "nvidia-smi-table" and i > 0 and re.match(r"^\w{3} \w{3} +\d+ \d\d:\d\d:\d\d \d{4}\s*$", lines[i - 1]):
+            i -= 1  # the timestamp line nvidia-smi prints above its table
+            if blocks and blocks[-1][2] > i:
+                i += 1
+        blocks.append((kind, i, end))
+        i = end
+    return blocks
+
+
+def _run_end(lines: list[str], j: int, belongs) -> int:
+    while j < len(lines) and lines[j].strip() and belongs(lines[j]):
+        j += 1
+    return j
+
+
+def _starts_q_run(lines: list[str], i: int) -> bool:
+    """A section of `-q` text without its header: 3+ `Key   : value` lines, or a title line over them."""
+    head = lines[i]
+    if _CJK.search(head) or len(head) > 120:
+        return False
+    window = lines[i: i + 4]
+    if _KV.match(head):
+        return sum(bool(_KV.match(s)) for s in window) >= 3
+    return (bool(re.fullmatch(r"\s*[A-Z][\w /().-]{2,60}", head)) and len(lines) > i + 1
+            and lines[i + 1].startswith((" ", "\t")) and sum(bool(_KV.match(s)) for s in lines[i + 1: i + 4]) >= 2)
+
+
+def _q_run_end(lines: list[str], i: int) -> int | None:
+    """The end of `-q` text from line i: `Key : value` lines, indented titles, blank lines inside."""
+    j, kv = i + 1, int(bool(_KV.match(lines[i])))
+    while j < len(lines):
+        line = lines[j]
+        if not line.strip():
+            nxt = next((k for k in range(j + 1, min(j + 3, len(lines))) if lines[k].strip()), None)
+            if nxt is None or not (lines[nxt].startswith((" ", "\t")) or _GPU_HEADER.match(lines[nxt])
+                                   or _KV.match(lines[nxt]) or lines[nxt].startswith("==")):
+                break
+            j += 1
+            continue
+        if _CJK.search(line):
+            break
+        if _KV.match(line):
+            kv += 1
+        elif not (line.startswith((" ", "\t")) or _GPU_HEADER.match(line) or line.startswith("=")):
+            break
+        j += 1
+    return j if kv >= 3 else None
+
+
+def _is_table(lines: list[str], i: int) -> bool:
+    window = "\n".join(lines[i: i + 12])
+    return "NVIDIA-SMI" in window and "Driver Version" in window
+
+
+def _table_end(lines: list[str], i: int) -> int:
+    j = i
+    while j < len(lines):
+        line = lines[j]
+        if line.lstrip().startswith(("|", "+")) or "NVIDIA-SMI" in line:
+            j += 1
+            continue
+        if not line.strip():
+            nxt = next((k for k in range(j + 1, min(j + 3, len(lines))) if lines[k].strip()), None)
+            if nxt is not None and lines[nxt].lstrip().startswith(("|", "+")):
+                j = nxt
+                continue
+        break
+    return j
+
+
+def _traceback_end(lines: list[str], i: int) -> int:
+    j = i + 1
+    while j < len(lines) and (lines[j].startswith((" ", "\t")) or not lines[j].strip()):
+        j += 1
+    # the exception line(s) after the frames
+    while j < len(lines) and lines[j].strip() and not _CJK.search(lines[j]) and (
+            _EXCEPTION_LINE.match(lines[j]) or ERROR_LINE.search(lines[j])):
+        j += 1
+    return j
+
+
+def _is_error_line(line: str) -> bool:
+    """A line of a log or an exception, not a sentence of the question that quotes one."""
+    if _CJK.search(line) or not ERROR_LINE.search(line):
+        return False
+    return bool(_EXCEPTION_LINE.match(line) or line.rstrip().endswith((".", ")")) and not line.rstrip().endswith("?"))
+
+
+# -- inline readings --------------------------------------------------------------------------
+
+_REASON_NAMES = {"sw thermal slowdown": "sw_thermal_slowdown", "hw thermal slowdown": "hw_thermal_slowdown",
+                 "hw power brake slowdown": "hw_power_brake_slowdown", "hw slowdown": "hw_slowdown",
+                 "sw power cap": "sw_power_cap", "sync boost": "sync_boost", "idle": "gpu_idle",
+                 "applications clocks setting": "applications_clocks_setting"}
+_INLINE_REASON = re.compile(r"\b(?P<name>SW Thermal Slowdown|HW Thermal Slowdown|HW Power Brake Slowdown|HW Slowdown"
+                            r"|SW Power Cap|Sync Boost)\s*[:：=]\s*(?P<state>Not Active|Active)", re.I)
+_INLINE_TEMP = re.compile(r"(?<![\d.])(?P<t>\d{2,3})\s*(?:℃|°\s*C|度)")
+_INLINE_POWER = re.compile(r"(?<![\d.])(?P<draw>\d{2,4}(?:\.\d+)?)\s*W?\s*/\s*(?P<cap>\d{2,4}(?:\.\d+)?)\s*W\b", re.I)
+_INLINE_FLAG = re.compile(r"\b(?P<name>Remapping Failure Occurred|Pending)\s*[:：]\s*(?P<v>Yes|No)\b", re.I)
+
+
+def _inline_readings(question: str) -> tuple[str, GpuProbe | None]:
+    """Readings quoted in the sentence itself: clock-event reasons with their state (and then the
+    temperature and power beside them), or remapped-row flags."""
+    reasons = list(_INLINE_REASON.finditer(question))
+    flags = list(_INLINE_FLAG.finditer(question)) if re.search(r"remap|重映射", question, re.I) else []
+    if not reasons and not flags:
+        return question, None
+    values: dict = {"index": 0, "bus_id": ""}
+    cut = [m.span() for m in reasons + flags]
+    if reasons:
+        active = {_REASON_NAMES[m["name"].lower()] for m in reasons if m["state"].lower() == "active"}
+        values["clock_event_reasons"] = sorted(active, key=lambda n: CLOCK_EVENT_REASONS[n])
+        if (temp := _INLINE_TEMP.search(question)) is not None:
+            values["temperature_c"] = int(temp["t"])
+            cut.append(temp.span())
+        if (power := _INLINE_POWER.search(question)) is not None:
+            values["power_draw_w"], values["power_limit_w"] = float(power["draw"]), float(power["cap"])
+            cut.append(power.span())
+    for flag in flags:
+        field = "remapped_rows_failure" if flag["name"].lower().startswith("remapping") else "remapped_rows_pending"
+        values[field] = flag["v"].lower() == "yes"
+    out, previous = [], 0
+    for start, end in sorted(cut):
+        if start >= previous:
+            out.append(question[previous:start])
+            previous = end
+    out.append(question[previous:])
+    return " ".join(part.strip(" ,;，；") for part in out if part.strip(" ,;，；")), GpuProbe(**values).mark_unsupported()
+
+
+# -- reading the blocks -----------------------------------------------------------------------
+
+
+def _read(text: str, lines: list[str], offsets: list[int], found: list[tuple[str, int, int]],
+          inline: GpuProbe | None) -> Paste | None:
+    blocks: list[PasteBlock] = []
+    reports: list[ProbeReport] = []
+    extras: list[dict] = []
+    xid_lines: list[str] = []
+    nccl_lines: list[str] = []
+    topology = None
+    for kind, start, end in found:
+        body = "".join(lines[start:end])
+        problem = None
+        try:
+            if kind == "nvidia-smi-xml":
+                reports.append(parse_xml(body, "pasted nvidia-smi -q -x"))
+                extras += [dict(thresholds(g), index=i) for i, g in enumerate(gpu_sections(body))]
+            elif kind == "nvidia-smi-q":
+                reports.append(_q_report(body))
+                extras += [dict(thresholds(g), index=i) for i, g in enumerate(gpu_sections(body))]
+            elif kind == "nvidia-smi-table":
+                report, more = parse_table(body, "pasted nvidia-smi")
+                reports.append(report)
+                extras += more
+            elif kind == "nvidia-smi-csv":
+                report, more = parse_query_csv(body, "pasted --query-gpu")
+                reports.append(report)
+                extras += more
+            elif kind == "nvidia-smi-topo":
+                topology = parse_topo(body, "pasted topo -m")
+            elif kind == "kernel-log":
+                xid_lines += lines[start:end]
+            elif kind == "nccl":
+                nccl_lines += lines[start:end]
+        except SmiParseError as exc:
+            problem = str(exc)[:300]
+        blocks.append(PasteBlock(kind=kind, start=offsets[start], end=offsets[end], lines=end - start, problem=problem))
+    if inline is not None:
+        reports.append(ProbeReport(source="nvidia-smi-text", gpus=[inline]))
+    # Error messages are read from the question and the non-nvidia-smi blocks, never from the
+    # nvidia-smi output itself (its fields are not error messages, and it is the bulk of a paste).
+    smi_kinds = ("nvidia-smi-xml", "nvidia-smi-q", "nvidia-smi-table", "nvidia-smi-csv", "nvidia-smi-topo")
+    previous, parts = 0, []
+    for kind, start, end in found:
+        if kind in smi_kinds:
+            parts.append("".join(lines[previous:start]))
+            previous = end
+    parts.append("".join(lines[previous:]))
+    errors = read_errors("\n".join(parts))
+    if not blocks and inline is None and not errors:
+        return None
+    xids, truncated = parse_xids(xid_lines, MAX_XIDS)
+    return Paste(
+        blocks=blocks, report=_merge(reports), xids=xids, xids_truncated=truncated, topology=topology,
+        errors=errors, nccl=read_nccl(nccl_lines) if nccl_lines else None,
+        thresholds=_thresholds(extras),
+    )
+
+
+def _q_report(body: str) -> ProbeReport:
+    """The whole `-q` text when it is whole; a cut one (a few GPUs, one section) as an excerpt."""
+    if "NVSMI LOG" in body[:2000]:
+        try:
+            return parse_text(body, "pasted nvidia-smi -q")
+        except SmiParseError:
+            pass  # "Attached GPUs : 8" over 2 pasted GPU sections: read what was pasted
+    return parse_excerpt(body, "pasted nvidia-smi -q")
+
+
+def _merge(reports: list[ProbeReport]) -> ProbeReport | None:
+    """One report from every nvidia-smi block: GPUs matched by bus id (else index); a later block
+    fills what an earlier one left unknown."""
+    reports = [r for r in reports if r.gpus]
+    if not reports:
+        return None
+    merged = reports[0].model_copy(deep=True)
+    for report in reports[1:]:
+        merged.driver = merged.driver or report.driver
+        merged.cuda_driver = merged.cuda_driver or report.cuda_driver
+        for gpu in report.gpus:
+            same = next((g for g in merged.gpus if gpu.bus_id and _bus(g.bus_id) == _bus(gpu.bus_id)), None)
+            if same is None:
+                same = next((g for g in merged.gpus if g.index == gpu.index and (not g.bus_id or not gpu.bus_id)), None)
+            if same is None:
+                merged.gpus.append(gpu.model_copy(update={"index": len(merged.gpus)}))
+                continue
+            for name, value in gpu:
+                if name not in ("index", "not_supported", "errors") and getattr(same, name) in (None, "") and value is not None:
+                    setattr(same, name, value)
+            same.mark_unsupported()
+    return merged
+
+
+def _bus(bus_id: str) -> str:
+    """`00000000:19:00.0` and `0000:19:00.0` are one address."""
+    domain, _, rest = bus_id.lower().partition(":")
+    return f"{int(domain, 16) if re.fullmatch('[0-9a-f]+', domain) else domain}:{rest}"
+
+
+def _thresholds(extras: list[dict]) -> list[GpuThresholds]:
+    out: dict[int, dict] = {}
+    for extra in extras:
+        current = out.setdefault(extra["index"], {"index": extra["index"]})
+        for key, value in extra.items():
+            if value is not None and current.get(key) is None:
+                current[key] = value
+    return [GpuThresholds(**{k: (str(v)[:8] if k == "pstate" else v) for k, v in values.items()})
+            for values in out.values() if len(values) > 1]

@@ -1,0 +1,99 @@
+"""split_paste: pasted output found first, bounded, and kept away from the slot extractors."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bot.diagnostics.paste import MAX_PASTE_CHARS, PasteTooLong, split_paste
+from bot.nlu.parser import ParseError, parse
+from tests.diagnostics.conftest import A100_XML, H100_EXPORTER, H100_Q, H100_TABLE, KERNEL_LOG, needs_fixtures, read, section
+
+
+def _cut_to_gpus(text: str, count: int) -> str:
+    """A `-q` capture cut to its first `count` GPU sections (the header still says 8)."""
+    marks = [i for i, line in enumerate(text.splitlines()) if line.startswith("GPU 0000")]
+    return "\n".join(text.splitlines()[: marks[count]]) if count < len(marks) else text
+
+
+@needs_fixtures
+@pytest.mark.parametrize("question", ["is this GPU ok?", "这台机器的 GPU 正常吗？"])
+@pytest.mark.parametrize("kind, body, gpus", [
+    ("nvidia-smi-q", lambda: read(H100_Q), 8),
+    ("nvidia-smi-q", lambda: _cut_to_gpus(read(H100_Q), 2), 2),
+    ("nvidia-smi-xml", lambda: read(A100_XML), 1),
+    ("nvidia-smi-table", lambda: read(H100_TABLE), 8),
+    ("nvidia-smi-csv", lambda: section(H100_EXPORTER, "nvidia-smi --query-gpu"), 1),
+])
+def test_real_captures_pasted_with_a_question(question, kind, body, gpus):
+    text = f"{question}\n{body()}"
+    rest, paste = split_paste(text)
+    assert rest == question
+    assert paste.kinds == [kind] and len(paste.report.gpus) == gpus
+    parsed = parse(text)
+    assert parsed.requirement.gpu_count is None  # the board serial is not a GPU count
+    assert parsed.requirement.pasted is not None and parsed.requirement.asks[0].kind == "diagnose"
+    assert parsed.language == ("zh" if "正常" in question else "en")
+
+
+@needs_fixtures
+def test_kernel_log_paste_and_the_question_after_it():
+    rest, paste = split_paste(read(KERNEL_LOG) + "\nwhat does this mean?")
+    assert rest == "what does this mean?" and paste.kinds == ["kernel-log"]
+    assert {e.code for e in paste.xids} == {13, 43}
+
+
+def test_traceback_is_a_block_and_its_error_is_read():
+    rest, paste = split_paste('my job died:\nTraceback (most recent call last):\n  File "train.py", line 3, in <module>\n'
+                              "    x.cuda()\nRuntimeError: CUDA error: no kernel image is available for execution on the device\n"
+                              "I use an RTX 5090")
+    assert rest == "my job died:\nI use an RTX 5090"
+    assert paste.kinds == ["error"] and [e.kind for e in paste.errors] == ["no-kernel-image"]
+
+
+def test_inline_readings_become_one_gpu_and_leave_the_question():
+    rest, paste = split_paste("SW Thermal Slowdown: Active, HW Slowdown: Active, 88℃, 300/700 W 这正常吗？")
+    gpu = paste.report.gpus[0]
+    assert gpu.clock_event_reasons == ["hw_slowdown", "sw_thermal_slowdown"]
+    assert (gpu.temperature_c, gpu.power_draw_w, gpu.power_limit_w) == (88, 300.0, 700.0)
+    assert "700" not in rest and rest.endswith("这正常吗？")
+
+
+def test_a_plain_question_is_untouched():
+    for question in ("How much memory does a 70B model need on 8x H100?", "nvidia-smi shows CUDA 12.2 but torch is cu124",
+                     "Key facts: price is 2 USD/h : cheap?"):
+        assert split_paste(question) == (question, None)
+
+
+def test_a_quoted_error_stays_in_the_question_and_is_read():
+    question = '"no kernel image is available … RTX 5090 with CUDA capability sm_120 is not compatible" what now?'
+    rest, paste = split_paste(question)
+    assert rest == question and {e.kind for e in paste.errors} == {"arch-unsupported", "no-kernel-image"}
+    assert paste.errors[0].arch == "sm_120"
+
+
+def test_a_truncated_xml_is_kept_with_its_problem_not_raised():
+    _, paste = split_paste("ok?\n<?xml version=\"1.0\" ?>\n<nvidia_smi_log>\n<gpu id=\"00000000:01:00.0\">\n<product_name>X")
+    assert paste.blocks[0].kind == "nvidia-smi-xml" and "not well-formed" in paste.blocks[0].problem
+    assert paste.report is None
+
+
+@needs_fixtures
+def test_a_40_kb_paste_is_read_in_under_a_second():
+    text = "is this ok?\n" + _cut_to_gpus(read(H100_Q), 4)
+    assert 30_000 < len(text) < 45_000
+    parse("warm up")
+    start = time.perf_counter()
+    parse(text)
+    assert time.perf_counter() - start < 1.0
+
+
+def test_a_1_mb_paste_gets_a_clear_error():
+    text = "is this ok?\n" + ("    Pending                           : No\n" * 30_000)
+    assert len(text) > MAX_PASTE_CHARS
+    with pytest.raises(PasteTooLong, match="too long.*Paste the GPU's block"):
+        split_paste(text)
+    with pytest.raises(ParseError) as info:
+        parse(text)
+    assert info.value.field == "question" and "too long" in info.value.message
