@@ -175,10 +175,11 @@ def regions_known(catalog: Catalog) -> set[str]:
     return {o.region for o in offers(catalog) if o.region}
 
 
-def instance_price(catalog: Catalog, instance_type: str, region: str | None = None) -> InstancePrice | None:
+def instance_price(catalog: Catalog, instance_type: str, region: str | None = None,
+                   billing: PriceBilling = "on-demand") -> InstancePrice | None:
     """An instance type's on-demand and spot prices: in `region` when it is listed there (else the
-    cheapest region, with `region_found` False), and every region it is listed in. None when the table
-    has no row for it."""
+    region cheapest for `billing`, with `region_found` False), and every region it is listed in (by
+    on-demand price). None when the table has no row for it."""
     entry = catalog.instance(instance_type)
     name = (entry.name if entry else instance_type).lower()
     rows = [o for o in offers(catalog) if o.instance_type and o.instance_type.lower() == name]
@@ -186,7 +187,11 @@ def instance_price(catalog: Catalog, instance_type: str, region: str | None = No
         return None
     rows.sort(key=lambda o: (o.on_demand is None, o.on_demand or o.spot or 0.0, o.region or ""))
     in_region = [o for o in rows if _region_matches(o, region)] if region else rows
-    chosen = in_region[0] if in_region else rows[0]
+    pool = in_region or rows
+    if billing == "spot" and any(o.spot is not None for o in pool):
+        chosen = min((o for o in pool if o.spot is not None), key=lambda o: (o.spot, o.region or ""))
+    else:
+        chosen = pool[0]
     return InstancePrice(instance_type=rows[0].instance_type, instance=entry, chosen=chosen, region_asked=region,
                          region_found=bool(in_region), regions=rows[:MAX_RESULTS])
 
@@ -194,17 +199,19 @@ def instance_price(catalog: Catalog, instance_type: str, region: str | None = No
 def cheapest(catalog: Catalog, gpus: list[str], billing: PriceBilling = "on-demand", region: str | None = None,
              provider: str | None = None, limit: int = 3, per_provider: bool = True) -> list[Offer]:
     """The cheapest offers per GPU-hour for any of `gpus`, cheapest first: with `per_provider`, each
-    provider's best offer only (so the runners-up are other places to rent). Bounded by `limit`."""
+    provider's best offer only (so the runners-up are other places to rent), else each instance type's
+    best region. Bounded by `limit`."""
     wanted = set(gpus)
     rows = [o for o in offers(catalog) if o.gpu in wanted and o.price(billing) is not None
             and _region_matches(o, region) and (provider is None or o.provider == provider)]
     rows.sort(key=lambda o: (o.per_gpu(billing), o.gpu_count, o.provider, o.instance_type or "", o.region or ""))
     out: list[Offer] = []
-    seen: set[str] = set()
-    for offer in rows:
-        if per_provider and offer.provider in seen:
+    seen: set = set()
+    for offer in rows:  # each provider once, or (within one provider) each instance type once
+        key = offer.provider if per_provider else (offer.provider, offer.instance_type)
+        if key in seen:
             continue
-        seen.add(offer.provider)
+        seen.add(key)
         out.append(offer)
         if len(out) >= min(limit, MAX_RESULTS):
             break
@@ -212,9 +219,12 @@ def cheapest(catalog: Catalog, gpus: list[str], billing: PriceBilling = "on-dema
 
 
 def price_job(catalog: Catalog, gpus: list[str], count: int, hours: float, billing: PriceBilling = "on-demand",
-              region: str | None = None, provider: str | None = None, limit: int = 3) -> list[JobPrice]:
+              region: str | None = None, provider: str | None = None, limit: int = 3,
+              one_instance: bool | None = None) -> list[JobPrice]:
     """`count` GPUs for `hours`, priced on whole instances (as many as hold the count), cheapest total
-    first, one per provider; ties go to the plan that pays for fewer unused GPUs."""
+    first, one per provider; ties go to the plan that pays for fewer unused GPUs. With `one_instance`
+    True only instances that hold every GPU (one node: NVLink, one host) count; False: any split; None
+    (default): one instance where the table has one, else any split."""
     if count < 1 or not math.isfinite(hours) or hours <= 0:
         return []
     wanted = set(gpus)
@@ -229,6 +239,8 @@ def price_job(catalog: Catalog, gpus: list[str], count: int, hours: float, billi
         hourly = instances * price
         plans.append(JobPrice(offer=offer, billing=billing, gpus=count, hours=hours, instances=instances,
                               gpus_paid=instances * offer.gpu_count, hourly=hourly, total=hourly * hours))
+    if one_instance or (one_instance is None and any(p.instances == 1 for p in plans)):
+        plans = [p for p in plans if p.instances == 1]
     plans.sort(key=lambda p: (p.total, p.gpus_paid, p.offer.provider, p.offer.instance_type or ""))
     out, seen = [], set()
     for plan in plans:

@@ -1,0 +1,397 @@
+"""`price` asks (issue #26): the figure first, from the price table.
+
+- An instance ("How much is a p5.48xlarge on demand in us-east-1?"): its on-demand and spot price per
+  hour and per GPU-hour in the region asked (else its cheapest region), the cheapest zone and the
+  range across the zones read, and the range across regions.
+- A GPU ("cheapest place to rent an H100?"): the cheapest GPU-hour in the table with its provider,
+  instance and region, and the next two providers.
+- Two GPUs ("H100 vs A100 per GPU-hour"): each one's cheapest GPU-hour side by side.
+- A count and a duration ("8 H100s for 100 hours", "8张H100按需一小时多少钱"): priced on whole
+  instances, cheapest total first.
+
+Every answer says where the prices came from and the day they were read ("SkyPilot catalog, read
+2026-12-01"), never a freshness they do not have, flags a table past the age limit, says "confirm
+before buying", and says that spot prices move (with the zone spread) when spot is asked.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from bot.compose import ComposeContext
+from bot.knowledge import UnknownNameError
+from bot.messages import say
+from bot.models import Ask, AskAnswer
+from bot.prices.lookup import (
+    Offer,
+    PriceBilling,
+    cheapest,
+    instance_price,
+    offers,
+    price_job,
+    provider_name,
+    regions_in,
+    table_source,
+)
+from bot.prices.skypilot import shown
+from bot.render.format import count, gpu_name, money
+
+MAX_TEXT = 4_000  # the ask text read for region names, durations and instance names
+_SPOT = re.compile(r"\bspot\b|竞价|抢占", re.IGNORECASE)
+_ON_DEMAND = re.compile(r"on[\s-]?demand|按需|按量", re.IGNORECASE)
+_INSTANCE_TOKEN = re.compile(r"(?<![\w.-])([a-z0-9][a-z0-9_.-]{2,40}[a-z0-9])(?![\w-])", re.IGNORECASE)
+_ZH_DIGITS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
+              "半": 0.5}
+_HOURS = re.compile(
+    r"(?<![A-Za-z0-9_.])(?P<n>\d{1,7}(?:\.\d{1,3})?|an?|one|[一两二三四五六七八九十半])\s*(?:个)?\s*"
+    r"(?P<unit>hours?|hrs?|h(?![\w-])|小时|钟头|days?|天)(?![\w-]*gpu)",
+    re.IGNORECASE)
+_GPU_HOUR_WORD = re.compile(r"gpu[\s-]?hours?|卡时", re.IGNORECASE)
+_PER_HOUR = re.compile(r"\bper\s+(?:gpu[\s-]?)?hour\b|/\s*h(?:ou)?r?\b|每小时", re.IGNORECASE)
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    catalog = ctx.catalog
+    if not catalog.prices:
+        return None
+    text = (ask.text or ctx.question or "")[:MAX_TEXT]
+    req = ctx.requirement
+    billing: PriceBilling = "spot" if (req.billing == "spot" or _SPOT.search(text)) else "on-demand"
+    region = next(iter(regions_in(text, catalog)), None)
+    provider = _provider(ctx, text)
+    instances = _instances(ask, ctx, text)
+    gpu_groups = _gpu_groups(ask, ctx, instances)
+    if instances:
+        return _instance_answer(ctx, instances[0], region, billing, text)
+    if not gpu_groups:
+        return None
+    hours = _hours(text)
+    if len(gpu_groups) >= 2 and not req.gpu_count:
+        return _versus(ctx, gpu_groups[0], gpu_groups[1], billing, region, provider)
+    gpus = gpu_groups[0]
+    if req.gpu_count and hours:
+        return _job(ctx, gpus, req.gpu_count, hours, billing, region, provider)
+    if req.gpu_hours and not _PER_HOUR.search(text):
+        return _gpu_hours(ctx, gpus, req.gpu_hours, billing, region, provider)
+    if req.gpu_count and req.gpu_count > 1:
+        return _job(ctx, gpus, req.gpu_count, None, billing, region, provider)
+    return _cheapest(ctx, gpus, billing, region, provider)
+
+
+# -- what the ask is about -------------------------------------------------------------------
+
+
+def _instances(ask: Ask, ctx: ComposeContext, text: str) -> list[str]:
+    """Instance types the ask names: its subjects, the requirement's, then any written in its text."""
+    catalog, req = ctx.catalog, ctx.requirement
+    names = [s for s in ask.subjects if catalog.instance(s) is not None]
+    names += [i for i in [req.instance, *req.instance_options] if i and catalog.instance(i) is not None]
+    for match in _INSTANCE_TOKEN.finditer(text):
+        token = match.group(1)
+        if ("." in token or "-" in token or "_" in token) and catalog.instance(token) is not None:
+            names.append(catalog.instance(token).name)
+    out: list[str] = []
+    for name in names:
+        entry = catalog.instance(name)
+        key = entry.name.lower()
+        if key not in [o.lower() for o in out]:
+            out.append(entry.name)
+    return out[:4]
+
+
+def _gpu_groups(ask: Ask, ctx: ComposeContext, instances: list[str]) -> list[list[str]]:
+    """Each GPU the ask names, as the catalog ids it covers ("H100" -> the SXM, PCIe and NVL cards)."""
+    catalog, req = ctx.catalog, ctx.requirement
+    instance_gpus = {catalog.instance(i).gpu for i in instances}
+    subjects = [s for s in ask.subjects if catalog.instance(s) is None]
+    if not subjects:
+        subjects = [*req.gpu_options] or ([req.gpu] if req.gpu else [])
+    groups: list[list[str]] = []
+    for subject in subjects:
+        if subject in catalog.models:
+            continue
+        try:
+            ids = catalog.resolve_gpu(subject)
+        except UnknownNameError:
+            continue
+        ids = [i for i in ids if i not in instance_gpus]
+        if ids and ids not in groups:
+            groups.append(ids)
+    return groups[:4]
+
+
+def _hours(text: str) -> float | None:
+    """A duration written in the ask ("for 100 hours", "一小时", "3 days"), in hours; not GPU-hours."""
+    for match in _HOURS.finditer(text):
+        after = text[match.end():match.end() + 12]
+        if _GPU_HOUR_WORD.match(after.strip()) or re.search(r"gpu[\s-]?$", text[:match.start("unit")], re.IGNORECASE):
+            continue
+        number = match.group("n").lower()
+        value = _ZH_DIGITS.get(number) or (1.0 if number in ("a", "an", "one") else None)
+        if value is None:
+            try:
+                value = float(number)
+            except ValueError:
+                continue
+        unit = match.group("unit").lower()
+        if unit.startswith("d") or unit == "天":
+            value *= 24
+        if 0 < value <= 1_000_000:
+            return float(value)
+    return None
+
+
+# -- answers ---------------------------------------------------------------------------------
+
+
+def _name(ctx: ComposeContext, gpus: list[str]) -> str:
+    """'H100' for the whole family, 'H100 SXM' for one card."""
+    if len(gpus) == 1:
+        return gpu_name(ctx.catalog, gpus[0])
+    family = ctx.catalog.gpus[gpus[0]].family
+    names = {gpu_name(ctx.catalog, g) for g in gpus}
+    common = family.upper() if family else ", ".join(sorted(names))
+    return common
+
+
+def _gpus(ctx: ComposeContext, n: int, gpu: str) -> str:
+    return say("price.gpus", ctx.language, count=count(n), gpu=gpu_name(ctx.catalog, gpu))
+
+
+def _m(ctx: ComposeContext, amount: float | None, currency: str = "USD") -> str:
+    return "-" if amount is None else money(amount, currency, ctx.language)
+
+
+def _where(offer: Offer) -> str:
+    """The region as people read it (Vast.ai's "City, CC, Continent" without an empty city)."""
+    return shown((offer.region or "-").strip(" ,") or "-", 40)
+
+
+_PROVIDER_WORDS = {"aws": r"\baws\b|amazon|亚马逊", "gcp": r"\bgcp\b|google\s+cloud|谷歌云", "lambda": r"\blambda\b",
+                   "runpod": r"runpod", "vast": r"vast(?:\.ai)?\b"}
+
+
+def _provider(ctx: ComposeContext, text: str) -> str | None:
+    """The provider the ask is limited to: the requirement's, else one named in the text; only one the
+    table lists."""
+    listed = {o.provider for o in offers(ctx.catalog)}
+    if ctx.requirement.provider in listed:
+        return ctx.requirement.provider
+    named = [p for p, rx in _PROVIDER_WORDS.items() if p in listed and re.search(rx, text, re.IGNORECASE)]
+    return named[0] if len(named) == 1 else None
+
+
+def _max_age() -> int:
+    try:
+        return int(os.environ.get("GPU_ADVISOR_PRICE_MAX_AGE_DAYS", "90"))
+    except ValueError:
+        return 90
+
+
+def _source_lines(ctx: ComposeContext, billing: PriceBilling) -> tuple[list[str], dict, list[str], str]:
+    limit = _max_age()
+    source = table_source(ctx.catalog, today=ctx.today, max_age_days=limit)
+    lang = ctx.language
+    if source.read_on is not None:
+        lines = [say("price.source_catalog", lang, name=source.name, date=source.read_on.isoformat())]
+    else:
+        lines = [say("price.source_table", lang, date=source.newest_quote.isoformat() if source.newest_quote else "-")]
+    if source.example:
+        lines.append(say("price.source_example", lang))
+    if source.stale:
+        lines.append(say("price.stale", lang, age=source.age_days, limit=limit))
+    if billing == "spot":
+        lines.append(say("price.spot_moves", lang))
+    figures = {"source": source.name, "read_on": source.read_on.isoformat() if source.read_on else None,
+               "age_days": source.age_days, "stale": "yes" if source.stale else "no"}
+    sources = [source.source_id] if source.source_id else []
+    rule = "cost.stale-price" if source.stale else "cost.price-table-not-current"
+    return lines, figures, sources, rule
+
+
+def _answer(ctx: ComposeContext, lead: str, details: list[str], billing: PriceBilling, figures: dict) -> AskAnswer:
+    source_lines, source_figures, sources, rule = _source_lines(ctx, billing)
+    return AskAnswer(kind="price", lead=lead, details=[*details, *source_lines][:8], rule=rule, sources=sources,
+                     figures={**figures, **source_figures})
+
+
+def _no_rows(ctx: ComposeContext, what: str, billing: PriceBilling, region: str | None) -> AskAnswer:
+    where = say("price.no_rows_where", ctx.language, region=shown(region, 40)) if region else ""
+    lead = say("price.no_rows", ctx.language, billing=say(f"price.billing_{billing}", ctx.language), what=what,
+               where=where)
+    return _answer(ctx, lead, [], billing, {})
+
+
+def _instance_answer(ctx: ComposeContext, name: str, region: str | None, billing: PriceBilling,
+                     text: str) -> AskAnswer:
+    lang, catalog = ctx.language, ctx.catalog
+    found = instance_price(catalog, name, region, billing=billing)
+    if found is None:
+        return _no_rows(ctx, shown(name, 40), billing, region)
+    offer = found.chosen
+    instance = shown(offer.instance_type or name, 40)
+    gpus = _gpus(ctx, offer.gpu_count, offer.gpu)
+    common = dict(instance=instance, gpus=gpus, region=_where(offer), on_demand=_m(ctx, offer.on_demand),
+                  on_demand_gpu=_m(ctx, offer.per_gpu("on-demand")))
+    if billing == "spot" and offer.spot is not None:
+        lead = say("price.instance_spot_lead", lang, spot=_m(ctx, offer.spot), spot_gpu=_m(ctx, offer.per_gpu("spot")),
+                   **{k: v for k, v in common.items() if k != "on_demand_gpu"})
+    elif billing == "spot":
+        lead = say("price.instance_on_demand_only", lang, **common)
+    else:
+        spot = (say("price.instance_spot_part", lang, spot=_m(ctx, offer.spot), spot_gpu=_m(ctx, offer.per_gpu("spot")))
+                if offer.spot is not None else say("price.instance_no_spot", lang))
+        lead = say("price.instance_lead", lang, spot=spot, **common)
+    details: list[str] = []
+    if region and not found.region_found:
+        details.append(say("price.region_not_listed", lang, instance=instance, asked=shown(region, 40),
+                           region=_where(offer)))
+    for mode in (("spot", "on-demand") if billing == "spot" else ("on-demand", "spot")):
+        line = _zone_line(ctx, offer, mode)
+        if line:
+            details.append(line)
+    priced = [o for o in found.regions if o.on_demand is not None]
+    if len(priced) > 1:
+        low, high = min(o.on_demand for o in priced), max(o.on_demand for o in priced)
+        details.append(say("price.regions_range", lang, n=len(priced), low=_m(ctx, low), high=_m(ctx, high),
+                           cheapest=_where(priced[0])))
+    figures = {"instance_type": offer.instance_type, "provider": offer.provider, "region": offer.region,
+               "gpus": offer.gpu_count, "on_demand_per_hour": offer.on_demand, "spot_per_hour": offer.spot,
+               "on_demand_per_gpu_hour": offer.per_gpu("on-demand"), "spot_per_gpu_hour": offer.per_gpu("spot"),
+               "zone": offer.zone(billing), "currency": offer.currency}
+    return _answer(ctx, lead, details, billing, figures)
+
+
+def _zone_line(ctx: ComposeContext, offer: Offer, billing: PriceBilling) -> str | None:
+    zone = offer.zone(billing)
+    if not zone or offer.price(billing) is None:
+        return None
+    word = say(f"price.billing_{billing}", ctx.language)
+    high = offer.highest(billing)
+    if offer.zones and offer.zones > 1 and high is None:
+        return None if billing == "on-demand" else say(
+            "price.zone_same", ctx.language, billing=word, region=_where(offer), zones=offer.zones)
+    if offer.zones and offer.zones > 1:
+        return say("price.zone_spread", ctx.language, billing=word, region=_where(offer), zone=shown(zone, 40),
+                   zones=offer.zones, low=_m(ctx, offer.price(billing)), high=_m(ctx, high or offer.price(billing)))
+    return say("price.zone_cheapest", ctx.language, billing=word, region=_where(offer), zone=shown(zone, 40))
+
+
+def _cheapest(ctx: ComposeContext, gpus: list[str], billing: PriceBilling, region: str | None,
+              provider: str | None = None) -> AskAnswer:
+    lang = ctx.language
+    rows = cheapest(ctx.catalog, gpus, billing=billing, region=region, provider=provider, limit=3,
+                    per_provider=provider is None)
+    if not rows:
+        return _no_rows(ctx, _name(ctx, gpus), billing, region)
+    best = rows[0]
+    lead = say("price.cheapest_lead", lang, gpu=gpu_name(ctx.catalog, best.gpu) if len(gpus) == 1 else _name(ctx, gpus),
+               billing=say(f"price.billing_{billing}", lang), per_gpu=_m(ctx, best.per_gpu(billing), best.currency),
+               provider=provider_name(ctx.catalog, best.provider), instance=shown(best.instance_type or "-", 40),
+               gpus=_gpus(ctx, best.gpu_count, best.gpu), region=_where(best), price=_m(ctx, best.price(billing)))
+    details = []
+    if len(rows) > 1:
+        sep = "；" if lang == "zh" else "; "
+        items = sep.join(say("price.cheapest_item", lang, provider=provider_name(ctx.catalog, o.provider),
+                             per_gpu=_m(ctx, o.per_gpu(billing), o.currency),
+                             instance=shown(o.instance_type or "-", 40), region=_where(o)) for o in rows[1:])
+        details.append(say("price.cheapest_next", lang, items=items))
+    if billing == "spot":
+        line = _zone_line(ctx, best, "spot")
+        if line:
+            details.append(line)
+    figures = {"gpu": best.gpu, "provider": best.provider, "instance_type": best.instance_type, "region": best.region,
+               "per_gpu_hour": best.per_gpu(billing), "per_hour": best.price(billing), "currency": best.currency}
+    for index, other in enumerate(rows[1:], start=2):
+        figures[f"per_gpu_hour_{index}"] = other.per_gpu(billing)
+        figures[f"provider_{index}"] = other.provider
+    return _answer(ctx, lead, details, billing, figures)
+
+
+def _versus(ctx: ComposeContext, a: list[str], b: list[str], billing: PriceBilling, region: str | None,
+            provider: str | None = None) -> AskAnswer:
+    lang = ctx.language
+    best_a = next(iter(cheapest(ctx.catalog, a, billing=billing, region=region, provider=provider, limit=1)), None)
+    best_b = next(iter(cheapest(ctx.catalog, b, billing=billing, region=region, provider=provider, limit=1)), None)
+    word = say(f"price.billing_{billing}", lang)
+    if best_a is None or best_b is None:
+        missing = _name(ctx, a if best_a is None else b)
+        lead = say("price.vs_missing", lang, billing=word, gpu=missing)
+        return _answer(ctx, lead, [], billing, {})
+    pa, pb = best_a.per_gpu(billing), best_b.per_gpu(billing)
+    name_a, name_b = _name(ctx, a), _name(ctx, b)
+    cheaper, low, high = (name_a, pa, pb) if pa <= pb else (name_b, pb, pa)
+    pct = round((1 - low / high) * 100) if high else 0
+    lead = say("price.vs_lead", lang, billing=word, a=name_a, b=name_b, price_a=_m(ctx, pa), price_b=_m(ctx, pb),
+               where_a=say("price.vs_where", lang, provider=provider_name(ctx.catalog, best_a.provider),
+                           region=_where(best_a)),
+               where_b=say("price.vs_where", lang, provider=provider_name(ctx.catalog, best_b.provider),
+                           region=_where(best_b)),
+               cheaper=cheaper, pct=pct)
+    figures = {"per_gpu_hour_a": pa, "per_gpu_hour_b": pb, "gpu_a": best_a.gpu, "gpu_b": best_b.gpu,
+               "provider_a": best_a.provider, "provider_b": best_b.provider}
+    return _answer(ctx, lead, [], billing, figures)
+
+
+def _job(ctx: ComposeContext, gpus: list[str], n: int, hours: float | None, billing: PriceBilling,
+         region: str | None, provider: str | None = None) -> AskAnswer:
+    lang = ctx.language
+    plans = price_job(ctx.catalog, gpus, n, hours or 1.0, billing=billing, region=region, provider=provider, limit=3)
+    if not plans:
+        return _no_rows(ctx, say("price.gpus", lang, count=count(n), gpu=_name(ctx, gpus)), billing, region)
+    best = plans[0]
+    offer = best.offer
+    word = say(f"price.billing_{billing}", lang)
+    common = dict(gpus=say("price.gpus", lang, count=count(n), gpu=gpu_name(ctx.catalog, offer.gpu)), billing=word,
+                  provider=provider_name(ctx.catalog, offer.provider), instances=count(best.instances),
+                  instance=shown(offer.instance_type or "-", 40), region=_where(offer),
+                  hourly=_m(ctx, best.hourly, offer.currency))
+    if hours is None:
+        lead = say("price.job_hourly_lead", lang, per_gpu=_m(ctx, best.hourly / best.gpus_paid, offer.currency), **common)
+    else:
+        lead = say("price.job_lead", lang, hours=say("price.hours", lang, hours=count(hours)),
+                   total=_m(ctx, best.total, offer.currency), **common)
+    details = []
+    if best.gpus_paid > n:
+        details.append(say("price.job_whole", lang, paid=count(best.gpus_paid), count=count(n)))
+    split = next(iter(price_job(ctx.catalog, gpus, n, hours or 1.0, billing=billing, region=region, provider=provider,
+                                limit=1, one_instance=False)), None)
+    if split is not None and best.instances == 1 and split.instances > 1 and split.total < best.total:
+        details.append(say("price.job_split", lang, total=_m(ctx, split.total if hours else split.hourly,
+                                                              split.offer.currency),
+                           provider=provider_name(ctx.catalog, split.offer.provider), instances=count(split.instances),
+                           instance=shown(split.offer.instance_type or "-", 40)))
+    if len(plans) > 1:
+        sep = "；" if lang == "zh" else "; "
+        items = sep.join(say("price.job_item", lang, provider=provider_name(ctx.catalog, p.offer.provider),
+                             total=_m(ctx, p.total if hours else p.hourly, p.offer.currency),
+                             instance=shown(p.offer.instance_type or "-", 40), region=_where(p.offer))
+                         for p in plans[1:])
+        details.append(say("price.job_next", lang, items=items))
+    if billing == "spot":
+        line = _zone_line(ctx, offer, "spot")
+        if line:
+            details.append(line)
+    figures = {"gpus": n, "hours": hours, "total": best.total if hours else None, "per_hour": best.hourly,
+               "instances": best.instances, "gpus_paid": best.gpus_paid, "instance_type": offer.instance_type,
+               "provider": offer.provider, "region": offer.region, "currency": offer.currency}
+    return _answer(ctx, lead, details, billing, figures)
+
+
+def _gpu_hours(ctx: ComposeContext, gpus: list[str], gpu_hours: float, billing: PriceBilling,
+               region: str | None, provider: str | None = None) -> AskAnswer:
+    lang = ctx.language
+    rows = cheapest(ctx.catalog, gpus, billing=billing, region=region, provider=provider, limit=1)
+    if not rows:
+        return _no_rows(ctx, _name(ctx, gpus), billing, region)
+    best = rows[0]
+    total = best.per_gpu(billing) * gpu_hours
+    lead = say("price.gpu_hours_lead", lang, gpu_hours=count(gpu_hours), gpu=gpu_name(ctx.catalog, best.gpu),
+               billing=say(f"price.billing_{billing}", lang), total=_m(ctx, total, best.currency),
+               provider=provider_name(ctx.catalog, best.provider), per_gpu=_m(ctx, best.per_gpu(billing)),
+               instance=shown(best.instance_type or "-", 40), region=_where(best))
+    figures = {"gpu_hours": gpu_hours, "total": total, "per_gpu_hour": best.per_gpu(billing),
+               "provider": best.provider, "instance_type": best.instance_type, "region": best.region}
+    return _answer(ctx, lead, [], billing, figures)
+

@@ -1,0 +1,151 @@
+"""`price` asks answered from the price table, figure first (issue #26): an instance's on-demand and
+spot price in a region with the zone spread, the cheapest GPU-hour and the next two, X vs Y per
+GPU-hour, a count of GPUs for a duration; always the source, the day it was read and "confirm"."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from bot.compose import ComposeContext
+from bot.compose.price import _hours, compose
+from bot.knowledge import DEFAULT_KNOWLEDGE_DIR, SNAPSHOT_PRICES_NAME, load_catalog
+from bot.models import Answer, Ask, Requirement
+
+TODAY = dt.date(2026, 12, 1)
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(DEFAULT_KNOWLEDGE_DIR, prices_path=DEFAULT_KNOWLEDGE_DIR / SNAPSHOT_PRICES_NAME)
+
+
+def _answer(catalog, text, language="en", subjects=(), today=TODAY, **fields):
+    req = Requirement(**fields)
+    ask = Ask(kind="price", text=text, end=len(text), subjects=list(subjects))
+    ctx = ComposeContext(requirement=req, answer=Answer(requirement=req), catalog=catalog, language=language,
+                         question=text, today=today)
+    return compose(ask, ctx)
+
+
+def test_an_instance_in_a_region_leads_with_both_prices_per_hour_and_per_gpu_hour(catalog):
+    reply = _answer(catalog, "How much is a p5.48xlarge on demand in us-east-1?", subjects=["p5.48xlarge", "h100-sxm"],
+                    instance="p5.48xlarge", gpu="h100-sxm", gpu_count=8, billing="on-demand")
+    assert reply.kind == "price"
+    assert reply.lead.startswith("p5.48xlarge (8× H100 SXM) in us-east-1: $55.04/h on demand ($6.88/GPU-hour)")
+    assert "spot from $10.24/h ($1.28/GPU-hour)" in reply.lead
+    assert reply.figures["on_demand_per_hour"] == 55.04 and reply.figures["region"] == "us-east-1"
+    text = " ".join(reply.details)
+    assert "cheapest zone use1-atl2-az1; the 7 zones read range $10.24–$55.04/h" in text
+    assert "Listed in 12 regions" in text
+    assert "Source: SkyPilot catalog, read 2026-12-01" in text and "confirm with the provider before buying" in text
+    assert "ago" not in reply.lead + text and "h100-sxm" not in reply.lead + text  # no raw ids, no false freshness
+    assert reply.rule == "cost.price-table-not-current" and reply.sources == ["skypilot-catalog"]
+
+
+def test_a_spot_question_leads_with_spot_in_its_cheapest_region_and_says_spot_moves(catalog):
+    reply = _answer(catalog, "what's the spot price of p4d.24xlarge?", subjects=["p4d.24xlarge"],
+                    instance="p4d.24xlarge", billing="spot")
+    assert reply.lead.startswith("p4d.24xlarge (8× A100 40GB SXM4) spot in us-east-1: from $2.47/h ($0.31/GPU-hour)")
+    assert "on demand $21.96/h" in reply.lead
+    text = " ".join(reply.details)
+    assert "the 4 zones read range $2.47–$8.19/h" in text and "Spot prices move with supply" in text
+
+
+def test_an_instance_not_listed_in_the_region_asked_says_so(catalog):
+    reply = _answer(catalog, "p5.48xlarge price in eu-west-9?", subjects=["p5.48xlarge"], instance="p5.48xlarge")
+    assert reply.figures["region"] == "us-east-1"  # eu-west-9 is no region of the table: the cheapest is shown
+    reply = _answer(catalog, "p5.48xlarge price in ap-south-1", subjects=["p5.48xlarge"], instance="p5.48xlarge")
+    assert reply.figures["region"] == "ap-south-1" and reply.lead.startswith("p5.48xlarge (8× H100 SXM) in ap-south-1")
+
+
+def test_a_gcp_machine_is_priced_with_its_gpus_and_found_in_the_text(catalog):
+    reply = _answer(catalog, "a3-highgpu-8g price in us-central1?")
+    assert reply.lead.startswith("a3-highgpu-8g (8× H100 SXM) in us-central1: $43.07/h on demand ($5.38/GPU-hour)")
+    assert reply.figures["provider"] == "gcp"
+
+
+def test_cheapest_gpu_hour_names_provider_instance_region_and_the_next_two(catalog):
+    reply = _answer(catalog, "cheapest place to rent an H100?", subjects=["h100"], gpu="h100")
+    assert reply.lead == ("Cheapest H100 on demand: $1.80/GPU-hour at Vast.ai (1x-H100_SXM-32-65536, 1× H100 SXM in "
+                          "Czechia, CZ, EU, $1.80/h).")
+    assert reply.details[0] == ("Next: RunPod $2.39/GPU-hour (1x_H100_SECURE, CA); Lambda $2.49/GPU-hour "
+                                "(gpu_1x_h100_pcie, asia-northeast-1).")
+    assert (reply.figures["provider_2"], reply.figures["provider_3"]) == ("runpod", "lambda")
+
+
+def test_cheapest_within_one_provider_lists_its_other_instance_types(catalog):
+    reply = _answer(catalog, "cheapest H100 on aws?", subjects=["h100"], gpu="h100")
+    assert reply.lead.startswith("Cheapest H100 on demand: $6.88/GPU-hour at AWS (p5.4xlarge")
+    assert reply.details[0] == "Next: AWS $6.88/GPU-hour (p5.48xlarge, us-east-1)."
+
+
+def test_x_vs_y_per_gpu_hour(catalog):
+    reply = _answer(catalog, "H100 vs A100 per GPU-hour?", subjects=["h100", "a100"], gpu="h100",
+                    gpu_options=["h100", "a100"])
+    assert reply.lead == ("Per GPU-hour on demand: H100 from $1.80 (Vast.ai, Czechia, CZ, EU) vs A100 from $0.73 "
+                          "(Vast.ai, Slovenia, SI, EU); A100 costs 59% less per GPU-hour.")
+
+
+def test_a_count_for_a_duration_is_priced_on_one_instance_and_says_what_a_split_costs(catalog):
+    reply = _answer(catalog, "how much for 8 H100s for 100 hours?", subjects=["h100"], gpu="h100", gpu_count=8)
+    assert reply.lead == ("8× H100 SXM on demand for 100 h: from $1,707 at Vast.ai (1× 8x-H100_SXM-32-65536 in US, NA, "
+                          "$17.07/h).")
+    assert reply.figures["total"] == pytest.approx(1707.0) and reply.figures["instances"] == 1
+    assert "Split over separate instances it is $1,440 at Vast.ai (8× 1x-H100_SXM-32-65536)" in reply.details[0]
+    assert reply.details[1].startswith("Next: RunPod $1,912 (8x_H100_SECURE, CA)")
+
+
+def test_chinese_count_and_one_hour_on_demand(catalog):
+    reply = _answer(catalog, "8张H100按需一小时多少钱？", language="zh", subjects=["h100"], gpu="h100", gpu_count=8)
+    assert reply.lead == "8 张 H100 SXM 按需 1 小时：最低 $17.07，Vast.ai（1 台 8x-H100_SXM-32-65536，US, NA，$17.07/小时）。"
+    assert any(d.startswith("来源：SkyPilot catalog，读取于 2026-12-01") for d in reply.details)
+
+
+def test_chinese_instance_spot_in_an_everyday_region_name(catalog):
+    reply = _answer(catalog, "p5.48xlarge 在美东的竞价价格是多少？", language="zh", subjects=["p5.48xlarge"],
+                    instance="p5.48xlarge", billing="spot")
+    assert reply.lead.startswith("p5.48xlarge（8 张 H100 SXM）在 us-east-1 的竞价（spot）价：最低 $10.24/小时（$1.28/卡时）")
+    assert any("竞价（spot）价格随供需变动" in d for d in reply.details)
+
+
+def test_a_gpu_hours_budget_is_priced_per_gpu_hour(catalog):
+    reply = _answer(catalog, "what would 500 GPU-hours of L4 cost?", subjects=["l4"], gpu="l4", gpu_hours=500)
+    assert reply.lead.startswith("500 GPU-hours of L4 on demand: from $")
+    assert reply.figures["total"] == pytest.approx(500 * reply.figures["per_gpu_hour"])
+
+
+def test_an_old_table_is_flagged_stale_with_the_day_it_was_read(catalog):
+    reply = _answer(catalog, "cheapest L4?", subjects=["l4"], gpu="l4", today=TODAY + dt.timedelta(days=200))
+    text = " ".join(reply.details)
+    assert "read 2026-12-01" in text and "STALE: the table was read 200 days ago" in text
+    assert reply.rule == "cost.stale-price" and reply.figures["stale"] == "yes"
+
+
+def test_a_hand_kept_table_names_its_newest_quote_and_an_example_one_says_so(tmp_path):
+    own = tmp_path / "prices.yaml"
+    own.write_text("prices:\n  - {gpu: l4, provider: runpod, hourly_rate: 0.44, quoted_on: 2026-11-20}\n"
+                   "  - {gpu: l4, provider: aws, billing: spot, hourly_rate: 0.30, quoted_on: 2026-11-25}\n",
+                   encoding="utf-8")
+    catalog = load_catalog(DEFAULT_KNOWLEDGE_DIR, prices_path=own)
+    reply = _answer(catalog, "cheapest L4?", subjects=["l4"], gpu="l4")
+    assert reply.lead.startswith("Cheapest L4 on demand: $0.44/GPU-hour at RunPod")
+    assert "Source: your price table, newest quote 2026-11-25" in " ".join(reply.details)
+    example = load_catalog(DEFAULT_KNOWLEDGE_DIR, prices_path=DEFAULT_KNOWLEDGE_DIR / "prices.example.yaml")
+    reply = _answer(example, "cheapest H100?", subjects=["h100"], gpu="h100")
+    assert reply is not None and any("EXAMPLE" in d for d in reply.details)
+
+
+def test_nothing_to_price_gives_nothing_and_a_missing_gpu_says_so(catalog):
+    assert _answer(catalog, "how much is it?") is None
+    reply = _answer(catalog, "cheapest H20?", subjects=["h20-96gb"], gpu="h20-96gb")
+    assert reply.lead == "The price table has no on demand price for H20 96GB."
+
+
+@pytest.mark.parametrize("text, hours", [
+    ("8 H100s for 100 hours", 100.0), ("一小时多少钱", 1.0), ("两个小时", 2.0), ("for 3 days", 72.0),
+    ("for an hour", 1.0), ("2.5 h", 2.5), ("按需一小时", 1.0), ("p5.48xlarge", None), ("500 GPU-hours", None), ("500 gpu hours", None), ("per hour", None),
+])
+def test_durations_are_read_from_the_ask(text, hours):
+    assert _hours(text) == hours
