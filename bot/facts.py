@@ -72,6 +72,8 @@ def question_facts(catalog: Catalog, req: Requirement, *, named: list[GpuSpec], 
     The order is part of the answer: rules of equal priority fire in the order their facts arrive,
     and the answer lists findings in firing order."""
     facts: list[FactModel] = [gpu_fact(gpu, gpu.id in selected) for gpu in catalog.gpus.values()]
+    # Pasted output is judged as a host, ahead of the question: its verdict leads at equal priority.
+    facts += paste_facts(catalog, req) if req.pasted is not None else []
     unknown_gpu_fits = None
     if sizing is not None and req.unknown_gpu_memory_gb:
         unknown_gpu_fits = sizing.memory.total <= req.unknown_gpu_memory_gb
@@ -88,12 +90,13 @@ def question_facts(catalog: Catalog, req: Requirement, *, named: list[GpuSpec], 
     facts += [SymptomFact(name=s) for s in req.symptoms]
     facts += [XidFact(code=code, **_xid_catalog_fields(catalog, code)) for code in req.xids
               if not (req.pasted and any(e.code == code for e in req.pasted.xids))]
-    if req.pasted is not None:
-        facts += paste_facts(catalog, req)
     return facts
 
 
 PASTED_HOST = "this host"
+# A paste says nothing of where the host runs; most come from rented servers. Only the GeForce
+# licence rule reads it (deployment=datacenter), so this default never raises a finding by itself.
+PASTED_DEPLOYMENT = "cloud"
 
 
 def paste_facts(catalog: Catalog, req: Requirement) -> list[FactModel]:
@@ -111,7 +114,7 @@ def paste_facts(catalog: Catalog, req: Requirement) -> list[FactModel]:
                                             truncated=paste.xids_truncated)
     expect_gpu = req.gpu if report.gpus and req.gpu else None
     expect_count = req.gpu_count if report.gpus and req.gpu_count and _whole_listing(paste) else None
-    return host_facts(catalog, PASTED_HOST, req.deployment or "unknown", req.cuda, report,
+    return host_facts(catalog, PASTED_HOST, req.deployment or PASTED_DEPLOYMENT, req.cuda, report,
                       expect_gpu=expect_gpu, expect_count=expect_count)
 
 

@@ -180,7 +180,11 @@ def _gpus(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None
     same = [str(g.index) for _, _, g, m in problems if g.index not in shown and [x[1] for x in m] == [x[1] for x in meanings]]
     if same:
         details.append(say("diagnose.others_same", lang, indexes=", ".join(same)))
-    fine = [str(gpu.index) for gpu, m in judged if not m or m[0][0] >= 9]
+    for gpu, more in judged:
+        if more and more[0][0] >= 9 and len(shown) < MAX_GPU_LINES:  # normal readings, said as such
+            details.append(say("diagnose.gpu_meaning", lang, reading=_gpu_line(gpu, paste, ctx), meaning=more[0][1]))
+            shown.add(gpu.index)
+    fine = [str(gpu.index) for gpu, m in judged if gpu.index not in shown and (not m or m[0][0] >= 9)]
     if fine:
         details.append(say("diagnose.others_ok", lang, indexes=", ".join(fine)))
     details += expected

@@ -134,10 +134,17 @@ def _run_end(lines: list[str], j: int, belongs) -> int:
     return j
 
 
+def _starts_other(line: str) -> bool:
+    """The line opens a block of another format (it ends a `-q` run)."""
+    return bool(XID_LINE.search(line) or "NVRM:" in line or _KERNEL_LINE.match(line) or NCCL_LINE.search(line)
+                or _TRACE_START.match(line) or _TOPO_HEADER.match(line) or "NVIDIA-SMI" in line
+                or ("," in line and is_header(line)))
+
+
 def _starts_q_run(lines: list[str], i: int) -> bool:
     """A section of `-q` text without its header: 3+ `Key   : value` lines, or a title line over them."""
     head = lines[i]
-    if _CJK.search(head) or len(head) > 120:
+    if _CJK.search(head) or len(head) > 120 or _starts_other(head):
         return False
     window = lines[i: i + 4]
     if _KV.match(head):
@@ -158,7 +165,7 @@ def _q_run_end(lines: list[str], i: int) -> int | None:
                 break
             j += 1
             continue
-        if _CJK.search(line):
+        if _CJK.search(line) or _starts_other(line):
             break
         if _KV.match(line):
             kv += 1

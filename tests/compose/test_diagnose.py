@@ -1,0 +1,126 @@
+"""The diagnose composer, given a real answer and the paste's reading (ComposeContext built here)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.advisor import Advisor
+from bot.compose import ComposeContext
+from bot.compose.diagnose import compose
+from bot.models import Ask
+from bot.nlu.parser import parse
+
+CSV = ("index, name, temperature.gpu, power.draw [W], power.limit [W], clocks.sm [MHz], clocks.max.sm [MHz], "
+       "clocks_event_reasons.active\n"
+       "0, NVIDIA H100 80GB HBM3, 89, 402.10 W, 700.00 W, 1140 MHz, 1980 MHz, 0x0000000000000020\n"
+       "1, NVIDIA H100 80GB HBM3, 71, 699.50 W, 700.00 W, 1755 MHz, 1980 MHz, 0x0000000000000004\n")
+REMAP = ("    Remapped Rows\n        Correctable Error                 : 0\n        Uncorrectable Error               : 1\n"
+         "        Pending                           : Yes\n        Remapping Failure Occurred        : No\n")
+
+
+@pytest.fixture(scope="module")
+def advisor():
+    return Advisor()
+
+
+def _answer(advisor, text, ask: Ask | None = None, **req):
+    parsed = parse(text, advisor.catalog)
+    requirement = parsed.requirement.model_copy(update=req)
+    answer = advisor.answer(requirement, parsed.language)
+    ask = ask or next((a for a in requirement.asks if a.kind == "diagnose"), Ask(kind="diagnose", text=text))
+    ctx = ComposeContext(requirement=requirement, answer=answer, catalog=advisor.catalog, language=parsed.language,
+                         question=text, paste=requirement.pasted)
+    return compose(ask, ctx)
+
+
+def _no_raw_ids(text):
+    assert not re.search(r"\b(?:h100-sxm|rtx-\d{4}|a100-80gb-sxm|l20)\b", text), text
+    assert not re.search(r"\bhost\.[a-z-]+\b", text), text
+
+
+def test_thermal_throttle_with_low_power_is_a_cooling_fault_and_the_power_cap_is_normal(advisor):
+    reply = _answer(advisor, f"why is GPU 0 slower?\n{CSV}")
+    assert reply.lead.startswith("GPU 0 (H100 SXM): SW thermal slowdown, 89 °C, SM 1140 of 1980 MHz, 402 of 700 W — ")
+    assert "cooling fault" in reply.lead and "hardware" in reply.lead
+    gpu1 = next(d for d in reply.details if d.startswith("GPU 1"))
+    assert "at its power cap" in gpu1 and "normal" in gpu1 and "700 of 700 W" in gpu1
+    assert reply.rule == "host.thermal-throttle" and "nvidia-smi-docs" in reply.sources
+    assert any("nvidia-smi -q -d PERFORMANCE" in d for d in reply.details)
+    _no_raw_ids(reply.lead + " ".join(reply.details))
+
+
+def test_chinese_inline_readings_get_a_chinese_diagnosis(advisor):
+    reply = _answer(advisor, "SW Thermal Slowdown: Active, HW Slowdown: Active, 88℃, 300/700 W，这是怎么回事？")
+    assert reply.lead.startswith("GPU 0：") and "88 °C" in reply.lead and "功耗 300/700 W" in reply.lead
+    assert "散热故障" in reply.lead
+
+
+def test_a_pending_remap_says_drain_and_reset_not_run_the_command_again(advisor):
+    reply = _answer(advisor, f"Is this GPU ok?\n{REMAP}")
+    assert "drain the GPU and reset it" in reply.lead and "RMA" in reply.lead
+    assert not reply.lead.startswith("Run") and reply.rule.startswith("host.remap")
+
+
+def test_a_remap_failure_is_an_rma(advisor):
+    reply = _answer(advisor, "Is this GPU ok?\n" + REMAP.replace("Occurred        : No", "Occurred        : Yes"))
+    assert "RMA" in reply.lead and "failed" in reply.lead
+
+
+def test_a_dmesg_xid_paste_gets_the_xid_and_no_sizing(advisor):
+    text = ("[Tue Jan 21 04:41:44 2025] NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python, GPU has fallen off the bus.\n"
+            "what happened?")
+    reply = _answer(advisor, text)
+    assert reply.lead.startswith("Xid 79 on 0000:3b:00 (1x)") and "hardware" in reply.lead
+    assert any("dmesg" in d for d in reply.details)
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('"no kernel image is available … RTX 5090 with CUDA capability sm_120 is not compatible" what do I do?',
+     ["sm_120", "cu128", "2.7", "570"]),
+    ("RuntimeError: CUDA error: no kernel image is available for execution on the device\nhow do I fix it?",
+     ["get_arch_list", "cu128"]),
+    ("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.25 GiB "
+     "of which 1.06 GiB is free.\nwhat now?", ["2 GiB", "1.06 GiB", "79.25 GiB", "expandable_segments"]),
+    ("RuntimeError: The NVIDIA driver on your system is too old (found version 11040).\nhelp",
+     ["CUDA 11.4", "525.60.13", "570.26"]),
+])
+def test_error_messages_map_to_cause_and_fix_with_versions(advisor, text, expected):
+    reply = _answer(advisor, text)
+    for piece in expected:
+        assert piece in reply.lead, (piece, reply.lead)
+    assert reply.sources
+
+
+def test_nccl_on_sockets_says_so(advisor):
+    text = ("node1:12:12 [0] NCCL INFO NET/IB : No device found.\n"
+            "node1:12:12 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\nwhy is multi-node training slow?")
+    reply = _answer(advisor, text)
+    assert "TCP sockets" in reply.lead and "eth0" in reply.lead and "ibstat" in reply.lead
+
+
+def test_tpot_with_tp8_on_pcie_cards_ranks_pcie_tensor_parallel_first(advisor):
+    text = "TPOT is bad with TP=8 on 8x L20"
+    reply = _answer(advisor, text, ask=Ask(kind="diagnose", text=text), gpu="l20", gpu_count=8)
+    assert reply.lead.startswith("Most likely, for what you describe: tensor parallelism over PCIe: 8 GPUs of L20")
+    assert "nvidia-smi topo -m" in reply.lead
+    assert any(d.startswith("2. ") and "nvidia-smi dmon" in d for d in reply.details)
+
+
+def test_slow_training_on_nvlink_gpus_does_not_blame_pcie(advisor):
+    text = "Training got slow on my 8x A100 node"
+    reply = _answer(advisor, text, ask=Ask(kind="diagnose", text=text), gpu="a100-80gb-sxm", gpu_count=8)
+    assert "throttled" in reply.lead and not any("over PCIe" in d for d in reply.details)
+    assert any("dataloader" in d for d in reply.details)
+
+
+def test_a_hang_in_chinese(advisor):
+    text = "8 卡训练卡住不动了"
+    reply = _answer(advisor, text, ask=Ask(kind="diagnose", text=text))
+    assert reply.lead.startswith("按你描述的情况") and "py-spy" in " ".join([reply.lead, *reply.details])
+
+
+def test_nothing_to_diagnose_is_none(advisor):
+    text = "hello there"
+    assert _answer(advisor, text, ask=Ask(kind="diagnose", text=text)) is None
