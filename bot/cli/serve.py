@@ -14,9 +14,24 @@ from __future__ import annotations
 import argparse
 import logging
 
-from bot.errors import InputError
+from bot.errors import InputError, ServiceError
 
 log = logging.getLogger("gpu_advisor.ops")
+EXIT_UNREACHABLE = 1
+
+
+class SlackUnreachable(ServiceError):
+    """Slack's Web API did not answer at start-up (the CLI prints the one line, exit 1)."""
+
+
+def slack_unreachable(settings, exc: OSError) -> str:
+    """One line for a start-up that could not reach Slack: where it tried, why, what to check (#29)."""
+    reason = getattr(exc, "reason", None) or exc
+    reason = getattr(reason, "strerror", None) or str(reason)
+    api = getattr(settings, "api_url", None) or "https://slack.com/api/"
+    return (f"cannot reach Slack's Web API at {api} (auth.test at start-up): {reason}. Check this host's "
+            "network, DNS and HTTPS proxy (HTTPS_PROXY) to slack.com, or SLACK_API_URL; "
+            "`gpu-advisor doctor --only slack` tests the same call")
 
 
 def prepare_serving(settings):
@@ -63,6 +78,9 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     except RuleBaseError as exc:  # the first rule base must load for the bot to start
         services.close()
         raise InputError(None, "the rule base does not load:\n" + "\n".join(exc.problems[:20])) from exc
+    except OSError as exc:  # URLError and socket errors: Bolt's auth.test at start-up could not reach Slack
+        services.close()
+        raise SlackUnreachable(slack_unreachable(settings, exc)) from exc
     # Until SIGTERM/SIGINT, then a graceful stop within GPU_ADVISOR_SHUTDOWN_TIMEOUT (bot/slack/serve.py).
     return run_serving(bolt_app, settings, mode, host=args.host, port=args.port, services=services)
 

@@ -176,7 +176,55 @@ def configure_logging(fmt: str | None = None, level: str | None = None, stream=N
         wrapper_class=structlog.stdlib.BoundLogger,
         cache_logger_on_first_use=False,
     )
+    quiet_bolt_start()
     return handler
+
+
+REQUEST_LOGGER = "gpu_advisor.requests"
+_BOLT_CLIENT_TOKEN_NOTICE = "`token` will be unused"
+
+
+class _DropBoltClientTokenNotice(logging.Filter):
+    """Bolt's App warns "As you gave `client` as well, `token` will be unused." whenever
+    SLACK_BOT_TOKEN is in the environment and a client is passed, which is how the bot always
+    starts (its client carries the token, SLACK_API_URL and the retries). A clean start should log
+    no WARNING (#29): this drops that one line and nothing else."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return _BOLT_CLIENT_TOKEN_NOTICE not in record.getMessage()
+
+
+def quiet_bolt_start() -> None:
+    """Install the filter on Bolt's App logger, once."""
+    logger = logging.getLogger("slack_bolt.App")
+    if not any(isinstance(f, _DropBoltClientTokenNotice) for f in logger.filters):
+        logger.addFilter(_DropBoltClientTokenNotice())
+
+
+def describe_request(body: dict) -> str:
+    """One line naming a Slack request: what it is, who sent it, where; never its text (#29)."""
+    event = body.get("event") or {}
+    if event:
+        kind = f"event {event.get('type', '?')}" + (f"/{event['subtype']}" if event.get("subtype") else "")
+        user, channel = event.get("user"), event.get("channel")
+    elif body.get("command"):
+        kind, user, channel = f"command {body['command']}", body.get("user_id"), body.get("channel_id")
+    else:
+        actions = body.get("actions") or [{}]
+        kind = f"{body.get('type', 'request')}" + (f" {actions[0].get('action_id')}" if actions[0].get("action_id")
+                                                     else "")
+        user = (body.get("user") or {}).get("id") if isinstance(body.get("user"), dict) else body.get("user_id")
+        channel = (body.get("channel") or {}).get("id") if isinstance(body.get("channel"), dict) else None
+    text = event.get("text") if event else body.get("text")
+    parts = [kind, f"user={user or '-'}", f"channel={channel or '-'}"]
+    if text:
+        parts.append(f"chars={len(text)}")
+    return "slack request: " + " ".join(_one_line(p)[:120] for p in parts)
+
+
+def log_request(body: dict) -> None:
+    """The per-request INFO line, under the request's ids (bound before this is called)."""
+    logging.getLogger(REQUEST_LOGGER).info(describe_request(body if isinstance(body, dict) else {}))
 
 
 def replace_plain_handlers() -> None:

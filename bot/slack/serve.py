@@ -163,6 +163,25 @@ def socket_mode_handler(bolt_app, app_token: str):
     return SocketModeHandler(bolt_app, app_token=app_token)
 
 
+# `serve`'s answer worker processes when GPU_ADVISOR_SLACK_ANSWER_PROCESSES is unset and the store
+# can be shared: a question that is slow to parse then holds one worker, never the acks.
+DEFAULT_ANSWER_PROCESSES = 2
+
+
+def with_default_answer_processes(settings, store):
+    """`settings` with GPU_ADVISOR_SLACK_ANSWER_PROCESSES decided when unset: DEFAULT_ANSWER_PROCESSES
+    over a store other processes can open, else 0 (answers in threads, logged as a warning)."""
+    if settings.answer_processes is not None:
+        return settings
+    from bot.slack.answer_pool import store_is_shareable
+
+    if store_is_shareable(store):
+        return settings.model_copy(update={"answer_processes": DEFAULT_ANSWER_PROCESSES})
+    log.warning("answering in threads: without a store other processes can open, one slow question can hold "
+                "the acks (set GPU_ADVISOR_DATABASE_URL to a SQLite file or PostgreSQL)")
+    return settings.model_copy(update={"answer_processes": 0})
+
+
 def serving_app(settings, mode: str, *, store=None, client=None, services=None):
     """The app `serve` runs and its rule-base manager, already watching the rule folder.
 
@@ -179,6 +198,7 @@ def serving_app(settings, mode: str, *, store=None, client=None, services=None):
         services = Services(settings, store=store)
     elif store is not None:
         raise ValueError("pass the store in `services`, or without it, not both")
+    settings = with_default_answer_processes(settings, services.store)
     app = build_app(settings, mode, services=services, client=client)
     services.watch_rules(settings.rules_watch_s)
     return app, services.rules
@@ -213,12 +233,13 @@ def log_ids_middleware(body, next):  # noqa: A002 - Bolt passes the chain's cont
     next one. (HTTP mode dispatches in a copy of the context per request anyway.)"""
     from structlog.contextvars import bind_contextvars, unbind_contextvars
 
-    from bot.ops.logs import new_request_id
+    from bot.ops.logs import log_request, new_request_id
 
     request_id, conversation_id = request_log_ids(body if isinstance(body, dict) else {})
     unbind_contextvars("request_id", "conversation_id")
     bind_contextvars(request_id=request_id or new_request_id(),
                      **({"conversation_id": conversation_id} if conversation_id else {}))
+    log_request(body)  # one INFO line per request, so an incident can be traced by its ids (#29)
     return next()
 
 
