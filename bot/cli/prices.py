@@ -103,11 +103,12 @@ def _commits(values: list[str]) -> dict[str, str]:
 
 def _run_import(source: str, clouds, as_of, timeout_s: float = 30.0, label: str | None = None,
                 commits: dict[str, str] | None = None):
-    from bot.knowledge import default_catalog
+    from bot.knowledge import example_prices_catalog
     from bot.prices.skypilot import CatalogImportError, import_catalog, render_table
 
     try:
-        report = import_catalog(source, default_catalog(), clouds=clouds, as_of=as_of, timeout_s=timeout_s,
+        # The GPU and instance names only: the table being refreshed may be missing or broken.
+        report = import_catalog(source, example_prices_catalog(), clouds=clouds, as_of=as_of, timeout_s=timeout_s,
                                 commits=commits)
     except (OSError, UnicodeDecodeError) as exc:
         raise CatalogImportError(f"{source}: {exc}") from exc

@@ -175,3 +175,23 @@ def test_the_shipped_snapshot_is_dated_attributed_and_small():
     catalog = load_catalog(DEFAULT_KNOWLEDGE_DIR, prices_path=path)
     assert {"aws", "lambda", "runpod", "vast"} <= {r.provider for r in catalog.prices}
     assert catalog.prices_origin.source == "skypilot-catalog"
+
+
+def test_update_without_out_writes_the_users_file_and_says_how_to_use_it(catalog_server, tmp_path, monkeypatch, capsys):
+    # Issue #29: never the installed package (read-only for the service user, replaced by the next install).
+    monkeypatch.delenv("GPU_ADVISOR_PRICES", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    shipped = (DEFAULT_KNOWLEDGE_DIR / "prices.skypilot.yaml").read_bytes()
+    assert main(["prices", "update", "--source", catalog_server, "--clouds", "runpod"]) == 0
+    target = tmp_path / "data" / "gpu-advisor" / "prices.skypilot.yaml"
+    out = capsys.readouterr().out
+    assert f"updated {target}" in out and f"export GPU_ADVISOR_PRICES={target}" in out
+    rows, origin = load_price_table(target)
+    assert origin.read == {"runpod": f"{catalog_server}/runpod/vms.csv"} and {r.provider for r in rows} == {"runpod"}
+    assert (DEFAULT_KNOWLEDGE_DIR / "prices.skypilot.yaml").read_bytes() == shipped
+    # With GPU_ADVISOR_PRICES set, that file is refreshed, and no hint is needed.
+    team = tmp_path / "team-prices.yaml"
+    monkeypatch.setenv("GPU_ADVISOR_PRICES", str(team))
+    assert main(["prices", "update", "--source", catalog_server, "--clouds", "runpod"]) == 0
+    out = capsys.readouterr().out
+    assert f"updated {team}" in out and "export" not in out and team.exists()
