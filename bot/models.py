@@ -86,6 +86,51 @@ class StatedCost(BaseModel):
         return self
 
 
+# The user's own numbers, each with its unit and the role the words around it give it (issue #23).
+QuantityKind = Literal["money", "gpu-hours", "time", "usage", "count", "params", "tokens", "size", "latency",
+                       "throughput", "mfu", "percent"]
+MoneyPer = Literal["gpu-hour", "gpu-minute", "instance-hour", "minute", "day", "month", "year", "gb-month",
+                   "mbps-month", "kwh", "once"]
+QuantityRole = Literal[
+    # money
+    "budget", "quote", "subscription", "fee", "bill-line", "purchase", "residual", "power-price",
+    # time
+    "work", "duration", "deadline", "hours-per-day", "days-per-week", "hours-per-month", "depreciation",
+    "lost-minutes", "restart-minutes", "checkpoint-minutes",
+    # counts
+    "gpus", "nodes", "users", "concurrency", "samples", "tokens-per-sample", "interruptions-per-day",
+    # sizes and targets
+    "total-params", "active-params", "tokens", "context", "memory", "storage", "bandwidth", "ttft", "tpot",
+    "throughput", "mfu", "utilisation",
+]
+BillItem = Literal["compute", "vcpu-memory", "image", "storage", "bandwidth", "snapshot", "hosting", "power",
+                   "support"]
+
+
+class Quantity(BaseModel):
+    """One number the user wrote, read with its unit and role, and bound to the option or bill item it
+    belongs to ("¥2,300/月" for 100 Mbps: money per month, a fee, item bandwidth). A range keeps both
+    ends (`value` the low end, `high` the high end). `value` is in the unit named by `unit`/`per`
+    (money in `currency`; time in hours, minutes where the role says minutes; sizes in billions of
+    parameters/tokens, GB, Mbps; mfu/utilisation as a fraction 0-1)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: QuantityKind
+    role: QuantityRole
+    value: float = Field(ge=0)
+    high: float | None = Field(default=None, ge=0)
+    unit: str = ""
+    currency: str | None = None
+    per: MoneyPer | None = None
+    item: BillItem | None = None
+    option: str | None = Field(default=None, description="the option the number belongs to: a billing mode, "
+                                                         "buy/rent, or the label written before it")
+    text: str = ""
+    start: int = Field(default=0, ge=0)
+    end: int = Field(default=0, ge=0)
+
+
 class Requirement(BaseModel):
     """What the user wants to do, as understood. Every field is optional: rules ask for gaps."""
 
@@ -117,6 +162,11 @@ class Requirement(BaseModel):
     lora_rank: int | None = Field(default=None, gt=0, le=65_536)
     recompute: Recompute | None = None
     kv_precision: KvPrecision | None = None
+    # Sizing inputs (issue #27): CPU offload asked for ("optimizer": ZeRO-Offload; "params": optimizer and
+    # parameters, ZeRO-Infinity's CPU tier), a ZeRO stage named, the attention kernel named.
+    offload: Literal["optimizer", "params"] | None = None
+    zero_stage: int | None = Field(default=None, ge=1, le=3)
+    attention: Literal["flash", "eager"] | None = None
     # Everyday intents (issue #11): "recommend a GPU server", "just got an instance, what do I check".
     intent: Intent | None = None
     checkpointing: bool | None = Field(default=None, description="the job saves checkpoints (False: it does not)")
@@ -143,6 +193,9 @@ class Requirement(BaseModel):
     instance_options: list[str] = Field(default_factory=list)
     # What the message asks, in order (issue #22); the first is the primary ask.
     asks: list[Ask] = Field(default_factory=list)
+    # Every number the message states, typed, with its role and the option it belongs to (issue #23).
+    # Read from the message each time (bot.nlu.quantities), so left out of dumps and the rule facts.
+    quantities: list[Quantity] = Field(default_factory=list, exclude=True)
     # Tool output pasted into the message (issue #25), read by bot.diagnostics: judged as a host's
     # probe by the health rules and answered by the diagnose composer. Not part of the JSON.
     pasted: Paste | None = Field(default=None, exclude=True)
@@ -207,9 +260,20 @@ class InferenceSpeed(BaseModel):
     formula: str
 
 
+class SizingNote(BaseModel):
+    """An assumption that decided the sizing, as a stable code with its parameters; its text is the
+    message `sizing.<code>` (bot/messages/sizing.yaml), in English and Chinese (issue #27)."""
+
+    code: str
+    params: dict[str, float | int | str] = Field(default_factory=dict)
+
+
 class Estimate(BaseModel):
     memory_gb: MemoryBreakdown | None = None
     assumptions: list[str] = Field(default_factory=list)
+    # The assumptions that decided the verdict (usable bytes, KV replication, PP, recompute,
+    # attention kernel, MFU basis), coded for the message catalog (issue #27).
+    notes: list[SizingNote] = Field(default_factory=list)
     time: TrainingTime | None = None
     inference: InferenceSpeed | None = None
 
@@ -234,6 +298,15 @@ class Candidate(BaseModel):
     ttft_s: float | None = None
     tpot_ms: float | None = None
     tokens_per_s: float | None = None
+    # Issue #27: which memory figure `have_gb` is ("measured": an idle GPU's free bytes from a real
+    # nvidia-smi -q capture; "marketing": the spec sheet), the plan's TP/PP degrees, CPU memory per node
+    # an offload plan needs, and the recompute the plan assumed when it differs from the estimate's.
+    memory_basis: str | None = None
+    tensor_parallel: int | None = None
+    pipeline_parallel: int | None = None
+    cpu_memory_gb: float | None = None
+    recompute: str | None = None
+    gpu_hours: float | None = None
 
 
 class Cost(BaseModel):

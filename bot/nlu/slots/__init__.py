@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bot.nlu import quantities
 from bot.nlu.scan import Scan
 from bot.nlu.slots import (asks, budget, checkpoints, costs, gpus, instances, intent, keywords, models, monthly, network,
                            numbers, options, providers, sizes, sizing_extras, symptoms, unknown_gpus, usage, users,
@@ -46,4 +47,5 @@ EXTRACTORS: tuple[Extractor, ...] = (
     users.served,
     numbers.bare_context,
     asks.extract,  # last: what each part asks, read with everything the others found
+    quantities.extract,  # every typed number, outside the names the others claimed (issue #23)
 )

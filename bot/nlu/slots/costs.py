@@ -26,11 +26,12 @@ _RATE = lx.rx(
 _BARE_RATE = lx.rx(rf"(?P<c1>{lx.USD})\s*([0-9]{{1,4}}\.[0-9]{{2}})(?![0-9])")
 _CURRENCY_GROUPS = ("c1", "c2", "c3", "c4", "c5", "c6", "c7")
 _NOT_A_RATE = re.compile(r"\s*(?:k|m|/|per|a\s+month|monthly|total|budget|万|千|/月|每月|a\s+year)", re.I)
-_HOURS = lx.rx(rf"{lx.NUM}\s*(?P<unit>{lx.DURATION_UNITS})(?![a-z])")
+_HOURS = lx.rx(rf"{lx.NUM}\s*(?P<unit>{lx.DURATION_UNITS})(?![a-z0-9])")  # "64 H100s" is no 64 h
 _SENTENCE_END = re.compile(r"[.;!?。；！？\n:：](?=\s|$)|[；。！？\n]")
 _PER_MACHINE = re.compile(lx.PER_MACHINE)
 _PER_GPU_HOUR = re.compile(r"gpu[\s-]*(?:h|hr|hrs|hour)|每卡|每张卡|卡时|/卡|\bper\s+(?:gpu|card|[a-z]{1,4}[0-9]{2,4})\b")
 _CARDS_AFTER = re.compile(rf"(?<![0-9.])([0-9]{{1,4}})\s*(?:{lx.CARD_NOUNS}|块)(?![a-z0-9])")
+_WORK_AFTER = re.compile(r"[\s-]*(?:h|hrs?|hours?|小时|时)(?![a-z0-9])")
 _CLAUSE_END = re.compile(r"[。；;!?！？]|[,，]\s*(?:预算|budget|vs|还是|或者)")
 
 
@@ -190,8 +191,8 @@ def _cards_after(scan: Scan, rate: re.Match) -> int | None:
     """"18元/卡/时，8 卡训练 20 天": the cards written after the rate, in the same clause."""
     clause = _CLAUSE_END.search(scan.text, rate.end())
     cards = _CARDS_AFTER.search(scan.text, rate.end(), clause.start() if clause else len(scan.text))
-    if cards is None:
-        return None
+    if cards is None or not scan.free(cards.start(), cards.end()) or _WORK_AFTER.match(scan.text, cards.end()):
+        return None  # "~200 GPU hours on one GPU": GPU-hours (read by usage), never 200 GPUs
     if "gpu_count" not in scan.fields:
         scan.set("gpu_count", int(cards.group(1)), cards.start(), cards.end())
     return int(cards.group(1))

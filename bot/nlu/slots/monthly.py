@@ -24,6 +24,9 @@ _CARDS_BEFORE = re.compile(rf"([0-9]{{1,4}})\s*{lx.CARD_NOUNS}")
 def extract(scan: Scan) -> None:
     lo = 0  # a label or count is looked for after the previous price, never before it
     for m in scan.matches(_MONTHLY):
+        if _a_fee(scan, m):
+            scan.take(m.start(), m.end())  # bandwidth, disk, hosting by the month: a bill line, no subscription
+            continue
         refuse_too_many(scan, 1, m)
         value = _monthly_value(m)
         if value <= 0:
@@ -36,6 +39,24 @@ def extract(scan: Scan) -> None:
                           gpu_count=int(cards.group(1)) if cards else None)
         scan.add("costs", cost.model_dump(mode="json", exclude_none=True), m.start(), m.end())
         lo = m.end()
+
+
+# A monthly amount for something other than the GPUs is a fee of the bill (bot.nlu.quantities), never
+# a subscription to compare with pay-as-you-go (issue #23: "100 Mbps at ¥2,300/month").
+_FEE_ITEM = re.compile(r"bandwidth|egress|mbps|带宽|公网|流量|essd|ssd|disks?|storage|云盘|存储|snapshots?|快照|镜像|"
+                       r"hosting|colo|rack|托管|机柜|机房|power|electricity|电费|support|运维")
+_PER_GB = re.compile(r"\s*(?:/|per|每)\s*(?:gb|g\b|tb|mbps)")
+_CLAUSE = re.compile(r"[,，;；。\n]|\+|\band\b|加上?|另")
+
+
+def _a_fee(scan: Scan, m: re.Match) -> bool:
+    lo = max(0, m.start() - 24)
+    starts = [c.end() for c in _CLAUSE.finditer(scan.text, lo, m.start())]
+    before = scan.text[starts[-1] if starts else lo:m.start()]
+    end = _CLAUSE.search(scan.text, m.end(), m.end() + 16)
+    after = scan.text[m.end():end.start() if end else m.end() + 16]
+    return bool(_FEE_ITEM.search(before) or _FEE_ITEM.match(after.strip()) or _PER_GB.match(scan.text, m.end())
+                or _PER_GB.match(scan.text, m.end() - 1))
 
 
 def _monthly_value(m: re.Match) -> float:

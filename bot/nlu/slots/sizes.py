@@ -24,8 +24,20 @@ def extract(scan: Scan) -> None:
         billions = six_digits(number(m.group(1) or m.group(4)) * lx.SIZE_UNITS[unit])
         if "token" in tail or "词元" in tail:
             scan.set("dataset_tokens_b", billions, m.start(), m.end())
+        elif _active(scan, m):
+            scan.take(m.start(), m.end())  # "~13B active", "激活才 22B": not the model's size (a quantity)
         elif _a_parameter_count(scan, m, unit, tail):
             scan.set("params_b", billions, m.start(), m.end())
+
+
+_ACTIVE_BEFORE = re.compile(r"(?:active|activated|激活(?:参数)?)\s*(?:才|只有|仅|就|是|为|of|only|just|:)?\s*[~约≈]?\s*$")
+_ACTIVE_AFTER = re.compile(r"\s*(?:params?|parameters|参数)?\s*(?:are\s+|is\s+)?(?:active|activated|激活)")
+
+
+def _active(scan: Scan, m: re.Match) -> bool:
+    """A count of the parameters active per token (a mixture of experts), not of the whole model."""
+    return bool(_ACTIVE_BEFORE.search(scan.text, max(0, m.start() - 16), m.start())
+                or _ACTIVE_AFTER.match(scan.text, m.end()))
 
 
 def _a_parameter_count(scan: Scan, m: re.Match, unit: str, tail: str) -> bool:

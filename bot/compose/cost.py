@@ -1,0 +1,349 @@
+"""The composer of `cost` asks (issue #23): the first line answers from the user's own numbers.
+
+Which comparison a message makes is read from its typed quantities (`Requirement.quantities`):
+
+1. a purchase -> buy vs rent (per month, per GPU-hour, break-even utilisation, GeForce caveat);
+2. interruptions or lost minutes -> spot with the stated losses (effective cost and saving);
+3. a budget and a rate -> what the budget buys, over/under the stated need;
+4. line items of one option (storage, bandwidth, snapshots, hosting ...) -> the bill's monthly total;
+5. a subscription and an hourly rate -> each mode's monthly cost and the break-even hours;
+6. two or more hourly quotes with the work (GPU-hours or hours) -> which is cheaper and by how much;
+7. GPUs x hours x one rate (the hours stated or the training estimate) -> the total.
+
+Each answer is at most 12 lines; amounts in two currencies are said and never ranked.
+"""
+
+from __future__ import annotations
+
+from bot.advice import bill as calc
+from bot.compose import ComposeContext
+from bot.messages import say
+from bot.models import Ask, AskAnswer, Quantity
+from bot.render.format import count, money
+
+MAX_LINES = 12
+DEFAULT_MONTHS = 36.0
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    qs = list(ctx.requirement.quantities)
+    if not any(q.kind == "money" for q in qs):
+        return None
+    lang = ctx.language
+    try:
+        currency = calc.one_currency(qs)
+    except calc.MixedCurrencies as exc:
+        return AskAnswer(kind="cost", lead=say("cost.mixed_currencies", lang, currencies=" / ".join(exc.currencies)),
+                         rule="cost-one-currency", sources=calc.SOURCES["bill"],
+                         figures={"currencies": ",".join(exc.currencies)})
+    for answer in (_buy_vs_rent, _spot, _budget, _bill, _subscription, _quotes, _run):
+        reply = answer(qs, ctx, currency, lang)
+        if reply is not None:
+            reply.details = reply.details[:MAX_LINES - 1]
+            return reply
+    return None
+
+
+# -- helpers ------------------------------------------------------------------------------------------
+
+def _m(amount: float, currency: str | None, lang: str) -> str:
+    return money(amount, currency, lang)
+
+
+def _rate(q: Quantity, lang: str) -> str:
+    unit = {"gpu-hour": "per_gpu_hour", "gpu-minute": "per_gpu_minute", "instance-hour": "per_instance_hour",
+            "day": "per_day", "minute": "per_minute"}.get(q.per or "", "per_instance_hour")
+    return money(q.value, q.currency, lang) + say(f"cost.{unit}", lang)
+
+
+def _pct(fraction: float) -> str:
+    return f"{fraction * 100:.0f}%"
+
+
+def _gpus(qs: list[Quantity], ctx: ComposeContext) -> int:
+    stated = next((q for q in qs if q.role == "gpus" and q.value >= 1), None)
+    return int(stated.value) if stated else int(ctx.requirement.gpu_count or 1)
+
+
+def _mode(option: str | None, index: int, lang: str) -> str:
+    if option:
+        return say(f"cost.mode_{option}", lang)
+    return say("cost.option_n", lang, n=index + 1)
+
+
+def _hourly_quotes(qs: list[Quantity]) -> list[Quantity]:
+    return [q for q in qs if q.kind == "money" and q.role == "quote"
+            and q.per in ("instance-hour", "gpu-hour", "gpu-minute", "minute", "day")]
+
+
+def _first(qs: list[Quantity], *roles: str) -> Quantity | None:
+    return next((q for q in qs if q.role in roles), None)
+
+
+# -- 1. buy vs rent -----------------------------------------------------------------------------------
+
+def _buy_vs_rent(qs, ctx, currency, lang) -> AskAnswer | None:
+    purchase = _first(qs, "purchase")
+    if purchase is None:
+        return None
+    gpus = _gpus(qs, ctx)
+    period = _first(qs, "depreciation")
+    months = period.value if period else DEFAULT_MONTHS
+    hours = calc.usage_hours(qs) or calc.HOURS_PER_MONTH
+    hosting = sum(q.value / (12 if q.per == "year" else 1) for q in qs
+                  if q.kind == "money" and q.item in ("hosting", "support") and q.per in ("month", "year"))
+    power_price = _first(qs, "power-price")
+    residual = _first(qs, "residual")
+    rent = next((q for q in _hourly_quotes(qs) if q.option != "buy"), None)
+    rent_rate = None
+    if rent is not None:
+        rent_rate = calc.hourly(rent.value, rent.per, 1) if rent.per in ("gpu-hour", "gpu-minute") else rent.value / gpus
+    spec = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
+    watts = float(spec.board_power_w) if spec else None
+    r = calc.buy_vs_rent(purchase.value, gpus, months, hours, rent_rate, hosting_monthly=hosting,
+                         power_price_kwh=power_price.value if power_price else None, watts_per_gpu=watts,
+                         residual=residual.value if residual else 0.0)
+    m = lambda v: _m(v, currency, lang)  # noqa: E731
+    be_hours = count(round(r.break_even_utilisation * 24, 1)) if r.break_even_utilisation else None
+    if r.rent_monthly is None:
+        lead = say("cost.buy_lead_only", lang, own=m(r.own_monthly), per_hour=m(r.own_per_gpu_hour))
+    elif r.rent_monthly < r.own_monthly:
+        lead = say("cost.buy_lead_rent", lang, rent=m(r.rent_monthly), own=m(r.own_monthly),
+                   pct=_pct(min(r.break_even_utilisation or 1, 9.99)), hours=be_hours or "24")
+    else:
+        lead = say("cost.buy_lead_own", lang, own=m(r.own_monthly), rent=m(r.rent_monthly),
+                   pct=_pct(r.break_even_utilisation or 0), hours=be_hours or "0")
+    details = [say("cost.buy_own", lang, purchase=m(purchase.value), months=count(months), dep=m(r.depreciation_monthly),
+                   hosting=m(r.hosting_monthly), power=m(r.power_monthly) if r.power_monthly is not None else "-")]
+    if r.rent_monthly is not None:
+        details.append(say("cost.buy_rent", lang, rate=m(rent_rate) + say("cost.per_gpu_hour", lang), gpus=gpus,
+                           hours=count(round(hours)), rent=m(r.rent_monthly)))
+        details.append(say("cost.buy_per_hour", lang, own=m(r.own_per_gpu_hour), rent=m(r.rent_per_gpu_hour)))
+    if residual:
+        details.append(say("cost.buy_residual", lang, residual=m(residual.value)))
+    if period is None:
+        details.append(say("cost.buy_months_assumed", lang, months=count(months)))
+    if r.power_monthly is None:
+        details.append(say("cost.buy_no_power", lang))
+    if spec is not None and (spec.product_line or ("geforce" if spec.gpu_class == "consumer" else None)) == "geforce":
+        details.append(say("cost.geforce_caveat", lang))
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-buy-vs-rent", sources=calc.SOURCES["buy"],
+                     figures={"own_monthly": round(r.own_monthly, 2), "rent_monthly": r.rent_monthly and round(r.rent_monthly, 2),
+                              "break_even_utilisation": r.break_even_utilisation, "currency": currency})
+
+
+# -- 2. spot with losses ------------------------------------------------------------------------------
+
+def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
+    per_day = _first(qs, "interruptions-per-day")
+    lost = _first(qs, "lost-minutes")
+    if per_day is None and lost is None:
+        return None
+    gpus = _gpus(qs, ctx)
+    work = _first(qs, "work")
+    duration = _first(qs, "duration")
+    work_hours = work.value / gpus if work else duration.value if duration else None
+    if work_hours is None:
+        return None
+    restart = _first(qs, "restart-minutes")
+    quotes = _hourly_quotes(qs)
+    spot = next((q for q in quotes if q.option == "spot"), None)
+    od = next((q for q in quotes if q.option in ("on-demand", None) and q is not spot), None)
+    rate = lambda q: calc.hourly(q.value, q.per, gpus) if q.per in ("gpu-hour", "gpu-minute") else q.value  # noqa: E731
+    r = calc.spot_with_losses(work_hours, gpus, per_day.value if per_day else 1.0, lost.value if lost else 0.0,
+                              restart.value if restart else 0.0, spot_rate=rate(spot) if spot else None,
+                              on_demand_rate=rate(od) if od else None)
+    m = lambda v: _m(v, currency, lang)  # noqa: E731
+    if r.saving is not None and r.saving > 0:
+        nominal = 1 - r.spot_nominal_total / r.on_demand_total
+        lead = say("cost.spot_lead", lang, spot=m(r.spot_effective_total), od=m(r.on_demand_total), saving=m(r.saving),
+                   pct=_pct(r.saving_pct), nominal_pct=_pct(nominal))
+    elif r.saving is not None:
+        lead = say("cost.spot_lead_dearer", lang, spot=m(r.spot_effective_total), od=m(r.on_demand_total))
+    else:
+        lead = say("cost.spot_lead_no_rates", lang, lost=count(round(r.lost_gpu_hours, 1)), wall=count(round(r.wall_hours, 1)),
+                   work=count(round(work_hours, 1)))
+    details = [
+        say("cost.spot_losses", lang, count=count(round(r.interruptions, 1)), lost=count(lost.value if lost else 0),
+            restart=count(restart.value if restart else 0), gpus=gpus, gpu_hours=count(round(r.lost_gpu_hours, 1))),
+        say("cost.spot_wall", lang, work=count(round(work_hours, 1)), wall=count(round(r.wall_hours, 1)),
+            per_day=count(per_day.value if per_day else 1)),
+    ]
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-spot-losses", sources=calc.SOURCES["spot"],
+                     figures={"spot_effective": r.spot_effective_total, "on_demand": r.on_demand_total,
+                              "saving": r.saving, "lost_gpu_hours": round(r.lost_gpu_hours, 2), "currency": currency})
+
+
+# -- 3. budgets ---------------------------------------------------------------------------------------
+
+def _budget(qs, ctx, currency, lang) -> AskAnswer | None:
+    budget = _first(qs, "budget")
+    quote = next(iter(_hourly_quotes(qs)), None)
+    if budget is None or quote is None:
+        return None
+    stated_gpus = next((q for q in qs if q.role == "gpus"), None)
+    gpus = int(stated_gpus.value) if stated_gpus else ctx.requirement.gpu_count
+    work = _first(qs, "work")
+    duration = _first(qs, "duration")
+    need = work.value if work else (duration.value * gpus if duration and gpus else None)
+    r = calc.budget_fit(budget.value, quote.value, quote.per, gpus, need)
+    m = lambda v: _m(v, currency, lang)  # noqa: E731
+    wall = say("cost.budget_wall", lang, hours=count(round(r.wall_hours, 1)), gpus=gpus) if r.wall_hours and gpus and gpus > 1 else ""
+    lead = say("cost.budget_lead", lang, budget=m(budget.value), rate=_rate(quote, lang), gpu_hours=count(round(r.gpu_hours, 1)),
+               wall=wall)
+    details = []
+    if r.over_by is not None:
+        key = "cost.budget_over" if r.over_by > 0 else "cost.budget_under"
+        details.append(say(key, lang, need_hours=count(round(need, 1)), need=m(r.need), amount=m(abs(r.over_by))))
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-budget", sources=calc.SOURCES["budget"],
+                     figures={"gpu_hours": round(r.gpu_hours, 2), "over_by": r.over_by, "currency": currency})
+
+
+# -- 4. one option's bill -----------------------------------------------------------------------------
+
+def _bill(qs, ctx, currency, lang) -> AskAnswer | None:
+    if not any(q.kind == "money" and q.item not in (None, "compute") for q in qs) and not any(
+            q.kind == "size" and q.item for q in qs):
+        return None
+    if any(q.role == "subscription" for q in qs) and len(_hourly_quotes(qs)) and not any(q.role == "fee" for q in qs):
+        return None
+    quote = next(iter(_hourly_quotes(qs)), None)
+    gpus = _gpus(qs, ctx) if quote is not None and quote.per in ("gpu-hour", "gpu-minute") else 1
+    b = calc.bill(qs, gpus=gpus)
+    if b is None:
+        return None
+    m = lambda v: _m(v, currency, lang)  # noqa: E731
+    option = (_mode(b.option, 0, lang) + ("：" if lang == "zh" else ": ")) if b.option in ("on-demand", "subscription", "spot", "reserved") else ""
+    lead = say("cost.total_lead", lang, option=option, total=m(b.total_per_month), count=len([i for i in b.items if i.monthly is not None]))
+    details = []
+    for item in b.items:
+        name = say(f"cost.item_{item.item}", lang)
+        if item.monthly is None:
+            details.append(say("cost.item_unpriced", lang, item=name, basis=_basis(item.basis, currency, lang)))
+        else:
+            details.append(say("cost.item_line", lang, item=name, amount=m(item.monthly), basis=_basis(item.basis, currency, lang)))
+    if b.hours_assumed and any(i.item == "compute" for i in b.items):
+        details.append(say("cost.hours_assumed", lang, hours=count(b.hours_per_month)))
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-bill-total", sources=calc.SOURCES["bill"],
+                     figures={"total_per_month": round(b.total_per_month, 2), "currency": currency,
+                              "hours_per_month": b.hours_per_month})
+
+
+def _basis(basis: str, currency: str | None, lang: str) -> str:
+    """'28/h x 730 h' with the currency's symbol on the first amount."""
+    symbol = money(0, currency, lang).rstrip("0.,")
+    if symbol and basis[:1].isdigit() and "/" in basis.split(" ")[0]:
+        basis = symbol + basis
+    if lang != "zh":
+        return basis
+    for en, zh in ((" x ", " × "), ("/GB-month", "/GB·月"), ("/Mbps-month", "/Mbps·月"), ("/month", "/月"),
+                   ("/year / 12", "/年 ÷ 12"), ("/h", "/小时"), (" h", " 小时")):
+        basis = basis.replace(en, zh)
+    return basis
+
+
+# -- 5. subscription vs hourly ------------------------------------------------------------------------
+
+def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
+    sub = _first(qs, "subscription")
+    quotes = _hourly_quotes(qs)
+    if sub is None or not quotes:
+        return None
+    gpus = _gpus(qs, ctx)
+    rates = {}
+    for i, q in enumerate(quotes):
+        rates[q.option or f"option-{i + 1}"] = calc.hourly(q.value, q.per, gpus)
+    monthly = sub.value / (12 if sub.per == "year" else 1)
+    hours = calc.usage_hours(qs) or ctx.requirement.usage_hours_per_month
+    r = calc.compare_billing(monthly, rates, hours, currency)
+    m = lambda v: _m(v, currency, lang)  # noqa: E731
+    name = lambda mode: say(f"cost.mode_{mode}", lang) if not mode.startswith("option-") else say("cost.option_n", lang, n=mode.split("-")[1])  # noqa: E731
+    if r.modes:
+        lead = say("cost.break_even_lead", lang, usage=count(round(hours)), cheap=name(r.modes[0].mode), saving=m(r.saving or 0),
+                   hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation))
+    else:
+        lead = say("cost.break_even_only", lang, hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation))
+    details = [say("cost.mode_line", lang, mode=name(mode.mode), amount=m(mode.monthly), basis=_basis(mode.basis, currency, lang))
+               for mode in r.modes]
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-break-even", sources=calc.SOURCES["billing"],
+                     figures={"break_even_hours": round(r.break_even_hours, 1), "currency": currency,
+                              "saving_per_month": r.saving})
+
+
+# -- 6. hourly quotes over the stated work ------------------------------------------------------------
+
+def _quotes(qs, ctx, currency, lang) -> AskAnswer | None:
+    quotes = _hourly_quotes(qs)
+    work = _first(qs, "work")
+    duration = _first(qs, "duration")
+    if len(quotes) < 2 or (work is None and duration is None):
+        return None
+    gpus = _gpus(qs, ctx)
+    totals = []
+    for i, q in enumerate(quotes):
+        if work is not None:  # GPU-hours: a per-GPU rate x GPU-hours; an instance rate x hours on its GPUs
+            hours = work.value / gpus
+            total = calc.hourly(q.value, q.per, gpus) * hours
+        else:
+            hours = duration.value
+            total = calc.hourly(q.value, q.per, gpus) * hours
+        totals.append((total, i, q, hours))
+    totals.sort(key=lambda t: t[0])
+    cheap, dear = totals[0], totals[-1]
+    m = lambda v: _m(v, currency, lang)  # noqa: E731
+    work_text = (say("cost.work_gpu_hours", lang, hours=count(work.value)) if work is not None
+                 else say("cost.work_wall", lang, hours=count(duration.value)))
+    lead = say("cost.cheaper_lead", lang, cheap=_mode(cheap[2].option, cheap[1], lang), cheap_total=m(cheap[0]),
+               dear=_mode(dear[2].option, dear[1], lang), dear_total=m(dear[0]), saving=m(dear[0] - cheap[0]), work=work_text)
+    details = [say("cost.option_line", lang, option=_mode(q.option, i, lang), rate=_rate(q, lang), hours=count(round(h, 1)),
+                   total=m(t)) for t, i, q, h in sorted(totals, key=lambda t: t[1])]
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-quote-totals", sources=calc.SOURCES["run"],
+                     figures={"cheapest_total": round(cheap[0], 2), "saving": round(dear[0] - cheap[0], 2), "currency": currency})
+
+
+# -- 7. GPUs x hours x rate ---------------------------------------------------------------------------
+
+def _run(qs, ctx, currency, lang) -> AskAnswer | None:
+    quotes = _hourly_quotes(qs)
+    if len(quotes) != 1:
+        return None
+    quote = quotes[0]
+    gpus = _gpus(qs, ctx)
+    duration = _first(qs, "duration", "deadline")
+    work = _first(qs, "work")
+    estimated = False
+    if work is not None:
+        hours = work.value / gpus
+    elif duration is not None:
+        hours = duration.value
+    else:
+        hours = _estimated_hours(ctx, gpus)
+        estimated = hours is not None
+    if hours is None:
+        return None
+    r = calc.run_cost(gpus, hours, quote.value, quote.per)
+    lead = say("cost.run_lead", lang, total=_m(r.total, currency, lang), gpus=gpus, hours=count(round(hours, 1)),
+               rate=_rate(quote, lang))
+    details = []
+    if estimated:
+        mfu = ctx.requirement.mfu
+        details.append(say("cost.run_hours_from", lang, hours=count(round(hours, 1)), gpus=gpus,
+                           mfu=say("cost.run_mfu", lang, mfu=_pct(mfu)) if mfu else ""))
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-run-total", sources=calc.SOURCES["run"],
+                     figures={"total": round(r.total, 2), "gpus": gpus, "hours": round(hours, 2), "currency": currency})
+
+
+def _estimated_hours(ctx: ComposeContext, gpus: int) -> float | None:
+    """The training time on the stated GPUs: the sizer's candidate, else FLOPs / (GPUs x peak x MFU)."""
+    req = ctx.requirement
+    for cand in ctx.answer.candidates:
+        if cand.hours and cand.count == gpus and (req.gpu is None or cand.gpu == req.gpu):
+            return cand.hours
+    time = ctx.answer.estimate.time
+    spec = ctx.catalog.gpus.get(req.gpu or "")
+    if time is None or spec is None:
+        return None
+    peak = spec.dense_tflops.get(time.precision) or spec.dense_tflops.get("bf16")
+    if not peak:
+        return None
+    return time.flops / (gpus * peak * 1e12 * time.mfu) / 3600

@@ -1,0 +1,453 @@
+"""The user's numbers as typed quantities (issue #23): value(s), unit, role, and what they belong to.
+
+Every number the message states with a unit or a role-giving word becomes one `Quantity`:
+
+- money with its currency and what it is per (GPU-hour, GPU-minute, instance-hour, day, month, year,
+  GB-month, Mbps-month, kWh, once), as a budget, a quote, a subscription, a fee or bill line of one
+  item (compute, storage, bandwidth, snapshot, image, vCPU/memory, hosting, power, support), a
+  purchase or a residual value;
+- time: GPU-hours / 卡时 (work, never a GPU count), wall-clock hours or days (duration, deadline),
+  hours per day / days per week / hours per month (usage), a depreciation period, minutes lost,
+  to restart, between checkpoints;
+- counts: GPUs, nodes, users, concurrent requests, samples and tokens per sample, interruptions a day;
+- sizes: total vs active parameters, tokens, context, GB of memory or storage, Mbps of bandwidth;
+- targets: TTFT, TPOT, throughput, MFU, utilisation.
+
+Ranges keep both ends ("7B–13B"); numbers may be words or Chinese numerals ("eight", "两", "2.5 万",
+"六万二"). The reader runs last over the scan's text (long runs already bounded) and reads no
+number inside a name another extractor claimed (a model, GPU, instance, version, Xid), so
+"Qwen3-235B-A22B" and "H100" give no quantities and pasted serial numbers never reach it (pasted
+output is split off before the scan). Linear: one pass of one pattern, a bounded look on each side.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.models import Quantity
+from bot.nlu.model import ParseError
+from bot.nlu.numbers import EN_NUMBERS, ZH_NUMBER, zh_number
+from bot.nlu.scan import Scan
+
+MAX_QUANTITIES = 64  # typed numbers in one message; more is a data dump, not a question
+_LOOK = 40  # characters looked at on each side of a number
+
+# Slots whose characters are names, not quantities.
+_NAME_SLOTS = frozenset({"model", "gpu", "gpu_options", "instance", "instance_options", "cuda", "driver",
+                         "driver_cuda", "xids", "provider", "provider_options", "unknown_gpu"})
+
+_EN_WORDS = {**{k: v for k, v in EN_NUMBERS.items() if " " not in k and k not in ("single", "dual", "quad")},
+             "once": 1, "twice": 2, "thrice": 3, "hundred": 100, "a hundred": 100}
+_DIGITS = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]{1,9}(?:\.[0-9]+)?"
+_ONE = (rf"(?P<@d>{_DIGITS})(?:\s?(?P<@m>k(?![a-z])|千|万|亿))?"
+        rf"|(?P<@z>{ZH_NUMBER})"
+        rf"|(?P<@w>{'|'.join(sorted((re.escape(w) for w in _EN_WORDS), key=len, reverse=True))})(?![a-z])")
+# A number (or a range of two) not glued to letters, digits or a version dot before it.
+_NUMBER = re.compile(
+    rf"(?<![0-9a-z.:_/#-])(?<![0-9],)(?:{_ONE.replace('@', 'a')})"
+    rf"(?:\s*(?P<runit>b|bn)?\s*(?:-|–|—|~|～|to|到|至)\s*(?:{_ONE.replace('@', 'b')}))?"
+    rf"(?![0-9]|\.[0-9]|:[0-9])")
+_MULT = {"k": 1_000, "千": 1_000, "万": 10_000, "亿": 100_000_000}
+
+_USD = r"\$|us\$|usd|dollars?|bucks|美元|美金|刀"
+_CNY = r"¥|rmb|cny|元|块钱?|人民币"
+_CUR_BEFORE = re.compile(rf"(?:(?P<usd>\$|us\$|usd)|(?P<cny>¥|rmb|cny|人民币))\s?$")
+_CUR_AFTER = re.compile(rf"\s?(?:(?P<usd>usd|dollars?|bucks|美元|美金|刀)|(?P<cny>元|块钱?|rmb|cny|人民币))(?![a-z])")
+_PER = re.compile(
+    r"\s*(?:/|per\s+|an?\s+|每|一)\s*(?:个\s*)?(?:"
+    r"(?P<gpuhour>gpu[\s-]*(?:hours?|hrs?|h)\b|卡\s*[/·]?\s*(?:小时|时)|卡时|张卡?\s*/?\s*(?:小时|时)|gpu\s*/\s*(?:hours?|hrs?|h)\b)"
+    r"|(?P<gpumin>gpu[\s-]*min(?:ute)?s?\b|卡\s*/?\s*分钟)"
+    r"|(?P<min>min(?:ute)?\b|分钟)"
+    r"|(?P<gbmonth>gb[\s-]*(?:months?|mo)\b|gb\s*/\s*(?:months?|mo|月)|gb\b(?:\s*(?:/|per|a|每)\s*(?:month|月))?)"
+    r"|(?P<mbps>mbps(?:[\s-]*(?:months?|mo)\b|\s*/\s*(?:月|months?))?)"
+    r"|(?P<kwh>kwh|度)"
+    r"|(?P<hour>hours?\b|hrs?\b|h\b|小时|时)"
+    r"|(?P<day>days?\b|天|日)"
+    r"|(?P<month>months?\b|mo\b|月)"
+    r"|(?P<year>years?\b|yr\b|年))")
+_PER_WORD_AFTER = re.compile(r"\s*(?:(?P<hour>hourly|an\s+hour|per\s+hour|每小时)|(?P<month>monthly|a\s+month|per\s+month|每月)"
+                             r"|(?P<year>yearly|a\s+year|per\s+year|每年))")
+_PER_WORD_BEFORE = re.compile(r"(?:(?P<hour>每(?:个)?小时|一小时|hourly|per\s+hour)|(?P<month>每月|每个月|月租|月付|包月|monthly)"
+                              r"|(?P<year>每年|包年|年付|yearly)|(?P<gpuhour>每卡时|每卡每小时))\s*(?:是|要|收|为|at|of|is|:)?\s*$")
+
+_ITEMS = [  # (item, words): the bill line a number belongs to
+    ("snapshot", r"snapshots?|快照"),
+    ("image", r"images?\b|镜像"),
+    ("storage", r"essd|ssd|nvme|disks?|storage|block|云盘|硬盘|存储|块存储|cbs|ebs"),
+    ("bandwidth", r"bandwidth|egress|mbps|带宽|公网|流量|网络费"),
+    ("vcpu-memory", r"vcpus?|cpus?\b|内存|ram\b"),
+    ("hosting", r"hosting|colo(?:cation)?|rack|托管|机柜|机房"),
+    ("power", r"power|electricity|kwh|电费|电价|用电|度电"),
+    ("support", r"support|ops\b|operations|运维|技术支持|人工"),
+    ("compute", r"gpus?|instances?|compute|实例|算力|计算|按量|pay[\s-]*as[\s-]*you[\s-]*go|on[\s-]*demand|spot|竞价|包月|月租|卡"),
+]
+_ITEM_RX = [(item, re.compile(words)) for item, words in _ITEMS]
+_OPTIONS = [
+    ("spot", r"spot|preemptible|竞价|抢占"),
+    ("on-demand", r"on[\s-]*demand|pay[\s-]*as[\s-]*you[\s-]*go|按量|按需|payg"),
+    ("reserved", r"reserved|预留|savings\s+plan|节省计划"),
+    ("subscription", r"subscription|包月|包年|月租|monthly\s+plan|年付|月付"),
+    ("buy", r"\bbuy(?:ing)?\b|purchas\w*|购买|买|购置|采购|自建"),
+    ("rent", r"\brent(?:ing)?\b|租用?|cloud\b|云上"),
+]
+_OPTION_RX = [(option, re.compile(words)) for option, words in _OPTIONS]
+_CLAUSE = re.compile(r"[,，;；。!?！？\n+]|\bvs\.?\b|\bversus\b|还是|或者|\bor\b|对比|相比")
+
+_BUDGET = re.compile(r"budget|预算|can\s+spend|have\s+only|only\s+have|at\s+most|最多|不超过|控制在|总共")
+_PURCHASE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|买下?|购置|采购|\bcapex\b|花了?|costs?\s+us")
+_RESIDUAL = re.compile(r"residual|resale|sell\s+(?:it|them)|残值|二手|转卖|卖掉")
+_DEPRECIATION = re.compile(r"depreciat\w*|amorti[sz]\w*|over|write[\s-]*off|折旧|摊销|分摊|用|回本")
+_DEADLINE = re.compile(r"within|in\s+under|deadline|by\b|before|内|之内|以内|截止|最多|不超过")
+_ACTIVE = re.compile(r"active|activated|激活")
+_LOST = re.compile(r"los[et]s?|lost|wast\w*|丢失?|损失|回滚|白跑|浪费")
+_RESTART = re.compile(r"restart\w*|recover\w*|reschedul\w*|重启|恢复|重新|拉起")
+_CHECKPOINT = re.compile(r"checkpoint\w*|ckpt|存档|保存")
+_TTFT = re.compile(r"ttft|first\s+token|首\s*(?:个\s*)?token|首字|首词")
+_TPOT = re.compile(r"tpot|per\s+output\s+token|inter[\s-]*token|itl|每个?\s*(?:输出\s*)?token|吐字")
+_TIMES_BEFORE = re.compile(r"(?:[x×*]|每条|each|per\s+sample)\s*$")
+
+
+@dataclass
+class _Num:
+    value: float
+    high: float | None
+    start: int
+    end: int
+    words: bool  # written as a word ("eight", "两"): never money or a size
+
+
+def extract(scan: Scan) -> None:
+    """Every typed number of the message, in order, as `Requirement.quantities` (no spans: the slot
+    spans stay the fields the question stated)."""
+    names = bytearray(len(scan.text))
+    for span in scan.spans:
+        if span.slot in _NAME_SLOTS:
+            names[span.start:span.end] = b"\x01" * (span.end - span.start)
+    out: list[Quantity] = []
+    last_end = 0
+    for m in _NUMBER.finditer(scan.text):
+        if names.find(1, m.start(), m.end()) != -1:
+            continue
+        num = _value(m)
+        if num is None:
+            continue
+        q = _classify(scan, num, out, last_end)
+        if q is None:
+            continue
+        out.append(q)
+        last_end = q.end
+        if len(out) > MAX_QUANTITIES:
+            raise ParseError("quantities", f"more than {MAX_QUANTITIES} numbers with units in one message "
+                                           f"(the next at {q.start}-{q.end}); ask about fewer at a time")
+    _share_rate_units(out)
+    if out:
+        scan.fields["quantities"] = out
+
+
+def _share_rate_units(out: list[Quantity]) -> None:
+    """"spot is $0.90/h vs $3.00 on-demand": a bare compute amount compared with a rate is a rate of
+    the same unit."""
+    rates = [q for q in out if q.role == "quote" and q.per in ("instance-hour", "gpu-hour", "gpu-minute")]
+    if not rates:
+        return
+    for i, q in enumerate(out):
+        if q.kind == "money" and q.per is None and q.role in ("quote", "bill-line") and q.item in (None, "compute") \
+                and q.currency == rates[0].currency:
+            out[i] = q.model_copy(update={"per": rates[0].per, "role": "quote", "item": "compute"})
+
+
+def _one(m: re.Match, g: str) -> tuple[float, bool] | None:
+    if m.group(f"{g}d"):
+        value = float(m.group(f"{g}d").replace(",", ""))
+        mult = m.group(f"{g}m")
+        return (value * _MULT[mult] if mult else value), False
+    if m.group(f"{g}z"):
+        value = zh_number(m.group(f"{g}z"))
+        return (float(value), True) if value is not None else None
+    if m.group(f"{g}w"):
+        return float(_EN_WORDS[m.group(f"{g}w")]), True
+    return None
+
+
+def _value(m: re.Match) -> _Num | None:
+    low = _one(m, "a")
+    if low is None:
+        return None
+    high = _one(m, "b") if m.group("bd") or m.group("bz") or m.group("bw") else None
+    if high is not None and high[0] <= low[0]:
+        high = None  # "3-2" is no range
+    end = m.end() if high is not None else m.end("ad") if m.group("ad") and not m.group("am") else (
+        m.end("am") if m.group("am") else m.end("az") if m.group("az") else m.end("aw"))
+    return _Num(low[0], high[0] if high else None, m.start(), end, low[1])
+
+
+def _clause_start(text: str, start: int, floor: int) -> int:
+    lo = max(floor, start - _LOOK)
+    ends = [m.end() for m in _CLAUSE.finditer(text, lo, start)]
+    return ends[-1] if ends else lo
+
+
+def _clause_end(text: str, end: int) -> int:
+    m = _CLAUSE.search(text, end, min(len(text), end + _LOOK))
+    return m.start() if m else min(len(text), end + _LOOK)
+
+
+def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Quantity | None:
+    text = scan.text
+    before_all = text[max(0, num.start - _LOOK):num.start]
+    clause_lo = _clause_start(text, num.start, 0)
+    before = text[clause_lo:num.start]
+    after = text[num.end:min(len(text), num.end + _LOOK)]
+    after_clause = text[num.end:_clause_end(text, num.end)]
+
+    def make(kind, role, value=num.value, high=num.high, end=None, start=num.start, **extra) -> Quantity:
+        end = num.end if end is None else end
+        return Quantity(kind=kind, role=role, value=value, high=high, start=start, end=end,
+                        text=scan.original[start:end], **extra)
+
+    money = _money(text, num, before_all, after)
+    if money is None and _PURCHASE.search(before[-6:]) and num.value >= 100:
+        money = (_message_currency(text), num.end)  # "花了六万二": a purchase in the message's currency
+    if money is not None and num.words and _PURCHASE.search(before[-6:]) is None and money[1] == num.end:
+        money = None
+    if money is not None:
+        return _money_quantity(scan, num, money, before, after_clause, last_end, make)
+
+    # GPU-hours / 卡时: work, never a count of GPUs ("200 GPU hours", "3 万卡时", "12,000 H100 GPU-hours")
+    m = re.match(r"\s*(?:[a-z]{1,4}[0-9]{2,4}[a-z]?\s*)?(?:gpu[\s-]*(?:hours?|hrs?|h\b)|卡时|卡小时|gpu·h)", after)
+    if m:
+        return make("gpu-hours", "work", unit="GPU-h", end=num.end + m.end())
+    # MFU and utilisation
+    m = re.match(r"\s*%\s*(?:(?P<mfu>mfu)|(?P<util>utili[sz]ation|utilised|utilized|利用率|使用率|busy))?", after)
+    if m and (m.group("mfu") or re.search(r"mfu\s*(?:of|=|:|is|约|为|at)?\s*$", before)):
+        return make("mfu", "mfu", value=num.value / 100, high=num.high / 100 if num.high else None,
+                    unit="fraction", end=num.end + m.end())
+    if m and (m.group("util") or re.search(r"(?:utili[sz]ation|利用率|使用率)\s*(?:of|=|:|is|约|为|at)?\s*$", before)):
+        return make("percent", "utilisation", value=num.value / 100, high=num.high / 100 if num.high else None,
+                    unit="fraction", end=num.end + m.end())
+    # parameters, active or total ("~13B active", "激活才 22B", "7B–13B")
+    m = re.match(r"\s*(?:b|bn|billion)(?![a-z0-9])(?:[\s-]*(?:param(?:eter)?s?|参数))?", after) or (
+        re.match(r"\s*(?:亿)(?:\s*参数)?", after) if False else None)
+    if m:
+        tail = text[num.end + m.end():num.end + m.end() + 16]
+        if re.match(r"\s*(?:tokens?|个?\s*token|词元)", tail):
+            return make("tokens", "tokens", value=num.value * 1e9, high=num.high * 1e9 if num.high else None,
+                        unit="tokens", end=num.end + m.end())
+        active = _ACTIVE.search(before[-14:]) or re.match(r"\s*(?:are\s+|is\s+)?(?:active|activated|激活)", tail)
+        return make("params", "active-params" if active else "total-params", unit="B", end=num.end + m.end())
+    # tokens ("1T tokens", "1k token", "5 万条 × 1k token")
+    m = re.match(r"\s*(?P<u>k|m|b|t)?\s*(?:tokens?|个?\s*token|词元)(?![a-z])", after)
+    if m:
+        scale = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}.get(m.group("u") or "", 1)
+        role = "tokens-per-sample" if _TIMES_BEFORE.search(before) and any(q.role == "samples" for q in done) else (
+            "context" if re.search(r"context|ctx|上下文", after_clause[:24] + before[-12:]) else "tokens")
+        return make("tokens", role, value=num.value * scale, high=num.high * scale if num.high else None,
+                    unit="tokens", end=num.end + m.end())
+    m = re.match(r"\s*(?P<u>k)\s*(?:context|ctx|上下文)", after)
+    if m:
+        return make("tokens", "context", value=num.value * 1024, unit="tokens", end=num.end + m.end())
+    # latency targets
+    m = re.match(r"\s*(?P<u>ms|milliseconds?|毫秒|s\b|secs?\b|seconds?|秒)", after)
+    if m:
+        ms = 1 if m.group("u") in ("ms", "毫秒") or m.group("u").startswith("milli") else 1000
+        role = "tpot" if _TPOT.search(before) else "ttft" if _TTFT.search(before) else None
+        if role:
+            return make("latency", role, value=num.value * ms, high=num.high * ms if num.high else None,
+                        unit="ms", end=num.end + m.end())
+    # throughput
+    m = re.match(r"\s*(?:tokens?|tok)\s*(?:/|per\s+)\s*(?:s|sec|second)\b|\s*(?:tokens?|token)\s*/\s*秒|\s*(?:qps|rps|req/s|requests?\s+(?:per|a|/)\s*s(?:ec(?:ond)?)?)\b", after)
+    if m:
+        return make("throughput", "throughput", unit="per-second", end=num.end + m.end())
+    # minutes lost, to restart, between checkpoints
+    m = re.match(r"\s*(?:min(?:ute)?s?\b|分钟)", after)
+    if m:
+        near = before[-30:] + " " + after_clause[m.end():m.end() + 24]
+        role = ("restart-minutes" if _RESTART.search(before[-16:] + after_clause[m.end():m.end() + 16])
+                else "lost-minutes" if _LOST.search(near) else "checkpoint-minutes" if _CHECKPOINT.search(near)
+                else "duration")
+        return make("time", role, unit="min", end=num.end + m.end())
+    # usage: hours a day, days a week, hours a month
+    m = re.match(r"\s*(?:hours?|hrs?|h|小时|个小时)\s*(?:a|per|each|/|every)\s*(?P<p>day|天|日|week|周|month|月)(?![a-z])"
+                 r"|\s*(?:hours?|hrs?|h|小时)\s*(?P<p2>daily)", after)
+    if m or re.search(r"(?:每天|每日|一天)\s*(?:只|仅|就|用|使用|跑|约|大概|平均|\s)*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|h\b|hours?)", after):
+        period = (m.group("p") or m.group("p2") or "day") if m else "day"
+        end = num.end + (m.end() if m else re.match(r"\s*(?:个\s*)?(?:小时|h\b|hours?)", after).end())
+        if period in ("month", "月"):
+            return make("usage", "hours-per-month", unit="h", end=end)
+        if period in ("week", "周"):
+            return make("usage", "hours-per-day", value=num.value / 7, unit="h", end=end)
+        return make("usage", "hours-per-day", unit="h", end=end)
+    if re.search(r"(?:每月|每个月|一个月|月均)\s*(?:只|仅|就|用|使用|跑|约|大概|平均|\s)*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|hours?)", after):
+        return make("usage", "hours-per-month", unit="h", end=num.end + re.match(r"\s*(?:个\s*)?(?:小时|hours?)", after).end())
+    m = re.match(r"\s*(?:days?|天)\s*(?:a|per|each|/|every)\s*(?:week|周)(?![a-z])", after)
+    if m or (re.search(r"每周\s*(?:用|跑|工作)?\s*$", before) and re.match(r"\s*天", after)):
+        end = num.end + (m.end() if m else re.match(r"\s*天", after).end())
+        return make("usage", "days-per-week", unit="day", end=end)
+    # interruptions a day ("twice a day", "每天中断 2 次", "3 interruptions per day")
+    m = re.match(r"\s*(?:times?\s*|次\s*|interruptions?\s*|preemptions?\s*)?(?:a|per|each|/)\s*(?:day|天)(?![a-z])"
+                 r"|\s*(?:次|times|interruptions?|preemptions?)(?![a-z])", after)
+    if m and (num.words or "次" in m.group(0) or re.search(r"times|interrupt|preempt", m.group(0))):
+        if re.search(r"day|天", m.group(0)) or re.search(r"(?:每天|每日|一天|daily|a\s+day|per\s+day)", before[-10:] + after[m.end():m.end() + 12]):
+            return make("count", "interruptions-per-day", unit="per-day", end=num.end + m.end())
+    # wall-clock time: hours, days, weeks, months, years
+    m = re.match(r"\s*(?:(?P<h>hours?|hrs?|h(?![a-z0-9])|小时|个小时|钟头)|(?P<d>days?|天)|(?P<w>weeks?|周|星期)"
+                 r"|(?P<mo>months?|个月)|(?P<y>years?|yrs?|年))(?![a-z])", after)
+    if m:
+        end = num.end + m.end()
+        if m.group("y") or m.group("mo"):
+            months = 12 if m.group("y") else 1
+            window = before[-24:] + " " + after_clause[m.end():m.end() + 16]
+            role = "depreciation" if _DEPRECIATION.search(window) or any(q.role == "purchase" for q in done) else "duration"
+            return make("time", role, value=num.value * months, high=num.high * months if num.high else None,
+                        unit="month", end=end)
+        hours = 24 if m.group("d") else 168 if m.group("w") else 1
+        role = "deadline" if _DEADLINE.search(before[-14:] + after_clause[m.end():m.end() + 6]) else "duration"
+        return make("time", role, value=num.value * hours, high=num.high * hours if num.high else None,
+                    unit="h", end=end)
+    # sizes: GB / TB of memory or storage, Mbps of bandwidth
+    m = re.match(r"\s*(?P<u>tb|tib|gb|gib|g(?![a-z0-9]))(?![a-z])", after)
+    if m and not num.words:
+        gb = num.value * (1024 if m.group("u") in ("tb", "tib") else 1)  # disks are sold in GiB: 2 TB is 2,048
+        item = _item(before[-24:] + " " + after_clause[m.end():m.end() + 16])
+        role = "storage" if item in ("storage", "snapshot", "image") else "memory"
+        return make("size", role, value=gb, unit="GB", item=item if role == "storage" else None, end=num.end + m.end())
+    m = re.match(r"\s*(?P<u>mbps|m(?:bit)?/s|兆|m(?=\s*(?:带宽|bandwidth))|gbps)(?![a-z])", after)
+    if m and not num.words:
+        mbps = num.value * (1000 if m.group("u") == "gbps" else 1)
+        return make("size", "bandwidth", value=mbps, unit="Mbps", item="bandwidth", end=num.end + m.end())
+    # counts: GPUs, nodes, users, concurrency, samples
+    return _count(scan, num, before, after, make)
+
+
+def _message_currency(text: str) -> str | None:
+    """The one currency the message writes amounts in, or None (no rate is invented)."""
+    usd, cny = re.search(_USD, text) is not None, re.search(_CNY, text) is not None
+    return "USD" if usd and not cny else "CNY" if cny and not usd else None
+
+
+def _money(text: str, num: _Num, before: str, after: str) -> tuple[str, int] | None:
+    """(currency code, end of the currency written after) when the number is an amount of money."""
+    cb = _CUR_BEFORE.search(before[-6:])
+    if cb:
+        return ("USD" if cb.group("usd") else "CNY"), num.end
+    ca = _CUR_AFTER.match(after)
+    if ca:
+        return ("USD" if ca.group("usd") else "CNY"), num.end + ca.end()
+    return None
+
+
+def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, after_clause: str,
+                    last_end: int, make) -> Quantity:
+    currency, end = money
+    text = scan.text
+    symbol = _CUR_BEFORE.search(text[max(0, num.start - 6):num.start])
+    start = num.start - (len(symbol.group(0)) if symbol else 0)
+    per = None
+    m = _PER.match(text, end)
+    if m:
+        group = next(g for g, v in m.groupdict().items() if v)
+        per = {"gpuhour": "gpu-hour", "gpumin": "gpu-minute", "min": "minute", "gbmonth": "gb-month",
+               "mbps": "mbps-month", "kwh": "kwh", "hour": "instance-hour", "day": "day", "month": "month",
+               "year": "year"}[group]
+        end = m.end()
+        if per in ("instance-hour", "minute") and re.search(r"(?:/|per)\s*(?:gpu|card|卡)\s*$|每卡|每张卡", text[max(0, num.start - 8):m.start() + 6]):
+            per = "gpu-hour" if per == "instance-hour" else "gpu-minute"
+        if per == "minute" and re.search(r"gpu|卡", text[m.start():m.end() + 4] + before[-12:]):
+            per = "gpu-minute"
+    else:
+        w = _PER_WORD_AFTER.match(text, end) or _PER_WORD_BEFORE.search(before[-16:])
+        if w:
+            group = next(g for g, v in w.groupdict().items() if v)
+            per = {"hour": "instance-hour", "month": "month", "year": "year", "gpuhour": "gpu-hour"}[group]
+            if w.re is _PER_WORD_AFTER:
+                end = w.end()
+    if per == "instance-hour" and re.search(r"per\s+gpu|/\s*gpu|每卡|每张卡|/卡", text[end:end + 12]):
+        per = "gpu-hour"
+    value, high = num.value, num.high
+    near_before = before[-24:]
+    item = (_item(near_before) or _item(after_clause[:24])) if per != "gpu-hour" else "compute"
+    if per == "gb-month" or (per == "month" and re.match(r"\s*(?:/|per)\s*gb", text[end:end + 8])):
+        per, item = "gb-month", item if item in ("storage", "snapshot", "image") else "storage"
+    if per == "mbps-month":
+        item = "bandwidth"
+    if per == "kwh":
+        item = "power"
+    option = _option(before, after_clause)
+    if _BUDGET.search(before[-20:]) or re.match(r"\s*(?:的)?(?:budget|预算)", text[end:end + 8]):
+        role = "budget"
+    elif _RESIDUAL.search(near_before):
+        role, per = "residual", per or "once"
+    elif per == "kwh":
+        role = "power-price"
+    elif per is None and (_PURCHASE.search(near_before) or option == "buy"):
+        role, per, item, option = "purchase", "once", None, "buy"
+    elif item not in (None, "compute"):
+        role = "fee" if per in ("month", "year", "gb-month", "mbps-month", "day") else "bill-line"
+    elif per in ("month", "year"):
+        role, item = "subscription", "compute"
+        option = option or "subscription"
+    elif per is None:
+        role = "bill-line" if item else "quote"
+    else:
+        role, item = "quote", item or "compute"
+    return make("money", role, value=value, high=high, end=end, unit=currency, currency=currency, per=per,
+                item=item, option=option, start=start)
+
+
+def _item(window: str) -> str | None:
+    """The bill item named nearest the number (the last one named before it, else the first after)."""
+    best, best_pos = None, -1
+    for item, rx in _ITEM_RX:
+        for m in rx.finditer(window):
+            if m.start() > best_pos:
+                best, best_pos = item, m.start()
+    return best
+
+
+def _option(before: str, after_clause: str) -> str | None:
+    """The billing mode or buy/rent the number belongs to: named right after it, else before it."""
+    head = re.split(r"[0-9$¥]", after_clause, maxsplit=1)[0][:24]
+    for window, last in ((head, False), (before[-30:], True)):
+        found = [(m.start(), option) for option, rx in _OPTION_RX for m in rx.finditer(window)]
+        if found:
+            return (max(found) if last else min(found))[1]
+    return None
+
+
+_GPU_AFTER = re.compile(r"\s*(?:[x×*]\s*)?(?:nvidia\s+)?(?:geforce\s+)?")
+_COUNT_NOUNS = [
+    ("gpus", re.compile(r"\s*(?:[x×*]\s*)?(?:gpus?|cards?|卡(?!\s*[时小])|张(?:卡)?|块(?:卡|显卡)?|显卡)(?![a-z])")),
+    ("nodes", re.compile(r"\s*(?:nodes?|servers?|machines?|boxes|hosts?|台(?:机器|服务器)?|节点|机器)(?![a-z])")),
+    ("users", re.compile(r"\s*(?:users?|people|engineers|developers|researchers|用户|人|位)(?![a-z])")),
+    ("concurrency", re.compile(r"\s*(?:concurrent|simultaneous|parallel)\s*(?:requests?|users?|streams?|sessions?)?|\s*(?:路)?\s*并发")),
+    ("samples", re.compile(r"\s*(?:samples?|examples?|rows|records|conversations|dialogues|条(?:数据|样本)?|个样本)(?![a-z])")),
+]
+
+
+def _count(scan: Scan, num: _Num, before: str, after: str, make) -> Quantity | None:
+    if num.value != int(num.value) or num.high is not None and num.high != int(num.high):
+        return None
+    for role, rx in _COUNT_NOUNS:
+        m = rx.match(after)
+        if m:
+            return make("count", role, unit=role, end=num.end + m.end())
+    g = _GPU_AFTER.match(after)
+    name = scan.lex.gpus.pattern.match(scan.text, num.end + g.end())
+    if name and (g.group(0) or re.match(r"[x×*]", after)):  # "8x H100", "8 H100s", "两张 A100"
+        return make("count", "gpus", unit="gpus", end=name.end())
+    if name and scan.text[num.end:num.end + 1] in (" ", "\u3000"):
+        return make("count", "gpus", unit="gpus", end=name.end())
+    if re.search(r"(?:concurrency|并发(?:数|量)?)\s*(?:of|=|:|is|为|约)?\s*$", before):
+        return make("count", "concurrency", unit="requests")
+    return None
+
+
+# -- what the answer says about them -----------------------------------------------------------------
+
+def of_role(quantities: list[Quantity], *roles: str) -> list[Quantity]:
+    return [q for q in quantities if q.role in roles]
+
+
+def first(quantities: list[Quantity], *roles: str) -> Quantity | None:
+    return next((q for q in quantities if q.role in roles), None)
