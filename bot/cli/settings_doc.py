@@ -23,6 +23,8 @@ from typing import Any
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.knowledge import EXAMPLE_PRICES_NAME, SNAPSHOT_PRICES_NAME
+
 
 class EnvironmentSettings(BaseSettings):
     """Variables read where they are used rather than through a settings object."""
@@ -62,7 +64,9 @@ class EnvironmentSettings(BaseSettings):
         description="A team's own knowledge folder (gpus.yaml, sources.yaml, ...) instead of the shipped one.")
     prices: str | None = Field(
         default=None, validation_alias="GPU_ADVISOR_PRICES",
-        description="The team's price table (YAML); default the shipped `knowledge/prices.example.yaml`.")
+        description=f"The team's price table (YAML). Unset: the shipped SkyPilot snapshot "
+                    f"`knowledge/{SNAPSHOT_PRICES_NAME}` (refreshed by `prices update`), or "
+                    f"`knowledge/{EXAMPLE_PRICES_NAME}` where no snapshot is shipped.")
     price_max_age_days: int = Field(
         default=90, validation_alias="GPU_ADVISOR_PRICE_MAX_AGE_DAYS",
         description="Prices older than this many days are flagged as stale in answers.")
@@ -87,8 +91,8 @@ class EnvironmentSettings(BaseSettings):
         description="How many rotated audit files to keep.")
     user: str | None = Field(
         default=None, validation_alias="GPU_ADVISOR_USER",
-        description="`check`: the user name recorded in the audit and matched against inventory `allow` "
-                    "(default `--as-user`, else the login name).")
+        description="`check`: the acting user (a Slack user id, matched against the inventory's `allow` "
+                    "lists and recorded in the audit) when `--as` is not given; with neither, `check` refuses.")
     # -- Slack HTTP mode limits ----------------------------------------------------------------
     slack_max_body_bytes: int = Field(
         default=1024 * 1024, validation_alias="GPU_ADVISOR_SLACK_MAX_BODY_BYTES",
@@ -204,6 +208,11 @@ def render() -> str:
         "`python -m bot.cli.settings_doc > docs/settings.md`; `tests/ops/test_settings_doc.py` keeps it",
         "current. Per-host agent keys are variables too, with names you choose: each inventory host's",
         "`secret_env:` (see docs/agent.md).",
+        "",
+        "Any secret among them (the Slack tokens and signing secret, `GPU_ADVISOR_DATABASE_URL`, and",
+        "every `*_SECRET`, `*_TOKEN` or `*_PASSWORD` variable, per-host agent keys included) can come",
+        "from a file instead: set `NAME_FILE` to the file's path and leave `NAME` unset",
+        "(bot/ops/secrets.py; setting both is refused).",
     ]
     for title, model, source in settings_models():
         lines += ["", f"## {title}", "", f"Model: `{model.__name__}` in `{source}`.", "",

@@ -24,7 +24,7 @@ from pathlib import Path
 from bot.errors import ConfigError
 
 SUFFIX = "_FILE"
-BOT_SECRETS = frozenset({"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_CLIENT_SECRET",
+BOT_SECRETS = frozenset({"SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET",
                          "GPU_ADVISOR_DATABASE_URL"})
 # The agent's own: bot/cli/agent.py reads these (a missing *_NEXT_FILE means "no rotation").
 AGENT_OWN = frozenset({"GPU_ADVISOR_AGENT_SECRET", "GPU_ADVISOR_AGENT_SECRET_NEXT"})

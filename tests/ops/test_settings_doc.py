@@ -48,3 +48,61 @@ def test_every_row_says_what_it_does():
 def test_a_variable_read_but_not_declared_is_caught():
     assert "GPU_ADVISOR_NO_SUCH_SETTING" not in documented_variables()
     assert VARIABLE.findall('os.environ.get("GPU_ADVISOR_NO_SUCH_SETTING")') == ["GPU_ADVISOR_NO_SUCH_SETTING"]
+
+
+def _commands() -> dict[str, set[str]]:
+    """'check' / 'agent serve' / ... -> the option strings its parser accepts."""
+    import argparse
+
+    from bot.cli import build_parser
+
+    found: dict[str, set[str]] = {}
+
+    def walk(parser: argparse.ArgumentParser, path: str) -> None:
+        options = {o for action in parser._actions for o in action.option_strings}
+        if path:
+            found[path] = options
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, f"{path} {name}".strip())
+
+    walk(build_parser(), "")
+    return found
+
+
+FLAG = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]*)")
+COMMAND = re.compile(r"`((?:agent serve|prices update|serve|check|ask|doctor|history|db \w+|chat|ping))(?: [^`]*)?`")
+
+
+def test_every_flag_the_settings_page_names_exists_on_the_command_it_names():
+    # #29: the page named `--as-user`, which no command has.
+    commands = _commands()
+    every = set().union(*commands.values())
+    problems = []
+    for line in (ROOT / "docs" / "settings.md").read_text().splitlines():
+        if not line.startswith("| `"):
+            continue
+        named = [c for c in COMMAND.findall(line) if c in commands]
+        for flag in FLAG.findall(line):
+            accepted = set().union(*(commands[c] for c in named)) if named else every
+            if flag not in accepted:
+                problems.append(f"{flag} ({', '.join(named) or 'any command'}): {line[:80]}")
+    assert problems == []
+
+
+def test_the_flag_check_catches_a_flag_that_does_not_exist():
+    commands = _commands()
+    assert "--as" in commands["check"] and "--as-user" not in set().union(*commands.values())
+    assert FLAG.findall("(default `--as-user`)") == ["--as-user"]
+
+
+def test_the_default_price_table_the_page_names_is_the_one_answers_use(monkeypatch):
+    from bot.knowledge import DEFAULT_KNOWLEDGE_DIR, default_prices_path
+
+    monkeypatch.delenv("GPU_ADVISOR_PRICES", raising=False)
+    [row] = [line for line in (ROOT / "docs" / "settings.md").read_text().splitlines()
+             if line.startswith("| `GPU_ADVISOR_PRICES` |")]
+    default = default_prices_path()
+    assert f"`knowledge/{default.name}`" in row.split("Unset:", 1)[1].split(",", 1)[0], row
+    assert default.parent == DEFAULT_KNOWLEDGE_DIR
