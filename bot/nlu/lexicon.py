@@ -70,6 +70,8 @@ OPTIMIZER = table([
 PRECISION = table([
     (r"\B<(?:fp32|float32|full[\s-]precision|32[\s-]?bit\s+float(?:ing[\s-]point)?)>\E|单精度|全精度", "fp32"),
     (r"\B<tf32>\E", "tf32"),
+    (r"\B<(?:pure[\s_-]*(?:bf16|bfloat16)|(?:bf16|bfloat16)\s+(?:without|with\s+no|no)\s+(?:an?\s+)?fp32\s+master(?:\s+(?:weights?|copy|params?))?)>\E"
+     r"|纯\s*bf16", "pure-bf16"),
     (r"\B<(?:bf16|bfloat16|bfloat-16|brain\s*float\s*16)>\E", "bf16"),
     (r"\B<(?:fp16|float16|half[\s-]*precision|half|16[\s-]?bit)>\E|半精度", "fp16"),
     (r"\B<(?:fp8|float8|e4m3|e5m2|8[\s-]?bit\s+float(?:ing[\s-]point)?)>\E", "fp8"),
@@ -113,7 +115,9 @@ QUOTE_BILLING = table([
 
 # -- sizing details -----------------------------------------------------------------------------------
 RECOMPUTE = table([
-    (r"\B<(?:no|without|disable\w*)\s+(?:gradient\s+|activation\s+)?(?:checkpointing|recomput\w*)>\E|不开重计算|不用重计算|关闭重计算", "none"),
+    (r"\B<(?:no|without|disable\w*|turn(?:ed|ing)?\s+off|switch(?:ed|ing)?\s+off)\s+(?:gradient\s+|activation\s+)?(?:checkpointing|recomput\w*)>\E"
+     r"|\B<(?:gradient|activation)\s+checkpointing\s*(?:=\s*)?(?:off|disabled|false|turned\s+off|switched\s+off)>\E"
+     r"|不开重计算|不用重计算|关闭重计算|不开梯度检查点|不用梯度检查点|关闭梯度检查点", "none"),
     (r"\B<selective\s+(?:activation\s+)?recomput\w*>\E|选择性重计算", "selective"),
     (r"\B<(?:gradient|activation)\s+checkpointing|(?:full\s+)?(?:activation\s+)?recomputation|full\s+recompute>\E|重计算|梯度检查点", "full"),
 ])

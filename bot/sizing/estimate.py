@@ -14,6 +14,8 @@ from bot.sizing.memory import (
     BYTES_PER_PARAM,
     DEFAULT_OVERHEAD_GB,
     GB,
+    DEFAULT_ATTENTION,
+    Attention,
     MemoryEstimate,
     Recompute,
     activations_gb,
@@ -124,6 +126,11 @@ class SizingInput:
     lora_targets: tuple[str, ...] | None = None
     recompute: Recompute | None = None
     kv_precision: str | None = None
+    # Attention kernel (None: FlashAttention/SDPA, the current default for Llama-style models).
+    attention: Attention | None = None
+    # CPU offload asked for ("optimizer" / "params") and a ZeRO stage named: the planner honours them.
+    offload: str | None = None
+    zero_stage: int | None = None
     # Kept for callers that pass one; the sizer now scales a reference shape instead (see `reference`).
     proxy: ModelShape | None = None
 
@@ -287,20 +294,32 @@ def _training(job: SizingInput, est: MemoryEstimate) -> None:
         )
     if job.batch_size is None:
         est.assumptions.append(f"micro-batch not given: {batch} per GPU")
+    attention = job.attention or DEFAULT_ATTENTION
     recompute_text = {
-        "none": "no recompute: s*b*h*(34 + 5*a*s/h) bytes/layer",
+        "none": ("no recompute, eager attention (the s x s scores stored): s*b*h*(34 + 5*a*s/h) bytes/layer"
+                 if attention == "eager" else
+                 "no recompute, FlashAttention/SDPA (no s x s scores stored): 34*s*b*h bytes/layer"),
         "selective": "FlashAttention-style attention / selective recompute: 34*s*b*h bytes/layer",
         "full": "gradient checkpointing (full recompute): 2*s*b*h bytes/layer + one layer's 34*s*b*h",
     }[recompute]
     if job.recompute is None:
         recompute_text += f" (the {method} recipe's default)"
+    est.recompute = recompute
+    est.recompute_stated = job.recompute is not None
+    est.attention = attention
+    est.offload, est.zero_stage = job.offload, job.zero_stage
+    if recompute == "none":
+        est.notes.append(("attention_flash" if attention == "flash" else "attention_eager", {}))
     act_shape = _shape_for_activity(job, est)
     if act_shape is not None:
         est.activations = activations_gb(
-            act_shape.layers, act_shape.hidden, act_shape.heads, seq, batch, recompute, 1, act_bytes
+            act_shape.layers, act_shape.hidden, act_shape.heads, seq, batch, recompute, 1, act_bytes, attention
         )
+        est.act_layers, est.act_hidden, est.act_heads = act_shape.layers, act_shape.hidden, act_shape.heads
+        est.act_batch, est.act_bytes = batch, act_bytes
         if act_shape.vocab:
-            est.activations += logits_gb(seq, batch, act_shape.vocab)
+            est.logits = logits_gb(seq, batch, act_shape.vocab)
+            est.activations += est.logits
         est.assumptions.append(
             f"activations (Korthikanti et al. 2022): {recompute_text}; plus fp32 logits and their gradient"
             + (" (activations in fp32: x2)" if act_bytes == 4 else "")
@@ -353,6 +372,7 @@ def _inference(job: SizingInput, est: MemoryEstimate) -> None:
         kv_precision = job.kv_precision or "bf16"
         kv_bytes = BYTES_PER_PARAM.get(kv_precision, 2.0)
         latent = kv_shape.kv_latent_dim
+        est.kv_heads, est.kv_latent = kv_shape.kv_heads, bool(latent)
         est.kv_cache = kv_cache_gb(
             kv_shape.layers, kv_shape.kv_heads, kv_shape.head_dim, tokens, kv_bytes, concurrency,
             kv_shape.sliding_window, kv_shape.sliding_window_layers, kv_shape.sliding_window_pattern, latent,

@@ -16,10 +16,30 @@ Sources:
   AdamW 2 B (Dettmers et al. 2021, "8-bit Optimizers via Block-wise Quantization"); paged variants hold
   the same state and page it to CPU RAM under pressure; pure bf16 (no fp32 master, bf16 moments, as
   LLaMA-Factory's pure_bf16) 2 + 2 + 4 = 8 B/param for AdamW.
+
+Round 3 (issue #27):
+- attention kernel: FlashAttention / PyTorch SDPA (the default for Llama-style models in current
+  Transformers, Megatron and vLLM) never stores the s x s scores, so with no recompute a layer keeps
+  34*s*b*h bytes; the 5*a*s/h term (scores, softmax and its dropout mask) is eager attention's only
+  (Korthikanti et al. 2022, eq. 1 and section 4.1; Dao et al. 2022, FlashAttention);
+- tensor + sequence parallelism: a layer keeps 34*s*b*h / t on each of t ranks (Korthikanti et al.,
+  eq. 5); pipeline parallelism: a stage holds L/p layers, and under the 1F1B schedule the first stage
+  keeps p micro-batches in flight, so it holds (L/p) * p = L layers' worth: 34*s*b*h*L / t (section
+  4.2.3). Full recompute keeps each layer's input, 2*s*b*h / t, plus one layer's 34*s*b*h / t while
+  it is recomputed;
+- KV cache under tensor parallelism: each rank holds max(1, kv_heads / TP) KV heads (vLLM and
+  SGLang replicate KV heads when TP > kv_heads), so per GPU = total / min(TP, kv_heads); a
+  multi-head latent attention cache has no heads to split: every TP rank holds the whole latent,
+  unless attention runs data-parallel (SGLang's --enable-dp-attention), when each rank holds its
+  own requests' cache, total / TP;
+- CPU/NVMe offload: DeepSpeed's estimate_zero2_model_states_mem_needs and
+  estimate_zero3_model_states_mem_needs (deepspeed/runtime/zero/stage_1_and_2.py, stage3.py), see
+  `zero_offload_model_states`.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -62,6 +82,9 @@ OPTIMIZER_LABEL: dict[str, str] = {
 DEFAULT_OVERHEAD_GB = 1.5
 
 Recompute = Literal["none", "selective", "full"]
+# Which attention kernel the activation estimate assumes: FlashAttention/SDPA (no s x s scores) or eager.
+Attention = Literal["flash", "eager"]
+DEFAULT_ATTENTION: Attention = "flash"
 
 
 def normalise_optimizer(name: str | None) -> str:
@@ -140,21 +163,103 @@ def activations_gb(
     recompute: Recompute = "selective",
     tensor_parallel: int = 1,
     bytes_per_value: float = 2.0,
+    attention: Attention = "eager",
 ) -> float:
     """Activations kept for the backward pass (Korthikanti et al. 2022), for the whole model.
 
     The paper's constants are for 16-bit activations; fp32 training scales them by 2.
     With full recompute, one layer's activations also live while that layer is recomputed.
+    No recompute: s*b*h*(34 + 5*a*s/h) per layer with eager attention, 34*s*b*h with
+    FlashAttention/SDPA (the scores are never stored). Divided by `tensor_parallel` (with sequence
+    parallelism every term splits over the t ranks, Korthikanti et al. eq. 5).
     """
     s, b, h, a = seq, batch, hidden, heads
     selective_layer = 34 * s * b * h
     if recompute == "none":
-        total = layers * s * b * h * (34 + 5 * a * s / h)
+        scores = 5 * a * s / h if attention == "eager" else 0.0
+        total = layers * s * b * h * (34 + scores)
     elif recompute == "selective":
         total = layers * selective_layer
     else:
         total = layers * 2 * s * b * h + selective_layer
     return total / tensor_parallel * (bytes_per_value / 2.0) / GB
+
+
+def activations_parallel_gb(
+    layers: int,
+    hidden: int,
+    heads: int,
+    seq: int,
+    batch: int,
+    recompute: Recompute,
+    tensor_parallel: int = 1,
+    pipeline_parallel: int = 1,
+    bytes_per_value: float = 2.0,
+    attention: Attention = "flash",
+    in_flight: int | None = None,
+) -> float:
+    """Activations on the busiest GPU (the first pipeline stage) under t-way tensor + sequence
+    parallelism and p pipeline stages (Korthikanti et al. 2022, sections 4.2.2-4.2.3).
+
+    The first stage holds L/p layers for `in_flight` micro-batches (1F1B: p of them), so
+    stored = (L/p) * in_flight * per_layer / t: 34*s*b*h*L/t with selective recompute or
+    FlashAttention; 2*s*b*h*L/t + 34*s*b*h/t (one layer being recomputed) with full recompute.
+    """
+    t, p = max(1, tensor_parallel), max(1, pipeline_parallel)
+    flight = in_flight if in_flight is not None else p
+    stage_layers = math.ceil(layers / p)
+    s, b, h, a = seq, batch, hidden, heads
+    if recompute == "full":
+        stored = stage_layers * flight * 2 * s * b * h + 34 * s * b * h
+    else:
+        scores = 5 * a * s / h if (recompute == "none" and attention == "eager") else 0.0
+        stored = stage_layers * flight * s * b * h * (34 + scores)
+    return stored / t * (bytes_per_value / 2.0) / GB
+
+
+def kv_tp_divisor(tensor_parallel: int, kv_heads: int | None, latent: bool = False, dp_attention: bool = False) -> int:
+    """What one GPU's share of the KV cache is divided by under `tensor_parallel` ranks.
+
+    Grouped-query attention: each rank holds max(1, kv_heads / TP) heads, so the cache divides by
+    min(TP, kv_heads) (a 4-KV-head model on 8 GPUs: by 4, every head on two ranks). Multi-head latent
+    attention: the latent is replicated on every rank (1), unless attention is data-parallel (TP)."""
+    t = max(1, tensor_parallel)
+    if latent:
+        return t if dp_attention else 1
+    return min(t, kv_heads) if kv_heads else t
+
+
+def zero_offload_model_states(
+    params: float,
+    gpus_per_node: int = 1,
+    nodes: int = 1,
+    stage: int = 2,
+    offload_params: bool = False,
+    largest_layer_params: float = 0.0,
+    zero_init: bool = True,
+    additional_buffer_factor: float = 1.5,
+) -> tuple[float, float]:
+    """(GPU bytes, CPU bytes) of model states with the optimizer offloaded to CPU, per GPU and per
+    node, as DeepSpeed's estimators compute them (mixed-precision Adam; `params` in parameters):
+
+    - ZeRO-2, cpu_offload=True (estimate_zero2_model_states_mem_needs): GPU 2P (the fp16 weights;
+      gradients stream out), CPU P * max(4 * total_gpus, 16) * 1.5;
+    - ZeRO-3, cpu_offload=True, offload_params=False: GPU 4 * largest_layer + 2P / total_gpus,
+      CPU (zero_init) P * 16 / nodes * 1.5;
+    - ZeRO-3, offload_params=True (ZeRO-Infinity's CPU tier): GPU 4 * largest_layer,
+      CPU (zero_init) P * 18 / nodes * 1.5.
+    ZeRO-Offload (Ren et al. 2021) trains a 13B model on one V100 32GB: GPU 2 * 13e9 = 26 GB.
+    """
+    total_gpus = gpus_per_node * nodes
+    if stage <= 2:
+        return 2 * params, params * max(4 * total_gpus, 16) * additional_buffer_factor
+    largest = 4 * largest_layer_params
+    nodes_factor = 1 / nodes
+    if offload_params:
+        cpu_per_param = 18 * nodes_factor if zero_init else max(4 * gpus_per_node, 18 * nodes_factor)
+        return largest, params * cpu_per_param * additional_buffer_factor
+    cpu_per_param = 16 * nodes_factor if zero_init else max(4 * gpus_per_node, 16 * nodes_factor)
+    return largest + int(2 * params / total_gpus), params * cpu_per_param * additional_buffer_factor
 
 
 def logits_gb(seq: int, batch: int, vocab: int) -> float:
@@ -262,6 +367,24 @@ class MemoryEstimate:
     weights_trainable: bool = False
     sharded_extra_bytes: float = 0.0
     context_tokens: int = 0
+    # What the planner needs to re-derive activations under TP/PP and KV cache under TP (issue #27).
+    recompute: Recompute | None = None
+    attention: Attention = DEFAULT_ATTENTION
+    act_layers: int = 0
+    act_hidden: int = 0
+    act_heads: int = 0
+    act_batch: int = 0
+    act_bytes: float = 2.0
+    logits: float = 0.0
+    kv_heads: int | None = None
+    kv_latent: bool = False
+    recompute_stated: bool = False
+    # Asked for: CPU offload ("optimizer" or "params", ZeRO-Offload / ZeRO-Infinity) and a ZeRO stage.
+    offload: str | None = None
+    zero_stage: int | None = None
+    # Stable codes of the assumptions that decided the figures, with their parameters, rendered from
+    # bot/messages/sizing.yaml (`bot.sizing.notes`).
+    notes: list[tuple[str, dict]] = field(default_factory=list)
 
     @property
     def total(self) -> float:

@@ -10,14 +10,30 @@ assumption line only:
 - ZeRO-3 / FSDP full shard (estimate_zero3_model_states_mem_needs): 4 x largest_layer + 18P/N.
 Activations stay per GPU (each holds its own micro-batch). Inference splits weights and KV cache with
 tensor parallelism inside a node (it wants NVLink/NVSwitch) and pipeline stages across nodes.
+
+Round 3 (issue #27):
+- usable memory: a plan compares its need against the bytes an idle GPU of that model reports free
+  (`nvidia-smi -q` total - reserved, knowledge/gpu_memory.yaml), else the marketing figure, and says
+  which (`GpuSlot.memory_basis`);
+- KV cache under TP divides by min(TP, kv_heads) (heads replicate past kv_heads), and not at all for
+  a multi-head latent attention cache (replicated on every TP rank), `kv_tp_divisor`;
+- 3-D parallel training ("3d", Megatron-style): TP t (within a node) x PP p x DP d. Weights and
+  gradients split over t x p, optimizer states also over d (distributed optimizer, ZeRO-1);
+  activations per GPU = 34*s*b*h*L/t under TP + sequence parallelism on the first pipeline stage
+  (Korthikanti et al. 2022, 4.2.3), with full recompute 2*s*b*h*L/t + 34*s*b*h/t;
+- when the recompute was not stated and nothing fits, full recompute is tried before "no count holds
+  it" (`with_full_recompute`);
+- CPU offload ("zero2-offload", "zero3-offload", "zero3-offload-params"): GPU and CPU bytes of model
+  states per DeepSpeed's estimators (`bot.sizing.memory.zero_offload_model_states`), tried only when
+  the user asks for offload.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from bot.sizing.memory import MemoryEstimate
+from bot.sizing.memory import GB, MemoryEstimate, activations_parallel_gb, kv_tp_divisor, zero_offload_model_states
 
 GPUS_PER_NODE = 8
 # Counts tried when one GPU is not enough: powers of two within a node, then whole nodes.
@@ -33,7 +49,12 @@ STRATEGY_LABEL = {
     "zero3": "ZeRO-3 / FSDP full shard (weights, gradients, optimizer states sharded)",
     "tp": "tensor parallel",
     "tp-pp": "tensor parallel x pipeline parallel",
+    "3d": "tensor x pipeline x data parallel (Megatron-style 3-D)",
+    "zero2-offload": "ZeRO-2 with the optimizer offloaded to CPU (ZeRO-Offload)",
+    "zero3-offload": "ZeRO-3 with the optimizer offloaded to CPU",
+    "zero3-offload-params": "ZeRO-3 with optimizer and parameters offloaded to CPU (ZeRO-Infinity, CPU tier)",
 }
+OFFLOAD_STRATEGIES = {"optimizer": ("zero2-offload", "zero3-offload"), "params": ("zero3-offload-params",)}
 
 
 @dataclass(frozen=True)
@@ -45,6 +66,10 @@ class GpuSlot:
     nvlink: bool
     # GPUs one NVLink domain joins: 8 on an SXM baseboard (NVSwitch), 2 with a bridge on PCIe cards.
     nvlink_domain: int = 1
+    # Which figure `memory_gb` is: "measured" (an idle GPU's free bytes from a real nvidia-smi -q
+    # capture) or "marketing" (the spec sheet's GB); `marketing_gb` is the spec figure either way.
+    memory_basis: str = "marketing"
+    marketing_gb: float | None = None
 
 
 @dataclass
@@ -60,6 +85,13 @@ class Plan:
     nodes: int
     label: str = ""
     notes: list[str] = field(default_factory=list)
+    # 3-D plans: the tensor and pipeline degrees; offload plans: CPU memory per node, GB.
+    tensor_parallel: int = 1
+    pipeline_parallel: int = 1
+    cpu_gb: float | None = None
+    memory_basis: str = "marketing"
+    # The recompute the plan's activations assume (training), when it differs from the estimate's.
+    recompute: str | None = None
 
     @property
     def need_gb(self) -> float:
@@ -78,8 +110,20 @@ class Plan:
         return self.count > GPUS_PER_NODE
 
 
-def per_gpu_memory(est: MemoryEstimate, workload: str, strategy: str, count: int) -> dict[str, float]:
-    """Memory on each GPU, by component, when the job runs on `count` GPUs with `strategy`."""
+def inference_degrees(count: int) -> tuple[int, int]:
+    """(TP, PP) of an inference plan on `count` GPUs: TP within a node, pipeline stages across nodes."""
+    if count <= GPUS_PER_NODE:
+        return count, 1
+    return GPUS_PER_NODE, max(1, count // GPUS_PER_NODE)
+
+
+def per_gpu_memory(
+    est: MemoryEstimate, workload: str, strategy: str, count: int, tp: int | None = None, pp: int | None = None,
+) -> dict[str, float]:
+    """Memory on each GPU, by component, when the job runs on `count` GPUs with `strategy`.
+
+    Inference, TP t x PP p: weights / (t x p); KV cache / (p x kv_tp_divisor(t)): each stage holds
+    its layers' cache, and a TP rank holds max(1, kv_heads / t) heads (the whole latent with MLA)."""
     parts = {
         "weights": est.weights, "gradients": est.gradients, "optimizer": est.optimizer,
         "activations": est.activations, "kv_cache": est.kv_cache, "overhead": est.overhead,
@@ -87,10 +131,37 @@ def per_gpu_memory(est: MemoryEstimate, workload: str, strategy: str, count: int
     n = count
     if workload == "inference":
         if strategy in ("tp", "tp-pp"):
-            for key in ("weights", "kv_cache", "activations"):
-                parts[key] /= n
+            t, p = (tp, pp or 1) if tp else inference_degrees(n)
+            parts["weights"] /= t * p
+            parts["activations"] /= t
+            parts["kv_cache"] /= p * kv_tp_divisor(t, est.kv_heads, est.kv_latent)
         return parts
     extra = est.sharded_extra_bytes * est.trainable_params_b  # GB: DeepSpeed's fp32 gradient buffers
+    if strategy == "3d":
+        t, p = tp or 1, pp or 1
+        d = max(1, n // (t * p))
+        parts["weights"] /= t * p
+        parts["gradients"] /= t * p
+        parts["optimizer"] = (parts["optimizer"] + extra) / (t * p * d)
+        if est.act_layers:
+            parts["activations"] = activations_parallel_gb(
+                est.act_layers, est.act_hidden, est.act_heads, est.context_tokens, est.act_batch,
+                est.recompute or "selective", t, p, est.act_bytes, est.attention,
+            ) + est.logits / t
+        return parts
+    if strategy.endswith("-offload") or strategy.endswith("-offload-params"):
+        stage = 2 if strategy.startswith("zero2") else 3
+        params = est.trainable_params_b * 1e9
+        gpu_bytes, _ = zero_offload_model_states(
+            params, min(n, GPUS_PER_NODE), math.ceil(n / GPUS_PER_NODE), stage,
+            strategy.endswith("-params"), est.largest_layer_params_b * 1e9,
+        )
+        # LoRA/QLoRA: the frozen base stays on the GPU; only the fp32 adapters' states move.
+        frozen = est.weights - est.trainable_params_b * 4.0 if not est.weights_trainable else 0.0
+        parts["weights"] = gpu_bytes / GB + max(frozen, 0.0)
+        parts["gradients"] = 0.0
+        parts["optimizer"] = 0.0
+        return parts
     if strategy in ("zero1", "zero2"):
         # DeepSpeed's estimator: 16-bit weights and gradients whole on every GPU (the gradient buffer
         # is full-size during the backward pass), fp32 states and gradient partition sharded.
@@ -123,33 +194,111 @@ def _interconnect(workload: str, strategy: str, slot: GpuSlot, count: int) -> tu
             + across
         )
         return "nvlink", ok, note
-    if strategy == "zero3":
+    if strategy == "3d":
+        note = "tensor parallelism all-reduces every layer: NVLink/NVSwitch within a node; pipeline and data parallel across nodes"
+        ok = slot.nvlink and slot.nvlink_domain >= min(count, GPUS_PER_NODE)
+        return "nvlink", ok, note + across
+    if "offload" in strategy:
+        note = ("optimizer states in CPU RAM: every step moves gradients to the CPU and parameters back over "
+                "PCIe, so the step is bound by PCIe and the CPU Adam")
+    elif strategy == "zero3":
         note = "ZeRO-3/FSDP gathers weights every step: PCIe works, NVLink/NVSwitch recommended"
     else:
         note = "data parallel: PCIe works; NVLink speeds the gradient all-reduce"
     return "pcie", True, note + across
 
 
-def plan_on(est: MemoryEstimate, workload: str, slot: GpuSlot, count: int) -> Plan:
-    """The least-communicating plan for `count` GPUs of this type that fits, else the most sharded one."""
+def _strategies(est: MemoryEstimate, workload: str, count: int) -> tuple[str, ...]:
+    if workload == "inference":
+        return ("single",) if count == 1 else ("tp" if count <= GPUS_PER_NODE else "tp-pp",)
+    if est.offload:
+        offload = OFFLOAD_STRATEGIES["params" if est.offload == "params" else "optimizer"]
+        if est.zero_stage == 3:
+            offload = tuple(s for s in offload if s.startswith("zero3")) or offload
+        elif est.zero_stage in (1, 2):
+            offload = tuple(s for s in offload if s.startswith("zero2")) or offload
+        return offload
     if count == 1:
-        strategies = ("single",)
-    elif workload == "inference":
-        strategies = ("tp" if count <= GPUS_PER_NODE else "tp-pp",)
-    else:
-        strategies = TRAINING_STRATEGIES
-    plan = None
-    for strategy in strategies:
-        interconnect, ok, note = _interconnect(workload, strategy, slot, count)
-        plan = Plan(
-            gpu=slot.gpu, count=count, strategy=strategy,
-            per_gpu=per_gpu_memory(est, workload, strategy, count), have_gb=slot.memory_gb,
-            interconnect=interconnect, interconnect_ok=ok, interconnect_note=note,
-            nodes=math.ceil(count / GPUS_PER_NODE),
+        return ("single",)
+    if est.zero_stage in (1, 2):
+        return ("zero1" if est.zero_stage == 1 else "zero2",)
+    if est.zero_stage == 3:
+        return ("zero3",)
+    return TRAINING_STRATEGIES + (("3d",) if est.act_layers and est.weights_trainable else ())
+
+
+def _three_d_degrees(est: MemoryEstimate, count: int) -> list[tuple[int, int]]:
+    """(TP, PP) pairs for a 3-D plan on `count` GPUs: TP within a node, PP powers of two up to the
+    layer count, DP the rest; fewest pipeline stages first."""
+    t = min(GPUS_PER_NODE, count)
+    if count % t:
+        return []
+    out, p = [], 1
+    while t * p <= count and p <= max(1, est.act_layers):
+        if count % (t * p) == 0:
+            out.append((t, p))
+        p *= 2
+    return out
+
+
+def _build(est: MemoryEstimate, workload: str, slot: GpuSlot, count: int, strategy: str,
+           tp: int | None = None, pp: int | None = None) -> Plan:
+    interconnect, ok, note = _interconnect(workload, strategy, slot, count)
+    if workload == "inference" and strategy in ("tp", "tp-pp"):
+        tp, pp = inference_degrees(count)
+    plan = Plan(
+        gpu=slot.gpu, count=count, strategy=strategy,
+        per_gpu=per_gpu_memory(est, workload, strategy, count, tp, pp), have_gb=slot.memory_gb,
+        interconnect=interconnect, interconnect_ok=ok, interconnect_note=note,
+        nodes=math.ceil(count / GPUS_PER_NODE), tensor_parallel=tp or 1, pipeline_parallel=pp or 1,
+        memory_basis=slot.memory_basis,
+    )
+    if "offload" in strategy:
+        _, cpu = zero_offload_model_states(
+            est.trainable_params_b * 1e9, min(count, GPUS_PER_NODE), math.ceil(count / GPUS_PER_NODE),
+            2 if strategy.startswith("zero2") else 3, strategy.endswith("-params"), est.largest_layer_params_b * 1e9,
         )
-        plan.label = _label(plan)
-        if plan.fits:
-            return plan
+        plan.cpu_gb = cpu / GB
+    plan.label = _label(plan)
+    return plan
+
+
+def _plan_with(est: MemoryEstimate, workload: str, slot: GpuSlot, count: int) -> Plan | None:
+    plan = None
+    for strategy in _strategies(est, workload, count):
+        degrees = _three_d_degrees(est, count) if strategy == "3d" else [(None, None)]
+        for tp, pp in degrees:
+            plan = _build(est, workload, slot, count, strategy, tp, pp)
+            if plan.fits:
+                return plan
+    return plan
+
+
+def with_full_recompute(est: MemoryEstimate) -> MemoryEstimate:
+    """The same job with gradient checkpointing (full recompute): each layer keeps its input,
+    2*s*b*h, plus one layer's 34*s*b*h while it is recomputed (Korthikanti et al. 2022)."""
+    if not est.act_layers:
+        return est
+    from bot.sizing.memory import activations_gb
+
+    activations = activations_gb(
+        est.act_layers, est.act_hidden, est.act_heads, est.context_tokens, est.act_batch, "full", 1, est.act_bytes,
+    ) + est.logits
+    return replace(est, activations=activations, recompute="full", notes=list(est.notes))
+
+
+def plan_on(est: MemoryEstimate, workload: str, slot: GpuSlot, count: int) -> Plan:
+    """The least-communicating plan for `count` GPUs of this type that fits, else the most sharded one.
+
+    Training whose recompute was not stated tries full recompute before giving up on this count."""
+    plan = _plan_with(est, workload, slot, count)
+    if (plan is not None and not plan.fits and workload == "training" and not est.recompute_stated
+            and est.recompute not in (None, "full") and est.act_layers):
+        retry = _plan_with(with_full_recompute(est), workload, slot, count)
+        if retry is not None and retry.fits:
+            retry.recompute = "full"
+            retry.label += " with full recompute"
+            return retry
     return plan
 
 
@@ -159,7 +308,10 @@ def _label(plan: Plan) -> str:
     if plan.strategy == "tp":
         return f"tensor parallel x{plan.count}"
     if plan.strategy == "tp-pp":
-        return f"tensor parallel x{GPUS_PER_NODE} x pipeline parallel x{plan.count // GPUS_PER_NODE}"
+        return f"tensor parallel x{plan.tensor_parallel} x pipeline parallel x{plan.pipeline_parallel}"
+    if plan.strategy == "3d":
+        dp = plan.count // (plan.tensor_parallel * plan.pipeline_parallel)
+        return f"TP{plan.tensor_parallel} x PP{plan.pipeline_parallel} x DP{dp} over {plan.count} GPUs"
     return f"{STRATEGY_LABEL[plan.strategy]} over {plan.count} GPUs"
 
 
@@ -187,7 +339,20 @@ def smallest_fitting_plan(est: MemoryEstimate, workload: str, slot: GpuSlot) -> 
         plan = plan_on(est, workload, slot, count)
         if plan.fits:
             return plan
-        fixed = plan.per_gpu["overhead"] + (plan.per_gpu["activations"] if workload == "training" else 0.0)
-        if fixed > slot.memory_gb:
+        if _fixed_cost_gb(est, workload) > slot.memory_gb:
             return None
     return None
+
+
+def _fixed_cost_gb(est: MemoryEstimate, workload: str) -> float:
+    """The least any count can put on one GPU: the overhead, and for training the activations at
+    their smallest (full recompute when not stated, split over a node's TP ranks when a 3-D plan
+    can run)."""
+    if workload != "training":
+        return est.overhead
+    floor = est.activations
+    if not est.recompute_stated and est.act_layers and not est.offload:
+        floor = min(floor, with_full_recompute(est).activations)
+    if est.act_layers and est.weights_trainable and not est.zero_stage and not est.offload:
+        floor /= GPUS_PER_NODE
+    return est.overhead + floor

@@ -10,8 +10,10 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field
 
-from bot.knowledge import Catalog, GpuSpec, ModelArch
-from bot.models import Candidate, Cost, Estimate, InferenceSpeed, MemoryBreakdown, Requirement, TrainingTime
+from bot.knowledge import Catalog, GpuSpec, ModelArch, load_gpu_memory
+from bot.models import (
+    Candidate, Cost, Estimate, InferenceSpeed, MemoryBreakdown, Requirement, SizingNote, TrainingTime,
+)
 from bot.sizing.cost import (
     TOTAL_COST_FORMULA,
     CostLine,
@@ -35,7 +37,10 @@ from bot.sizing.performance import (
     inference_timing,
     moe_decode_weight_share,
     training_hours,
+    training_peak_key,
 )
+from bot.sizing.memory import kv_tp_divisor
+from bot.sizing.notes import decision_notes
 from bot.sizing.plans import GpuSlot, Plan, plan_on, smallest_fitting_plan, zero_paper_line
 
 
@@ -97,8 +102,13 @@ def proxy_shape(catalog: Catalog, params_b: float) -> ModelShape | None:
 
 
 def gpu_slot(gpu: GpuSpec) -> GpuSlot:
+    """What a plan may use of one GPU: the bytes an idle GPU of this model reports free (a real
+    nvidia-smi -q capture, knowledge/gpu_memory.yaml) where we have one, else the marketing figure."""
     domain = 8 if "SXM" in gpu.form_factor.upper() else (2 if gpu.nvlink else 1)
-    return GpuSlot(gpu=gpu.id, memory_gb=gpu.memory_gb, nvlink=gpu.nvlink, nvlink_domain=domain)
+    measured = load_gpu_memory().get(gpu.id)
+    memory = round(measured.usable_bytes / 1e9, 2) if measured else gpu.memory_gb
+    return GpuSlot(gpu=gpu.id, memory_gb=memory, nvlink=gpu.nvlink, nvlink_domain=domain,
+                   memory_basis="measured" if measured else "marketing", marketing_gb=gpu.memory_gb)
 
 
 @dataclass(frozen=True)
@@ -168,7 +178,7 @@ def size_requirement(
         workload=req.workload, method=req.method, model=shape, precision=req.precision,
         optimizer=req.optimizer, batch_size=req.batch_size, context=req.context,
         concurrency=req.concurrency, lora_rank=req.lora_rank, recompute=req.recompute,
-        kv_precision=req.kv_precision,
+        kv_precision=req.kv_precision, attention=req.attention, offload=req.offload, zero_stage=req.zero_stage,
     )
     memory = estimate_memory(job)
     assumptions = list(memory.assumptions)
@@ -206,9 +216,14 @@ def size_requirement(
             for plan, _, _ in plans:
                 if plan.fits:
                     gpu = catalog.gpus[plan.gpu]
-                    peak = gpu.dense_tflops[compute_precision_key(speed.training.precision, gpu.dense_tflops)]
-                    hours = training_hours(speed.training.flops, plan.count, peak, speed.training.mfu)
-                    timing[(plan.gpu, plan.count)] = {"hours": round(hours, 3)}
+                    peak = gpu.dense_tflops[training_peak_key(speed.training.precision, gpu.dense_tflops)]
+                    flops = speed.training.flops
+                    if plan.recompute == "full" and req.mfu is None and job.recompute is None:
+                        # This plan recomputes where the estimate did not: the default efficiency is a
+                        # hardware utilisation, so the recomputed forward (2ND) is counted.
+                        flops *= (speed.training.flops_per_param_token + 2) / speed.training.flops_per_param_token
+                    hours = training_hours(flops, plan.count, peak, speed.training.mfu)
+                    timing[(plan.gpu, plan.count)] = {"hours": round(hours, 3), "gpu_hours": round(hours * plan.count, 1)}
     elif job.model.complete:
         speed.inference = _inference_speed(req, job, assumptions)
         for plan, _, _ in plans:
@@ -224,7 +239,11 @@ def size_requirement(
             have_gb=plan.have_gb, headroom_gb=round(plan.headroom_gb, 2), plan=plan.label,
             strategy=plan.strategy, interconnect=plan.interconnect, interconnect_ok=plan.interconnect_ok,
             interconnect_note=plan.interconnect_note, nodes=plan.nodes, smallest_fit=smallest and plan.fits,
-            memory_gb=MemoryBreakdown(**per_gpu, total=round(plan.need_gb, 3)), **extra,
+            memory_gb=MemoryBreakdown(**per_gpu, total=round(plan.need_gb, 3)), memory_basis=plan.memory_basis,
+            tensor_parallel=plan.tensor_parallel if plan.strategy in ("3d", "tp", "tp-pp") else None,
+            pipeline_parallel=plan.pipeline_parallel if plan.strategy in ("3d", "tp-pp") else None,
+            cpu_memory_gb=round(plan.cpu_gb, 1) if plan.cpu_gb is not None else None,
+            recompute=plan.recompute, **extra,
         )
         candidates.append(candidate)
 
@@ -250,9 +269,11 @@ def size_requirement(
     if speed.training or req.costs:
         assumptions.append(TOTAL_COST_FORMULA)
 
+    notes = [SizingNote(code=code, params=params) for code, params in memory.notes]
+    notes += decision_notes(req, memory, candidates, catalog, speed.training)
     estimate = Estimate(
         memory_gb=MemoryBreakdown(**memory.as_dict()), assumptions=assumptions,
-        time=speed.training, inference=speed.inference,
+        time=speed.training, inference=speed.inference, notes=notes,
     )
     return SizingResult(memory=memory, estimate=estimate, candidates=candidates, costs=costs,
                         selected=frozenset(selected), excluded_gpus=excluded, stated_shortfalls=shortfalls, shape=shape,
@@ -365,10 +386,12 @@ def _training_tokens(req: Requirement, assumptions: list[str]) -> float | None:
 
 def _training_time(req: Requirement, job: SizingInput, tokens: float, assumptions: list[str]) -> TrainingTime:
     method, precision, recompute = training_defaults(job)
-    factor = flops_factor(method, recompute)
+    stated = req.mfu is not None
+    factor = flops_factor(method, recompute, mfu_stated=stated)
     active = job.model.compute_params_b
     mfu = req.mfu or DEFAULT_MFU
-    compute = "bf16" if precision in ("int4", "int8") else precision
+    # fp8 training is timed at the bf16 peak (FP8 speeds the GEMMs, not the whole step).
+    compute = "bf16" if precision in ("int4", "int8", "fp8") else precision
     formula = (
         f"time = {factor} x N x D / (GPUs x dense {compute} peak x MFU), N = {active:g}B"
         f"{' active' if job.model.active_params_b else ''} params, D = {tokens / 1e9:g}B tokens, MFU = {mfu:g}"
@@ -377,7 +400,11 @@ def _training_time(req: Requirement, job: SizingInput, tokens: float, assumption
         f"training time (an estimate): {formula}"
         + ("; MFU not given: 0.4 assumed" if req.mfu is None else "")
         + ("; LoRA/QLoRA skip the frozen weights' gradients (4 instead of 6)" if method in ("lora", "qlora") else "")
-        + ("; full recompute adds a forward pass (+2)" if recompute == "full" else "")
+        + ("; full recompute adds a forward pass (+2)" if recompute == "full" and not stated else "")
+        + ("; a stated MFU counts model FLOPs only, so recompute is not added" if recompute == "full" and stated else "")
+        + ("; fp8: the GEMMs run at the fp8 rate but the step does not halve, so the bf16 peak is used "
+           "(an FP8-relative MFU of half the bf16 one; DeepSeek-V3 reached 35% of the bf16 peak)"
+           if precision == "fp8" else "")
     )
     return TrainingTime(
         tokens=tokens, active_params_b=active, flops_per_param_token=factor,
@@ -429,12 +456,14 @@ def _inference_timing(plan: Plan, memory: MemoryEstimate, job: SizingInput, gpu:
     shape = job.model if job.model.complete else job.proxy
     active_share = decode_weight_share(job.model, req.concurrency or 1)
     peak = gpu.dense_tflops[compute_precision_key(req.precision, gpu.dense_tflops)]
+    tp = plan.tensor_parallel if plan.strategy in ("tp", "tp-pp") else plan.count
     timing = inference_timing(
         active_weight_bytes=memory.weights * 1e9 * active_share, kv_bytes=memory.kv_cache * 1e9,
         prompt_tokens=inference_context(job), concurrency=req.concurrency or 1,
         active_params_b=job.model.compute_params_b, layers=shape.layers if shape else None,
         attn_width=(shape.heads * shape.head_dim) if shape else None, gpus=plan.count,
-        bandwidth_gbs=gpu.bandwidth_gbs, peak_tflops=peak,
+        bandwidth_gbs=gpu.bandwidth_gbs, peak_tflops=peak, pipeline_parallel=plan.pipeline_parallel,
+        kv_divisor=kv_tp_divisor(tp, memory.kv_heads, memory.kv_latent),
     )
     return {"ttft_s": round(timing.ttft_s, 4), "tpot_ms": round(timing.tpot_s * 1000, 3),
             "tokens_per_s": round(timing.tokens_per_s, 1)}

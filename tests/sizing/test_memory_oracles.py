@@ -134,7 +134,7 @@ def test_lora_defaults_are_the_common_recipe_and_listed():
 def test_activation_modes_follow_korthikanti():
     shape = catalog_shape("llama-2-7b")
     base = dict(batch_size=1, context=2048, precision="bf16")
-    none = estimate_memory(SizingInput("training", "full", shape, recompute="none", **base))
+    none = estimate_memory(SizingInput("training", "full", shape, recompute="none", attention="eager", **base))
     selective = estimate_memory(SizingInput("training", "full", shape, recompute="selective", **base))
     full = estimate_memory(SizingInput("training", "full", shape, recompute="full", **base))
     s, h, a, layers = 2048, 4096, 32, 32
@@ -142,6 +142,9 @@ def test_activation_modes_follow_korthikanti():
     assert none.activations == pytest.approx(layers * s * h * (34 + 5 * a * s / h) / 1e9 + logits)
     assert selective.activations == pytest.approx(layers * 34 * s * h / 1e9 + logits)
     assert full.activations == pytest.approx((layers * 2 * s * h + 34 * s * h) / 1e9 + logits)
+    # No recompute with FlashAttention/SDPA (the default): no s x s scores, 34*s*b*h per layer (#27).
+    flash = estimate_memory(SizingInput("training", "full", shape, recompute="none", **base))
+    assert flash.activations == pytest.approx(layers * 34 * s * h / 1e9 + logits)
 
 
 def test_optimizer_choices():
