@@ -112,7 +112,10 @@ def paste_facts(catalog: Catalog, req: Requirement) -> list[FactModel]:
     if paste.xids:
         report.kernel_log = KernelLogReport(source="pasted", readable=True, events=paste.xids,
                                             truncated=paste.xids_truncated)
-    expect_gpu = req.gpu if report.gpus and req.gpu else None
+    # The rented model is held against the paste only when every pasted GPU names a model the
+    # catalog knows (a table cuts long names: "NVIDIA GeForce ..."; an excerpt may name none).
+    named = bool(report.gpus) and all(recognise_gpu(catalog, g.name) for g in report.gpus)
+    expect_gpu = req.gpu if named and req.gpu else None
     expect_count = req.gpu_count if report.gpus and req.gpu_count and _whole_listing(paste) else None
     return host_facts(catalog, PASTED_HOST, req.deployment or PASTED_DEPLOYMENT, req.cuda, report,
                       expect_gpu=expect_gpu, expect_count=expect_count)
@@ -380,6 +383,20 @@ def _busy(probe: GpuProbe) -> bool:
     return False
 
 
+# A card held at its software power cap while drawing this share of the limit is working as
+# designed (NVML: the clocks are lowered to stay within the limit); below it, the cap is low.
+AT_POWER_CAP = 0.85
+
+
+def _power_throttled(probe: GpuProbe, reasons: set[str]) -> bool:
+    """A power reason slows the card: the HW power brake always; the SW power cap unless the card is
+    drawing at (or near) its limit, which is the cap doing its job under full load."""
+    active = reasons & POWER_REASONS
+    if active == {"sw_power_cap"} and probe.power_draw_w is not None and probe.power_limit_w:
+        return probe.power_draw_w < AT_POWER_CAP * probe.power_limit_w
+    return bool(active)
+
+
 def host_gpu_fact(catalog: Catalog, report: ProbeReport, probe: GpuProbe) -> HostGpuFact:
     gpu_id = recognise_gpu(catalog, probe.name)
     reasons = set(probe.clock_event_reasons or [])
@@ -407,7 +424,7 @@ def host_gpu_fact(catalog: Catalog, report: ProbeReport, probe: GpuProbe) -> Hos
         remapped_rows_pending=probe.remapped_rows_pending, remapped_rows_failure=probe.remapped_rows_failure,
         temperature_c=probe.temperature_c, power_draw_w=probe.power_draw_w, power_limit_w=probe.power_limit_w,
         throttle_reasons=", ".join(sorted(reasons)) if reasons else None,
-        power_throttle=bool(reasons & POWER_REASONS) if known_reasons else None,
+        power_throttle=_power_throttled(probe, reasons) if known_reasons else None,
         thermal_throttle=bool(reasons & THERMAL_REASONS) if known_reasons else None,
         pcie_gen_current=probe.pcie_gen_current, pcie_gen_max=probe.pcie_gen_max,
         pcie_width_current=probe.pcie_width_current, pcie_width_max=probe.pcie_width_max,

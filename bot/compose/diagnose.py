@@ -56,7 +56,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         for block in paste.blocks:
             if block.problem:
                 parts.append((say("diagnose.unreadable_block", lang, problem=block.problem), [], None, []))
-    symptom = _symptom(ask, ctx)
+    # A symptom's ranked causes are for a message without readings; a paste answers it by itself.
+    read = paste is not None and bool((paste.report and paste.report.gpus) or paste.xids or paste.errors)
+    symptom = None if read else _symptom(ask, ctx)
     if symptom is not None:
         parts.append(symptom)
     if not parts:
@@ -78,7 +80,9 @@ def _reading(gpu: GpuProbe, paste: Paste, lang: str) -> str:
     bits = []
     reasons = [r for r in (gpu.clock_event_reasons or []) if r != "gpu_idle" or len(gpu.clock_event_reasons or []) == 1]
     if reasons:
-        bits.append(("、" if lang == "zh" else ", ").join(say(f"diagnose.reason_{r}", lang) for r in reasons))
+        mask = sum(CLOCK_EVENT_REASONS[r] for r in gpu.clock_event_reasons or [])
+        named = ("、" if lang == "zh" else ", ").join(say(f"diagnose.reason_{r}", lang) for r in reasons)
+        bits.append(named + (say("diagnose.read_mask", lang, mask=f"0x{mask:X}") if len(reasons) > 1 else ""))
     if gpu.temperature_c is not None:
         limits = paste.threshold(gpu.index)
         if limits and limits.slowdown_temp_c:
@@ -87,6 +91,12 @@ def _reading(gpu: GpuProbe, paste: Paste, lang: str) -> str:
             bits.append(say("diagnose.read_temp", lang, temp=gpu.temperature_c))
     if gpu.sm_clock_mhz is not None and gpu.max_sm_clock_mhz:
         bits.append(say("diagnose.read_clock", lang, clock=gpu.sm_clock_mhz, max_clock=gpu.max_sm_clock_mhz))
+    elif gpu.sm_clock_mhz is not None:
+        others = sorted(g.sm_clock_mhz for g in paste.report.gpus if g.index != gpu.index and g.sm_clock_mhz is not None)
+        median = others[len(others) // 2] if others else None
+        spread = median is not None and abs(median - gpu.sm_clock_mhz) > 0.05 * median
+        bits.append(say("diagnose.read_clock_only", lang, clock=gpu.sm_clock_mhz)
+                    + (say("diagnose.read_clock_others", lang, others=median) if spread else ""))
     if gpu.power_draw_w is not None and gpu.power_limit_w:
         bits.append(say("diagnose.read_power", lang, draw=f"{gpu.power_draw_w:.0f}", limit=f"{gpu.power_limit_w:.0f}"))
     return ", ".join(bits) if lang != "zh" else "，".join(bits)
@@ -272,6 +282,7 @@ def _xids(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None
             action = entry.action_zh if lang == "zh" and entry.action_zh else entry.action
             kind = say("diagnose.xid_kind_app" if entry.app_error else
                        "diagnose.xid_kind_info" if code in informational else "diagnose.xid_kind_hw", lang)
+            action = re.sub(r"^(?:informational|usually an application problem|提示性事件|通常是应用问题)[;；]\s*", "", action)
         lines.append(say("diagnose.xid_lead", lang, code=code, pci=pci, times=times, meaning=meaning, kind=kind,
                          action=action))
     rule = next((f.rule for f in ctx.answer.findings if f.rule.startswith("host.xid")), None)

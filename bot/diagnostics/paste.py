@@ -51,6 +51,8 @@ _EXCEPTION_LINE = re.compile(r"^\s*(?:[\w.]+\.)?\w*(?:Error|Exception|Warning)\b
                              r"|^\s*(?:terminate called|what\(\):)|^\s*\S+:\d+:\d+ \[\d+\] "
                              r"|^\s*(?:CUDA kernel errors might be|For debugging consider passing|Compile with .TORCH_USE_CUDA_DSA)")
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+# "..." where the user cut lines out of a block: the block goes on after it.
+_ELISION = re.compile(r"^\s*(?:\.{3,}|…+|\[\.{3}\]|\[…\]|<snip>|\(snip\))\s*$")
 
 
 class PasteTooLong(InputError):
@@ -165,6 +167,9 @@ def _q_run_end(lines: list[str], i: int) -> int | None:
                 break
             j += 1
             continue
+        if _ELISION.match(line):
+            j += 1
+            continue
         if _CJK.search(line) or _starts_other(line):
             break
         if _KV.match(line):
@@ -269,7 +274,7 @@ def _read(text: str, lines: list[str], offsets: list[int], found: list[tuple[str
     nccl_lines: list[str] = []
     topology = None
     for kind, start, end in found:
-        body = "".join(lines[start:end])
+        body = "".join(line for line in lines[start:end] if not _ELISION.match(line))
         problem = None
         try:
             if kind == "nvidia-smi-xml":

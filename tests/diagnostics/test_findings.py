@@ -69,3 +69,30 @@ def test_a_paste_answer_is_a_diagnosis_without_sizing(advisor):
     chat = _chat(advisor, f"is this GPU ok?\n{read(H100_Q)}")
     assert chat.requirement.gpu_count is None and not chat.recommendations
     assert not [q for q in chat.questions if "model" in q.lower()]
+
+
+def test_the_power_cap_at_full_draw_is_not_a_throttle_finding(advisor):
+    capped = ("index, name, temperature.gpu, power.draw [W], power.limit [W], utilization.gpu [%], clocks_event_reasons.active\n"
+              "0, NVIDIA GeForce RTX 4090, 74, 435.24 W, 450.00 W, 96 %, 0x0000000000000004\n"
+              "1, NVIDIA GeForce RTX 4090, 60, 250.00 W, 450.00 W, 96 %, 0x0000000000000004\n")
+    chat = _chat(advisor, f"is this normal?\n{capped}")
+    throttled = [f.message for f in chat.findings if f.rule == "host.power-throttle"]
+    assert len(throttled) == 1 and throttled[0].startswith("GPU 1 ")
+
+
+def test_a_rented_model_is_held_only_against_names_the_paste_spells_out(advisor):
+    table = read(SMI / "default-table-525__525.125.06__nvidia-smi__leptonai-gpud.txt")  # "NVIDIA GeForce ..."
+    chat = _chat(advisor, f"租了台 4090，是不是被坑了？\n{table}")
+    assert "host.gpu-not-as-expected" not in {f.rule for f in chat.findings}
+    other = _chat(advisor, f"I rented an A100, is this it?\n{read(H100_Q)}")
+    assert "host.gpu-not-as-expected" in {f.rule for f in other.findings}
+
+
+def test_lines_cut_out_with_an_ellipsis_do_not_end_the_block(advisor):
+    text = ("full load, SW Power Cap active, ok?\n    Clocks Event Reasons\n        Idle                              : Not Active\n"
+            "        SW Power Cap                      : Active\n        HW Slowdown                       : Not Active\n...\n"
+            "    GPU Power Readings\n        Power Draw                        : 435.24 W\n"
+            "        Current Power Limit               : 450.00 W\n")
+    gpu = parse(text).requirement.pasted.report.gpus[0]
+    assert (gpu.clock_event_reasons, gpu.power_draw_w, gpu.power_limit_w) == (["sw_power_cap"], 435.24, 450.0)
+    assert "host.power-throttle" not in {f.rule for f in _chat(advisor, text).findings}
