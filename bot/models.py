@@ -193,9 +193,6 @@ class Requirement(BaseModel):
     instance_options: list[str] = Field(default_factory=list)
     # What the message asks, in order (issue #22); the first is the primary ask.
     asks: list[Ask] = Field(default_factory=list)
-    # Tool output pasted into the message (issue #25), read by bot.diagnostics: judged as a host's
-    # probe by the health rules and answered by the diagnose composer. Not part of the JSON.
-    pasted: Paste | None = Field(default=None, exclude=True)
     # Every number the message states, typed, with its role and the option it belongs to (issue #23).
     # Read from the message each time (bot.nlu.quantities), so left out of dumps and the rule facts.
     quantities: list[Quantity] = Field(default_factory=list, exclude=True)
