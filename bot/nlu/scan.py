@@ -94,8 +94,12 @@ class NameTable(NamedTuple):
             key = name_key(name)
             if not key:
                 continue
-            by_key[key] = value
+            # The name as written keeps its own value: "L40S" is not the plural of "L40" (issue #24).
+            by_key[re.sub(r"[\s_\-]+", "", fold(name).strip()).replace("gb", "g")] = value
             patterns[_alias_pattern(name)] = len(key)
+        for name, value in names.items():
+            if name_key(name):
+                by_key.setdefault(name_key(name), value)  # a plural ("A100s") finds its singular
         ordered = sorted(patterns.items(), key=lambda kv: kv[1], reverse=True)
         suffix = r"(?:'?s)?" if plural else ""
         alternation = "|".join(f"(?:{p})" for p, _ in ordered)

@@ -115,9 +115,16 @@ def test_everyday_intents(advisor):
 
 
 def test_an_unknown_gpu_is_said_plainly_with_what_can_still_be_judged(advisor):
+    answer = ask(advisor, "MI300X 适合训练 13B 模型吗？")
+    assert answer.verdict.rule.startswith("verdict.unknown-gpu")
+    assert "MI300X" in answer.verdict.text
+
+
+def test_the_gpus_rented_in_china_are_known(advisor):
+    # Issue #24: H800 (and A800, H20, L20...) have catalog entries, so no "no specs" answer.
     answer = ask(advisor, "H800 适合训练 13B 模型吗？")
-    assert answer.verdict.rule == "verdict.unknown-gpu-sized"
-    assert "H800" in answer.verdict.text and "GB" in answer.verdict.text
+    assert answer.requirement.gpu == "h800" and answer.requirement.unknown_gpu is None
+    assert not answer.verdict.rule.startswith("verdict.unknown-gpu") and "规格数据" not in answer.verdict.text
 
 
 def test_no_checkpoints_on_spot_is_a_no_and_is_not_asked_again(advisor):

@@ -16,7 +16,8 @@ def scan(text: str) -> Scan:
     ("the H100 ", "$2", ("H100", "h100", 4)),
     ("option A: ", "$3", ("A", None, 0)),
     ("方案B ", "每小时 20 元", ("B", None, 0)),
-    ("A800 报价 ", "7元/卡/时", ("A800", None, 0)),  # a GPU the catalog lacks still names its quote
+    ("MI300X 报价 ", "7元/卡/时", ("MI300X", None, 0)),  # a GPU the catalog lacks still names its quote
+    ("A800 报价 ", "7元/卡/时", ("A800", "a800", 0)),  # in the catalog since issue #24
 ])
 def test_the_label_written_before_a_price(before, price, label):
     text = before + price

@@ -4,19 +4,29 @@ from bot.nlu import parse
 
 
 def test_gpus_and_providers_outside_the_catalog_are_reported_not_guessed():
-    result = parse("H800 on Azure for inference")
+    result = parse("MI300X on Azure for inference")
     assert "gpu" not in result.extracted and "provider" not in result.extracted
-    assert {s.text for s in result.ignored} >= {"H800", "Azure"}
+    assert {s.text for s in result.ignored} >= {"MI300X", "Azure"}
     assert {s.kind for s in result.ignored} == {"unknown-gpu", "unknown-provider"}
 
 
 def test_the_notice_names_the_gpu_in_the_questions_language():
-    assert "H800" in parse("H800 for inference").notices()[0]
-    assert parse("H800 能跑 70B 吗").notices()[0].startswith("我没有 H800")
+    assert "MI300X" in parse("MI300X for inference").notices()[0]
+    assert parse("MI300X 能跑 70B 吗").notices()[0].startswith("我没有 MI300X")
 
 
 def test_the_memory_and_count_written_with_it_still_count():
-    slots = parse("L20 48G 能跑 70B 吗").extracted
-    assert (slots["unknown_gpu"], slots["unknown_gpu_memory_gb"]) == ("L20", 48)
-    slots = parse("H800 x8 for training").extracted
-    assert (slots["unknown_gpu"], slots["gpu_count"]) == ("H800", 8)
+    slots = parse("MI300X 192G 能跑 70B 吗").extracted
+    assert (slots["unknown_gpu"], slots["unknown_gpu_memory_gb"]) == ("MI300X", 192)
+    slots = parse("MI300X x8 for training").extracted
+    assert (slots["unknown_gpu"], slots["gpu_count"]) == ("MI300X", 8)
+
+
+def test_the_gpus_rented_in_china_are_catalog_gpus():
+    # Issue #24: A800, H800, H20, L20 and the 4090 variants have catalog entries now.
+    assert parse("H800 x8 for training").extracted["gpu"] == "h800"
+    assert parse("L20 48G 能跑 70B 吗").extracted["gpu"] == "l20"
+    for text, gpu in (("A800 80G 训练", "a800-80gb-sxm"), ("H20 96G 推理", "h20-96gb"), ("4090D 能跑 7B 吗", "rtx-4090d"),
+                      ("4090 48G 能跑 32B 吗", "rtx-4090-48gb"), ("L40S 和 L40 哪个好", "l40s")):
+        result = parse(text)
+        assert result.extracted.get("gpu") == gpu and not result.notices(), text
