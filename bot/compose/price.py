@@ -60,6 +60,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     billing: PriceBilling = "spot" if (req.billing == "spot" or _SPOT.search(text)) else "on-demand"
     region = next(iter(regions_in(text, catalog)), None)
     provider = _provider(ctx, text)
+    if req.model or req.params_b or req.dataset_tokens_b:
+        # "What would it cost to fine-tune X on an H100?": the job's cost, priced from the table's rows.
+        asked = {g for group in _gpu_groups(ask, ctx, []) for g in group}
+        return _job_cost(ctx, billing, asked)
     instances = _instances(ask, ctx, text)
     gpu_groups = _gpu_groups(ask, ctx, instances)
     if instances:
@@ -377,6 +381,46 @@ def _job(ctx: ComposeContext, gpus: list[str], n: int, hours: float | None, bill
                "instances": best.instances, "gpus_paid": best.gpus_paid, "instance_type": offer.instance_type,
                "provider": offer.provider, "region": offer.region, "currency": offer.currency}
     return _answer(ctx, lead, details, billing, figures)
+
+
+def _job_cost(ctx: ComposeContext, billing: PriceBilling, asked: set[str]) -> AskAnswer | None:
+    """The cheapest cost-to-complete line the sizer priced from the table (on the GPUs asked about,
+    when it priced them), naming the row it used; None when the job was not priced from the table
+    (the user's own quotes answer it)."""
+    lang = ctx.language
+    lines = [c for c in ctx.answer.costs if c.provider and not c.per_hour_only and c.total > 0]
+    lines = [c for c in lines if c.gpu in asked] or lines
+    wanted = [c for c in lines if c.billing == billing] or lines
+    if not wanted:
+        return None
+    wanted.sort(key=lambda c: (c.total, c.provider or "", c.instance_type or ""))
+    best = wanted[0]
+    instance = shown(best.instance_type or "-", 40)
+    lead = say("price.job_cost_lead", lang, total=_m(ctx, best.total, best.currency),
+               provider=provider_name(ctx.catalog, best.provider),
+               gpus=say("price.gpus", lang, count=count(best.gpus or 1), gpu=gpu_name(ctx.catalog, best.gpu)),
+               billing=say(f"price.billing_{best.billing}", lang) if best.billing in ("on-demand", "spot")
+               else shown(best.billing or "-", 20),
+               hours=say("price.hours", lang, hours=count(round(best.billed_hours or best.hours, 1))),
+               rate=_m(ctx, best.hourly_rate, best.currency), instance=instance,
+               region=shown((best.region or "-").strip(" ,"), 40))
+    details = []
+    others, seen = [], {best.provider}
+    for c in wanted[1:]:  # the next two providers
+        if c.provider not in seen and len(others) < 2:
+            seen.add(c.provider)
+            others.append(c)
+    if others:
+        sep = "；" if lang == "zh" else "; "
+        items = sep.join(say("price.job_item", lang, provider=provider_name(ctx.catalog, c.provider),
+                             total=_m(ctx, c.total, c.currency), instance=shown(c.instance_type or "-", 40),
+                             region=shown((c.region or "-").strip(" ,"), 40)) for c in others)
+        details.append(say("price.job_next", lang, items=items))
+    figures = {"total": best.total, "provider": best.provider, "instance_type": best.instance_type,
+               "region": best.region, "per_hour": best.hourly_rate, "billed_hours": best.billed_hours,
+               "gpus": best.gpus, "currency": best.currency}
+    return _answer(ctx, lead, details, best.billing if best.billing in ("on-demand", "spot") else "on-demand",
+                   figures)
 
 
 def _gpu_hours(ctx: ComposeContext, gpus: list[str], gpu_hours: float, billing: PriceBilling,

@@ -149,3 +149,31 @@ def test_nothing_to_price_gives_nothing_and_a_missing_gpu_says_so(catalog):
 ])
 def test_durations_are_read_from_the_ask(text, hours):
     assert _hours(text) == hours
+
+
+def test_a_job_with_a_model_leads_with_its_cost_from_the_table_and_names_the_row(catalog):
+    from bot.models import Cost
+
+    costs = [
+        Cost(label="a", gpu="h100-sxm", hourly_rate=1.80, hours=14.2, total=25.56, gpus=1, billing="on-demand",
+             billed_hours=14.2, provider="vast", instance_type="1x-H100_SXM-32-65536", region="Czechia, CZ, EU"),
+        Cost(label="b", gpu="h100-sxm", hourly_rate=2.99, hours=14.2, total=42.45, gpus=1, billing="on-demand",
+             billed_hours=14.2, provider="runpod", instance_type="1x_H100-SXM_SECURE", region="CA"),
+        Cost(label="c", gpu="h100-pcie", hourly_rate=2.39, hours=18.0, total=43.0, gpus=1, billing="on-demand",
+             billed_hours=18.0, provider="runpod", instance_type="1x_H100_SECURE", region="CA"),
+        Cost(label="d", gpu="gh200-96gb", hourly_rate=1.49, hours=14.2, total=21.16, gpus=1, billing="on-demand",
+             billed_hours=14.2, provider="lambda", instance_type="gpu_1x_gh200", region="asia-northeast-1"),
+        Cost(label="quote", gpu="h100-sxm", hourly_rate=1.0, hours=14.2, total=14.2),  # the user's, no table row
+    ]
+    text = "what would it cost to fine-tune llama-2-7b with lora on 0.5B tokens on an H100?"
+    req = Requirement(model="llama-2-7b", gpu="h100", dataset_tokens_b=0.5)
+    ctx = ComposeContext(requirement=req, answer=Answer(requirement=req, costs=costs), catalog=catalog, question=text,
+                         today=TODAY)
+    reply = compose(Ask(kind="price", text=text, end=len(text), subjects=["llama-2-7b", "h100"]), ctx)
+    assert reply.lead == ("The job costs from $25.56 at Vast.ai: 1× H100 SXM on demand, 14.2 h billed at $1.80/h "
+                          "(1x-H100_SXM-32-65536 in Czechia, CZ, EU, the table's row).")
+    assert reply.details[0] == "Next: RunPod $42.45 (1x_H100-SXM_SECURE, CA)."  # one line per provider
+    # Priced only from the user's quotes: nothing to add from the table.
+    ctx = ComposeContext(requirement=req, answer=Answer(requirement=req, costs=costs[-1:]), catalog=catalog,
+                         question=text, today=TODAY)
+    assert compose(Ask(kind="price", text=text, end=len(text)), ctx) is None
