@@ -56,6 +56,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         for block in paste.blocks:
             if block.problem:
                 parts.append((say("diagnose.unreadable_block", lang, problem=block.problem), [], None, []))
+    measured = _measurement(ask, ctx)
+    if measured is not None:
+        parts.append(measured)
     # A symptom's ranked causes are for a message without readings; a paste answers it by itself.
     read = paste is not None and bool((paste.report and paste.report.gpus) or paste.xids or paste.errors)
     symptom = None if read else _symptom(ask, ctx)
@@ -368,6 +371,72 @@ def _symptom(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None,
         details.append(say("diagnose.symptom_paste_hint", lang))
     lead = say("diagnose.symptom_lead", lang, first=ranked[0].split(". ", 1)[1])
     return lead, details, None, ["nccl-tests", "nvidia-smi-docs", "nvidia-nvlink"]
+
+
+# -- a measurement against the spec -------------------------------------------------------------
+
+_TFLOPS = re.compile(r"(?<![\d.])(?P<n>\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?)\s*(?:TFLOPS|TFLOP/s|T)\b", re.I)
+_BANDWIDTH = re.compile(r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s*(?P<u>TB/s|GB/s|TB/S|GB/S)", re.I)
+_H2D = re.compile(r"host[\s-]*to[\s-]*device|\bh2d\b|\bhtod\b|pinned|主机到设备", re.I)
+_MEMBW = re.compile(r"memory\s+bandwidth|\bmembw\b|\bhbm\b|显存带宽|内存带宽", re.I)
+_PRECISION = re.compile(r"\b(?P<p>bf16|fp16|fp8|tf32|fp32|int8)\b", re.I)
+_MATMUL_OK, _MEMBW_OK, _H2D_OK = 0.6, 0.8, 0.7
+# Pinned host-to-device copies reach about 80% of the link's payload rate (bot.facts.PCIE_LANE_GBS).
+_H2D_SHARE = 0.8
+
+
+def _measurement(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
+    """A benchmark number the message quotes, against the spec of the GPU it names."""
+    from bot.facts import PCIE_LANE_GBS
+
+    text, lang, req = f"{ask.text} {ctx.question}".strip(), ctx.language, ctx.requirement
+    variants = [g for g in ctx.catalog.gpus.values() if req.gpu and (g.id == req.gpu or g.family == req.gpu)]
+    if not text or not variants:
+        return None
+    # A family ("H100") is judged on the SXM module clouds rent; the other variants are named.
+    gpu = (next((g for g in variants if g.id == req.gpu), None) or next((g for g in variants if g.id.endswith("-sxm")), None)
+           or variants[0])
+    name = gpu_name(ctx.catalog, gpu.id)
+    variants = [g for g in ctx.catalog.gpus.values() if g.family == gpu.family] or [gpu]
+    flops = [float(m["n"].replace(",", "")) for m in _TFLOPS.finditer(text)]
+    if flops and gpu.dense_tflops:
+        precision = (_PRECISION.search(text)["p"].lower() if _PRECISION.search(text) else req.precision or "bf16")
+        peak = gpu.dense_tflops.get(precision) or gpu.dense_tflops.get("bf16")
+        if peak:
+            measured = min(flops)
+            numbers = [float(n.replace(",", "")) for n in re.findall(r"(?<![\d.])\d{1,2},\d{3}|(?<![\d.,])\d{3,5}(?![\d,])", text)]
+            sparse = ""
+            for number in numbers:
+                owner = next((v for v in variants if v.dense_tflops.get(precision)
+                              and abs(number - 2 * v.dense_tflops[precision]) <= 0.02 * number), None)
+                if owner is not None and number > measured:
+                    sparse = say("diagnose.measure_sparse_note", lang, stated=f"{number:,.0f}",
+                                 variant=gpu_name(ctx.catalog, owner.id), dense=f"{owner.dense_tflops[precision]:,.0f}")
+                    break
+            ratio = measured / peak
+            verdict = say("diagnose.measure_matmul_ok" if ratio >= _MATMUL_OK else "diagnose.measure_matmul_low", lang)
+            lead = say("diagnose.measure_matmul", lang, measured=f"{measured:,.0f}", percent=round(ratio * 100), gpu=name,
+                       precision=precision.upper(), peak=f"{peak:,.0f}", sparse=sparse, verdict=verdict)
+            return lead, [], None, list(dict.fromkeys([*gpu.sources, "nvidia-gpu-specs"]))
+    rates = [(float(m["n"]) * (1000 if m["u"].lower().startswith("tb") else 1)) for m in _BANDWIDTH.finditer(text)]
+    if not rates:
+        return None
+    measured = min(rates)
+    if _H2D.search(text) and gpu.pcie_gen:
+        expected = round(PCIE_LANE_GBS[gpu.pcie_gen] * 16 * _H2D_SHARE)
+        verdict = say("diagnose.measure_h2d_ok" if measured >= _H2D_OK * expected else "diagnose.measure_h2d_low", lang)
+        lead = say("diagnose.measure_h2d", lang, measured=f"{measured:g}", gen=gpu.pcie_gen, expected=expected, verdict=verdict)
+        return lead, [], None, list(dict.fromkeys([*gpu.sources, "nvidia-smi-docs"]))
+    if _MEMBW.search(text) and gpu.bandwidth_gbs:
+        others = ", ".join(f"{gpu_name(ctx.catalog, v.id)} {v.bandwidth_gbs:,.0f} GB/s" for v in variants
+                           if v.id != gpu.id and v.bandwidth_gbs)
+        ratio = measured / gpu.bandwidth_gbs
+        verdict = say("diagnose.measure_membw_ok" if ratio >= _MEMBW_OK else "diagnose.measure_membw_low", lang)
+        lead = say("diagnose.measure_membw", lang, measured=f"{measured:,.0f}", percent=round(ratio * 100), gpu=name,
+                   spec=f"{gpu.bandwidth_gbs:,.0f}", variants=say("diagnose.measure_variants", lang, others=others)
+                   if others else "", verdict=verdict)
+        return lead, [], None, list(dict.fromkeys([*gpu.sources]))
+    return None
 
 
 def _figures(paste: Paste | None) -> dict[str, float | str | None]:

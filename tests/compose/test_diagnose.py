@@ -124,3 +124,17 @@ def test_a_hang_in_chinese(advisor):
 def test_nothing_to_diagnose_is_none(advisor):
     text = "hello there"
     assert _answer(advisor, text, ask=Ask(kind="diagnose", text=text)) is None
+
+
+@pytest.mark.parametrize("text, gpu, expected", [
+    ("ran a bf16 matmul bench on a rented H100 PCIe and got ~480 TFLOPS. spec sheet says 1979. scammed?", "h100-pcie",
+     ["480 TFLOPS is 63% of the H100 PCIe's dense BF16 peak (756 TFLOPS)", "1,979", "2:4 sparsity", "not a fault"]),
+    ("租的 H100 测显存带宽只有 2.1 TB/s，官方不是 3.35 吗？正常吗", "h100",
+     ["2,100 GB/s 是 H100 SXM 显存带宽 3,350 GB/s 的 63%", "H100 PCIe 2,000 GB/s", "偏低"]),
+    ("H100 机器测 host-to-device 只有 12 GB/s，正常吗？", "h100", ["PCIe Gen5 x16", "约为 50 GB/s", "不正常", "锁页内存"]),
+])
+def test_a_quoted_measurement_is_read_against_the_spec(advisor, text, gpu, expected):
+    reply = _answer(advisor, text, ask=Ask(kind="diagnose", text=text), gpu=gpu)
+    for piece in expected:
+        assert piece in reply.lead, (piece, reply.lead)
+    _no_raw_ids(reply.lead)
