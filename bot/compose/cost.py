@@ -326,7 +326,7 @@ def _run(qs, ctx, currency, lang) -> AskAnswer | None:
                rate=_rate(quote, lang))
     details = []
     if estimated:
-        mfu = ctx.requirement.mfu
+        mfu = ctx.requirement.mfu or next((q.value for q in qs if q.role == "mfu"), None)
         details.append(say("cost.run_hours_from", lang, hours=count(round(hours, 1)), gpus=gpus,
                            mfu=say("cost.run_mfu", lang, mfu=_pct(mfu)) if mfu else ""))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-run-total", sources=calc.SOURCES["run"],
@@ -336,11 +336,13 @@ def _run(qs, ctx, currency, lang) -> AskAnswer | None:
 def _estimated_hours(ctx: ComposeContext, gpus: int) -> float | None:
     """The training time on the stated GPUs: the sizer's candidate, else FLOPs / (GPUs x peak x MFU)."""
     req = ctx.requirement
+    gpu = req.gpu or next((c.gpu for c in req.costs if c.gpu), None)  # "64 张 H100 … 2.49 美元/卡时": the quote's GPU
+    ids = ctx.catalog.resolve_gpu(gpu) if gpu else []  # "h100" names the family: its variants
     for cand in ctx.answer.candidates:
-        if cand.hours and cand.count == gpus and (req.gpu is None or cand.gpu == req.gpu):
+        if cand.hours and cand.count == gpus and (not ids or cand.gpu in ids):
             return cand.hours
     time = ctx.answer.estimate.time
-    spec = ctx.catalog.gpus.get(req.gpu or "")
+    spec = ctx.catalog.gpus.get(ids[0]) if ids else None
     if time is None or spec is None:
         return None
     peak = spec.dense_tflops.get(time.precision) or spec.dense_tflops.get("bf16")

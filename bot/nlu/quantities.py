@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.knowledge import Catalog
+from bot.messages import say
 from bot.models import Quantity
 from bot.nlu.model import ParseError
 from bot.nlu.numbers import EN_NUMBERS, ZH_NUMBER, zh_number
@@ -208,7 +210,7 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
 
     money = _money(text, num, before_all, after)
     if money is None and _PURCHASE.search(before[-6:]) and num.value >= 100:
-        money = (_message_currency(text), num.end)  # "花了六万二": a purchase in the message's currency
+        money = (_message_currency(text) or "", num.end)  # "花了六万二": a purchase in the message's currency
     if money is not None and num.words and _PURCHASE.search(before[-6:]) is None and money[1] == num.end:
         money = None
     if money is not None:
@@ -236,6 +238,10 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
                         unit="tokens", end=num.end + m.end())
         active = _ACTIVE.search(before[-14:]) or re.match(r"\s*(?:are\s+|is\s+)?(?:active|activated|激活)", tail)
         return make("params", "active-params" if active else "total-params", unit="B", end=num.end + m.end())
+    # throughput
+    m = re.match(r"\s*(?:tokens?|tok)\s*(?:/|per\s+)\s*(?:s|sec|second)\b|\s*(?:tokens?|token)\s*/\s*秒|\s*(?:qps|rps|req/s|requests?\s+(?:per|a|/)\s*s(?:ec(?:ond)?)?)\b", after)
+    if m:
+        return make("throughput", "throughput", unit="per-second", end=num.end + m.end())
     # tokens ("1T tokens", "1k token", "5 万条 × 1k token")
     m = re.match(r"\s*(?P<u>k|m|b|t)?\s*(?:tokens?|个?\s*token|词元)(?![a-z])", after)
     if m:
@@ -244,9 +250,11 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
             "context" if re.search(r"context|ctx|上下文", after_clause[:24] + before[-12:]) else "tokens")
         return make("tokens", role, value=num.value * scale, high=num.high * scale if num.high else None,
                     unit="tokens", end=num.end + m.end())
-    m = re.match(r"\s*(?P<u>k)\s*(?:context|ctx|上下文)", after)
+    m = re.match(r"\s*(?:tokens?\s*)?(?:of\s+)?(?:context|ctx|上下文)", after)
     if m:
-        return make("tokens", "context", value=num.value * 1024, unit="tokens", end=num.end + m.end())
+        k = scan.text[num.start:num.end].rstrip().endswith("k")  # "8k context": 8 x 1,024 tokens
+        return make("tokens", "context", value=num.value / 1000 * 1024 if k else num.value, unit="tokens",
+                    end=num.end + m.end())
     # latency targets
     m = re.match(r"\s*(?P<u>ms|milliseconds?|毫秒|s\b|secs?\b|seconds?|秒)", after)
     if m:
@@ -255,10 +263,6 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
         if role:
             return make("latency", role, value=num.value * ms, high=num.high * ms if num.high else None,
                         unit="ms", end=num.end + m.end())
-    # throughput
-    m = re.match(r"\s*(?:tokens?|tok)\s*(?:/|per\s+)\s*(?:s|sec|second)\b|\s*(?:tokens?|token)\s*/\s*秒|\s*(?:qps|rps|req/s|requests?\s+(?:per|a|/)\s*s(?:ec(?:ond)?)?)\b", after)
-    if m:
-        return make("throughput", "throughput", unit="per-second", end=num.end + m.end())
     # minutes lost, to restart, between checkpoints
     m = re.match(r"\s*(?:min(?:ute)?s?\b|分钟)", after)
     if m:
@@ -391,7 +395,7 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
         role = "bill-line" if item else "quote"
     else:
         role, item = "quote", item or "compute"
-    return make("money", role, value=value, high=high, end=end, unit=currency, currency=currency, per=per,
+    return make("money", role, value=value, high=high, end=end, unit=currency, currency=currency or None, per=per,
                 item=item, option=option, start=start)
 
 
@@ -419,9 +423,9 @@ _GPU_AFTER = re.compile(r"\s*(?:[x×*]\s*)?(?:nvidia\s+)?(?:geforce\s+)?")
 _COUNT_NOUNS = [
     ("gpus", re.compile(r"\s*(?:[x×*]\s*)?(?:gpus?|cards?|卡(?!\s*[时小])|张(?:卡)?|块(?:卡|显卡)?|显卡)(?![a-z])")),
     ("nodes", re.compile(r"\s*(?:nodes?|servers?|machines?|boxes|hosts?|台(?:机器|服务器)?|节点|机器)(?![a-z])")),
-    ("users", re.compile(r"\s*(?:users?|people|engineers|developers|researchers|用户|人|位)(?![a-z])")),
+    ("users", re.compile(r"\s*(?:个\s*|名\s*)?(?:users?|people|engineers|developers|researchers|用户|人|位)(?![a-z])")),
     ("concurrency", re.compile(r"\s*(?:concurrent|simultaneous|parallel)\s*(?:requests?|users?|streams?|sessions?)?|\s*(?:路)?\s*并发")),
-    ("samples", re.compile(r"\s*(?:samples?|examples?|rows|records|conversations|dialogues|条(?:数据|样本)?|个样本)(?![a-z])")),
+    ("samples", re.compile(r"\s*(?:个\s*)?(?:samples?|examples?|rows|records|conversations|dialogues|条(?:数据|样本)?|个样本)(?![a-z])")),
 ]
 
 
@@ -444,6 +448,34 @@ def _count(scan: Scan, num: _Num, before: str, after: str, make) -> Quantity | N
 
 
 # -- what the answer says about them -----------------------------------------------------------------
+
+MAX_READ_AS = 8  # quantities shown in the "read as" line; the rest are in --json
+
+
+def read_as(quantities: list[Quantity], language: str) -> str | None:
+    """"Read as: 200 GPU hours = work (GPU-hours, not GPUs); $0.90/h = price quote (spot)": the bound
+    numbers, as written, so a misread is visible and can be corrected in a follow-up."""
+    if not quantities:
+        return None
+    parts = []
+    for q in quantities[:MAX_READ_AS]:
+        role = say(f"quantities.role_{q.role}", language)
+        if q.option and q.kind == "money":
+            role = say("quantities.read_option", language, role=role, option=q.option)
+        parts.append(say("quantities.read_one", language, written=q.text.strip(), role=role))
+    return say("quantities.read_as", language, items=("；" if language == "zh" else "; ").join(parts))
+
+
+def active_params_note(quantities: list[Quantity], model_id: str | None, catalog: Catalog, language: str) -> str | None:
+    """The catalog's total wins over a stated active count ("Mixtral only has ~13B active"), said in one line."""
+    stated = next((q for q in quantities if q.role == "active-params"), None)
+    model = catalog.models.get(model_id or "")
+    if stated is None or model is None:
+        return None
+    active = getattr(model, "active_params_b", None)
+    return say("quantities.active_params", language, model=model.name, total=f"{model.params_b:g}",
+               active=f"{(active or stated.value):g}")
+
 
 def of_role(quantities: list[Quantity], *roles: str) -> list[Quantity]:
     return [q for q in quantities if q.role in roles]

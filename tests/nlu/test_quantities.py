@@ -1,0 +1,315 @@
+"""bot.nlu.quantities: every number read with its unit and role, English and Chinese (issue #23).
+
+Property tests: for each role, generated values written the ways people write them in either
+language come back with that role and value; and the traps: GPU-hours are no GPU count, active
+parameters are no model size, a bandwidth fee is no subscription, a purchase is no monthly price,
+a per-minute rate stays per minute, serial numbers and PCI ids are no quantities."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.knowledge import default_catalog
+from bot.nlu import parse
+from bot.nlu.model import ParseError
+from bot.nlu.quantities import MAX_QUANTITIES, active_params_note, read_as
+from tests.nlu.zh_numerals import chinese
+
+COUNTS = st.integers(min_value=2, max_value=900)
+AMOUNTS = st.integers(min_value=1, max_value=99_999)
+CENTS = st.integers(min_value=1, max_value=9_999).map(lambda c: c / 100)
+
+
+def quantities(text: str):
+    return parse(text).requirement.quantities
+
+
+def only(text: str, role: str):
+    found = [q for q in quantities(text) if q.role == role]
+    assert len(found) == 1, (text, [(q.role, q.value, q.text) for q in quantities(text)])
+    return found[0]
+
+
+def money_text(value: float) -> str:
+    return f"{value:,.2f}" if value != int(value) else f"{int(value):,}"
+
+
+# -- money --------------------------------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(CENTS, st.sampled_from([
+    ("${v}/GPU-hour", "gpu-hour", "USD"), ("${v} per GPU-hour", "gpu-hour", "USD"), ("{v} 元/卡时", "gpu-hour", "CNY"),
+    ("{v}元/卡/小时", "gpu-hour", "CNY"), ("${v} per GPU-minute", "gpu-minute", "USD"), ("{v} 元/卡/分钟", "gpu-minute", "CNY"),
+    ("${v}/h for the box", "instance-hour", "USD"), ("每小时 {v} 元", "instance-hour", "CNY"), ("¥{v}/小时", "instance-hour", "CNY"),
+]))
+def test_a_rate_keeps_its_currency_and_what_it_is_per(value, case):
+    template, per, currency = case
+    q = only(template.format(v=money_text(value)), "quote")
+    assert (q.kind, q.value, q.per, q.currency) == ("money", value, per, currency)
+
+
+@settings(max_examples=30, deadline=None)
+@given(AMOUNTS, st.sampled_from(["budget ${v}", "my budget is ${v}", "预算 {v} 元", "预算{v}元", "{v} 美元预算"]))
+def test_a_budget_is_a_budget(value, template):
+    q = only(template.format(v=money_text(value)), "budget")
+    assert q.value == value and q.kind == "money"
+
+
+@settings(max_examples=30, deadline=None)
+@given(AMOUNTS, st.sampled_from([
+    ("100 Mbps bandwidth at ${v}/month", "bandwidth"), ("带宽 {v} 元/月", "bandwidth"), ("hosting ${v} a month", "hosting"),
+    ("托管费 {v} 元/月", "hosting"), ("support ${v}/month", "support"),
+]))
+def test_a_monthly_fee_for_bandwidth_or_hosting_is_a_fee_not_a_subscription(value, case):
+    template, item = case
+    text = template.format(v=money_text(value))
+    q = only(text, "fee")
+    assert (q.value, q.per, q.item) == (value, "month", item)
+    assert not any(c.monthly_rate for c in parse(text).requirement.costs)  # never compared as a subscription
+
+
+@settings(max_examples=30, deadline=None)
+@given(AMOUNTS, st.sampled_from(["包月 {v} 元/月", "a subscription at ${v} a month", "月租 {v} 元", "monthly plan ${v}/month"]))
+def test_a_monthly_price_for_the_gpus_is_a_subscription(value, template):
+    q = only(template.format(v=money_text(value)), "subscription")
+    assert (q.value, q.item) == (value, "compute")
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=100, max_value=9_999_999), st.sampled_from(
+    ["buy the server for ${v}", "we could purchase it at ${v}", "买下来要 {v} 元", "购买 {v} 元"]))
+def test_a_purchase_is_paid_once_not_monthly(value, template):
+    q = only(template.format(v=money_text(value)), "purchase")
+    assert (q.value, q.per, q.option) == (value, "once", "buy")
+
+
+@pytest.mark.parametrize("text, value", [("花了六万二", 62_000), ("买两台花了 2.5 万元", 25_000), ("buy it for ¥220k", 220_000)])
+def test_a_purchase_written_in_chinese_numerals_or_with_a_multiplier(text, value):
+    assert only(text, "purchase").value == value
+
+
+@settings(max_examples=30, deadline=None)
+@given(CENTS, st.sampled_from([("ESSD at ¥{v}/GB-month", "storage"), ("快照 {v} 元/GB/月", "snapshot"),
+                               ("云盘 每月 ¥{v}/GB", "storage")]))
+def test_a_price_per_gb_month_is_a_storage_line(value, case):
+    template, item = case
+    q = only(template.format(v=money_text(value)), "fee")
+    assert (q.per, q.item, q.value) == ("gb-month", item, value)
+
+
+def test_amounts_in_two_currencies_keep_their_own():
+    qs = quantities("A100 at $1.89/h on lambda vs ¥12/h on aliyun")
+    assert [(q.currency, q.value) for q in qs if q.kind == "money"] == [("USD", 1.89), ("CNY", 12)]
+
+
+# -- time ---------------------------------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(COUNTS, st.sampled_from(["{n} GPU hours", "{n} GPU-hours", "about {n} gpu-hrs", "{n} 卡时", "{n}卡时",
+                                "{n} H100 GPU-hours"]))
+def test_gpu_hours_are_work_never_a_count_of_gpus(n, template):
+    text = "the job is " + template.format(n=n) + " on one GPU"
+    q = only(text, "work")
+    assert (q.kind, q.value) == ("gpu-hours", n)
+    assert parse(text).requirement.gpu_count in (None, 1)
+    assert all(q.value != n for q in quantities(text) if q.role == "gpus")
+
+
+@pytest.mark.parametrize("text, value", [("3 万卡时", 30_000), ("2.5 万卡时", 25_000), ("12,000 H100 GPU-hours", 12_000)])
+def test_gpu_hours_with_a_multiplier(text, value):
+    assert only(text, "work").value == value
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=1, max_value=23), st.sampled_from([
+    ("{n} hours a day", "hours-per-day", 1), ("每天 {n} 小时", "hours-per-day", 1), ("每天用 {n} 小时", "hours-per-day", 1),
+    ("{n} h/day", "hours-per-day", 1), ("{n} hours of training", "duration", 1), ("跑 {n} 小时", "duration", 1),
+    ("{n} days", "duration", 24), ("{n} 天", "duration", 24), ("within {n} days", "deadline", 24), ("{n} 天内", "deadline", 24),
+    ("每月 {n} 小时", "hours-per-month", 1), ("{n} hours a month", "hours-per-month", 1),
+]))
+def test_hours_a_day_are_usage_and_hours_or_days_are_wall_clock(n, case):
+    template, role, scale = case
+    q = only(template.format(n=n), role)
+    assert q.value == n * scale
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(min_value=1, max_value=7), st.sampled_from(["{n} days a week", "每周 {n} 天"]))
+def test_days_a_week(n, template):
+    assert only(template.format(n=n), "days-per-week").value == n
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(min_value=1, max_value=8), st.sampled_from(["depreciated over {n} years", "折旧 {n} 年",
+                                                              "buy it for $200,000 and use it {n} years"]))
+def test_a_depreciation_period_is_in_months(n, template):
+    assert only(template.format(n=n), "depreciation").value == n * 12
+
+
+@pytest.mark.parametrize("text, roles", [
+    ("spot loses 30 min twice a day plus 10 min to restart",
+     [("lost-minutes", 30), ("interruptions-per-day", 2), ("restart-minutes", 10)]),
+    ("竞价每天中断 3 次，每次丢 20 分钟，重启 5 分钟",
+     [("interruptions-per-day", 3), ("lost-minutes", 20), ("restart-minutes", 5)]),
+])
+def test_interruptions_and_their_losses(text, roles):
+    assert [(q.role, q.value) for q in quantities(text)] == roles
+
+
+# -- counts -------------------------------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(COUNTS, st.sampled_from([
+    ("{n} GPUs", "gpus"), ("{n} 张卡", "gpus"), ("{n}x H100", "gpus"), ("{n} nodes", "nodes"), ("{n} 台机器", "nodes"),
+    ("{n} users", "users"), ("{n} 个用户", "users"), ("{n} concurrent requests", "concurrency"), ("{n} 路并发", "concurrency"),
+    ("{n} samples", "samples"), ("{n} 条样本", "samples"),
+]))
+def test_counts_by_what_they_count(n, case):
+    template, role = case
+    assert only(template.format(n=n), role).value == n
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=2, max_value=99), st.sampled_from(["{z} 张卡", "{z}张 A100", "{z} 台机器"]))
+def test_counts_in_chinese_numerals(n, template):
+    found = [q for q in quantities(template.format(z=chinese(n))) if q.kind == "count"]
+    assert [q.value for q in found] == [n]
+
+
+@pytest.mark.parametrize("text, role, value", [
+    ("eight GPUs", "gpus", 8), ("两张 3090", "gpus", 2), ("six users", "users", 6), ("twelve nodes", "nodes", 12),
+])
+def test_counts_in_words(text, role, value):
+    assert only(text, role).value == value
+
+
+def test_samples_times_tokens_per_sample():
+    qs = quantities("5 万条 × 1k token")
+    assert [(q.role, q.value) for q in qs] == [("samples", 50_000), ("tokens-per-sample", 1_000)]
+    qs = quantities("20k samples x 2k tokens each")
+    assert [(q.role, q.value) for q in qs] == [("samples", 20_000), ("tokens-per-sample", 2_000)]
+
+
+# -- sizes and targets --------------------------------------------------------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=1, max_value=400), st.sampled_from([
+    ("{n}B model", "total-params"), ("a {n}B", "total-params"), ("{n}B 模型", "total-params"),
+    ("only ~{n}B active", "active-params"), ("{n}B active parameters", "active-params"), ("激活才 {n}B", "active-params"),
+    ("激活参数 {n}B", "active-params"),
+]))
+def test_total_and_active_parameters(n, case):
+    template, role = case
+    text = template.format(n=n)
+    assert only(text, role).value == n
+    if role == "active-params":
+        assert parse(text).requirement.params_b is None  # an active count is never the model's size
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=1, max_value=60), st.integers(min_value=1, max_value=60),
+       st.sampled_from(["{a}B–{b}B", "{a}B-{b}B model", "{a}-{b}B", "{a}B 到 {b}B 的模型", "{a}B~{b}B"]))
+def test_a_range_keeps_both_ends(a, extra, template):
+    b = a + extra
+    q = only(template.format(a=a, b=b), "total-params")
+    assert (q.value, q.high) == (a, b)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=50, max_value=5000), st.sampled_from([
+    ("TTFT under {n} ms", "ttft", 1), ("首 token {n} 毫秒以内", "ttft", 1), ("time to first token {n} ms", "ttft", 1),
+    ("TPOT {n} ms", "tpot", 1), ("每个 token {n} 毫秒", "tpot", 1), ("first token within {n} s", "ttft", 1000),
+]))
+def test_latency_targets(n, case):
+    template, role, scale = case
+    q = only(template.format(n=n), role)
+    assert q.value == n * scale and q.unit == "ms"
+
+
+@pytest.mark.parametrize("text, role, value", [
+    ("40% MFU", "mfu", 0.4), ("MFU of 35%", "mfu", 0.35), ("at 45 % MFU", "mfu", 0.45),
+    ("2000 tokens/s", "throughput", 2000), ("500 token/秒", "throughput", 500), ("首 token 1 秒以内", "ttft", 1000),
+    ("8k context", "context", 8192), ("1T tokens", "tokens", 1e12), ("2 TB ESSD", "storage", 2048),
+    ("100 Mbps 带宽", "bandwidth", 100), ("500 GB 快照", "storage", 500),
+])
+def test_targets_and_sizes(text, role, value):
+    assert only(text, role).value == pytest.approx(value)
+
+
+# -- the traps ----------------------------------------------------------------------------------------
+
+def test_a_rate_in_a_time_question_keeps_the_gpu_count():
+    text = "How long to train a 7B on 1T tokens with 64 H100s at 40% MFU, and what would it cost at $2.49/GPU-hour?"
+    req = parse(text).requirement
+    assert req.gpu_count == 64 and req.mfu == 0.4
+    assert all(c.hours is None for c in req.costs)  # "64 H100s" is no 64 hours
+    assert [(q.role, q.value) for q in req.quantities if q.role in ("gpus", "quote", "duration")] == [
+        ("gpus", 64), ("quote", 2.49)]
+
+
+def test_spot_against_on_demand_with_gpu_hours_on_one_gpu():
+    req = parse("spot is $0.90/h vs $3.00 on-demand, the job is ~200 GPU hours on one GPU").requirement
+    assert req.gpu_count == 1 and req.gpu_hours == 200
+    assert all(c.gpu_count in (None, 1) for c in req.costs)
+    quotes = [(q.option, q.value, q.per) for q in req.quantities if q.role == "quote"]
+    assert quotes == [("spot", 0.9, "instance-hour"), ("on-demand", 3.0, "instance-hour")]
+
+
+@pytest.mark.parametrize("text", [
+    "Serial Number                         : 1655022005478",
+    "my board serial is 1655022005478, is it genuine?",
+    "Bus Id                                : 00000000:17:00.0",
+    "GPU 00000000:3B:00.0 shows 8 errors",
+    "GPU UUID GPU-5c3b8a2e-1f4d-7b9e-0a1c-2d3e4f5a6b7c",
+])
+def test_serial_numbers_and_pci_ids_are_no_quantities(text):
+    req = parse(text).requirement
+    assert req.gpu_count is None
+    assert not [q for q in req.quantities if q.value >= 1e9 or q.role == "gpus"]
+
+
+def test_model_and_gpu_names_give_no_quantities():
+    assert quantities("Qwen3-235B-A22B on H100 80GB") == []
+    assert quantities("Llama-3.1-70B on an A100") == []
+
+
+def test_the_bill_of_one_option_binds_each_price_to_its_item():
+    qs = quantities("按量 ¥28/小时，2 TB ESSD 每月 ¥1/GB，100 Mbps 带宽 ¥2,300/月，500 GB 快照")
+    assert [(q.role, q.item, q.value) for q in qs] == [
+        ("quote", "compute", 28), ("storage", "storage", 2048), ("fee", "storage", 1), ("bandwidth", "bandwidth", 100),
+        ("fee", "bandwidth", 2300), ("storage", "snapshot", 500)]
+    assert parse("按量 ¥28/小时，100 Mbps 带宽 ¥2,300/月").requirement.costs[0].hourly_rate == 28
+    assert len(parse("按量 ¥28/小时，100 Mbps 带宽 ¥2,300/月").requirement.costs) == 1  # the fee is no option
+
+
+def test_the_numbers_are_bounded():
+    text = " ".join(f"{i + 2} GPUs" for i in range(MAX_QUANTITIES + 1))
+    with pytest.raises(ParseError, match=f"more than {MAX_QUANTITIES}") as err:
+        parse(text)
+    assert err.value.field in ("quantities", "gpu_options")
+
+
+# -- what the answer shows ----------------------------------------------------------------------------
+
+def test_read_as_shows_each_number_with_its_role_in_the_question_language():
+    en = parse("spot is $0.90/h vs $3.00 on-demand, the job is ~200 GPU hours on one GPU")
+    line = read_as(en.requirement.quantities, en.language)
+    assert line.startswith("Read as: ") and "200 GPU hours = work (GPU-hours, not GPUs)" in line
+    assert "$0.90/h = price quote (spot)" in line
+    zh = parse("预算 3 万元，按 ¥11.5/卡时")
+    assert read_as(zh.requirement.quantities, zh.language) == "读作：3 万元 = 预算；¥11.5/卡时 = 报价"
+    assert read_as([], "en") is None
+
+
+@pytest.mark.parametrize("text, language, expected", [
+    ("Mixtral only has ~13B active, so it fits on 2x L4?", "en",
+     "Mixtral-8x7B-v0.1 has 46.7B parameters; 12.9B are active per token; memory holds all 46.7B."),
+    ("Mixtral 激活才 13B，两张 L4 够吗", "zh", "Mixtral-8x7B-v0.1 共有 46.7B 参数，每个 token 激活 12.9B；显存要装下全部 46.7B。"),
+])
+def test_the_catalog_total_wins_over_a_stated_active_count(text, language, expected):
+    parsed = parse(text)
+    assert parsed.requirement.model == "mixtral-8x7b" and parsed.requirement.params_b is None
+    assert active_params_note(parsed.requirement.quantities, parsed.requirement.model, default_catalog(), language) == expected
+    assert active_params_note([], "mixtral-8x7b", default_catalog(), language) is None
