@@ -265,6 +265,9 @@ class ModelArch(_Entry):
     context_extension: ContextExtension | None = None
     # A model of the same shape trained for a longer context (Llama-3-8B -> Llama-3.1-8B).
     long_context_variant: str | None = None
+    # The precision its publisher released the weights in, where not bf16 (DeepSeek-V3/R1: fp8, with
+    # 128x128 block scales): sized in that precision unless the user names another (issue #24).
+    released_precision: Literal["fp8"] | None = None
     notes: list[str] = Field(default_factory=list)
 
     @property

@@ -199,7 +199,7 @@ def test_class_ecc_nvlink_and_mig(catalog):
         assert gpu.line == ("geforce" if consumer else gpu.product_line or "datacenter"), gpu.id
         assert gpu.ecc is (not consumer), gpu.id
         # NVIDIA publishes a PSU figure for its own GeForce cards sold worldwide, never for a data-centre part.
-        assert (gpu.psu_w is not None) is (consumer and gpu.markets == ["global"]), gpu.id
+        assert (gpu.psu_w is not None) is (consumer and "global" in gpu.markets and gpu.nvidia_product), gpu.id
         if gpu.nvlink_bandwidth_gbs is not None:
             assert gpu.nvlink, gpu.id
         if gpu.mig_max_instances:
@@ -585,9 +585,18 @@ def test_export_parts_differ_from_their_siblings_where_the_sources_say(catalog):
 
 
 def test_china_market_cards_are_marked(catalog):
-    china = {gid for gid, gpu in catalog.gpus.items() if "china" in gpu.markets}
-    assert {"a800-80gb-sxm", "h800-sxm", "h20-96gb", "h20-141gb", "l20", "rtx-4090d", "rtx-4090-48gb"} <= china
-    assert not china & {"h100-sxm", "a100-80gb-sxm", "l40s", "rtx-4090"}
+    only_china = {gid for gid, gpu in catalog.gpus.items() if gpu.markets == ["china"]}
+    assert {"a800-80gb-sxm", "h800-sxm", "h20-96gb", "h20-141gb", "l20", "rtx-4090d", "rtx-4090-48gb"} <= only_china
+    # Rented in China and elsewhere: the GeForce cards of the seed guides, Alibaba's T4/V100/A10/A30.
+    both = {gid for gid, gpu in catalog.gpus.items() if set(gpu.markets) == {"global", "china"}}
+    assert both == {"rtx-3090", "rtx-4090", "t4", "v100-sxm2", "a10", "a30"}
+    assert not (only_china | both) & {"h100-sxm", "a100-80gb-sxm", "l40s", "b200"}
+
+
+def test_models_published_in_fp8_say_so(catalog):
+    assert catalog.models["deepseek-v3"].released_precision == "fp8"
+    assert catalog.models["deepseek-r1"].released_precision == "fp8"
+    assert catalog.resolve_model("Llama-3.1-70B").released_precision is None
 
 
 def test_the_48gb_4090_is_a_modified_board_not_an_nvidia_product(catalog):
