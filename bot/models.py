@@ -59,6 +59,9 @@ class Ask(BaseModel):
     subjects: list[str] = Field(default_factory=list)
     # The user's own label for the part ("1)", "(a)", "Q2"), so the answer can label it the same way.
     label: str | None = None
+    # Requirement slots this ask wants computed ("how many users can we hold?" wants concurrency):
+    # never asked back as a follow-up question.
+    wants: list[str] = Field(default_factory=list)
 
 
 class StatedCost(BaseModel):

@@ -234,6 +234,7 @@ def _questions_that_matter(result: EngineResult, req: Requirement | None = None)
     far_off = any(not o["fits"] and o["need_gb"] > _FAR_OFF * o["have_gb"] for o in stated)
     rules = result.question_rules or [""] * len(result.questions)
     kinds = {a.kind for a in req.asks} if req is not None else set()
+    wanted = {slot for a in req.asks for slot in a.wants} if req is not None else set()
 
     def matters(rule: str) -> bool:
         if far_off and rule in _DETAIL_QUESTIONS:
@@ -243,7 +244,10 @@ def _questions_that_matter(result: EngineResult, req: Requirement | None = None)
         if req.asks[0].kind == "open":
             return False  # the default answer asks its own two questions
         if rule in _SIZING_QUESTIONS:
-            given = any(getattr(req, slot, None) not in (None, [], "") for slot in _SIZING_QUESTIONS[rule])
+            slots = _SIZING_QUESTIONS[rule]
+            if wanted & set(slots):
+                return False  # the answer computes it ("how many users can we hold?")
+            given = any(getattr(req, slot, None) not in (None, [], "") for slot in slots)
             return not given and bool(kinds & SIZING_ASKS)
         if rule in _VERSION_QUESTIONS:
             return bool(kinds & {"compat", "diagnose"})
@@ -315,6 +319,10 @@ def _verdict(result: EngineResult, recommendations: list[Recommendation], langua
     if req is not None and not sizes_hardware(req):
         # "Will 100GbE hurt?" on a plan that also fits tightly: the network verdict answers what was asked.
         verdict = next((v for v in result.verdicts if not _SIZING_VERDICT.match(v.rule)), verdict)
+    elif req is not None and req.asks and req.asks[0].kind in ("fit", "select"):
+        # "It OOMs — will it fit with checkpointing?", "FP8 on 2 H100s: how many users?": the fit verdict
+        # answers, not the symptom or precision verdict the same words also trigger.
+        verdict = next((v for v in result.verdicts if _SIZING_VERDICT.match(v.rule)), verdict)
     also_no = next((v for v in result.verdicts[1:] if verdict.answer == v.answer == "no" and v.rule != verdict.rule), None)
     if verdict.answer in ("no", "tight"):
         changes = [r for r in recommendations if r.kind in ("batch", "method", "precision", "kv-cache") and not r.tight][:2]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext
+from bot.compose.explain_training import compose as explain_training
 from bot.compose.select import compared
 from bot.messages import say
 from bot.models import Ask, AskAnswer, Finding
@@ -32,7 +33,7 @@ MAX_DETAILS = 3
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    reply = compared(ask, ctx)
+    reply = compared(ask, ctx) or explain_training(ask, ctx)
     if reply is not None:
         return reply
     verdict = ctx.answer.verdict
@@ -42,8 +43,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             body = _LEADING_ANSWER.sub("", verdict.text, count=1)
             return AskAnswer(kind="explain", lead=framed + body, rule=verdict.rule, sources=verdict.sources)
     if verdict is None or verdict.rule in _GENERIC_VERDICTS:
-        return _from_findings(ctx)
-    return None
+        return _from_findings(ctx, ask.text)
+    return _more_relevant_than_verdict(ask.text, ctx)
 
 
 def _framed(text: str, verdict_says_no: bool, language: str) -> str | None:
@@ -55,13 +56,14 @@ def _framed(text: str, verdict_says_no: bool, language: str) -> str | None:
     return None
 
 
-def _from_findings(ctx: ComposeContext) -> AskAnswer | None:
+def _from_findings(ctx: ComposeContext, text: str = "") -> AskAnswer | None:
     asked = set(ctx.requirement.topics)
     relevant: list[Finding] = [f for f in ctx.answer.findings if f.topic in asked] or \
                               [f for f in ctx.answer.findings if f.tier == "key"]
     if not relevant:
         return None
-    relevant.sort(key=lambda f: (f.tier != "key", _SEVERITY_ORDER[f.severity]))
+    words = terms(text)
+    relevant.sort(key=lambda f: (-len(words & terms(f.message)), f.tier != "key", _SEVERITY_ORDER[f.severity]))
     first, rest = relevant[0], relevant[1:1 + MAX_DETAILS]
     return AskAnswer(kind="explain", lead=_first_sentence(first.message), details=[_first_sentence(f.message) for f in rest],
                      rule=first.rule, sources=first.sources)
@@ -70,3 +72,30 @@ def _from_findings(ctx: ComposeContext) -> AskAnswer | None:
 def _first_sentence(text: str) -> str:
     from bot.render.text import _first_sentence as first  # one sentence splitter for every brief line
     return first(text)
+
+
+# How much a finding speaks to the words of the ask: shared English words (stop words aside) and
+# shared Chinese character pairs. A finding that shares clearly more than the verdict leads instead.
+_STOP = frozenset("the and for with what how does this that are our can you your any will from have much more "
+                  "into its than then them they there when which who why would should could about".split())
+_LEAD_MARGIN = 2
+
+
+def terms(text: str) -> set[str]:
+    text = text.lower()
+    words = {w for w in re.findall(r"[a-z][a-z0-9-]{2,}|[0-9]+", text) if w not in _STOP}
+    for run in re.findall(r"[\u4e00-\u9fff]{2,}", text):
+        words |= {run[i:i + 2] for i in range(len(run) - 1)}
+    return words
+
+
+def _more_relevant_than_verdict(text: str, ctx: ComposeContext) -> AskAnswer | None:
+    verdict = ctx.answer.verdict
+    words = terms(text)
+    if not words or verdict is None:
+        return None
+    best = max(ctx.answer.findings, key=lambda f: len(words & terms(f.message)), default=None)
+    if best is None or len(words & terms(best.message)) < len(words & terms(verdict.text)) + _LEAD_MARGIN:
+        return None
+    return AskAnswer(kind="explain", lead=_first_sentence(best.message), details=[_first_sentence(verdict.text)],
+                     rule=best.rule, sources=best.sources)

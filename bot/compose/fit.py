@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext
+from bot.compose.explain_training import compose as explain_training
 from bot.compose.open import how_many
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -15,16 +16,27 @@ from bot.models import Ask, AskAnswer
 _KV = re.compile(r"kv[\s-]?cache|\bkv\b", re.IGNORECASE)
 _HOW_MUCH = re.compile(r"how much (?:vram|memory|gpu memory)|how big|多少显存|显存.{0,4}多大|要多少显存|需要多少显存|多大显存",
                        re.IGNORECASE)
+# vLLM's default gpu_memory_utilization: the share of each GPU the engine plans with.
+GPU_MEMORY_UTILIZATION = 0.90
 _PARTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     req, memory = ctx.requirement, ctx.answer.estimate.memory_gb
+    explained = explain_training(ask, ctx)  # "how much does checkpointing save?" asks for a technique's figure
+    if explained is not None:
+        verdict = ctx.answer.verdict  # "…and is it enough?": the verdict follows the technique's figure
+        details = ([verdict.text] if verdict is not None and (req.model or req.params_b) else []) + explained.details
+        return explained.model_copy(update={"kind": "fit", "details": details})
     if req.model is None and req.params_b is None:
         return how_many(ctx) if ask.kind == "fit" and not req.gpu else None
     if memory is None:
         return None
     lang = ctx.language
+    if "concurrency" in ask.wants and memory.kv_cache and req.workload == "inference":
+        reply = capacity(ctx)
+        if reply is not None:
+            return reply
     if _KV.search(ask.text) and memory.kv_cache:
         lead = say("fit.kv_lead", lang, kv=_gb(memory.kv_cache), sequences=req.concurrency or 1,
                    context=f"{req.context:,}" if req.context else "?", precision=(req.kv_precision or "bf16").upper(),
@@ -42,3 +54,35 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 def _gb(value: float) -> str:
     return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
+
+
+def capacity(ctx: ComposeContext) -> AskAnswer | None:
+    """How many sequences of the stated context fit beside the weights on the stated setup.
+
+    usable = GPUs x usable GB x 0.90 (vLLM's default share); free for KV = usable - weights - per-GPU
+    overhead x GPUs - activations; sequences = floor(free / KV of one full-context sequence)."""
+    from bot.render.format import gpu_name
+    req, memory, lang = ctx.requirement, ctx.answer.estimate.memory_gb, ctx.language
+    stated = next((c for c in ctx.answer.candidates if c.gpu == req.gpu and c.count == (req.gpu_count or 1)), None)
+    if stated is None or memory is None or not req.context:
+        return None
+    per_seq = memory.kv_cache / max(req.concurrency or 1, 1)
+    usable = stated.count * stated.have_gb * GPU_MEMORY_UTILIZATION
+    free = usable - memory.weights - memory.overhead * stated.count - memory.activations
+    name = gpu_name(ctx.catalog, stated.gpu)
+    setup = f"{stated.count} 张 {name}" if lang == "zh" else f"{stated.count}× {name}"
+    context = f"{req.context:,}"
+    if free < per_seq:
+        return AskAnswer(kind="fit", lead=say("fit.capacity_none", lang, context=context, setup=setup,
+                                              weights=_gb(memory.weights), free=_gb(max(free, 0))),
+                         rule="sizing.kv-capacity", figures={"sequences": 0})
+    sequences = int(free // per_seq)
+    precision = (req.kv_precision or "bf16").upper()
+    details = []
+    if precision in ("BF16", "FP16"):
+        details.append(say("fit.capacity_fp8", lang, sequences=int(free // (per_seq / 2))))
+    return AskAnswer(kind="fit", lead=say("fit.capacity_lead", lang, sequences=sequences, context=context, setup=setup,
+                                          free=_gb(free), weights=_gb(memory.weights), per_seq=_gb(per_seq),
+                                          precision=precision),
+                     details=details, rule="sizing.kv-capacity", sources=["vllm-fp8-weight-only"],
+                     figures={"sequences": sequences, "free_gb": round(free, 1), "per_sequence_gb": round(per_seq, 2)})

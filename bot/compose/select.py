@@ -1,15 +1,31 @@
-"""`select` asks ("which GPU for…", "X or Y?"): the verdict and the ranked recommendations answer a
-choice for one job; a choice between named GPUs leads with the side-by-side comparison
-(bot/compose/explain_compare.py) where there is one."""
+"""`select` asks ("which GPU for…", "X or Y?"): a choice between named GPUs leads with the
+side-by-side comparison (bot/compose/explain_compare.py); a choice for one job whose verdict only
+primes (benchmarking, a topic) leads with the top-ranked recommendation, its numbers and its
+reason, so the first line names the pick."""
 
 from __future__ import annotations
+
+import re
 
 from bot.compose import ComposeContext
 from bot.models import Ask, AskAnswer
 
+# Verdicts that answer something else than "which one": primers and topic overviews.
+_PRIMER_VERDICT = re.compile(r"^verdict\.(?:topic-|ask-|need-|recommend-needs|first-check|verification)")
+
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    return compared(ask, ctx)
+    reply = compared(ask, ctx)
+    if reply is not None:
+        return reply
+    verdict, recs = ctx.answer.verdict, ctx.answer.recommendations
+    if recs and (verdict is None or _PRIMER_VERDICT.match(verdict.rule)):
+        from bot.render.text import recommendation_line  # the one way a recommendation reads
+        top = recs[0]
+        return AskAnswer(kind="select", lead=recommendation_line(top, ctx.language), rule=top.rule,
+                         figures={"leads_with_rank": top.rank, "count": top.count, "need_gb": top.need_gb,
+                                  "cost": top.cost})
+    return None
 
 
 def compared(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

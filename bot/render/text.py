@@ -175,9 +175,12 @@ def ask_lines(answer: Answer) -> list[str]:
 def render_brief(answer: Answer) -> str:
     t = _BRIEF.get(answer.language, _BRIEF["en"])
     lines: list[str] = ask_lines(answer)
-    if answer.recommendations:
+    # An option already given as an ask's answer is not listed again.
+    led = {a.figures.get("leads_with_rank") for a in answer.answers}
+    options = [r for r in answer.recommendations if r.rank not in led]
+    if options:
         lines.append(t["options"])
-        lines += [f"  {r.rank}. {recommendation_line(r, answer.language)}" for r in answer.recommendations]
+        lines += [f"  {r.rank}. {recommendation_line(r, answer.language)}" for r in options]
     key = [f for f in answer.findings if f.tier == "key"]
     questions = answer.questions[:3]
     # Key findings get what the verdict, options, questions and the closing line leave of MAX_LINES.

@@ -347,12 +347,14 @@ def _lead_section(answer: Answer) -> Block | None:
 
 
 def _recommendations(answer: Answer) -> str | None:
-    if not answer.recommendations:
+    led = {a.figures.get("leads_with_rank") for a in answer.answers}  # already the lead: not listed again
+    recommendations = [r for r in answer.recommendations if r.rank not in led]
+    if not recommendations:
         return None
     t = _labels(answer)
     lines = [f"*{t['options']}:*"]
     lines += [f"{r.rank}. {escape(display_text(recommendation_line(r, answer.language), default_catalog(), answer.language))}"
-              for r in answer.recommendations]
+              for r in recommendations]
     return "\n".join(lines)
 
 

@@ -85,3 +85,33 @@ def test_every_ask_of_a_numbered_message_is_answered_in_order(advisor):
 def test_brief_text_has_display_names_and_no_rule_ids(advisor):
     text = render_text(ask(advisor, "Can we fully fine-tune a 7B model on one RTX 4090 in our data centre?"))
     assert "RTX 4090" in text and "rtx-4090" not in text and "[verdict." not in text and "[advice." not in text
+
+
+def test_capacity_is_the_kv_room_beside_the_weights_over_one_sequence(advisor):
+    answer = ask(advisor, "Llama-3.1-70B in FP8 on 2x H100 SXM with vLLM: how many concurrent users can we hold at 32k context?")
+    reply = answer.answers[0]
+    memory = answer.estimate.memory_gb
+    stated = next(c for c in answer.candidates if c.gpu == "h100-sxm" and c.count == 2)
+    free = 2 * stated.have_gb * 0.90 - memory.weights - 2 * memory.overhead - memory.activations
+    assert reply.figures["sequences"] == int(free // memory.kv_cache)
+    assert render_text(answer).startswith(f"About {int(reply.figures['sequences'])} concurrent sequences")
+    assert not any("concurrent" in q for q in answer.questions)  # what the answer computes is not asked back
+
+
+def test_zero_stages_per_gpu_follow_the_zero_paper(advisor):
+    answer = ask(advisor, "13B full fine-tune on 8x A100 80GB: what does each ZeRO stage save per GPU?")
+    figures = answer.answers[0].figures
+    p = answer.requirement.params_b
+    assert figures["ddp"] == pytest.approx(16 * p, rel=1e-3)
+    assert figures["zero-1"] == pytest.approx(4 * p + 12 * p / 8, rel=1e-3)
+    assert figures["zero-2"] == pytest.approx(2 * p + 14 * p / 8, rel=1e-3)
+    assert figures["zero-3"] == pytest.approx(16 * p / 8, rel=1e-3)
+
+
+def test_checkpointing_savings_use_the_models_shape_and_the_second_part_gets_the_speed_cost(advisor):
+    answer = ask(advisor, "1) how much memory does gradient checkpointing save for Qwen2.5-7B at seq 4096 batch 4? "
+                          "2) and how much slower is it?")
+    first, second = answer.answers[0], answer.answers[1]
+    arch = advisor.catalog.models["qwen2.5-7b"]
+    assert first.figures["activations_gb"] == pytest.approx(34 * 4096 * 4 * arch.hidden * arch.layers / 1e9, rel=0.01)
+    assert "30-35%" in second.lead

@@ -31,7 +31,7 @@ _QUESTION_END = re.compile(r"[?？]+")
 _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
     ("diagnose", lx.rx(
         r"\B<(?:xid|nvrm|dmesg|kern\.log|journalctl|nvidia-smi\s+-q|fallen\s+off\s+the\s+bus|oom|out\s+of\s+memory"
-        r"|not\s+compatible|no\s+kernel\s+image|watchdog|timed?\s*out|hangs?|hung|crash\w*|died|killing|slow(?:er|ed)?"
+        r"|not\s+compatible|no\s+kernel\s+image|watchdog|timed?\s*out|hangs?|hung|crash\w*|died|killing|(?:got|is|are|runs?|running|became|gets?|getting)\s+(?:so\s+|really\s+|very\s+|too\s+)?slow(?:er)?|slowed\s+down|slower\s+than\s+(?:before|usual|expected)|too\s+slow"
         r"|throttl\w*|ecc\s+errors?|remapp\w*|retired\s+pages|is\s+(?:this|that|it)\s+(?:ok|okay|normal|fine|bad)"
         r"|acceptable\s+or\s+not|bad\s+gpu|rma|what\s+do\s+(?:these|this)\s+mean|being\s+scammed|ERR!)>\E"
         r"|报错|挂了|卡死|慢了|很慢|变慢|太慢|死机|掉卡|正常吗|是不是有问题|是不是被坑|坏卡|卡坏|有问题吗|怎么查|啥意思|什么意思")),
@@ -44,10 +44,10 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|多少钱|啥价|什么价|价格|报价多少|最便宜|多贵|一小时多少|一卡时多少|每小时多少")),
     ("cost", lx.rx(
         r"\B<(?:cheaper|which\s+one\s+is\s+cheaper|break[\s-]?even|pay\s+(?:back|off)|buy(?:ing)?\s+(?:vs|or|instead)"
-        r"|renting\s+(?:vs|or|cheaper)|rent\s+or\s+buy|worth\s+buying|bill|budget|gpu[\s-]hours?\s+(?:for|budget|enough)"
+        r"|renting\s+(?:vs|or|cheaper)|rent\s+or\s+buy|worth\s+buying|bill|gpu[\s-]hours?\s+(?:for|budget|enough)"
         r"|enough\s+or|total\s+cost|how\s+expensive|save\s+money|where\s+can\s+we\s+save"
         r"|spot\s+or\s+on[\s-]demand|on[\s-]demand\s+or\s+spot|reserved\s+or)>\E"
-        r"|划算|回本|值不值|账单|预算|费用怎么算|怎么算钱|会不会很贵|哪里能省|省钱|买还是租|租还是买|自己买|卡时"
+        r"|划算|回本|值不值|账单|费用怎么算|怎么算钱|会不会很贵|哪里能省|省钱|买还是租|租还是买|自己买|卡时"
         r"|选哪个划算|成本|包月还是按量|按量还是包月")),
     ("compat", lx.rx(
         r"\B<(?:driver|cuda\s*1[0-3]|cu1[0-3][0-9]|wheel|toolkit|nvcc|sm_?[0-9]{2,3}|compute\s+capability|licen[cs]e"
@@ -72,6 +72,8 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"\B<(?:which\s+(?:\w+\s+)?(?:gpu|instance|card|one|box|node|machine|cloud)s?|what\s+(?:gpu|instance|card|config)s?"
         r"|recommend\w*|recs|suggest\w*|what\s+should\s+(?:i|we)\s+(?:get|rent|buy)|thoughts|should\s+(?:i|we)\s+(?:get|rent|buy))>\E"
         r"|租什么|买什么|选什么|什么卡|哪张卡|哪种卡|哪款|哪个更适合|有什么建议|什么配置|租哪家|哪家好|用什么卡")),
+    # A budget constrains a choice; alone ("is 3万 enough for …") it asks what the money buys.
+    ("budget", lx.rx(r"\B<(?:budget\w*)>\E|预算")),
     ("or", lx.rx(r"\B<or\s+(?:8\s*x\s*)?(?:h100|a100|h200|l40s|4090|5090|a800|h800|h20|l20)>\E|还是")),
     ("fit", lx.rx(
         r"\B<(?:can\s+(?:i|we|it|you|a|an|the|this|my|our)|could\s+(?:i|we)|fits?|fit\s+on|enough|is\s+one|will\s+it|how\s+many\s+(?:gpus?|cards?|nodes?)"
@@ -86,6 +88,15 @@ _QUESTION = lx.rx(r"[?？]\s*$|[吗呢么]\s*[?？]?\s*$|为啥|为什么|是不
 _STATED_MONEY = lx.rx(r"[$¥￥€]\s?[0-9]|[0-9]\s?(?:元|块|万|usd|cny|rmb)|\B<[0-9.,]+k?\s*(?:dollars|bucks)>\E")
 
 
+# Asks that want a slot computed rather than given.
+_WANTS = (
+    ("concurrency", lx.rx(r"\B<(?:how\s+many\s+(?:concurrent\s+|simultaneous\s+|parallel\s+)?(?:users|requests|sequences|streams|sessions)"
+                          r"|concurren\w*\s+(?:users|requests)\s+can)>\E|多少并发|扛多少|能撑多少|容纳多少|支持多少并发|多少个?并发")),
+    ("gpu_count", lx.rx(r"\B<how\s+many\s+(?:\w+\s+){0,2}(?:gpus?|cards?|nodes?)>\E|几张|多少张|几台|多少卡")),
+)
+_OOM = lx.rx(r"\B<(?:oom|out\s+of\s+memory)>\E|爆显存|显存不够|显存不足")
+_PRICES_COMPARED = lx.rx(r"价格(?:差不多|相近|接近|一样|相当)|差不多(?:的)?价格|\B<(?:similar(?:ly)?\s+priced|same\s+price|"
+                         r"price\s+is\s+(?:similar|about\s+the\s+same)|cheaper\s+per\s+hour)>\E")
 _SUBJECT_SLOTS = ("gpu", "gpu_options", "instance", "instance_options", "model")
 
 
@@ -159,9 +170,15 @@ def _clean_label(label: str | None) -> str | None:
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
     found = {kind for kind, pattern in _KIND_CUES if pattern.search(part)}
+    if "price" in found and _PRICES_COMPARED.search(part):
+        found.discard("price")  # "价格差不多", "the A100 box is cheaper per hour": said, not asked
     if not found:
         return None
-    money = bool(_STATED_MONEY.search(part)) or (whole and bool(fields.get("costs")))
+    # Their own prices (quotes, not a budget) make a comparison of costs.
+    money = bool(fields.get("costs")) and (bool(_STATED_MONEY.search(part)) or whole)
+    if "diagnose" in found and _OOM.search(part) and (fields.get("model") or fields.get("params_b")) \
+            and not fields.get("xids"):
+        return "fit"  # "it OOMs; will checkpointing make it fit?" sizes a job
     if "diagnose" in found and not ({"price", "checklist"} & found and "xid" not in part):
         return "diagnose"
     if money and ({"cost", "select", "explain", "price"} & found):
@@ -170,12 +187,12 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "checklist"
     if "price" in found and "cost" not in found:
         return "price"
-    if "cost" in found:
+    if "cost" in found and not (_sized_choice(fields) and not money):
         return "cost"
     if "compat" in found and not ({"fit"} & found and fields.get("model")):
         return "compat"
-    if "spec" in found:
-        return "spec"
+    if "spec" in found and (fields.get("gpu") or fields.get("gpu_options")) and not (fields.get("model") or fields.get("params_b")):
+        return "spec"  # "how much memory does an L20 have"; "how much memory does the 7B need" is a fit
     if "select" in found or ("explain" in found and _sized_choice(fields)):
         return "open" if _is_open(fields) else "select"
     if "fit" in found and (fields.get("model") or fields.get("params_b") or "显存" in part or "vram" in part):
@@ -184,7 +201,7 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "explain"
     if "fit" in found:
         return "fit"
-    if "or" in found:
+    if "or" in found or "budget" in found or "cost" in found:
         return "open" if _is_open(fields) else "select"
     return "explain"
 
@@ -221,4 +238,5 @@ def _with_subjects(ask: Ask, fields: dict, spans: list[tuple[str, object, int]])
         inside += [i for i in [fields.get("instance"), *fields.get("instance_options", [])] if i]
         if fields.get("model"):
             inside.append(fields["model"])
-    return ask.model_copy(update={"subjects": list(dict.fromkeys(inside))})
+    wants = [slot for slot, pattern in _WANTS if pattern.search(ask.text)]
+    return ask.model_copy(update={"subjects": list(dict.fromkeys(inside)), "wants": wants})

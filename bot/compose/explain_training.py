@@ -1,0 +1,114 @@
+"""Explanations of training-memory techniques with the job's own numbers: what each ZeRO stage
+keeps per GPU, what activation checkpointing saves and costs, ZeRO-3 against FSDP.
+
+Model states per parameter under mixed-precision Adam (ZeRO paper, section 3): 2 bytes of 16-bit
+weights, 2 of gradients, 12 of optimizer state (fp32 master copy, momentum, variance). Over N data-
+parallel GPUs: DDP keeps all 16; ZeRO-1 2 + 2 + 12/N; ZeRO-2 2 + 14/N; ZeRO-3 16/N. Activations
+per layer (Korthikanti et al. 2022): ~34·s·b·h bytes in 16-bit without recompute (plus 5·a·s²·b
+for eager attention), 2·s·b·h with full recompute, at the cost of about one more forward pass.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.messages import say
+from bot.models import Ask, AskAnswer
+
+_ZERO = re.compile(r"zero[\s-]?[0-3]|zero stage|each zero|deepspeed stage|zero2|zero3", re.IGNORECASE)
+_FSDP = re.compile(r"fsdp", re.IGNORECASE)
+_RECOMPUTE = re.compile(r"(?:gradient|activation)[\s-]?checkpointing|grad[\s-]?ckpt|recompute|重计算|检查点.{0,6}省|checkpointing",
+                        re.IGNORECASE)
+HEADROOM = 0.10
+WEIGHT_B, GRAD_B, ADAM_B = 2, 2, 12
+
+
+_SPEED = re.compile(r"speed|slower|overhead|时间|速度|代价|变慢|慢多少", re.IGNORECASE)
+_STAGE_NAMES = {"zero-1": "ZeRO-1", "zero-2": "ZeRO-2", "zero-3": "ZeRO-3"}
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    text = ask.text
+    previous = _previous(ask, ctx)
+    if previous is not None and not (_ZERO.search(text) or _RECOMPUTE.search(text) or _FSDP.search(text)):
+        if _RECOMPUTE.search(previous.text) and _SPEED.search(text):
+            return AskAnswer(kind="explain", lead=say("training.recompute_speed", ctx.language),
+                             rule="training.activation-recompute", sources=["activation-recompute-paper"])
+        return None
+    if _ZERO.search(text) and not _RECOMPUTE.search(text):
+        return zero_stages(ctx) or (fsdp_vs_zero(ctx) if _FSDP.search(text) else None)
+    if _FSDP.search(text) and _ZERO.search(text):
+        return fsdp_vs_zero(ctx)
+    if _RECOMPUTE.search(text):
+        return recompute(ctx)
+    return None
+
+
+def _previous(ask: Ask, ctx: ComposeContext) -> Ask | None:
+    """The ask before this one in the message ("2) and how much slower?" refers back to it)."""
+    asks = ctx.requirement.asks
+    for i, other in enumerate(asks):
+        if other.start == ask.start and i:
+            return asks[i - 1]
+    return None
+
+
+def model_state_gb(params_b: float, gpus: int) -> dict[str, float]:
+    """Model-state GB per GPU for each ZeRO stage (params in billions, 1e9 bytes per GB)."""
+    p, n = params_b, max(gpus, 1)
+    return {"ddp": p * (WEIGHT_B + GRAD_B + ADAM_B), "zero-1": p * (WEIGHT_B + GRAD_B) + p * ADAM_B / n,
+            "zero-2": p * WEIGHT_B + p * (GRAD_B + ADAM_B) / n, "zero-3": p * (WEIGHT_B + GRAD_B + ADAM_B) / n}
+
+
+def zero_stages(ctx: ComposeContext) -> AskAnswer | None:
+    req, lang = ctx.requirement, ctx.language
+    if req.params_b is None:
+        return None
+    gpus = req.gpu_count or 8
+    states = model_state_gb(req.params_b, gpus)
+    memory = ctx.answer.estimate.memory_gb
+    activations = memory.activations if memory is not None else 0.0
+    lead = say("training.zero_lead", lang, params=f"{req.params_b:g}", gpus=gpus, ddp=_gb(states["ddp"]),
+               z1=_gb(states["zero-1"]), z2=_gb(states["zero-2"]), z3=_gb(states["zero-3"]))
+    details = say("training.zero_stages", lang, activations=_gb(activations)).splitlines()
+    spec = ctx.catalog.gpus.get(req.gpu or "")
+    if spec is not None:
+        fitting = [(stage, gb + activations) for stage, gb in states.items()
+                   if stage != "ddp" and gb + activations <= spec.memory_gb * (1 - HEADROOM)]
+        if fitting:
+            stage, need = fitting[0]
+            details.append(say("training.zero_pick", lang, stage=_STAGE_NAMES[stage], memory=_gb(spec.memory_gb),
+                               need=_gb(need)))
+        else:
+            details.append(say("training.zero_pick_none", lang, need=_gb(states["zero-3"] + activations),
+                               memory=_gb(spec.memory_gb)))
+    return AskAnswer(kind="explain", lead=lead, details=details, rule="training.zero-stages",
+                     sources=["zero-paper", "deepspeed-memory"], figures={k: round(v, 2) for k, v in states.items()})
+
+
+def fsdp_vs_zero(ctx: ComposeContext) -> AskAnswer:
+    return AskAnswer(kind="explain", lead=say("training.fsdp_vs_zero", ctx.language), rule="training.fsdp-vs-zero",
+                     sources=["zero-paper"])
+
+
+def recompute(ctx: ComposeContext) -> AskAnswer:
+    req, lang = ctx.requirement, ctx.language
+    arch = ctx.catalog.models.get(req.model or "")
+    seq, batch = req.context or 4096, req.batch_size or 1
+    if arch is not None:
+        before = 34 * seq * batch * arch.hidden * arch.layers / 1e9
+        after = (2 * seq * batch * arch.hidden * arch.layers + 34 * seq * batch * arch.hidden) / 1e9
+        where = say("training.recompute_where", lang, model=arch.name, seq=f"{seq:,}", batch=batch)
+    else:  # no model: the ratio is what generalises
+        return AskAnswer(kind="explain", lead=say("training.recompute_lead_ratio", lang),
+                         details=say("training.recompute_details", lang).splitlines(),
+                         rule="training.activation-recompute", sources=["activation-recompute-paper"])
+    lead = say("training.recompute_lead", lang, before=_gb(before), after=_gb(after), where=where)
+    return AskAnswer(kind="explain", lead=lead, details=say("training.recompute_details", lang).splitlines(),
+                     rule="training.activation-recompute", sources=["activation-recompute-paper"],
+                     figures={"activations_gb": round(before, 2), "recomputed_gb": round(after, 2)})
+
+
+def _gb(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}".rstrip("0").rstrip(".")
