@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from bot.services import Services
 
 EXIT_FINDINGS_BLOCK = 1
+EXIT_BENCHMARK_NOT_RUN = 4  # a requested benchmark produced no figure (and nothing blocks)
 
 
 class _Bars:
@@ -66,6 +67,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
     unknown = [b for b in benchmarks if b not in BENCHMARKS]
     if unknown:
         raise InputError(None, f"--bench: unknown {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
+    from bot.ops.benchplan import parse_gpus
+
+    try:
+        args.gpu_indexes = parse_gpus(args.gpus)
+    except ValueError as exc:
+        raise InputError("--gpus", str(exc)) from exc
+    if args.gpus and not benchmarks:
+        raise InputError("--gpus", "names the GPUs to benchmark; add --bench (e.g. --bench matmul)")
     audit_path = args.audit or os.environ.get("GPU_ADVISOR_AUDIT_LOG")
     # The composition root wires the inventory, the store's audit and history, and the JSONL audit.
     services = Services(inventory=inventory_path(args.inventory), use_store=not args.no_store, audit_log=audit_path)
@@ -86,7 +95,8 @@ def _run_checks(args, services: Services, user: str, benchmarks: list[str]) -> i
     progress = None if args.json else _Bars()
     groups = args.group or []
     if args.all:
-        entries = asyncio.run(checker.check_all(user, benchmarks, progress, groups=groups, language=args.lang))
+        entries = asyncio.run(checker.check_all(user, benchmarks, progress, groups=groups, language=args.lang,
+                                                gpus=args.gpu_indexes))
         if args.json:
             print(json.dumps({"hosts": [_entry_json(e) for e in entries]}, ensure_ascii=False))
         else:
@@ -94,10 +104,14 @@ def _run_checks(args, services: Services, user: str, benchmarks: list[str]) -> i
                 print(f"== {entry.host}: " + ("checked" if entry.ok else f"NOT CHECKED: {entry.error}"))
                 if entry.check:
                     print(render_text(entry.check.answer, full=args.full))
+                    _print_not_run(entry.check.benchmarks)
         worst = [f.severity for e in entries if e.check for f in e.check.answer.findings]
-        return EXIT_FINDINGS_BLOCK if ("block" in worst or not all(e.ok for e in entries)) else 0
+        if "block" in worst or not all(e.ok for e in entries):
+            return EXIT_FINDINGS_BLOCK
+        return EXIT_BENCHMARK_NOT_RUN if any(_not_run(e.check.benchmarks) for e in entries if e.check) else 0
     try:
-        done = asyncio.run(checker.check(args.host, user, benchmarks, progress, groups=groups, language=args.lang))
+        done = asyncio.run(checker.check(args.host, user, benchmarks, progress, groups=groups, language=args.lang,
+                                         gpus=args.gpu_indexes))
     except PermissionError as exc:
         raise InputError(None, f"refused: {exc}") from exc
     except DispatchError as exc:
@@ -109,7 +123,24 @@ def _run_checks(args, services: Services, user: str, benchmarks: list[str]) -> i
         print(f"== {done.host}: {len(done.report.gpus)} GPU(s), driver {done.report.driver}, "
               f"CUDA {done.report.cuda_driver} (probe via {done.report.source})")
         print(render_text(done.answer, full=args.full))
-    return EXIT_FINDINGS_BLOCK if any(f.severity == "block" for f in done.answer.findings) else 0
+        _print_not_run(done.benchmarks)
+    if any(f.severity == "block" for f in done.answer.findings):
+        return EXIT_FINDINGS_BLOCK
+    return EXIT_BENCHMARK_NOT_RUN if _not_run(done.benchmarks) else 0
+
+
+def _not_run(results) -> list:
+    from bot.ops.benchplan import not_run
+
+    return not_run(results)
+
+
+def _print_not_run(results) -> None:
+    """A requested benchmark that produced no figure is said in the brief output, never silent (#29)."""
+    from bot.ops.benchplan import describe_not_run
+
+    for result in _not_run(results):
+        print(f"  [NOT RUN] {describe_not_run(result)}")
 
 
 def _check_json(done) -> dict:
@@ -127,7 +158,10 @@ def _entry_json(entry) -> dict:
 def configure_check(parser) -> None:
     parser.add_argument("host", nargs="?", help="an inventory host name")
     parser.add_argument("--all", action="store_true", help="check every host you may check")
-    parser.add_argument("--bench", metavar="LIST", help="benchmarks to run: matmul,membw,h2d,serving")
+    parser.add_argument("--bench", metavar="LIST",
+                        help="benchmarks to run: matmul,membw,h2d,serving (matmul: each precision the card "
+                             "supports; GPU benchmarks: every GPU unless --gpus); exit 4 when one did not run")
+    parser.add_argument("--gpus", metavar="LIST", help="the GPU indexes to benchmark, e.g. 0,3 (default: all)")
     parser.add_argument("--json", action="store_true", help="print exactly one JSON object")
     parser.add_argument("--full", action="store_true",
                         help="print every finding with its rule, reasons and sources (the brief answer says so)")

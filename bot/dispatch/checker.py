@@ -128,6 +128,21 @@ def _benchmark_params(name: str, host: Host) -> dict:
             "requests": target.requests}
 
 
+def _planned_jobs(benchmarks: list[str], report: ProbeReport, gpus: list[int] | None,
+                  results: list[BenchmarkResult]) -> list[tuple[str, dict]]:
+    """The GPU benchmark jobs for `report`'s GPUs; a GPU asked for but absent goes into `results`."""
+    from bot.ops.benchplan import plan
+
+    jobs: list[tuple[str, dict]] = []
+    for name in benchmarks:
+        if name == "serving":
+            continue
+        params, missing = plan(name, report, gpus)
+        jobs += [(name, p) for p in params]
+        results += missing
+    return jobs
+
+
 class HostChecker:
     def __init__(self, inventory: Inventory, advisor: JudgingAdvisor, audit: AuditSink | None = None, retries: int = 2,
                  job_deadline_s: float = 600.0, client: httpx.AsyncClient | None = None,
@@ -161,12 +176,15 @@ class HostChecker:
 
     async def check(self, host_name: str, user_id: str, benchmarks: list[str] | None = None,
                     progress: Callable[[str], None] | None = None, *, groups: list[str] | None = None,
-                    language: str = "en") -> CheckReport:
-        return await self._check_named(host_name, user_id, benchmarks, progress, groups, language, self._client)
+                    language: str = "en", gpus: list[int] | None = None) -> CheckReport:
+        """`gpus`: the GPU indexes the benchmarks measure (None: every GPU the probe lists)."""
+        return await self._check_named(host_name, user_id, benchmarks, progress, groups, language, self._client,
+                                       gpus)
 
-    async def _check_named(self, host_name, user_id, benchmarks, progress, groups, language, client) -> CheckReport:
+    async def _check_named(self, host_name, user_id, benchmarks, progress, groups, language, client,
+                           gpus=None) -> CheckReport:
         benchmarks = list(benchmarks or [])
-        requested = {"kind": "check", "benchmarks": benchmarks}
+        requested = {"kind": "check", "benchmarks": benchmarks, **({"gpus": gpus} if gpus is not None else {})}
         unknown = [b for b in benchmarks if b not in BENCHMARKS]
         if unknown:
             self._audit(user_id, host_name, "check", requested, "refused", f"unknown benchmark {unknown}")
@@ -180,11 +198,12 @@ class HostChecker:
             self._audit(user_id, host_name, "check", requested, "unknown-host", str(exc))
             raise
         if client is not None:
-            return await self._check(host, user_id, benchmarks, progress, client, language)
+            return await self._check(host, user_id, benchmarks, progress, client, language, gpus)
         async with host_client() as own:
-            return await self._check(host, user_id, benchmarks, progress, own, language)
+            return await self._check(host, user_id, benchmarks, progress, own, language, gpus)
 
-    async def _check(self, host: Host, user_id: str, benchmarks: list[str], progress, client, language) -> CheckReport:
+    async def _check(self, host: Host, user_id: str, benchmarks: list[str], progress, client, language,
+                     gpus: list[int] | None = None) -> CheckReport:
         started = time.monotonic()
 
         def tell(kind: str, fraction: float, message: str) -> None:
@@ -200,7 +219,11 @@ class HostChecker:
             self._audit(user_id, host.name, "probe", {"kind": "probe"}, "error", str(exc))
             raise
         results: list[BenchmarkResult] = []
-        jobs = [("probe", {"kind": "probe"})] + [(b, _benchmark_params(b, host)) for b in benchmarks]
+        # The probe first: the GPU benchmarks are planned from what it finds (every GPU, or those
+        # asked for, and each precision the card supports: bot/ops/benchplan.py). A serving
+        # benchmark without an endpoint is refused before anything is sent.
+        serving = [("serving", _benchmark_params("serving", host))] if "serving" in benchmarks else []
+        jobs = [("probe", {"kind": "probe"})]
         report: ProbeReport | None = None
         finished: list[tuple[str, dict, float]] = []  # jobs the agent finished, audited with the check's outcome
 
@@ -208,7 +231,7 @@ class HostChecker:
             for done_name, done_params, done_started in finished:
                 self._audit(user_id, host.name, done_name, done_params, outcome, detail, done_started)
 
-        for name, params in jobs:
+        for name, params in jobs:  # `jobs` grows once the probe is in: the planned benchmarks
             job_started = time.monotonic()
             tell(name, 0.0, "submitted")
             try:
@@ -216,6 +239,7 @@ class HostChecker:
                 result = await agent.run_job(params, tell, deadline_s=deadline_s)
                 if name == "probe":
                     report = result  # a ProbeReport, validated by the client
+                    jobs += _planned_jobs(benchmarks, report, gpus, results) + serving
                 else:
                     results += list(result.benchmarks)
             except ValidationError as exc:
@@ -270,7 +294,7 @@ class HostChecker:
 
     async def check_all(self, user_id: str, benchmarks: list[str] | None = None,
                         progress: Callable[[str], None] | None = None, *, groups: list[str] | None = None,
-                        language: str = "en") -> list[FleetEntry]:
+                        language: str = "en", gpus: list[int] | None = None) -> list[FleetEntry]:
         """Every host the user may check, `max_concurrency` at a time."""
         hosts = self.inventory.hosts_for(user_id, groups or [])
         gate = asyncio.Semaphore(self.max_concurrency)
@@ -279,7 +303,7 @@ class HostChecker:
             async with gate:
                 try:
                     done = await self._check_named(host.name, user_id, benchmarks, progress, groups, language,
-                                                   self._client)
+                                                   self._client, gpus)
                     return FleetEntry(host=host.name, ok=True, check=done)
                 except (DispatchError, PermissionError) as exc:
                     return FleetEntry(host=host.name, ok=False, error=str(exc))
