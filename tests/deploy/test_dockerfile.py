@@ -168,3 +168,16 @@ def test_the_image_builds_and_answers():  # pragma: no cover - needs a Docker en
     assert out.returncode in (0, 1), out.stderr
     assert subprocess.run(["docker", "run", "--rm", "--entrypoint", "sh", tag, "-c", "command -v gcc"],
                           capture_output=True, timeout=120).returncode != 0
+
+
+def test_the_bench_compose_override_builds_the_agent_bench_target():
+    import jsonschema
+    import yaml
+
+    override = yaml.safe_load((ROOT / "docker-compose.agent-bench.yml").read_text())
+    schema = __import__("json").loads((Path(__file__).parent / "compose-subset.schema.json").read_text())
+    assert list(jsonschema.Draft7Validator(schema).iter_errors(override)) == []
+    agent = override["services"]["agent"]
+    assert agent["build"]["target"] in BY_NAME and agent["build"]["target"] == "agent-bench"
+    version = re.search(r'^version\s*=\s*"([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.M).group(1)
+    assert agent["image"] == f"gpu-advisor-bench:{version}"
