@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext
+from bot.compose.explain_capability import compose as capability
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.select import compared
 from bot.messages import say
@@ -33,7 +34,7 @@ MAX_DETAILS = 3
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    reply = compared(ask, ctx) or explain_training(ask, ctx)
+    reply = compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx)
     if reply is not None:
         return reply
     verdict = ctx.answer.verdict

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext
+from bot.compose.explain_capability import compose as capability
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.open import how_many
 from bot.messages import say
@@ -29,6 +30,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         details = ([verdict.text] if verdict is not None and (req.model or req.params_b) else []) + explained.details
         return explained.model_copy(update={"kind": "fit", "details": details})
     if req.model is None and req.params_b is None:
+        able = capability(ask, ctx)  # "what can an L40S do?": the model sizes it holds
+        if able is not None:
+            return able.model_copy(update={"kind": "fit"})
         return how_many(ctx) if ask.kind == "fit" and not req.gpu else None
     if memory is None:
         return None

@@ -115,3 +115,12 @@ def test_checkpointing_savings_use_the_models_shape_and_the_second_part_gets_the
     arch = advisor.catalog.models["qwen2.5-7b"]
     assert first.figures["activations_gb"] == pytest.approx(34 * 4096 * 4 * arch.hidden * arch.layers / 1e9, rel=0.01)
     assert "30-35%" in second.lead
+
+
+def test_what_a_gpu_can_do_follows_from_its_memory_and_bytes_per_parameter(advisor):
+    for text in ("what can an L40S do?", "L40S 能干啥？"):
+        answer = ask(advisor, text)
+        figures = answer.answers[0].figures
+        memory = advisor.catalog.gpus["l40s"].memory_gb
+        assert figures["bf16"] == pytest.approx(round(memory / 2.4), abs=1)
+        assert figures["full"] == pytest.approx(memory / 17.6, abs=0.1)
