@@ -131,7 +131,8 @@ def spec_lines(gpus: Sequence[GpuSpec]) -> tuple[SpecLine, ...]:
     return tuple(out)
 
 
-def _rate(catalog: Catalog, gpu: GpuSpec, costs: Sequence[Cost]) -> tuple[float | None, str | None, str | None]:
+def rate_for(catalog: Catalog, gpu: GpuSpec,
+             costs: Sequence[Cost] = ()) -> tuple[float | None, str | None, str | None]:
     """The user's quote for this GPU (per GPU-hour), else the price table's median on-demand rate."""
     for cost in costs:
         if cost.gpu in (gpu.id, gpu.family):
@@ -153,7 +154,7 @@ def _side(catalog: Catalog, gpu: GpuSpec, req: Requirement, candidates: Sequence
         (c for c in candidates if c.gpu == gpu.id), None)
     count = (rec.count if rec else None) or (cand.count if cand else None) or req.gpu_count
     fits = rec.fits if rec and rec.fits is not None else (cand.fits if cand else None)
-    rate, currency, source = _rate(catalog, gpu, costs)
+    rate, currency, source = rate_for(catalog, gpu, costs)
     hours = (rec.hours if rec else None) or (cand.hours if cand and cand.count == count else None)
     if hours is None and flops and count:
         peak = gpu.dense_tflops[compute_precision_key(precision, gpu.dense_tflops)]

@@ -10,12 +10,16 @@ and the answer assembler ranks them.
 from __future__ import annotations
 
 import dataclasses
+import re
 import statistics
 from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from bot.engine.facts import OptionFact
 from bot.knowledge import Catalog, GpuSpec
-from bot.models import Cost, Requirement
+from bot.models import Candidate, Cost, Requirement
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory
 from bot.sizing.performance import compute_precision_key, training_hours
 from bot.sizing.plans import SEARCH_COUNTS, Plan, plan_on, smallest_fitting_plan
@@ -268,3 +272,192 @@ def fewest_that_fit(ctx: OptionContext, gpu: GpuSpec) -> int | None:
     """The smallest count of `gpu` that holds the job at all (tight or not)."""
     plan = smallest_fitting_plan(ctx.sizing.memory, ctx.workload, gpu_slot(gpu))
     return plan.count if plan is not None else None
+
+
+# -- objectives (issue #24) ------------------------------------------------------------------
+# Choosing is more than fitting: each recommendation is judged against what the user asked for
+# (budget, deadline, latency targets, where they rent) and says which objectives it meets and by
+# how much. `judge` works on the sizer's candidates (memory, hours, TTFT/TPOT per plan).
+
+ObjectiveName = Literal["memory", "budget", "deadline", "ttft", "tpot", "market"]
+HOURS_PER_MONTH = 730.0
+# Where a message says it rents in China: a Chinese cloud or GPU marketplace named, or prices in yuan.
+_CHINA_CLOUDS = re.compile(r"阿里云|aliyun|alibaba cloud|autodl|火山引擎|volcengine|volcano engine|腾讯云|tencent cloud"
+                           r"|华为云|huawei cloud|百度智能云|天翼云|ctyun|恒源云|矩池云|featurize", re.IGNORECASE)
+_CHINA_PROVIDERS = frozenset({"aliyun"})
+
+
+class Objectives(BaseModel):
+    """What a recommendation must meet besides fitting: typed targets, each optional."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    budget: float | None = Field(default=None, gt=0, le=1e12)
+    budget_currency: str = "USD"
+    budget_period: Literal["total", "hour", "month"] = "total"
+    deadline_hours: float | None = Field(default=None, gt=0, le=24 * 3650)
+    ttft_s: float | None = Field(default=None, gt=0, le=3600)
+    tpot_ms: float | None = Field(default=None, gt=0, le=60_000)
+    market: Literal["global", "china"] = "global"
+    # GPUs (ids or families) the user named: kept whatever the market.
+    named: list[str] = Field(default_factory=list, max_length=64)
+
+    @classmethod
+    def of(cls, req: Requirement, language: str = "en", question: str = "", **targets) -> "Objectives":
+        """The requirement's own targets (its budget, the GPUs it named, where it rents) plus `targets`
+        (deadline_hours, ttft_s, tpot_ms, budget_period) the caller read."""
+        named = [g for g in [req.gpu, *req.gpu_options] if g]
+        return cls(budget=req.budget, budget_currency=req.budget_currency or "USD", named=named,
+                   market=market_for(req, language, question), **targets)
+
+
+class ObjectiveCheck(BaseModel):
+    """One objective judged on one option: met (None when it cannot be judged: unpriced, no timing),
+    the option's value against the target, and the margin as a percentage of the target (positive:
+    inside it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    objective: ObjectiveName
+    met: bool | None
+    value: float | None = None
+    target: float | None = None
+    margin_pct: float | None = None
+    unit: str = ""
+
+
+def market_for(req: Requirement, language: str = "en", question: str = "") -> Literal["global", "china"]:
+    """China when the question is in Chinese, names a Chinese cloud, or prices in yuan."""
+    if language == "zh" or (req.provider in _CHINA_PROVIDERS) or _CHINA_CLOUDS.search(question or ""):
+        return "china"
+    if req.budget_currency == "CNY" or any(c.currency == "CNY" for c in req.costs):
+        return "china"
+    return "global"
+
+
+def in_market(gpu: GpuSpec, objectives: Objectives) -> bool:
+    """Rented where the user rents, or named by them."""
+    if gpu.id in objectives.named or gpu.family in objectives.named:
+        return True
+    return objectives.market in gpu.markets
+
+
+def _margin(value: float, target: float, lower_is_better: bool = True) -> float:
+    return round(((target - value) if lower_is_better else (value - target)) / target * 100, 1)
+
+
+def _within(objective: ObjectiveName, value: float | None, target: float | None, unit: str) -> ObjectiveCheck | None:
+    if target is None:
+        return None
+    if value is None:
+        return ObjectiveCheck(objective=objective, met=None, target=target, unit=unit)
+    return ObjectiveCheck(objective=objective, met=value <= target, value=round(value, 3), target=target,
+                          margin_pct=_margin(value, target), unit=unit)
+
+
+def option_cost(catalog: Catalog, candidate: Candidate, objectives: Objectives,
+                costs: Iterable[Cost] = ()) -> float | None:
+    """What the option costs over the budget's period, in the budget's currency; None when unpriced
+    in that currency or (a total budget) when the job's hours are unknown."""
+    from bot.advice.compare import rate_for
+
+    rate, currency, _ = rate_for(catalog, catalog.gpus[candidate.gpu], list(costs))
+    if rate is None or currency != objectives.budget_currency:
+        return None
+    hours = {"hour": 1.0, "month": HOURS_PER_MONTH}.get(objectives.budget_period, candidate.hours)
+    return None if hours is None else round(rate * candidate.count * hours, 2)
+
+
+def judge(catalog: Catalog, candidate: Candidate, objectives: Objectives,
+          costs: Iterable[Cost] = ()) -> list[ObjectiveCheck]:
+    """Every objective the user set, judged on one candidate plan (memory always)."""
+    checks = [ObjectiveCheck(objective="memory", met=candidate.fits, value=candidate.need_gb, target=candidate.have_gb,
+                             margin_pct=_margin(candidate.need_gb, candidate.have_gb) if candidate.have_gb else None,
+                             unit="GB")]
+    if objectives.budget is not None:
+        checks.append(_within("budget", option_cost(catalog, candidate, objectives, costs), objectives.budget,
+                              objectives.budget_currency))
+    for check in (_within("deadline", candidate.hours, objectives.deadline_hours, "h"),
+                  _within("ttft", candidate.ttft_s, objectives.ttft_s, "s"),
+                  _within("tpot", candidate.tpot_ms, objectives.tpot_ms, "ms")):
+        if check is not None:
+            checks.append(check)
+    gpu = catalog.gpus[candidate.gpu]
+    checks.append(ObjectiveCheck(objective="market", met=in_market(gpu, objectives), unit=objectives.market))
+    return checks
+
+
+def meets(checks: Iterable[ObjectiveCheck]) -> bool:
+    """No objective failed (one that cannot be judged does not exclude the option)."""
+    return all(c.met is not False for c in checks)
+
+
+def rank_by_objectives(catalog: Catalog, candidates: Iterable[Candidate], objectives: Objectives,
+                       costs: Iterable[Cost] = ()) -> list[tuple[Candidate, list[ObjectiveCheck]]]:
+    """Candidates that meet every objective first (cheapest, then fewest GPUs), then the rest in
+    the same order, each with its checks."""
+    costs = list(costs)
+    judged = [(c, judge(catalog, c, objectives, costs)) for c in candidates]
+
+    def key(item: tuple[Candidate, list[ObjectiveCheck]]) -> tuple:
+        candidate, checks = item
+        failed = sum(c.met is False for c in checks)
+        cost = option_cost(catalog, candidate, objectives.model_copy(update={"budget_period": "hour"}), costs)
+        return failed, cost if cost is not None else float("inf"), candidate.count, candidate.gpu
+    return sorted(judged, key=key)
+
+
+@dataclasses.dataclass(frozen=True)
+class DeadlinePlan:
+    """The fewest GPUs of one type that finish the job in time: nodes of `per_node` GPUs, and days."""
+
+    gpu: str
+    count: int
+    nodes: int
+    per_node: int
+    hours: float
+    plan: Plan
+
+    @property
+    def days(self) -> float:
+        return round(self.hours / 24, 1)
+
+
+def deadline_plan(ctx: OptionContext, gpu: GpuSpec, deadline_hours: float, per_node: int = 8) -> DeadlinePlan | None:
+    """The smallest count of `gpu` (a cluster of 8-GPU nodes beyond one node) that holds the job and
+    finishes it within `deadline_hours`; None when no count up to the search limit does, or when the
+    job has no training-time estimate."""
+    if ctx.sizing.estimate.time is None:
+        return None
+    for count in SEARCH_COUNTS:
+        hours = ctx.hours(gpu, count)
+        if hours is None or hours > deadline_hours:
+            continue
+        plan = ctx.plan(gpu, count)
+        if plan.fits:
+            nodes = max(1, -(-count // per_node))
+            return DeadlinePlan(gpu=gpu.id, count=count, nodes=nodes, per_node=min(count, per_node), hours=hours,
+                                plan=plan)
+    return None
+
+
+def default_precision(req: Requirement, catalog: Catalog) -> str | None:
+    """The weight precision to size in: the user's, else the one the model was released in (DeepSeek-V3/R1:
+    fp8), else None (bf16)."""
+    if req.precision or not req.model:
+        return req.precision
+    model = catalog.models.get(req.model)
+    return model.released_precision if model else None
+
+
+def kv_precision_change(ctx: OptionContext, gpu: GpuSpec) -> tuple[float, float, int | None, int | None]:
+    """The KV cache per GPU in bf16 and in fp8, and the fewest GPUs that hold the job with each:
+    an FP8 KV cache halves the cache and, for long contexts or many users, the GPU count."""
+    bf16 = estimate_memory(ctx.job(kv_precision="bf16"))
+    fp8 = estimate_memory(ctx.job(kv_precision="fp8"))
+    slot = gpu_slot(gpu)
+    count = {}
+    for name, est in (("bf16", bf16), ("fp8", fp8)):
+        plan = smallest_fitting_plan(est, ctx.workload, slot)
+        count[name] = plan.count if plan else None
+    return bf16.kv_cache, fp8.kv_cache, count["bf16"], count["fp8"]

@@ -1,0 +1,144 @@
+"""Objectives of a recommendation (bot/advice/options.py, issue #24): a budget excludes an option, a
+deadline changes the GPU count (a cluster with its days), a TTFT target excludes a plan, a Chinese
+question or quote keeps the cards rented in China, an FP8 KV cache halves the cache and the count
+where it should, and models released in FP8 are sized in FP8. Real sizer and catalog, no mocks."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.advice.options import (
+    Objectives,
+    OptionContext,
+    deadline_plan,
+    default_precision,
+    in_market,
+    judge,
+    kv_precision_change,
+    market_for,
+    meets,
+    option_cost,
+    rank_by_objectives,
+)
+from bot.knowledge import DEFAULT_KNOWLEDGE_DIR, load_catalog
+from bot.models import Candidate, Cost, Requirement, StatedCost
+from bot.sizing.sizer import reference_shape, shape_from_arch, size_requirement
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog(DEFAULT_KNOWLEDGE_DIR, prices_path=DEFAULT_KNOWLEDGE_DIR / "prices.example.yaml")
+
+
+def context(catalog, req: Requirement) -> OptionContext:
+    shape = shape_from_arch(catalog.models[req.model]) if req.model else reference_shape(catalog, req.params_b)
+    sizing = size_requirement(req, shape, catalog)
+    return OptionContext(req=req, shape=shape, catalog=catalog, sizing=sizing, workload=req.workload or "inference")
+
+
+def fitting(ctx: OptionContext, gpu: str) -> Candidate:
+    return next(c for c in ctx.sizing.candidates if c.gpu == gpu and c.fits)
+
+
+def test_a_budget_per_hour_excludes_the_dearer_option(catalog):
+    ctx = context(catalog, Requirement(workload="inference", params_b=7, concurrency=50, context=2048))
+    quotes = [Cost(label="L4", gpu="l4", hourly_rate=0.7, hours=1, total=0.7, gpus=1),
+              Cost(label="A100", gpu="a100-80gb-sxm", hourly_rate=1.9, hours=1, total=1.9, gpus=1)]
+    budget = Objectives(budget=1.5, budget_period="hour")
+    l4, a100 = fitting(ctx, "l4"), fitting(ctx, "a100-80gb-sxm")
+    assert (l4.count, a100.count) == (2, 1)  # 50 users' KV cache needs two L4s
+    assert option_cost(catalog, l4, budget, quotes) == pytest.approx(1.4)
+    l4_checks, a100_checks = judge(catalog, l4, budget, quotes), judge(catalog, a100, budget, quotes)
+    assert next(c for c in l4_checks if c.objective == "budget").met is True
+    over = next(c for c in a100_checks if c.objective == "budget")
+    assert (over.met, over.value, over.target, over.unit) == (False, 1.9, 1.5, "USD")
+    assert over.margin_pct == pytest.approx(-26.7)  # 27% over the budget
+    assert meets(l4_checks) and not meets(a100_checks)
+    ranked = rank_by_objectives(catalog, [a100, l4], budget, quotes)
+    assert [c.gpu for c, _ in ranked] == ["l4", "a100-80gb-sxm"]
+
+
+def test_an_unpriced_option_is_not_judged_over_budget(catalog):
+    ctx = context(catalog, Requirement(workload="inference", params_b=7))
+    h20 = fitting(ctx, "h20-96gb")
+    check = next(c for c in judge(catalog, h20, Objectives(budget=1.5, budget_period="hour")) if c.objective == "budget")
+    assert check.met is None and check.value is None  # said to be unpriced, never guessed
+    assert option_cost(catalog, h20, Objectives(budget=1.5, budget_currency="CNY", budget_period="hour")) is None
+
+
+def test_a_deadline_plans_a_cluster_with_its_days(catalog):
+    # 7B pretrained on 1T tokens: one H100 takes ~29,491 hours (3.4 years).
+    ctx = context(catalog, Requirement(workload="training", method="pretraining", params_b=7, dataset_tokens_b=1000))
+    h100 = catalog.gpus["h100-sxm"]
+    assert ctx.hours(h100, 1) == pytest.approx(29491, rel=0.01)
+    plan = deadline_plan(ctx, h100, deadline_hours=20 * 24)
+    assert (plan.count, plan.nodes, plan.per_node) == (64, 8, 8)
+    assert plan.days == pytest.approx(19.2) and plan.plan.fits and plan.plan.nodes == 8
+    # A tighter deadline needs more GPUs; a looser one fewer.
+    assert deadline_plan(ctx, h100, 10 * 24).count > 64
+    assert deadline_plan(ctx, h100, 60 * 24).count < 64
+    assert deadline_plan(ctx, h100, 1.0) is None  # no count within the search limit finishes in an hour
+
+
+def test_a_deadline_excludes_a_plan_that_finishes_late(catalog):
+    cand = Candidate(gpu="h100-sxm", count=8, fits=True, need_gb=40, have_gb=80, headroom_gb=40, hours=3686.4)
+    check = next(c for c in judge(catalog, cand, Objectives(deadline_hours=480)) if c.objective == "deadline")
+    assert check.met is False and check.value == 3686.4
+
+
+def test_a_ttft_target_excludes_a_plan(catalog):
+    # Qwen2.5-32B, 16k context, 30 concurrent: prefilling 30 x 16k prompts takes seconds to minutes.
+    ctx = context(catalog, Requirement(workload="inference", model="qwen2.5-32b", context=16384, concurrency=30))
+    fast, slow = fitting(ctx, "b200"), fitting(ctx, "h200-sxm")
+    assert fast.ttft_s < 20 < slow.ttft_s
+    target = Objectives(ttft_s=20)
+    assert next(c for c in judge(catalog, fast, target) if c.objective == "ttft").met is True
+    late = next(c for c in judge(catalog, slow, target) if c.objective == "ttft")
+    assert late.met is False and late.unit == "s" and late.margin_pct < 0
+    # First token under 1 s: no plan in the catalog meets it at this load, and every check says so.
+    assert not any(meets(judge(catalog, c, Objectives(ttft_s=1))) for c in ctx.sizing.candidates if c.fits)
+
+
+def test_a_chinese_question_or_quote_keeps_the_cards_rented_in_china(catalog):
+    assert market_for(Requirement(), "zh") == "china"
+    assert market_for(Requirement(), "en", "we rent on AutoDL") == "china"
+    assert market_for(Requirement(provider="aliyun"), "en") == "china"
+    assert market_for(Requirement(costs=[StatedCost(label="A", hourly_rate=12, currency="CNY")]), "en") == "china"
+    assert market_for(Requirement(), "en", "we rent on AWS") == "global"
+    china = Objectives.of(Requirement(workload="inference", params_b=70), "zh")
+    gpus = catalog.gpus
+    assert all(in_market(gpus[g], china) for g in ("h20-96gb", "l20", "a800-80gb-sxm", "h800-sxm", "rtx-4090"))
+    assert not in_market(gpus["h100-sxm"], china) and not in_market(gpus["b200"], china)
+    # A GPU the user named stays, wherever it is rented.
+    named = Objectives.of(Requirement(gpu="h100"), "zh")
+    assert in_market(gpus["h100-sxm"], named)
+    ctx = context(catalog, Requirement(workload="inference", params_b=70))
+    kept = [c.gpu for c, checks in rank_by_objectives(catalog, [c for c in ctx.sizing.candidates if c.fits], china)
+            if meets(checks)]
+    assert "h20-96gb" in kept and "h100-sxm" not in kept and "l40s" not in kept
+
+
+def test_an_fp8_kv_cache_halves_the_cache_and_the_count_where_it_should(catalog):
+    ctx = context(catalog, Requirement(workload="inference", model="llama-3.1-70b", context=32768, concurrency=32))
+    kv_bf16, kv_fp8, h100_bf16, h100_fp8 = kv_precision_change(ctx, catalog.gpus["h100-sxm"])
+    assert kv_fp8 == pytest.approx(kv_bf16 / 2)
+    assert (h100_bf16, h100_fp8) == (8, 4)  # the cache decided the count on 80 GB cards
+    _, _, h200_bf16, h200_fp8 = kv_precision_change(ctx, catalog.gpus["h200-sxm"])
+    assert h200_bf16 == h200_fp8 == 4  # on 141 GB cards it does not change the count
+
+
+def test_models_released_in_fp8_default_to_fp8(catalog):
+    assert default_precision(Requirement(model="deepseek-v3"), catalog) == "fp8"
+    assert default_precision(Requirement(model="deepseek-r1"), catalog) == "fp8"
+    assert default_precision(Requirement(model="deepseek-v3", precision="bf16"), catalog) == "bf16"  # the user's wins
+    assert default_precision(Requirement(model="llama-3.1-70b"), catalog) is None
+    assert default_precision(Requirement(params_b=7), catalog) is None
+
+
+def test_objectives_are_typed_and_bounded():
+    with pytest.raises(ValueError):
+        Objectives(ttft_s=-1)
+    with pytest.raises(ValueError):
+        Objectives(budget_period="week")
+    with pytest.raises(ValueError):
+        Objectives(named=["x"] * 65)
