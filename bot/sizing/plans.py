@@ -264,14 +264,19 @@ def _build(est: MemoryEstimate, workload: str, slot: GpuSlot, count: int, strate
 
 
 def _plan_with(est: MemoryEstimate, workload: str, slot: GpuSlot, count: int) -> Plan | None:
-    plan = None
+    last = None
     for strategy in _strategies(est, workload, count):
         degrees = _three_d_degrees(est, count) if strategy == "3d" else [(None, None)]
         for tp, pp in degrees:
-            plan = _build(est, workload, slot, count, strategy, tp, pp)
-            if plan.fits:
-                return plan
-    return plan
+            last = (strategy, tp, pp)
+            if workload == "inference" and strategy in ("tp", "tp-pp"):
+                tp_, pp_ = inference_degrees(count)
+            else:
+                tp_, pp_ = tp, pp
+            # Only the plan returned is built whole (interconnect, label, CPU memory).
+            if sum(per_gpu_memory(est, workload, strategy, count, tp_, pp_).values()) <= slot.memory_gb:
+                return _build(est, workload, slot, count, strategy, tp, pp)
+    return _build(est, workload, slot, count, *last) if last else None
 
 
 def with_full_recompute(est: MemoryEstimate) -> MemoryEstimate:
@@ -279,12 +284,23 @@ def with_full_recompute(est: MemoryEstimate) -> MemoryEstimate:
     2*s*b*h, plus one layer's 34*s*b*h while it is recomputed (Korthikanti et al. 2022)."""
     if not est.act_layers:
         return est
+    cached = _FULL_RECOMPUTE.get(id(est))
+    if cached is not None and cached[0] is est:
+        return cached[1]
     from bot.sizing.memory import activations_gb
 
     activations = activations_gb(
         est.act_layers, est.act_hidden, est.act_heads, est.context_tokens, est.act_batch, "full", 1, est.act_bytes,
     ) + est.logits
-    return replace(est, activations=activations, recompute="full", notes=list(est.notes))
+    full = replace(est, activations=activations, recompute="full", notes=list(est.notes))
+    if len(_FULL_RECOMPUTE) > 64:
+        _FULL_RECOMPUTE.clear()
+    _FULL_RECOMPUTE[id(est)] = (est, full)
+    return full
+
+
+# The full-recompute variant of an estimate, per estimate object (the planner asks for it at every count).
+_FULL_RECOMPUTE: dict[int, tuple[MemoryEstimate, MemoryEstimate]] = {}
 
 
 def plan_on(est: MemoryEstimate, workload: str, slot: GpuSlot, count: int) -> Plan:
@@ -312,7 +328,7 @@ def _label(plan: Plan) -> str:
     if plan.strategy == "3d":
         dp = plan.count // (plan.tensor_parallel * plan.pipeline_parallel)
         return f"TP{plan.tensor_parallel} x PP{plan.pipeline_parallel} x DP{dp} over {plan.count} GPUs"
-    return f"{STRATEGY_LABEL[plan.strategy]} over {plan.count} GPUs"
+    return f"{STRATEGY_LABEL[plan.strategy]} over {plan.count} GPU{'' if plan.count == 1 else 's'}"
 
 
 def zero_paper_line(est: MemoryEstimate, count: int) -> str:
@@ -334,13 +350,13 @@ def zero_paper_line(est: MemoryEstimate, count: int) -> str:
 
 def smallest_fitting_plan(est: MemoryEstimate, workload: str, slot: GpuSlot) -> Plan | None:
     """The smallest count (from SEARCH_COUNTS) at which some plan fits; None if even the largest fails."""
+    # A plan that cannot fit because of per-GPU fixed costs never will, at any count: stop early.
+    if _fixed_cost_gb(est, workload) > slot.memory_gb:
+        return plan_on(est, workload, slot, 1) if plan_on(est, workload, slot, 1).fits else None
     for count in SEARCH_COUNTS:
-        # A plan that cannot fit at this count because of per-GPU fixed costs never will: stop early.
         plan = plan_on(est, workload, slot, count)
         if plan.fits:
             return plan
-        if _fixed_cost_gb(est, workload) > slot.memory_gb:
-            return None
     return None
 
 
