@@ -200,6 +200,10 @@ def _cmd_show(args: argparse.Namespace) -> int:
     from bot.prices.show import render_show, show_json
     from bot.errors import InputError
 
+    from bot.prices.lookup import MAX_SHOW_ROWS
+
+    if not 1 <= args.limit <= MAX_SHOW_ROWS:
+        raise InputError("--limit", f"{args.limit} is not a number of rows from 1 to {MAX_SHOW_ROWS}")
     catalog = default_catalog()
     try:
         gpus = catalog.resolve_gpu(args.gpu)

@@ -108,3 +108,34 @@ def test_the_cli_import_of_a_hostile_file_exits_cleanly(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "runpod/vms.csv:3: 2x_H100-SXM_SECURE: not a number" in printed and "finite" in printed
     assert len(load_price_table(out)[0]) == 2
+
+
+def test_the_documented_file_and_row_bounds_hold(catalog, tmp_path, monkeypatch):
+    import bot.prices.skypilot as sky
+
+    folder = _folder(tmp_path, GOOD * 5)
+    monkeypatch.setattr(sky, "MAX_ROWS_PER_FILE", 3)
+    with pytest.raises(CatalogImportError, match="more than 3 rows; refused"):
+        import_catalog(folder, catalog, as_of=AS_OF)
+    monkeypatch.setattr(sky, "MAX_ROWS_PER_FILE", 1_000_000)
+    monkeypatch.setattr(sky, "MAX_FILE_BYTES", 100)
+    with pytest.raises(CatalogImportError, match="over the 100-byte limit"):
+        import_catalog(folder, catalog, as_of=AS_OF)
+
+
+@pytest.mark.parametrize("price, spot, reason", [
+    ("10000.5", "", "Price 10000.5 is not a price per hour"), ("5", "10001", "SpotPrice 10001 is not a price per hour"),
+    ("5", "-1", "SpotPrice -1 is not a price per hour"),
+])
+def test_prices_out_of_bounds_are_bad_rows(catalog, tmp_path, price, spot, reason):
+    line = f"2x_H100-SXM_SECURE,H100-SXM,2,32,160,,US,{spot},{price},US-TX-1\n"
+    report = import_catalog(_folder(tmp_path, line), catalog, as_of=AS_OF)
+    assert [b.line for b in report.bad] == [3] and reason in report.bad[0].reason
+
+
+def test_the_report_lists_at_most_twenty_rows_per_kind(catalog, tmp_path):
+    lines = "".join(f"{n}x_H100-SXM_SECURE,H100-SXM,{n},32,160,,US,,nan,US-TX-1\n" for n in range(2, 40))
+    report = import_catalog(_folder(tmp_path, lines), catalog, as_of=AS_OF)
+    summary = report.summary()
+    assert len(report.bad) == 38 and "... and 18 more" in summary
+    assert sum(1 for line in summary.splitlines() if "not a number" in line) == 20

@@ -124,6 +124,8 @@ def test_prices_show_cli(capsys, monkeypatch):
     assert data["spot"] and data["rows"] and all(r["spot"] for r in data["rows"])
     assert main(["prices", "show", "H999"]) == 2
     assert "unknown GPU" in capsys.readouterr().err
+    assert main(["prices", "show", "H100", "--limit", "0"]) == 2 and main(["prices", "show", "H100", "--limit", "201"]) == 2
+    assert "--limit" in capsys.readouterr().err
 
 
 def test_update_writes_to_a_users_file_never_the_package(tmp_path):
