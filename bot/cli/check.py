@@ -16,6 +16,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from bot.cli import open_store
+from bot.cli.terminal import safe_json, safe_text
 from bot.errors import InputError
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ class _Bars:
         if self.last.get(host_job) == text:
             return
         self.last[host_job] = text
+        text = safe_text(text)
         self.stream.write(("\r" + text) if self.tty else text + "\n")
         if self.tty and fraction >= 1.0:
             self.stream.write("\n")
@@ -98,12 +100,13 @@ def _run_checks(args, services: Services, user: str, benchmarks: list[str]) -> i
         entries = asyncio.run(checker.check_all(user, benchmarks, progress, groups=groups, language=args.lang,
                                                 gpus=args.gpu_indexes))
         if args.json:
-            print(json.dumps({"hosts": [_entry_json(e) for e in entries]}, ensure_ascii=False))
+            print(safe_json(json.dumps({"hosts": [_entry_json(e) for e in entries]}, ensure_ascii=False,
+                                       allow_nan=False)))
         else:
             for entry in entries:
-                print(f"== {entry.host}: " + ("checked" if entry.ok else f"NOT CHECKED: {entry.error}"))
+                print(safe_text(f"== {entry.host}: " + ("checked" if entry.ok else f"NOT CHECKED: {entry.error}")))
                 if entry.check:
-                    print(render_text(entry.check.answer, full=args.full))
+                    print(safe_text(render_text(entry.check.answer, full=args.full)))
                     _print_not_run(entry.check.benchmarks)
         worst = [f.severity for e in entries if e.check for f in e.check.answer.findings]
         if "block" in worst or not all(e.ok for e in entries):
@@ -113,16 +116,16 @@ def _run_checks(args, services: Services, user: str, benchmarks: list[str]) -> i
         done = asyncio.run(checker.check(args.host, user, benchmarks, progress, groups=groups, language=args.lang,
                                          gpus=args.gpu_indexes))
     except PermissionError as exc:
-        raise InputError(None, f"refused: {exc}") from exc
+        raise InputError(None, safe_text(f"refused: {exc}")) from exc
     except DispatchError as exc:
-        print(f"gpu-advisor: check failed: {exc}", file=sys.stderr)
+        print(safe_text(f"gpu-advisor: check failed: {exc}"), file=sys.stderr)
         return 3
     if args.json:
-        print(json.dumps(_check_json(done), ensure_ascii=False))
+        print(safe_json(json.dumps(_check_json(done), ensure_ascii=False, allow_nan=False)))
     else:
-        print(f"== {done.host}: {len(done.report.gpus)} GPU(s), driver {done.report.driver}, "
-              f"CUDA {done.report.cuda_driver} (probe via {done.report.source})")
-        print(render_text(done.answer, full=args.full))
+        print(safe_text(f"== {done.host}: {len(done.report.gpus)} GPU(s), driver {done.report.driver}, "
+                        f"CUDA {done.report.cuda_driver} (probe via {done.report.source})"))
+        print(safe_text(render_text(done.answer, full=args.full)))
         _print_not_run(done.benchmarks)
     if any(f.severity == "block" for f in done.answer.findings):
         return EXIT_FINDINGS_BLOCK

@@ -50,7 +50,12 @@ class _Reply:
         return self.content.decode("utf-8", errors="replace")
 
     def json(self) -> Any:
-        return json.loads(self.content)
+        return json.loads(self.content, parse_constant=_refuse_constant)
+
+
+def _refuse_constant(name: str):
+    """`NaN`, `Infinity`, `-Infinity`: Python's json reads them, JSON has no such numbers."""
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _problems(exc: ValidationError, limit: int = 3) -> str:
@@ -134,7 +139,7 @@ class AgentClient:
             data = response.json()
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, nesting too deep
             raise DispatchError(f"{self.host.name}: agent returned garbage (HTTP {response.status_code}, "
-                                f"not JSON: {response.text[:80]!r})") from exc
+                                f"not JSON ({exc}"[:160] + f"): {response.text[:80]!r})") from exc
         if response.status_code >= 400:
             detail = data.get("detail") if isinstance(data, dict) else data
             if response.status_code == 409:

@@ -26,7 +26,7 @@ from bot.engine.facts import FACT_KINDS, is_derived
 from bot.engine.rulebase import DEFAULT_RULES_DIR, TEST_SUFFIX, LoadedRule, check_rule, rule_files
 from bot.engine.schema import Comparison, Rule, RuleFile, parse_reference
 from bot.models import TOPICS
-from bot.yamlio import YamlDocument, YamlError, load_yaml
+from bot.yamlio import YamlDocument, YamlError, containing_root, load_yaml, read_text
 
 IssueSeverity = Literal["error", "warning"]
 
@@ -171,13 +171,11 @@ def _schema_errors(doc: YamlDocument, exc: ValidationError, out: _Collector) -> 
 _PARSED: dict[Path, tuple[str, YamlDocument]] = {}
 
 
-def _load_cached(path: Path) -> YamlDocument:
+def _load_cached(path: Path, root: Path | None = None) -> YamlDocument:
     """load_yaml, reusing the last parse of each file while its text is unchanged (reloads lint
-    often). Holds one document per file, so it cannot grow with edits."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise YamlError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    often). Holds one document per file, so it cannot grow with edits. The file is read bounded
+    (`bot.yamlio.read_text`: regular files inside `root`, size-bounded, UTF-8 or a YamlError)."""
+    text = read_text(path, root)
     cached = _PARSED.get(path)
     if cached is not None and cached[0] == text:
         return cached[1]
@@ -186,9 +184,9 @@ def _load_cached(path: Path) -> YamlDocument:
     return doc
 
 
-def _load_file(path: Path, out: _Collector) -> tuple[YamlDocument | None, list[LoadedRule]]:
+def _load_file(path: Path, out: _Collector, root: Path | None = None) -> tuple[YamlDocument | None, list[LoadedRule]]:
     try:
-        doc = _load_cached(path)
+        doc = _load_cached(path, root)
     except YamlError as exc:
         text = str(exc)
         match = re.match(re.escape(str(path)) + r":(\d+):(\d+): (.*)$", text, re.S)
@@ -508,7 +506,8 @@ def _tested_rule_ids(test_files: list[Path], known: set[str], out: _Collector) -
 
 
 def _header_check(doc: YamlDocument, out: _Collector) -> None:
-    first = doc.path.read_text(encoding="utf-8").split("\n", 1)[0]
+    cached = _PARSED.get(doc.path)
+    first = (cached[0] if cached is not None else read_text(doc.path)).split("\n", 1)[0]
     match = SCHEMA_HEADER.match(first)
     expected = schema_reference(doc.path)
     if not match:
@@ -573,7 +572,7 @@ def lint_paths(paths: list[Path | str] | None = None, catalog=None, check_tests:
 
     items: list[LoadedRule] = []
     for path in files:
-        doc, loaded = _load_file(path, out)
+        doc, loaded = _load_file(path, out, containing_root(path, scope))
         if doc is not None:
             _header_check(doc, out)
         items += loaded

@@ -141,13 +141,17 @@ class ReloadResult:
 
 
 def _digest(paths: list[Path]) -> str:
+    """A digest of the files' names and contents, each read bounded (`bot.yamlio.read_bounded`:
+    a FIFO or a device in the folder is never read, so it cannot hang the watcher)."""
+    from bot.yamlio import YamlError, read_bounded
+
     digest = hashlib.sha256()
     for path in paths:
         digest.update(str(path).encode())
         try:
-            digest.update(path.read_bytes())
-        except OSError:
-            pass
+            digest.update(read_bounded(path))
+        except YamlError as exc:  # the load reports it; its reason still changes the digest
+            digest.update(str(exc).encode())
     return digest.hexdigest()
 
 

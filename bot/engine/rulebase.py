@@ -20,7 +20,7 @@ from bot.engine.facts import FACT_KINDS, fact_fields, is_derived
 from bot.engine.schema import Comparison, Rule, RuleFile, parse_reference
 from bot.errors import ConfigError
 from bot.knowledge import rules_dir, shipped_data_dir
-from bot.yamlio import YamlDocument, YamlError, load_yaml
+from bot.yamlio import YamlDocument, YamlError, containing_root, load_yaml, read_text
 
 # The shipped rules (schema, README, the rule files); GPU_ADVISOR_RULES_DIR may point elsewhere.
 DEFAULT_RULES_DIR = shipped_data_dir("rules")
@@ -202,13 +202,14 @@ def _load_rulebase(roots: list[Path], files: list[Path], known_sources: set[str]
     loaded: list[LoadedRule] = []
     digest = hashlib.sha256()
     for path in files:
-        try:
-            doc = load_yaml(path)
+        try:  # bounded: regular files inside their root, size-bounded, UTF-8 (bot.yamlio.read_text)
+            text = read_text(path, containing_root(path, roots))
+            doc = load_yaml(path, text=text)
         except YamlError as exc:
             problems.append(str(exc))
             continue
         digest.update(str(path.relative_to(roots[0]) if path.is_relative_to(roots[0]) else path).encode())
-        digest.update(path.read_bytes())
+        digest.update(text.encode())
         try:
             rule_file = RuleFile.model_validate(doc.data)
         except ValidationError as exc:

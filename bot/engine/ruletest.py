@@ -118,9 +118,10 @@ def find_test_files(paths: list[Path]) -> list[Path]:
     return sorted(set(found))
 
 
-def load_cases(path: Path) -> list[RuleTestCase]:
+def load_cases(path: Path, root: Path | None = None) -> list[RuleTestCase]:
+    """The cases of one test file, read bounded (regular files inside `root`, see bot.yamlio)."""
     try:
-        doc = load_yaml(path)
+        doc = load_yaml(path, root=root)
     except YamlError as exc:
         raise ValueError(str(exc)) from exc
     try:

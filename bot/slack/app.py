@@ -51,7 +51,9 @@ from bot.errors import GpuAdvisorError, InputError
 from bot.ops.lifecycle import DrainableExecutor
 from bot.ops.metrics import REGISTRY, answer_timer, record_reload, record_rule_firings
 from bot.seams import RuleSource, StoreSeam
+from bot.messages import say
 from bot.slack import cards
+from bot.slack.answer_pool import AnswerTooLong
 from bot.slack.cards import Card, HomeInfo, escape
 from bot.slack.settings import Mode, SlackSettings, SlackSettingsError
 from bot.slack.stores import (
@@ -334,6 +336,14 @@ def _api_error(exc: SlackApiError) -> str:
     return f"{error or 'error'}" + (f", HTTP {status}" if status else "")
 
 
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def question_language(text: str) -> str:
+    """"zh" when the question has Chinese characters, else "en" (for notices given without an answer)."""
+    return "zh" if _CJK.search(text[:4000]) else "en"
+
+
 def fired_rules(answer) -> set[str]:
     """Every rule behind an answer's findings: the findings' own and those that derived their premises."""
     fired = {f.rule for f in answer.findings}
@@ -464,6 +474,11 @@ class SlackServices:
                                                                     user_id=user if private else None))
         except (QuestionError, InputError) as exc:
             return cards.notice_card(escape(str(exc)), ":grey_question:")
+        except AnswerTooLong as exc:
+            log.warning("answering in %r took over %g s: stopped (%d characters)", conversation_id, exc.deadline_s,
+                        len(text))
+            return cards.notice_card(escape(say("slack.too_long", question_language(text),
+                                                seconds=f"{exc.deadline_s:g}")), ":hourglass:")
         except Exception as exc:
             if is_transient_store_error(exc):
                 log.error("answering in %r failed: the store kept failing (%s: %s)", conversation_id,
@@ -899,8 +914,9 @@ def register(app: App, services: SlackServices) -> None:
 
 
 def start_answer_pool(settings: SlackSettings, rules: RuleSource, store: StoreSeam | None, conversations):
-    """The `AnswerPool` GPU_ADVISOR_SLACK_ANSWER_PROCESSES asks for, started; None when it is 0."""
-    if settings.answer_processes == 0:
+    """The `AnswerPool` GPU_ADVISOR_SLACK_ANSWER_PROCESSES asks for, started; None when it is 0
+    (or unset: `serving_app` decides the default for `serve`)."""
+    if not settings.answer_processes:
         return None
     from bot.slack.answer_pool import AnswerPool, AnswerPoolError, store_is_shareable
 
@@ -908,7 +924,8 @@ def start_answer_pool(settings: SlackSettings, rules: RuleSource, store: StoreSe
         raise SlackSettingsError("GPU_ADVISOR_SLACK_ANSWER_PROCESSES needs a store other processes can open "
                                  "(GPU_ADVISOR_DATABASE_URL: a SQLite file or PostgreSQL); set it to 0 without one")
     started = time.monotonic()
-    pool = AnswerPool(settings.answer_processes, rules, store, fallback=conversations)
+    pool = AnswerPool(settings.answer_processes, rules, store, fallback=conversations,
+                      deadline_s=settings.answer_deadline_s)
     try:
         workers = pool.start()
     except AnswerPoolError as exc:

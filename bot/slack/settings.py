@@ -57,7 +57,13 @@ class SlackSettings(BaseSettings):
     workers: int = Field(default=4, ge=1, le=256, validation_alias="GPU_ADVISOR_SLACK_WORKERS")
     # Worker processes that compute answers beside the app's GIL (bot/slack/answer_pool.py);
     # 0 answers in the listener threads. Needs a store other processes can open (`serve` has one).
-    answer_processes: int = Field(default=0, ge=0, le=64, validation_alias="GPU_ADVISOR_SLACK_ANSWER_PROCESSES")
+    # Unset: `serve` uses 2 when its store can be shared (a SQLite file or PostgreSQL), else 0, so
+    # that one slow question cannot hold the acks and health endpoints (docs/operations.md §8).
+    answer_processes: int | None = Field(default=None, ge=0, le=64,
+                                         validation_alias="GPU_ADVISOR_SLACK_ANSWER_PROCESSES")
+    # A question an answer worker has not answered in this long is stopped (the worker is replaced)
+    # and the user told it was too long or too complex. Only with answer worker processes.
+    answer_deadline_s: float = Field(default=20.0, gt=0, le=120, validation_alias="GPU_ADVISOR_SLACK_ANSWER_DEADLINE")
     # Threads for host checks, which mostly wait on agents.
     check_workers: int = Field(default=8, ge=1, le=256, validation_alias="GPU_ADVISOR_SLACK_CHECK_WORKERS")
     dedupe_ttl_s: float = Field(default=3600.0, gt=0, validation_alias="GPU_ADVISOR_SLACK_DEDUPE_TTL")
