@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from bot.models import StatedCost
 from bot.nlu import lexicon as lx
 from bot.nlu.model import ParseError
-from bot.nlu.scan import Scan, first_number, number
+from bot.nlu.scan import Scan, first_number, number, six_digits
 from bot.nlu.slots.counts import count_before
 from bot.nlu.slots.quote_labels import billing_label, cost_label
 
@@ -23,6 +23,9 @@ _RATE = lx.rx(
     # "一小时 2.5 元": the hour first, so the amount must carry its currency
     rf"|(?:一|1)\s*个?\s*小时\s*(?:是|要|收|收费|价格|为)?\s*(?:(?P<c6>{lx.MONEY})\s*{lx.NUM}|{lx.NUM}\s*(?P<c7>{lx.MONEY}))"
 )
+# "$0.05 per GPU-minute", "0.8 元/卡/分钟": a rate per minute, read as 60 x that per hour (issue #23)
+_PER_MINUTE = r"\s*(?:/|per|an?|每)\s*(?:gpu[\s-]*|卡\s*/?\s*)?(?:minutes?|mins?|分钟)(?![a-z])"
+_MINUTE_RATE = lx.rx(rf"(?P<c1>{lx.MONEY})\s*{lx.NUM}\s*(?:{lx.MONEY})?{_PER_MINUTE}|{lx.NUM}\s*(?P<c2>{lx.MONEY}){_PER_MINUTE}")
 _BARE_RATE = lx.rx(rf"(?P<c1>{lx.USD})\s*([0-9]{{1,4}}\.[0-9]{{2}})(?![0-9])")
 _CURRENCY_GROUPS = ("c1", "c2", "c3", "c4", "c5", "c6", "c7")
 _NOT_A_RATE = re.compile(r"\s*(?:k|m|/|per|a\s+month|monthly|total|budget|万|千|/月|每月|a\s+year)", re.I)
@@ -76,9 +79,11 @@ def refuse_too_many(scan: Scan, found: int, where: re.Match) -> None:
 
 def _rates(scan: Scan) -> list[re.Match]:
     rates = []
-    for m in scan.matches(_RATE):
-        rates.append(m)
-        refuse_too_many(scan, len(rates), m)
+    for pattern in (_RATE, _MINUTE_RATE):
+        for m in scan.matches(pattern):
+            if not _inside(m, rates):
+                rates.append(m)
+                refuse_too_many(scan, len(rates), m)
     if not rates:
         return []
     # "coreweave $4.25/hr per H100, lambda $2.99 without IB": once one hourly rate is written, a bare
@@ -146,7 +151,7 @@ def _with_duration(scan: Scan, rate: re.Match, duration: re.Match, lo: int, inde
 
 
 def _rate_value(rate: re.Match) -> float:
-    return first_number(rate)
+    return six_digits(first_number(rate) * 60) if rate.re is _MINUTE_RATE else first_number(rate)
 
 
 def _hours(duration: re.Match) -> float:
@@ -167,7 +172,8 @@ def _near(label_start: int, rate_start: int) -> int:
 def _quote_extras(scan: Scan, lo: int, rate: re.Match, gpu: str | None) -> dict:
     """Per-GPU rate, the GPU count and a billing-mode label written with a quote."""
     extras: dict = {}
-    if _PER_GPU_HOUR.search(scan.text, rate.start(), rate.end() + 16):
+    if _PER_GPU_HOUR.search(scan.text, rate.start(), rate.end() + 16) or (
+            rate.re is _MINUTE_RATE and re.search(r"gpu|卡", scan.written(rate).lower())):
         extras["per_gpu"] = True
     count = _count_before_gpu(scan, lo, rate.start()) if gpu else None
     if count is None:

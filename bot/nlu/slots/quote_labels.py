@@ -11,7 +11,7 @@ from bot.nlu.scan import Scan
 Label = tuple[str, str | None, int]  # (label, the GPU it names or None, where the label starts)
 
 _LABEL = lx.rx(
-    r"(?:\B<(?:option|plan|choice|offer|quote|provider|vendor|server|instance)\s+([a-z0-9]{1,3})>\E|(?:方案|选项|报价|配置|供应商)\s*([a-z0-9]{1,3}|[一二三四甲乙丙])"
+    r"(?:\B<(?:option|plan|choice|offer|quote|provider|vendor|server|instance)\s+(?!(?:of|at|is|for|on|in|to|an|by)\b)([a-z0-9]{1,3})>\E|(?:方案|选项|报价|配置|供应商)\s*([a-z0-9]{1,3}|[一二三四甲乙丙])"
     r"|(?<![a-z0-9])([a-z])(?![a-z0-9])\s*(?:方案|选项)"
     r"|(?<![a-z0-9])([a-z])(?![a-z0-9])\s*[:：]?\s*$"
     r"|(?<![a-z0-9])([a-z])(?![a-z0-9])\s*(?:[:：)]|\s+(?:costs?|is|at|would|will|charges)\b|\s*(?:每小时|报价|是|要|的价格)))"

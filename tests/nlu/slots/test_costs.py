@@ -47,3 +47,18 @@ def test_a_free_quote_is_refused():
     with pytest.raises(ParseError) as info:
         parse("A $0/hr for 10 hours")
     assert info.value.field == "costs"
+
+
+@pytest.mark.parametrize("text, rate, per_gpu", [
+    ("a quote of $0.05 per GPU-minute vs $2.80/GPU-hour for 100 hours", 3.0, True),
+    ("0.8 元/卡/分钟，跑 10 小时", 48.0, True),
+    ("$0.10/min for the whole box, 20 hours", 6.0, False),
+])
+def test_a_rate_per_minute_is_sixty_times_that_per_hour(text, rate, per_gpu):
+    first = parse(text).requirement.costs[0]
+    assert (first.hourly_rate, first.per_gpu) == (rate, per_gpu)
+
+
+def test_a_quote_of_is_no_label():
+    assert [c.label for c in parse("a quote of $0.05/hr vs $2.80/hr for 100 hours").requirement.costs] == [
+        "option 1", "option 2"]
