@@ -80,7 +80,7 @@ def test_the_schedule_runs_each_group_with_jitter_until_stopped(fleet, slack_api
         await asyncio.wait_for(monitor.run_forever(stop, rounds=2), 60)
 
     asyncio.run(run())
-    assert [p["text"].split(" is ")[0] for p in posts(slack_api)] == [":red_circle: *xid-host*"]
+    assert [p["text"].split(" is ")[0] for p in posts(slack_api)] == ["🔴 *xid-host*"]
 
 
 def test_alerts_follow_the_configured_language(fleet, slack_api, advisor):
