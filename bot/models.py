@@ -400,6 +400,8 @@ class AskAnswer(BaseModel):
     label: str | None = None
     rule: str | None = None
     sources: list[str] = Field(default_factory=list)
+    # Which of `Requirement.asks` this answers (its index), set by bot.compose.compose_all.
+    ask_index: int | None = None
     # The composer's numbers, for code and --json (e.g. {"kv_cache_gib": 128.0}).
     figures: dict[str, float | str | None] = Field(default_factory=dict)
 

@@ -311,12 +311,26 @@ def _second(text: str, language: str) -> str:
 _SIZING_VERDICT = re.compile(r"^verdict\.(?:does-not-fit|fits|cheapest-setup|how-many|context-|unknown-gpu-|compare-(?:only|none|roomier))")
 
 
+# The verdict families that answer each kind of ask, where one of them fired.
+_PREFERRED_VERDICTS = {
+    "compat": re.compile(r"^verdict\.(?:license|driver|cuda|toolkit|fp8|bf16|no-kernel)"),
+    "diagnose": re.compile(r"^verdict\.(?:xid|health|memory-errors|remap|host|no-kernel)"),
+    "cost": re.compile(r"^verdict\.(?:cheapest-quote|subscription|compare-cheaper|one-quote|within-budget|over-budget"
+                       r"|cheaper-per-hour|cheapest-setup-priced|billing|spot|compare-providers-priced)"),
+}
+
+
 def _verdict(result: EngineResult, recommendations: list[Recommendation], language: str,
              req: Requirement | None = None) -> Verdict | None:
     if not result.verdicts:
         return None
     verdict = result.verdicts[0]
-    if req is not None and not sizes_hardware(req):
+    preferred = _PREFERRED_VERDICTS.get(req.asks[0].kind) if req is not None and req.asks else None
+    chosen = next((v for v in result.verdicts if preferred.match(v.rule)), None) if preferred else None
+    if chosen is not None:
+        # "授权有问题吗" on a message that also mentions a fee: the licence verdict answers the ask.
+        verdict = chosen
+    elif req is not None and not sizes_hardware(req):
         # "Will 100GbE hurt?" on a plan that also fits tightly: the network verdict answers what was asked.
         verdict = next((v for v in result.verdicts if not _SIZING_VERDICT.match(v.rule)), verdict)
     elif req is not None and req.asks and req.asks[0].kind in ("fit", "select"):

@@ -55,13 +55,16 @@ def composer_for(kind: str) -> Composer | None:
 def compose_all(ctx: ComposeContext) -> list[AskAnswer]:
     """Each ask's answer, in the order asked; asks whose composer has nothing to add are skipped."""
     out: list[AskAnswer] = []
-    for ask in ctx.requirement.asks:
+    for index, ask in enumerate(ctx.requirement.asks):
         compose = composer_for(ask.kind)
         if compose is None:
             continue
         reply = compose(ask, ctx)
+        if reply is not None and any(r.lead == reply.lead for r in out):
+            continue  # two parts that the same answer answers: said once
         if reply is not None:
+            update: dict = {"ask_index": index}
             if reply.label is None and ask.label is not None:
-                reply = reply.model_copy(update={"label": ask.label})
-            out.append(reply)
+                update["label"] = ask.label
+            out.append(reply.model_copy(update=update))
     return out

@@ -1,17 +1,66 @@
 """`compat` asks (driver, CUDA, wheels, compute capability, licence): the cuda and licence verdict
-rules answer them; where the verdict only asks for something to size, the findings of the
-question's topics lead instead (as for explanations)."""
+rules answer the first; every part that names a CUDA version and a driver of its own ("反过来，
+12.4 的镜像放到 470 的机器上呢？") is checked against NVIDIA's table here, since the requirement
+holds one pair only. Where the verdict only primes a topic, the findings of the question lead.
+
+A driver runs a CUDA release when it is at least that release's minimum (cuda-release-notes), and
+any release of the same major under minor-version compatibility when it is at least the major's
+minimum (cuda-compatibility), without the features that need the newer driver.
+"""
 
 from __future__ import annotations
 
+import re
+
 from bot.compose import ComposeContext
-from bot.compose.explain import _GENERIC_VERDICTS, _from_findings
+from bot.compose.explain import _from_findings, is_generic
+from bot.knowledge import Catalog
+from bot.messages import say
 from bot.models import Ask, AskAnswer
+
+_CUDA = re.compile(r"cuda\s*(?:toolkit\s*)?(1[0-3]\.[0-9])|\bcu(1[0-3])([0-9])\b", re.IGNORECASE)
+_DRIVER = re.compile(r"(?:driver|驱动)\D{0,8}?([3-6][0-9]{2}(?:\.[0-9]+){0,2})|([3-6][0-9]{2}(?:\.[0-9]+){0,2})\s*(?:的)?\s*(?:driver|驱动)",
+                     re.IGNORECASE)
+SOURCES = ["cuda-release-notes", "cuda-compatibility"]
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    primary = ctx.requirement.asks and ctx.requirement.asks[0].start == ask.start
+    if not primary:
+        checked = driver_check(ask.text, ctx.catalog, ctx.language)
+        if checked is not None:
+            return checked
     verdict = ctx.answer.verdict
-    if verdict is None or verdict.rule in _GENERIC_VERDICTS:
-        reply = _from_findings(ctx)
+    if verdict is None or is_generic(verdict.rule):
+        reply = _from_findings(ctx, ask.text)
         return reply.model_copy(update={"kind": "compat"}) if reply else None
     return None
+
+
+def driver_check(text: str, catalog: Catalog, language: str) -> AskAnswer | None:
+    """The verdict for the CUDA version and driver one part names, or None without both."""
+    cuda_m, driver_m = _CUDA.search(text), _DRIVER.search(text)
+    if cuda_m is None or driver_m is None:
+        return None
+    cuda = cuda_m.group(1) or f"{cuda_m.group(2)}.{cuda_m.group(3)}"
+    driver = driver_m.group(1) or driver_m.group(2)
+    release, major = catalog.cuda_release(cuda), catalog.cuda_major(int(cuda.split(".")[0]))
+    if release is None or major is None:
+        return None
+    have = _version(driver) + (999, 999)[: 3 - len(_version(driver))]  # "470": any driver of the 470 branch
+    params = {"cuda": cuda, "driver": driver, "release_min": release.min_driver, "major": major.major,
+              "major_min": major.min_driver}
+    if have >= _version(release.min_driver):
+        lead, ok = say("compat.driver_ok", language, **params), True
+    elif have >= _version(major.min_driver):
+        lead, ok = say("compat.driver_minor", language, **params), True
+    else:
+        runs = [r for r in catalog.cuda.releases if _version(r.min_driver) <= have]
+        newest = max(runs, key=lambda r: _version(r.version)).version if runs else "?"
+        lead, ok = say("compat.driver_old", language, **params, newest=newest, newest_major=newest.split(".")[0]), False
+    return AskAnswer(kind="compat", lead=lead, rule="compat.driver-vs-cuda", sources=SOURCES,
+                     figures={"works": "yes" if ok else "no", "cuda": cuda, "driver": driver})
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in text.split(".") if p.isdigit())

@@ -29,6 +29,11 @@ _LEADING_ANSWER = re.compile(r"^(?:yes|no)\b[^—:：,，]*[—:：,，]\s*|^(?:
 # Verdicts that only ask for something to size, or size a job nobody asked about.
 _GENERIC_VERDICTS = frozenset({"verdict.ask-what-to-run", "verdict.need-model-size", "verdict.recommend-needs-workload",
                                "verdict.topic-general", "verdict.cheapest-setup", "verdict.need-model-size-compare"})
+def is_generic(rule: str) -> bool:
+    """A verdict that primes a topic or asks for a model rather than answering."""
+    return rule in _GENERIC_VERDICTS or rule.startswith("verdict.topic-")
+
+
 _SEVERITY_ORDER = {"block": 0, "warn": 1, "info": 2}
 MAX_DETAILS = 3
 
@@ -43,7 +48,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if framed is not None:
             body = _LEADING_ANSWER.sub("", verdict.text, count=1)
             return AskAnswer(kind="explain", lead=framed + body, rule=verdict.rule, sources=verdict.sources)
-    if verdict is None or verdict.rule in _GENERIC_VERDICTS:
+    if verdict is None or is_generic(verdict.rule):
         return _from_findings(ctx, ask.text)
     return _more_relevant_than_verdict(ask.text, ctx)
 

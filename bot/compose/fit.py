@@ -33,7 +33,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         able = capability(ask, ctx)  # "what can an L40S do?": the model sizes it holds
         if able is not None:
             return able.model_copy(update={"kind": "fit"})
-        return how_many(ctx) if ask.kind == "fit" and not req.gpu else None
+        return how_many(ctx) if "gpu_count" in ask.wants and not req.gpu else None
     if memory is None:
         return None
     lang = ctx.language

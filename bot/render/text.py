@@ -161,10 +161,9 @@ def ask_lines(answer: Answer) -> list[str]:
     """Each ask's answer, in the order asked: its lead (labelled as the user labelled the part), then
     its details indented. The verdict leads instead where the primary ask's composer added nothing."""
     lines: list[str] = []
-    primary = answer.requirement.asks[0].kind if answer.requirement.asks else None
-    if answer.verdict and (not answer.answers or answer.answers[0].kind != primary
-                           or answer.answers[0].label != answer.requirement.asks[0].label):
-        lines.append(answer.verdict.text)
+    if answer.verdict and not any(a.ask_index == 0 for a in answer.answers):
+        first = answer.requirement.asks[0].label if answer.requirement.asks else None
+        lines.append(f"{first} {answer.verdict.text}" if first and answer.answers else answer.verdict.text)
     for reply in answer.answers:
         lead = f"{reply.label} {reply.lead}" if reply.label else reply.lead
         lines.append(lead)

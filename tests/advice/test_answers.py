@@ -43,10 +43,11 @@ def test_every_answer_leads_with_its_primary_ask_and_fits_in_twenty_lines(answer
         lines = shown.splitlines()
         assert answer.verdict is not None, text
         first = answer.answers[0] if answer.answers else None
-        if first is not None and first.kind == answer.requirement.asks[0].kind:
+        if first is not None and first.ask_index == 0:
             lead = f"{first.label} {first.lead}" if first.label else first.lead
-        else:
-            lead = answer.verdict.text  # the composer of the primary ask added nothing: the verdict answers it
+        else:  # the composer of the primary ask added nothing: the verdict answers it
+            label = answer.requirement.asks[0].label if answer.requirement.asks and answer.answers else None
+            lead = f"{label} {answer.verdict.text}" if label else answer.verdict.text
         assert lines[0].startswith(display_text(lead, catalog, answer.language)), text
         assert not re.search(r"\[(?:verdict|advice)\.[a-z-]+\]", shown), (text, shown)  # no rule ids in the brief
         assert len(lines) <= MAX_LINES, (text, shown)

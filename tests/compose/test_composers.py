@@ -124,3 +124,13 @@ def test_what_a_gpu_can_do_follows_from_its_memory_and_bytes_per_parameter(advis
         memory = advisor.catalog.gpus["l40s"].memory_gb
         assert figures["bf16"] == pytest.approx(round(memory / 2.4), abs=1)
         assert figures["full"] == pytest.approx(memory / 17.6, abs=0.1)
+
+
+def test_each_part_naming_a_cuda_version_and_a_driver_is_checked_against_nvidias_table(advisor):
+    answer = ask(advisor, "CUDA 11.8 的镜像放到驱动 550 的机器上能跑吗？反过来，CUDA 12.4 的镜像放到驱动 470 的机器上呢？")
+    lines = render_text(answer).splitlines()
+    assert lines[0].startswith("可以")  # the first pair: the rules' verdict
+    second = next(a for a in answer.answers if a.ask_index == 1)
+    assert second.figures["works"] == "no" and second.figures["cuda"] == "12.4"
+    major = advisor.catalog.cuda_major(12)
+    assert major.min_driver in second.lead and "11.4" in second.lead  # 470 runs CUDA up to 11.4

@@ -112,20 +112,21 @@ def extract(scan: Scan) -> None:
 
 
 def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, object, int]] | None = None) -> list[Ask]:
-    """The asks of a (folded) message, in order; at most MAX_ASKS, consecutive unlabelled parts of one
-    kind merged into one ask."""
+    """The asks of a (folded) message, in order; at most MAX_ASKS. A part with a cue of its own is an
+    ask of its own; an unlabelled part without one continues the ask before it."""
     fields = fields or {}
     asks: list[Ask] = []
     for start, end, label in _parts(text):
         part = text[start:end]
         kind = _kind(part, fields, whole=len(asks) == 0 and end - start == len(text))
-        if kind is None and asks:
+        continues = kind is None and bool(asks)
+        if continues:
             kind = asks[-1].kind  # "(c) and the 5090?", "… is the GPU broken?": a part without a cue continues
         elif kind is None and _QUESTION.search(part):
             kind = "explain"  # a question of its own with no cue: explained
         if kind is None:
             continue
-        if asks and asks[-1].kind == kind and label is None:
+        if continues and label is None:
             prev = asks[-1]
             asks[-1] = prev.model_copy(update={"end": end, "text": text[prev.start:end].strip()})
             continue

@@ -58,7 +58,7 @@ def test_question_marks_split_parts_of_different_kinds():
         "price", "checklist"]
 
 
-def test_consecutive_unlabelled_parts_of_one_kind_are_one_ask():
+def test_a_part_without_a_cue_continues_the_ask_before_it():
     got = asks("what does Xid 79 mean? is the GPU broken?")
     assert len(got) == 1 and got[0].kind == "diagnose"
 
