@@ -85,7 +85,7 @@ def decision_notes(
             notes.append(SizingNote(code="pp_decode", params={
                 "tp": tp, "pp": lead.pipeline_parallel, "gpus": fmt_count(lead.count)}))
     if workload == "training":
-        if memory.recompute and req.recompute is not None:
+        if memory.recompute and memory.act_layers:  # stated or the recipe's default: it decides activations
             notes.append(SizingNote(code=f"recompute_{memory.recompute}"))
         if lead is not None and lead.fits and lead.recompute == "full" and memory.recompute != "full":
             notes.append(SizingNote(code="recompute_fallback", params={"gpu": gpu_name(catalog, lead.gpu)}))
