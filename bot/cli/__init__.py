@@ -42,6 +42,8 @@ COMMANDS: dict[str, Command] = {
     "doctor": Command("bot.cli.doctor:configure_doctor",
                       "check configuration, Slack tokens, store, rules and agents; say how to fix"),
     "ping": Command("bot.cli.doctor:configure_ping", "exit 0 when URL answers 2xx (container health checks)"),
+    "fleet": Command("bot.cli.fleet:configure_fleet",
+                     "fleet health in Slack: scheduled checks (watch) and an Alertmanager receiver (alerts)"),
     "prices": Command("bot.cli.prices:configure_prices",
                       "import and refresh GPU price tables from SkyPilot's public catalog; look up instance types"),
 }

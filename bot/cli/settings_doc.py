@@ -120,6 +120,15 @@ class EnvironmentSettings(BaseSettings):
     agent_user: str | None = Field(
         default=None, validation_alias="GPU_ADVISOR_AGENT_USER",
         description="`agent serve` started as root: drop privileges to this user after binding (like `--user`).")
+    # -- fleet health --------------------------------------------------------------------------
+    fleet: str | None = Field(
+        default=None, validation_alias="GPU_ADVISOR_FLEET",
+        description="`fleet watch`: the fleet YAML (channel, acting user, concurrency, host groups with an "
+                    "interval and a jitter; bot/fleet/config.py) when `--config` is not given.")
+    alertmanager_token: str | None = Field(
+        default=None, validation_alias="GPU_ADVISOR_ALERTMANAGER_TOKEN",
+        description="`fleet alerts`: the bearer token Alertmanager sends (`http_config.authorization`); "
+                    "required unless the receiver listens on loopback.")
     # -- CLI -----------------------------------------------------------------------------------
     debug: str | None = Field(
         default=None, validation_alias="GPU_ADVISOR_DEBUG",
