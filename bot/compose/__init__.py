@@ -41,6 +41,12 @@ class Composer(Protocol):
     def __call__(self, ask: Ask, ctx: ComposeContext) -> AskAnswer | None: ...
 
 
+def is_primary(ask: Ask, ctx: ComposeContext) -> bool:
+    """Whether `ask` is the message's first: only it is answered by the message's one verdict."""
+    asks = ctx.requirement.asks
+    return not asks or asks[0].start == ask.start
+
+
 def composer_for(kind: str) -> Composer | None:
     """The composer of one ask kind, or None where that kind has none yet."""
     try:

@@ -12,29 +12,48 @@ from __future__ import annotations
 
 import re
 
-from bot.compose import ComposeContext
-from bot.compose.explain import _from_findings, is_generic
+from bot.compose import ComposeContext, is_primary
+from bot.compose.explain import _from_findings, is_generic, relevant_findings
 from bot.knowledge import Catalog
 from bot.messages import say
 from bot.models import Ask, AskAnswer
 
 _CUDA = re.compile(r"cuda\s*(?:toolkit\s*)?(1[0-3]\.[0-9])|\bcu(1[0-3])([0-9])\b", re.IGNORECASE)
-_DRIVER = re.compile(r"(?:driver|驱动)\D{0,8}?([3-6][0-9]{2}(?:\.[0-9]+){0,2})|([3-6][0-9]{2}(?:\.[0-9]+){0,2})\s*(?:的)?\s*(?:driver|驱动)",
+_DRIVER = re.compile(r"(?:driver|驱动)\D{0,8}?([3-6][0-9]{2}(?:\.[0-9]+){0,2})|([3-6][0-9]{2}(?:\.[0-9]+){0,2})\s*(?:的)?\s*(?:driver|驱动)"
+                     r"|(?:\bare on|\bis on|\bruns?|是|用的是|装的是)\s*([3-6][0-9]{2}(?:\.[0-9]{2,3}){0,2})\b(?!\s*(?:gb|w\b|mhz|tflops|g\b))",
                      re.IGNORECASE)
 SOURCES = ["cuda-release-notes", "cuda-compatibility"]
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    primary = ctx.requirement.asks and ctx.requirement.asks[0].start == ask.start
-    if not primary:
-        checked = driver_check(ask.text, ctx.catalog, ctx.language)
-        if checked is not None:
-            return checked
+    minimum = min_driver(ask.text, ctx.catalog, ctx.language)
+    if minimum is not None:
+        return minimum
+    if not is_primary(ask, ctx):
+        return driver_check(ask.text, ctx.catalog, ctx.language) or relevant_findings(ask.text, ctx, "compat")
     verdict = ctx.answer.verdict
     if verdict is None or is_generic(verdict.rule):
         reply = _from_findings(ctx, ask.text)
         return reply.model_copy(update={"kind": "compat"}) if reply else None
     return None
+
+
+_MIN_DRIVER = re.compile(r"min(?:imum)?\.?\s+driver|driver\s+(?:do\s+i|does\s+it)\s+need|which\s+driver|需要什么驱动|驱动.{0,4}(?:版本|要求)|最低驱动",
+                         re.IGNORECASE)
+
+
+def min_driver(text: str, catalog: Catalog, language: str) -> AskAnswer | None:
+    """'min driver for CUDA 12.8?', 'CUDA 12.8 需要什么驱动': the release's minimum and its major's."""
+    cuda_m = _CUDA.search(text)
+    if not _MIN_DRIVER.search(text) or cuda_m is None:
+        return None
+    cuda = cuda_m.group(1) or f"{cuda_m.group(2)}.{cuda_m.group(3)}"
+    release, major = catalog.cuda_release(cuda), catalog.cuda_major(int(cuda.split(".")[0]))
+    if release is None or major is None:
+        return None
+    return AskAnswer(kind="compat", lead=say("compat.min_driver", language, cuda=cuda, release_min=release.min_driver,
+                                             major=major.major, major_min=major.min_driver),
+                     rule="compat.min-driver", sources=SOURCES, figures={"min_driver": release.min_driver})
 
 
 def driver_check(text: str, catalog: Catalog, language: str) -> AskAnswer | None:
@@ -43,7 +62,7 @@ def driver_check(text: str, catalog: Catalog, language: str) -> AskAnswer | None
     if cuda_m is None or driver_m is None:
         return None
     cuda = cuda_m.group(1) or f"{cuda_m.group(2)}.{cuda_m.group(3)}"
-    driver = driver_m.group(1) or driver_m.group(2)
+    driver = driver_m.group(1) or driver_m.group(2) or driver_m.group(3)
     release, major = catalog.cuda_release(cuda), catalog.cuda_major(int(cuda.split(".")[0]))
     if release is None or major is None:
         return None

@@ -19,7 +19,7 @@ from bot.advice import bill as calc
 from bot.compose import ComposeContext
 from bot.messages import say
 from bot.models import Ask, AskAnswer, Quantity
-from bot.render.format import count, money
+from bot.render.format import count, gpu_name, money
 
 MAX_LINES = 12
 DEFAULT_MONTHS = 36.0
@@ -27,7 +27,7 @@ DEFAULT_MONTHS = 36.0
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     qs = list(ctx.requirement.quantities)
-    if not any(q.kind == "money" for q in qs):
+    if not any(q.kind == "money" or q.role in ("work", "discount") for q in qs):
         return None
     lang = ctx.language
     try:
@@ -36,7 +36,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return AskAnswer(kind="cost", lead=say("cost.mixed_currencies", lang, currencies=" / ".join(exc.currencies)),
                          rule="cost-one-currency", sources=calc.SOURCES["bill"],
                          figures={"currencies": ",".join(exc.currencies)})
-    for answer in (_buy_vs_rent, _spot, _budget, _bill, _subscription, _quotes, _run):
+    for answer in (_buy_vs_rent, _spot, _budget, _bill, _subscription, _quotes, _run, _gpu_hours_budget):
         reply = answer(qs, ctx, currency, lang)
         if reply is not None:
             reply.details = reply.details[:MAX_LINES - 1]
@@ -47,7 +47,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 # -- helpers ------------------------------------------------------------------------------------------
 
 def _m(amount: float, currency: str | None, lang: str) -> str:
-    return money(amount, currency, lang)
+    """Money in its currency; an amount whose currency was never written is shown bare (none is invented)."""
+    return money(amount, currency, lang) if currency else count(round(amount, 2 if abs(amount) < 100 else 0))
 
 
 def _rate(q: Quantity, lang: str) -> str:
@@ -89,7 +90,8 @@ def _buy_vs_rent(qs, ctx, currency, lang) -> AskAnswer | None:
     gpus = _gpus(qs, ctx)
     period = _first(qs, "depreciation")
     months = period.value if period else DEFAULT_MONTHS
-    hours = calc.usage_hours(qs) or calc.HOURS_PER_MONTH
+    stated_hours = calc.usage_hours(qs)
+    hours = stated_hours or calc.HOURS_PER_MONTH
     hosting = sum(q.value / (12 if q.per == "year" else 1) for q in qs
                   if q.kind == "money" and q.item in ("hosting", "support") and q.per in ("month", "year"))
     power_price = _first(qs, "power-price")
@@ -102,10 +104,17 @@ def _buy_vs_rent(qs, ctx, currency, lang) -> AskAnswer | None:
     watts = float(spec.board_power_w) if spec else None
     r = calc.buy_vs_rent(purchase.value, gpus, months, hours, rent_rate, hosting_monthly=hosting,
                          power_price_kwh=power_price.value if power_price else None, watts_per_gpu=watts,
-                         residual=residual.value if residual else 0.0)
+                         residual=residual.value if residual else 0.0,
+                         draw_kw=next((q.value for q in qs if q.role == "power-draw"), None))
     m = lambda v: _m(v, currency, lang)  # noqa: E731
     be_hours = count(round(r.break_even_utilisation * 24, 1)) if r.break_even_utilisation else None
-    if r.rent_monthly is None:
+    if r.rent_monthly is not None and stated_hours is None:  # "at what utilisation does buying win?"
+        if r.break_even_utilisation is not None and r.break_even_utilisation <= 1:
+            lead = say("cost.buy_lead_break_even", lang, pct=_pct(r.break_even_utilisation), hours=be_hours,
+                       months=count(months), own=m(r.own_monthly), rent=m(r.rent_monthly))
+        else:
+            lead = say("cost.buy_never", lang, own=m(r.own_monthly), rent=m(r.rent_monthly))
+    elif r.rent_monthly is None:
         lead = say("cost.buy_lead_only", lang, own=m(r.own_monthly), per_hour=m(r.own_per_gpu_hour))
     elif r.rent_monthly < r.own_monthly:
         lead = say("cost.buy_lead_rent", lang, rent=m(r.rent_monthly), own=m(r.own_monthly),
@@ -143,6 +152,9 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
     work = _first(qs, "work")
     duration = _first(qs, "duration")
     work_hours = work.value / gpus if work else duration.value if duration else None
+    discount = _first(qs, "discount")
+    if work_hours is None and discount is not None:
+        return _spot_relative(qs, discount, per_day, lost, currency, lang)
     if work_hours is None:
         return None
     restart = _first(qs, "restart-minutes")
@@ -172,6 +184,26 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-spot-losses", sources=calc.SOURCES["spot"],
                      figures={"spot_effective": r.spot_effective_total, "on_demand": r.on_demand_total,
                               "saving": r.saving, "lost_gpu_hours": round(r.lost_gpu_hours, 2), "currency": currency})
+
+
+def _spot_relative(qs, discount, per_day, lost, currency, lang) -> AskAnswer | None:
+    restart = _first(qs, "restart-minutes")
+    every = _first(qs, "checkpoint-minutes")
+    save = _first(qs, "save-minutes")
+    if per_day is None:
+        return None
+    r = calc.spot_relative(discount.value, per_day.value, restart.value if restart else 0.0,
+                           lost.value if lost else None, every.value if every else None, save.value if save else 0.0)
+    key = "cost.spot_relative_lead" if r.saving > 0 else "cost.spot_relative_none"
+    lead = say(key, lang, saving=_pct(r.saving), discount=_pct(discount.value), useful=_pct(r.useful),
+               effective=_pct(r.effective_price))
+    save_text = say("cost.spot_relative_save", lang, save=count(save.value), every=count(every.value)) if save and every else ""
+    details = [say("cost.spot_relative_detail", lang, per_day=count(round(per_day.value, 2)), lost=count(round(r.lost_minutes, 1)),
+                   restart=count(restart.value if restart else 0), save=save_text)]
+    if r.lost_assumed and every:
+        details.append(say("cost.spot_lost_assumed", lang, every=count(every.value)))
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-spot-losses", sources=calc.SOURCES["spot"],
+                     figures={"saving": round(r.saving, 4), "useful": round(r.useful, 4), "discount": discount.value})
 
 
 # -- 3. budgets ---------------------------------------------------------------------------------------
@@ -214,6 +246,10 @@ def _bill(qs, ctx, currency, lang) -> AskAnswer | None:
         return None
     m = lambda v: _m(v, currency, lang)  # noqa: E731
     option = (_mode(b.option, 0, lang) + ("：" if lang == "zh" else ": ")) if b.option in ("on-demand", "subscription", "spot", "reserved") else ""
+    stated_total = _first(qs, "bill-total")
+    plain = all(i.basis.replace(",", "").replace(".", "").isdigit() for i in b.items if i.monthly is not None)
+    if plain and len(b.items) >= 3:  # a bill of stated amounts: what each item is of the whole
+        return _bill_shares(b, stated_total, currency, lang)
     lead = say("cost.total_lead", lang, option=option, total=m(b.total_per_month), count=len([i for i in b.items if i.monthly is not None]))
     details = []
     for item in b.items:
@@ -222,11 +258,29 @@ def _bill(qs, ctx, currency, lang) -> AskAnswer | None:
             details.append(say("cost.item_unpriced", lang, item=name, basis=_basis(item.basis, currency, lang)))
         else:
             details.append(say("cost.item_line", lang, item=name, amount=m(item.monthly), basis=_basis(item.basis, currency, lang)))
-    if b.hours_assumed and any(i.item == "compute" for i in b.items):
+    if b.hours_assumed and any(i.item == "compute" and "/h" in i.basis for i in b.items):
         details.append(say("cost.hours_assumed", lang, hours=count(b.hours_per_month)))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-bill-total", sources=calc.SOURCES["bill"],
                      figures={"total_per_month": round(b.total_per_month, 2), "currency": currency,
                               "hours_per_month": b.hours_per_month})
+
+
+def _bill_shares(b, stated_total, currency, lang) -> AskAnswer:
+    m = lambda v: _m(v, currency, lang)  # noqa: E731
+    total = stated_total.value if stated_total is not None else b.total_per_month
+    items = sorted((i for i in b.items if i.monthly is not None), key=lambda i: -i.monthly)
+    top, rest = items[0], items[1:]
+    rest_sum = sum(i.monthly for i in rest)
+    lead = say("cost.bill_shares_lead", lang, total=m(total), item=say(f"cost.item_{top.item}", lang), amount=m(top.monthly),
+               share=_pct(top.monthly / total), count=len(rest), rest=m(rest_sum), rest_share=_pct(rest_sum / total))
+    details = [say("cost.item_share", lang, item=say(f"cost.item_{i.item}", lang), amount=m(i.monthly), share=_pct(i.monthly / total))
+               for i in items]
+    if stated_total is not None and abs(stated_total.value - b.total_per_month) > 0.005 * stated_total.value:
+        details.append(say("cost.bill_stated_total", lang, sum=m(b.total_per_month), total=m(stated_total.value),
+                           gap=m(stated_total.value - b.total_per_month)))
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-bill-total", sources=calc.SOURCES["bill"],
+                     figures={"total_per_month": round(total, 2), "items_sum": round(b.total_per_month, 2),
+                              "largest_share": round(top.monthly / total, 4), "currency": currency})
 
 
 def _basis(basis: str, currency: str | None, lang: str) -> str:
@@ -256,6 +310,9 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
     monthly = sub.value / (12 if sub.per == "year" else 1)
     hours = calc.usage_hours(qs) or ctx.requirement.usage_hours_per_month
     r = calc.compare_billing(monthly, rates, hours, currency)
+    if "on-demand" in rates and r.break_even_hours:  # the subscription is weighed against pay-as-you-go
+        r.break_even_hours = monthly / rates["on-demand"]
+        r.break_even_utilisation = r.break_even_hours / calc.HOURS_PER_MONTH
     m = lambda v: _m(v, currency, lang)  # noqa: E731
     name = lambda mode: say(f"cost.mode_{mode}", lang) if not mode.startswith("option-") else say("cost.option_n", lang, n=mode.split("-")[1])  # noqa: E731
     if r.modes:
@@ -265,6 +322,8 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
         lead = say("cost.break_even_only", lang, hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation))
     details = [say("cost.mode_line", lang, mode=name(mode.mode), amount=m(mode.monthly), basis=_basis(mode.basis, currency, lang))
                for mode in r.modes]
+    if "spot" in rates:
+        details.append(say("cost.spot_rate_caveat", lang))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-break-even", sources=calc.SOURCES["billing"],
                      figures={"break_even_hours": round(r.break_even_hours, 1), "currency": currency,
                               "saving_per_month": r.saving})
@@ -349,3 +408,29 @@ def _estimated_hours(ctx: ComposeContext, gpus: int) -> float | None:
     if not peak:
         return None
     return time.flops / (gpus * peak * 1e12 * time.mfu) / 3600
+
+
+# -- 8. a budget of GPU-hours against the run's need --------------------------------------------------
+
+def _gpu_hours_budget(qs, ctx, currency, lang) -> AskAnswer | None:
+    have = _first(qs, "work")
+    time = ctx.answer.estimate.time
+    if have is None or time is None:
+        return None
+    req = ctx.requirement
+    gpu = req.gpu_hours_gpu or req.gpu
+    ids = ctx.catalog.resolve_gpu(gpu) if gpu else []
+    spec = ctx.catalog.gpus.get(ids[0]) if ids else None
+    peak = spec and (spec.dense_tflops.get(time.precision) or spec.dense_tflops.get("bf16"))
+    if not peak:
+        return None
+    need = time.flops / (peak * 1e12 * time.mfu) / 3600
+    formula = f"{time.flops_per_param_token} × {time.active_params_b:g}B × {time.tokens / 1e9:,.0f}B tokens, MFU {_pct(time.mfu)}"
+    key = "cost.hours_enough" if need <= have.value else "cost.hours_short"
+    lead = say(key, lang, have=count(have.value), need=count(round(need)), gpu=gpu_name(ctx.catalog, spec.id), formula=formula,
+               left=count(round(have.value - need)), short=count(round(need - have.value)))
+    details = []
+    gpus = next((int(q.value) for q in qs if q.role == "gpus"), None) or req.gpu_count or 8
+    details.append(say("cost.hours_wall", lang, days=count(round(need / gpus / 24, 1)), gpus=gpus))
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-gpu-hours", sources=calc.SOURCES["run"],
+                     figures={"need_gpu_hours": round(need, 1), "have_gpu_hours": have.value})

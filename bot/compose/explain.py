@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 
-from bot.compose import ComposeContext
+from bot.compose import ComposeContext, is_primary
 from bot.compose.explain_capability import compose as capability
+from bot.compose.explain_kv import compose as kv_formula
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.select import compared
 from bot.messages import say
@@ -39,9 +40,11 @@ MAX_DETAILS = 3
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    reply = compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx)
+    reply = compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
     if reply is not None:
         return reply
+    if not is_primary(ask, ctx):
+        return relevant_findings(ask.text, ctx)  # the message's verdict answers its first ask, not this one
     verdict = ctx.answer.verdict
     if verdict is not None and verdict.answer in ("yes", "no"):
         framed = _framed(ask.text, verdict.answer == "no", ctx.language)
@@ -105,3 +108,21 @@ def _more_relevant_than_verdict(text: str, ctx: ComposeContext) -> AskAnswer | N
         return None
     return AskAnswer(kind="explain", lead=_first_sentence(best.message), details=[_first_sentence(verdict.text)],
                      rule=best.rule, sources=best.sources)
+
+
+MIN_SHARED_TERMS = 2
+
+
+def relevant_findings(text: str, ctx: ComposeContext, kind: str = "explain") -> AskAnswer | None:
+    """The findings that share the most words with a later part of a message ("Q2: do we need NVLink?"),
+    or None when none shares at least MIN_SHARED_TERMS."""
+    words = terms(text)
+    scored = sorted(((len(words & terms(f.message)), i, f) for i, f in enumerate(ctx.answer.findings)),
+                    key=lambda t: (-t[0], t[1]))
+    needed = 1 if len(words) <= 6 else MIN_SHARED_TERMS  # a short part ("Q2 do we need nvlink?") names one thing
+    chosen = [f for score, _, f in scored if score >= needed][:1 + MAX_DETAILS - 1]
+    if not chosen:
+        return None
+    first, rest = chosen[0], chosen[1:]
+    return AskAnswer(kind=kind, lead=_first_sentence(first.message), details=[_first_sentence(f.message) for f in rest],
+                     rule=first.rule, sources=first.sources)

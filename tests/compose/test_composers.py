@@ -134,3 +134,23 @@ def test_each_part_naming_a_cuda_version_and_a_driver_is_checked_against_nvidias
     assert second.figures["works"] == "no" and second.figures["cuda"] == "12.4"
     major = advisor.catalog.cuda_major(12)
     assert major.min_driver in second.lead and "11.4" in second.lead  # 470 runs CUDA up to 11.4
+
+
+def test_min_driver_for_a_cuda_release_comes_from_the_table(advisor):
+    answer = ask(advisor, "(a) min driver for cuda 12.8? (b) our nodes are on 535 — can we run the cu128 torch wheel?")
+    first, second = answer.answers[0], answer.answers[1]
+    assert first.figures["min_driver"] == advisor.catalog.cuda_release("12.8").min_driver
+    assert second.figures["works"] == "yes" and second.figures["driver"] == "535"  # minor-version compatibility
+
+
+def test_an_mla_kv_cache_is_the_latent_and_rope_dims_per_layer(advisor):
+    answer = ask(advisor, "MLA 的 KV cache 怎么算？DeepSeek-V3 128k 上下文")
+    arch = advisor.catalog.models["deepseek-v3"]
+    reply = next(a for a in answer.answers if a.rule == "sizing.kv-formula")
+    assert reply.figures["bytes_per_token"] == (arch.kv_lora_rank + arch.qk_rope_head_dim) * arch.layers * 2
+
+
+def test_a_later_part_is_answered_by_the_findings_that_speak_to_it_not_the_first_parts_verdict(advisor):
+    answer = ask(advisor, "Q1: is 8x4090 ok for fine-tuning a 13B with LoRA? Q2 do we need nvlink for it?")
+    second = next(a for a in answer.answers if a.ask_index == 1)
+    assert "NVLink" in second.lead and "25 GB" not in second.lead
