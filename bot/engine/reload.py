@@ -89,6 +89,25 @@ def rule_test_scope(paths: list[Path] | None) -> tuple[list[Path], list[Path]]:
     return rule_roots, sorted(test_files)
 
 
+def rule_test_catalog(catalog, knowledge_dir: Path | None):
+    """The catalog rule tests run against: the knowledge of `catalog` with the price table pinned to
+    the folder's example table (`prices.example.yaml`), the one `gpu-advisor rules test` uses.
+
+    Rule test expectations name that table's fixed rows; answers use the serving table
+    (GPU_ADVISOR_PRICES, the SkyPilot snapshot), which `prices update` changes. Testing a reload
+    against the serving table rejected every good edit of the shipped rules (#28 item 6), so a
+    rule test depends only on data it pins. A catalog handed in without a folder is the caller's
+    fixed data and is used as it is."""
+    from bot.knowledge import EXAMPLE_PRICES_NAME, load_catalog
+
+    if knowledge_dir is None or getattr(catalog, "prices_are_example", False):
+        return catalog
+    example = Path(knowledge_dir) / EXAMPLE_PRICES_NAME
+    if not example.is_file():
+        return catalog
+    return load_catalog(knowledge_dir, prices_path=example)
+
+
 def run_rule_tests(test_files: list[Path], advisor: JudgingAdvisor) -> RuleTestRun:
     """Run `test_files` against `advisor` (an `Advisor`; the engine takes it as a parameter because
     `bot.advisor` imports the engine, not the other way round)."""
@@ -227,6 +246,16 @@ class RuleBaseManager:
         rulebase = load_rulebase([self.rules_dir], known_sources=set(catalog.sources))
         self._current = _Version(Engine(rulebase), catalog, self._knowledge_digest())
         self._tests_digest = _digest(find_test_files([self.rules_dir]))
+        self._test_catalogs: dict[str, Any] = {}
+
+    def _test_catalog(self, catalog, knowledge: str):
+        """The catalog the rule tests of a candidate run against (see `rule_test_catalog`), loaded
+        once per knowledge version."""
+        cached = self._test_catalogs.get(knowledge)
+        if cached is None:
+            cached = rule_test_catalog(catalog, self.knowledge_dir)
+            self._test_catalogs = {knowledge: cached}  # one version held: the one tested last
+        return cached
 
     # -- subscriptions -----------------------------------------------------------------------
     def subscribe(self, callback: Subscriber) -> Callable[[], None]:
@@ -354,7 +383,9 @@ class RuleBaseManager:
                                     problems=[f"{i.location}: [{i.code}] {i.message}" for i in report.errors])
         engine = Engine(rulebase)
         if self.check_tests:
-            advisor = self.advisor_factory(catalog=catalog, config=self.config, engine=engine)
+            # The tests' data is pinned (the example price table), whatever table answers use.
+            advisor = self.advisor_factory(catalog=self._test_catalog(catalog, knowledge), config=self.config,
+                                           engine=engine)
             run = run_rule_tests(find_test_files([self.rules_dir]), advisor)
             if not run.ok:
                 engine.close()

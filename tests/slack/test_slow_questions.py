@@ -108,9 +108,10 @@ def test_a_question_past_the_deadline_is_stopped_with_a_clear_notice_and_the_poo
     bot = started(app)
     pool = app_answer_pool(app)
     first = pool.start()[0].pid
-    bot.event(mention(QUESTION))
-    shown = texts(answers(slack_api, timeout=30)[0].blocks)
-    assert shown.startswith(":hourglass:") and "too long" in shown and "0.001 s" in shown
+    bot.event(mention(QUESTION, channel="C0DEADLINE"))
+    shown = texts(answers(slack_api, channel="C0DEADLINE", timeout=30)[0].blocks)
+    assert shown.startswith(":hourglass:") and "too long" in shown and "0.001 s" in shown, (shown[:300], pool.too_long,
+                                                                                          pool.answered, pool.fallbacks)
     assert (pool.too_long, pool.replaced) == (1, 1)
     bot.event(mention("Llama 3 8B 推理需要几张 L40S？", ts="1700000100.000900", channel="C0ZH"))
     assert say("slack.too_long", "zh", seconds="0.001") in texts(answers(slack_api, channel="C0ZH",
