@@ -255,6 +255,12 @@ def size_requirement(
     shortfalls = _stated_shortfalls(req, candidates, selected) if selected else []
     for short in shortfalls:
         assumptions.append(_shortfall_line(short))
+    offload_notes = _offload_alternatives(req, memory, candidates, catalog, selected)
+    for note in offload_notes:
+        assumptions.append(
+            f"with the optimizer offloaded to CPU (ZeRO-Offload, DeepSpeed's estimator) {note.params['count']} x "
+            f"{note.params['gpu']} would need {note.params['gpu_gb']} GB per GPU and about {note.params['cpu_gb']} GB "
+            "of CPU RAM per node; each step is then bound by PCIe and the CPU optimizer")
 
     costs: list[Cost] = []
     if speed.training:
@@ -270,7 +276,7 @@ def size_requirement(
         assumptions.append(TOTAL_COST_FORMULA)
 
     notes = [SizingNote(code=code, params=params) for code, params in memory.notes]
-    notes += decision_notes(req, memory, candidates, catalog, speed.training)
+    notes += decision_notes(req, memory, candidates, catalog, speed.training) + offload_notes
     estimate = Estimate(
         memory_gb=MemoryBreakdown(**memory.as_dict()), assumptions=assumptions,
         time=speed.training, inference=speed.inference, notes=notes,
@@ -355,6 +361,34 @@ def _stated_shortfalls(req: Requirement, candidates: list[Candidate], selected: 
             smallest_need_gb=smallest.need_gb if smallest else None,
             smallest_hours=smallest.hours if smallest else None,
         ))
+    return out
+
+
+def _offload_alternatives(
+    req: Requirement, memory: MemoryEstimate, candidates: list[Candidate], catalog: Catalog, selected: set[str],
+) -> list[SizingNote]:
+    """Where a stated full-training plan does not fit and offload was not asked for, the numbers on the
+    offload the rules advise: ZeRO-Offload on the same GPUs (GPU 2P + activations + overhead, CPU per
+    DeepSpeed's estimate_zero2_model_states_mem_needs(cpu_offload=True))."""
+    from dataclasses import replace as dc_replace
+
+    from bot.render.format import count as fmt_count
+    from bot.render.format import gpu_name
+
+    if (req.workload or "inference") != "training" or req.offload or not memory.weights_trainable:
+        return []
+    out = []
+    wanted = req.gpu_count or 1
+    offload = dc_replace(memory, offload="optimizer", notes=[])
+    for gpu in sorted(selected):
+        stated = next((c for c in candidates if c.gpu == gpu and c.count == wanted), None)
+        if stated is None or stated.fits or gpu not in catalog.gpus:
+            continue
+        plan = plan_on(offload, "training", gpu_slot(catalog.gpus[gpu]), wanted)
+        if plan.fits and plan.cpu_gb is not None:
+            out.append(SizingNote(code="offload_alternative", params={
+                "gpu": gpu_name(catalog, gpu), "count": fmt_count(wanted), "gpu_gb": f"{plan.need_gb:.1f}",
+                "cpu_gb": fmt_count(round(plan.cpu_gb))}))
     return out
 
 

@@ -161,3 +161,20 @@ def test_a_verdict_says_which_memory_figure_it_used(catalog):
     en, zh = notes_text(res.estimate.notes), notes_text(res.estimate.notes, "zh")
     assert "84.9 GB usable" in en[0] and "84.9 GB" in zh[0] and "实际可用" in zh[0]
     assert all("h100-sxm" not in line for line in en + zh)  # display names, never raw ids
+
+
+def test_a_stated_plan_that_does_not_fit_gets_numbers_on_offload(catalog):
+    # Full fine-tune of llama-2-13b on one A100 80GB: 16 B/param = 208 GB does not fit; with ZeRO-Offload the
+    # GPU holds the fp16 weights, 2 x 13.0e9 = 26 GB (+ activations, overhead), the CPU 13.0e9 x 16 x 1.5.
+    res = size(catalog, ["a100-80gb-sxm"], workload="training", method="full", model="llama-2-13b",
+               gpu="a100-80gb-sxm", gpu_count=1)
+    assert not stated(res, "a100-80gb-sxm", 1).fits
+    note = next(n for n in res.estimate.notes if n.code == "offload_alternative")
+    p = catalog.models["llama-2-13b"].params_b
+    assert note.params["cpu_gb"] == f"{round(p * 16 * 1.5):,}"
+    assert 2 * p < float(note.params["gpu_gb"]) < 80
+    assert "ZeRO-Offload" in note_text(note) and "ZeRO-Offload" in note_text(note, "zh")
+    # asked for offload already: no alternative repeated
+    asked = size(catalog, ["a100-80gb-sxm"], workload="training", method="full", model="llama-2-13b",
+                 gpu="a100-80gb-sxm", gpu_count=1, offload="optimizer")
+    assert "offload_alternative" not in codes(asked)
