@@ -48,6 +48,9 @@ class OptionContext:
     sizing: SizingResult
     workload: str
     consumer_named: bool = False  # the user named a GeForce card, so suggesting others is fair
+    # What the user asked for besides fitting (issue #24): where they rent, a budget, a deadline.
+    # None: fitting with headroom at the lowest price, as before.
+    objectives: "Objectives | None" = None
 
     def job(self, **changes) -> SizingInput:
         req = self.req
@@ -209,22 +212,44 @@ def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> Optio
     """The cheapest setup in the catalog that fits with at least TIGHT_PCT headroom, within one
     8-GPU node when any does (a multi-node cluster is a different purchase)."""
     excluded = set(exclude)
-    best: tuple[tuple, Plan] | None = None
+    objectives = ctx.objectives
+    best: tuple[tuple, Plan, float | None] | None = None
     for gpu in ctx.catalog.gpus.values():
         if gpu.id in excluded or not usable_for(ctx, gpu):
             continue
+        if objectives is not None and not in_market(gpu, objectives):
+            continue  # not rented where the user rents (a Chinese team gets the cards rented in China)
+        if not gpu.nvidia_product:
+            continue  # a modified board is never suggested unasked
         plan = _smallest_comfortable(ctx, gpu)
+        hours = ctx.hours(gpu, plan.count) if plan is not None else None
+        if objectives is not None and objectives.deadline_hours and ctx.workload == "training":
+            late = deadline_plan(ctx, gpu, objectives.deadline_hours)
+            if late is None:
+                continue  # no count of this GPU finishes in time
+            if plan is None or late.count > plan.count:
+                plan, hours = late.plan, late.hours
         if plan is None or (gpu.gpu_class == "consumer" and plan.count > 8):
             continue  # a GeForce rig beyond one node is not a setup anyone rents
+        if plan.count > 1 and not gpu.nvlink and _form(gpu.form_factor) == "other":
+            continue  # a superchip rented one per instance (GH200): several are joined by the network only
         rate = typical_rate(ctx.catalog, gpu.id)
+        if objectives is not None and objectives.budget and objectives.budget_period == "hour" and rate \
+                and objectives.budget_currency == "USD" and rate * plan.count > objectives.budget:
+            continue  # over the hourly budget
+        # Tensor parallelism across more than two PCIe cards pays its all-reduces over PCIe: fewer,
+        # larger GPUs (or NVLink) come first, whatever the price.
+        tp_over_pcie = plan.strategy in ("tp", "tp-pp") and plan.count > 2 and not plan.interconnect_ok
+        # Beyond one node, a training cluster is built of SXM boards (NVSwitch inside each node).
+        pcie_cluster = plan.count > 8 and _form(gpu.form_factor) != "sxm"
         # Without a price, fewer and smaller GPUs stand in for cheaper ones.
-        key = (plan.count > 8, rate * plan.count if rate else float("inf"), plan.count, gpu.memory_gb)
+        key = (plan.count > 8, tp_over_pcie, pcie_cluster, rate * plan.count if rate else float("inf"), plan.count,
+               gpu.memory_gb)
         if best is None or key < best[0]:
-            best = (key, plan)
+            best = (key, plan, hours)
     if best is None:
         return None
-    plan = best[1]
-    return _option("comfortable", plan, hours=ctx.hours(ctx.catalog.gpus[plan.gpu], plan.count))
+    return _option("comfortable", best[1], hours=best[2])
 
 
 def representative(catalog: Catalog, name: str) -> GpuSpec:

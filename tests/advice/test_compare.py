@@ -49,8 +49,8 @@ def test_identical_specs_are_even(catalog):
     c = compare(catalog, ["h100-sxm", "h800-sxm"], Requirement(workload="inference"))
     # H800 = H100 SXM except NVLink: decode is even on bandwidth and memory, NVLink then decides.
     assert c.reason == "nvlink" and c.sides[c.pick].gpu.id == "h100-sxm"
-    # GH200 96GB and H20 96GB: the same 96 GB at 4 TB/s and 900 GB/s NVLink, so serving is even.
-    same = compare(catalog, ["gh200-96gb", "h20-96gb"], Requirement(workload="inference"))
+    # A100 40GB SXM4 and PCIe: the same 40 GB at 1,555 GB/s and a 600 GB/s NVLink, so serving is even.
+    same = compare(catalog, ["a100-40gb-sxm", "a100-40gb-pcie"], Requirement(workload="inference"))
     assert same.pick is None and same.reason == "even"
     even = compare(catalog, ["a100-80gb-sxm", "a100-80gb-sxm", "h100-sxm"], SERVE)  # duplicates collapse
     assert len(even.sides) == 2

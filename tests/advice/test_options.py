@@ -142,3 +142,50 @@ def test_objectives_are_typed_and_bounded():
         Objectives(budget_period="week")
     with pytest.raises(ValueError):
         Objectives(named=["x"] * 65)
+
+
+def test_the_cheapest_comfortable_setup_keeps_to_the_users_market(catalog):
+    from bot.advice.options import comfortable_option
+
+    req = Requirement(workload="inference", params_b=70)
+    ctx = context(catalog, req)
+    anywhere = comfortable_option(ctx)
+    assert "china" not in catalog.gpus[anywhere.gpu].markets or "global" in catalog.gpus[anywhere.gpu].markets
+    china = dataclasses_replace(ctx, objectives=Objectives.of(req, "zh"))
+    pick = comfortable_option(china)
+    assert "china" in catalog.gpus[pick.gpu].markets and pick.fits and not pick.tight
+
+
+def test_tensor_parallelism_across_many_pcie_cards_comes_after_fewer_larger_gpus(catalog):
+    from bot.advice.options import comfortable_option
+
+    ctx = context(catalog, Requirement(workload="inference", params_b=70))
+    pick = comfortable_option(ctx)
+    assert pick.count <= 2 or pick.form == "sxm"  # never 8 x L4 over PCIe
+    assert not catalog.gpus[pick.gpu].id.startswith("gh200")  # one superchip per instance
+
+
+def test_a_deadline_makes_the_comfortable_setup_a_cluster_that_finishes(catalog):
+    from bot.advice.options import comfortable_option
+
+    req = Requirement(workload="training", method="pretraining", params_b=7, dataset_tokens_b=1000)
+    ctx = dataclasses_replace(context(catalog, req), objectives=Objectives(deadline_hours=20 * 24))
+    pick = comfortable_option(ctx)
+    assert pick.hours <= 20 * 24 and pick.count >= 32 and pick.fits
+    assert "SXM" in catalog.gpus[pick.gpu].form_factor  # a cluster of SXM nodes, not 20 nodes of PCIe cards
+
+
+def test_an_hourly_budget_rules_out_dearer_setups(catalog):
+    from bot.advice.options import comfortable_option, typical_rate
+
+    req = Requirement(workload="inference", params_b=70)
+    ctx = dataclasses_replace(context(catalog, req), objectives=Objectives(budget=3.0, budget_period="hour"))
+    pick = comfortable_option(ctx)
+    rate = typical_rate(catalog, pick.gpu)
+    assert rate is None or rate * pick.count <= 3.0
+
+
+def dataclasses_replace(ctx, **changes):
+    import dataclasses
+
+    return dataclasses.replace(ctx, **changes)
