@@ -93,18 +93,19 @@ class StatedCost(BaseModel):
 QuantityKind = Literal["money", "gpu-hours", "time", "usage", "count", "params", "tokens", "size", "latency",
                        "throughput", "mfu", "percent"]
 MoneyPer = Literal["gpu-hour", "gpu-minute", "instance-hour", "minute", "day", "month", "year", "gb-month",
-                   "mbps-month", "kwh", "once"]
+                   "mbps-month", "kwh", "once", "gpu-month"]
 QuantityRole = Literal[
     # money
-    "budget", "quote", "subscription", "fee", "bill-line", "purchase", "residual", "power-price",
+    "budget", "quote", "subscription", "fee", "bill-line", "bill-total", "purchase", "residual", "power-price",
+    "discount",
     # time
     "work", "duration", "deadline", "hours-per-day", "days-per-week", "hours-per-month", "depreciation",
-    "lost-minutes", "restart-minutes", "checkpoint-minutes",
+    "lost-minutes", "restart-minutes", "checkpoint-minutes", "save-minutes", "days-per-month",
     # counts
     "gpus", "nodes", "users", "concurrency", "samples", "tokens-per-sample", "interruptions-per-day",
     # sizes and targets
     "total-params", "active-params", "tokens", "context", "memory", "storage", "bandwidth", "ttft", "tpot",
-    "throughput", "mfu", "utilisation",
+    "throughput", "mfu", "utilisation", "power-draw",
 ]
 BillItem = Literal["compute", "vcpu-memory", "image", "storage", "bandwidth", "snapshot", "hosting", "power",
                    "support"]

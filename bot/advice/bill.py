@@ -133,6 +133,9 @@ def usage_hours(quantities: list[Quantity]) -> float | None:
         return min(per_month, HOURS_PER_MONTH)
     per_day = next((q.value for q in quantities if q.role == "hours-per-day"), None)
     if per_day:
+        days_a_month = next((q.value for q in quantities if q.role == "days-per-month"), None)
+        if days_a_month:  # "14 小时 a day, 22 个工作日 a month"
+            return min(min(per_day, 24) * min(days_a_month, DAYS_PER_MONTH), HOURS_PER_MONTH)
         days_a_week = next((q.value for q in quantities if q.role == "days-per-week"), 7.0)
         return min(per_day, 24) * min(days_a_week, 7) / 7 * DAYS_PER_MONTH
     return None
@@ -214,6 +217,33 @@ def spot_with_losses(work_hours: float, gpus: int, interruptions_per_day: float,
     return result
 
 
+class SpotRelative(BaseModel):
+    discount: float
+    useful: float = Field(description="the share of each paid spot hour that is useful work")
+    effective_price: float = Field(description="spot's price per useful hour, as a share of on-demand")
+    saving: float
+    lost_minutes: float
+    lost_assumed: bool = Field(description="the loss is half the checkpoint interval (the average), not stated")
+
+
+def spot_relative(discount: float, interruptions_per_day: float, restart_minutes: float = 0.0,
+                  lost_minutes: float | None = None, checkpoint_minutes: float | None = None,
+                  save_minutes: float = 0.0) -> SpotResult | SpotRelative:
+    """Spot's saving per useful hour: each interruption loses the work since the last checkpoint (half
+    the interval on average, unless stated) plus the restart; saving checkpoints costs its share too."""
+    assumed = lost_minutes is None
+    lost = lost_minutes if lost_minutes is not None else (checkpoint_minutes or 0.0) / 2
+    per_hour = interruptions_per_day / 24
+    useful = 1 - per_hour * (lost + restart_minutes) / 60
+    if checkpoint_minutes and save_minutes:
+        useful *= checkpoint_minutes / (checkpoint_minutes + save_minutes)
+    if useful <= 0.05:
+        raise ValueError("the interruptions leave no time to work")
+    effective = (1 - discount) / useful
+    return SpotRelative(discount=discount, useful=useful, effective_price=effective, saving=1 - effective,
+                        lost_minutes=lost, lost_assumed=assumed)
+
+
 # -- buy vs rent --------------------------------------------------------------------------------------
 
 class BuyRent(BaseModel):
@@ -233,13 +263,15 @@ class BuyRent(BaseModel):
 
 def buy_vs_rent(purchase: float, gpus: int, months: float, hours_per_month: float, rent_per_gpu_hour: float | None,
                 hosting_monthly: float = 0.0, power_price_kwh: float | None = None, watts_per_gpu: float | None = None,
-                residual: float = 0.0) -> BuyRent:
+                residual: float = 0.0, draw_kw: float | None = None) -> BuyRent:
     """Owning: (purchase - residual) / months + hosting + power at the stated use; renting: the rate x
     GPUs x hours. Break-even: the use at which both cost the same (power grows with use)."""
     if months <= 0:
         raise ValueError("the depreciation period must be positive")
     depreciation = (purchase - residual) / months
-    power_per_hour = (gpus * watts_per_gpu / 1000 * power_price_kwh) if power_price_kwh and watts_per_gpu else None
+    if draw_kw is None and watts_per_gpu:
+        draw_kw = gpus * watts_per_gpu / 1000  # the GPUs' board power when the server's draw is not stated
+    power_per_hour = draw_kw * power_price_kwh if power_price_kwh and draw_kw else None
     power = power_per_hour * hours_per_month if power_per_hour is not None else None
     own = depreciation + hosting_monthly + (power or 0.0)
     rent = rent_per_gpu_hour * gpus * hours_per_month if rent_per_gpu_hour else None

@@ -58,7 +58,8 @@ _CUR_BEFORE = re.compile(rf"(?:(?P<usd>\$|us\$|usd)|(?P<cny>¥|rmb|cny|人民币
 _CUR_AFTER = re.compile(rf"\s?(?:(?P<usd>usd|dollars?|bucks|美元|美金|刀)|(?P<cny>元|块钱?|rmb|cny|人民币))(?![a-z])")
 _PER = re.compile(
     r"\s*(?:/|per\s+|an?\s+|每|一)\s*(?:个\s*)?(?:"
-    r"(?P<gpuhour>gpu[\s-]*(?:hours?|hrs?|h)\b|卡\s*[/·]?\s*(?:小时|时)|卡时|张卡?\s*/?\s*(?:小时|时)|gpu\s*/\s*(?:hours?|hrs?|h)\b)"
+    r"(?P<gpumonth>(?:gpu|card|卡)\s*(?:/|per|a|每)\s*(?:months?\b|mo\b|月))"
+    r"|(?P<gpuhour>gpu[\s-]*(?:hours?|hrs?|h)\b|卡\s*[/·]?\s*(?:小时|时)|卡时|张卡?\s*/?\s*(?:小时|时)|gpu\s*/\s*(?:hours?|hrs?|h)\b)"
     r"|(?P<gpumin>gpu[\s-]*min(?:ute)?s?\b|卡\s*/?\s*分钟)"
     r"|(?P<min>min(?:ute)?\b|分钟)"
     r"|(?P<gbmonth>gb[\s-]*(?:months?|mo)\b|gb\s*/\s*(?:months?|mo|月)|gb\b(?:\s*(?:/|per|a|每)\s*(?:month|月))?)"
@@ -77,7 +78,7 @@ _ITEMS = [  # (item, words): the bill line a number belongs to
     ("snapshot", r"snapshots?|快照"),
     ("image", r"images?\b|镜像"),
     ("storage", r"essd|ssd|nvme|disks?|storage|block|云盘|硬盘|存储|块存储|cbs|ebs"),
-    ("bandwidth", r"bandwidth|egress|mbps|带宽|公网|流量|网络费"),
+    ("bandwidth", r"bandwidth|egress|traffic|mbps|带宽|公网|流量|网络费"),
     ("vcpu-memory", r"vcpus?|cpus?\b|内存|ram\b"),
     ("hosting", r"hosting|colo(?:cation)?|rack|托管|机柜|机房"),
     ("power", r"power|electricity|kwh|电费|电价|用电|度电"),
@@ -99,11 +100,19 @@ _CLAUSE = re.compile(r"[,，;；。!?！？\n+]|\bvs\.?\b|\bversus\b|还是|或�
 _BUDGET = re.compile(r"budget|预算|can\s+spend|have\s+only|only\s+have|at\s+most|最多|不超过|控制在|总共")
 _PURCHASE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|买下?|购置|采购|\bcapex\b|花了?|costs?\s+us")
 _RESIDUAL = re.compile(r"residual|resale|sell\s+(?:it|them)|残值|二手|转卖|卖掉")
+_BUY_IN_MESSAGE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|自己买|买下|购置|采购|自建")
 _DEPRECIATION = re.compile(r"depreciat\w*|amorti[sz]\w*|over|write[\s-]*off|折旧|摊销|分摊|用|回本")
 _DEADLINE = re.compile(r"within|in\s+under|deadline|by\b|before|内|之内|以内|截止|最多|不超过")
 _ACTIVE = re.compile(r"active|activated|激活")
 _LOST = re.compile(r"los[et]s?|lost|wast\w*|丢失?|损失|回滚|白跑|浪费")
-_RESTART = re.compile(r"restart\w*|recover\w*|reschedul\w*|重启|恢复|重新|拉起")
+_RESTART = re.compile(r"restart\w*|reload\w*|recover\w*|reschedul\w*|resum\w*|重启|恢复|重新|拉起|加载")
+_SAVE = re.compile(r"(?:sav(?:e|es|ing)|writ(?:e|es|ing)|保存|写入?|存盘)\w*\s*(?:takes?|took|needs?|需要|要|耗时|用时)?\s*[~约≈]?\s*$")
+_DISCOUNT = re.compile(r"\s*%\s*(?:cheaper|less|off|discount|lower|便宜|折扣|优惠)")
+_BILL_WORDS = re.compile(r"\bbill\b|invoice|line\s+items|账单|明细|费用|开销|花费")
+_TOTAL_BEFORE = re.compile(r"(?:total|in\s+all|altogether|合计|总共|一共|总计|账单|bill(?:\s+(?:was|is|came\s+to))?)\s*(?:是|为|:|=|of|was|is|came\s+to)?\s*$")
+_TOTAL_AFTER = re.compile(r"\s*(?:total|in\s+all|altogether)\b")
+_PRICE_BEFORE = re.compile(r"(?:报价|价格|售价|要价|花了?|quote[sd]?|price[sd]?|costs?|is|为|是)\s*[~约≈]?\s*$")
+_PER_MONTH_AFTER = re.compile(r"\s*(?:元|块)?\s*(?:/|每|一)\s*个?\s*月|\s*(?:a|per)\s+month\b|\s*/\s*mo\b")
 _CHECKPOINT = re.compile(r"checkpoint\w*|ckpt|存档|保存")
 _TTFT = re.compile(r"ttft|first\s+token|首\s*(?:个\s*)?token|首字|首词")
 _TPOT = re.compile(r"tpot|per\s+output\s+token|inter[\s-]*token|itl|每个?\s*(?:输出\s*)?token|吐字")
@@ -129,11 +138,15 @@ def extract(scan: Scan) -> None:
     out: list[Quantity] = []
     last_end = 0
     for m in _NUMBER.finditer(scan.text):
-        if names.find(1, m.start(), m.end()) != -1:
-            continue
+        if names.find(1, m.start(), m.end()) != -1 or m.start() < last_end:
+            continue  # inside a name, or inside the last quantity ("1 interruption per 8 hrs")
         num = _value(m)
         if num is None:
             continue
+        if m.group("az") and m.group("az").endswith("一") and not num.high and scan.text[num.end:num.end + 1] == "个":
+            trimmed = zh_number(m.group("az")[:-1])  # "三千一个月" is 3,000 a month, not 3,100 months
+            if trimmed:
+                num = _Num(float(trimmed), None, num.start, num.end - 1, True)
         q = _classify(scan, num, out, last_end)
         if q is None:
             continue
@@ -155,7 +168,7 @@ def _share_rate_units(out: list[Quantity]) -> None:
         return
     for i, q in enumerate(out):
         if q.kind == "money" and q.per is None and q.role in ("quote", "bill-line") and q.item in (None, "compute") \
-                and q.currency == rates[0].currency:
+                and q.currency == rates[0].currency and q.value <= 50 * max(r.value for r in rates):
             out[i] = q.model_copy(update={"per": rates[0].per, "role": "quote", "item": "compute"})
 
 
@@ -209,10 +222,15 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
                         text=scan.original[start:end], **extra)
 
     money = _money(text, num, before_all, after)
-    if money is None and _PURCHASE.search(before[-6:]) and num.value >= 100:
-        money = (_message_currency(text) or "", num.end)  # "花了六万二": a purchase in the message's currency
-    if money is not None and num.words and _PURCHASE.search(before[-6:]) is None and money[1] == num.end:
-        money = None
+    if money is None and num.value >= 100 and not _UNIT_AFTER.match(after):
+        # "花了六万二", "整机报价 18 万", "托管三千一个月", "GPU 计算 38,000" in a bill: amounts written without
+        # a currency, in the message's one currency (none when it names none: no symbol is invented)
+        fee = _PER_MONTH_AFTER.match(after) and _item(before[-10:])
+        bill_line = _BILL_WORDS.search(text) and (_item(before[-10:]) or _TOTAL_BEFORE.search(before[-12:]))
+        if _PURCHASE.search(before[-6:]) or _PRICE_BEFORE.search(before[-8:]) or fee or bill_line:
+            money = (_message_currency(text) or "", num.end)
+    if money is not None and num.words and re.match(r"\s?块(?!钱)", after):
+        money = None  # "两块 4090": two cards, not two yuan
     if money is not None:
         return _money_quantity(scan, num, money, before, after_clause, last_end, make)
 
@@ -220,6 +238,19 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     m = re.match(r"\s*(?:[a-z]{1,4}[0-9]{2,4}[a-z]?\s*)?(?:gpu[\s-]*(?:hours?|hrs?|h\b)|卡时|卡小时|gpu·h)", after)
     if m:
         return make("gpu-hours", "work", unit="GPU-h", end=num.end + m.end())
+    # "~40% cheaper": a discount
+    m = _DISCOUNT.match(after)
+    if m:
+        return make("percent", "discount", value=num.value / 100, unit="fraction", end=num.end + m.end())
+    # the draw of a server: "6.5 kW", "3.5kW"
+    m = re.match(r"\s*(?P<u>kw|千瓦|w|瓦)(?![a-z])", after)
+    if m and not num.words:
+        kw = num.value / (1 if m.group("u") in ("kw", "千瓦") else 1000)
+        return make("size", "power-draw", value=kw, unit="kW", item="power", end=num.end + m.end())
+    # working days a month: "22 个工作日", "22 working days a month"
+    m = re.match(r"\s*(?:个\s*)?(?:工作日|working\s+days?|work\s*days?|business\s+days?)", after)
+    if m:
+        return make("usage", "days-per-month", unit="day", end=num.end + m.end())
     # MFU and utilisation
     m = re.match(r"\s*%\s*(?:(?P<mfu>mfu)|(?P<util>utili[sz]ation|utilised|utilized|利用率|使用率|busy))?", after)
     if m and (m.group("mfu") or re.search(r"mfu\s*(?:of|=|:|is|约|为|at)?\s*$", before)):
@@ -267,14 +298,15 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     m = re.match(r"\s*(?:min(?:ute)?s?\b|分钟)", after)
     if m:
         near = before[-30:] + " " + after_clause[m.end():m.end() + 24]
-        role = ("restart-minutes" if _RESTART.search(before[-16:] + after_clause[m.end():m.end() + 16])
+        role = ("save-minutes" if _SAVE.search(before[-20:]) else
+                "restart-minutes" if _RESTART.search(before[-16:] + after_clause[m.end():m.end() + 16])
                 else "lost-minutes" if _LOST.search(near) else "checkpoint-minutes" if _CHECKPOINT.search(near)
                 else "duration")
         return make("time", role, unit="min", end=num.end + m.end())
     # usage: hours a day, days a week, hours a month
     m = re.match(r"\s*(?:hours?|hrs?|h|小时|个小时)\s*(?:a|per|each|/|every)\s*(?P<p>day|天|日|week|周|month|月)(?![a-z])"
                  r"|\s*(?:hours?|hrs?|h|小时)\s*(?P<p2>daily)", after)
-    if m or re.search(r"(?:每天|每日|一天)\s*(?:只|仅|就|用|使用|跑|约|大概|平均|\s)*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|h\b|hours?)", after):
+    if m or re.search(r"(?:每天|每日|一天)\s*(?:只|仅|就|用|使用|跑|训练|推理|运行|工作|开|开机|约|大概|平均|\s)*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|h\b|hours?)", after):
         period = (m.group("p") or m.group("p2") or "day") if m else "day"
         end = num.end + (m.end() if m else re.match(r"\s*(?:个\s*)?(?:小时|h\b|hours?)", after).end())
         if period in ("month", "月"):
@@ -288,10 +320,16 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if m or (re.search(r"每周\s*(?:用|跑|工作)?\s*$", before) and re.match(r"\s*天", after)):
         end = num.end + (m.end() if m else re.match(r"\s*天", after).end())
         return make("usage", "days-per-week", unit="day", end=end)
+    # interruptions per N hours ("1 interruption per 8 hrs", "每 8 小时被回收 1 次")
+    m = re.match(r"\s*(?:interruptions?|preemptions?|reclaims?|times?)\s*(?:per|every|each|/|a)\s*(?P<n>[0-9]+(?:\.[0-9]+)?)?\s*(?:hours?|hrs?|h)\b", after)
+    if m:
+        hours = float(m.group("n") or 1)
+        return make("count", "interruptions-per-day", value=num.value * 24 / hours, unit="per-day", end=num.end + m.end())
     # interruptions a day ("twice a day", "每天中断 2 次", "3 interruptions per day")
     m = re.match(r"\s*(?:times?\s*|次\s*|interruptions?\s*|preemptions?\s*)?(?:a|per|each|/)\s*(?:day|天)(?![a-z])"
                  r"|\s*(?:次|times|interruptions?|preemptions?)(?![a-z])", after)
-    if m and (num.words or "次" in m.group(0) or re.search(r"times|interrupt|preempt", m.group(0))):
+    if m and (re.search(r"interrupt|preempt|reclaim|evict|中断|回收|抢占|打断|被杀", before[-24:] + m.group(0) + after[m.end():m.end() + 12])
+              or (num.words and re.search(r"spot|竞价|抢占", text))):
         if re.search(r"day|天", m.group(0)) or re.search(r"(?:每天|每日|一天|daily|a\s+day|per\s+day)", before[-10:] + after[m.end():m.end() + 12]):
             return make("count", "interruptions-per-day", unit="per-day", end=num.end + m.end())
     # wall-clock time: hours, days, weeks, months, years
@@ -300,6 +338,8 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if m:
         end = num.end + m.end()
         if m.group("y") or m.group("mo"):
+            if num.words and num.value == 1 or re.match(r"\s*(?:min(?:imum)?\b|起)", after[m.end():]):
+                return None  # "一个月", "a month" say the period of something else; "1 month min" is a term
             months = 12 if m.group("y") else 1
             window = before[-24:] + " " + after_clause[m.end():m.end() + 16]
             role = "depreciation" if _DEPRECIATION.search(window) or any(q.role == "purchase" for q in done) else "duration"
@@ -324,6 +364,9 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     return _count(scan, num, before, after, make)
 
 
+_UNIT_AFTER = re.compile(r"\s*(?:%|[a-z]|卡|张|台|小时|天|年|个|次|条|分钟|秒|度|瓦|千瓦|token|人|位|路|倍|成)", re.I)
+
+
 def _message_currency(text: str) -> str | None:
     """The one currency the message writes amounts in, or None (no rate is invented)."""
     usd, cny = re.search(_USD, text) is not None, re.search(_CNY, text) is not None
@@ -345,13 +388,17 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
                     last_end: int, make) -> Quantity:
     currency, end = money
     text = scan.text
+    if not currency and (m := _PER_MONTH_AFTER.match(text, end)):
+        end = m.end()  # "托管三千一个月": the month it is per
+        return make("money", "fee", end=end, unit="", per="month", item=_item(before[-10:]) or "hosting",
+                    option=_option(before, after_clause))
     symbol = _CUR_BEFORE.search(text[max(0, num.start - 6):num.start])
     start = num.start - (len(symbol.group(0)) if symbol else 0)
     per = None
     m = _PER.match(text, end)
     if m:
         group = next(g for g, v in m.groupdict().items() if v)
-        per = {"gpuhour": "gpu-hour", "gpumin": "gpu-minute", "min": "minute", "gbmonth": "gb-month",
+        per = {"gpumonth": "gpu-month", "gpuhour": "gpu-hour", "gpumin": "gpu-minute", "min": "minute", "gbmonth": "gb-month",
                "mbps": "mbps-month", "kwh": "kwh", "hour": "instance-hour", "day": "day", "month": "month",
                "year": "year"}[group]
         end = m.end()
@@ -360,7 +407,7 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
         if per == "minute" and re.search(r"gpu|卡", text[m.start():m.end() + 4] + before[-12:]):
             per = "gpu-minute"
     else:
-        w = _PER_WORD_AFTER.match(text, end) or _PER_WORD_BEFORE.search(before[-16:])
+        w = _PER_WORD_AFTER.match(text, end) or _PER_WORD_BEFORE.search(_CUR_BEFORE.sub("", before[-16:]))
         if w:
             group = next(g for g, v in w.groupdict().items() if v)
             per = {"hour": "instance-hour", "month": "month", "year": "year", "gpuhour": "gpu-hour"}[group]
@@ -384,13 +431,15 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
         role, per = "residual", per or "once"
     elif per == "kwh":
         role = "power-price"
-    elif per is None and (_PURCHASE.search(near_before) or option == "buy"):
+    elif per is None and (_TOTAL_BEFORE.search(near_before) or _TOTAL_AFTER.match(text, end)):
+        role, item = "bill-total", None
+    elif per is None and (_PURCHASE.search(near_before) or option == "buy"
+                          or (value >= 10_000 and _BUY_IN_MESSAGE.search(text) and item in (None, "compute", "hosting"))):
         role, per, item, option = "purchase", "once", None, "buy"
     elif item not in (None, "compute"):
         role = "fee" if per in ("month", "year", "gb-month", "mbps-month", "day") else "bill-line"
-    elif per in ("month", "year"):
-        role, item = "subscription", "compute"
-        option = option or "subscription"
+    elif per in ("month", "year", "gpu-month"):
+        role, item, option = "subscription", "compute", "subscription"
     elif per is None:
         role = "bill-line" if item else "quote"
     else:
