@@ -80,6 +80,8 @@ def lead(c: Comparison, ctx: ComposeContext) -> str:
                    other_cost=money(other.job_cost, other.currency, language), pick_count=pick.count,
                    other_count=other.count, pick_hours=count(round(pick.hours or 0)),
                    other_hours=count(round(other.hours or 0)), **names)
+    if c.reason == "supported":
+        return say("spec.pick_supported", language, **names)
     if c.reason == "fewer-gpus":
         return say("spec.pick_fewer", language, pick_count=pick.count, other_count=other.count, **names)
     job = say(f"spec.job_{c.job}", language) if c.job != "unknown" else ""
@@ -118,7 +120,7 @@ def details(c: Comparison, ctx: ComposeContext) -> list[str]:
     sep = _SEP["zh" if language == "zh" else "en"]
     out = [say("spec.row", language, spec=say(f"spec.spec_name_{key}", language),
                values=sep.join(f"{_name(ctx, s.gpu)} {_value(c, key, i, ctx)}"
-                               f"{mark(c.line(key).figures[i].reported and _value(c, key, i, ctx) != '—', language)}"
+                               f"{mark(c.line(key).figures[i].reported and c.line(key).figures[i].value is not None, language)}"
                                for i, s in enumerate(c.sides)))
            for key in _ROW_KEYS]
     if c.pick is not None:
@@ -126,6 +128,14 @@ def details(c: Comparison, ctx: ComposeContext) -> list[str]:
                              for i, s in enumerate(c.sides)))
     out.append(say("spec.price_row", language, values=sep.join(
         f"{_name(ctx, s.gpu)} {_price(s, language)}" for s in c.sides)))
+    if any(s.hours is not None for s in c.sides):
+        out.append(say("spec.job_time_row", language, values=sep.join(
+            f"{_name(ctx, s.gpu)} " + (say("spec.job_time_value", language, hours=count(round(s.hours)), count=s.count)
+                                       if s.hours is not None else "—")
+            for s in c.sides)))
+    exception = _fp8_exception(c, ctx)
+    if exception:
+        out.append(exception)
     if any(s.job_cost is not None for s in c.sides):
         out.append(say("spec.job_cost_row", language, values=sep.join(
             f"{_name(ctx, s.gpu)} " + (say("spec.job_cost_value", language, cost=money(s.job_cost, s.currency, language),
@@ -138,6 +148,19 @@ def details(c: Comparison, ctx: ComposeContext) -> list[str]:
     for side in c.sides:
         out += card_notes(ctx, side.gpu, None, why_reported=False)
     return out
+
+
+def _fp8_exception(c: Comparison, ctx: ComposeContext) -> str | None:
+    """Training picked on BF16 where the runner-up has FP8 tensor cores the pick lacks, at a rate near
+    the pick's BF16: an FP8 recipe narrows the gap."""
+    if c.pick is None or c.reason != "compute" or c.deciding != "bf16":
+        return None
+    pick, other = c.sides[c.pick].gpu, c.sides[_runner_up(c)].gpu
+    pick_bf16, other_fp8 = pick.dense_tflops.get("bf16"), other.dense_tflops.get("fp8")
+    if "fp8" in pick.dense_tflops or not other_fp8 or not pick_bf16 or other_fp8 < 0.8 * pick_bf16:
+        return None
+    return say("spec.fp8_exception", ctx.language, pick=_name(ctx, pick), other=_name(ctx, other),
+               pick_bf16=value_text(pick, "bf16", ctx.language), other_fp8=value_text(other, "fp8", ctx.language))
 
 
 def _price(side: Side, language: str) -> str:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import re
 
-from bot.compose import ComposeContext
+from bot.compose import ComposeContext, is_primary
 from bot.compose.explain_capability import compose as capability
 from bot.compose.explain_training import compose as explain_training
+from bot.compose.host import compose as host
 from bot.compose.open import how_many
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -24,6 +25,9 @@ _PARTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overh
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     req, memory = ctx.requirement, ctx.answer.estimate.memory_gb
+    hosted = host(ask, ctx)  # "主机内存要多大", "how big a disk?": the host around the GPUs
+    if hosted is not None:
+        return hosted
     explained = explain_training(ask, ctx)  # "how much does checkpointing save?" asks for a technique's figure
     if explained is not None:
         verdict = ctx.answer.verdict  # "…and is it enough?": the verdict follows the technique's figure
@@ -41,6 +45,13 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         reply = capacity(ctx)
         if reply is not None:
             return reply
+    if "gpu_count" in ask.wants and not is_primary(ask, ctx):
+        fewest = next((r for r in ctx.answer.recommendations if r.fits and r.kind in ("more-gpus", "stated", "comfortable")),
+                      None)  # "…and with 32 users, how many?": the fewest that hold it
+        if fewest is not None:
+            from bot.render.text import recommendation_line
+            return AskAnswer(kind="fit", lead=recommendation_line(fewest, lang), rule=fewest.rule,
+                             figures={"leads_with_rank": fewest.rank, "count": fewest.count})
     if _KV.search(ask.text) and memory.kv_cache:
         lead = say("fit.kv_lead", lang, kv=_gb(memory.kv_cache), sequences=req.concurrency or 1,
                    context=f"{req.context:,}" if req.context else "?", precision=(req.kv_precision or "bf16").upper(),

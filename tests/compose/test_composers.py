@@ -154,3 +154,18 @@ def test_a_later_part_is_answered_by_the_findings_that_speak_to_it_not_the_first
     answer = ask(advisor, "Q1: is 8x4090 ok for fine-tuning a 13B with LoRA? Q2 do we need nvlink for it?")
     second = next(a for a in answer.answers if a.ask_index == 1)
     assert "NVLink" in second.lead and "25 GB" not in second.lead
+
+
+def test_host_ram_and_disk_follow_from_the_weights_checkpoints_and_gpus(advisor):
+    answer = ask(advisor, "three qs: 1) can a 7B LoRA fine-tune run on one RTX 4090 2) how much host RAM 3) how big a data disk")
+    ram = next(a for a in answer.answers if a.rule == "host.ram")
+    disk = next(a for a in answer.answers if a.rule == "host.disk")
+    weights = answer.requirement.params_b * 2
+    assert ram.figures["ram_gb"] >= max(2 * weights, 2 * 24) and ram.figures["ram_gb"] in (32, 64, 128)
+    assert disk.figures["disk_gb"] >= weights + 50
+
+
+def test_a_later_how_many_part_leads_with_the_fewest_gpus_that_hold_it(advisor):
+    answer = ask(advisor, "1) can one H100 serve Qwen2.5-72B? 2) with 32 concurrent users at 8k context, how many GPUs?")
+    second = next(a for a in answer.answers if a.ask_index == 1)
+    assert second.figures["count"] > 1

@@ -91,3 +91,25 @@ def test_every_rented_card_answers_x_or_y_from_its_entry(catalog, gpu, language)
 def test_one_gpu_is_no_comparison(catalog):
     assert reply(catalog, ["h100-sxm"]) is None
     assert reply(catalog, ["h100-sxm", "llama-3-8b"]) is None
+
+
+def test_training_time_and_the_fp8_exception_are_said(catalog):
+    from bot.advice.compare import compare
+    from bot.compose.explain_compare import render
+
+    req = Requirement(workload="training", params_b=13, gpu_count=8)
+    ctx = ComposeContext(requirement=req, answer=Answer(requirement=req), catalog=catalog)
+    out = render(compare(catalog, ["h20-96gb", "a800-80gb-sxm"], req, flops=6 * 13e9 * 1e9), ctx)
+    assert out.lead.startswith("A800 SXM4 80GB for training (compute-bound): 312 TFLOPS dense BF16 against 148")
+    assert "Time to finish: H20 96GB ~46 h on 8 GPUs | A800 SXM4 80GB ~22 h on 8 GPUs" in out.details
+    assert any(d.startswith("With an FP8 recipe the H20 96GB's 296 TFLOPS") for d in out.details)
+    assert "A800 SXM4 80GB none (no FP8 tensor cores) |" not in " | ".join(out.details)
+    assert any(d.endswith("A800 SXM4 80GB none (no FP8 tensor cores)") for d in out.details)  # no "reported" on a lack
+
+
+def test_an_nvidia_product_is_picked_before_a_modified_board(catalog):
+    out = reply(catalog, ["l20", "rtx-4090-48gb"], Requirement(workload="inference"))
+    assert out.figures["pick"] == "l20" and out.figures["reason"] == "supported"
+    assert out.lead.startswith("L20: an NVIDIA data-centre product with ECC and a warranty")
+    zh = reply(catalog, ["l20", "rtx-4090-48gb"], Requirement(workload="inference"), "zh")
+    assert zh.lead.startswith("选 L20：NVIDIA 正规产品")
