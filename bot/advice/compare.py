@@ -23,7 +23,8 @@ from bot.sizing.performance import DEFAULT_MFU, compute_precision_key, training_
 
 JobKind = Literal["decode", "prefill", "training", "unknown"]
 SpecKey = Literal["memory_gb", "bandwidth_gbs", "bf16", "fp8", "nvlink_gbs"]
-PickReason = Literal["fits", "fewer-gpus", "price", "bandwidth", "compute", "memory", "nvlink", "even", "open"]
+PickReason = Literal["fits", "supported", "fewer-gpus", "price", "bandwidth", "compute", "memory", "nvlink", "even",
+                     "open"]
 
 # Under this ratio two figures are "about the same": the pick then falls to the next deciding spec.
 EVEN_RATIO = 1.05
@@ -205,7 +206,13 @@ def _pick(sides: Sequence[Side], lines: Sequence[SpecLine], job: JobKind,
         sides_left = fitting
     else:
         sides_left = list(range(len(sides)))
-    # 2. Priced to the finished job: the cheaper one.
+    # 2. An NVIDIA product before a modified board (no NVIDIA warranty, the GeForce licence).
+    genuine = [i for i in sides_left if sides[i].gpu.nvidia_product]
+    if genuine and len(genuine) < len(sides_left):
+        if len(genuine) == 1:
+            return genuine[0], "supported", None
+        sides_left = genuine
+    # 3. Priced to the finished job: the cheaper one.
     costs = [sides[i].job_cost for i in sides_left]
     currencies = {sides[i].currency for i in sides_left}
     if all(c is not None for c in costs) and len(currencies) == 1 and len(sides_left) > 1:
@@ -213,7 +220,7 @@ def _pick(sides: Sequence[Side], lines: Sequence[SpecLine], job: JobKind,
         dearest = max(costs)
         if dearest / min(costs) >= EVEN_RATIO:
             return cheapest, "price", round(dearest / min(costs), 2)
-    # 3. Fewer GPUs for the same job (less tensor parallelism to pay for).
+    # 4. Fewer GPUs for the same job (less tensor parallelism to pay for).
     counts = [sides[i].count for i in sides_left]
     if job != "unknown" and all(counts) and len(set(counts)) > 1:
         fewest = sides_left[counts.index(min(counts))]
@@ -221,7 +228,7 @@ def _pick(sides: Sequence[Side], lines: Sequence[SpecLine], job: JobKind,
             return fewest, "fewer-gpus", round(max(counts) / min(counts), 2)
     if job == "unknown":
         return None, "open", None  # nothing says which spec decides: each one's strengths instead
-    # 4. The spec the job is bound by; then memory; then NVLink (once the job spans GPUs).
+    # 5. The spec the job is bound by; then memory; then NVLink (once the job spans GPUs).
     for key, reason in ((deciding, "bandwidth" if deciding == "bandwidth_gbs" else "compute"),
                         ("memory_gb", "memory"), ("nvlink_gbs", "nvlink")):
         line = next(line for line in lines if line.key == key)

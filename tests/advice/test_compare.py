@@ -132,3 +132,10 @@ def test_spec_lines_mark_missing_features_and_reported_figures(catalog):
 def test_one_gpu_is_not_a_comparison(catalog):
     with pytest.raises(ValueError, match="two or more"):
         compare(catalog, ["h100-sxm", "h100-sxm"], SERVE)
+
+
+def test_a_modified_board_loses_to_an_nvidia_product(catalog):
+    c = compare(catalog, ["rtx-4090-48gb", "l20"], SERVE)  # the mod has more bandwidth, but no warranty
+    assert c.sides[c.pick].gpu.id == "l20" and c.reason == "supported"
+    both = compare(catalog, ["rtx-4090-48gb", "rtx-4090d-48gb"], SERVE)  # two mods: judged on the specs
+    assert both.reason != "supported"
