@@ -171,6 +171,8 @@ class Requirement(BaseModel):
     offload: Literal["optimizer", "params"] | None = None
     zero_stage: int | None = Field(default=None, ge=1, le=3)
     attention: Literal["flash", "eager"] | None = None
+    # Attention run data-parallel (SGLang --enable-dp-attention): each rank holds its own requests' MLA cache.
+    dp_attention: bool | None = None
     # Everyday intents (issue #11): "recommend a GPU server", "just got an instance, what do I check".
     intent: Intent | None = None
     checkpointing: bool | None = Field(default=None, description="the job saves checkpoints (False: it does not)")
@@ -363,6 +365,21 @@ class Verdict(BaseModel):
     sources: list[str] = Field(default_factory=list)
 
 
+class ObjectiveCheck(BaseModel):
+    """One of the user's objectives judged on one option (issue #24): memory, budget, deadline, TTFT,
+    TPOT, market. `met` is None when it cannot be judged (unpriced, no timing); `margin_pct` is how
+    far inside (+) or outside (-) the target the option is, as a percentage of the target."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    objective: Literal["memory", "budget", "deadline", "ttft", "tpot", "market"]
+    met: bool | None
+    value: float | None = None
+    target: float | None = None
+    margin_pct: float | None = None
+    unit: str = ""
+
+
 class Recommendation(BaseModel):
     """One ranked option: the user's setup when it works, else the cheapest changes that do."""
 
@@ -388,6 +405,8 @@ class Recommendation(BaseModel):
     currency: str | None = None
     why: str
     rule: str
+    # Which of the user's objectives it meets, and by how much (bot.advice.options.judge).
+    objectives: list[ObjectiveCheck] = Field(default_factory=list)
 
 
 class AskAnswer(BaseModel):

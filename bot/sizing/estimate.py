@@ -131,6 +131,7 @@ class SizingInput:
     # CPU offload asked for ("optimizer" / "params") and a ZeRO stage named: the planner honours them.
     offload: str | None = None
     zero_stage: int | None = None
+    dp_attention: bool = False
     # Kept for callers that pass one; the sizer now scales a reference shape instead (see `reference`).
     proxy: ModelShape | None = None
 
@@ -372,7 +373,7 @@ def _inference(job: SizingInput, est: MemoryEstimate) -> None:
         kv_precision = job.kv_precision or "bf16"
         kv_bytes = BYTES_PER_PARAM.get(kv_precision, 2.0)
         latent = kv_shape.kv_latent_dim
-        est.kv_heads, est.kv_latent = kv_shape.kv_heads, bool(latent)
+        est.kv_heads, est.kv_latent, est.dp_attention = kv_shape.kv_heads, bool(latent), job.dp_attention
         est.kv_cache = kv_cache_gb(
             kv_shape.layers, kv_shape.kv_heads, kv_shape.head_dim, tokens, kv_bytes, concurrency,
             kv_shape.sliding_window, kv_shape.sliding_window_layers, kv_shape.sliding_window_pattern, latent,

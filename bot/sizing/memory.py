@@ -378,6 +378,7 @@ class MemoryEstimate:
     logits: float = 0.0
     kv_heads: int | None = None
     kv_latent: bool = False
+    dp_attention: bool = False
     recompute_stated: bool = False
     # Asked for: CPU offload ("optimizer" or "params", ZeRO-Offload / ZeRO-Infinity) and a ZeRO stage.
     offload: str | None = None

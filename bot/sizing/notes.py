@@ -34,9 +34,10 @@ def notes_text(notes: list[SizingNote], language: str = "en") -> list[str]:
     return [note_text(n, language) for n in notes]
 
 
-def _focus(req: Requirement, candidates: list[Candidate]) -> list[Candidate]:
+def _focus(req: Requirement, candidates: list[Candidate], selected: frozenset[str] | set[str] = frozenset(),
+           ) -> list[Candidate]:
     """The candidates a verdict speaks of: the stated GPU's (stated count first), else the smallest fits."""
-    chosen = [c for c in candidates if req.gpu and (c.gpu == req.gpu or c.gpu in req.gpu_options)]
+    chosen = [c for c in candidates if c.gpu in selected or (req.gpu and (c.gpu == req.gpu or c.gpu in req.gpu_options))]
     if req.gpu_count:
         stated = [c for c in chosen if c.count == req.gpu_count]
         chosen = stated + [c for c in chosen if c not in stated]
@@ -47,10 +48,10 @@ def _focus(req: Requirement, candidates: list[Candidate]) -> list[Candidate]:
 
 def decision_notes(
     req: Requirement, memory: MemoryEstimate, candidates: list[Candidate], catalog: Catalog,
-    training: TrainingTime | None,
+    training: TrainingTime | None, selected: frozenset[str] | set[str] = frozenset(),
 ) -> list[SizingNote]:
     notes: list[SizingNote] = []
-    focus = _focus(req, candidates)
+    focus = _focus(req, candidates, selected)
     measured = load_gpu_memory()
     seen: set[str] = set()
     for c in focus:
@@ -73,7 +74,8 @@ def decision_notes(
     if workload == "inference" and lead is not None and (lead.tensor_parallel or 1) > 1:
         tp = lead.tensor_parallel or 1
         if memory.kv_latent:
-            notes.append(SizingNote(code="kv_mla_replicated", params={"tp": tp}))
+            notes.append(SizingNote(code="kv_mla_dp_attention" if memory.dp_attention else "kv_mla_replicated",
+                                    params={"tp": tp}))
         elif memory.kv_heads:
             divisor = kv_tp_divisor(tp, memory.kv_heads)
             if divisor < tp:

@@ -134,7 +134,7 @@ def per_gpu_memory(
             t, p = (tp, pp or 1) if tp else inference_degrees(n)
             parts["weights"] /= t * p
             parts["activations"] /= t
-            parts["kv_cache"] /= p * kv_tp_divisor(t, est.kv_heads, est.kv_latent)
+            parts["kv_cache"] /= p * kv_tp_divisor(t, est.kv_heads, est.kv_latent, est.dp_attention)
         return parts
     extra = est.sharded_extra_bytes * est.trainable_params_b  # GB: DeepSpeed's fp32 gradient buffers
     if strategy == "3d":

@@ -179,6 +179,7 @@ def size_requirement(
         optimizer=req.optimizer, batch_size=req.batch_size, context=req.context,
         concurrency=req.concurrency, lora_rank=req.lora_rank, recompute=req.recompute,
         kv_precision=req.kv_precision, attention=req.attention, offload=req.offload, zero_stage=req.zero_stage,
+        dp_attention=bool(req.dp_attention),
     )
     memory = estimate_memory(job)
     assumptions = list(memory.assumptions)
@@ -276,7 +277,7 @@ def size_requirement(
         assumptions.append(TOTAL_COST_FORMULA)
 
     notes = [SizingNote(code=code, params=params) for code, params in memory.notes]
-    notes += decision_notes(req, memory, candidates, catalog, speed.training) + offload_notes
+    notes += decision_notes(req, memory, candidates, catalog, speed.training, selected) + offload_notes
     estimate = Estimate(
         memory_gb=MemoryBreakdown(**memory.as_dict()), assumptions=assumptions,
         time=speed.training, inference=speed.inference, notes=notes,
@@ -497,7 +498,7 @@ def _inference_timing(plan: Plan, memory: MemoryEstimate, job: SizingInput, gpu:
         active_params_b=job.model.compute_params_b, layers=shape.layers if shape else None,
         attn_width=(shape.heads * shape.head_dim) if shape else None, gpus=plan.count,
         bandwidth_gbs=gpu.bandwidth_gbs, peak_tflops=peak, pipeline_parallel=plan.pipeline_parallel,
-        kv_divisor=kv_tp_divisor(tp, memory.kv_heads, memory.kv_latent),
+        kv_divisor=kv_tp_divisor(tp, memory.kv_heads, memory.kv_latent, memory.dp_attention),
     )
     return {"ttft_s": round(timing.ttft_s, 4), "tpot_ms": round(timing.tpot_s * 1000, 3),
             "tokens_per_s": round(timing.tokens_per_s, 1)}

@@ -178,3 +178,13 @@ def test_a_stated_plan_that_does_not_fit_gets_numbers_on_offload(catalog):
     asked = size(catalog, ["a100-80gb-sxm"], workload="training", method="full", model="llama-2-13b",
                  gpu="a100-80gb-sxm", gpu_count=1, offload="optimizer")
     assert "offload_alternative" not in codes(asked)
+
+
+def test_dp_attention_splits_the_mla_cache_by_request(catalog):
+    fields = dict(workload="inference", model="deepseek-v3", precision="fp8", gpu="h200-sxm", gpu_count=8,
+                  context=32768, concurrency=8)
+    replicated = stated(size(catalog, ["h200-sxm"], **fields), "h200-sxm", 8)
+    res = size(catalog, ["h200-sxm"], dp_attention=True, **fields)
+    split = stated(res, "h200-sxm", 8)
+    assert split.memory_gb.kv_cache == pytest.approx(replicated.memory_gb.kv_cache / 8, rel=1e-3)
+    assert "kv_mla_dp_attention" in codes(res) and "kv_mla_replicated" not in codes(res)

@@ -2,7 +2,7 @@
 'offline batch inference' -> request_mode; '3 epochs', '训练 2 轮' -> epochs; 'LoRA rank 16' ->
 lora_rank; 'gradient checkpointing' -> recompute; 'fp8 KV cache' -> kv_precision; '40% MFU' -> mfu;
 'offload the optimizer', 'ZeRO-Offload' -> offload; 'ZeRO-3' -> zero_stage; 'eager attention',
-'FlashAttention' -> attention (issue #27)."""
+'FlashAttention' -> attention; 'DP attention' -> dp_attention (issue #27)."""
 
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ _ATTENTION = lx.table([
      r"|不用\s*flash\s*attention|普通注意力", "eager"),
     (r"\B<(?:flash[\s-]?attention\w*|flash[\s-]?attn\w*|sdpa|scaled[\s_-]dot[\s_-]product[\s_-]attention)>\E", "flash"),
 ])
+_DP_ATTENTION = lx.rx(r"\B<(?:(?:enable[\s_-]+)?dp[\s_-]+attention|data[\s-]parallel\s+attention|attention\s+data[\s-]parallel\w*)>\E"
+                      r"|数据并行注意力|dp\s*attention")
 # "gradient checkpointing" is recompute, never saving checkpoints: a no-checkpoint reading of it by
 # the checkpoint slot (which runs first) is taken back here.
 _RECOMPUTE_WORDS = lx.rx(r"\B<(?:gradient|activation)\s+checkpointing>\E|梯度检查点")
@@ -94,6 +96,9 @@ def _zero_stage(scan: Scan) -> None:
 
 
 def _attention(scan: Scan) -> None:
+    m = next(scan.matches(_DP_ATTENTION), None)
+    if m:
+        scan.set("dp_attention", True, m.start(), m.end())
     scan.first_keyword("attention", _ATTENTION)
 
 

@@ -83,3 +83,13 @@ def test_attention_kernel(text, attention):
 
 def test_8bit_adam_reaches_the_optimizer():
     assert parse("train llama-2-13b with 8-bit Adam").requirement.optimizer == "adam8bit"
+
+
+@pytest.mark.parametrize("text", ["serve deepseek-v3 on 8 H200 with DP attention", "sglang --enable-dp-attention, deepseek-v3",
+                                  "DeepSeek-V3 推理，8 张 H200，开数据并行注意力"])
+def test_dp_attention(text):
+    assert parse(text).requirement.dp_attention is True
+
+
+def test_no_dp_attention_by_default():
+    assert parse("serve deepseek-v3 on 8 H200").requirement.dp_attention is None
