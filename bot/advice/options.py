@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bot.engine.facts import OptionFact
 from bot.knowledge import Catalog, GpuSpec
-from bot.models import Candidate, Cost, Requirement
+from bot.models import Candidate, Cost, ObjectiveCheck, Recommendation, Requirement
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory
 from bot.sizing.performance import compute_precision_key, training_hours
 from bot.sizing.plans import SEARCH_COUNTS, Plan, plan_on, smallest_fitting_plan
@@ -336,21 +336,6 @@ class Objectives(BaseModel):
                    market=market_for(req, language, question), **targets)
 
 
-class ObjectiveCheck(BaseModel):
-    """One objective judged on one option: met (None when it cannot be judged: unpriced, no timing),
-    the option's value against the target, and the margin as a percentage of the target (positive:
-    inside it)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    objective: ObjectiveName
-    met: bool | None
-    value: float | None = None
-    target: float | None = None
-    margin_pct: float | None = None
-    unit: str = ""
-
-
 def market_for(req: Requirement, language: str = "en", question: str = "") -> Literal["global", "china"]:
     """China when the question is in Chinese, names a Chinese cloud, or prices in yuan."""
     if language == "zh" or (req.provider in _CHINA_PROVIDERS) or _CHINA_CLOUDS.search(question or ""):
@@ -486,3 +471,17 @@ def kv_precision_change(ctx: OptionContext, gpu: GpuSpec) -> tuple[float, float,
         plan = smallest_fitting_plan(est, ctx.workload, slot)
         count[name] = plan.count if plan else None
     return bf16.kv_cache, fp8.kv_cache, count["bf16"], count["fp8"]
+
+
+def judge_recommendation(catalog: Catalog, rec: Recommendation, objectives: Objectives,
+                         candidates: Iterable[Candidate] = (), costs: Iterable[Cost] = ()) -> Recommendation:
+    """The recommendation with its objectives judged (for the answer's JSON): the sizer's candidate
+    of the same GPU and count gives the timing where there is one."""
+    if rec.gpu is None or rec.gpu not in catalog.gpus or rec.count is None:
+        return rec
+    cand = next((c for c in candidates if c.gpu == rec.gpu and c.count == rec.count), None)
+    if cand is None:
+        need, have = rec.need_gb or 0.0, rec.have_gb or 0.0
+        cand = Candidate(gpu=rec.gpu, count=rec.count, fits=bool(rec.fits), need_gb=need, have_gb=have,
+                         headroom_gb=round(have - need, 2), hours=rec.hours)
+    return rec.model_copy(update={"objectives": judge(catalog, cand, objectives, costs)})

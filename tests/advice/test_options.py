@@ -189,3 +189,21 @@ def dataclasses_replace(ctx, **changes):
     import dataclasses
 
     return dataclasses.replace(ctx, **changes)
+
+
+def test_each_recommendation_says_which_objectives_it_meets(catalog):
+    from bot.advice.options import judge_recommendation
+    from bot.models import Recommendation
+
+    ctx = context(catalog, Requirement(workload="inference", model="qwen2.5-32b", context=16384, concurrency=30))
+    rec = Recommendation(rank=1, kind="comfortable", gpu="b200", count=2, fits=True, need_gb=100, have_gb=180,
+                         why="", rule="advice.comfortable")
+    judged = judge_recommendation(catalog, rec, Objectives(ttft_s=20, market="china"), ctx.sizing.candidates)
+    by_name = {c.objective: c for c in judged.objectives}
+    assert by_name["ttft"].met is True and by_name["ttft"].value == pytest.approx(fitting(ctx, "b200").ttft_s, rel=1e-3)
+    assert by_name["market"].met is False  # B200 is not rented in China
+    assert by_name["memory"].met is True
+    dumped = judged.model_dump(mode="json")["objectives"]
+    assert any(d["objective"] == "ttft" and d["met"] is True and d["unit"] == "s" for d in dumped)  # in the JSON
+    # Without a GPU there is nothing to judge.
+    assert judge_recommendation(catalog, Recommendation(rank=1, kind="x", why="", rule="r"), Objectives()).objectives == []
