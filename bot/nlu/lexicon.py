@@ -201,7 +201,8 @@ ALIYUN_INSTANCE = rx(r"\B<ecs\.(?:gn|ebmgn|sgn|vgn|gi)[0-9a-z]*(?:-[0-9a-z]+)?\.
 
 # A GPU name that looks like one but that the catalog does not know, so it is reported, not guessed.
 UNKNOWN_GPU = rx(r"\B<(?:rtx\s*pro\s*[0-9]{4}(?:\s*blackwell)?|rtx\s*[0-9]{4}\s*ada|(?:tesla\s+)?[vkpt][0-9]{2,3}|(?:tesla\s+)?[tp]4|a[0-9]{2,4}0?|h[0-9]{2,3}|l[0-9]{2}s?|rtx\s*(?:a)?[0-9]{4}(?:\s*ti)?|"
-                 r"(?:rtx\s*)?[2-5]0[5-9]0(?:\s*ti)?|mi[0-9]{3}x?|gb200|b100|gh200)>\E")
+                 r"rtx\s*[2-5]0[5-9]0(?:\s*ti)?|[2-5]0[5-9]0(?:\s*ti)?(?!\s*(?:ms|s|secs?|seconds?|毫秒|秒|tokens?|token|w|watts?|元|块|美元|h|hrs?|hours?|小时|天|年|gb|mb|%))"
+                 r"|mi[0-9]{3}x?|gb200|b100|gh200)>\E")
 
 # -- provider names beyond the catalog's -------------------------------------------------------------
 AWS_EXTRA_NAMES = {"amazon": "aws", "亚马逊": "aws"}

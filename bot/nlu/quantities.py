@@ -239,7 +239,8 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if m:
         return make("gpu-hours", "work", unit="GPU-h", end=num.end + m.end())
     # "~40% cheaper": a discount
-    m = _DISCOUNT.match(after)
+    m = _DISCOUNT.match(after) or (re.search(r"(?:便宜|折扣|优惠|discount(?:\s+of)?|cheaper\s+by)\s*(?:了|约|大概|~)?\s*$", before)
+                                   and re.match(r"\s*%", after))
     if m:
         return make("percent", "discount", value=num.value / 100, unit="fraction", end=num.end + m.end())
     # the draw of a server: "6.5 kW", "3.5kW"
@@ -332,6 +333,13 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
               or (num.words and re.search(r"spot|竞价|抢占", text))):
         if re.search(r"day|天", m.group(0)) or re.search(r"(?:每天|每日|一天|daily|a\s+day|per\s+day)", before[-10:] + after[m.end():m.end() + 12]):
             return make("count", "interruptions-per-day", unit="per-day", end=num.end + m.end())
+        every = re.search(r"(?:每|every)\s*([0-9]+(?:\.[0-9]+)?)\s*(?:个\s*)?(?:小时|hours?|hrs?|h)", before[-24:])
+        if every and float(every.group(1)) > 0:  # "每 8 小时被回收 1 次"
+            return make("count", "interruptions-per-day", value=num.value * 24 / float(every.group(1)), unit="per-day",
+                        end=num.end + m.end())
+    # "每 8 小时", "every 8 hours": the period of something else, not a duration
+    if re.search(r"(?:每|every|each)\s*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|hours?|hrs?|h\b)", after):
+        return None
     # wall-clock time: hours, days, weeks, months, years
     m = re.match(r"\s*(?:(?P<h>hours?|hrs?|h(?![a-z0-9])|小时|个小时|钟头)|(?P<d>days?|天)|(?P<w>weeks?|周|星期)"
                  r"|(?P<mo>months?|个月)|(?P<y>years?|yrs?|年))(?![a-z])", after)

@@ -147,3 +147,63 @@ def test_a_question_without_money_is_left_to_the_verdict(advisor):
     answer = advisor.answer(parsed.requirement)
     ctx = ComposeContext(requirement=answer.requirement, answer=answer, catalog=advisor.catalog)
     assert compose(Ask(kind="cost"), ctx) is None
+
+
+def test_buying_against_renting_when_no_use_is_stated_gives_the_break_even_utilisation(advisor):
+    reply, lines = cost_answer(advisor, "Thinking of buying instead of renting. Quote for an 8x H100 SXM server is $285k. "
+                                        "Colo wants $2,200/mo, power $0.12/kWh, ~6.5 kW average draw, 3yr depreciation. "
+                                        "We rent at $2.20/GPU-hr. At what utilisation does buying win?")
+    own = 285_000 / 36 + 2_200 + 6.5 * 730 * 0.12
+    assert reply.figures["own_monthly"] == pytest.approx(own, rel=1e-3)
+    assert reply.figures["rent_monthly"] == pytest.approx(8 * 730 * 2.20, rel=1e-3)
+    fixed, margin = 285_000 / 36 + 2_200, 8 * 2.20 - 6.5 * 0.12  # power grows with use
+    assert reply.figures["break_even_utilisation"] == pytest.approx(fixed / margin / 730, rel=1e-3)
+    assert lines[0].startswith("Buying wins above 82% utilisation")
+
+
+def test_buying_that_never_pays_off_says_so_in_chinese(advisor):
+    reply, lines = cost_answer(advisor, "8卡 4090 整机报价 18 万，电费 0.8 元/度，整机满载大概 3.5kW，IDC 托管三千一个月，"
+                                        "按 3 年折旧。外面租 4090 大概 1.8 元/卡时。自己买值不值")
+    assert reply.figures["own_monthly"] == pytest.approx(5_000 + 3_000 + 3.5 * 730 * 0.8, rel=1e-3)
+    assert lines[0].startswith("利用率超过 94%")
+
+
+@pytest.mark.parametrize("text, language", [
+    ("p5 spot is ~40% cheaper than on-demand. we checkpoint every 60 min (save takes ~4 min), see about 1 interruption "
+     "per 8 hrs, restart+reload ~15 min. still worth it?", "en"),
+    ("竞价实例便宜 40%，每 60 分钟 checkpoint 一次（保存要 4 分钟），大约每 8 小时被回收 1 次，重启加载 15 分钟，还值得吗？", "zh"),
+])
+def test_a_spot_discount_net_of_interruptions_and_checkpoints(advisor, text, language):
+    reply, lines = cost_answer(advisor, text)
+    useful = (1 - (3 / 24) * (30 + 15) / 60) * 60 / 64
+    assert reply.figures["useful"] == pytest.approx(useful, rel=1e-3)
+    assert reply.figures["saving"] == pytest.approx(1 - 0.6 / useful, rel=1e-3)
+    assert "29%" in lines[0] and "40%" in lines[0]
+
+
+@pytest.mark.parametrize("text, language", [
+    ("Our cloud bill last month was ¥41,300 total. Line items: ECS instance ¥29,800, ESSD 2TB ¥2,100, snapshots ¥1,900, "
+     "Internet traffic ¥6,400, marketplace image ¥1,100. Is the GPU the problem?", "en"),
+    ("这个月 GPU 云账单六万二。明细：GPU 计算 38,000、vCPU/内存 9,500、镜像 800、云盘 4,200、公网带宽 7,600、快照 1,900。哪里能省？", "zh"),
+])
+def test_a_bill_of_stated_amounts_leads_with_the_largest_share(advisor, text, language):
+    reply, lines = cost_answer(advisor, text)
+    if "41,300" in text:
+        assert lines[0].startswith("Of ¥41,300") and "¥29,800 (72%)" in lines[0]
+    else:
+        assert lines[0] == "62,000 中，计算（GPU 实例）占 38,000（61%）；其余 5 项合计 24,000（39%）。"  # no currency invented
+    assert reply.figures["items_sum"] == pytest.approx(reply.figures["total_per_month"])
+
+
+def test_working_days_price_the_month_and_the_subscription_is_weighed_against_pay_as_you_go(advisor):
+    reply, lines = cost_answer(advisor, "阿里云 A100 实例：按量 ¥34/小时，包月 ¥15,800，抢占式现在大概 ¥9/小时但会被回收。"
+                                        "我们一般每天训练 14 小时左右，一个月 22 个工作日。选哪个划算？")
+    assert "308 小时" in lines[0] and "465 小时" in lines[0]
+    assert any("¥10,472" in line for line in lines) and any("中断成本" in line for line in lines)
+
+
+def test_a_gpu_hour_allowance_against_the_runs_need(advisor):
+    reply, lines = cost_answer(advisor, "老板批了 5000 卡时 A800，要做 Qwen2.5-14B 全参 SFT，数据 20 亿 token，跑 3 个 epoch，够不够？")
+    assert reply.figures["have_gpu_hours"] == 5000
+    assert 1_000 < reply.figures["need_gpu_hours"] < 2_000  # 6-8 x 14.8B x 6B tokens at 40% of 312 TFLOPS
+    assert lines[0].startswith("5,000 卡时够用")

@@ -313,3 +313,83 @@ def test_the_catalog_total_wins_over_a_stated_active_count(text, language, expec
     assert parsed.requirement.model == "mixtral-8x7b" and parsed.requirement.params_b is None
     assert active_params_note(parsed.requirement.quantities, parsed.requirement.model, default_catalog(), language) == expected
     assert active_params_note([], "mixtral-8x7b", default_catalog(), language) is None
+
+
+# -- more roles: discounts, checkpoints, draw, working days, bill totals ------------------------------
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=5, max_value=90), st.sampled_from(["spot is ~{n}% cheaper than on-demand", "便宜 {n}%",
+                                                                "{n}% off the list price", "{n}% 折扣"]))
+def test_a_discount(n, template):
+    assert only(template.format(n=n), "discount").value == pytest.approx(n / 100)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=1, max_value=24), st.sampled_from([
+    "1 interruption per {h} hrs", "about 1 preemption every {h} hours"]))
+def test_interruptions_per_so_many_hours_are_counted_per_day(h, template):
+    q = only(template.format(h=h), "interruptions-per-day")
+    assert q.value == pytest.approx(24 / h)
+    assert not [x for x in quantities(template.format(h=h)) if x.role == "duration"]  # the 8 hrs is the period
+
+
+def test_a_checkpoint_interval_and_its_save_time():
+    qs = quantities("we checkpoint every 60 min (save takes ~4 min), restart+reload ~15 min")
+    assert [(q.role, q.value) for q in qs] == [("checkpoint-minutes", 60), ("save-minutes", 4), ("restart-minutes", 15)]
+
+
+@pytest.mark.parametrize("text, kw", [("~6.5 kW average draw", 6.5), ("整机满载大概 3.5kW", 3.5), ("draws 700 W", 0.7)])
+def test_a_power_draw_is_in_kilowatts(text, kw):
+    assert only(text, "power-draw").value == pytest.approx(kw)
+
+
+@pytest.mark.parametrize("text", ["一个月 22 个工作日", "22 working days a month"])
+def test_working_days_a_month(text):
+    assert only(text, "days-per-month").value == 22
+    assert not [q for q in quantities(text) if q.role == "duration"]
+
+
+def test_a_price_per_gpu_per_month_is_a_subscription_per_gpu():
+    q = only("Provider B: $1.25k per GPU per month (1 month min)", "subscription")
+    assert (q.value, q.per) == (1250, "gpu-month")
+    assert not [x for x in quantities("Provider B: $1.25k per GPU per month (1 month min)") if x.role == "duration"]
+
+
+@pytest.mark.parametrize("text, total, items", [
+    ("bill last month was ¥41,300 total. ECS instance ¥29,800, ESSD ¥2,100, Internet traffic ¥6,400", 41_300,
+     [("compute", 29_800), ("storage", 2_100), ("bandwidth", 6_400)]),
+    ("这个月账单六万二，明细：GPU 计算 38,000、云盘 4,200、快照 1,900", 62_000,
+     [("compute", 38_000), ("storage", 4_200), ("snapshot", 1_900)]),
+])
+def test_a_bill_of_stated_amounts_and_its_total(text, total, items):
+    qs = quantities(text)
+    assert only(text, "bill-total").value == total
+    assert [(q.item, q.value) for q in qs if q.role == "bill-line"] == items
+
+
+def test_amounts_without_a_currency_keep_none():
+    qs = quantities("这个月账单六万二，明细：GPU 计算 38,000、云盘 4,200")
+    assert {q.currency for q in qs if q.kind == "money"} == {None}
+
+
+@pytest.mark.parametrize("text, value", [("整机报价 18 万，自己买值不值", 180_000), ("Quote for the server is $285k; thinking of buying", 285_000)])
+def test_a_quote_for_a_machine_in_a_buying_question_is_its_purchase_price(text, value):
+    assert only(text, "purchase").value == value
+
+
+def test_a_monthly_fee_in_chinese_numerals_is_three_thousand_a_month():
+    q = only("1.8 元/卡时，IDC 托管三千一个月", "fee")
+    assert (q.value, q.per, q.item) == (3_000, "month", "hosting")
+
+
+def test_a_count_of_runs_is_no_interruption():
+    assert not [q for q in quantities("一天大概三千次，每次 20 秒") if q.role == "interruptions-per-day"]
+
+
+def test_every_role_has_words_in_both_languages():
+    from typing import get_args
+
+    from bot.messages import say
+    from bot.models import QuantityRole
+    for role in get_args(QuantityRole):
+        assert say(f"quantities.role_{role}", "en") and say(f"quantities.role_{role}", "zh")
