@@ -66,6 +66,12 @@ def lead(c: Comparison, ctx: ComposeContext) -> str:
     if c.pick is None and c.reason == "even":
         return say("spec.pick_even", language, gpus=" / ".join(_name(ctx, s.gpu) for s in c.sides),
                    job=say(f"spec.job_{c.job}", language))
+    leading = [i for i in range(len(c.sides)) if c.strengths(i)]
+    if c.pick is None and len(leading) == 1:
+        others = [_name(ctx, s.gpu) for i, s in enumerate(c.sides) if i != leading[0]]
+        return say("spec.pick_one_sided", language, gpus=" / ".join(_name(ctx, s.gpu) for s in c.sides),
+                   gpu=_name(ctx, c.sides[leading[0]].gpu), what=_better_at(c, leading[0], language),
+                   others=("、" if language == "zh" else ", ").join(others))
     if c.pick is None:
         strengths = _semi(language).join(say("spec.strength", language, gpu=_name(ctx, s.gpu), what=_better_at(c, i, language))
                               for i, s in enumerate(c.sides))

@@ -112,3 +112,11 @@ def test_an_nvidia_product_is_picked_before_a_modified_board(catalog):
     assert out.lead.startswith("L20: an NVIDIA data-centre product with ECC and a warranty")
     zh = reply(catalog, ["l20", "rtx-4090-48gb"], Requirement(workload="inference"), "zh")
     assert zh.lead.startswith("选 L20：NVIDIA 正规产品")
+
+
+def test_when_one_side_leads_on_nothing_it_is_said_once(catalog):
+    out = reply(catalog, ["a800", "a100"])  # no job stated
+    assert out.lead.startswith("A800 SXM4 80GB / A100 80GB SXM: the A100 80GB SXM is better at splitting one model "
+                               "across GPUs (NVLink); the A800 SXM4 80GB leads on none of these specs.")
+    zh = reply(catalog, ["a800", "a100"], language="zh")
+    assert "A800 SXM4 80GB 在这几项规格上都不占优" in zh.lead
