@@ -32,12 +32,55 @@ _MEASUREMENT = re.compile(r"nccl|aiperf|genai-perf|quota|配额|vcpulimit|vcpu\s
                           re.IGNORECASE)
 
 
+_NCCL = re.compile(r"nccl|all[\s_-]?reduce|busbw", re.IGNORECASE)
+_AIPERF = re.compile(r"aiperf|genai-perf", re.IGNORECASE)
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if _PITFALLS.search(ask.text):
         return _pitfalls(ctx.language)
+    if _NCCL.search(ask.text):
+        return nccl(ctx)
+    if _AIPERF.search(ask.text):
+        return aiperf(ctx)
     if _MEASUREMENT.search(ask.text):
-        return None
+        return None  # a quota or MLPerf question: the rules of that topic answer it
     return acceptance(ctx)
+
+
+def nccl(ctx: ComposeContext) -> AskAnswer:
+    """How to measure NCCL bandwidth and what busbw is good, for the nodes and network stated."""
+    lang, req = ctx.language, ctx.requirement
+    spec = _spec(ctx)
+    nvlink = f"{spec.nvlink_bandwidth_gbs:,.0f}" if spec is not None and spec.nvlink_bandwidth_gbs else "?"
+    gpus = req.gpu_count or 8
+    nodes = max(1, -(-gpus // 8))
+    if nodes > 1 and req.network_gbps:
+        nics = 8
+        links = say("checklist.nccl_links_multi", lang, nics=nics, rate=f"{req.network_gbps:g}",
+                    node_gbs=f"{nics * req.network_gbps / 8:,.0f}", nvlink=nvlink)
+    else:
+        links = say("checklist.nccl_links_single", lang, nvlink=nvlink)
+    steps = say("checklist.nccl_steps", lang, ranks=gpus).splitlines()
+    return AskAnswer(kind="checklist", lead=say("checklist.nccl_lead", lang, links=links), details=steps,
+                     rule="checklist.nccl-bandwidth", sources=["nccl-tests", "nvidia-nvlink"])
+
+
+def aiperf(ctx: ComposeContext) -> AskAnswer:
+    arch = ctx.catalog.models.get(ctx.requirement.model or "")
+    model = arch.name if arch is not None else "<served-model-name>"
+    return AskAnswer(kind="checklist", lead=say("checklist.aiperf_lead", ctx.language),
+                     details=say("checklist.aiperf_steps", ctx.language, model=model).splitlines(),
+                     rule="checklist.aiperf", sources=["aiperf", "mlperf-inference-rules"])
+
+
+def _spec(ctx: ComposeContext):
+    catalog, gpu = ctx.catalog, ctx.requirement.gpu or ""
+    spec = catalog.gpus.get(gpu)
+    if spec is None and gpu:
+        family = [g for g in catalog.gpus.values() if g.family == gpu]
+        spec = next((g for g in family if "sxm" in g.id), family[0] if family else None)
+    return spec
 
 
 def _pitfalls(language: str) -> AskAnswer:
@@ -49,10 +92,7 @@ def _pitfalls(language: str) -> AskAnswer:
 def acceptance(ctx: ComposeContext) -> AskAnswer:
     """The ordered acceptance list for the GPU and count of the question (a generic node without)."""
     lang, req, catalog = ctx.language, ctx.requirement, ctx.catalog
-    spec = catalog.gpus.get(req.gpu or "")
-    if spec is None and req.gpu:
-        family = [g for g in catalog.gpus.values() if g.family == req.gpu]
-        spec = next((g for g in family if "sxm" in g.id), family[0] if family else None)
+    spec = _spec(ctx)
     n = req.gpu_count or 8
     if spec is None:
         setup = say("checklist.setup_generic", lang)

@@ -116,6 +116,7 @@ def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, obje
     ask of its own; an unlabelled part without one continues the ask before it."""
     fields = fields or {}
     asks: list[Ask] = []
+    guessed: set[int] = set()  # starts of asks read as explanations for want of any cue
     for start, end, label in _parts(text):
         part = text[start:end]
         kind = _kind(part, fields, whole=len(asks) == 0 and end - start == len(text))
@@ -130,7 +131,13 @@ def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, obje
             prev = asks[-1]
             asks[-1] = prev.model_copy(update={"end": end, "text": text[prev.start:end].strip()})
             continue
-        asks.append(Ask(kind=kind, text=part.strip(), start=start, end=end, label=label))
+        if asks and label is None and asks[-1].label is None and asks[-1].start in guessed:
+            # "…官方不是 3.35 吗？正常吗": a question without a cue is context for the cue that follows
+            prev = asks.pop()
+            start = prev.start
+        if kind == "explain" and not any(p.search(part) for _, p in _KIND_CUES):
+            guessed.add(start)
+        asks.append(Ask(kind=kind, text=text[start:end].strip(), start=start, end=end, label=label))
         if len(asks) == MAX_ASKS:
             break
     if not asks:

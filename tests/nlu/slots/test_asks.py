@@ -85,3 +85,8 @@ def test_the_count_of_asks_is_bounded_and_long_messages_stay_fast():
     start = time.perf_counter()
     got = asks(long)
     assert len(got) <= MAX_ASKS and time.perf_counter() - start < 5  # wide margin: linear, not quadratic
+
+
+def test_a_question_without_a_cue_is_context_for_the_cue_that_follows():
+    got = asks("测出来显存带宽只有 2.1 TB/s，官方不是 3.35 吗？正常吗")
+    assert [a.kind for a in got] == ["diagnose"] and got[0].start == 0
