@@ -19,7 +19,7 @@ CORE = {"bot.models", "bot.errors", "bot.cache", "bot.yamlio", "bot.knowledge", 
         "bot.facts", "bot.host_report", "bot.diagnostics"}
 # bot.services is the composition root: it builds the adapters, so it is one.
 ADAPTERS = {"bot.cli", "bot.slack", "bot.agent", "bot.dispatch", "bot.store", "bot.ops", "bot.prices",
-            "bot.services"}
+            "bot.services", "bot.fleet"}
 
 
 def _module_name(path: Path) -> str:

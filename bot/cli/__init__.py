@@ -19,6 +19,8 @@ from typing import NamedTuple
 from bot.errors import ConfigError, InputError
 
 EXIT_INPUT = 2
+# The NAME_FILE variables bot/ops/secrets.py reads (checked here so that `ask` loads it only then).
+_SECRET_FILE_SUFFIXES = ("_SECRET_FILE", "_TOKEN_FILE", "_PASSWORD_FILE", "GPU_ADVISOR_DATABASE_URL_FILE")
 EXIT_FAILURE = 1
 
 
@@ -108,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str]) -> int:
     args = build_parser(only=_command_name(argv)).parse_args(argv)
     try:
-        if any(name.endswith("_FILE") for name in os.environ):  # secrets from files (NAME_FILE), #29
+        if any(name.endswith(_SECRET_FILE_SUFFIXES) for name in os.environ):  # secrets from files (#29)
             from bot.ops.secrets import load_secret_files
 
             load_secret_files()

@@ -52,3 +52,11 @@ def test_the_cli_reads_them_before_any_command(tmp_path, monkeypatch, capsys):
     main(["doctor", "--only", "config", "--json"])
     out = capsys.readouterr().out
     assert "SLACK_BOT_TOKEN is not set" not in out and "SLACK_APP_TOKEN is not set" not in out
+
+
+def test_the_cli_looks_for_every_file_variable_this_module_reads():
+    from bot.cli import _SECRET_FILE_SUFFIXES
+    from bot.ops.secrets import BOT_SECRETS
+
+    for name in sorted(BOT_SECRETS) + ["GPU_NODE_7_SECRET", "SOME_TOKEN", "DB_PASSWORD"]:
+        assert f"{name}_FILE".endswith(_SECRET_FILE_SUFFIXES), name
