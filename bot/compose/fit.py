@@ -58,13 +58,27 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                    weights=_gb(memory.weights), total=_gb(memory.total))
         return AskAnswer(kind="fit", lead=lead, rule="sizing.kv-cache", sources=["vllm-fp8-weight-only"],
                          figures={"kv_cache_gb": memory.kv_cache, "total_gb": memory.total})
-    if _HOW_MUCH.search(ask.text):
+    if _HOW_MUCH.search(ask.text) and memory is not None:
         parts = [say(f"fit.part_{p}", lang, gb=_gb(getattr(memory, p))) for p in _PARTS if getattr(memory, p)]
         sep = "、" if lang == "zh" else " + "
         return AskAnswer(kind="fit", lead=say("fit.memory_lead", lang, total=_gb(memory.total), parts=sep.join(parts)),
-                         rule="sizing.memory", sources=["zero-paper", "deepspeed-memory"],
+                         details=_notes(ctx), rule="sizing.memory", sources=["zero-paper", "deepspeed-memory"],
                          figures={"total_gb": memory.total})
+    verdict = ctx.answer.verdict
+    notes = _notes(ctx)
+    if is_primary(ask, ctx) and verdict is not None and notes:
+        # the verdict, with the assumptions that decided it (usable bytes, KV replication, recompute)
+        return AskAnswer(kind="fit", lead=verdict.text, details=notes, rule=verdict.rule, sources=verdict.sources)
     return None
+
+
+MAX_NOTES = 2
+
+
+def _notes(ctx: ComposeContext) -> list[str]:
+    """The sizing notes that decided the estimate, in the answer's language (bot.sizing.notes)."""
+    from bot.sizing.notes import notes_text
+    return notes_text(ctx.answer.estimate.notes[:MAX_NOTES], ctx.language)
 
 
 def _gb(value: float) -> str:
@@ -72,24 +86,26 @@ def _gb(value: float) -> str:
 
 
 def capacity(ctx: ComposeContext) -> AskAnswer | None:
-    """How many sequences of the stated context fit beside the weights on the stated setup.
+    """How many sequences of the stated context fit beside the weights on the stated setup, per GPU:
 
-    usable = GPUs x usable GB x 0.90 (vLLM's default share); free for KV = usable - weights - per-GPU
-    overhead x GPUs - activations; sequences = floor(free / KV of one full-context sequence)."""
+    free = usable GB x 0.90 (vLLM's default share) - (the GPU's need - its KV cache); sequences =
+    floor(free / the GPU's KV cache of one sequence). Per GPU, so KV heads replicated under tensor
+    parallelism (and an MLA latent held on every rank) count as they are held."""
     from bot.render.format import gpu_name
-    req, memory, lang = ctx.requirement, ctx.answer.estimate.memory_gb, ctx.language
+    req, lang = ctx.requirement, ctx.language
     stated = next((c for c in ctx.answer.candidates if c.gpu == req.gpu and c.count == (req.gpu_count or 1)), None)
-    if stated is None or memory is None or not req.context:
+    if stated is None or stated.memory_gb is None or not req.context or not stated.memory_gb.kv_cache:
         return None
-    per_seq = memory.kv_cache / max(req.concurrency or 1, 1)
-    usable = stated.count * stated.have_gb * GPU_MEMORY_UTILIZATION
-    free = usable - memory.weights - memory.overhead * stated.count - memory.activations
+    per_gpu = stated.memory_gb
+    per_seq = per_gpu.kv_cache / max(req.concurrency or 1, 1)
+    free = stated.have_gb * GPU_MEMORY_UTILIZATION - (per_gpu.total - per_gpu.kv_cache)
     name = gpu_name(ctx.catalog, stated.gpu)
     setup = f"{stated.count} 张 {name}" if lang == "zh" else f"{stated.count}× {name}"
     context = f"{req.context:,}"
+    weights = per_gpu.weights * stated.count
     if free < per_seq:
         return AskAnswer(kind="fit", lead=say("fit.capacity_none", lang, context=context, setup=setup,
-                                              weights=_gb(memory.weights), free=_gb(max(free, 0))),
+                                              weights=_gb(weights), free=_gb(max(free, 0) * stated.count)),
                          rule="sizing.kv-capacity", figures={"sequences": 0})
     sequences = int(free // per_seq)
     precision = (req.kv_precision or "bf16").upper()
@@ -97,7 +113,8 @@ def capacity(ctx: ComposeContext) -> AskAnswer | None:
     if precision in ("BF16", "FP16"):
         details.append(say("fit.capacity_fp8", lang, sequences=int(free // (per_seq / 2))))
     return AskAnswer(kind="fit", lead=say("fit.capacity_lead", lang, sequences=sequences, context=context, setup=setup,
-                                          free=_gb(free), weights=_gb(memory.weights), per_seq=_gb(per_seq),
-                                          precision=precision),
+                                          free=_gb(free * stated.count), weights=_gb(weights),
+                                          per_seq=_gb(per_seq * stated.count), precision=precision),
                      details=details, rule="sizing.kv-capacity", sources=["vllm-fp8-weight-only"],
-                     figures={"sequences": sequences, "free_gb": round(free, 1), "per_sequence_gb": round(per_seq, 2)})
+                     figures={"sequences": sequences, "free_gb_per_gpu": round(free, 1),
+                              "per_sequence_gb_per_gpu": round(per_seq, 3)})

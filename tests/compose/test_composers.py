@@ -90,10 +90,10 @@ def test_brief_text_has_display_names_and_no_rule_ids(advisor):
 def test_capacity_is_the_kv_room_beside_the_weights_over_one_sequence(advisor):
     answer = ask(advisor, "Llama-3.1-70B in FP8 on 2x H100 SXM with vLLM: how many concurrent users can we hold at 32k context?")
     reply = answer.answers[0]
-    memory = answer.estimate.memory_gb
     stated = next(c for c in answer.candidates if c.gpu == "h100-sxm" and c.count == 2)
-    free = 2 * stated.have_gb * 0.90 - memory.weights - 2 * memory.overhead - memory.activations
-    assert reply.figures["sequences"] == int(free // memory.kv_cache)
+    per_gpu = stated.memory_gb  # per GPU: the KV heads each rank holds
+    free = stated.have_gb * 0.90 - (per_gpu.total - per_gpu.kv_cache)
+    assert reply.figures["sequences"] == int(free // per_gpu.kv_cache)
     assert render_text(answer).startswith(f"About {int(reply.figures['sequences'])} concurrent sequences")
     assert not any("concurrent" in q for q in answer.questions)  # what the answer computes is not asked back
 
