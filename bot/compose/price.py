@@ -63,7 +63,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if req.model or req.params_b or req.dataset_tokens_b:
         # "What would it cost to fine-tune X on an H100?": the job's cost, priced from the table's rows.
         asked = {g for group in _gpu_groups(ask, ctx, []) for g in group}
-        return _job_cost(ctx, billing, asked)
+        priced = _job_cost(ctx, billing, asked)
+        if priced is not None or ctx.answer.costs:
+            return priced  # None: the user's own quotes priced the job, and the cost answer speaks for them
     instances = _instances(ask, ctx, text)
     gpu_groups = _gpu_groups(ask, ctx, instances)
     if instances:

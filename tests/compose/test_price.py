@@ -177,3 +177,9 @@ def test_a_job_with_a_model_leads_with_its_cost_from_the_table_and_names_the_row
     ctx = ComposeContext(requirement=req, answer=Answer(requirement=req, costs=costs[-1:]), catalog=catalog,
                          question=text, today=TODAY)
     assert compose(Ask(kind="price", text=text, end=len(text)), ctx) is None
+
+
+def test_a_job_nobody_priced_still_gets_the_instances_price(catalog):
+    reply = _answer(catalog, "how much is a p5.48xlarge for llama 70b training?", subjects=["p5.48xlarge"],
+                    instance="p5.48xlarge", model="llama-3.1-70b")
+    assert reply.lead.startswith("p5.48xlarge (8× H100 SXM) in us-east-1: $55.04/h on demand")
