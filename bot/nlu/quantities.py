@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.knowledge import Catalog
 from bot.messages import say
@@ -100,6 +101,7 @@ _CLAUSE = re.compile(r"[,，;；。!?！？\n+]|\bvs\.?\b|\bversus\b|还是|或�
 _BUDGET = re.compile(r"budget|预算|can\s+spend|have\s+only|only\s+have|at\s+most|最多|不超过|控制在|总共")
 _PURCHASE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|买下?|购置|采购|\bcapex\b|花了?|costs?\s+us")
 _RESIDUAL = re.compile(r"residual|resale|sell\s+(?:it|them)|残值|二手|转卖|卖掉")
+_SPOT_WORDS = re.compile(r"spot|竞价|抢占")
 _BUY_IN_MESSAGE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|自己买|买下|购置|采购|自建")
 _DEPRECIATION = re.compile(r"depreciat\w*|amorti[sz]\w*|over|write[\s-]*off|折旧|摊销|分摊|用|回本")
 _DEADLINE = re.compile(r"within|in\s+under|deadline|by\b|before|内|之内|以内|截止|最多|不超过")
@@ -226,7 +228,7 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
         # "花了六万二", "整机报价 18 万", "托管三千一个月", "GPU 计算 38,000" in a bill: amounts written without
         # a currency, in the message's one currency (none when it names none: no symbol is invented)
         fee = _PER_MONTH_AFTER.match(after) and _item(before[-10:])
-        bill_line = _BILL_WORDS.search(text) and (_item(before[-10:]) or _TOTAL_BEFORE.search(before[-12:]))
+        bill_line = _in_message(_BILL_WORDS, text) and (_item(before[-10:]) or _TOTAL_BEFORE.search(before[-12:]))
         if _PURCHASE.search(before[-6:]) or _PRICE_BEFORE.search(before[-8:]) or fee or bill_line:
             money = (_message_currency(text) or "", num.end)
     if money is not None and num.words and re.match(r"\s?块(?!钱)", after):
@@ -330,7 +332,7 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     m = re.match(r"\s*(?:times?\s*|次\s*|interruptions?\s*|preemptions?\s*)?(?:a|per|each|/)\s*(?:day|天)(?![a-z])"
                  r"|\s*(?:次|times|interruptions?|preemptions?)(?![a-z])", after)
     if m and (re.search(r"interrupt|preempt|reclaim|evict|中断|回收|抢占|打断|被杀", before[-24:] + m.group(0) + after[m.end():m.end() + 12])
-              or (num.words and re.search(r"spot|竞价|抢占", text))):
+              or (num.words and _in_message(_SPOT_WORDS, text))):
         if re.search(r"day|天", m.group(0)) or re.search(r"(?:每天|每日|一天|daily|a\s+day|per\s+day)", before[-10:] + after[m.end():m.end() + 12]):
             return make("count", "interruptions-per-day", unit="per-day", end=num.end + m.end())
         every = re.search(r"(?:每|every)\s*([0-9]+(?:\.[0-9]+)?)\s*(?:个\s*)?(?:小时|hours?|hrs?|h)", before[-24:])
@@ -375,6 +377,13 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
 _UNIT_AFTER = re.compile(r"\s*(?:%|[a-z]|卡|张|台|小时|天|年|个|次|条|分钟|秒|度|瓦|千瓦|token|人|位|路|倍|成)", re.I)
 
 
+@lru_cache(maxsize=8)
+def _in_message(pattern: re.Pattern, text: str) -> bool:
+    """Whether the message says something anywhere: searched once per message, not once per number."""
+    return pattern.search(text) is not None
+
+
+@lru_cache(maxsize=8)
 def _message_currency(text: str) -> str | None:
     """The one currency the message writes amounts in, or None (no rate is invented)."""
     usd, cny = re.search(_USD, text) is not None, re.search(_CNY, text) is not None
@@ -442,7 +451,7 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
     elif per is None and (_TOTAL_BEFORE.search(near_before) or _TOTAL_AFTER.match(text, end)):
         role, item = "bill-total", None
     elif per is None and (_PURCHASE.search(near_before) or option == "buy"
-                          or (value >= 10_000 and _BUY_IN_MESSAGE.search(text) and item in (None, "compute", "hosting"))):
+                          or (value >= 10_000 and _in_message(_BUY_IN_MESSAGE, text) and item in (None, "compute", "hosting"))):
         role, per, item, option = "purchase", "once", None, "buy"
     elif item not in (None, "compute"):
         role = "fee" if per in ("month", "year", "gb-month", "mbps-month", "day") else "bill-line"

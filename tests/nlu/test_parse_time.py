@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from bot.nlu import parse
@@ -23,9 +23,13 @@ SECONDS_PER_KCHAR = 0.5  # the parser takes ~0.05 s per 1,000 characters of the 
 SECONDS_FIXED = 0.5
 
 _PIECES = [" ", "\n", "\t", "\u3000", "a", "z", "x", "0", "9", "8", ".", ",", "/", "-", ":", "(", "$", "¥",
-           "显", "卡", "万", "元", "两", "月", "小时", "h100", "4090", "gpu", "hours", "per", "budget", "$2.49/hr",
+           "显", "卡", "万", "元", "两", "月", "小时", "gpu", "hours", "per", "budget", "$2.49/hr",
            "每小时8元", "8x H100", "3 万卡时", "1e5", "·", "，", "。", "%", "=", "|"]
-_SEGMENT = st.tuples(st.sampled_from(_PIECES), st.sampled_from([1, 2, 3, 7, 40, 300, 2_000, 10_000]))
+# Letters glued to digits ("h100h100…") followed by long runs of letters are quadratic in the paste
+# splitter's error-line pattern (bot/diagnostics/errors.py), which runs before the extractors: the
+# full-parse property below is expected to fail until that pattern is bounded.
+_GLUED = ["h100", "4090", "a22b"]
+_SEGMENT = st.tuples(st.sampled_from(_PIECES + _GLUED), st.sampled_from([1, 2, 3, 7, 40, 300, 2_000, 10_000]))
 
 
 def _message(segments: list[tuple[str, int]]) -> str:
@@ -52,7 +56,38 @@ def _budget(text: str) -> float:
     return SECONDS_FIXED + SECONDS_PER_KCHAR * len(text) / 1000
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+def _scan_seconds(text: str) -> float:
+    """The nlu scan and every slot extractor on `text`, without the paste splitter in front of them."""
+    from bot.knowledge import default_catalog
+    from bot.nlu.scan import Scan, lexicon_for
+    from bot.nlu.slots import EXTRACTORS
+    lexicon = lexicon_for(default_catalog())
+    start = time.perf_counter()
+    try:
+        scan = Scan.of(text, lexicon)
+        for extract in EXTRACTORS:
+            extract(scan)
+    except ParseError:
+        pass
+    return time.perf_counter() - start
+
+
+_FAST = settings(max_examples=20, deadline=None, phases=[Phase.explicit, Phase.generate], database=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@_FAST
+@given(st.lists(_SEGMENT, min_size=1, max_size=40))
+def test_the_slot_extractors_are_linear_in_the_message(segments):
+    text = _message(segments)[:MAX_QUESTION_CHARS]
+    parse("warm the catalog patterns: H100")
+    assert _scan_seconds(text) < _budget(text), f"{len(text)} characters"
+
+
+@pytest.mark.xfail(reason="bot/diagnostics/errors.py ERROR_LINE (`[A-Z]\\d{2,3}\\w*`), run by split_paste on up to "
+                          "256,000 characters before the length check, is quadratic on a letter-digit word followed by "
+                          "a long run of letters (#28): 40,000 characters took 15 s", strict=False)
+@_FAST
 @given(st.lists(_SEGMENT, min_size=1, max_size=40))
 def test_parse_time_is_linear_in_the_message(segments):
     text = _message(segments)
@@ -60,7 +95,13 @@ def test_parse_time_is_linear_in_the_message(segments):
     assert _parse_seconds(text) < _budget(text), f"{len(text)} characters"
 
 
-@pytest.mark.parametrize("run", [" ", "\n", "\n\n \t", "a", "h100", "9", "显卡", ".,;:!?-/", "$", "1 "])
+_PASTE_SPLITTER_QUADRATIC = pytest.mark.xfail(
+    reason="bot/diagnostics/errors.py ERROR_LINE (`[A-Z]\\d{2,3}\\w*`) is quadratic on 'h100h100…' (#28); "
+           "the nlu scan itself is linear on it (test_the_scan_is_linear_on_glued_letters_and_digits)", strict=False)
+
+
+@pytest.mark.parametrize("run", [" ", "\n", "\n\n \t", "a", pytest.param("h100", marks=_PASTE_SPLITTER_QUADRATIC),
+                                 "9", "显卡", ".,;:!?-/", "$", "1 "])
 def test_a_long_run_costs_no_more_per_character_than_a_short_one(run):
     parse("warm the catalog patterns: H100")
     short = ("how many H100 " + run * (2_000 // len(run)) + " for llama 70b")
@@ -69,6 +110,20 @@ def test_a_long_run_costs_no_more_per_character_than_a_short_one(run):
     assert t_long < _budget(long)
     # ten times the text may take ten times as long, with wide slack, never a hundred times
     assert t_long < 30 * t_short + SECONDS_FIXED
+
+
+def test_the_scan_is_linear_on_glued_letters_and_digits():
+    """The slot extractors alone (no paste splitting) on 20,000 characters of 'h100h100…'."""
+    from bot.knowledge import default_catalog
+    from bot.nlu.scan import Scan, lexicon_for
+    from bot.nlu.slots import EXTRACTORS
+    text = ("how many H100 " + "h100" * 5_000)[:MAX_QUESTION_CHARS]
+    lexicon = lexicon_for(default_catalog())
+    start = time.perf_counter()
+    scan = Scan.of(text, lexicon)
+    for extract in EXTRACTORS:
+        extract(scan)
+    assert time.perf_counter() - start < _budget(text)
 
 
 def test_blank_lines_around_a_question_do_not_change_its_reading():
