@@ -1,0 +1,37 @@
+"""Price questions through the real parser, rules and composers (issue #26), answered from the shipped
+table: the lead is the figure, with its provider, region and the day the catalog was read."""
+
+import pytest
+
+from bot.advisor import Advisor
+from bot.conversation import Conversations
+from bot.knowledge import DEFAULT_KNOWLEDGE_DIR, SNAPSHOT_PRICES_NAME, load_catalog
+from bot.render.text import render_text
+
+
+@pytest.fixture(scope="module")
+def advisor() -> Advisor:
+    return Advisor(catalog=load_catalog(DEFAULT_KNOWLEDGE_DIR, prices_path=DEFAULT_KNOWLEDGE_DIR / SNAPSHOT_PRICES_NAME))
+
+
+def _first_lines(advisor, text, n=4):
+    answer = Conversations(advisor).ask("t", text)
+    return answer, render_text(answer).splitlines()[:n]
+
+
+@pytest.mark.parametrize("question, lead", [
+    ("How much is a p5.48xlarge on demand in us-east-1?",
+     "p5.48xlarge (8× H100 SXM) in us-east-1: $55.04/h on demand ($6.88/GPU-hour)"),
+    ("cheapest place to rent an H100?", "Cheapest H100 on demand: $1.80/GPU-hour at Vast.ai"),
+    ("How much does an a3-highgpu-8g cost per hour in us-central1?",
+     "a3-highgpu-8g (8× H100 SXM) in us-central1: $43.07/h on demand ($5.38/GPU-hour)"),
+    ("8张H100按需一小时多少钱？", "8 张 H100 SXM 按需 1 小时：最低 $17.07"),
+    ("p5.48xlarge 的 spot 价格多少？", "p5.48xlarge（8 张 H100 SXM）在 us-east-1 的竞价（spot）价：最低 $10.24/小时"),
+])
+def test_price_questions_lead_with_the_figure_and_its_date(advisor, question, lead):
+    answer, lines = _first_lines(advisor, question)
+    assert answer.answers and answer.answers[0].kind == "price"
+    assert lines[0].startswith(lead), lines
+    text = "\n".join(render_text(answer).splitlines())
+    assert "2026-12-01" in text and ("confirm" in text or "确认" in text)
+    assert "days ago" not in lines[0] and "天前" not in lines[0]
