@@ -45,9 +45,27 @@ def subject_gpus(ask: Ask, ctx: ComposeContext) -> list[GpuSpec]:
     for subject in ask.subjects:
         if subject in ctx.catalog.gpus:
             out.append(ctx.catalog.gpus[subject])
-        else:
+        elif any(g.family == subject for g in ctx.catalog.gpus.values()):
             out += [g for g in ctx.catalog.gpus.values() if g.family == subject]
+        else:
+            instance = ctx.catalog.instance(subject)
+            if instance is not None and instance.gpu in ctx.catalog.gpus:
+                out.append(ctx.catalog.gpus[instance.gpu])
     return list({g.id: g for g in out}.values())
+
+
+def instance_notes(ask: Ask, ctx: ComposeContext) -> list[str]:
+    """For an instance type the ask names: its GPUs, and that the provider does not name the GPU
+    where its page gives only the profile (Alibaba gn8v: "96 GB HBM3", the H20's)."""
+    out = []
+    for subject in ask.subjects:
+        instance = None if subject in ctx.catalog.gpus else ctx.catalog.instance(subject)
+        if instance is None or instance.gpu not in ctx.catalog.gpus:
+            continue
+        key = "spec.instance_unnamed" if not instance.gpu_named else "spec.instance_gpus"
+        out.append(say(key, ctx.language, instance=instance.name, count=instance.count,
+                       gpu=gpu_name(ctx.catalog, instance.gpu)))
+    return out
 
 
 def asked_figure(text: str) -> FigureKey | None:
@@ -101,7 +119,7 @@ def spec_reply(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> AskAnswer:
             details.append(say("spec.spec_variant", language, gpu=gpu_name(ctx.catalog, other.id),
                                value=value_text(other, key, language),
                                reported=mark(figure_reported(other, key), language)))
-    details += card_notes(ctx, gpu, key)
+    details += instance_notes(ask, ctx) + card_notes(ctx, gpu, key)
     figures: dict[str, float | str | None] = {"gpu": gpu.id, "confidence": gpu.confidence}
     if key is not None:
         figures["figure"] = key

@@ -102,3 +102,11 @@ def test_two_gpus_named_go_side_by_side(catalog):
 def test_nothing_to_say_without_a_gpu(catalog):
     assert ask(catalog, "how much memory?", []) is None
     assert ask(catalog, "how much memory?", ["llama-3-8b"]) is None
+
+
+def test_an_instance_the_provider_does_not_name_the_gpu_of_says_so(catalog):
+    reply = ask(catalog, "ecs.gn8v-8x.48xlarge 显存多少", ["ecs.gn8v-8x.48xlarge"], "zh")
+    assert reply.lead == "H20 96GB 的显存：96 GB（据报道）。"
+    assert any(d.startswith("ecs.gn8v-8x.48xlarge：8 张 GPU；云厂商页面没有写明型号") for d in reply.details)
+    named = ask(catalog, "g6.12xlarge memory", ["g6.12xlarge"])
+    assert named.lead == "L4: Memory 24 GB." and "g6.12xlarge: 4 × L4." in named.details
