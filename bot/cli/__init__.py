@@ -20,7 +20,7 @@ from bot.errors import ConfigError, InputError
 
 EXIT_INPUT = 2
 # The NAME_FILE variables bot/ops/secrets.py reads (checked here so that `ask` loads it only then).
-_SECRET_FILE_SUFFIXES = ("_SECRET_FILE", "_TOKEN_FILE", "_PASSWORD_FILE", "GPU_ADVISOR_DATABASE_URL_FILE")
+_SECRET_FILE_SUFFIXES = ("_SECRET_FILE", "_TOKEN_FILE", "_PASSWORD_FILE", "DATABASE_URL_FILE")
 EXIT_FAILURE = 1
 
 
