@@ -41,7 +41,8 @@ _NAME_SLOTS = frozenset({"model", "gpu", "gpu_options", "instance", "instance_op
                          "driver_cuda", "xids", "provider", "provider_options", "unknown_gpu"})
 
 _EN_WORDS = {**{k: v for k, v in EN_NUMBERS.items() if " " not in k and k not in ("single", "dual", "quad")},
-             "once": 1, "twice": 2, "thrice": 3, "hundred": 100, "a hundred": 100}
+             "once": 1, "twice": 2, "thrice": 3, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+             "eighty": 80, "ninety": 90, "hundred": 100, "a hundred": 100}
 _DIGITS = r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]{1,9}(?:\.[0-9]+)?"
 _ONE = (rf"(?P<@d>{_DIGITS})(?:\s?(?P<@m>k(?![a-z])|千|万|亿))?"
         rf"|(?P<@z>{ZH_NUMBER})"

@@ -207,3 +207,11 @@ def test_a_gpu_hour_allowance_against_the_runs_need(advisor):
     assert reply.figures["have_gpu_hours"] == 5000
     assert 1_000 < reply.figures["need_gpu_hours"] < 2_000  # 6-8 x 14.8B x 6B tokens at 40% of 312 TFLOPS
     assert lines[0].startswith("5,000 卡时够用")
+
+
+def test_a_gpu_hour_allowance_in_english_with_the_tokens_in_words(advisor):
+    reply, lines = cost_answer(advisor, "we have 20k H100 GPU-hours for Q3. plan is continued pretraining of a 7B on fifty "
+                                        "billion tokens + a few SFT runs. enough or do I need to ask for more?")
+    need = 6 * 7e9 * 50e9 / (advisor.catalog.gpus["h100-sxm"].dense_tflops["bf16"] * 1e12 * 0.4) / 3600
+    assert reply.figures["need_gpu_hours"] == pytest.approx(need, rel=0.01)  # ~1,470 GPU-hours
+    assert lines[0].startswith("20,000 GPU-hours is enough")

@@ -17,7 +17,18 @@ _PARAM_LEAD = lx.rx(r"(?:参数量?|参数规模|\B<(?:params?|parameters|model\
 _AMBIGUOUS_UNITS = ("m", "million", "t", "trillion")
 
 
+_TENS = {"ten": 10, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90, "a hundred": 100, "one hundred": 100, "two hundred": 200, "five hundred": 500}
+# "fifty billion tokens", "a hundred billion parameters": sizes written in words
+_WORD_SIZE = lx.rx(rf"\B<(?P<w>{'|'.join(sorted(_TENS, key=len, reverse=True))})\s+(?P<unit>billion|trillion)>\E"
+                   r"(?P<tail>[\s-]*(?:param(?:eter)?s?|tokens?))")
+
+
 def extract(scan: Scan) -> None:
+    for m in scan.matches(_WORD_SIZE):
+        billions = six_digits(_TENS[m.group("w")] * lx.SIZE_UNITS[m.group("unit")])
+        slot = "dataset_tokens_b" if "token" in m.group("tail") else "params_b"
+        scan.set(slot, billions, m.start(), m.end())
     for m in scan.matches(_SIZE):
         unit = m.group("unit") or m.group("zunit")
         tail = (m.group("tail") or m.group("ztail") or "").strip()

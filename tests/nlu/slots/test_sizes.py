@@ -19,3 +19,17 @@ def test_tokens_are_a_dataset_size():
 @pytest.mark.parametrize("text", ["500M", "a 2T disk"])
 def test_a_bare_million_or_trillion_is_no_size(text):
     assert "params_b" not in parse(text).extracted
+
+
+@pytest.mark.parametrize("text, slot, value", [
+    ("continued pretraining of a 7B on fifty billion tokens", "dataset_tokens_b", 50),
+    ("a model of seventy billion parameters", "params_b", 70),
+    ("two hundred billion tokens of code", "dataset_tokens_b", 200),
+])
+def test_sizes_written_in_words(text, slot, value):
+    assert parse(text).extracted[slot] == value
+
+
+@pytest.mark.parametrize("text", ["Mixtral only has ~13B active", "Qwen3-235B-A22B 激活才 22B", "13B active parameters"])
+def test_an_active_parameter_count_is_not_the_model_size(text):
+    assert "params_b" not in parse(text).extracted
