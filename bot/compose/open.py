@@ -29,9 +29,24 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
         return AskAnswer(kind="open", lead=say("open.provider_lead", lang),
                          details=say("open.provider_items", lang).splitlines(),
                          rule="open.default-provider", sources=[*SOURCES, "cherry-servers", "runpod", "vast-ai"])
-    names = {k: gpu_name(ctx.catalog, g) for k, g in
-             (("big", "h100-sxm"), ("small", "l4"), ("mid", "l40s"), ("node", "h100-sxm"), ("work", "l40s"))}
-    if workload == "training" or (workload is None and _TRAINING.search(text)):
+    china = _rents_in_china(ctx)
+    picks = _CHINA_PICKS if china else _GLOBAL_PICKS
+    names = {k: gpu_name(ctx.catalog, g) if g in ctx.catalog.gpus else g for k, g in picks.items()}
+    training = workload == "training" or (workload is None and _TRAINING.search(text))
+    if china and (training or workload == "inference" or _INFERENCE.search(text)):
+        if training:
+            lead = say("open.training_lead", lang, big=f"1× {names['big']}" if lang != "zh" else f"1 张 {names['big']}")
+            details = [say("open.china_training_rent", lang, big=names["big"], node=names["node"]),
+                       say("open.training_buy", lang, work=names["work"])]
+            questions = ["open.ask_budget", "open.ask_model_method"]
+        else:
+            lead = say("open.inference_lead", lang)
+            details = [say("open.china_inference", lang, small=names["small"], mid=names["mid"], big=names["infer"]),
+                       say("open.inference_engine", lang)]
+            questions = ["open.ask_model_users", "open.ask_budget"]
+        details += [f"? {say(q, lang)}" for q in questions]
+        return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
+    if training:
         lead = say("open.training_lead", lang, big=f"1× {names['big']}" if lang != "zh" else f"1 张 {names['big']}")
         details = [say("open.training_rent", lang, big=names["big"], rate=_rate(ctx, "h100-sxm")),
                    say("open.training_node", lang, node=names["node"], rate=""),
@@ -54,6 +69,19 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
     return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
 
 
+# The default cards: what US clouds rent, and what Chinese clouds rent (knowledge/gpus.yaml markets).
+_GLOBAL_PICKS = {"big": "h100-sxm", "small": "l4", "mid": "l40s", "node": "h100-sxm", "work": "l40s"}
+_CHINA_PICKS = {"big": "a800-80gb-sxm", "small": "rtx-4090", "mid": "l20", "node": "h800-sxm", "work": "l20",
+                "infer": "h20-96gb"}
+_CHINA_WORDS = re.compile(r"china|chinese|shenzhen|beijing|shanghai|hangzhou|国内|阿里云|腾讯云|火山|autodl|华为云", re.IGNORECASE)
+
+
+def _rents_in_china(ctx: ComposeContext) -> bool:
+    """A team that asks in Chinese, names a Chinese cloud or says it is in China rents there."""
+    return (ctx.language == "zh" or ctx.requirement.provider == "aliyun"
+            or any(_CHINA_WORDS.search(a.text) for a in ctx.requirement.asks))
+
+
 def how_many(ctx: ComposeContext) -> AskAnswer:
     """'How many GPUs do we need?' with no model: typical counts, and the one question that decides."""
     lang = ctx.language
@@ -63,9 +91,9 @@ def how_many(ctx: ComposeContext) -> AskAnswer:
 
 
 def _rate(ctx: ComposeContext, gpu: str) -> str:
-    rates = [r.hourly_rate for r in ctx.catalog.prices_by_gpu.get(gpu, [])  # per GPU-hour
-             if r.billing == "on-demand" and r.currency == "USD"]
-    if not rates:
+    rows = sorted((r for r in ctx.catalog.prices_by_gpu.get(gpu, [])  # per GPU-hour
+                   if r.billing == "on-demand" and r.currency == "USD"), key=lambda r: r.hourly_rate)
+    if not rows:
         return ""
-    rates.sort()
-    return say("open.rate_note", ctx.language, rate=money(rates[len(rates) // 2], "USD"))
+    median = rows[len(rows) // 2]
+    return say("open.rate_note", ctx.language, rate=money(median.hourly_rate, "USD"), date=median.quoted_on.isoformat())

@@ -36,6 +36,8 @@ DEFAULT_TRAIN_BATCH = 1
 DEFAULT_LORA_RANK = 16
 ALL_PROJECTIONS = ("q", "k", "v", "o", "gate", "up", "down")
 DEFAULT_CONTEXT_UNKNOWN_MODEL = 4096
+# Per request when several are served and no context is given: a chat turn with its history.
+DEFAULT_CONCURRENT_CONTEXT = 8192
 # Inference runs one layer at a time: its working set for one prefill chunk is all that lives.
 PREFILL_CHUNK_TOKENS = 2048
 # Group-wise int4 (GPTQ/AWQ, group 128) stores an fp16 scale and zero per group: +0.25 bit/param.
@@ -362,9 +364,9 @@ def _inference(job: SizingInput, est: MemoryEstimate) -> None:
     est.context_tokens = tokens
     concurrency = job.concurrency or 1
     if job.context is None:
+        at_maximum = tokens == (shape.max_context or (kv_shape and kv_shape.max_context))
         est.assumptions.append(
-            f"context not given: the model's default, {tokens} tokens"
-            if (shape.max_context or (kv_shape and kv_shape.max_context))
+            f"context not given: the model's default, {tokens} tokens" if at_maximum
             else f"context not given: {tokens} tokens assumed"
         )
     if job.concurrency is None:
@@ -414,6 +416,14 @@ def _inference(job: SizingInput, est: MemoryEstimate) -> None:
 
 
 def inference_context(job: SizingInput) -> int:
+    """The context sized: as stated; else, for one request, the model's maximum (the worst case it
+    admits); for many concurrent requests, DEFAULT_CONCURRENT_CONTEXT each (50 chat users at a 128k
+    maximum each would size a cluster nobody asked for), never above the model's maximum."""
     shape = job.model
     proxy_ctx = job.proxy.max_context if job.proxy else None
-    return job.context or shape.max_context or proxy_ctx or DEFAULT_CONTEXT_UNKNOWN_MODEL
+    maximum = shape.max_context or proxy_ctx
+    if job.context:
+        return job.context
+    if (job.concurrency or 1) > 1:
+        return min(maximum or DEFAULT_CONCURRENT_CONTEXT, DEFAULT_CONCURRENT_CONTEXT)
+    return maximum or DEFAULT_CONTEXT_UNKNOWN_MODEL
