@@ -307,6 +307,8 @@ class AnswerPool:
         for attempt in (1, 2):
             slot = self._take(ANSWER_TIMEOUT_S)
             try:
+                if not slot.process.is_alive():
+                    raise AnswerPoolError(f"exit code {slot.process.exitcode}")
                 if not slot.started:
                     slot.wait_started(STARTUP_TIMEOUT_S)
                 slot.conn.send((name, args))

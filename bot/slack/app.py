@@ -32,6 +32,8 @@ import tempfile
 import threading
 import time
 import weakref
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -607,7 +609,17 @@ def claim_events(claims: EventClaims):
         if not event_id:
             return next()
         key = f"event:{event_id}"
-        if claims.claim(key):
+        # The claim may wait on the store (a locked SQLite file waits up to its busy timeout): the
+        # ack never does. Past CLAIM_WAIT_S the event is acknowledged and its listener waits instead.
+        future = _claim_executor().submit(claims.claim, key)
+        try:
+            claimed = future.result(timeout=CLAIM_WAIT_S)
+        except FutureTimeout:
+            log.warning("the store did not take the claim of event %s within %.1f s: acknowledged, the answer "
+                        "waits for the claim", event_id, CLAIM_WAIT_S)
+            context["pending_claim"] = PendingClaim(key, future)
+            return next()
+        if claimed:
             context["claimed_event"] = key
             return next()
         retry = (request.headers.get("x-slack-retry-num") or ["?"])[0]
@@ -623,8 +635,62 @@ def claim_events(claims: EventClaims):
     return middleware
 
 
+# How long an ack waits for the store to take an event's claim before acknowledging anyway.
+CLAIM_WAIT_S = 0.5
+# How long a listener waits for a claim the ack could not wait for (a store locked that long fails it).
+PENDING_CLAIM_WAIT_S = 60.0
+_CLAIMS: dict[str, ThreadPoolExecutor] = {}
+_CLAIMS_LOCK = threading.Lock()
+
+
+def _claim_executor() -> ThreadPoolExecutor:
+    """The threads that take event claims off the ack's path (bounded: a stuck store holds at most these)."""
+    with _CLAIMS_LOCK:
+        if "pool" not in _CLAIMS:
+            _CLAIMS["pool"] = ThreadPoolExecutor(max_workers=8, thread_name_prefix="gpu-advisor-claim")
+        return _CLAIMS["pool"]
+
+
+class PendingClaim:
+    """A claim the store had not decided when the event was acknowledged; the listener settles it."""
+
+    def __init__(self, key: str, future: Future):
+        self.key = key
+        self.future = future
+
+    def __deepcopy__(self, memo):  # Bolt copies the context for lazy listeners: share the future
+        return self
+
+
+def settle_claim(context) -> bool:
+    """Whether this request's listener should answer: always without a claim to wait for; with
+    one, once the store has decided it (False: another replica holds it, or it was answered).
+    A store that keeps failing answers anyway (at least once, rather than lose the question)."""
+    pending: PendingClaim | None = context.get("pending_claim")
+    if pending is None:
+        return True
+    context["pending_claim"] = None
+    try:
+        claimed = pending.future.result(timeout=PENDING_CLAIM_WAIT_S)
+    except Exception as exc:
+        log.error("the claim of %s failed (%s): answering without it", pending.key, type(exc).__name__)
+        return True
+    if not claimed:
+        log.info("%s was claimed elsewhere while the store was busy: not answered here", pending.key)
+        SLACK_DROPPED.labels(reason="in_progress").inc()
+        return False
+    context["claimed_event"] = pending.key
+    return True
+
+
 def complete_claim(context) -> None:
     """The event of this request is answered: no other replica takes it over."""
+    pending: PendingClaim | None = context.get("pending_claim")
+    if pending is not None:  # acknowledged before the store decided: complete it once it has
+        services = context["services"]
+        pending.future.add_done_callback(
+            lambda done: done.exception() is None and done.result() and services.claims.complete(pending.key))
+        return
     key = context.get("claimed_event")
     if key and not context["services"].claims.complete(key):
         log.warning("%s was taken over by another replica before this one answered it", key)
@@ -673,6 +739,8 @@ def _strip_mention(text: str, context) -> str:
 
 
 def answer_mention(event: dict, body: dict, context, client: WebClient):
+    if not settle_claim(context):
+        return
     thread_ts = event.get("thread_ts") or event["ts"]
     try:
         reply_in_thread(context["services"], client, team=body.get("team_id", ""), channel=event["channel"],
@@ -685,6 +753,8 @@ def answer_mention(event: dict, body: dict, context, client: WebClient):
 
 
 def answer_dm(event: dict, body: dict, context, client: WebClient):
+    if not settle_claim(context):
+        return
     if not event.get("bot_id"):  # another bot's DM is not a question
         thread_ts = event.get("thread_ts")
         # A DM is one conversation unless the user starts a thread in it.
@@ -718,6 +788,8 @@ def reply_in_thread(services: SlackServices, client: WebClient, *, team: str, ch
 
 
 def publish_home(event: dict, context, client: WebClient):
+    if not settle_claim(context):
+        return
     if event.get("tab", "home") == "home":
         info = context["services"].home_info(event["user"])
         client.views_publish(user_id=event["user"], view=cards.home_view(info))

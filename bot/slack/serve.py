@@ -50,24 +50,73 @@ def _signing_secret(bolt_app) -> str | None:
     return None
 
 
+# Keys of a Slack payload that are objects whenever present, and those that are lists of objects.
+_OBJECT_KEYS = ("event", "user", "team", "channel", "container", "message", "view", "enterprise", "authorizations")
+_NONEMPTY_LIST_KEYS = ("actions",)
+
+
+def _shape_problem(data) -> str | None:
+    """Why parsed JSON is not shaped like a Slack payload (an object whose known parts have their
+    types), or None. Bolt indexes into these without checking, so a wrong shape was a 500."""
+    if not isinstance(data, dict):
+        return f"a JSON {type(data).__name__}, not an object"
+    for key in _OBJECT_KEYS:
+        value = data.get(key)  # Slack sends null for some (`enterprise`, `team` on grid installs)
+        if value is not None and not isinstance(value, dict) and not (key == "authorizations"
+                                                                    and isinstance(value, list)):
+            return f"`{key}` is a {type(data[key]).__name__}, not an object"
+    for key in _NONEMPTY_LIST_KEYS:
+        if key in data and not (isinstance(data[key], list) and data[key]
+                                and all(isinstance(item, dict) for item in data[key])):
+            return f"`{key}` is not a non-empty list of objects"
+    for key in ("type", "event_id", "token", "team_id", "api_app_id"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            return f"`{key}` is a {type(data[key]).__name__}, not a string"
+    event = data.get("event")
+    if isinstance(event, dict):
+        for key in ("type", "text", "user", "channel", "ts", "thread_ts", "channel_type", "subtype", "bot_id"):
+            if key in event and event[key] is not None and not isinstance(event[key], str):
+                return f"`event.{key}` is a {type(event[key]).__name__}, not a string"
+    return None
+
+
 def _malformed(body: bytes, content_type: str) -> str | None:
-    """Why a signed body cannot be what Slack sends (None if it parses): answered 400, not 500."""
+    """Why a signed body cannot be what Slack sends (None if it can): answered 400, not 500.
+
+    It must parse (UTF-8; JSON, or a form whose `payload`, if any, is JSON and given once) and be
+    shaped like Slack's payloads (`_shape_problem`)."""
     import json
     from urllib.parse import parse_qs
 
     try:
         text = body.decode("utf-8")
         if content_type.startswith("application/json"):
-            json.loads(text)
-        elif content_type.startswith("application/x-www-form-urlencoded"):
-            payload = parse_qs(text, max_num_fields=1000).get("payload")
+            return _shape_problem(json.loads(text))
+        if content_type.startswith("application/x-www-form-urlencoded"):
+            fields = parse_qs(text, max_num_fields=1000)
+            if any(len(values) > 1 for values in fields.values()):
+                twice = next(name for name, values in fields.items() if len(values) > 1)
+                return f"malformed body (the form field {twice[:40]!r} is given {len(fields[twice])} times)"
+            payload = fields.get("payload")
             if payload:
-                json.loads(payload[0])
-        else:
-            return f"unsupported content type {content_type[:60]!r}"
+                problem = _shape_problem(json.loads(payload[0]))
+                return f"malformed payload ({problem})" if problem else None
+            return None
+        return f"unsupported content type {content_type[:60]!r}"
     except (ValueError, RecursionError) as exc:  # bad UTF-8, bad JSON, too deeply nested, too many fields
         return f"malformed body ({type(exc).__name__})"
-    return None
+
+
+def _signed(verifier, body: bytes, headers) -> bool:
+    """Whether the request carries a valid Slack signature. A timestamp that is not a whole number
+    (slack_sdk would raise on it: a 500 with a traceback, before any authentication) is simply unsigned."""
+    timestamp = headers.get("x-slack-request-timestamp", "")
+    if not (timestamp.isascii() and timestamp.isdigit() and len(timestamp) <= 12):
+        return False
+    try:
+        return verifier.is_valid_request(body, dict(headers))
+    except (ValueError, TypeError, OverflowError):
+        return False
 
 
 def http_app(bolt_app, health=None, *, max_body: int | None = None, body_timeout_s: float | None = None):
@@ -120,7 +169,7 @@ def http_app(bolt_app, health=None, *, max_body: int | None = None, body_timeout
             return PlainTextResponse("", status_code=400)
         if body is None:
             return refuse(413, f"body over {max_body} bytes", request)
-        if verifier is not None and not verifier.is_valid_request(body, dict(request.headers)):
+        if verifier is not None and not _signed(verifier, body, request.headers):
             return refuse(401, "invalid or missing Slack signature", request)  # the body is never logged
         problem = _malformed(body, request.headers.get("content-type", ""))
         if problem:
@@ -246,6 +295,46 @@ def log_ids_middleware(body, next):  # noqa: A002 - Bolt passes the chain's cont
 # -- running until stopped ----------------------------------------------------------------------
 
 
+# /readyz never waits on the store longer than this (a locked SQLite file, a pool of connections all
+# waiting on that lock): past it the store is reported not ready.
+STORE_CHECK_TIMEOUT_S = 2.0
+
+
+def bounded_check(check, timeout_s: float = STORE_CHECK_TIMEOUT_S):
+    """`check` run on a thread of its own, False when it has not answered within `timeout_s`.
+    While one run is still stuck, later calls answer False at once (no thread pile-up)."""
+    import threading
+
+    state: dict = {"running": None}
+    lock = threading.Lock()
+
+    def bounded() -> bool:
+        with lock:
+            running = state["running"]
+            if running is not None and running.is_alive():
+                return False
+            box: dict = {}
+
+            def run() -> None:
+                try:
+                    box["ok"] = bool(check())
+                except Exception as exc:  # the probe's answer: not ready, and why in the log
+                    box["error"] = exc
+
+            thread = threading.Thread(target=run, name="gpu-advisor-readiness", daemon=True)
+            state["running"] = thread
+            thread.start()
+        thread.join(timeout_s)
+        if thread.is_alive():
+            log.warning("readiness: the store did not answer within %.1f s", timeout_s)
+            return False
+        if "error" in box:
+            raise box["error"]
+        return box.get("ok", False)
+
+    return bounded
+
+
 def _store_reachable(store: StoreSeam) -> bool:
     from sqlalchemy import text
 
@@ -281,7 +370,7 @@ def run_serving(bolt_app, settings, mode: str, *, services: Services, host: str 
     stopper.install()
     health = HealthState(stopper.stopping)
     if store is not None:
-        health.add_check("store", lambda: _store_reachable(store))
+        health.add_check("store", bounded_check(lambda: _store_reachable(store)))
     purger = RetentionPurger(store, ops).start() if store is not None else None
     health_server = server = server_thread = handler = None
     if mode == "http":

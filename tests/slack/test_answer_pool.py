@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import signal
+import time
 from pathlib import Path
 
 import httpx
@@ -16,6 +17,7 @@ from slack_harness import MENTION_TS, SIGNING_SECRET, HttpBot, answers, local_se
 from bot.advisor import Advisor
 from bot.conversation import Conversations, QuestionError
 from bot.engine.reload import RuleBaseManager
+from bot.slack.answer_pool import AnswerPoolError
 from bot.slack.app import app_answer_pool, build_app, close_app
 from bot.slack.cards import escape
 from bot.slack.local_slack import SlackRequests
@@ -142,15 +144,36 @@ def test_a_bad_question_gets_the_same_notice_as_in_threads(pool_bot, rules):
     assert escape(str(raised.value)) in shown and "xids" in shown
 
 
-def test_a_killed_worker_is_replaced_and_the_user_told(pool_bot):
+def test_a_worker_killed_between_questions_is_replaced_and_the_next_question_answered(pool_bot):
     bot, pool = pool_bot(processes=1)
-    os.kill(pool.ping().pid, signal.SIGKILL)
+    killed = pool.ping().pid
+    os.kill(killed, signal.SIGKILL)
+    time.sleep(0.5)  # dead before the question comes
     bot.event(mention(QUESTION))
-    assert "Something went wrong" in texts(answers(bot.api, timeout=30)[0].blocks)
-    assert pool.replaced == 1
+    # Not the question's fault: the pool finds the worker gone, replaces it and asks the new one.
+    assert "Something went wrong" not in texts(answers(bot.api, timeout=60)[0].blocks)
+    assert pool.replaced == 1 and pool.answered == 1 and pool.ping().pid != killed
+
+
+def test_a_worker_killed_while_answering_is_replaced_and_the_user_told(pool_bot):
+    import threading
+
+    bot, pool = pool_bot(processes=1)
+    pool.deadline_s = 60.0
+    worker = pool.ping().pid
+    # The worst case of the parser keeps the worker busy long enough to be killed mid-answer.
+    slow = "Llama 3 70B inference on" + "\n" * 2500 + "2 H100"
+    threading.Timer(1.0, os.kill, (worker, signal.SIGKILL)).start()
+    started = time.monotonic()
+    try:
+        answer = pool.ask("T:C:killed", slow)
+    except AnswerPoolError as exc:
+        assert "died" in str(exc)
+        assert pool.replaced == 1
+    else:  # the parser got fast enough to answer within the second: nothing to kill
+        assert answer is not None and time.monotonic() - started < 1.5
     bot.event(mention(QUESTION, ts="1700000100.000400", channel="C0OTHER"))
-    assert "Something went wrong" not in texts(answers(bot.api, channel="C0OTHER", timeout=30)[0].blocks)
-    assert pool.answered == 1
+    assert "Something went wrong" not in texts(answers(bot.api, channel="C0OTHER", timeout=60)[0].blocks)
 
 
 def test_the_pool_needs_a_store_other_processes_can_open(slack_api, rules):
