@@ -16,9 +16,12 @@ BOT = Path(__file__).resolve().parents[1] / "bot"
 # must be placed in one of the two (see test_every_package_is_placed).
 CORE = {"bot.models", "bot.errors", "bot.cache", "bot.yamlio", "bot.knowledge", "bot.engine", "bot.sizing", "bot.nlu",
         "bot.advice", "bot.advisor", "bot.conversation", "bot.render", "bot.seams",
-        "bot.facts", "bot.host_report", "bot.diagnostics"}
+        "bot.facts", "bot.host_report", "bot.diagnostics", "bot.compose", "bot.messages",
+        # the price table's importer and lookups: files in, typed rows out (an update's HTTP fetch is the
+        # caller's choice of URL, made lazily); the price composer reads them
+        "bot.prices"}
 # bot.services is the composition root: it builds the adapters, so it is one.
-ADAPTERS = {"bot.cli", "bot.slack", "bot.agent", "bot.dispatch", "bot.store", "bot.ops", "bot.prices",
+ADAPTERS = {"bot.cli", "bot.slack", "bot.agent", "bot.dispatch", "bot.store", "bot.ops",
             "bot.services", "bot.fleet"}
 
 

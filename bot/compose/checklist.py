@@ -17,7 +17,7 @@ import re
 from bot.compose import ComposeContext
 from bot.messages import say
 from bot.models import Ask, AskAnswer
-from bot.render.format import count, gpu_name
+from bot.messages.format import count, gpu_name
 
 SOURCES = ["rental-selection-guide", "training-servers-guide", "nvidia-smi-docs", "nvidia-row-remapping", "nvidia-xid",
            "nccl-tests"]

@@ -19,7 +19,7 @@ from bot.advice import bill as calc
 from bot.compose import ComposeContext
 from bot.messages import say
 from bot.models import Ask, AskAnswer, Quantity
-from bot.render.format import count, gpu_name, money
+from bot.messages.format import count, gpu_name, money
 
 MAX_LINES = 12
 DEFAULT_MONTHS = 36.0

@@ -18,7 +18,7 @@ from bot.diagnostics.models import ErrorReading, Paste
 from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe
 from bot.messages import say
 from bot.models import Ask, AskAnswer
-from bot.render.format import gpu_name
+from bot.messages.format import gpu_name
 
 MAX_GPU_LINES = 8
 # (severity rank, message id): lower ranks lead.

@@ -14,7 +14,7 @@ import re
 from bot.compose import ComposeContext
 from bot.messages import say
 from bot.models import Ask, AskAnswer
-from bot.render.format import gpu_name
+from bot.messages.format import gpu_name
 
 _CAPABILITY = re.compile(r"能干啥|能干什么|能做什么|能跑什么|能跑啥|适合做什么|what can (?:an? |the |one )?\S+(?: \S+)? (?:do|run)"
                          r"|what (?:is|are) (?:an? |the )?\S+(?: \S+)? good for|what models? (?:can|fit)", re.IGNORECASE)

@@ -16,7 +16,7 @@ from bot.compose.spec import card_notes, mark, value_text
 from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.models import Ask, AskAnswer
-from bot.render.format import count, gpu_name, money
+from bot.messages.format import count, gpu_name, money
 
 _ROW_KEYS: tuple[SpecKey, ...] = ("memory_gb", "bandwidth_gbs", "bf16", "fp8", "nvlink_gbs")
 _SEP = {"en": " | ", "zh": " | "}

@@ -91,7 +91,7 @@ def capacity(ctx: ComposeContext) -> AskAnswer | None:
     free = usable GB x 0.90 (vLLM's default share) - (the GPU's need - its KV cache); sequences =
     floor(free / the GPU's KV cache of one sequence). Per GPU, so KV heads replicated under tensor
     parallelism (and an MLA latent held on every rank) count as they are held."""
-    from bot.render.format import gpu_name
+    from bot.messages.format import gpu_name
     req, lang = ctx.requirement, ctx.language
     stated = next((c for c in ctx.answer.candidates if c.gpu == req.gpu and c.count == (req.gpu_count or 1)), None)
     if stated is None or stated.memory_gb is None or not req.context or not stated.memory_gb.kv_cache:

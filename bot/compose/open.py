@@ -14,7 +14,7 @@ import re
 from bot.compose import ComposeContext
 from bot.messages import say
 from bot.models import Ask, AskAnswer
-from bot.render.format import gpu_name, money
+from bot.messages.format import gpu_name, money
 
 SOURCES = ["training-servers-guide", "rental-selection-guide", "geforce-eula", "skypilot-catalog"]
 _PROVIDER = re.compile(r"哪家|which (?:provider|cloud|company)|where (?:to|should we) rent|租哪|provider", re.IGNORECASE)

@@ -35,7 +35,7 @@ from bot.prices.lookup import (
     table_source,
 )
 from bot.prices.skypilot import shown
-from bot.render.format import count, gpu_name, money
+from bot.messages.format import count, gpu_name, money
 
 MAX_TEXT = 4_000  # the ask text read for region names, durations and instance names
 _SPOT = re.compile(r"\bspot\b|竞价|抢占", re.IGNORECASE)

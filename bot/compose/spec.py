@@ -14,7 +14,7 @@ from bot.compose import ComposeContext
 from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.models import Ask, AskAnswer
-from bot.render.format import count, gpu_name
+from bot.messages.format import count, gpu_name
 
 # Which figure the ask names, first match wins (the text is lower-cased).
 _ASKED: tuple[tuple[str, re.Pattern], ...] = (

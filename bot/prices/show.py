@@ -10,7 +10,7 @@ import datetime as dt
 from bot.knowledge import Catalog
 from bot.prices.lookup import MAX_SHOW_ROWS, Offer, provider_name, show_rows, table_source
 from bot.prices.skypilot import shown
-from bot.render.format import count, gpu_name
+from bot.messages.format import count, gpu_name
 
 COLUMNS = ("GPU", "QTY", "CLOUD", "INSTANCE_TYPE", "DEVICE_MEM", "vCPUs", "HOST_MEM", "HOURLY_PRICE",
            "HOURLY_SPOT_PRICE", "REGION")

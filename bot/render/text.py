@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot.advice.assemble import option_name, plan_label
 from bot.knowledge import default_catalog
 from bot.models import Answer
-from bot.render.format import display_text, money
+from bot.messages.format import display_text, money
 from bot.render.zh import localise
 
 _LABELS = {

@@ -12,8 +12,8 @@ from __future__ import annotations
 from bot.knowledge import Catalog, load_gpu_memory
 from bot.messages import say
 from bot.models import Candidate, Requirement, SizingNote, TrainingTime
-from bot.render.format import count as fmt_count
-from bot.render.format import gpu_name
+from bot.messages.format import count as fmt_count
+from bot.messages.format import gpu_name
 from bot.sizing.memory import MemoryEstimate, kv_tp_divisor
 from bot.sizing.performance import DEFAULT_MFU
 

@@ -373,8 +373,8 @@ def _offload_alternatives(
     DeepSpeed's estimate_zero2_model_states_mem_needs(cpu_offload=True))."""
     from dataclasses import replace as dc_replace
 
-    from bot.render.format import count as fmt_count
-    from bot.render.format import gpu_name
+    from bot.messages.format import count as fmt_count
+    from bot.messages.format import gpu_name
 
     if (req.workload or "inference") != "training" or req.offload or not memory.weights_trainable:
         return []

@@ -34,7 +34,7 @@ from slack_sdk.models.views import View
 
 from bot.models import TOPICS, Answer, Candidate, Finding
 from bot.knowledge import default_catalog
-from bot.render.format import display_text
+from bot.messages.format import display_text
 from bot.render.text import ask_lines, recommendation_line
 from bot.render.zh import localise
 

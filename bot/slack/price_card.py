@@ -13,7 +13,7 @@ from bot.knowledge import Catalog
 from bot.messages import say
 from bot.prices.lookup import provider_name, show_rows, table_source
 from bot.prices.skypilot import shown
-from bot.render.format import gpu_name
+from bot.messages.format import gpu_name
 from bot.slack.cards import CONTEXT_TEXT_MAX, FALLBACK_TEXT_MAX, HEADER_TEXT_MAX, SECTION_TEXT_MAX, Card, clip, escape
 
 CARD_ROWS = 12  # a card is for a glance; `prices show` has the rest

@@ -9,7 +9,7 @@ import yaml
 from bot.conversation import Conversations
 from bot.errors import InputError
 from bot.knowledge import default_catalog
-from bot.render.format import display_text
+from bot.messages.format import display_text
 from bot.render.text import MAX_LINES, render_text
 
 NLU = Path(__file__).resolve().parent.parent / "nlu"
