@@ -18,7 +18,7 @@ _GIB = {"gib": 1.0, "gb": 1.0, "mib": 1 / 1024, "mb": 1 / 1024, "kib": 1 / 1024 
 
 _ARCH = re.compile(r"(?P<gpu>NVIDIA [^\n]{2,60}?|[A-Z][\w ]{2,60}?) with CUDA capability (?P<arch>sm_\d{2,3}a?) is not "
                    r"compatible with the current PyTorch installation", re.I)
-_ARCH_LOOSE = re.compile(r"(?:(?P<gpu>(?:NVIDIA )?(?:GeForce )?RTX \w+|[A-Z]\d{2,3}\w*)\D{0,40}?)?CUDA capability "
+_ARCH_LOOSE = re.compile(r"(?:(?P<gpu>(?:NVIDIA )?(?:GeForce )?RTX \w{1,12}|[A-Z]\d{2,3}\w{0,12})\D{0,40}?)?CUDA capability "
                          r"(?P<arch>sm_\d{2,3}a?)\)? is not compatible", re.I)
 _ARCH_LIST = re.compile(r"supports CUDA capabilities (?P<list>(?:sm_\d{2,3}a? ?){1,40})", re.I)
 _DRIVER_FOUND = re.compile(r"driver on your system is too old \(found version (?P<v>\d{4,6})\)", re.I)

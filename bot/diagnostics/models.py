@@ -142,6 +142,17 @@ class NcclReading(BaseModel):
     ib_disabled: bool | None = None
 
 
+# What a reading is, in the words the question's symptom slot uses (bot.nlu.lexicon.SYMPTOMS).
+ERROR_SYMPTOMS: dict[str, str] = {
+    "arch-unsupported": "no-kernel-image", "no-kernel-image": "no-kernel-image", "oom": "oom", "ecc": "ecc-errors",
+    "driver-too-old": "cuda-error", "illegal-address": "cuda-error", "device-assert": "cuda-error",
+    "no-device": "cuda-error", "cpu-build": "cuda-error", "missing-library": "cuda-error",
+    "smi-no-driver": "cuda-error", "nccl-error": "nccl-error", "nccl-timeout": "nccl-error",
+}
+XID_SYMPTOMS: dict[int, str] = {79: "fallen-off-bus", 48: "ecc-errors",
+                                63: "remapped-rows", 64: "remap-failure"}
+
+
 class Paste(BaseModel):
     """Everything a message's pasted output says, read by the parsers the agent uses."""
 
@@ -156,6 +167,12 @@ class Paste(BaseModel):
     topology: Topology | None = None
     errors: list[ErrorReading] = Field(default_factory=list, max_length=MAX_ERRORS)
     nccl: NcclReading | None = None
+    # The driver and its CUDA as nvidia-smi printed them (a table header alone has them too).
+    driver: str | None = Field(default=None, max_length=32)
+    driver_cuda: str | None = Field(default=None, max_length=16)
+    # Where each piece of the question is in the message: (position in the question, position in
+    # the message, length); spans read from the question are moved back with `original`.
+    question_map: list[tuple[int, int, int]] = Field(default_factory=list)
 
     @property
     def kinds(self) -> list[str]:
@@ -165,6 +182,21 @@ class Paste(BaseModel):
     def has_hardware(self) -> bool:
         """The paste describes GPUs or their kernel log: judged by the host health rules."""
         return bool((self.report and self.report.gpus) or self.xids)
+
+    @property
+    def symptoms(self) -> list[str]:
+        """The symptoms the pasted errors and Xids are, in order."""
+        found = [ERROR_SYMPTOMS[e.kind] for e in self.errors] + [XID_SYMPTOMS[x.code] for x in self.xids
+                                                                 if x.code in XID_SYMPTOMS]
+        return list(dict.fromkeys(found))
+
+    def original(self, position: int, end: bool = False) -> int:
+        """A position in the question as a position in the message (`end`: just after a span)."""
+        for q, o, n in self.question_map:
+            if q <= position < q + n or (end and q < position <= q + n):
+                return o + position - q
+        last = self.question_map[-1] if self.question_map else (0, 0, 0)
+        return last[1] + last[2] if self.question_map else position
 
     def threshold(self, index: int) -> GpuThresholds | None:
         return next((t for t in self.thresholds if t.index == index), None)

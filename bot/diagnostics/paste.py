@@ -29,7 +29,7 @@ from bot.diagnostics.kernel_log import XID_LINE, parse_xids
 from bot.diagnostics.models import MAX_BLOCKS, GpuThresholds, Paste, PasteBlock
 from bot.diagnostics.query_gpu import is_header, parse_query_csv
 from bot.diagnostics.smi import SmiParseError, gpu_sections, parse_excerpt, parse_text, parse_xml, thresholds
-from bot.diagnostics.table import parse_table
+from bot.diagnostics.table import parse_table, read_header
 from bot.diagnostics.topo import parse_topo
 from bot.errors import InputError
 from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe, ProbeReport
@@ -73,18 +73,55 @@ def split_paste(text: str) -> tuple[str, Paste | None]:
     for line in lines:
         offsets.append(offsets[-1] + len(line))
     found = _find_blocks([line.rstrip("\r\n") for line in lines])
-    kept = []
-    previous = 0
-    for _, start, end in found:
-        kept.append("".join(lines[previous:start]))
-        previous = end
-    kept.append("".join(lines[previous:]))
-    question = "\n".join(part.strip("\n") for part in kept if part.strip())
-    question, inline = _inline_readings(question)
+    removed = [(offsets[start], offsets[end]) for _, start, end in found]
+    question, pieces = _cut(text, removed)
+    inline, cut = _inline_readings(question)
+    if cut:
+        removed += [(_to_original(pieces, a), _to_original(pieces, b, end=True)) for a, b in cut]
+        question, pieces = _cut(text, removed)
     paste = _read(text, lines, offsets, found, inline)
     if paste is None:
         return text, None
+    paste.question_map = pieces
     return question, paste
+
+
+_FILLER = re.compile(r"^[\s,;，；、。.]*$")
+
+
+def _cut(text: str, removed: list[tuple[int, int]]) -> tuple[str, list[tuple[int, int, int]]]:
+    """The text without the removed character ranges, and the pieces kept as (position in the
+    result, position in `text`, length). A piece of only punctuation between cuts is dropped, and
+    the result is stripped."""
+    spans, cursor = [], 0
+    for start, end in sorted(removed):
+        if start > cursor:
+            spans.append((cursor, start))
+        cursor = max(cursor, end)
+    if cursor < len(text):
+        spans.append((cursor, len(text)))
+    kept = [(a, b) for a, b in spans if not _FILLER.match(text[a:b])] if removed else spans
+    out, pieces, length = [], [], 0
+    for a, b in kept:
+        if out and not (out[-1][-1:].isspace() or text[a:a + 1].isspace()):
+            out.append(" ")
+            length += 1
+        pieces.append((length, a, b - a))
+        out.append(text[a:b])
+        length += b - a
+    joined = "".join(out)
+    lead = len(joined) - len(joined.lstrip())
+    question = joined.strip()
+    pieces = [(q - lead, o, n) for q, o, n in pieces]
+    return question, [(max(q, 0), o + max(0, -q), n - max(0, -q)) for q, o, n in pieces if q + n > 0]
+
+
+def _to_original(pieces: list[tuple[int, int, int]], position: int, end: bool = False) -> int:
+    """A position in the question as a position in the message (`end`: the position after a span)."""
+    for q, o, n in pieces:
+        if q <= position < q + n or (end and q < position <= q + n):
+            return o + position - q
+    return pieces[-1][1] + pieces[-1][2] if pieces else position
 
 
 # -- finding blocks ----------------------------------------------------------------------------
@@ -110,8 +147,9 @@ def _find_blocks(lines: list[str]) -> list[tuple[str, int, int]]:
             kind, end = "nvidia-smi-topo", _run_end(lines, i + 1, lambda s: bool(_TOPO_LINE.match(s)))
         elif "," in line and is_header(line):
             kind, end = "nvidia-smi-csv", _run_end(lines, i + 1, lambda s: "," in s)
-        elif XID_LINE.search(line) or ("NVRM" in line and _KERNEL_LINE.search(line)):
-            kind, end = "kernel-log", _run_end(lines, i + 1, lambda s: bool(_KERNEL_LINE.search(s) or XID_LINE.search(s)))
+        elif (XID_LINE.search(line) or ("NVRM" in line and _KERNEL_LINE.search(line))) and not _CJK.search(line):
+            kind, end = "kernel-log", _run_end(lines, i + 1, lambda s: bool(_KERNEL_LINE.search(s) or XID_LINE.search(s))
+                                               and not _CJK.search(s))
         elif NCCL_LINE.search(line):
             kind, end = "nccl", _run_end(lines, i + 1, lambda s: bool(NCCL_LINE.search(s)))
         elif _TRACE_START.match(line):
@@ -232,13 +270,13 @@ _INLINE_POWER = re.compile(r"(?<![\d.])(?P<draw>\d{2,4}(?:\.\d+)?)\s*W?\s*/\s*(?
 _INLINE_FLAG = re.compile(r"\b(?P<name>Remapping Failure Occurred|Pending)\s*[:：]\s*(?P<v>Yes|No)\b", re.I)
 
 
-def _inline_readings(question: str) -> tuple[str, GpuProbe | None]:
+def _inline_readings(question: str) -> tuple[GpuProbe | None, list[tuple[int, int]]]:
     """Readings quoted in the sentence itself: clock-event reasons with their state (and then the
-    temperature and power beside them), or remapped-row flags."""
+    temperature and power beside them), or remapped-row flags; and the spans they were read from."""
     reasons = list(_INLINE_REASON.finditer(question))
     flags = list(_INLINE_FLAG.finditer(question)) if re.search(r"remap|重映射", question, re.I) else []
     if not reasons and not flags:
-        return question, None
+        return None, []
     values: dict = {"index": 0, "bus_id": ""}
     cut = [m.span() for m in reasons + flags]
     if reasons:
@@ -253,13 +291,7 @@ def _inline_readings(question: str) -> tuple[str, GpuProbe | None]:
     for flag in flags:
         field = "remapped_rows_failure" if flag["name"].lower().startswith("remapping") else "remapped_rows_pending"
         values[field] = flag["v"].lower() == "yes"
-    out, previous = [], 0
-    for start, end in sorted(cut):
-        if start >= previous:
-            out.append(question[previous:start])
-            previous = end
-    out.append(question[previous:])
-    return " ".join(part.strip(" ,;，；") for part in out if part.strip(" ,;，；")), GpuProbe(**values).mark_unsupported()
+    return GpuProbe(**values).mark_unsupported(), cut
 
 
 # -- reading the blocks -----------------------------------------------------------------------
@@ -299,6 +331,9 @@ def _read(text: str, lines: list[str], offsets: list[int], found: list[tuple[str
                 nccl_lines += lines[start:end]
         except SmiParseError as exc:
             problem = str(exc)[:300]
+            if kind == "nvidia-smi-table" and (header := read_header(body)) is not None:
+                reports.append(ProbeReport(source="nvidia-smi-text", driver=header[0], cuda_driver=header[1]))
+                problem = None  # the header alone: its versions are what it says
         blocks.append(PasteBlock(kind=kind, start=offsets[start], end=offsets[end], lines=end - start, problem=problem))
     if inline is not None:
         reports.append(ProbeReport(source="nvidia-smi-text", gpus=[inline]))
@@ -312,12 +347,18 @@ def _read(text: str, lines: list[str], offsets: list[int], found: list[tuple[str
             previous = end
     parts.append("".join(lines[previous:]))
     errors = read_errors("\n".join(parts))
-    if not blocks and inline is None and not errors:
-        return None
     xids, truncated = parse_xids(xid_lines, MAX_XIDS)
+    nccl = read_nccl(nccl_lines) if nccl_lines else None
+    readable = bool(any(r.gpus or r.driver for r in reports) or xids or errors or topology or nccl
+                    or any(b.problem for b in blocks))
+    if not readable:
+        return None  # lines that looked like tool output ("NVRM:") but say nothing
+    driver = next((r.driver for r in reports if r.driver), None)
+    driver_cuda = next((r.cuda_driver for r in reports if r.cuda_driver), None)
     return Paste(
+        driver=driver, driver_cuda=driver_cuda,
         blocks=blocks, report=_merge(reports), xids=xids, xids_truncated=truncated, topology=topology,
-        errors=errors, nccl=read_nccl(nccl_lines) if nccl_lines else None,
+        errors=errors, nccl=nccl,
         thresholds=_thresholds(extras),
     )
 

@@ -28,6 +28,12 @@ def _int(text: str | None) -> int | None:
     return int(text) if text and text.isdigit() else None
 
 
+def read_header(text: str) -> tuple[str | None, str | None] | None:
+    """(driver, the CUDA it supports) from the table's header line, which a paste may hold alone."""
+    header = _HEADER.search(text[:5000])
+    return (normalise_version(header["driver"]), header["cuda"] or None) if header else None
+
+
 def parse_table(text: str, origin: str = "<nvidia-smi>") -> tuple[ProbeReport, list[dict]]:
     """The report, and per GPU what the probe model does not keep ({"index", "pstate"})."""
     header = _HEADER.search(text[:5000])

@@ -10,31 +10,47 @@ naming the value and where it was written, never clamped.
 
 from __future__ import annotations
 
+import re
+
 from pydantic import ValidationError
 
-from bot.diagnostics.models import Paste
+from bot.diagnostics.models import ERROR_SYMPTOMS, XID_SYMPTOMS, Paste
+from bot.diagnostics.kernel_log import XID_LINE
 from bot.diagnostics.paste import PasteTooLong, split_paste
 from bot.knowledge import Catalog, default_catalog
 from bot.models import Ask, Requirement
 from bot.nlu import lexicon as lx
-from bot.nlu.model import Parse, ParseError
+from bot.nlu.model import Parse, ParseError, Span
 from bot.nlu.numbers import refuse_unreadable_numbers
 from bot.nlu.scan import Scan, fold, lexicon_for
 from bot.nlu.slots import EXTRACTORS
 from bot.nlu.slots.xids import MAX_XID
 
 MAX_QUESTION_CHARS = 20_000
+_ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
 _ORDER = {name: i for i, name in enumerate(Requirement.model_fields)}
 
 
+# An English message may quote a few Chinese words ("ECS instance (gn7i, 按量) ¥29,800"): it is Chinese
+# when its Chinese characters are at least this share of its Chinese characters and English words.
+CHINESE_SHARE = 0.25
+
+
 def detect_language(text: str) -> str:
-    return "zh" if lx.CJK.search(text) else "en"
+    """'zh' for a message written in Chinese, 'en' otherwise; an English message quoting a few Chinese
+    terms stays English (each Chinese character counts against each English word)."""
+    cjk = len(lx.CJK.findall(text))
+    if not cjk:
+        return "en"
+    words = len(_ENGLISH_WORD.findall(text))
+    return "zh" if cjk >= CHINESE_SHARE * (cjk + words) else "en"
 
 
 def parse(text: str, catalog: Catalog | None = None) -> Parse:
     """Read a question into a Requirement. Raises ParseError with the offending field and value.
     Pasted tool output is taken out first (bot.diagnostics.paste): the extractors read only the
     question around it, and the reading travels as `Requirement.pasted`."""
+    message = text
     text, paste = _split_paste(text)
     _refuse_unreadable(text)
     scan = Scan.of(text, lexicon_for(catalog or default_catalog()))
@@ -42,27 +58,77 @@ def parse(text: str, catalog: Catalog | None = None) -> Parse:
         extract(scan)
     fields = {k: v for k, v in scan.fields.items() if k in Requirement.model_fields and v not in (None, [])}
     if paste is not None:
-        fields["pasted"] = paste
-        fields["asks"] = _with_diagnose(fields.get("asks") or [])
+        _read_paste(fields, scan, paste, message)
     try:
         requirement = Requirement.model_validate(fields)
     except ValidationError as exc:
         raise ParseError(*_describe(exc, scan)) from exc
     scan.spans.sort(key=lambda s: (s.start, _ORDER.get(s.slot, 99)))
-    return Parse(language=detect_language(text), requirement=requirement,
+    return Parse(language=detect_language(text or message), requirement=requirement,
                  spans=[s for s in scan.spans if s.slot in Requirement.model_fields], ignored=scan.ignored)
 
 
-def _with_diagnose(raw: list) -> list[Ask]:
+def _read_paste(fields: dict, scan: Scan, paste: Paste, message: str) -> None:
+    """What the paste says that the question's slots hold (its Xid codes, the driver and the CUDA
+    it supports), read from the parsed paste, never from its text; spans move back to the message."""
+    for span in [*scan.spans, *scan.ignored]:
+        span.start, span.end = paste.original(span.start), paste.original(span.end, end=True)
+        span.text = message[span.start:span.end]  # a span across a cut block quotes the message as sent
+    asks = [a if isinstance(a, Ask) else Ask.model_validate(a) for a in fields.get("asks") or []]
+    asks = [a.model_copy(update={"start": paste.original(a.start), "end": paste.original(a.end, end=True)}) for a in asks]
+    for span in scan.spans:
+        if span.slot == "asks" and isinstance(span.value, dict) and "start" in span.value:
+            span.value = {**span.value, "start": span.start, "end": span.end}
+    codes = list(fields.get("xids") or [])
+    for block in (b for b in paste.blocks if b.kind == "kernel-log"):
+        offset = block.start
+        for line in message[block.start:block.end].splitlines(keepends=True):
+            match = XID_LINE.search(line)
+            if match is not None:
+                code, start, end = int(match["code"]), offset + match.start(), offset + match.end("code")
+                if not 1 <= code <= MAX_XID:
+                    raise ParseError("xids", f"Xid {code} ({message[start:end]!r}) is outside the known range 1-{MAX_XID}")
+                if code not in codes:
+                    codes.append(code)
+                    scan.spans.append(Span(slot="xids", value=code, text=message[start:end], start=start, end=end))
+            offset += len(line)
+    if codes:
+        fields["xids"] = codes
+    for slot, value in (("driver", paste.driver), ("driver_cuda", paste.driver_cuda)):
+        if value and slot not in fields:
+            fields[slot] = value
+            at = next((message.find(value, b.start, b.end) for b in paste.blocks if message.find(value, b.start, b.end) >= 0), -1)
+            if at >= 0:
+                scan.spans.append(Span(slot=slot, value=value, text=value, start=at, end=at + len(value)))
+    symptoms = list(fields.get("symptoms") or [])
+    said = [(ERROR_SYMPTOMS[e.kind], e.line) for e in paste.errors] + [
+        (XID_SYMPTOMS[x.code], x.message) for x in paste.xids if x.code in XID_SYMPTOMS]
+    for name, quoted in said:
+        if name not in symptoms:
+            symptoms.append(name)
+            at = message.find(quoted) if quoted else -1
+            if at >= 0:
+                scan.spans.append(Span(slot="symptoms", value=name, text=quoted, start=at, end=at + len(quoted)))
+    if symptoms:
+        fields["symptoms"] = symptoms
+    fields["pasted"] = paste
+    fields["asks"] = _with_diagnose(asks, [s for s in scan.spans if s.slot == "asks"])
+
+
+def _with_diagnose(asks: list[Ask], spans: list[Span]) -> list[Ask]:
     """A message with pasted output asks for its diagnosis: first, unless it also asks something
-    specific (a fit, a price); an open or explain ask is that diagnosis."""
-    asks = [a if isinstance(a, Ask) else Ask.model_validate(a) for a in raw]
+    specific (a fit, a price); an open or explain ask is that diagnosis (its span says so too)."""
     if any(a.kind == "diagnose" for a in asks):
         return asks
-    rest = [a for a in asks if a.kind not in ("open", "explain")]
-    first = next((a for a in asks if a.kind in ("open", "explain")), None)
-    diagnose = first.model_copy(update={"kind": "diagnose"}) if first else Ask(kind="diagnose")
-    return [diagnose, *rest]
+    first = next((i for i, a in enumerate(asks) if a.kind in ("open", "explain")), None)
+    if first is None:
+        return [Ask(kind="diagnose"), *asks]
+    diagnose = asks[first].model_copy(update={"kind": "diagnose"})
+    for span in spans:
+        if isinstance(span.value, dict) and span.value.get("kind") == asks[first].kind and \
+                span.value.get("text") == asks[first].text:
+            span.value = diagnose.model_dump()
+    return [diagnose, *asks[:first], *asks[first + 1:]]
 
 
 def _split_paste(text: str) -> tuple[str, Paste | None]:

@@ -97,3 +97,39 @@ def test_a_1_mb_paste_gets_a_clear_error():
     with pytest.raises(ParseError) as info:
         parse(text)
     assert info.value.field == "question" and "too long" in info.value.message
+
+
+def test_what_the_paste_says_fills_the_question_slots_with_spans_on_the_message():
+    text = ("is this ok?\n[ 1234.567890] NVRM: Xid (PCI:0000:3b:00): 79, pid=1, name=python, GPU has fallen off the bus.\n"
+            "| NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |\n"
+            "I rented 2 H100")
+    parsed = parse(text)
+    req = parsed.requirement
+    assert (req.xids, req.symptoms, req.driver, req.driver_cuda, req.gpu_count) == (
+        [79], ["fallen-off-bus"], "550.54.15", "12.4", 2)
+    for span in parsed.spans:
+        assert text[span.start:span.end] == span.text, span
+    assert {s.slot for s in parsed.spans} >= {"xids", "symptoms", "driver", "driver_cuda", "gpu_count"}
+
+
+def test_a_sentence_quoting_a_kernel_line_stays_the_question():
+    text = "dmesg 里有 NVRM: Xid (PCI:0000:3b:00): 79, pid=0, GPU has fallen off the bus. 怎么办"
+    assert split_paste(text) == (text, None)
+    assert parse(text).requirement.xids == [79]
+
+
+def test_lines_that_look_like_output_but_say_nothing_are_no_paste():
+    assert split_paste("NVRM:") == ("NVRM:", None)
+
+
+def test_a_pasted_xid_outside_the_range_is_refused_as_before():
+    with pytest.raises(ParseError) as info:
+        parse("NVRM: Xid (PCI:0000:3b:00): 0, pid=1")
+    assert info.value.field == "xids" and "0" in str(info.value)
+
+
+def test_long_runs_of_letters_and_digits_are_read_in_linear_time():
+    for text in ("how many H100 " + "h100" * 4000, "，" * 10000 + "h100" * 2000):
+        start = time.perf_counter()
+        split_paste(text)
+        assert time.perf_counter() - start < 1.0
