@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.nlu import ParseError, parse
+from tests.nlu import stated
 
 
 def slots(text: str) -> dict:
@@ -37,7 +38,7 @@ def test_in_range_extremes_are_kept_not_clamped():
 def test_full_width_digits_and_letters_parse_with_spans_on_the_original():
     text = "两张３０９０跑７Ｂ推理"
     result = parse(text)
-    assert result.extracted == {"gpu": "rtx-3090", "gpu_count": 2, "params_b": 7, "workload": "inference"}
+    assert stated(result) == {"gpu": "rtx-3090", "gpu_count": 2, "params_b": 7, "workload": "inference"}
     for span in result.spans:
         assert text[span.start:span.end] == span.text
 

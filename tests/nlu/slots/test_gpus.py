@@ -3,6 +3,7 @@
 import pytest
 
 from bot.nlu import parse
+from tests.nlu import stated
 
 
 def test_a_family_name_stays_a_family_for_the_advisor_to_ask_about():
@@ -28,4 +29,4 @@ def test_gpus_per_node_times_the_nodes_is_a_cluster():
 
 def test_machines_and_sizes_are_not_gpus():
     assert "gpu_count" not in parse("4 GPU servers").extracted
-    assert parse("3090亿参数").extracted == {"params_b": 309}  # a size, not an RTX 3090
+    assert stated(parse("3090亿参数")) == {"params_b": 309}  # a size, not an RTX 3090

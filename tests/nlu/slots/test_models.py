@@ -3,10 +3,11 @@
 import pytest
 
 from bot.nlu import parse
+from tests.nlu import stated
 
 
 def test_a_model_name_is_not_also_read_as_a_size():
-    assert parse("serve Llama-3-70B").extracted == {"workload": "inference", "model": "llama-3-70b"}
+    assert stated(parse("serve Llama-3-70B")) == {"workload": "inference", "model": "llama-3-70b"}
 
 
 @pytest.mark.parametrize("text, model", [("qwen2.5 72b", "qwen2.5-72b"), ("llama3 8b lora", "llama-3-8b"),
