@@ -39,7 +39,8 @@ def test_chat_in_text_mode_reports_errors_and_keeps_going():
     assert run_chat(Conversations(Advisor()), stdin, out, conversation_id="c1") == 0
     text = out.getvalue()
     assert "error: batch_size" in text
-    assert "rtx-3090" in text and "[verdict." in text  # the answer leads with its verdict
+    answer = text.split("\n> ")[2]  # after the banner's prompt and the error's
+    assert answer.startswith("可以") and "RTX 3090" in answer.splitlines()[0]  # the answer leads with its verdict
 
 
 def test_ask_json_carries_the_parse_with_spans():
