@@ -42,7 +42,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     paste = ctx.paste if isinstance(ctx.paste, Paste) else ctx.requirement.pasted
     lang = ctx.language
     parts: list[tuple[str, list[str], str | None, list[str]]] = []  # (lead, details, rule, sources)
-    if paste is not None:
+    first = next((a for a in ctx.requirement.asks if a.kind == "diagnose"), ask)
+    if paste is not None and ask == first:  # the paste is read once, for the first diagnose ask
         if paste.report and paste.report.gpus:
             parts.append(_gpus(paste, ctx))
         for error in paste.errors:
@@ -105,8 +106,19 @@ def _reading(gpu: GpuProbe, paste: Paste, lang: str) -> str:
     return ", ".join(bits) if lang != "zh" else "，".join(bits)
 
 
-def _meanings(gpu: GpuProbe, paste: Paste, lang: str) -> list[tuple[int, str, str]]:
+def _spec(gpu: GpuProbe, paste: Paste, ctx: ComposeContext):
+    """The catalog card a pasted GPU is: by its name, else (a cut name) the one the question names."""
+    from bot.facts import recognise_gpu
+
+    gpu_id = recognise_gpu(ctx.catalog, gpu.name)
+    if gpu_id is None and ctx.requirement.gpu in ctx.catalog.gpus and (not gpu.name or gpu.name.endswith("...")):
+        gpu_id = ctx.requirement.gpu
+    return ctx.catalog.gpus.get(gpu_id) if gpu_id else None
+
+
+def _meanings(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> list[tuple[int, str, str]]:
     """(rank, meaning, confirming command) for each thing wrong with one GPU; rank 0 is the worst."""
+    lang = ctx.language
     out: list[tuple[int, str, str]] = []
     reasons = set(gpu.clock_event_reasons or [])
     share = (gpu.power_draw_w / gpu.power_limit_w) if gpu.power_draw_w is not None and gpu.power_limit_w else None
@@ -148,6 +160,11 @@ def _meanings(gpu: GpuProbe, paste: Paste, lang: str) -> list[tuple[int, str, st
             and "gpu_idle" not in reasons):
         out.append((5, say("diagnose.mean_pcie_downgraded", lang, gen=gpu.pcie_gen_current, width=gpu.pcie_width_current,
                            gen_max=gpu.pcie_gen_max, width_max=gpu.pcie_width_max), "nvidia-smi -q -d PCI"))
+    spec = _spec(gpu, paste, ctx)
+    if (spec is not None and spec.memory_type and spec.memory_type.upper().startswith("GDDR") and gpu.memory_total_mib
+            and gpu.memory_total_mib < 0.97 * spec.memory_gb * 1024 and (gpu.ecc_mode or gpu.ecc_volatile_uncorrected is not None)):
+        out.append((6, say("diagnose.mean_ecc_memory", lang, total=f"{gpu.memory_total_mib:,}", gpu=gpu_name(ctx.catalog, spec.id),
+                           spec=f"{spec.memory_gb:g}"), "nvidia-smi -q -d ECC"))
     if gpu.mig_mode:
         out.append((7, say("diagnose.mean_mig_on", lang, index=gpu.index), "nvidia-smi -L"))
     if gpu.persistence_mode is False:
@@ -168,7 +185,7 @@ def _label(gpu: GpuProbe, ctx: ComposeContext) -> str:
 def _gpus(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]]:
     lang = ctx.language
     gpus = paste.report.gpus
-    judged = [(gpu, _meanings(gpu, paste, lang)) for gpu in gpus]
+    judged = [(gpu, _meanings(gpu, paste, ctx)) for gpu in gpus]
     rule, sources = _health_rule(ctx)
     details: list[str] = []
     problems = sorted(((m[0][0], gpu.index, gpu, m) for gpu, m in judged if m and m[0][0] < 9), key=lambda x: x[:2])
@@ -178,6 +195,7 @@ def _gpus(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None
         lead = say("diagnose.all_ok_lead", lang, count=len(gpus), checked=say("diagnose.checked_list", lang))
         for gpu, meanings in normal[:MAX_GPU_LINES]:
             details.append(say("diagnose.gpu_meaning", lang, reading=_gpu_line(gpu, paste, ctx), meaning=meanings[0][1]))
+        details += _name_cut(gpus, lang)
         return (expected[0] if expected else lead), ([lead] if expected else []) + expected[1:] + details, rule, sources
     _, _, worst, meanings = problems[0]
     lead = say("diagnose.gpu_meaning", lang, reading=_gpu_line(worst, paste, ctx), meaning=meanings[0][1])
@@ -200,9 +218,14 @@ def _gpus(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None
     fine = [str(gpu.index) for gpu, m in judged if gpu.index not in shown and (not m or m[0][0] >= 9)]
     if fine:
         details.append(say("diagnose.others_ok", lang, indexes=", ".join(fine)))
-    details += expected
+    details += expected + _name_cut(gpus, lang)
     details.append(say("diagnose.confirm_gpu", lang, command=f"`{meanings[0][2]}`"))
     return lead, details, rule, sources
+
+
+def _name_cut(gpus: list[GpuProbe], lang: str) -> list[str]:
+    cut = next((g.name for g in gpus if g.name and g.name.endswith("...")), None)
+    return [say("diagnose.name_cut", lang, name=cut)] if cut else []
 
 
 def _gpu_line(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> str:

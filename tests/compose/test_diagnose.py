@@ -138,3 +138,27 @@ def test_a_quoted_measurement_is_read_against_the_spec(advisor, text, gpu, expec
     for piece in expected:
         assert piece in reply.lead, (piece, reply.lead)
     _no_raw_ids(reply.lead)
+
+
+def test_a_consumer_card_with_ecc_on_reads_less_memory_and_that_is_said(advisor):
+    table = ("| NVIDIA-SMI 525.125.06   Driver Version: 525.125.06   CUDA Version: 12.0     |\n"
+             "|-------------------------------+----------------------+----------------------+\n"
+             "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+             "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+             "|===============================+======================+======================|\n"
+             "|   0  NVIDIA GeForce ...  On   | 00000000:01:00.0 Off |                    0 |\n"
+             "|ERR!   38C    P5    49W / 450W |   2021MiB / 23028MiB |      0%      Default |\n"
+             "+-------------------------------+----------------------+----------------------+\n")
+    reply = _answer(advisor, f"租了台 4090，只有 23028MiB，是不是被坑了？\n{table}")
+    assert "23,028 MiB（RTX 4090 标称 24 GB）：ECC 已开启" in reply.lead and "不是缩水卡" in reply.lead
+    assert any("nvidia-smi -L" in d for d in reply.details)
+
+
+def test_the_paste_is_read_once_when_the_message_has_two_diagnose_asks(advisor):
+    parsed = parse(f"why is GPU 0 slower? and is GPU 1 ok?\n{CSV}", advisor.catalog)
+    req = parsed.requirement.model_copy(update={"asks": [Ask(kind="diagnose", text="why is GPU 0 slower?"),
+                                                         Ask(kind="diagnose", text="and is GPU 1 ok?")]})
+    answer = advisor.answer(req, parsed.language)
+    ctx = ComposeContext(requirement=req, answer=answer, catalog=advisor.catalog, paste=req.pasted)
+    assert compose(req.asks[0], ctx).lead.startswith("GPU 0")
+    assert compose(req.asks[1], ctx) is None
