@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 
 from bot.advice.assemble import AnswerParts, assemble
 from bot.advice.options import (
+    Objectives,
     OptionContext,
+    default_precision,
+    judge_recommendation,
     comfortable_option,
     compare_options,
     fewest_that_fit,
@@ -106,6 +109,7 @@ class Advisor:
             if req.params_b is None:
                 req.params_b = arch.params_b
             shape = shape_from_arch(arch, req.params_b)
+            req.precision = default_precision(req, self.catalog)  # DeepSeek-V3/R1 were released in FP8
         elif req.params_b is not None:
             shape = ModelShape(params_b=req.params_b)
         if req.provider:
@@ -128,7 +132,8 @@ class Advisor:
         return Resolved(requirement=req, gpus=gpus, family=family, shape=shape, options=options, instance=instance)
 
     # -- facts ----------------------------------------------------------------------
-    def facts(self, resolved: Resolved) -> tuple[list[FactModel], SizingResult | None, list[Candidate], list[Cost]]:
+    def facts(self, resolved: Resolved, objectives: Objectives | None = None,
+              ) -> tuple[list[FactModel], SizingResult | None, list[Candidate], list[Cost]]:
         req = resolved.requirement
         # A family ("H100") is judged on one variant, the SXM module clouds rent, so the answer does not
         # repeat each finding per variant; the variants are still listed (gpu_variants).
@@ -148,7 +153,8 @@ class Advisor:
         if estimate is not None:
             context = OptionContext(req=req, shape=resolved.shape, catalog=self.catalog, sizing=estimate,
                                     workload=req.workload or "inference",
-                                    consumer_named=any(g.gpu_class == "consumer" for g in resolved.gpus))
+                                    consumer_named=any(g.gpu_class == "consumer" for g in resolved.gpus),
+                                    objectives=objectives)
         costs = self._stated_costs(req, context, resolved)
         facts += cost_facts(costs, stated=True)
         even = break_even(req.costs, req.gpu_count, req.usage_hours_per_month)
@@ -243,7 +249,10 @@ class Advisor:
     # -- answering ------------------------------------------------------------------
     def answer(self, requirement: Requirement, language: str = "en") -> Answer:
         resolved = self.resolve(requirement)
-        facts, estimate, candidates, costs = self.facts(resolved)
+        req = resolved.requirement
+        question = " ".join(a.text for a in req.asks)
+        objectives = Objectives.of(req, language, question, **stated_targets(req))
+        facts, estimate, candidates, costs = self.facts(resolved, objectives)
         result = self.engine.run(facts, language=language)
         est = Estimate(assumptions=[TOTAL_COST_FORMULA] if costs else [])
         if estimate is not None:
@@ -253,12 +262,31 @@ class Advisor:
             estimate=est, candidates=candidates, costs=costs,
             gpu_family=[g.id for g in resolved.gpus] if resolved.family else [],
         ))
+        if objectives != Objectives.of(req, "en") or objectives.market != "global":
+            # what each recommendation meets of the stated budget, deadline, latency and market (JSON)
+            answer.recommendations = [judge_recommendation(self.catalog, r, objectives, candidates, costs)
+                                      for r in answer.recommendations]
         if resolved.requirement.asks:
             context = ComposeContext(requirement=resolved.requirement, answer=answer, catalog=self.catalog,
                                      language=language, today=self.config.today,
                                      question=" ".join(a.text for a in resolved.requirement.asks))
             answer.answers = compose_all(context)
         return answer
+
+
+def stated_targets(req: Requirement) -> dict:
+    """The deadline, latency targets and budget period the user wrote (Requirement.quantities), as the
+    objectives take them: hours, seconds, milliseconds and "total"/"hour"/"month"."""
+    targets: dict = {}
+    for q in req.quantities:
+        if q.role == "deadline" and q.kind == "time":
+            targets["deadline_hours"] = q.value * (24 if q.unit in ("d", "day", "days") else 1)
+        elif q.role in ("ttft", "tpot") and q.kind == "latency":
+            ms = q.value * (1000 if q.unit == "s" else 1)
+            targets["ttft_s" if q.role == "ttft" else "tpot_ms"] = ms / 1000 if q.role == "ttft" else ms
+        elif q.role == "budget" and q.kind == "money" and q.per in ("month", "gpu-hour", "instance-hour"):
+            targets["budget_period"] = "month" if q.per == "month" else "hour"
+    return targets
 
 
 # Topics whose questions are about money; only they get rows of the price table.

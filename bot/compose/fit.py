@@ -11,6 +11,7 @@ from bot.compose import ComposeContext, is_primary
 from bot.compose.explain_capability import compose as capability
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.host import compose as host
+from bot.sizing.estimate import DEFAULT_CONCURRENT_CONTEXT
 from bot.compose.open import how_many
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -41,7 +42,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if memory is None:
         return None
     lang = ctx.language
-    if "concurrency" in ask.wants and memory.kv_cache and req.workload == "inference":
+    if "concurrency" in ask.wants and memory.kv_cache and req.workload in (None, "inference"):
         reply = capacity(ctx)
         if reply is not None:
             return reply
@@ -82,7 +83,7 @@ def _notes(ctx: ComposeContext) -> list[str]:
 
 
 def _gb(value: float) -> str:
-    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
+    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}" if value >= 0.1 else f"{value:.2f}"
 
 
 def capacity(ctx: ComposeContext) -> AskAnswer | None:
@@ -94,14 +95,20 @@ def capacity(ctx: ComposeContext) -> AskAnswer | None:
     from bot.messages.format import gpu_name
     req, lang = ctx.requirement, ctx.language
     stated = next((c for c in ctx.answer.candidates if c.gpu == req.gpu and c.count == (req.gpu_count or 1)), None)
-    if stated is None or stated.memory_gb is None or not req.context or not stated.memory_gb.kv_cache:
+    arch = ctx.catalog.models.get(req.model or "")
+    if stated is None or stated.memory_gb is None or not stated.memory_gb.kv_cache or (not req.context and arch is None):
         return None
     per_gpu = stated.memory_gb
-    per_seq = per_gpu.kv_cache / max(req.concurrency or 1, 1)
+    # the KV cache was sized at the stated context, else the sizer's default; capacity is said at the
+    # stated context, else at DEFAULT_CONCURRENT_CONTEXT per request
+    sized = req.context or (arch.max_context if (req.concurrency or 1) == 1 else
+                            min(arch.max_context, DEFAULT_CONCURRENT_CONTEXT))
+    context_tokens = req.context or min(sized, DEFAULT_CONCURRENT_CONTEXT)
+    per_seq = per_gpu.kv_cache / max(req.concurrency or 1, 1) * context_tokens / sized
     free = stated.have_gb * GPU_MEMORY_UTILIZATION - (per_gpu.total - per_gpu.kv_cache)
     name = gpu_name(ctx.catalog, stated.gpu)
     setup = f"{stated.count} 张 {name}" if lang == "zh" else f"{stated.count}× {name}"
-    context = f"{req.context:,}"
+    context = f"{context_tokens:,}"
     weights = per_gpu.weights * stated.count
     if free < per_seq:
         return AskAnswer(kind="fit", lead=say("fit.capacity_none", lang, context=context, setup=setup,
@@ -113,8 +120,8 @@ def capacity(ctx: ComposeContext) -> AskAnswer | None:
     if precision in ("BF16", "FP16"):
         details.append(say("fit.capacity_fp8", lang, sequences=int(free // (per_seq / 2))))
     return AskAnswer(kind="fit", lead=say("fit.capacity_lead", lang, sequences=sequences, context=context, setup=setup,
-                                          free=_gb(free * stated.count), weights=_gb(weights),
-                                          per_seq=_gb(per_seq * stated.count), precision=precision),
+                                          free=_gb(free), weights=_gb(per_gpu.weights), per_seq=_gb(per_seq),
+                                          precision=precision),
                      details=details, rule="sizing.kv-capacity", sources=["vllm-fp8-weight-only"],
                      figures={"sequences": sequences, "free_gb_per_gpu": round(free, 1),
                               "per_sequence_gb_per_gpu": round(per_seq, 3)})

@@ -94,7 +94,7 @@ def test_capacity_is_the_kv_room_beside_the_weights_over_one_sequence(advisor):
     per_gpu = stated.memory_gb  # per GPU: the KV heads each rank holds
     free = stated.have_gb * 0.90 - (per_gpu.total - per_gpu.kv_cache)
     assert reply.figures["sequences"] == int(free // per_gpu.kv_cache)
-    assert render_text(answer).startswith(f"About {int(reply.figures['sequences'])} concurrent sequences")
+    assert render_text(answer).startswith(f"About {int(reply.figures['sequences'])} concurrent sequences at 32,768 tokens")
     assert not any("concurrent" in q for q in answer.questions)  # what the answer computes is not asked back
 
 
