@@ -203,8 +203,8 @@ class Requirement(BaseModel):
     # Read from the message each time (bot.nlu.quantities), so left out of dumps and the rule facts.
     quantities: list[Quantity] = Field(default_factory=list, exclude=True)
     # Tool output pasted into the message (issue #25), read by bot.diagnostics: judged as a host's
-    # probe by the health rules and answered by the diagnose composer. Not part of the JSON.
-    pasted: Paste | None = Field(default=None, exclude=True)
+    # probe by the health rules and answered by the diagnose composer. In the JSON only when present.
+    pasted: Paste | None = Field(default=None, exclude_if=lambda value: value is None)
 
     @field_validator("cuda", "driver_cuda")
     @classmethod
