@@ -112,6 +112,11 @@ def _read_paste(fields: dict, scan: Scan, paste: Paste, message: str) -> None:
     if symptoms:
         fields["symptoms"] = symptoms
     fields["pasted"] = paste
+    start = paste.blocks[0].start if paste.blocks else 0
+    end = message.find("\n", start, start + 200) if paste.blocks else 0
+    end = end if end >= 0 else min(len(message), start + 200) if paste.blocks else 0
+    scan.spans.append(Span(slot="pasted", value=", ".join(paste.kinds) or "readings", text=message[start:end],
+                           start=start, end=end))
     fields["asks"] = _with_diagnose(asks, [s for s in scan.spans if s.slot == "asks"])
 
 

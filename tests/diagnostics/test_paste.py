@@ -133,3 +133,14 @@ def test_long_runs_of_letters_and_digits_are_read_in_linear_time():
         start = time.perf_counter()
         split_paste(text)
         assert time.perf_counter() - start < 1.0
+
+
+def test_the_paste_survives_a_dump_and_the_parse_reports_it():
+    from bot.models import Requirement
+
+    parsed = parse("is this ok?\n    Remapped Rows\n        Correctable Error                 : 0\n"
+                   "        Uncorrectable Error               : 1\n        Pending                           : Yes\n")
+    assert "pasted" in parsed.extracted and parsed.summary()["slots"]["pasted"]["blocks"][0]["kind"] == "nvidia-smi-q"
+    again = Requirement.model_validate(parsed.requirement.model_dump(include=set(parsed.extracted)))
+    assert again.pasted.report.gpus[0].remapped_rows_pending is True
+    assert "pasted" not in parse("How much memory for a 7B model?").requirement.model_dump()
