@@ -26,7 +26,7 @@ DEFAULT_MONTHS = 36.0
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    qs = list(ctx.requirement.quantities)
+    qs = list(ctx.requirement.quantities) or _read_from_question(ctx)
     if not any(q.kind == "money" or q.role in ("work", "discount") for q in qs):
         return None
     lang = ctx.language
@@ -42,6 +42,19 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             reply.details = reply.details[:MAX_LINES - 1]
             return reply
     return None
+
+
+def _read_from_question(ctx: ComposeContext) -> list[Quantity]:
+    """The message's own numbers when the requirement came without them (a follow-up merged into an
+    earlier requirement keeps only the slots it stated): read again from the message as typed."""
+    if not ctx.question:
+        return []
+    from bot.nlu.model import ParseError
+    from bot.nlu.parser import parse
+    try:
+        return list(parse(ctx.question, ctx.catalog).requirement.quantities)
+    except ParseError:
+        return []
 
 
 # -- helpers ------------------------------------------------------------------------------------------

@@ -215,3 +215,12 @@ def test_a_gpu_hour_allowance_in_english_with_the_tokens_in_words(advisor):
     need = 6 * 7e9 * 50e9 / (advisor.catalog.gpus["h100-sxm"].dense_tflops["bf16"] * 1e12 * 0.4) / 3600
     assert reply.figures["need_gpu_hours"] == pytest.approx(need, rel=0.01)  # ~1,470 GPU-hours
     assert lines[0].startswith("20,000 GPU-hours is enough")
+
+
+def test_the_numbers_are_read_from_the_message_when_the_requirement_lost_them(advisor):
+    text = "spot is $0.90/h vs $3.00 on-demand, the job is ~200 GPU hours on one GPU. Which is cheaper?"
+    parsed = parse(text, advisor.catalog)
+    merged = parsed.requirement.model_copy(update={"quantities": []})  # as a follow-up's merge leaves it
+    answer = advisor.answer(merged)
+    ctx = ComposeContext(requirement=answer.requirement, answer=answer, catalog=advisor.catalog, question=text)
+    assert compose(Ask(kind="cost"), ctx).lead.startswith("Spot is cheaper: $180 against $600")
