@@ -136,7 +136,8 @@ def _buy_vs_rent(qs, ctx, currency, lang) -> AskAnswer | None:
         lead = say("cost.buy_lead_own", lang, own=m(r.own_monthly), rent=m(r.rent_monthly),
                    pct=_pct(r.break_even_utilisation or 0), hours=be_hours or "0")
     details = [say("cost.buy_own", lang, purchase=m(purchase.value), months=count(months), dep=m(r.depreciation_monthly),
-                   hosting=m(r.hosting_monthly), power=m(r.power_monthly) if r.power_monthly is not None else "-")]
+                   hosting=m(r.hosting_monthly),
+                   power=m(r.power_monthly) if r.power_monthly is not None else say("cost.power_unknown", lang))]
     if r.rent_monthly is not None:
         details.append(say("cost.buy_rent", lang, rate=m(rent_rate) + say("cost.per_gpu_hour", lang), gpus=gpus,
                            hours=count(round(hours)), rent=m(r.rent_monthly)))
