@@ -74,6 +74,8 @@ def split_paste(text: str) -> tuple[str, Paste | None]:
         offsets.append(offsets[-1] + len(line))
     found = _find_blocks([line.rstrip("\r\n") for line in lines])
     removed = [(offsets[start], offsets[end]) for _, start, end in found]
+    if found:  # nvidia-bug-report.log framing between its sections ("____…", "*** /usr/bin/nvidia-smi --query")
+        removed += [(offsets[i], offsets[i + 1]) for i, line in enumerate(lines) if _BUG_REPORT_FRAME.match(line)]
     question, pieces = _cut(text, removed)
     inline, cut = _inline_readings(question)
     if cut:
@@ -86,6 +88,7 @@ def split_paste(text: str) -> tuple[str, Paste | None]:
     return question, paste
 
 
+_BUG_REPORT_FRAME = re.compile(r"^(?:_{20,}|\*\*\* .*|Start of NVIDIA bug report log file.*|End of NVIDIA bug report log file.*)\s*$")
 _FILLER = re.compile(r"^[\s,;，；、。.]*$")
 
 

@@ -144,3 +144,19 @@ def test_the_paste_survives_a_dump_and_the_parse_reports_it():
     again = Requirement.model_validate(parsed.requirement.model_dump(include=set(parsed.extracted)))
     assert again.pasted.report.gpus[0].remapped_rows_pending is True
     assert "pasted" not in parse("How much memory for a 7B model?").requirement.model_dump()
+
+
+def test_an_nvidia_bug_report_snippet_is_read_and_its_framing_left_out():
+    text = ("is this GPU dead? from nvidia-bug-report.log:\n____________________________________________\n\n"
+            "*** /usr/bin/nvidia-smi --query\n*** ls: -rwxr-xr-x 1 root root 0 2025-01-21 04:41:44.000000000 +0000 "
+            "/usr/bin/nvidia-smi\n\n==============NVSMI LOG==============\n\n"
+            "Driver Version                            : 535.161.08\nCUDA Version                              : 12.2\n\n"
+            "Attached GPUs                             : 1\nGPU 00000000:3B:00.0\n"
+            "    Product Name                          : NVIDIA A100-SXM4-80GB\n    Remapped Rows\n"
+            "        Uncorrectable Error               : 3\n        Pending                           : No\n"
+            "        Remapping Failure Occurred        : Yes\n\n____________________________________________\n\n"
+            "*** dmesg\n[  123.456789] NVRM: Xid (PCI:0000:3b:00): 64, pid=2211, name=python, Row remapper error.\n")
+    question, paste = split_paste(text)
+    assert question == "is this GPU dead? from nvidia-bug-report.log:"
+    assert paste.kinds == ["nvidia-smi-q", "kernel-log"] and paste.report.gpus[0].remapped_rows_failure is True
+    assert [x.code for x in paste.xids] == [64] and paste.driver == "535.161.08"
