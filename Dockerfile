@@ -68,7 +68,8 @@ CMD ["serve"]
 FROM runtime AS agent-bench
 USER root
 COPY --from=build /wheels/app /wheels/app
-RUN pip install --find-links /wheels/app "gpu-advisor[bench]" && rm -rf /wheels/app \
+# The local wheel with its extra (never a same-named package from the index); torch from PyPI.
+RUN pip install "$(ls /wheels/app/gpu_advisor-*.whl)[bench]" && rm -rf /wheels/app \
     && python -c "import torch; print('torch', torch.__version__)"
 USER advisor
 CMD ["agent", "serve", "--host", "0.0.0.0", "--port", "8700"]
