@@ -47,7 +47,7 @@ ENV PYTHONUNBUFFERED=1 \
 RUN useradd --create-home --uid 10001 advisor && mkdir -p /data && chown advisor:advisor /data
 
 COPY --from=build /wheels/deps /wheels/deps
-RUN pip install --no-index --only-binary=:all: /wheels/deps/*.whl && rm -rf /wheels/deps
+RUN pip install --no-index --only-binary=:all: --find-links /wheels/deps /wheels/deps/*.whl && rm -rf /wheels/deps
 COPY --from=build /wheels/app /wheels/app
 RUN pip install --no-index --only-binary=:all: --no-deps /wheels/app/*.whl && rm -rf /wheels/app \
     && gpu-advisor --version && gpu-advisor rules lint >/dev/null
