@@ -87,7 +87,9 @@ ADVICE_SLOTS = frozenset({"intent", "checkpointing", "checkpoint_minutes", "inst
                           "gpu_options", "provider_options", "billing_options", "instance_options", "quotes", "driver_cuda", "usage_hours_per_month", "unknown_gpu_memory_gb",
                           "gpu_hours", "gpu_hours_gpu", "budget", "budget_currency", "network_gbps",
                           # what each part asks (issue #22): scored by tests/nlu/slots/test_asks.py
-                          "asks"})
+                          "asks",
+                          # pasted tool output (#25) and the typed numbers (#23): tested on their own
+                          "pasted", "quantities"})
 
 
 def score(corpus: list[dict], catalog: Catalog | None = None) -> Report:
