@@ -320,6 +320,10 @@ _PREFERRED_VERDICTS = {
 }
 
 
+# Verdicts that only ask for something: never preferred over one that answers.
+_ONLY_ASKS = re.compile(r"^verdict\.(?:ask-|need-model-size|recommend-needs-workload|topic-general)")
+
+
 def _verdict(result: EngineResult, recommendations: list[Recommendation], language: str,
              req: Requirement | None = None) -> Verdict | None:
     if not result.verdicts:
@@ -332,7 +336,8 @@ def _verdict(result: EngineResult, recommendations: list[Recommendation], langua
         verdict = chosen
     elif req is not None and not sizes_hardware(req):
         # "Will 100GbE hurt?" on a plan that also fits tightly: the network verdict answers what was asked.
-        verdict = next((v for v in result.verdicts if not _SIZING_VERDICT.match(v.rule)), verdict)
+        verdict = next((v for v in result.verdicts if not _SIZING_VERDICT.match(v.rule)
+                        and not _ONLY_ASKS.match(v.rule)), verdict)
     elif req is not None and req.asks and req.asks[0].kind in ("fit", "select"):
         # "It OOMs — will it fit with checkpointing?", "FP8 on 2 H100s: how many users?": the fit verdict
         # answers, not the symptom or precision verdict the same words also trigger.

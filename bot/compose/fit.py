@@ -66,7 +66,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                          details=_notes(ctx), rule="sizing.memory", sources=["zero-paper", "deepspeed-memory"],
                          figures={"total_gb": memory.total})
     verdict = ctx.answer.verdict
-    notes = _notes(ctx)
+    notes = _notes(ctx) if _close_call(ctx) else []
     if is_primary(ask, ctx) and verdict is not None and notes:
         # the verdict, with the assumptions that decided it (usable bytes, KV replication, recompute)
         return AskAnswer(kind="fit", lead=verdict.text, details=notes, rule=verdict.rule, sources=verdict.sources)
@@ -74,6 +74,15 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 
 MAX_NOTES = 2
+# Within this share of the memory either way, the assumptions (usable bytes, KV replication, recompute)
+# decide the verdict, so the answer says them; far from it they are detail for --full.
+CLOSE_CALL = 0.15
+
+
+def _close_call(ctx: ComposeContext) -> bool:
+    req = ctx.requirement
+    stated = [c for c in ctx.answer.candidates if c.gpu == req.gpu and (req.gpu_count is None or c.count == req.gpu_count)]
+    return any(c.have_gb and abs(c.need_gb / c.have_gb - 1) <= CLOSE_CALL for c in stated[:1])
 
 
 def _notes(ctx: ComposeContext) -> list[str]:

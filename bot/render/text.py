@@ -15,7 +15,7 @@ _LABELS = {
         "costs": "Costs", "findings": "Findings", "questions": "To answer better, tell me",
         "because": "because", "sources": "sources", "rule_base": "rule base", "covers": "covers",
         "none": "No other finding (the verdict above is the answer).",
-        "need": "need", "have": "have", "per_hour": "/h", "hours": "h",
+        "need": "need", "have": "have", "per_hour": "/h", "hours": "h", "verdict": "Verdict", "answers": "Answers",
     },
     "zh": {
         "understood": "理解的需求", "assumptions": "假设", "memory": "显存估算 (GB)",
@@ -23,7 +23,7 @@ _LABELS = {
         "costs": "费用", "findings": "结论", "questions": "请补充以下信息",
         "because": "依据", "sources": "来源", "rule_base": "规则库", "covers": "包含",
         "none": "没有其他结论（以上面的结论为准）。",
-        "need": "需要", "have": "共", "per_hour": "/小时", "hours": "小时",
+        "need": "需要", "have": "共", "per_hour": "/小时", "hours": "小时", "verdict": "结论", "answers": "各问回答",
     },
 }
 _MARK = {"block": "[BLOCK]", "warn": "[WARN] ", "info": "[info] "}
@@ -78,6 +78,19 @@ def render_full(answer: Answer, max_candidates: int = 8) -> str:
             note = f" ({localise(c.note, answer.language)})" if c.note else ""
             lines.append(f"  {c.label}{gpu}: {c.hourly_rate:g}{t['per_hour']} x {c.hours:g} {t['hours']} = "
                          f"{c.total:,.2f} {c.currency}{note}")
+    if answer.verdict:
+        v = answer.verdict
+        lines.append(f"{t['verdict']}: {v.text}")
+        lines.append(f"      {v.rule}; {t['because']}: {'; '.join(v.because)}")
+        if v.sources:
+            lines.append(f"      {t['sources']}: {', '.join(v.sources)}")
+    if answer.answers:
+        lines.append(f"{t['answers']}:")
+        for reply in answer.answers:
+            lines.append(f"  {reply.label + ' ' if reply.label else ''}{reply.lead}")
+            lines += [f"      {d}" for d in reply.details]
+            if reply.rule:
+                lines.append(f"      {reply.rule}; {t['sources']}: {', '.join(reply.sources)}")
     lines.append(f"{t['findings']}:")
     if not answer.findings:
         lines.append(f"  {t['none']}")

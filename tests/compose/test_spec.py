@@ -51,7 +51,7 @@ def test_a_datasheet_figure_is_not_marked_reported(catalog):
 
 def test_nvlink_of_a_family_lists_each_variant(catalog):
     reply = ask(catalog, "A800 的 NVLink 带宽多少？", ["a800"], "zh")
-    assert reply.lead == "A800 SXM4 80GB 的NVLink：400 GB/s（据报道）。"
+    assert reply.lead == "A800 SXM4 80GB 的NVLink 带宽：400 GB/s（据报道）。"
     assert any(d.startswith("A800 80GB PCIe：400 GB/s") for d in reply.details)
     assert ask(catalog, "does the L20 have NVLink", ["l20"]).lead == "L20: NVLink none (PCIe only) (reported)." or \
         ask(catalog, "does the L20 have NVLink", ["l20"]).lead == "L20: NVLink none (PCIe only)."

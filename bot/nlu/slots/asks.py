@@ -47,7 +47,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|renting\s+(?:vs|or|cheaper)|rent\s+or\s+buy|worth\s+buying|bill|gpu[\s-]hours?\s+(?:for|budget|enough)"
         r"|enough\s+or|total\s+cost|how\s+expensive|save\s+money|where\s+can\s+we\s+save"
         r"|spot\s+or\s+on[\s-]demand|on[\s-]demand\s+or\s+spot|reserved\s+or)>\E"
-        r"|划算|回本|值不值|账单|费用怎么算|怎么算钱|会不会很贵|哪里能省|省钱|买还是租|租还是买|自己买|卡时"
+        r"|划算|回本|值不值|账单|总费用|总花费|总成本|总价|费用.{0,2}(?:低|高|少|多)|哪个(?:更)?便宜|便宜多少|费用怎么算|怎么算钱|会不会很贵|哪里能省|省钱|买还是租|租还是买|自己买|卡时"
         r"|选哪个划算|成本|包月还是按量|按量还是包月")),
     ("compat", lx.rx(
         r"\B<(?:driver|cuda\s*1[0-3]|cu1[0-3][0-9]|wheel|toolkit|nvcc|sm_?[0-9]{2,3}|compute\s+capability|licen[cs]e"
@@ -80,7 +80,8 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|how\s+much\s+(?:vram|memory|gpu\s+memory)|how\s+big|need\s+(?:a|an|more)|run\s+on|hold|oom"
         r"|(?:ok|okay|good|suitable)\s+for|(?:be\s+)?(?:served|run|trained|fine[\s-]?tuned|hosted)\s+on"
         r"|on\s+(?:one|a\s+single|a\s+couple\s+of|two|four|eight|[1-8]\s*x?)\s)>\E"
-        r"|能不能|能否|能跑|跑得动|够不够|够吗|行不行|要几张|几张卡|最少|多少显存|要多少|能不能跑|装得下|放得下|扛多少|多大")),
+        r"|能不能|能否|能跑|跑得动|够不够|够吗|行不行|要几张|几张卡|最少|多少显存|要多少|能不能跑|装得下|放得下|扛多少|多大"
+        r"|(?:能|可以|可不可以)\s*(?:用|在)?\s*(?:全参|微调|训练|跑|推理|部署|放|装|上)")),
 )
 # A part that is a question but carries no cue of its own is answered as an explanation.
 _QUESTION = lx.rx(r"[?？]\s*$|[吗呢么]\s*[?？]?\s*$|为啥|为什么|是不是|\B<(?:why|what|how|is|are|does|do|should)>\E")
@@ -124,7 +125,9 @@ def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, obje
         if continues:
             kind = asks[-1].kind  # "(c) and the 5090?", "… is the GPU broken?": a part without a cue continues
         elif kind is None and _QUESTION.search(part):
-            kind = "explain"  # a question of its own with no cue: explained
+            # a question of its own with no cue: about a model on hardware it is a fit, else explained
+            sized = (fields.get("model") or fields.get("params_b")) and (fields.get("gpu") or fields.get("instance"))
+            kind = "fit" if sized else "explain"
         if kind is None:
             continue
         if continues and label is None:
@@ -140,7 +143,7 @@ def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, obje
         asks.append(Ask(kind=kind, text=text[start:end].strip(), start=start, end=end, label=label))
         if len(asks) == MAX_ASKS:
             break
-    if not asks:
+    if not asks and text.strip():  # flags alone ("ask gpu=4090 deployment=datacenter") ask nothing typed
         asks.append(Ask(kind=_default_kind(fields), text=text.strip(), start=0, end=len(text)))
     return [_with_subjects(a, fields, spans or []) for a in asks]
 
@@ -181,7 +184,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
     if "price" in found and _PRICES_COMPARED.search(part):
         found.discard("price")  # "价格差不多", "the A100 box is cheaper per hour": said, not asked
     if not found:
-        return None
+        # their own prices and a question about them: a cost comparison
+        return "cost" if fields.get("costs") and _STATED_MONEY.search(part) and _QUESTION.search(part) else None
     # Their own prices (quotes, not a budget) make a comparison of costs.
     money = bool(fields.get("costs")) and (bool(_STATED_MONEY.search(part)) or whole)
     if "diagnose" in found and _OOM.search(part) and (fields.get("model") or fields.get("params_b")) \
