@@ -268,8 +268,8 @@ class Advisor:
                                       for r in answer.recommendations]
         if resolved.requirement.asks:
             context = ComposeContext(requirement=resolved.requirement, answer=answer, catalog=self.catalog,
-                                     language=language, today=self.config.today,
-                                     question=" ".join(a.text for a in resolved.requirement.asks))
+                                     language=language, today=self.config.today, question=question,
+                                     paste=resolved.requirement.pasted)
             answer.answers = compose_all(context)
         return answer
 

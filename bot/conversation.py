@@ -85,7 +85,10 @@ def merge(earlier: Requirement, stated: Parse) -> Requirement:
             value = list(dict.fromkeys([*getattr(earlier, name), *value]))
         update[name] = value
     data = earlier.model_dump() | update
-    return Requirement.model_validate(data)
+    merged = Requirement.model_validate(data)
+    # the numbers of this message, with their roles (not kept across messages: each is read anew)
+    merged.quantities = list(stated.requirement.quantities)
+    return merged
 
 
 class Conversations:
@@ -120,7 +123,9 @@ class Conversations:
                 answer = self.advisor.answer(requirement, language=answer_language)
                 # Keep the merged requirement before the advisor's resolution: it is what the user
                 # said, and the advisor resolves it again on each turn.
-                merged = ConversationState(conversation_id=conversation_id, requirement=requirement,
+                # (its typed numbers belong to this message only: the store keeps the slots)
+                merged = ConversationState(conversation_id=conversation_id,
+                                           requirement=requirement.model_copy(update={"quantities": []}),
                                            language=answer_language, turns=state.turns + 1)
                 if not versioned:
                     self.store.put(merged)

@@ -133,6 +133,7 @@ def _ask(args: argparse.Namespace) -> int:
         requirement = Requirement.model_validate(stated.requirement.model_dump(include=set(stated.extracted)) | flags)
     except ValidationError as exc:
         raise validation_input_error(exc) from exc
+    requirement.quantities = list(stated.requirement.quantities)  # typed numbers are not in the dump
     language = args.lang or stated.language
     answer = advisor.answer(requirement, language=language)
     answer = with_parse(answer, stated)

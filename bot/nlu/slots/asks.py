@@ -34,7 +34,9 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|not\s+compatible|no\s+kernel\s+image|watchdog|timed?\s*out|hangs?|hung|crash\w*|died|killing|(?:got|is|are|runs?|running|became|gets?|getting)\s+(?:so\s+|really\s+|very\s+|too\s+)?slow(?:er)?|slowed\s+down|slower\s+than\s+(?:before|usual|expected)|too\s+slow"
         r"|throttl\w*|ecc\s+errors?|remapp\w*|retired\s+pages|is\s+(?:this|that|it)\s+(?:ok|okay|normal|fine|bad)"
         r"|acceptable\s+or\s+not|bad\s+gpu|rma|what\s+do\s+(?:these|this)\s+mean|being\s+scammed|ERR!)>\E"
-        r"|报错|挂了|卡死|慢了|很慢|变慢|太慢|死机|掉卡|正常吗|是不是有问题|是不是被坑|坏卡|卡坏|有问题吗|怎么查|啥意思|什么意思")),
+        r"|\B<(?:tpot|ttft|latency|throughput|tokens?/s)\s+(?:is|are|was|looks?|got)\s+(?:so\s+|really\s+|very\s+)?(?:bad|poor|high|terrible|awful|low)>\E"
+        r"|报错|挂了|卡死|慢了|很慢|变慢|太慢|死机|掉卡|正常吗|是不是有问题|是不是被坑|坏卡|卡坏|有问题吗|怎么查|啥意思|什么意思"
+        r"|(?:tpot|ttft|延迟|吞吐)\s*(?:很|太|特别)?\s*(?:差|高|低|慢)")),
     ("price", lx.rx(
         r"\B<(?:how\s+much\s+(?:is|are|does|do|for|would)|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:price|cost|rate)"
         r"|price\s+(?:of|for)|going\s+for|ballpark|cheapest|hourly|per\s+hour\s+(?:price|cost)"

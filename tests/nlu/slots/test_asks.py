@@ -90,3 +90,8 @@ def test_the_count_of_asks_is_bounded_and_long_messages_stay_fast():
 def test_a_question_without_a_cue_is_context_for_the_cue_that_follows():
     got = asks("测出来显存带宽只有 2.1 TB/s，官方不是 3.35 吗？正常吗")
     assert [a.kind for a in got] == ["diagnose"] and got[0].start == 0
+
+
+@pytest.mark.parametrize("text", ["TPOT is bad with TP=8 on 8x L20", "8 张 L20 上 TP=8，TPOT 很差", "our inference is slow, help"])
+def test_a_symptom_is_a_diagnosis(text):
+    assert kinds(text)[0] == "diagnose"
