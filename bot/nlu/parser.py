@@ -43,7 +43,11 @@ def detect_language(text: str) -> str:
     if not cjk:
         return "en"
     words = len(_ENGLISH_WORD.findall(text))
-    return "zh" if cjk >= CHINESE_SHARE * (cjk + words) else "en"
+    if cjk >= CHINESE_SHARE * (cjk + words):
+        return "zh"
+    # a Chinese frame around an English error or log line ("CUDA 报错：CUDA driver version is insufficient…")
+    framed = lx.CJK.search(text.strip()[:8]) or lx.CJK.search(text.strip()[-4:])
+    return "zh" if framed else "en"
 
 
 def parse(text: str, catalog: Catalog | None = None) -> Parse:
