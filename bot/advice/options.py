@@ -111,7 +111,8 @@ def stated_options(ctx: OptionContext, gpu: GpuSpec, count: int) -> list[OptionF
                 out.append(_option("batch", ctx.plan(gpu, count, batch_size=most), batch_size=most,
                                    accumulation=req.batch_size // most))
         method_now = req.method or "full"
-        lighter = _LIGHTER_METHODS if method_now in ("full", "pretraining") else (
+        # pretraining learns the weights themselves: adapters are no alternative to it
+        lighter = _LIGHTER_METHODS if method_now == "full" else (
             ("qlora",) if method_now == "lora" else ())
         if lighter:
             for method in lighter:

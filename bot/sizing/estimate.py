@@ -425,5 +425,5 @@ def inference_context(job: SizingInput) -> int:
     if job.context:
         return job.context
     if (job.concurrency or 1) > 1:
-        return min(maximum or DEFAULT_CONCURRENT_CONTEXT, DEFAULT_CONCURRENT_CONTEXT)
+        return min(maximum or DEFAULT_CONTEXT_UNKNOWN_MODEL, DEFAULT_CONCURRENT_CONTEXT)
     return maximum or DEFAULT_CONTEXT_UNKNOWN_MODEL
