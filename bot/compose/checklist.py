@@ -96,11 +96,10 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
     n = req.gpu_count or 8
     if spec is None:
         setup = say("checklist.setup_generic", lang)
-        details = [say("checklist.accept_xid", lang), say("checklist.accept_burn", lang),
-                   say("checklist.accept_system", lang)]
+        steps = [_generic_inventory(lang, n), say("checklist.accept_xid", lang), say("checklist.accept_burn", lang),
+                 say("checklist.accept_system", lang)]
         return AskAnswer(kind="checklist", lead=say("checklist.accept_lead", lang, setup=setup),
-                         details=[_generic_inventory(lang, n), *details, say("checklist.accept_bill", lang),
-                                  say("checklist.accept_agent", lang)],
+                         details=[*_numbered(steps), say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)],
                          rule="checklist.acceptance", sources=SOURCES)
     name = gpu_name(catalog, spec.id)
     ampere_or_later = spec.cc_number >= 8.0
@@ -122,13 +121,17 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
     if n > 1:
         key = "checklist.accept_nccl_multi" if spec.nvlink else "checklist.accept_nccl_pcie"
         details.append(say(key, lang, count=n))
-    details += [say("checklist.accept_burn", lang), say("checklist.accept_system", lang),
-                say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)]
+    details += [say("checklist.accept_burn", lang), say("checklist.accept_system", lang)]
+    details = [*_numbered(details), say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)]
     setup = say("checklist.setup_count", lang, count=n, gpu=name)
     return AskAnswer(kind="checklist", lead=say("checklist.accept_lead", lang, setup=setup), details=details,
                      rule="checklist.acceptance", sources=SOURCES,
                      figures={"gemm_floor_tflops": round(peak * GEMM_HEALTHY) if peak else None,
                               "bandwidth_gbs": spec.bandwidth_gbs})
+
+
+def _numbered(steps: list[str]) -> list[str]:
+    return [f"{i}. {step}" for i, step in enumerate(steps, 1)]
 
 
 def _generic_inventory(language: str, n: int) -> str:

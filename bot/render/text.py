@@ -109,10 +109,10 @@ MAX_LINES = 20
 _BRIEF = {
     "en": {"options": "What to do:", "watch": "Watch out:", "ask": "To sharpen this, tell me:",
            "more": "{n} more finding(s): --full, or \"More\" in Slack", "fits": "fits", "short": "does not fit",
-           "tight": "tight", "free": "free", "of": "of", "h": "h"},
+           "tight": "tight", "free": "free", "of": "of", "h": "h", "cut": "… {n} more: --full, or \"More\" in Slack"},
     "zh": {"options": "建议：", "watch": "注意：", "ask": "补充这些信息可以判断得更准：",
            "more": "另有 {n} 条结论：加 --full，或在 Slack 点 \"More\"", "fits": "放得下", "short": "放不下",
-           "tight": "余量紧张", "free": "空余", "of": "/", "h": "小时"},
+           "tight": "余量紧张", "free": "空余", "of": "/", "h": "小时", "cut": "…… 另有 {n} 条：加 --full，或在 Slack 点 \"More\""},
 }
 
 
@@ -177,11 +177,19 @@ def ask_lines(answer: Answer) -> list[str]:
     if answer.verdict and not any(a.ask_index == 0 for a in answer.answers):
         first = answer.requirement.asks[0].label if answer.requirement.asks else None
         lines.append(f"{first} {answer.verdict.text}" if first and answer.answers else answer.verdict.text)
+    # Several asks share MAX_LINES: each keeps its lead and as many details as its share allows.
+    share = max(MIN_DETAILS, (MAX_LINES - 6) // len(answer.answers) - 1) if len(answer.answers) > 1 else MAX_LINES
     for reply in answer.answers:
         lead = f"{reply.label} {reply.lead}" if reply.label else reply.lead
         lines.append(lead)
-        lines += [f"  {d}" for d in reply.details]
+        shown = reply.details[:share]
+        lines += [f"  {d}" for d in shown]
+        if len(reply.details) > len(shown):
+            lines.append("  " + _BRIEF.get(answer.language, _BRIEF["en"])["cut"].format(n=len(reply.details) - len(shown)))
     return lines
+
+
+MIN_DETAILS = 2
 
 
 def render_brief(answer: Answer) -> str:

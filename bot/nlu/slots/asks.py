@@ -103,7 +103,7 @@ _PRICES_COMPARED = lx.rx(r"价格(?:差不多|相近|接近|一样|相当)|差�
 _SUBJECT_SLOTS = ("gpu", "gpu_options", "instance", "instance_options", "model")
 
 
-_SERVING = lx.rx(r"\B<(?:kv[\s-]?cache|serv(?:e|ing)|inference|ttft|tpot|vllm|sglang)>\E|推理|上线服务")
+_SERVING = lx.rx(r"\B<(?:kv[\s-]?cache|serv(?:e|es|ed|ing)|inference|ttft|tpot|vllm|sglang)>\E|推理|上线服务")
 
 
 def extract(scan: Scan) -> None:
