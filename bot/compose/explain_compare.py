@@ -73,7 +73,7 @@ def lead(c: Comparison, ctx: ComposeContext) -> str:
                    gpu=_name(ctx, c.sides[leading[0]].gpu), what=_better_at(c, leading[0], language),
                    others=("、" if language == "zh" else ", ").join(others))
     if c.pick is None:
-        strengths = _semi(language).join(say("spec.strength", language, gpu=_name(ctx, s.gpu), what=_better_at(c, i, language))
+        strengths = _semi(language).join(_strength(ctx, c, i, language)
                               for i, s in enumerate(c.sides))
         return say("spec.pick_none", language, gpus=" / ".join(_name(ctx, s.gpu) for s in c.sides),
                    strengths=strengths)
@@ -111,6 +111,15 @@ def _semi(language: str) -> str:
     return "；" if language == "zh" else "; "
 
 
+def _strength(ctx, c: Comparison, index: int, language: str) -> str:
+    """'the H100 SXM is better at decode (bandwidth)', or that it leads on none of the specs shown."""
+    gpu = _name(ctx, c.sides[index].gpu)
+    what = _better_at(c, index, language)
+    if what == say("spec.better_nothing", language):
+        return say("spec.strength_none", language, gpu=gpu)
+    return say("spec.strength", language, gpu=gpu, what=what)
+
+
 def _better_at(c: Comparison, index: int, language: str) -> str:
     strengths = c.strengths(index)
     if "fp8" in strengths and "bf16" in strengths:
@@ -130,7 +139,7 @@ def details(c: Comparison, ctx: ComposeContext) -> list[str]:
                                for i, s in enumerate(c.sides)))
            for key in _ROW_KEYS]
     if c.pick is not None:
-        out.append(_semi(language).join(say("spec.strength", language, gpu=_name(ctx, s.gpu), what=_better_at(c, i, language))
+        out.append(_semi(language).join(_strength(ctx, c, i, language)
                              for i, s in enumerate(c.sides)))
     out.append(say("spec.price_row", language, values=sep.join(
         f"{_name(ctx, s.gpu)} {_price(s, language)}" for s in c.sides)))

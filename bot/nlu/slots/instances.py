@@ -10,7 +10,9 @@ from bot.nlu.scan import Scan
 
 _AWS_FAMILIES = r"(p3dn|p3|p4de|p4d|p5en|p5e|p5|p6|g4dn|g5|g6e|g6)"
 _AWS_FAMILY = lx.rx(rf"\B<{_AWS_FAMILIES}\s*(?:instances?|family|nodes?|boxes|machines?|实例)>\E"
-                    rf"|\B<{_AWS_FAMILIES}(?=\s*(?:实例|机型))")
+                    rf"|\B<{_AWS_FAMILIES}(?=\s*(?:实例|机型))"
+                    # "a p4d on demand", "AWS p4d 按需多少钱": a bare family where a price is asked of it
+                    rf"|\B<{_AWS_FAMILIES}>\E(?=\s*(?:on[\s-]demand|spot|reserved|按需|竞价|抢占|包月|价格|多少|price|cost|per\s+hour|每小时|一小时))")
 
 
 def extract(scan: Scan) -> None:
@@ -37,7 +39,7 @@ def _aws_type(scan: Scan, m: re.Match) -> None:
 
 def _aws_family(scan: Scan, m: re.Match) -> None:
     """"p5 instances": the family's largest size stands for it (its GPU, its quota)."""
-    family = m.group(1) or m.group(2)
+    family = next(g for g in m.groups() if g)
     sizes = [i for i in scan.lex.catalog.instances.values() if i.provider == "aws" and i.family == family]
     if not sizes or "instance" in scan.fields:
         return

@@ -26,11 +26,25 @@ _DRIVER = lx.rx(
 _NVCC_RELEASE = lx.rx(r"\B<(?:nvcc|cuda\s+compilation\s+tools)>\E[^\n]{0,60}?\B<(release\s+([0-9]{1,2}\.[0-9]{1,2}))(?![0-9.]*[0-9])")
 
 
+# "our A100 nodes are on 535", "我们机器是 535": a driver branch named by the machines running it, read
+# only when the message is about CUDA or drivers at all.
+_HOST_DRIVER = lx.rx(
+    r"\B<(?:machines?|nodes?|hosts?|boxes?|servers?)\s+(?:are|is|run|runs|running)?\s*(?:on|at)>\E\s+"
+    r"([4-6][0-9]{2}(?:\.[0-9]{1,3}){0,2})(?![0-9.]*[0-9])(?!\s*(?:gb|w\b|mhz|tflops|g\b))"
+    r"|(?:机器|节点|服务器|主机)\s*(?:是|用的是|装的是|跑的是|上是)\s*([4-6][0-9]{2}(?:\.[0-9]{1,3}){0,2})(?![0-9.]*[0-9])"
+)
+_ABOUT_VERSIONS = lx.rx(r"\B<(?:cuda|cu1[0-9]{2}|driver|wheel|toolkit|nvcc)>\E|驱动")
+
+
 def extract(scan: Scan) -> None:
     for m in scan.matches(_NVCC_RELEASE):
         scan.set("cuda", m.group(2), m.start(1), m.end(1))
     for m in scan.matches(_DRIVER):
         scan.set("driver", m.group(1) or m.group(2), m.start(), m.end())
+    if "driver" not in scan.fields and _ABOUT_VERSIONS.search(scan.text):
+        for m in scan.matches(_HOST_DRIVER):
+            scan.set("driver", m.group(1) or m.group(2), m.start(), m.end())
+            break
     for m in scan.matches(_CUDA):
         version = m.group(1) or f"{int(m.group(2))}.{m.group(3)}"
         if not 1 <= int(version.split(".")[0]) <= 30:

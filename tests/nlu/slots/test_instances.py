@@ -19,3 +19,11 @@ def test_an_aliyun_instance_names_its_provider():
 def test_a_family_stands_for_its_largest_size():
     slots = parse("how much are p5 instances").extracted
     assert (slots["instance"], slots["gpu"]) == ("p5.48xlarge", "h100-sxm")
+
+
+def test_a_bare_family_asked_for_its_price_is_its_largest_size():
+    from bot.nlu import parse
+    for text in ("how much is a p4d on demand in us-east-1?", "AWS p4d 按需多少钱一小时？"):
+        req = parse(text).requirement
+        assert req.instance == "p4d.24xlarge" and req.gpu == "a100-40gb-sxm"
+    assert parse("we run p4d for training").requirement.instance is None  # no price asked of it: a word

@@ -35,3 +35,10 @@ def test_pasted_nvcc_output_gives_the_toolkit_release():
 def test_a_cuda_version_that_never_existed_is_refused():
     with pytest.raises(ParseError, match="not a CUDA release"):
         parse("CUDA 45")
+
+
+def test_a_driver_named_by_the_machines_running_it():
+    from bot.nlu import parse
+    assert parse("CUDA 12.8 需要什么驱动？我们机器是 535").requirement.driver == "535"
+    assert parse("our nodes are on 535 - can we run the cu128 wheel?").requirement.driver == "535"
+    assert parse("our nodes are on 550 GB disks").requirement.driver is None  # not about drivers at all
