@@ -139,7 +139,7 @@ class AgentClient:
             data = response.json()
         except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, nesting too deep
             raise DispatchError(f"{self.host.name}: agent returned garbage (HTTP {response.status_code}, "
-                                f"not JSON ({exc}"[:160] + f"): {response.text[:80]!r})") from exc
+                                f"not JSON: {response.text[:80]!r}; {str(exc)[:80]})") from exc
         if response.status_code >= 400:
             detail = data.get("detail") if isinstance(data, dict) else data
             if response.status_code == 409:
