@@ -225,7 +225,7 @@ def prices_origin(catalog: "Catalog", lines: list[CostLine] | None = None) -> st
         name = path.name if path else "prices.example.yaml"
         return f"the EXAMPLE price table {name} (illustrative, not current prices; set GPU_ADVISOR_PRICES)"
     if origin is not None:
-        text = f"{origin.name} of {origin.as_of.isoformat()} ({', '.join(origin.clouds)}; catalog prices, not quotes)"
+        text = f"{origin.name}, read {origin.as_of.isoformat()} ({', '.join(origin.clouds)}; catalog prices, not quotes)"
         stale = [c.age_days for c in lines or [] if c.stale and c.age_days is not None]
         if stale:
             text += (f" (STALE: {max(stale)} days old, over the allowed age; run `gpu-advisor prices update` "

@@ -153,7 +153,7 @@ def test_end_to_end_import_then_price_a_job_from_exactly_those_rows(tmp_path):
     assert h100[("aws", "spot")]["hourly_rate"] == pytest.approx(20.9934)  # cheapest zone of us-east-1
     assert ("vast", "spot") not in h100
     text = " ".join(answer["estimate"]["assumptions"])
-    assert "prices from SkyPilot's catalog of 2026-11-28" in text
+    assert "prices from SkyPilot's catalog, read 2026-11-28" in text
 
 
 def test_the_cost_line_flags_an_old_catalog_as_stale(tmp_path):
@@ -163,7 +163,7 @@ def test_the_cost_line_flags_an_old_catalog_as_stale(tmp_path):
     env = {**os.environ, "GPU_ADVISOR_PRICES": str(table), "GPU_ADVISOR_PRICE_MAX_AGE_DAYS": "30"}
     answer = _ask_json(env, "workload=training", "model=llama-2-7b", "method=lora", "tokens=0.5")
     text = " ".join(answer["estimate"]["assumptions"])
-    assert "prices from SkyPilot's catalog of 2026-01-05" in text and "STALE" in text
+    assert "prices from SkyPilot's catalog, read 2026-01-05" in text and "STALE" in text
     assert answer["costs"] and all(c["stale"] for c in answer["costs"])
 
 

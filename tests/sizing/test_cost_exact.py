@@ -284,7 +284,7 @@ def test_prices_origin_names_the_table():
     # the example table wins even over an origin mapping
     assert prices_origin(catalog_with(Path("/k/prices.example.yaml"), ORIGIN)).startswith("the EXAMPLE price table")
     assert prices_origin(catalog_with(Path("/etc/team/prices.yaml"), None)) == "your price table /etc/team/prices.yaml"
-    fresh = "SkyPilot's catalog of 2026-11-01 (aws, gcp; catalog prices, not quotes)"
+    fresh = "SkyPilot's catalog, read 2026-11-01 (aws, gcp; catalog prices, not quotes)"
     catalog = catalog_with(Path("/k/skypilot.yaml"), ORIGIN)
     assert prices_origin(catalog) == fresh
     assert prices_origin(catalog, [line("aws", stale=False, age=3)]) == fresh
@@ -296,7 +296,7 @@ def test_prices_origin_names_the_table():
 def test_prices_line_for_an_imported_catalog_names_the_providers():
     catalog = catalog_with(Path("/k/skypilot.yaml"), ORIGIN)
     assert prices_line([line("gcp"), line("aws"), line("aws")], catalog) == (
-        "cost-to-complete = rate per instance (or GPU) x billed hours, prices from SkyPilot's catalog of 2026-11-01 "
+        "cost-to-complete = rate per instance (or GPU) x billed hours, prices from SkyPilot's catalog, read 2026-11-01 "
         "(aws, gcp; catalog prices, not quotes): the cheapest offer per provider and billing mode, from aws, gcp; "
         "the whole instance is billed even when the plan uses fewer of its GPUs")
 
