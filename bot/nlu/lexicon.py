@@ -197,6 +197,8 @@ UNKNOWN_PROVIDERS = rx(r"\B<(?:azure|gcp|google\s+cloud|oracle\s+cloud|oci|lambd
 
 AWS_INSTANCE = rx(r"\B<((g4dn|g4ad|g5g?|g6e?|g6f|gr6|g7e?|vt1|p2|p3|p3dn|p4d|p4de|p5|p5e|p5en|p6(?:-b200)?|trn1n?|trn2|inf1|inf2|dl1))"
                   r"\.([0-9]{0,3}x?large|metal(?:-[0-9]+xl)?)>\E")
+# Google Cloud's GPU machine types ("a3-highgpu-8g", "g2-standard-24", "a2-ultragpu-1g").
+GCP_INSTANCE = rx(r"\B<(?:a2|a3|a4|g2)-(?:highgpu|megagpu|ultragpu|edgegpu|standard)-[0-9]{1,3}g?>\E")
 ALIYUN_INSTANCE = rx(r"\B<ecs\.(?:gn|ebmgn|sgn|vgn|gi)[0-9a-z]*(?:-[0-9a-z]+)?\.[0-9a-z]+>\E")
 
 # A GPU name that looks like one but that the catalog does not know, so it is reported, not guessed.

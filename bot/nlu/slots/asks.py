@@ -39,7 +39,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|(?:tpot|ttft|延迟|吞吐)\s*(?:很|太|特别)?\s*(?:差|高|低|慢)")),
     ("price", lx.rx(
         r"\B<(?:how\s+much\s+(?:is|are|does|do|for|would)|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:price|cost|rate)"
-        r"|price\s+(?:of|for)|going\s+for|ballpark|cheapest|hourly|per\s+hour\s+(?:price|cost)"
+        r"|price\s+(?:of|for|in|on)|prices?\s*\?|going\s+for|ballpark|cheapest|hourly|per\s+hour\s+(?:price|cost)"
         r"|(?:gonna|going\s+to)\s+cost|cost\s+roughly|price\s+list|on[\s-]demand\s+price|spot\s+price"
         r"|(?:monthly|hourly|daily|rough|total)\s+cost|costs?\s+(?:per|an?\s+hour|on[\s-]demand|hourly)"
         r"|what\s+(?:does|would|will)\b[^?.]{0,60}?\bcost)>\E"

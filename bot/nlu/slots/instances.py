@@ -20,6 +20,11 @@ def extract(scan: Scan) -> None:
         _aws_type(scan, m)
     for m in scan.matches(_AWS_FAMILY):
         _aws_family(scan, m)
+    for m in scan.matches(lx.GCP_INSTANCE):
+        scan.name(m.start(), m.end())
+        if "gcp" in scan.lex.catalog.providers:
+            scan.set("provider", "gcp", m.start(), m.end())
+        _known_type(scan, m)
     for m in scan.matches(lx.ALIYUN_INSTANCE):
         scan.name(m.start(), m.end())
         if "aliyun" in scan.lex.catalog.providers:

@@ -27,3 +27,10 @@ def test_a_bare_family_asked_for_its_price_is_its_largest_size():
         req = parse(text).requirement
         assert req.instance == "p4d.24xlarge" and req.gpu == "a100-40gb-sxm"
     assert parse("we run p4d for training").requirement.instance is None  # no price asked of it: a word
+
+
+def test_a_google_cloud_machine_type_is_an_instance_with_its_gpus():
+    from bot.nlu import parse
+    req = parse("a3-highgpu-8g price in us-central1?").requirement
+    assert req.instance == "a3-highgpu-8g" and req.provider == "gcp" and req.gpu == "h100-sxm" and req.gpu_count == 8
+    assert req.asks[0].kind == "price"
