@@ -32,7 +32,7 @@ from bot.engine.session import Engine
 from bot.errors import InputError
 from bot.facts import cost_facts, price_fact, question_facts
 from bot.knowledge import Catalog, GpuSpec, InstanceType, UnknownNameError, default_catalog
-from bot.models import Answer, Candidate, Cost, Estimate, Requirement
+from bot.models import Answer, Ask, Candidate, Cost, Estimate, Requirement
 from bot.sizing.cost import TOTAL_COST_FORMULA, cheapest_rows
 from bot.sizing.estimate import ModelShape
 from bot.sizing.sizer import SizingResult, shape_from_arch, size_requirement
@@ -106,6 +106,9 @@ class Advisor:
         if req.model:
             arch = _resolved("model", self.catalog.resolve_model, req.model)
             req.model = arch.id
+            if arch.active_params_b and req.params_b and abs(req.params_b / arch.active_params_b - 1) < ACTIVE_MATCH:
+                # "Mixtral only activates ~13B": memory holds every expert, so the model's total counts
+                req.params_b = arch.params_b
             if req.params_b is None:
                 req.params_b = arch.params_b
             shape = shape_from_arch(arch, req.params_b)
@@ -250,6 +253,9 @@ class Advisor:
     def answer(self, requirement: Requirement, language: str = "en") -> Answer:
         resolved = self.resolve(requirement)
         req = resolved.requirement
+        if req.pasted is not None and not any(a.kind == "diagnose" for a in req.asks):
+            # pasted output is diagnosed whatever else was asked (a follow-up or flags may carry no asks)
+            req.asks = [Ask(kind="diagnose"), *req.asks]
         question = " ".join(a.text for a in req.asks)
         objectives = Objectives.of(req, language, question, **stated_targets(req))
         facts, estimate, candidates, costs = self.facts(resolved, objectives)
@@ -272,6 +278,10 @@ class Advisor:
                                      paste=resolved.requirement.pasted)
             answer.answers = compose_all(context)
         return answer
+
+
+# A stated size within this share of a mixture-of-experts model's active count is that active count.
+ACTIVE_MATCH = 0.25
 
 
 def stated_targets(req: Requirement) -> dict:

@@ -67,6 +67,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                          figures={"total_gb": memory.total})
     verdict = ctx.answer.verdict
     notes = _notes(ctx) if _close_call(ctx) else []
+    from bot.nlu.quantities import active_params_note  # "Mixtral only has ~13B active": memory holds all
+    active = active_params_note(req.quantities, req.model, ctx.catalog, lang)
+    notes = [active, *notes] if active else notes
     if is_primary(ask, ctx) and verdict is not None and notes:
         # the verdict, with the assumptions that decided it (usable bytes, KV replication, recompute)
         return AskAnswer(kind="fit", lead=verdict.text, details=notes, rule=verdict.rule, sources=verdict.sources)

@@ -132,8 +132,8 @@ def read_nccl(lines: Iterable[str]) -> NcclReading | None:
         elif (sock := _NET_SOCKET.search(line)) is not None and reading.transport != "ib":
             reading.transport = "socket"
             reading.socket_interfaces = re.findall(r"\[\d+\]([\w.-]+)", sock["ifs"])[:64]
-        elif "NET/Socket" in line and "Using" in line and reading.transport is None:
-            reading.transport = "socket"
+        elif "NET/Socket" in line and reading.transport is None:
+            reading.transport = "socket"  # "Using [0]eth0…", or the user quoting what the log said
         if (env := _NCCL_ENV.search(line)) is not None:
             setattr(reading, "ib_disabled" if env["name"] == "IB_DISABLE" else "p2p_disabled", env["v"] == "1")
         if " WARN " in line and len(reading.warnings) < 32:

@@ -106,7 +106,7 @@ _SPOT_WORDS = re.compile(r"spot|竞价|抢占")
 _BUY_IN_MESSAGE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|自己买|买下|购置|采购|自建")
 _DEPRECIATION = re.compile(r"depreciat\w*|amorti[sz]\w*|over|write[\s-]*off|折旧|摊销|分摊|用|回本")
 _DEADLINE = re.compile(r"within|in\s+under|deadline|by\b|before|内|之内|以内|截止|最多|不超过")
-_ACTIVE = re.compile(r"active|activated|激活")
+_ACTIVE = re.compile(r"activ(?:e|ates?|ated|ating)|激活")
 _LOST = re.compile(r"los[et]s?|lost|wast\w*|丢失?|损失|回滚|白跑|浪费")
 _RESTART = re.compile(r"restart\w*|reload\w*|recover\w*|reschedul\w*|resum\w*|重启|恢复|重新|拉起|加载")
 _SAVE = re.compile(r"(?:sav(?:e|es|ing)|writ(?:e|es|ing)|保存|写入?|存盘)\w*\s*(?:takes?|took|needs?|需要|要|耗时|用时)?\s*[~约≈]?\s*$")
@@ -271,7 +271,7 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
         if re.match(r"\s*(?:tokens?|个?\s*token|词元)", tail):
             return make("tokens", "tokens", value=num.value * 1e9, high=num.high * 1e9 if num.high else None,
                         unit="tokens", end=num.end + m.end())
-        active = _ACTIVE.search(before[-14:]) or re.match(r"\s*(?:are\s+|is\s+)?(?:active|activated|激活)", tail)
+        active = _ACTIVE.search(before[-24:]) or re.match(r"\s*(?:are\s+|is\s+)?(?:active|activated|激活)", tail)
         return make("params", "active-params" if active else "total-params", unit="B", end=num.end + m.end())
     # throughput
     m = re.match(r"\s*(?:tokens?|tok)\s*(?:/|per\s+)\s*(?:s|sec|second)\b|\s*(?:tokens?|token)\s*/\s*秒|\s*(?:qps|rps|req/s|requests?\s+(?:per|a|/)\s*s(?:ec(?:ond)?)?)\b", after)

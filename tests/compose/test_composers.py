@@ -169,3 +169,17 @@ def test_a_later_how_many_part_leads_with_the_fewest_gpus_that_hold_it(advisor):
     answer = ask(advisor, "1) can one H100 serve Qwen2.5-72B? 2) with 32 concurrent users at 8k context, how many GPUs?")
     second = next(a for a in answer.answers if a.ask_index == 1)
     assert second.figures["count"] > 1
+
+
+def test_a_stated_active_count_never_sizes_a_mixture_of_experts_model(advisor):
+    answer = ask(advisor, "mixtral 8x7b only activates like 13B params per token, so it fits one RTX 4090 in bf16, right?")
+    arch = advisor.catalog.models["mixtral-8x7b"]
+    assert answer.requirement.params_b == arch.params_b  # every expert is resident
+    assert answer.verdict.answer == "no"
+    assert any(f"{arch.params_b:g}B" in d for d in answer.answers[0].details)
+
+
+def test_a_quoted_nccl_socket_line_is_diagnosed(advisor):
+    answer = ask(advisor, "多机训练 NCCL 很慢，NCCL_DEBUG=INFO 日志里看到 NET/Socket，这是啥意思，怎么改？")
+    assert answer.answers and answer.answers[0].kind == "diagnose"
+    assert "NET/Socket" in answer.answers[0].lead
