@@ -28,6 +28,7 @@ _NODES = lx.rx(
 # "2 x 80GB A100": the memory written before a family name picks the variant ("A100 80GB").
 _MEMORY_BEFORE = re.compile(r"(?<![0-9.])([0-9]{2,3})\s*g(?:b|ib)?\s*(?:的\s*)?$")
 _MEMORY_LIST = re.compile(r"[0-9]{2,3}\s*g(?:b|ib)?\s*(?:,|/|and|or|vs\.?|versus|和|或|还是|与)\s*$")
+_RULED_OUT = re.compile(r"(?:don'?t\s+(?:say|suggest|recommend)|except|excluding|other\s+than|besides|不要|除了|别说|不考虑)\s*$")
 _MAGNITUDE_AFTER = re.compile(r"\s*(?:亿|万|千|百万|billion|million|b(?![a-z0-9]))|\.[0-9]+\s*(?:b|bn|billion|亿)(?![a-z0-9])")
 
 
@@ -52,6 +53,9 @@ def _mentions(scan: Scan) -> list[Mention]:
         value = scan.lex.gpus.lookup(m.group(0), plural=True)
         if value is None or _MAGNITUDE_AFTER.match(scan.text, m.end()):
             continue  # "3090亿参数" is a size, not an RTX 3090
+        if _RULED_OUT.search(scan.text, max(0, m.start() - 16), m.start()):
+            scan.name(m.start(), m.end())
+            continue  # "don't say H100", "除了 H100": the user ruled it out, so it is not their GPU
         mentions.append(_with_memory_before(scan, m, value))
     return mentions
 

@@ -30,3 +30,9 @@ def test_gpus_per_node_times_the_nodes_is_a_cluster():
 def test_machines_and_sizes_are_not_gpus():
     assert "gpu_count" not in parse("4 GPU servers").extracted
     assert stated(parse("3090亿参数")) == {"params_b": 309}  # a size, not an RTX 3090
+
+
+def test_a_gpu_the_user_rules_out_is_not_their_gpu():
+    from bot.nlu import parse
+    assert parse("which GPUs can we get in China? don't say H100").requirement.gpu is None
+    assert parse("除了 H100 还有什么卡能训练 70B").requirement.gpu is None
