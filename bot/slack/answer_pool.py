@@ -199,6 +199,8 @@ def _serve_worker(conn, initargs: tuple) -> None:
             reply = ("raise", exc)
         try:
             conn.send(reply)
+        except OSError:  # the app is gone (or stopped this worker): stop
+            return
         except Exception:  # an exception that does not pickle: its text instead
             conn.send(("raise", RuntimeError(f"{type(reply[1]).__name__}: {reply[1]}"[:2000])))
 

@@ -101,9 +101,25 @@ def test_while_a_worst_case_message_is_parsed_other_mentions_are_acked_and_healt
     assert len(answers(slack_api, 4, timeout=30)) >= 4
 
 
+@pytest.fixture
+def own_rules(tmp_path):
+    """A manager of this test's own (the session's may lag behind knowledge edited since it loaded)."""
+    import shutil
+    from pathlib import Path
+
+    from bot.advisor import Advisor
+    from bot.engine.reload import RuleBaseManager
+
+    folder = tmp_path / "rules"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "reload_rules", folder)
+    manager = RuleBaseManager(folder, advisor_factory=Advisor)
+    yield manager
+    manager.close()
+
+
 def test_a_question_past_the_deadline_is_stopped_with_a_clear_notice_and_the_pool_goes_on(
-        slack_api, rules, file_store, started):
-    app = build_app(local_settings(slack_api, answer_processes=1, answer_deadline_s=0.001), "http", rules=rules,
+        slack_api, own_rules, file_store, started):
+    app = build_app(local_settings(slack_api, answer_processes=1, answer_deadline_s=0.001), "http", rules=own_rules,
                     store=file_store)
     bot = started(app)
     pool = app_answer_pool(app)
