@@ -320,6 +320,8 @@ _PREFERRED_VERDICTS = {
 }
 
 
+# Verdicts that forbid the plan whatever fits (the GeForce licence in a data centre): they keep the lead.
+_BLOCKS = re.compile(r"^verdict\.license-")
 # Verdicts that only ask for something: never preferred over one that answers.
 _ONLY_ASKS = re.compile(r"^verdict\.(?:ask-|need-model-size|recommend-needs-workload|topic-general)")
 
@@ -338,7 +340,7 @@ def _verdict(result: EngineResult, recommendations: list[Recommendation], langua
         # "Will 100GbE hurt?" on a plan that also fits tightly: the network verdict answers what was asked.
         verdict = next((v for v in result.verdicts if not _SIZING_VERDICT.match(v.rule)
                         and not _ONLY_ASKS.match(v.rule)), verdict)
-    elif req is not None and req.asks and req.asks[0].kind in ("fit", "select"):
+    elif req is not None and req.asks and req.asks[0].kind in ("fit", "select") and not _BLOCKS.match(verdict.rule):
         # "It OOMs — will it fit with checkpointing?", "FP8 on 2 H100s: how many users?": the fit verdict
         # answers, not the symptom or precision verdict the same words also trigger.
         verdict = next((v for v in result.verdicts if _SIZING_VERDICT.match(v.rule)), verdict)

@@ -229,9 +229,12 @@ def _understood(answer: Answer) -> str | None:
 
 
 def _read_as(answer: Answer) -> str:
-    """`key=value` for every slot the question (and its thread) stated."""
-    req = answer.requirement.model_dump(exclude={"costs"})
+    """`key=value` for every slot the question (and its thread) stated; the asks by their kinds, in order
+    ("asks=`fit, price`"), so a misreading is visible."""
+    req = answer.requirement.model_dump(exclude={"costs", "asks", "pasted"})
     parts = []
+    if answer.requirement.asks:
+        parts.append(f"asks=`{escape(', '.join(a.kind for a in answer.requirement.asks))}`")
     for key, value in req.items():
         if value in (None, [], {}):
             continue
@@ -282,9 +285,11 @@ def finding_groups(findings: list[Finding]) -> list[tuple[str, list[Finding]]]:
     return sorted(groups.items(), key=lambda kv: (_SEVERITY_ORDER[kv[1][0].severity], topic_order.get(kv[0], 99)))
 
 
-def _finding_line(finding: Finding, with_rule: bool = True) -> str:
-    """One finding; its rule id only where people look for the reasoning ("More", "Why?")."""
-    line = f"{_SEVERITY_MARK[finding.severity]} {escape(clip(finding.message, FINDING_MESSAGE_MAX))}"
+def _finding_line(finding: Finding, with_rule: bool = True, language: str = "en") -> str:
+    """One finding; its rule id only where people look for the reasoning ("More", "Why?"); in the
+    answer card with display names, as the brief text has them."""
+    message = finding.message if with_rule else display_text(finding.message, default_catalog(), language)
+    line = f"{_SEVERITY_MARK[finding.severity]} {escape(clip(message, FINDING_MESSAGE_MAX))}"
     return f"{line} _({escape(finding.rule)})_" if with_rule else line
 
 
@@ -293,7 +298,7 @@ def _topic_title(topic: str) -> str:
 
 
 def _finding_sections(findings: list[Finding], title: str | None = None,
-                      with_rule: bool = True) -> list[tuple[int, str]]:
+                      with_rule: bool = True, language: str = "en") -> list[tuple[int, str]]:
     """(finding count, section text) pairs, in display order, each within a section's limit:
     under one `title`, or grouped by topic."""
     groups = [(title, findings)] if title else [(f"{_topic_title(topic)}", items) for topic, items in
@@ -305,7 +310,7 @@ def _finding_sections(findings: list[Finding], title: str | None = None,
         heading = f"*{name}*"
         current, count = heading, 0
         for finding in items:
-            line = _finding_line(finding, with_rule)
+            line = _finding_line(finding, with_rule, language)
             if count and len(current) + 1 + len(line) > SECTION_TEXT_MAX:
                 sections.append((count, current))
                 current, count = f"{heading} (cont.)", 0
@@ -394,7 +399,7 @@ def answer_card(answer: Answer, answer_id: str | None, *, title: str | None = No
     shown_findings = 0
     if key:
         blocks.append(DividerBlock())
-    for count, text in _finding_sections(key, title=t["watch"], with_rule=False):
+    for count, text in _finding_sections(key, title=t["watch"], with_rule=False, language=answer.language):
         fits_blocks = len(blocks) + 1 + reserved <= MAX_MESSAGE_BLOCKS
         fits_chars = used_chars + len(text) <= CARD_TEXT_BUDGET
         if not (fits_blocks and fits_chars):

@@ -29,15 +29,15 @@ def test_the_header_is_the_verdict_then_its_sentence_then_the_options(advisor):
     blocks = card.to_dict()["blocks"]
     assert blocks[0] == {"type": "header", "text": {"type": "plain_text", "text": ":x: No", "emoji": True}}
     assert blocks[1]["text"]["text"].startswith("*No — this job needs about")
-    assert "verdict.does-not-fit" in blocks[1]["text"]["text"]
+    assert "verdict." not in blocks[1]["text"]["text"]  # the reasoning is behind "Why?"
     options = blocks[2]["text"]["text"]
-    assert options.startswith("*What to do:*\n1. LoRA @ 1 x rtx-4090")
+    assert options.startswith("*What to do:*\n1. LoRA @ 1× RTX 4090")
     assert card.text == answer.verdict.text  # the notification says the answer, not a label
     shown = json.dumps(blocks)
     key = [f for f in answer.findings if f.tier == "key"]
     more = [f for f in answer.findings if f.tier == "more"]
-    assert all(f.rule in shown for f in key)
-    assert not any(f.rule in shown for f in more)
+    assert not any(f.rule in shown for f in answer.findings)  # no rule ids in the card: "Why?" and "More"
+    assert key and "Watch out" in shown
     assert cards.ACTION_MORE in {e["action_id"] for b in blocks if b["type"] == "actions" for e in b["elements"]}
 
 

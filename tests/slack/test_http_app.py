@@ -32,8 +32,8 @@ def test_a_fast_answer_is_posted_in_the_thread_in_one_call(make_http_bot):
     shown = texts(card.blocks)
     assert card.blocks[0]["type"] == "header"
     assert card.blocks[0]["text"]["text"] == ":x: No"  # the verdict leads
-    assert "verdict.license-datacenter" in shown and "license.geforce-datacenter" in shown
-    assert "rtx-4090" in shown
+    assert "GeForce driver licence" in shown and "verdict." not in shown  # rule ids: "Why?", --full, --json
+    assert "RTX 4090" in shown  # display names (the read-as context line keeps the slot values)
     assert {cards.ACTION_WHY, cards.ACTION_CHECK_HOST, cards.ACTION_SHOW_CHART} <= action_ids(card.blocks)
 
 
