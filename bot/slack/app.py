@@ -50,6 +50,7 @@ from bot.dispatch.checker import CheckReport
 from bot.dispatch.inventory import DispatchError, InventoryError, UnknownHostError
 from bot.engine.explain import render_why
 from bot.errors import GpuAdvisorError, InputError
+from bot.knowledge import UnknownNameError
 from bot.ops.lifecycle import DrainableExecutor
 from bot.ops.metrics import REGISTRY, answer_timer, record_reload, record_rule_firings
 from bot.seams import RuleSource, StoreSeam
@@ -57,6 +58,7 @@ from bot.messages import say
 from bot.slack import cards
 from bot.slack.answer_pool import AnswerTooLong
 from bot.slack.cards import Card, HomeInfo, escape
+from bot.slack.price_card import price_card
 from bot.slack.settings import Mode, SlackSettings, SlackSettingsError
 from bot.slack.stores import (
     ButtonStore, DedupeStore, EventClaims, MemoryButtons, MemoryDedupeStore, RecentQuestions, RecentQuestionStore,
@@ -834,8 +836,32 @@ def ack_gpu_command(ack, command: dict, context):
             reply(f":hourglass_flowing_sand: Checking `{escape(rest)}`…")
     elif sub == "check":
         reply("Usage: `/gpu check <host>` (a host name from the inventory)")
+    elif sub == "prices":
+        reply_prices(ack, services.rules.catalog, rest)
     else:
         reply(f"I don't know `/gpu {escape(sub)}`.\n{cards.HELP_TEXT}")
+
+
+_PRICE_USAGE = "Usage: `/gpu prices <GPU> [spot] [region]`, e.g. `/gpu prices H100 us-east-1`"
+
+
+def reply_prices(ack, catalog, rest: str) -> None:
+    """`/gpu prices H100 [spot] [us-east-1]`: the price table of a GPU as a compact card, like
+    `gpu-advisor prices show` (the catalog's source and reading date on it)."""
+    words = rest.split()
+    spot = any(w.lower() == "spot" for w in words)
+    words = [w for w in words if w.lower() != "spot"]
+    if not words:
+        ack(text=_PRICE_USAGE, response_type="ephemeral")
+        return
+    region = words[1] if len(words) > 1 else None
+    try:
+        gpus = catalog.resolve_gpu(words[0][:40])
+    except UnknownNameError as exc:
+        ack(text=f":grey_question: {escape(str(exc))}\n{_PRICE_USAGE}", response_type="ephemeral")
+        return
+    card = price_card(catalog, gpus, region=region[:40] if region else None, spot=spot)
+    ack(text=card.text, blocks=card.blocks, response_type="ephemeral")
 
 
 def run_gpu_command(command: dict, context, client: WebClient, respond):

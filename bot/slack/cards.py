@@ -534,6 +534,7 @@ HELP_TEXT = "\n".join([
     "• Send me a direct message with the same kind of question",
     "• `/gpu ask <question>`: answer in this channel",
     "• `/gpu check <host>`: run the checks on a host from the inventory",
+    "• `/gpu prices <GPU> [spot] [region]`: the price table of a GPU, dated (e.g. `/gpu prices H100 us-east-1`)",
     "• `/gpu rules`: the rule base version and rule count",
     "• `/gpu rules reload`: reload the rule base (admins only)",
     "• `/gpu help`: this text",

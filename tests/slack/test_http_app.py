@@ -287,3 +287,14 @@ LONG_QUESTION = (
     "Xid 79, Xid 48, Xid 31 and Xid 13 and ECC errors. Option A costs $2.50/h for 100 h, option B $1.20/h for "
     "300 h. What about quota, verification, benchmarks, storage, network and MIG?"
 )
+
+
+def test_slash_prices_answers_the_price_table_in_the_ack(http_bot):
+    response = http_bot.command("prices H100 us-east-1")
+    assert response.status_code == 200
+    body = response.json()
+    shown = texts(body["blocks"])
+    assert "p5.48xlarge" in shown and "SkyPilot" in shown and "2026-12-01" in shown  # the row and its date
+    unknown = http_bot.command("prices <!channel>").json()["text"]
+    assert "<!channel>" not in unknown and "Usage: `/gpu prices" in unknown
+    assert "Usage" in http_bot.command("prices").json()["text"]
