@@ -17,6 +17,7 @@ from bot.advice.options import (
     OptionContext,
     default_precision,
     judge_recommendation,
+    stated_targets,
     comfortable_option,
     compare_options,
     fewest_that_fit,
@@ -282,21 +283,6 @@ class Advisor:
 
 # A stated size within this share of a mixture-of-experts model's active count is that active count.
 ACTIVE_MATCH = 0.25
-
-
-def stated_targets(req: Requirement) -> dict:
-    """The deadline, latency targets and budget period the user wrote (Requirement.quantities), as the
-    objectives take them: hours, seconds, milliseconds and "total"/"hour"/"month"."""
-    targets: dict = {}
-    for q in req.quantities:
-        if q.role == "deadline" and q.kind == "time":
-            targets["deadline_hours"] = q.value * (24 if q.unit in ("d", "day", "days") else 1)
-        elif q.role in ("ttft", "tpot") and q.kind == "latency":
-            ms = q.value * (1000 if q.unit == "s" else 1)
-            targets["ttft_s" if q.role == "ttft" else "tpot_ms"] = ms / 1000 if q.role == "ttft" else ms
-        elif q.role == "budget" and q.kind == "money" and q.per in ("month", "gpu-hour", "instance-hour"):
-            targets["budget_period"] = "month" if q.per == "month" else "hour"
-    return targets
 
 
 # Topics whose questions are about money; only they get rows of the price table.

@@ -486,3 +486,18 @@ def judge_recommendation(catalog: Catalog, rec: Recommendation, objectives: Obje
         cand = Candidate(gpu=rec.gpu, count=rec.count, fits=bool(rec.fits), need_gb=need, have_gb=have,
                          headroom_gb=round(have - need, 2), hours=rec.hours)
     return rec.model_copy(update={"objectives": judge(catalog, cand, objectives, costs)})
+
+
+def stated_targets(req: Requirement) -> dict:
+    """The deadline, latency targets and budget period the user wrote (Requirement.quantities), as the
+    objectives take them: hours, seconds, milliseconds and "total"/"hour"/"month"."""
+    targets: dict = {}
+    for q in req.quantities:
+        if q.role == "deadline" and q.kind == "time":
+            targets["deadline_hours"] = q.value * (24 if q.unit in ("d", "day", "days") else 1)
+        elif q.role in ("ttft", "tpot") and q.kind == "latency":
+            ms = q.value * (1000 if q.unit == "s" else 1)
+            targets["ttft_s" if q.role == "ttft" else "tpot_ms"] = ms / 1000 if q.role == "ttft" else ms
+        elif q.role == "budget" and q.kind == "money" and q.per in ("month", "gpu-hour", "instance-hour"):
+            targets["budget_period"] = "month" if q.per == "month" else "hour"
+    return targets

@@ -16,6 +16,7 @@ import re
 from bot.compose import ComposeContext, is_primary
 from bot.compose.explain_capability import compose as capability
 from bot.compose.explain_kv import compose as kv_formula
+from bot.compose.latency import expected
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.select import compared
 from bot.messages import say
@@ -40,7 +41,8 @@ MAX_DETAILS = 3
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    reply = compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
+    reply = (compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
+             or expected(ask, ctx))
     if reply is not None:
         return reply
     if not is_primary(ask, ctx):

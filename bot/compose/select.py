@@ -15,7 +15,8 @@ _PRIMER_VERDICT = re.compile(r"^verdict\.(?:topic-|ask-|need-|recommend-needs|fi
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    reply = compared(ask, ctx)
+    from bot.compose.latency import meeting_targets  # stated TTFT/TPOT targets decide the pick
+    reply = compared(ask, ctx) or meeting_targets(ask, ctx)
     if reply is not None:
         return reply
     verdict, recs = ctx.answer.verdict, ctx.answer.recommendations

@@ -294,7 +294,9 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     m = re.match(r"\s*(?P<u>ms|milliseconds?|毫秒|s\b|secs?\b|seconds?|秒)", after)
     if m:
         ms = 1 if m.group("u") in ("ms", "毫秒") or m.group("u").startswith("milli") else 1000
-        role = "tpot" if _TPOT.search(before) else "ttft" if _TTFT.search(before) else None
+        # the nearer keyword names it: "TPOT <= 40ms and TTFT <= 450ms" (450 is the TTFT)
+        last = {r: max((x.end() for x in p.finditer(before)), default=-1) for r, p in (("tpot", _TPOT), ("ttft", _TTFT))}
+        role = max(last, key=last.get) if max(last.values()) >= 0 else None
         if role:
             return make("latency", role, value=num.value * ms, high=num.high * ms if num.high else None,
                         unit="ms", end=num.end + m.end())

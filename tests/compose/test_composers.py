@@ -183,3 +183,23 @@ def test_a_quoted_nccl_socket_line_is_diagnosed(advisor):
     answer = ask(advisor, "多机训练 NCCL 很慢，NCCL_DEBUG=INFO 日志里看到 NET/Socket，这是啥意思，怎么改？")
     assert answer.answers and answer.answers[0].kind == "diagnose"
     assert "NET/Socket" in answer.answers[0].lead
+
+
+def test_expected_latency_is_the_stated_setups_estimate(advisor):
+    answer = ask(advisor, "what TTFT/TPOT should I expect for Llama 3.1 8B on a single L4 at concurrency 8, ~1k in / 256 out?")
+    assert answer.requirement.context == 1256  # input + output: what one request holds at its end
+    stated = next(c for c in answer.candidates if c.gpu == "l4" and c.count == 1)
+    reply = answer.answers[0]
+    assert reply.figures["tpot_ms"] == stated.tpot_ms and f"TPOT ~{stated.tpot_ms:.0f} ms" in reply.lead
+
+
+def test_latency_targets_pick_the_fewest_gpus_whose_estimates_meet_them(advisor):
+    answer = ask(advisor, "Which GPU for Mixtral 8x7B with TPOT <= 40ms and TTFT <= 450ms at 32 concurrent streams? ISL ~1k, OSL ~300")
+    roles = {q.role: q.value for q in answer.requirement.quantities if q.kind == "latency"}
+    assert roles == {"tpot": 40.0, "ttft": 450.0}  # each number to the keyword nearest it
+    pick = answer.answers[0].figures
+    chosen = next(c for c in answer.candidates if c.gpu == pick["gpu"] and c.count == pick["count"])
+    assert chosen.tpot_ms <= 40 and chosen.ttft_s / 32 <= 0.45
+    fewer = [c for c in answer.candidates if c.fits and c.count < chosen.count and c.tpot_ms is not None
+             and c.tpot_ms <= 40 and c.ttft_s / 32 <= 0.45]
+    assert not fewer

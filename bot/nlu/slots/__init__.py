@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from bot.nlu import quantities
 from bot.nlu.scan import Scan
-from bot.nlu.slots import (asks, budget, checkpoints, costs, gpus, instances, intent, keywords, models, monthly, network,
+from bot.nlu.slots import (asks, budget, prompt_lengths, checkpoints, costs, gpus, instances, intent, keywords, models, monthly, network,
                            numbers, options, providers, sizes, sizing_extras, symptoms, unknown_gpus, usage, users,
                            versions, xids)
 
@@ -20,6 +20,7 @@ Extractor = Callable[[Scan], None]
 
 EXTRACTORS: tuple[Extractor, ...] = (
     network.extract,
+    prompt_lengths.extract,  # before the numbers: "1k in / 256 out" is one request's context
     xids.extract,
     versions.extract,
     instances.extract,

@@ -33,3 +33,11 @@ def test_sizes_written_in_words(text, slot, value):
 @pytest.mark.parametrize("text", ["Mixtral only has ~13B active", "Qwen3-235B-A22B 激活才 22B", "13B active parameters"])
 def test_an_active_parameter_count_is_not_the_model_size(text):
     assert "params_b" not in parse(text).extracted
+
+
+def test_input_and_output_lengths_are_one_requests_context():
+    from bot.nlu import parse
+    assert parse("~1k in / 256 out").requirement.context == 1256
+    assert parse("ISL ~1k, OSL ~300").requirement.context == 1300
+    assert parse("输入一般 2k token，输出 500").requirement.context == 2500
+    assert parse("8 in 9 out of 10").requirement.context is None

@@ -1,0 +1,107 @@
+"""Latency asks and targets, from the sizer's per-candidate estimates (Candidate.ttft_s, tpot_ms:
+decode bandwidth-bound, prefill compute-bound; bot.sizing.performance):
+
+- "what TTFT/TPOT should I expect on X?": the stated setup's estimate, said as an estimate;
+- a choice with targets ("TTFT under 500 ms, TPOT ≤ 40 ms"): the fewest GPUs (then the cheapest per
+  GPU-hour in the price table) whose estimates meet them, or the closest when none does.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.advice.options import stated_targets, typical_rate
+from bot.compose import ComposeContext
+from bot.messages import say
+from bot.messages.format import gpu_name, money
+from bot.models import Ask, AskAnswer, Candidate
+
+_EXPECT = re.compile(r"ttft|tpot|latency|first token|tokens?/s|首\s*token|延迟|吞吐", re.IGNORECASE)
+MAX_GPUS = 8
+
+
+def expected(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """The stated setup's TTFT/TPOT estimate for a question that asks what to expect."""
+    req = ctx.requirement
+    if not _EXPECT.search(ask.text) or stated_targets(req).get("ttft_s") or not req.gpu:
+        return None
+    cand = next((c for c in ctx.answer.candidates if c.gpu == req.gpu and c.count == (req.gpu_count or 1)
+                 and c.ttft_s is not None and c.tpot_ms is not None), None)
+    if cand is None:
+        return None
+    lang = ctx.language
+    concurrency = req.concurrency or 1
+    tps = concurrency * 1000 / cand.tpot_ms if cand.tpot_ms else 0
+    lead = say("latency.expect", lang, ttft=_s(cand.ttft_s), tpot=f"{cand.tpot_ms:.0f}", setup=_setup(ctx, cand),
+               concurrency=concurrency, prompt=f"{req.context or 0:,}", tps=f"{tps:,.0f}")
+    return AskAnswer(kind="explain", lead=lead, details=[say("latency.expect_basis", lang)], rule="sizing.latency",
+                     sources=["mlperf-inference-rules", "aiperf"],
+                     figures={"ttft_s": cand.ttft_s, "tpot_ms": cand.tpot_ms})
+
+
+def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """The fewest GPUs meeting stated TTFT/TPOT targets, by the estimates."""
+    req, lang = ctx.requirement, ctx.language
+    targets = stated_targets(req)
+    ttft_t, tpot_t = targets.get("ttft_s"), targets.get("tpot_ms")
+    if ttft_t is None and tpot_t is None:
+        return None
+    timed = [c for c in ctx.answer.candidates if c.fits and c.ttft_s is not None and c.tpot_ms is not None
+             and c.count <= MAX_GPUS and ctx.catalog.gpus.get(c.gpu) is not None
+             and getattr(ctx.catalog.gpus[c.gpu], "nvidia_product", True)]
+    if not timed:
+        return None
+
+    concurrency = req.concurrency or 1
+
+    def ttft(c: Candidate) -> float:
+        # the sizer's TTFT prefills every concurrent prompt at once (a burst); a chat request arriving
+        # among others waits for its own prefill, so targets are held against one prompt's share
+        return c.ttft_s / concurrency
+
+    def meets(c: Candidate) -> bool:
+        return (ttft_t is None or ttft(c) <= ttft_t) and (tpot_t is None or c.tpot_ms <= tpot_t)
+
+    def cost(c: Candidate) -> float:
+        rate = typical_rate(ctx.catalog, c.gpu)
+        return (rate if rate is not None else 1e9) * c.count
+
+    meeting = sorted((c for c in timed if meets(c)), key=lambda c: (c.count, cost(c)))
+    shown_t = {"ttft_target": f"{ttft_t:g} s" if ttft_t else say("latency.no_target", lang),
+               "tpot_target": f"{tpot_t:g} ms" if tpot_t else say("latency.no_target", lang)}
+    if meeting:
+        best = meeting[0]
+        lead = say("latency.pick", lang, setup=_setup(ctx, best), ttft=_s(ttft(best)), tpot=f"{best.tpot_ms:.0f}",
+                   concurrency=concurrency, rate=_rate(ctx, best), burst=_s(best.ttft_s), **shown_t)
+        details = []
+        stated = next((c for c in timed if c.gpu == req.gpu and c.count == (req.gpu_count or c.count)), None)
+        if stated is not None and not meets(stated):
+            details.append(say("latency.missed", lang, setup=_setup(ctx, stated), ttft=_s(ttft(stated)),
+                               tpot=f"{stated.tpot_ms:.0f}"))
+        details.append(say("latency.expect_basis", lang))
+        return AskAnswer(kind="select", lead=lead, details=details, rule="sizing.latency-targets",
+                         sources=["mlperf-inference-rules", "aiperf", "skypilot-catalog"],
+                         figures={"gpu": best.gpu, "count": best.count, "ttft_s": ttft(best), "tpot_ms": best.tpot_ms})
+    closest = min(timed, key=lambda c: max(ttft(c) / ttft_t if ttft_t else 0, c.tpot_ms / tpot_t if tpot_t else 0))
+    lead = say("latency.pick_none", lang, setup=_setup(ctx, closest), ttft=_s(ttft(closest)),
+               tpot=f"{closest.tpot_ms:.0f}", concurrency=concurrency, **shown_t)
+    return AskAnswer(kind="select", lead=lead, details=[say("latency.expect_basis", lang)],
+                     rule="sizing.latency-targets", sources=["mlperf-inference-rules", "aiperf"])
+
+
+def _setup(ctx: ComposeContext, c: Candidate) -> str:
+    name = gpu_name(ctx.catalog, c.gpu)
+    return f"{c.count} 张 {name}" if ctx.language == "zh" else f"{c.count}× {name}"
+
+
+def _rate(ctx: ComposeContext, c: Candidate) -> str:
+    rows = sorted((r for r in ctx.catalog.prices_by_gpu.get(c.gpu, []) if r.billing == "on-demand"
+                   and r.currency == "USD"), key=lambda r: r.hourly_rate)
+    if not rows:
+        return ""
+    median = rows[len(rows) // 2]
+    return say("latency.rate", ctx.language, rate=money(median.hourly_rate, "USD"), date=median.quoted_on.isoformat())
+
+
+def _s(seconds: float) -> str:
+    return f"{seconds:.2f}" if seconds < 1 else f"{seconds:.1f}"

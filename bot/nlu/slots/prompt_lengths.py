@@ -1,0 +1,37 @@
+"""Serving lengths written as input and output: '~1k in / 256 out', 'ISL 1k, OSL 300', '输入 2k、输出 500
+token' -> context = input + output (what one request holds in the KV cache at its end)."""
+
+from __future__ import annotations
+
+from bot.nlu import lexicon as lx
+from bot.nlu.scan import Scan, number
+
+_N = r"~?\s*([0-9]+(?:\.[0-9]+)?)\s*(k)?"
+_IN_OUT = lx.rx(
+    rf"{_N}\s*(?:tokens?\s*)?\B<(?:in|input)>\E\s*(?:/|,|and|\+|、|，)?\s*{_N}\s*(?:tokens?\s*)?\B<(?:out|output)>\E"
+    rf"|\B<(?:isl|input(?:\s+length)?)>\E\s*[:=~]?\s*{_N}\s*(?:tokens?)?\s*(?:/|,|;|and|、|，)?\s*\B<(?:osl|output(?:\s+length)?)>\E\s*[:=~]?\s*{_N}"
+    rf"|输入\s*(?:一般|大约|约)?\s*{_N}\s*(?:token|个token)?\s*[、，,/]?\s*输出\s*(?:一般|大约|约)?\s*{_N}"
+)
+MAX_TOKENS = 10_000_000
+MIN_TOKENS = 16  # "8 in 9 out of 10" is no request
+
+
+def _tokens(value: str | None, k: str | None) -> int:
+    return int(number(value) * (1000 if k else 1)) if value else 0
+
+
+def extract(scan: Scan) -> None:
+    if "context" in scan.fields:
+        return
+    m = next(scan.matches(_IN_OUT), None)
+    if m is None:
+        return
+    groups = m.groups()
+    pairs = [(groups[i], groups[i + 1]) for i in range(0, len(groups), 2)]
+    present = [(v, k) for v, k in pairs if v]
+    if len(present) < 2:
+        return
+    first, second = _tokens(*present[0]), _tokens(*present[1])
+    total = first + second
+    if min(first, second) >= MIN_TOKENS and total <= MAX_TOKENS:
+        scan.set("context", total, m.start(), m.end())
