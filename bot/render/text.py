@@ -201,7 +201,10 @@ def render_brief(answer: Answer) -> str:
     if options:
         lines.append(t["options"])
         lines += [f"  {r.rank}. {recommendation_line(r, answer.language)}" for r in options]
-    key = [f for f in answer.findings if f.tier == "key"]
+    said = {line.strip() for line in lines}
+    # a finding already given as an ask's answer is not repeated under "Watch out"
+    key = [f for f in answer.findings if f.tier == "key" and _first_sentence(f.message) not in said
+           and not any(_first_sentence(f.message) in line for line in said)]
     questions = answer.questions[:3]
     # Key findings get what the verdict, options, questions and the closing line leave of MAX_LINES.
     room = MAX_LINES - len(lines) - (1 + len(questions) if questions else 0) - 2
