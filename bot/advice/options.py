@@ -203,6 +203,14 @@ def usable_for(ctx: OptionContext, gpu: GpuSpec, named: bool = False) -> bool:
     return True
 
 
+def typical_row(catalog: Catalog, gpu: str):
+    """The on-demand USD row at the median price per GPU-hour of a GPU (its date goes with the rate
+    an answer quotes), or None where the table has none."""
+    rows = sorted((r for r in catalog.prices_by_gpu.get(gpu, []) if r.billing == "on-demand" and r.currency == "USD"),
+                  key=lambda r: r.hourly_rate)
+    return rows[len(rows) // 2] if rows else None
+
+
 def typical_rate(catalog: Catalog, gpu: str) -> float | None:
     """The median on-demand price per GPU-hour of a GPU in the price table, to rank setups by cost."""
     rates = [r.hourly_rate for r in catalog.prices_by_gpu.get(gpu, []) if r.billing == "on-demand"]

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import re
 
+from bot.advice.options import representative
 from bot.compose import ComposeContext
+from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
 from bot.messages.format import count, gpu_name
@@ -75,12 +77,14 @@ def aiperf(ctx: ComposeContext) -> AskAnswer:
 
 
 def _spec(ctx: ComposeContext):
-    catalog, gpu = ctx.catalog, ctx.requirement.gpu or ""
-    spec = catalog.gpus.get(gpu)
-    if spec is None and gpu:
-        family = [g for g in catalog.gpus.values() if g.family == gpu]
-        spec = next((g for g in family if "sxm" in g.id), family[0] if family else None)
-    return spec
+    """The GPU the checklist is for: a family ("H100") as the advisor judges it, on its SXM variant."""
+    gpu = ctx.requirement.gpu
+    if not gpu:
+        return None
+    try:
+        return representative(ctx.catalog, gpu)
+    except UnknownNameError:
+        return None
 
 
 def _pitfalls(language: str) -> AskAnswer:

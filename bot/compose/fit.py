@@ -104,7 +104,7 @@ def capacity(ctx: ComposeContext) -> AskAnswer | None:
     free = usable GB x 0.90 (vLLM's default share) - (the GPU's need - its KV cache); sequences =
     floor(free / the GPU's KV cache of one sequence). Per GPU, so KV heads replicated under tensor
     parallelism (and an MLA latent held on every rank) count as they are held."""
-    from bot.messages.format import gpu_name
+    from bot.messages.format import gpu_setup
     req, lang = ctx.requirement, ctx.language
     stated = next((c for c in ctx.answer.candidates if c.gpu == req.gpu and c.count == (req.gpu_count or 1)), None)
     arch = ctx.catalog.models.get(req.model or "")
@@ -118,8 +118,7 @@ def capacity(ctx: ComposeContext) -> AskAnswer | None:
     context_tokens = req.context or min(sized, DEFAULT_CONCURRENT_CONTEXT)
     per_seq = per_gpu.kv_cache / max(req.concurrency or 1, 1) * context_tokens / sized
     free = stated.have_gb * GPU_MEMORY_UTILIZATION - (per_gpu.total - per_gpu.kv_cache)
-    name = gpu_name(ctx.catalog, stated.gpu)
-    setup = f"{stated.count} 张 {name}" if lang == "zh" else f"{stated.count}× {name}"
+    setup = gpu_setup(ctx.catalog, stated.gpu, stated.count, lang)
     context = f"{context_tokens:,}"
     weights = per_gpu.weights * stated.count
     if free < per_seq:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from bot.advice.options import stated_targets, typical_rate
+from bot.advice.options import stated_targets, typical_rate, typical_row
 from bot.compose import ComposeContext
 from bot.messages import say
-from bot.messages.format import gpu_name, money
+from bot.messages.format import gpu_setup, money
 from bot.models import Ask, AskAnswer, Candidate
 
 _EXPECT = re.compile(r"ttft|tpot|latency|first token|tokens?/s|首\s*token|延迟|吞吐", re.IGNORECASE)
@@ -90,17 +90,14 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 
 def _setup(ctx: ComposeContext, c: Candidate) -> str:
-    name = gpu_name(ctx.catalog, c.gpu)
-    return f"{c.count} 张 {name}" if ctx.language == "zh" else f"{c.count}× {name}"
+    return gpu_setup(ctx.catalog, c.gpu, c.count, ctx.language)
 
 
 def _rate(ctx: ComposeContext, c: Candidate) -> str:
-    rows = sorted((r for r in ctx.catalog.prices_by_gpu.get(c.gpu, []) if r.billing == "on-demand"
-                   and r.currency == "USD"), key=lambda r: r.hourly_rate)
-    if not rows:
+    row = typical_row(ctx.catalog, c.gpu)
+    if row is None:
         return ""
-    median = rows[len(rows) // 2]
-    return say("latency.rate", ctx.language, rate=money(median.hourly_rate, "USD"), date=median.quoted_on.isoformat())
+    return say("latency.rate", ctx.language, rate=money(row.hourly_rate, "USD"), date=row.quoted_on.isoformat())
 
 
 def _s(seconds: float) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from bot.advice.options import typical_row
 from bot.compose import ComposeContext
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -91,9 +92,7 @@ def how_many(ctx: ComposeContext) -> AskAnswer:
 
 
 def _rate(ctx: ComposeContext, gpu: str) -> str:
-    rows = sorted((r for r in ctx.catalog.prices_by_gpu.get(gpu, [])  # per GPU-hour
-                   if r.billing == "on-demand" and r.currency == "USD"), key=lambda r: r.hourly_rate)
-    if not rows:
+    row = typical_row(ctx.catalog, gpu)
+    if row is None:
         return ""
-    median = rows[len(rows) // 2]
-    return say("open.rate_note", ctx.language, rate=money(median.hourly_rate, "USD"), date=median.quoted_on.isoformat())
+    return say("open.rate_note", ctx.language, rate=money(row.hourly_rate, "USD"), date=row.quoted_on.isoformat())

@@ -34,6 +34,12 @@ def count(value: float) -> str:
     return f"{value:,.1f}" if abs(value) >= 10 else f"{value:,.2f}".rstrip("0").rstrip(".")
 
 
+def gpu_setup(catalog: Catalog, gpu: str, count: int, language: str = "en") -> str:
+    """'2× H100 SXM', '2 张 H100 SXM': a count of one GPU, as the answers write it."""
+    name = gpu_name(catalog, gpu)
+    return f"{count} 张 {name}" if language == "zh" else f"{count}× {name}"
+
+
 def gpu_name(catalog: Catalog, gpu: str | None) -> str:
     """'RTX 4090', 'H100 SXM', 'A100 80GB PCIe': the catalog name without the brand prefix; an id
     the catalog does not know is shown as written."""
@@ -70,10 +76,9 @@ def display_text(text: str, catalog: Catalog, language: str = "en") -> str:
     pattern, names = _gpu_pattern(catalog)
 
     def gpu(m: re.Match) -> str:
-        name = names[m.group(2)]
         if m.group(1) is None:
-            return name
-        return f"{m.group(1)} 张 {name}" if language == "zh" else f"{m.group(1)}× {name}"
+            return names[m.group(2)]
+        return gpu_setup(catalog, m.group(2), int(m.group(1)), language)
 
     def cash(m: re.Match) -> str:
         amount = float(m.group(1).replace(",", ""))
