@@ -36,7 +36,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.slack.local_slack import BOT_USER_ID, LocalSlackApi, SlackRequests  # noqa: E402
+from tests.kit.local_slack import BOT_USER_ID, LocalSlackApi, SlackRequests  # noqa: E402
 
 SECRET = "bench-signing-secret"
 STORE_DIR = tempfile.TemporaryDirectory(prefix="slack-bench-")

@@ -287,7 +287,7 @@ def test_the_checker_is_wired_with_inventory_audit_and_history(agent_url, store_
 
 def test_the_slack_app_takes_rules_store_and_checks_from_the_services(manager, store, tmp_path):
     from bot.slack.app import app_services, build_app, close_app
-    from bot.slack.local_slack import LocalSlackApi
+    from tests.kit.local_slack import LocalSlackApi
     from bot.slack.settings import load_settings
 
     path = tmp_path / "inventory.yaml"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.agent.serve import ServerPool
-from bot.slack.local_slack import LocalSlackApi
+from tests.kit.local_slack import LocalSlackApi
 from tests.agent.conftest import KERNEL_LOG, SMI
 from tests.dispatch.helpers import SECRET, agent_app, inventory_yaml
 

@@ -37,7 +37,7 @@ def advisor():
 
 @pytest.fixture
 def receiver(advisor):
-    from bot.slack.local_slack import LocalSlackApi
+    from tests.kit.local_slack import LocalSlackApi
 
     api = LocalSlackApi().start()
     rx = AlertReceiver(advisor, SlackPoster("xoxb-local", base_url=api.base_url), "C0ALERTS", TOKEN).start()

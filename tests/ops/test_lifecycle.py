@@ -18,7 +18,7 @@ import httpx
 import pytest
 
 from bot.ops.lifecycle import DrainableExecutor, GracefulStop, HealthServer, HealthState
-from bot.slack.local_slack import LocalSlackApi, LocalSocketModeServer, SlackRequests
+from tests.kit.local_slack import LocalSlackApi, LocalSocketModeServer, SlackRequests
 
 ROOT = Path(__file__).resolve().parents[2]
 SMI_CAPTURES = ROOT.parent / "shared" / "fixtures" / "nvidia-smi"

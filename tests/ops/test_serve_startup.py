@@ -10,7 +10,7 @@ import sys
 import time
 
 from bot.ops.logs import describe_request
-from bot.slack.local_slack import SlackRequests
+from tests.kit.local_slack import SlackRequests
 from tests.ops.test_lifecycle import (QUESTION, free_port, json_lines, serve_env, slack, start, stop,  # noqa: F401
                                       wait_status)
 

@@ -9,7 +9,7 @@ from slack_harness import SIGNING_SECRET, HttpBot, local_settings, serve
 from bot.advisor import Advisor
 from bot.engine.reload import RuleBaseManager
 from bot.slack.app import build_app, close_app
-from bot.slack.local_slack import LocalSlackApi, SlackRequests
+from tests.kit.local_slack import LocalSlackApi, SlackRequests
 
 
 @pytest.fixture(scope="session")

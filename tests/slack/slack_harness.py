@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from bot.slack.local_slack import BOT_USER_ID, LocalSlackApi, SlackRequests
+from tests.kit.local_slack import BOT_USER_ID, LocalSlackApi, SlackRequests
 from bot.slack.serve import EVENTS_PATH, http_server
 from bot.slack.settings import load_settings
 

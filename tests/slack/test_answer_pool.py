@@ -20,7 +20,7 @@ from bot.engine.reload import RuleBaseManager
 from bot.slack.answer_pool import AnswerPoolError
 from bot.slack.app import app_answer_pool, build_app, close_app
 from bot.slack.cards import escape
-from bot.slack.local_slack import SlackRequests
+from tests.kit.local_slack import SlackRequests
 from bot.slack.settings import SlackSettingsError
 from bot.store import Store
 

@@ -12,7 +12,7 @@ from slack_harness import ADMIN, MENTION_TS, action_ids, answers, button_value, 
 from bot.advisor import Advisor
 from bot.engine.reload import RuleBaseManager
 from bot.slack import cards
-from bot.slack.local_slack import BOT_ID, BOT_USER_ID
+from tests.kit.local_slack import BOT_ID, BOT_USER_ID
 
 RELOAD_FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "reload_rules"
 BLOCKED = "Can I fine-tune a 7B model with LoRA on an RTX 4090 in our datacenter?"

@@ -11,7 +11,7 @@ import pytest
 from slack_harness import SIGNING_SECRET, HttpBot, answers, local_settings, mention, serve, texts
 from slack_metrics import scrape, value
 
-from bot.slack.local_slack import SlackRequests
+from tests.kit.local_slack import SlackRequests
 from bot.slack.serve import serving_app
 
 RELOAD_FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "reload_rules"

@@ -7,7 +7,7 @@ import time
 from slack_harness import answers, mention
 from slack_metrics import scrape, value
 
-from bot.slack.local_slack import BOT_ID, BOT_USER_ID
+from tests.kit.local_slack import BOT_ID, BOT_USER_ID
 
 FITS = "can I fine-tune a 7B model on a single 4090?"
 

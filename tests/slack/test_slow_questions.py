@@ -15,7 +15,7 @@ from slack_harness import SIGNING_SECRET, HttpBot, answers, local_settings, ment
 from bot.messages import say
 from bot.ops.lifecycle import LIVENESS_PATH
 from bot.slack.app import app_answer_pool, build_app, close_app
-from bot.slack.local_slack import SlackRequests
+from tests.kit.local_slack import SlackRequests
 from bot.slack.serve import DEFAULT_ANSWER_PROCESSES, serving_app
 from bot.store import Store
 

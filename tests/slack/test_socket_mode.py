@@ -10,7 +10,7 @@ import pytest
 from slack_harness import SIGNING_SECRET, answers, local_settings, mention, texts
 
 from bot.slack.app import build_app, close_app
-from bot.slack.local_slack import LocalSocketModeServer, SlackRequests
+from tests.kit.local_slack import LocalSocketModeServer, SlackRequests
 from bot.slack.serve import socket_mode_handler
 
 FITS = "can I fine-tune a 7B model on a single 4090?"

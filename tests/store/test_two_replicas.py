@@ -148,7 +148,7 @@ def bolt_replicas(postgres):
     """start(api, **env) -> BoltReplica; every replica is stopped at the end."""
     import httpx
 
-    from bot.slack.local_slack import SlackRequests
+    from tests.kit.local_slack import SlackRequests
 
     postgres.open()  # migrate once before the replicas start
     started: list[BoltReplica] = []
@@ -214,7 +214,7 @@ def wait_until(condition, timeout: float = 60.0):
 
 def test_two_bolt_apps_on_one_postgres_answer_a_retried_event_once(bolt_replicas):
     """The real Slack app in two processes; Slack's retry of an event lands on the other replica."""
-    from bot.slack.local_slack import LocalSlackApi, SlackRequests
+    from tests.kit.local_slack import LocalSlackApi, SlackRequests
 
     with LocalSlackApi() as api:
         a, b = bolt_replicas.start(api), bolt_replicas.start(api)
@@ -244,7 +244,7 @@ def test_five_concurrent_follow_ups_on_two_replicas_lose_no_merge(bolt_replicas)
     """Follow-ups sent at the same moment to two replicas each add their slot: none is lost."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from bot.slack.local_slack import LocalSlackApi, SlackRequests
+    from tests.kit.local_slack import LocalSlackApi, SlackRequests
 
     root = "1700000300.000100"
     follow_ups = {"with 8k context": ("context", 8192), "batch size 4": ("batch_size", 4),
@@ -277,7 +277,7 @@ def test_a_button_opens_its_own_answer_on_either_replica_and_nobody_elses(bolt_r
     """Card buttons keep their answer in the store under a random id, scoped to the channel:
     a click on the other replica opens that answer; the id from another channel opens nothing."""
     from bot.slack import cards
-    from bot.slack.local_slack import LocalSlackApi, SlackRequests
+    from tests.kit.local_slack import LocalSlackApi, SlackRequests
 
     with LocalSlackApi() as api:
         a, b = bolt_replicas.start(api), bolt_replicas.start(api)
@@ -308,7 +308,7 @@ def test_a_button_opens_its_own_answer_on_either_replica_and_nobody_elses(bolt_r
 
 
 def test_app_home_recent_questions_are_the_same_on_every_replica(bolt_replicas):
-    from bot.slack.local_slack import LocalSlackApi, SlackRequests
+    from tests.kit.local_slack import LocalSlackApi, SlackRequests
 
     with LocalSlackApi() as api:
         a, b = bolt_replicas.start(api), bolt_replicas.start(api)
@@ -326,7 +326,7 @@ def test_rules_reload_on_one_replica_reloads_every_replica(bolt_replicas, tmp_pa
     """`/gpu rules reload` on A; B (no file watcher) converges on the same version through the store."""
     import shutil
 
-    from bot.slack.local_slack import LocalSlackApi, SlackRequests
+    from tests.kit.local_slack import LocalSlackApi, SlackRequests
 
     rules_dir = tmp_path / "rules"
     shutil.copytree(RELOAD_FIXTURE, rules_dir)
@@ -359,7 +359,7 @@ def test_rules_reload_on_one_replica_reloads_every_replica(bolt_replicas, tmp_pa
 def test_an_event_whose_replica_died_before_answering_is_taken_over(bolt_replicas):
     """A claims the event (a lease), acknowledges it and dies before answering; Slack's retry to B is
     refused while the lease runs and answered by B once it has expired."""
-    from bot.slack.local_slack import LocalSlackApi, SlackRequests
+    from tests.kit.local_slack import LocalSlackApi, SlackRequests
 
     lease = {"GPU_ADVISOR_SLACK_EVENT_LEASE": "3"}
     with LocalSlackApi() as api, LocalSlackApi() as unreachable:
