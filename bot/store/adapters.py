@@ -74,8 +74,12 @@ class StoreRecentQuestions:
         self.store = store
         self.per_user = per_user
 
-    def add(self, user_id: str, question: str) -> None:
-        self.store.add_recent_question(user_id, question, keep=self.per_user)
+    def add(self, user_id: str, question: str, channel: str | None = None) -> None:
+        """Also logs the question for `gpu-advisor audit` (who asked what), with the request id."""
+        from bot.ops.logs import request_id_var
+
+        self.store.add_recent_question(user_id, question, keep=self.per_user, channel=channel,
+                                       request_id=request_id_var.get())
 
     def for_user(self, user_id: str) -> list[str]:
         return self.store.recent_questions(user_id, limit=self.per_user)

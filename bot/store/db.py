@@ -41,7 +41,7 @@ from bot.store import tables as t
 from bot.store import migrations
 from bot.store.migrations import HEAD, SchemaTooNew
 from bot.host_report import GpuCounters, HostCheck, utcnow
-from bot.store.models import AuditEntry
+from bot.store.models import AuditEntry, QuestionEntry
 
 DATABASE_URL_ENV = "GPU_ADVISOR_DATABASE_URL"
 DATABASE_SCHEMA_ENV = "GPU_ADVISOR_DATABASE_SCHEMA"
@@ -372,11 +372,19 @@ class Store:
 
     # -- recent questions (App Home) -------------------------------------------------
     def add_recent_question(self, user_id: str, question: str, keep: int = 5,
-                            now: dt.datetime | None = None) -> None:
-        """Remember a user's question, keeping only their newest `keep`."""
+                            now: dt.datetime | None = None, *, channel: str | None = None,
+                            request_id: str | None = None) -> None:
+        """Remember a user's question, keeping only their newest `keep`, and log it for the audit
+        (`questions`: who asked which question), in one transaction."""
         table = t.recent_questions
+        now = now or utcnow()
+        logged = QuestionEntry(at=now, user=user_id, question=question, channel=channel, request_id=request_id,
+                               replica=self.claimed_by)
         with self._begin() as conn:
-            conn.execute(insert(table).values(user_id=user_id, question=question, asked_at=now or utcnow()))
+            conn.execute(insert(table).values(user_id=user_id, question=question, asked_at=now))
+            conn.execute(insert(t.question_log).values(
+                at=logged.at, user_id=logged.user, question=logged.question, channel=logged.channel,
+                request_id=logged.request_id, replica=logged.replica))
             stale = (select(table.c.id).where(table.c.user_id == user_id)
                      .order_by(table.c.asked_at.desc(), table.c.id.desc()).offset(keep))
             conn.execute(delete(table).where(table.c.id.in_(list(conn.execute(stale).scalars()))))
@@ -426,19 +434,32 @@ class Store:
             new_id = conn.execute(insert(t.audit_log).values(**values).returning(t.audit_log.c.id)).scalar_one()
         return entry.model_copy(update={"id": new_id})
 
-    def audit(self, host: str | None = None, since: dt.datetime | None = None, limit: int = 100) -> list[AuditEntry]:
-        """Audit entries, newest first."""
+    def audit(self, host: str | None = None, since: dt.datetime | None = None, limit: int = 100, *,
+              user: str | None = None, until: dt.datetime | None = None) -> list[AuditEntry]:
+        """Audit entries at or after `since` and before `until`, newest first."""
         table = t.audit_log
-        query = select(table).order_by(table.c.at.desc(), table.c.id.desc()).limit(limit)
+        query = _window(select(table), table.c.at, since, until).order_by(table.c.at.desc(), table.c.id.desc()).limit(limit)
         if host is not None:
             query = query.where(table.c.host == host)
-        if since is not None:
-            query = query.where(table.c.at >= since)
+        if user is not None:
+            query = query.where(table.c.user_id == user)
         with self._begin() as conn:
             rows = conn.execute(query).all()
         return [AuditEntry(id=r.id, at=r.at, user=r.user_id, host=r.host, job=r.job,
                            parameters=json.loads(r.parameters), outcome=r.outcome, detail=r.detail,
                            duration_s=r.duration_s, request_id=r.request_id) for r in rows]
+
+    def questions(self, since: dt.datetime | None = None, until: dt.datetime | None = None, *,
+                  user: str | None = None, limit: int = 1000) -> list[QuestionEntry]:
+        """Logged questions at or after `since` and before `until`, newest first."""
+        table = t.question_log
+        query = _window(select(table), table.c.at, since, until).order_by(table.c.at.desc(), table.c.id.desc()).limit(limit)
+        if user is not None:
+            query = query.where(table.c.user_id == user)
+        with self._begin() as conn:
+            rows = conn.execute(query).all()
+        return [QuestionEntry(id=r.id, at=r.at, user=r.user_id, question=r.question, channel=r.channel,
+                              request_id=r.request_id, replica=r.replica) for r in rows]
 
     # -- host check history ----------------------------------------------------------
     def record_check(self, check: HostCheck) -> HostCheck:
@@ -493,6 +514,14 @@ class Store:
             raise StoreError("drop_schema needs a PostgreSQL store with its own schema")
         with self._begin() as conn:
             conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
+
+
+def _window(query, column, since: dt.datetime | None, until: dt.datetime | None):
+    if since is not None:
+        query = query.where(column >= since)
+    if until is not None:
+        query = query.where(column < until)
+    return query
 
 
 def _first_line(exc: BaseException) -> str:

@@ -30,3 +30,30 @@ class AuditEntry(BaseModel):
     @classmethod
     def _utc(cls, value: dt.datetime) -> dt.datetime:
         return as_utc(value)
+
+
+QUESTION_MAX_CHARS = 4000  # the log keeps who asked what, not 40 KB pastes
+
+
+class QuestionEntry(BaseModel):
+    """One question the bot answered: who asked it, where, when, and which replica answered."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    at: dt.datetime = Field(default_factory=utcnow)
+    user: str = Field(min_length=1, max_length=255)
+    question: str
+    channel: str | None = Field(default=None, max_length=255)
+    request_id: str | None = Field(default=None, max_length=255)
+    replica: str | None = Field(default=None, max_length=255)
+    id: int | None = Field(default=None, description="set by the store")
+
+    @field_validator("at")
+    @classmethod
+    def _utc(cls, value: dt.datetime) -> dt.datetime:
+        return as_utc(value)
+
+    @field_validator("question")
+    @classmethod
+    def _clip(cls, value: str) -> str:
+        return value if len(value) <= QUESTION_MAX_CHARS else value[:QUESTION_MAX_CHARS - 1] + "…"

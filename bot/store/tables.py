@@ -69,6 +69,19 @@ audit_log = Table(
     Column("duration_s", Float, nullable=True),
     Column("request_id", String(255), nullable=True),
     Index("ix_audit_log_host_at", "host", "at"),
+    Index("ix_audit_log_user_id_at", "user_id", "at"),
+)
+
+question_log = Table(
+    "question_log", metadata,
+    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True),
+    Column("at", UtcDateTime, nullable=False, index=True),
+    Column("user_id", String(255), nullable=False),
+    Column("question", Text, nullable=False, comment="as asked, clipped to 4,000 characters"),
+    Column("channel", String(255), nullable=True),
+    Column("request_id", String(255), nullable=True),
+    Column("replica", String(255), nullable=True, comment="the replica that answered"),
+    Index("ix_question_log_user_id_at", "user_id", "at"),
 )
 
 host_checks = Table(

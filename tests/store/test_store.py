@@ -291,3 +291,31 @@ def test_the_published_rule_base_version_and_its_generation(backend, store):
     assert other.rule_base_state() == ("v1+k1", 1)
     assert other.publish_rule_base("v1+k1") == 2  # a reload of the same version still tells everyone
     assert store.rule_base_state() == ("v1+k1", 2)
+
+
+# -- who asked which question (gpu-advisor audit) -----------------------------------------
+
+def test_every_answered_question_is_logged_beyond_app_homes_five(backend, store):
+    other = backend.open(claimed_by="replica-b")
+    for n in range(7):
+        (store if n % 2 else other).add_recent_question("U1", f"question {n}", keep=5, channel="C1",
+                                                        request_id=f"r{n}", now=T0 + dt.timedelta(minutes=n))
+    store.add_recent_question("U2", "x" * 5000, now=T0 + dt.timedelta(minutes=10))
+    assert len(store.recent_questions("U1")) == 5  # App Home's list is still five
+    logged = store.questions()
+    assert [q.question[:10] for q in logged] == ["x" * 10] + [f"question {n}" for n in range(6, -1, -1)]
+    assert len(logged[0].question) == 4000 and logged[0].question.endswith("…")
+    newest_u1 = logged[1]
+    assert (newest_u1.user, newest_u1.channel, newest_u1.request_id, newest_u1.replica) == ("U1", "C1", "r6", "replica-b")
+    assert [q.question for q in store.questions(user="U1", since=T0 + dt.timedelta(minutes=2),
+                                                until=T0 + dt.timedelta(minutes=4))] == ["question 3", "question 2"]
+    assert store.questions(until=T0) == [] and len(store.questions(limit=3)) == 3
+
+
+def test_audit_filters_by_user_and_a_time_window(store):
+    for minute, user in enumerate(["U1", "U2", "U1", "U1"]):
+        store.append_audit(AuditEntry(at=T0 + dt.timedelta(minutes=minute), user=user, host="h", job="check",
+                                      outcome="ok"))
+    assert len(store.audit(user="U1")) == 3
+    assert [e.at.minute for e in store.audit(user="U1", since=T0 + dt.timedelta(minutes=1),
+                                             until=T0 + dt.timedelta(minutes=3))] == [2]
