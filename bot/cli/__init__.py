@@ -40,6 +40,8 @@ COMMANDS: dict[str, Command] = {
     "chat": Command("bot.cli.chat:configure_chat", "ask questions and follow-ups in a terminal conversation"),
     "history": Command("bot.cli.store:configure_history",
                        "a host's GPU health history (ECC, remapped rows, retired pages, Xids)"),
+    "audit": Command("bot.cli.audit:configure_audit",
+                     "who asked which question and every dispatch to a host agent (--since, --user, --json)"),
     "db": Command("bot.cli.store:configure_db", "the store's schema: show its version or apply migrations"),
     "doctor": Command("bot.cli.doctor:configure_doctor",
                       "check configuration, Slack tokens, store, rules and agents; say how to fix"),
