@@ -21,7 +21,7 @@ CORE = {"bot.models", "bot.errors", "bot.cache", "bot.yamlio", "bot.knowledge", 
         # caller's choice of URL, made lazily); the price composer reads them
         "bot.prices"}
 # bot.services is the composition root: it builds the adapters, so it is one.
-ADAPTERS = {"bot.cli", "bot.slack", "bot.agent", "bot.dispatch", "bot.store", "bot.ops",
+ADAPTERS = {"bot.cli", "bot.slack", "bot.agent", "bot.dispatch", "bot.store", "bot.ops", "bot.answer_pool",
             "bot.services", "bot.fleet"}
 
 

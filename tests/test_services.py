@@ -97,7 +97,7 @@ def conformance_problems(impl, protocol) -> list[str]:
 
 
 def _worker(store_url):
-    from bot.slack.answer_pool import _Worker
+    from bot.answer_pool import _Worker
 
     worker = _Worker(str(DEFAULT_RULES_DIR), store_url, None)
     return worker

@@ -6,7 +6,7 @@
   conversation state per thread, the Slack event dedupe (replicas sharing one PostgreSQL answer
   a retried event once and continue each other's threads), the dispatch audit log and the
   check history. With GPU_ADVISOR_SLACK_ANSWER_PROCESSES > 0 the answer workers open the same
-  store by its URL (`bot/slack/answer_pool.py`).
+  store by its URL (`bot/answer_pool.py`).
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ from bot.ops.metrics import REGISTRY, answer_timer, record_reload, record_rule_f
 from bot.seams import RuleSource, StoreSeam
 from bot.messages import say
 from bot.slack import cards
-from bot.slack.answer_pool import AnswerTooLong
+from bot.answer_pool import AnswerTooLong
 from bot.slack.cards import Card, HomeInfo, escape
 from bot.slack.price_card import price_card
 from bot.slack.settings import Mode, SlackSettings, SlackSettingsError
@@ -1016,7 +1016,7 @@ def start_answer_pool(settings: SlackSettings, rules: RuleSource, store: StoreSe
     (or unset: `serving_app` decides the default for `serve`)."""
     if not settings.answer_processes:
         return None
-    from bot.slack.answer_pool import AnswerPool, AnswerPoolError, store_is_shareable
+    from bot.answer_pool import AnswerPool, AnswerPoolError, store_is_shareable
 
     if not store_is_shareable(store):
         raise SlackSettingsError("GPU_ADVISOR_SLACK_ANSWER_PROCESSES needs a store other processes can open "

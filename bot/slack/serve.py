@@ -222,7 +222,7 @@ def with_default_answer_processes(settings, store):
     over a store other processes can open, else 0 (answers in threads, logged as a warning)."""
     if settings.answer_processes is not None:
         return settings
-    from bot.slack.answer_pool import store_is_shareable
+    from bot.answer_pool import store_is_shareable
 
     if store_is_shareable(store):
         return settings.model_copy(update={"answer_processes": DEFAULT_ANSWER_PROCESSES})

@@ -55,7 +55,7 @@ class SlackSettings(BaseSettings):
     # Threads that run the slow part of each request (answers, uploads) after the ack. Answering
     # is CPU-bound under one GIL: more threads than this only slow the acks down (bench/slack_bench.py).
     workers: int = Field(default=4, ge=1, le=256, validation_alias="GPU_ADVISOR_SLACK_WORKERS")
-    # Worker processes that compute answers beside the app's GIL (bot/slack/answer_pool.py);
+    # Worker processes that compute answers beside the app's GIL (bot/answer_pool.py);
     # 0 answers in the listener threads. Needs a store other processes can open (`serve` has one).
     # Unset: `serve` uses 2 when its store can be shared (a SQLite file or PostgreSQL), else 0, so
     # that one slow question cannot hold the acks and health endpoints (docs/operations.md §8).
