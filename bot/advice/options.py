@@ -222,6 +222,11 @@ def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> Optio
     8-GPU node when any does (a multi-node cluster is a different purchase)."""
     excluded = set(exclude)
     objectives = ctx.objectives
+    china = objectives is not None and objectives.market == "china"
+    # Training across several GPUs without a price to compare: the fastest card in the market sets
+    # the pace, and one with a small share of its compute (H20 beside H800) is no training choice.
+    fastest = max((_bf16(g) for g in ctx.catalog.gpus.values()
+                   if usable_for(ctx, g) and (objectives is None or in_market(g, objectives))), default=0.0)
     best: tuple[tuple, Plan, float | None] | None = None
     for gpu in ctx.catalog.gpus.values():
         if gpu.id in excluded or not usable_for(ctx, gpu):
@@ -232,8 +237,11 @@ def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> Optio
             continue  # a modified board is never suggested unasked
         plan = _smallest_comfortable(ctx, gpu)
         hours = ctx.hours(gpu, plan.count) if plan is not None else None
-        if objectives is not None and objectives.deadline_hours and ctx.workload == "training":
-            late = deadline_plan(ctx, gpu, objectives.deadline_hours)
+        deadline = objectives.deadline_hours if objectives is not None else None
+        if deadline is None and hours is not None and hours > DEFAULT_TRAINING_HOURS:
+            deadline = DEFAULT_TRAINING_HOURS  # no deadline given: a cluster that finishes in weeks, not years
+        if deadline and ctx.workload == "training":
+            late = deadline_plan(ctx, gpu, deadline)
             if late is None:
                 continue  # no count of this GPU finishes in time
             if plan is None or late.count > plan.count:
@@ -242,7 +250,10 @@ def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> Optio
             continue  # a GeForce rig beyond one node is not a setup anyone rents
         if plan.count > 1 and not gpu.nvlink and _form(gpu.form_factor) == "other":
             continue  # a superchip rented one per instance (GH200): several are joined by the network only
-        rate = typical_rate(ctx.catalog, gpu.id)
+        # The price table is US clouds' (USD): it does not rank cards rented in China.
+        rate = None if china else typical_rate(ctx.catalog, gpu.id)
+        if rate is None and ctx.workload == "training" and plan.count > 1 and _bf16(gpu) < fastest * SLOW_TRAINING_SHARE:
+            continue
         if objectives is not None and objectives.budget and objectives.budget_period == "hour" and rate \
                 and objectives.budget_currency == "USD" and rate * plan.count > objectives.budget:
             continue  # over the hourly budget
@@ -251,14 +262,27 @@ def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> Optio
         tp_over_pcie = plan.strategy in ("tp", "tp-pp") and plan.count > 2 and not plan.interconnect_ok
         # Beyond one node, a training cluster is built of SXM boards (NVSwitch inside each node).
         pcie_cluster = plan.count > 8 and _form(gpu.form_factor) != "sxm"
-        # Without a price, fewer and smaller GPUs stand in for cheaper ones.
-        key = (plan.count > 8, tp_over_pcie, pcie_cluster, rate * plan.count if rate else float("inf"), plan.count,
-               gpu.memory_gb)
+        # Without a price, the memory rented (count x memory per GPU) stands in for the cost, then the
+        # faster card; fewer GPUs break ties.
+        key = (plan.count > 8, tp_over_pcie, pcie_cluster, rate * plan.count if rate else float("inf"),
+               plan.count * gpu.memory_gb, -_bf16(gpu), plan.count)
         if best is None or key < best[0]:
             best = (key, plan, hours)
     if best is None:
         return None
     return _option("comfortable", best[1], hours=best[2])
+
+
+# A training run longer than this, with no deadline stated, is planned as the cluster that finishes
+# in this time (pretraining is weeks on many GPUs, never one GPU for years).
+DEFAULT_TRAINING_HOURS = 30 * 24.0
+# Below this share of the market's fastest dense BF16, a card is not offered for multi-GPU training
+# when no price says it is worth it (H20: 148 of H800's 989 TFLOPS; A800's 312 stays).
+SLOW_TRAINING_SHARE = 0.25
+
+
+def _bf16(gpu: GpuSpec) -> float:
+    return gpu.dense_tflops.get("bf16") or gpu.dense_tflops.get("fp16") or 0.0
 
 
 def representative(catalog: Catalog, name: str) -> GpuSpec:
@@ -319,6 +343,10 @@ HOURS_PER_MONTH = 730.0
 _CHINA_CLOUDS = re.compile(r"阿里云|aliyun|alibaba cloud|autodl|火山引擎|volcengine|volcano engine|腾讯云|tencent cloud"
                            r"|华为云|huawei cloud|百度智能云|天翼云|ctyun|恒源云|矩池云|featurize", re.IGNORECASE)
 _CHINA_PROVIDERS = frozenset({"aliyun"})
+# A team that says it is in China ("China-based", "a Shenzhen team", "in mainland China"), in any language.
+_CHINA_TEAM = re.compile(r"\bchina(?:-based)?\b|\bchinese (?:team|company|cloud|market|provider)s?\b|\bmainland\b"
+                         r"|\b(?:shenzhen|beijing|shanghai|hangzhou|guangzhou|chengdu|nanjing|wuhan)\b|国内|大陆|境内",
+                         re.IGNORECASE)
 
 
 class Objectives(BaseModel):
@@ -347,7 +375,8 @@ class Objectives(BaseModel):
 
 def market_for(req: Requirement, language: str = "en", question: str = "") -> Literal["global", "china"]:
     """China when the question is in Chinese, names a Chinese cloud, or prices in yuan."""
-    if language == "zh" or (req.provider in _CHINA_PROVIDERS) or _CHINA_CLOUDS.search(question or ""):
+    if language == "zh" or (req.provider in _CHINA_PROVIDERS) or _CHINA_CLOUDS.search(question or "") \
+            or _CHINA_TEAM.search(question or ""):
         return "china"
     if req.budget_currency == "CNY" or any(c.currency == "CNY" for c in req.costs):
         return "china"

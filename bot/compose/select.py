@@ -16,7 +16,8 @@ _PRIMER_VERDICT = re.compile(r"^verdict\.(?:topic-|ask-|need-|recommend-needs|fi
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.latency import meeting_targets  # stated TTFT/TPOT targets decide the pick
-    reply = compared(ask, ctx) or meeting_targets(ask, ctx)
+    from bot.compose.select_market import china_choice  # a team renting in China: the cards rented there
+    reply = compared(ask, ctx) or meeting_targets(ask, ctx) or china_choice(ask, ctx)
     if reply is not None:
         return reply
     verdict, recs = ctx.answer.verdict, ctx.answer.recommendations

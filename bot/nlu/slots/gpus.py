@@ -55,6 +55,7 @@ def _mentions(scan: Scan) -> list[Mention]:
             continue  # "3090亿参数" is a size, not an RTX 3090
         if _RULED_OUT.search(scan.text, max(0, m.start() - 16), m.start()):
             scan.name(m.start(), m.end())
+            scan.take(m.start(), m.end())  # nor a GPU the catalog lacks (bot.nlu.slots.unknown_gpus)
             continue  # "don't say H100", "除了 H100": the user ruled it out, so it is not their GPU
         mentions.append(_with_memory_before(scan, m, value))
     return mentions

@@ -1,0 +1,98 @@
+"""A choice for a team that rents in China (issue #24): "we're a Shenzhen team, which GPUs can we
+actually get?", "国内租什么卡". The answer leads with the cards rented there (the catalog's China-market
+parts), the one that fits this job best with its deciding number, and what each other card is for:
+training on compute (H800, A800), serving big models on memory and bandwidth (H20), cheaper PCIe
+inference (L20), development on GeForce boards (RTX 4090 D, modified 48 GB boards)."""
+
+from __future__ import annotations
+
+from bot.advice.options import market_for
+from bot.compose import ComposeContext
+from bot.knowledge import GpuSpec
+from bot.messages import say
+from bot.messages.format import count as fmt_count
+from bot.messages.format import gpu_name, gpu_setup
+from bot.models import Ask, AskAnswer, Recommendation
+
+
+def china_choice(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """The China-market lead for a choice that names no GPU, or None elsewhere."""
+    req = ctx.requirement
+    if req.gpu or req.gpu_options or market_for(req, ctx.language, ctx.question) != "china":
+        return None
+    cards = china_cards(ctx)
+    if not cards:
+        return None
+    lang = ctx.language
+    roles = _roles(cards)
+    listed = say("select.china_cards", lang, cards=_names(ctx, [c for role in roles.values() for c in role]))
+    top = next((r for r in ctx.answer.recommendations if r.fits and r.gpu in ctx.catalog.gpus
+                and "china" in ctx.catalog.gpus[r.gpu].markets), None)
+    lead = listed if top is None else listed + ("" if lang == "zh" else " ") + _pick(ctx, top)
+    details = [line for line in (_role_line(ctx, name, specs) for name, specs in roles.items()) if line]
+    details.append(say("select.china_confirm", lang))
+    return AskAnswer(kind="select", lead=lead, details=details, rule="selection.china-market",
+                     sources=sorted({s for c in cards for s in c.sources[:2]}),
+                     figures={"gpu": top.gpu if top else None, "count": top.count if top else None})
+
+
+def china_cards(ctx: ComposeContext) -> list[GpuSpec]:
+    """One card per China-market family (rented only there), the SXM board with the most memory first."""
+    best: dict[str, GpuSpec] = {}
+    for gpu in ctx.catalog.gpus.values():
+        if gpu.markets != ["china"]:
+            continue
+        seen = best.get(gpu.family)
+        if seen is None or (_sxm(gpu), gpu.memory_gb, gpu.nvidia_product) > (_sxm(seen), seen.memory_gb, seen.nvidia_product):
+            best[gpu.family] = gpu
+    return list(best.values())
+
+
+def _sxm(gpu: GpuSpec) -> bool:
+    return "SXM" in gpu.form_factor.upper()
+
+
+def _bf16(gpu: GpuSpec) -> float:
+    return gpu.dense_tflops.get("bf16") or gpu.dense_tflops.get("fp16") or 0.0
+
+
+def _roles(cards: list[GpuSpec]) -> dict[str, list[GpuSpec]]:
+    """Cards by what they are for: the NVLink data-centre boards with the most compute train; the one
+    with the most bandwidth per TFLOPS serves; PCIe data-centre cards serve cheaper; GeForce boards develop."""
+    datacenter = [c for c in cards if c.gpu_class == "datacenter"]
+    linked = sorted((c for c in datacenter if c.nvlink), key=_bf16, reverse=True)
+    serving = max(linked, key=lambda c: c.bandwidth_gbs / max(_bf16(c), 1), default=None)
+    training = [c for c in linked if c is not serving and _bf16(c) >= 2 * _bf16(serving or c)] or linked[:1]
+    pcie = [c for c in datacenter if not c.nvlink]
+    geforce = [c for c in cards if c.gpu_class == "consumer" and c.nvidia_product]
+    return {"train": training, "serve": [serving] if serving else [], "pcie": pcie, "dev": geforce}
+
+
+def _names(ctx: ComposeContext, specs: list[GpuSpec]) -> str:
+    sep = "、" if ctx.language == "zh" else ", "
+    return sep.join(gpu_name(ctx.catalog, s.id) for s in specs)
+
+
+def _role_line(ctx: ComposeContext, role: str, specs: list[GpuSpec]) -> str | None:
+    if not specs:
+        return None
+    lang = ctx.language
+    sep = " / "
+    return say(f"select.china_{role}", lang, cards=_names(ctx, specs),
+               tflops=sep.join(fmt_count(round(_bf16(s))) for s in specs),
+               bandwidth=sep.join(fmt_count(s.bandwidth_gbs) for s in specs),
+               memory=sep.join(fmt_count(s.memory_gb) for s in specs),
+               nvlink=sep.join(fmt_count(s.nvlink_bandwidth_gbs or 0) for s in specs))
+
+
+def _pick(ctx: ComposeContext, rec: Recommendation) -> str:
+    spec = ctx.catalog.gpus[rec.gpu]
+    lang = ctx.language
+    key = "select.china_pick_training" if (ctx.requirement.workload == "training") else "select.china_pick_serving"
+    line = say(key, lang, setup=gpu_setup(ctx.catalog, rec.gpu, rec.count or 1, lang),
+               need=f"{rec.need_gb or 0:.0f}", have=f"{rec.have_gb or 0:.0f}",
+               tflops=fmt_count(round(_bf16(spec))), bandwidth=fmt_count(spec.bandwidth_gbs))
+    if rec.hours:  # the training time decides a cluster's size
+        line += "" if lang == "zh" else " "
+        line += say("select.china_time", lang, days=fmt_count(round(rec.hours / 24, 1)), hours=fmt_count(round(rec.hours)))
+    return line

@@ -1,0 +1,60 @@
+"""`select` asks (issue #24): a team renting in China gets the cards rented there, judged on its job;
+training is never handed to a card with a small share of the market's compute; a training run with
+no deadline is planned as a cluster that finishes in weeks. Real parser, sizer, rules and catalog."""
+
+import pytest
+
+from bot.advice.options import DEFAULT_TRAINING_HOURS, market_for
+from bot.advisor import Advisor
+from bot.conversation import Conversations
+from bot.models import Requirement
+from bot.render.text import render_text
+
+
+@pytest.fixture(scope="module")
+def advisor() -> Advisor:
+    return Advisor()
+
+
+def ask(advisor, text):
+    return Conversations(advisor).ask("t", text)
+
+
+def test_a_team_that_says_it_is_in_china_rents_in_china():
+    assert market_for(Requirement(), "en", "we're a China-based team (Shenzhen)") == "china"
+    assert market_for(Requirement(), "en", "a Beijing startup serving a 70B") == "china"
+    assert market_for(Requirement(), "en", "we are a team in Berlin") == "global"
+
+
+def test_a_ruled_out_gpu_is_neither_the_users_gpu_nor_an_unknown_one(advisor):
+    answer = ask(advisor, "China-based team, need to train 13B models. which GPUs can we get? don't say H100")
+    req = answer.requirement
+    assert req.gpu is None and req.unknown_gpu is None
+    assert "no specs" not in render_text(answer)
+
+
+def test_a_china_team_gets_the_cards_rented_there_with_a_training_pick_on_compute(advisor):
+    answer = ask(advisor, "we're a China-based team (Shenzhen). need to train 13B models. which NVIDIA GPUs can we get?")
+    text = render_text(answer)
+    first = text.splitlines()[0]
+    assert first.startswith("Cards you can rent in China:")
+    for card in ("H800", "A800", "H20", "L20"):
+        assert card in first
+    assert "H100" not in first and "A40" not in text
+    top = answer.recommendations[0]
+    assert "china" in advisor.catalog.gpus[top.gpu].markets
+    assert not top.gpu.startswith("h20")  # H20's 148 TFLOPS BF16 is no training card
+    assert "TFLOPS dense BF16" in first
+
+
+def test_a_chinese_question_gets_the_chinese_market_lead(advisor):
+    answer = ask(advisor, "我们组主要做 7B 模型 LoRA 微调，租什么卡比较合适？")
+    first = render_text(answer).splitlines()[0]
+    assert first.startswith("国内能租到的卡：") and "这个训练任务选" in first
+
+
+def test_a_long_training_run_without_a_deadline_is_a_cluster_that_finishes_in_weeks(advisor):
+    answer = ask(advisor, "预训练一个 7B 模型，1T token，租什么集群，多久训完？")
+    top = answer.recommendations[0]
+    assert top.count >= 16 and top.hours <= DEFAULT_TRAINING_HOURS
+    assert "天" in render_text(answer).splitlines()[0]
