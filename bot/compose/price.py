@@ -20,6 +20,7 @@ import os
 import re
 
 from bot.compose import ComposeContext
+from bot.compose import price_missing
 from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -60,6 +61,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     billing: PriceBilling = "spot" if (req.billing == "spot" or _SPOT.search(text)) else "on-demand"
     region = next(iter(regions_in(text, catalog)), None)
     provider = _provider(ctx, text)
+    unlisted = price_missing.unlisted_provider(ctx, text)
+    if unlisted:
+        region = None  # a region of a provider the table lacks ("华东") matches none of its rows
     if req.model or req.params_b or req.dataset_tokens_b:
         # "What would it cost to fine-tune X on an H100?": the job's cost, priced from the table's rows.
         asked = {g for group in _gpu_groups(ask, ctx, []) for g in group}
@@ -72,17 +76,19 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return _instance_answer(ctx, instances[0], region, billing, text)
     if not gpu_groups:
         return None
+    if unlisted:
+        return _missing(ctx, gpu_groups[0], billing, price_missing.Missing(provider=unlisted), text)
     hours = _hours(text)
     if len(gpu_groups) >= 2 and not req.gpu_count:
-        return _versus(ctx, gpu_groups[0], gpu_groups[1], billing, region, provider)
+        return _versus(ctx, gpu_groups[0], gpu_groups[1], billing, region, provider, text)
     gpus = gpu_groups[0]
     if req.gpu_count and hours:
-        return _job(ctx, gpus, req.gpu_count, hours, billing, region, provider)
+        return _job(ctx, gpus, req.gpu_count, hours, billing, region, provider, text)
     if req.gpu_hours and not _PER_HOUR.search(text):
-        return _gpu_hours(ctx, gpus, req.gpu_hours, billing, region, provider)
+        return _gpu_hours(ctx, gpus, req.gpu_hours, billing, region, provider, text)
     if req.gpu_count and req.gpu_count > 1:
-        return _job(ctx, gpus, req.gpu_count, None, billing, region, provider)
-    return _cheapest(ctx, gpus, billing, region, provider)
+        return _job(ctx, gpus, req.gpu_count, None, billing, region, provider, text)
+    return _cheapest(ctx, gpus, billing, region, provider, text)
 
 
 # -- what the ask is about -------------------------------------------------------------------
@@ -178,14 +184,38 @@ _PROVIDER_WORDS = {"aws": r"\baws\b|amazon|亚马逊", "gcp": r"\bgcp\b|google\s
                    "runpod": r"runpod", "vast": r"vast(?:\.ai)?\b"}
 
 
-def _provider(ctx: ComposeContext, text: str) -> str | None:
-    """The provider the ask is limited to: the requirement's, else one named in the text; only one the
-    table lists."""
+def _provider(ctx: ComposeContext, text: str) -> str | frozenset[str] | None:
+    """The providers the ask is limited to: the requirement's ("on vast / runpod" names two), else those
+    named in the text; only ones the table lists."""
     listed = {o.provider for o in offers(ctx.catalog)}
-    if ctx.requirement.provider in listed:
-        return ctx.requirement.provider
-    named = [p for p, rx in _PROVIDER_WORDS.items() if p in listed and re.search(rx, text, re.IGNORECASE)]
-    return named[0] if len(named) == 1 else None
+    req = ctx.requirement
+    named = [p for p in dict.fromkeys([req.provider, *req.provider_options]) if p in listed]
+    if not named:
+        named = [p for p, rx in _PROVIDER_WORDS.items() if p in listed and re.search(rx, text, re.IGNORECASE)]
+    if not named:
+        return None
+    return named[0] if len(named) == 1 else frozenset(named)
+
+
+def _provider_words(ctx: ComposeContext, provider: str | frozenset[str] | None, region: str | None) -> str:
+    """What limited a lookup, as the user named it: "RunPod", "Vast.ai / RunPod", a region."""
+    names = [provider] if isinstance(provider, str) else sorted(provider or ())
+    parts = [provider_name(ctx.catalog, p) for p in names] + ([shown(region, 40)] if region else [])
+    return " / ".join(parts)
+
+
+def _limits(ctx: ComposeContext, provider: str | frozenset[str] | None, region: str | None) -> price_missing.Missing:
+    return price_missing.Missing(restricted=_provider_words(ctx, provider, region) or None)
+
+
+def _missing(ctx: ComposeContext, gpus: list[str], billing: PriceBilling, missing: price_missing.Missing,
+             text: str) -> AskAnswer:
+    lead, details, figures = price_missing.answer(ctx, gpus, _name(ctx, gpus), billing, missing,
+                                                  ctx.requirement.gpu_count, text)
+    reply = _answer(ctx, lead, details, billing, figures)
+    if missing.provider == "aliyun":
+        reply.sources = [*reply.sources, "aliyun-gpu-billing"]
+    return reply
 
 
 def _max_age() -> int:
@@ -285,12 +315,12 @@ def _zone_line(ctx: ComposeContext, offer: Offer, billing: PriceBilling) -> str 
 
 
 def _cheapest(ctx: ComposeContext, gpus: list[str], billing: PriceBilling, region: str | None,
-              provider: str | None = None) -> AskAnswer:
+              provider: str | frozenset[str] | None = None, text: str = "") -> AskAnswer:
     lang = ctx.language
     rows = cheapest(ctx.catalog, gpus, billing=billing, region=region, provider=provider, limit=3,
                     per_provider=provider is None)
     if not rows:
-        return _no_rows(ctx, _name(ctx, gpus), billing, region)
+        return _missing(ctx, gpus, billing, _limits(ctx, provider, region), text)
     best = rows[0]
     lead = say("price.cheapest_lead", lang, gpu=gpu_name(ctx.catalog, best.gpu) if len(gpus) == 1 else _name(ctx, gpus),
                billing=say(f"price.billing_{billing}", lang), per_gpu=_m(ctx, best.per_gpu(billing), best.currency),
@@ -316,15 +346,25 @@ def _cheapest(ctx: ComposeContext, gpus: list[str], billing: PriceBilling, regio
 
 
 def _versus(ctx: ComposeContext, a: list[str], b: list[str], billing: PriceBilling, region: str | None,
-            provider: str | None = None) -> AskAnswer:
+            provider: str | frozenset[str] | None = None, text: str = "") -> AskAnswer:
     lang = ctx.language
     best_a = next(iter(cheapest(ctx.catalog, a, billing=billing, region=region, provider=provider, limit=1)), None)
     best_b = next(iter(cheapest(ctx.catalog, b, billing=billing, region=region, provider=provider, limit=1)), None)
     word = say(f"price.billing_{billing}", lang)
+    details = []
+    if (best_a is None or best_b is None) and (provider or region):
+        # "4090 on vast / runpod? is a 5090 much more?": the side the named places lack, from elsewhere
+        gpus = a if best_a is None else b
+        details.append(say("price.missing_where", lang, what=_name(ctx, gpus), billing=word,
+                           where=_provider_words(ctx, provider, region)).strip()
+                       + say("price.vs_elsewhere", lang))
+        found = next(iter(cheapest(ctx.catalog, gpus, billing=billing, limit=1)), None)
+        best_a, best_b = (found, best_b) if best_a is None else (best_a, found)
     if best_a is None or best_b is None:
-        missing = _name(ctx, a if best_a is None else b)
-        lead = say("price.vs_missing", lang, billing=word, gpu=missing)
-        return _answer(ctx, lead, [], billing, {})
+        present, gpus = (b, a) if best_a is None else (a, b)
+        reply = _cheapest(ctx, present, billing, region, provider, text)
+        reply.details.insert(0, say("price.vs_missing", lang, billing=word, gpu=_name(ctx, gpus)))
+        return reply
     pa, pb = best_a.per_gpu(billing), best_b.per_gpu(billing)
     name_a, name_b = _name(ctx, a), _name(ctx, b)
     cheaper, low, high = (name_a, pa, pb) if pa <= pb else (name_b, pb, pa)
@@ -337,15 +377,15 @@ def _versus(ctx: ComposeContext, a: list[str], b: list[str], billing: PriceBilli
                cheaper=cheaper, pct=pct)
     figures = {"per_gpu_hour_a": pa, "per_gpu_hour_b": pb, "gpu_a": best_a.gpu, "gpu_b": best_b.gpu,
                "provider_a": best_a.provider, "provider_b": best_b.provider}
-    return _answer(ctx, lead, [], billing, figures)
+    return _answer(ctx, lead, details, billing, figures)
 
 
 def _job(ctx: ComposeContext, gpus: list[str], n: int, hours: float | None, billing: PriceBilling,
-         region: str | None, provider: str | None = None) -> AskAnswer:
+         region: str | None, provider: str | frozenset[str] | None = None, text: str = "") -> AskAnswer:
     lang = ctx.language
     plans = price_job(ctx.catalog, gpus, n, hours or 1.0, billing=billing, region=region, provider=provider, limit=3)
     if not plans:
-        return _no_rows(ctx, say("price.gpus", lang, count=count(n), gpu=_name(ctx, gpus)), billing, region)
+        return _missing(ctx, gpus, billing, _limits(ctx, provider, region), text)
     best = plans[0]
     offer = best.offer
     word = say(f"price.billing_{billing}", lang)
@@ -426,11 +466,11 @@ def _job_cost(ctx: ComposeContext, billing: PriceBilling, asked: set[str]) -> As
 
 
 def _gpu_hours(ctx: ComposeContext, gpus: list[str], gpu_hours: float, billing: PriceBilling,
-               region: str | None, provider: str | None = None) -> AskAnswer:
+               region: str | None, provider: str | frozenset[str] | None = None, text: str = "") -> AskAnswer:
     lang = ctx.language
     rows = cheapest(ctx.catalog, gpus, billing=billing, region=region, provider=provider, limit=1)
     if not rows:
-        return _no_rows(ctx, _name(ctx, gpus), billing, region)
+        return _missing(ctx, gpus, billing, _limits(ctx, provider, region), text)
     best = rows[0]
     total = best.per_gpu(billing) * gpu_hours
     lead = say("price.gpu_hours_lead", lang, gpu_hours=count(gpu_hours), gpu=gpu_name(ctx.catalog, best.gpu),

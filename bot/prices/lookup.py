@@ -196,14 +196,21 @@ def instance_price(catalog: Catalog, instance_type: str, region: str | None = No
                          region_found=bool(in_region), regions=rows[:MAX_RESULTS])
 
 
+def _provider_matches(offer: Offer, provider: str | frozenset[str] | None) -> bool:
+    """One provider, or any of several named ("on vast / runpod"); None: any."""
+    if provider is None:
+        return True
+    return offer.provider == provider if isinstance(provider, str) else offer.provider in provider
+
+
 def cheapest(catalog: Catalog, gpus: list[str], billing: PriceBilling = "on-demand", region: str | None = None,
-             provider: str | None = None, limit: int = 3, per_provider: bool = True) -> list[Offer]:
+             provider: str | frozenset[str] | None = None, limit: int = 3, per_provider: bool = True) -> list[Offer]:
     """The cheapest offers per GPU-hour for any of `gpus`, cheapest first: with `per_provider`, each
     provider's best offer only (so the runners-up are other places to rent), else each instance type's
     best region. Bounded by `limit`."""
     wanted = set(gpus)
     rows = [o for o in offers(catalog) if o.gpu in wanted and o.price(billing) is not None
-            and _region_matches(o, region) and (provider is None or o.provider == provider)]
+            and _region_matches(o, region) and _provider_matches(o, provider)]
     rows.sort(key=lambda o: (o.per_gpu(billing), o.gpu_count, o.provider, o.instance_type or "", o.region or ""))
     out: list[Offer] = []
     seen: set = set()
@@ -219,7 +226,7 @@ def cheapest(catalog: Catalog, gpus: list[str], billing: PriceBilling = "on-dema
 
 
 def price_job(catalog: Catalog, gpus: list[str], count: int, hours: float, billing: PriceBilling = "on-demand",
-              region: str | None = None, provider: str | None = None, limit: int = 3,
+              region: str | None = None, provider: str | frozenset[str] | None = None, limit: int = 3,
               one_instance: bool | None = None) -> list[JobPrice]:
     """`count` GPUs for `hours`, priced on whole instances (as many as hold the count), cheapest total
     first, one per provider; ties go to the plan that pays for fewer unused GPUs. With `one_instance`
@@ -233,7 +240,7 @@ def price_job(catalog: Catalog, gpus: list[str], count: int, hours: float, billi
         price = offer.price(billing)
         if offer.gpu not in wanted or price is None or not _region_matches(offer, region):
             continue
-        if provider is not None and offer.provider != provider:
+        if not _provider_matches(offer, provider):
             continue
         instances = -(-count // offer.gpu_count)
         hourly = instances * price

@@ -140,7 +140,39 @@ def test_a_hand_kept_table_names_its_newest_quote_and_an_example_one_says_so(tmp
 def test_nothing_to_price_gives_nothing_and_a_missing_gpu_says_so(catalog):
     assert _answer(catalog, "how much is it?") is None
     reply = _answer(catalog, "cheapest H20?", subjects=["h20-96gb"], gpu="h20-96gb")
-    assert reply.lead == "The price table has no on demand price for H20 96GB."
+    # no row anywhere: said plainly, with the nearest listed card (same architecture and module), no invented price
+    assert reply.lead.startswith("The catalog has no on demand row for H20 96GB at any provider it lists (AWS, ")
+    assert "Nearest listed card: H100 SXM, on demand from $1.80/GPU-hour at Vast.ai" in reply.lead
+    assert reply.figures["nearest_gpu"] == "h100-sxm"
+
+
+def test_a_provider_the_catalog_lacks_is_said_with_the_nearest_figures_and_how_to_read_its_page(catalog):
+    text = "阿里云 A10 单卡（gn7i 那种）按量一小时多少钱？华东"
+    reply = _answer(catalog, text, language="zh", subjects=["a10"], gpu="a10", gpu_count=1, provider="aliyun")
+    assert reply.lead.startswith("SkyPilot 价格目录里没有阿里云的报价（只收录 AWS、Google Cloud、Lambda、RunPod、Vast.ai）")
+    assert "最接近的参考：A10（按需）最低 $0.26/卡时，Vast.ai" in reply.lead  # the region 华东 is not theirs
+    assert any("ECS 价格计算器" in d and "云盘、公网带宽、镜像、快照另计" in d for d in reply.details)
+    assert "aliyun-gpu-billing" in reply.sources
+    # a platform named only in the text, English answer
+    reply = _answer(catalog, "cheapest 4090 per GPU-hour on AutoDL?", subjects=["rtx-4090"], gpu="rtx-4090")
+    assert reply.lead.startswith("The SkyPilot catalog has no price rows for AutoDL")
+    assert any(d.startswith("AutoDL's own price: its price or order page") for d in reply.details)
+
+
+def test_a_node_asked_per_month_where_the_card_has_no_rows_gets_a_node_of_the_nearest_card(catalog):
+    reply = _answer(catalog, "H800 8卡整机 包月大概啥价？", language="zh", subjects=["h800"], gpu="h800",
+                    gpu_count=8, billing="subscription")
+    assert reply.lead.startswith("价格目录里没有 H800 的按需报价")
+    text = " ".join(reply.details)
+    assert "8 张 H100 SXM：最低 $17.07/小时" in text and "按每月 730 小时约 $12,461" in text
+    assert "包月报价 ÷（8 卡 × 730 小时）就是它的卡时单价" in text
+
+
+def test_two_gpus_on_two_named_providers_price_the_one_they_lack_from_elsewhere(catalog):
+    reply = _answer(catalog, "rtx 4090 hourly on vast / runpod? is a 5090 much more?", subjects=["rtx-4090", "rtx-5090"],
+                    gpu="rtx-4090", gpu_options=["rtx-4090", "rtx-5090"], provider="runpod", provider_options=["vast"])
+    assert reply.lead.startswith("Per GPU-hour on demand: RTX 4090 from $0.32 (Vast.ai")
+    assert "RTX 5090 from $0.40" in reply.lead
 
 
 @pytest.mark.parametrize("text, hours", [

@@ -49,7 +49,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|renting\s+(?:vs|or|cheaper)|rent\s+or\s+buy|worth\s+buying|bill|gpu[\s-]hours?\s+(?:for|budget|enough)"
         r"|enough\s+or|total\s+cost|how\s+expensive|save\s+money|where\s+can\s+we\s+save"
         r"|spot\s+or\s+on[\s-]demand|on[\s-]demand\s+or\s+spot|reserved\s+or)>\E"
-        r"|划算|回本|值不值|账单|总费用|总花费|总成本|总价|费用.{0,2}(?:低|高|少|多)|哪个(?:更)?便宜|便宜多少|费用怎么算|怎么算钱|会不会很贵|哪里能省|省钱|买还是租|租还是买|自己买|卡时"
+        r"|划算|回本|值不值|账单|总费用|总花费|总成本|总价|费用.{0,2}(?:低|高|少|多)|哪个(?:更)?便宜|(?<!最)便宜多少(?!钱)|费用怎么算|怎么算钱|会不会很贵|哪里能省|省钱|买还是租|租还是买|自己买|卡时"
         r"|选哪个划算|成本|包月还是按量|按量还是包月")),
     ("compat", lx.rx(
         r"\B<(?:driver|cuda\s*1[0-3]|cu1[0-3][0-9]|wheel|toolkit|nvcc|sm_?[0-9]{2,3}|compute\s+capability|licen[cs]e"
@@ -85,6 +85,9 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|能不能|能否|能跑|跑得动|够不够|够吗|行不行|要几张|几张卡|最少|多少显存|要多少|能不能跑|装得下|放得下|扛多少|多大"
         r"|(?:能|可以|可不可以)\s*(?:用|在)?\s*(?:全参|微调|训练|跑|推理|部署|放|装|上)")),
 )
+_COST_CUES = dict(_KIND_CUES)["cost"]
+# "一卡时", "每卡时", "/卡时": the unit a price is asked in.
+_PER_UNIT = re.compile(r"(?:一|每|/|多少钱)\s*卡时|卡时\s*(?:多少钱|单价|价格|啥价)")
 # A part that is a question but carries no cue of its own is answered as an explanation.
 _QUESTION = lx.rx(r"[?？]\s*$|[吗呢么]\s*[?？]?\s*$|为啥|为什么|是不是|\B<(?:why|what|how|is|are|does|do|should)>\E")
 # A part that states money of its own ("$2.10/gpu-hr", "¥34/小时") compares costs even when it says "which".
@@ -199,8 +202,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "cost"  # their own prices: which is cheaper, not what the table says
     if "checklist" in found:
         return "checklist"
-    if "price" in found and "cost" not in found:
-        return "price"
+    if "price" in found and ("cost" not in found or not _COST_CUES.search(_PER_UNIT.sub(" ", part))):
+        return "price"  # "最便宜多少钱一卡时": a GPU-hour is the price's unit, not a comparison
     if "cost" in found and not (_sized_choice(fields) and not money):
         return "cost"
     if "compat" in found and not ({"fit"} & found and fields.get("model")):
