@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bot.advice.compare import Comparison, Side, SpecKey, compare
 from bot.compose import ComposeContext
-from bot.compose.spec import card_notes, mark, value_text
+from bot.compose.spec_figures import card_notes, mark, value_text
 from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.models import Ask, AskAnswer

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import re
 
-from bot.advice.compare import SpecKey
 from bot.compose import ComposeContext
+from bot.compose.explain_compare import compare_reply
+from bot.compose.spec_figures import FigureKey, card_notes, figure_reported, mark, raw_value, value_text
 from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.models import Ask, AskAnswer
-from bot.messages.format import count, gpu_name
+from bot.messages.format import gpu_name
 
 # Which figure the ask names, first match wins (the text is lower-cased).
 _ASKED: tuple[tuple[str, re.Pattern], ...] = (
@@ -25,7 +26,6 @@ _ASKED: tuple[tuple[str, re.Pattern], ...] = (
     ("board_power_w", re.compile(r"power|tdp|watt|功耗|瓦")),
     ("memory_gb", re.compile(r"memory|vram|显存|内存|how many gb|多少 ?g")),
 )
-FigureKey = SpecKey | str
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
@@ -33,8 +33,6 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if not gpus:
         return None
     if len({g.family for g in gpus}) > 1:
-        from bot.compose.explain_compare import compare_reply
-
         return compare_reply(ask, ctx)
     return spec_reply(ask, ctx, gpus)
 
@@ -73,32 +71,6 @@ def asked_figure(text: str) -> FigureKey | None:
     return next((key for key, pattern in _ASKED if pattern.search(lowered)), None)
 
 
-def value_text(gpu: GpuSpec, key: FigureKey, language: str) -> str | None:
-    """A figure with its unit ("96 GB", "4,000 GB/s", "none (PCIe only)"); None when the GPU lacks it."""
-    if key == "nvlink_gbs":
-        if not gpu.nvlink or gpu.nvlink_bandwidth_gbs is None:
-            return say("spec.no_nvlink", language)
-        value = gpu.nvlink_bandwidth_gbs
-    elif key in ("bf16", "fp8"):
-        value = gpu.dense_tflops.get(key)
-        if value is None and key == "bf16":
-            value = gpu.dense_tflops.get("fp16")
-        if value is None:
-            return say("spec.no_fp8", language) if key == "fp8" else None
-    else:
-        value = getattr(gpu, key)
-    return say(f"spec.unit_{key}", language, value=count(value))
-
-
-def figure_reported(gpu: GpuSpec, key: FigureKey) -> bool:
-    field = {"nvlink_gbs": "nvlink_bandwidth_gbs", "bf16": "dense_tflops.bf16", "fp8": "dense_tflops.fp8"}.get(key, key)
-    return gpu.figure_is_reported(field)
-
-
-def mark(reported: bool, language: str) -> str:
-    return say("spec.reported_mark", language) if reported else ""
-
-
 def spec_reply(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> AskAnswer:
     language = ctx.language
     key = asked_figure(ask.text)
@@ -123,38 +95,6 @@ def spec_reply(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> AskAnswer:
     figures: dict[str, float | str | None] = {"gpu": gpu.id, "confidence": gpu.confidence}
     if key is not None:
         figures["figure"] = key
-        figures["value"] = _raw(gpu, key)
+        figures["value"] = raw_value(gpu, key)
         figures["reported"] = "yes" if figure_reported(gpu, key) else "no"
     return AskAnswer(kind="spec", lead=lead, details=details, sources=list(gpu.sources), figures=figures)
-
-
-def _raw(gpu: GpuSpec, key: FigureKey) -> float | None:
-    if key == "nvlink_gbs":
-        return gpu.nvlink_bandwidth_gbs if gpu.nvlink else None
-    if key in ("bf16", "fp8"):
-        return gpu.dense_tflops.get(key)
-    return float(getattr(gpu, key))
-
-
-def card_notes(ctx: ComposeContext, gpu: GpuSpec, key: FigureKey | None, why_reported: bool = True) -> list[str]:
-    """What a buyer should know beyond the figure: why it is "reported", a weaker figure that was
-    asked, a modified board, a China-market or workstation card."""
-    language, name = ctx.language, gpu_name(ctx.catalog, gpu.id)
-    out: list[str] = []
-    if gpu.confidence == "reported" and why_reported:
-        out.append(say("spec.spec_reported_why", language, gpu=name))
-    field = {"nvlink_gbs": "nvlink_bandwidth_gbs", "bf16": "dense_tflops.bf16", "fp8": "dense_tflops.fp8"}.get(
-        key or "", key or "")
-    how = gpu.figure_confidence.get(field)
-    if how is not None:
-        out.append(say("spec.spec_figure_weak", language, spec=say(f"spec.spec_name_{key}", language), gpu=name,
-                       how=say(f"spec.how_{how}", language)))
-    if not gpu.nvidia_product:
-        out.append(say("spec.modified_board", language, gpu=name))
-    elif "china" in gpu.markets and "global" not in gpu.markets:
-        out.append(say("spec.china_market", language, gpu=name))
-    elif gpu.line == "workstation":
-        out.append(say("spec.workstation", language, gpu=name))
-    if gpu.line == "geforce" and gpu.nvidia_product:
-        out.append(say("spec.geforce", language, gpu=name))
-    return out
