@@ -11,7 +11,8 @@ deployment) can hand in its own. Each Protocol names only what its callers use:
   (`Advisor`).
 - `RuleSource`: the rules seam, the serving rule base that reloads (`RuleBaseManager`): an advisor
   or engine per question, the serving versions, `reload`, `subscribe`.
-- `StoreSeam`: what callers outside `bot.store` use of the durable store (`bot.store.db.Store`).
+- `StoreSeam`: what callers outside `bot.store` use of the durable store (`bot.store.db.Store`),
+  made of the parts the store's adapters each take (`EventRecords`, `AuditRecords`, ...).
 - `AuditSink`: where every dispatch is audited (`bot.dispatch.audit.JsonlAuditSink`,
   `MemoryAuditSink`, `FanOutAuditSink`, `bot.store.adapters.StoreAuditSink`).
 - `HistoryHook`: called with each fresh probe report, records it and returns the trend facts for
@@ -23,17 +24,22 @@ This module is core: it imports no adapter (types named only for checkers are co
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
 if TYPE_CHECKING:
-    from bot.host_report import ProbeReport
+    from sqlalchemy.engine import Engine as SqlEngine
+
+    from bot.host_report import HostCheck, ProbeReport
     from bot.knowledge import Catalog
     from bot.models import Answer, Requirement
 
+# The seams; StoreSeam's parts (EventRecords ... RuleBaseRecords) are importable too, and checked
+# as part of it (tests/test_services.py).
 __all__ = ["AdvisorService", "AuditRecord", "AuditSink", "HistoryHook", "JudgingAdvisor", "RuleEngine",
            "RuleSource", "StoreSeam"]
 
@@ -61,8 +67,9 @@ class RuleEngine(Protocol):
     @property
     def rulebase(self) -> Any: ...
 
-    # facts: bot.engine.facts models (named BaseModel here: bot.engine imports this module)
-    def run(self, facts: list[BaseModel], language: str = "en") -> Any: ...  # a bot.engine.session.EngineResult
+    # facts: bot.engine.facts models, checked at run time (named BaseModel here: bot.engine imports
+    # this module); a Sequence, so a list of one fact kind is one too
+    def run(self, facts: Sequence[BaseModel], language: str = "en") -> Any: ...  # a bot.engine.session.EngineResult
 
 
 @runtime_checkable
@@ -78,14 +85,15 @@ class JudgingAdvisor(AdvisorService, Protocol):
 
     def resolve(self, requirement: Requirement) -> Any: ...  # a bot.advisor.Resolved
 
-    def facts(self, resolved: Any) -> tuple[list[BaseModel], Any, Any, Any]: ...  # facts first
+    def facts(self, resolved: Any) -> tuple[Sequence[BaseModel], Any, Any, Any]: ...  # facts first
 
 
 @runtime_checkable
 class RuleSource(AdvisorService, Protocol):
     """The serving rule base and knowledge, swapped whole on a reload (the rules seam).
 
-    `advisor()`/`engine()` hold the version serving now for one question, across a reload."""
+    `advisor()`/`engine()` hold the version serving now for one question, across a reload;
+    `watch`, `stop_watching` and `close` are its lifetime (the composition root's to call)."""
 
     @property
     def version(self) -> str: ...
@@ -101,17 +109,103 @@ class RuleSource(AdvisorService, Protocol):
 
     def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]: ...
 
+    @property
+    def rules_dir(self) -> Path: ...  # the folder it reloads from (the answer workers load the same)
+
+    def watch(self, interval: float = 1.0) -> None: ...  # reload when the folders change
+
+    def stop_watching(self) -> None: ...
+
+    def close(self) -> None: ...
+
 
 # -- storage ---------------------------------------------------------------------------------
 
 
+# Each adapter in bot.store takes the one part of the store it uses, so a test can hand in a
+# stand-in for that part alone; `StoreSeam` is all of them. The audit log's entries
+# (bot.store.models.AuditEntry) are `Any` here: the core names no adapter's types.
+
+
+class EventRecords(Protocol):
+    """Slack event ids claimed once across replicas (`bot.store.adapters.StoreDedupe`)."""
+
+    def claim_event(self, event_id: str, ttl_s: float, *, lease_s: float | None = None) -> bool: ...
+
+    def complete_event(self, event_id: str, ttl_s: float) -> bool: ...
+
+    def release_event(self, event_id: str) -> bool: ...
+
+    def event_claim(self, event_id: str) -> dict[str, Any] | None: ...
+
+    def purge_events(self, now: dt.datetime | None = None) -> int: ...
+
+
+class ButtonRecords(Protocol):
+    """What card buttons open (`StoreButtons`)."""
+
+    def put_button(self, kind: str, payload: dict[str, Any], *, channel: str, user_id: str | None,
+                   ttl_s: float) -> str: ...
+
+    def get_button(self, button_id: str, kind: str, *, channel: str, user_id: str) -> dict[str, Any] | None: ...
+
+
+class RecentQuestionRecords(Protocol):
+    """Each user's last questions (`StoreRecentQuestions`)."""
+
+    def add_recent_question(self, user_id: str, question: str, keep: int = 5, *, channel: str | None = None,
+                            request_id: str | None = None) -> None: ...
+
+    def recent_questions(self, user_id: str, limit: int = 5) -> list[str]: ...
+
+
+class AuditRecords(Protocol):
+    """The store's audit log (`StoreAuditSink`); entries are `bot.store.models.AuditEntry`."""
+
+    def append_audit(self, entry: Any) -> Any: ...
+
+    def audit(self, host: str | None = None, since: dt.datetime | None = None, limit: int = 100) -> list[Any]: ...
+
+
+class ConversationRecords(Protocol):
+    """Conversation state per thread, as JSON (`StoreConversationStore`)."""
+
+    def get_conversation(self, thread_key: str) -> dict[str, Any] | None: ...
+
+    def get_conversation_revision(self, thread_key: str) -> tuple[dict[str, Any] | None, int]: ...
+
+    def put_conversation(self, thread_key: str, state: dict[str, Any]) -> None: ...
+
+    def put_conversation_if(self, thread_key: str, state: dict[str, Any], revision: int) -> bool: ...
+
+    def prune_conversations(self, older_than: dt.datetime) -> int: ...
+
+
+class CheckRecords(Protocol):
+    """Host checks (`bot.store.trends.StoreHistory`)."""
+
+    def record_check(self, check: HostCheck) -> HostCheck: ...
+
+    def check_history(self, host: str, limit: int = 50) -> list[HostCheck]: ...
+
+
+class RuleBaseRecords(Protocol):
+    """The rule-base version every replica serves (`bot.store.rulesync.RuleBaseSync`)."""
+
+    def rule_base_state(self) -> tuple[str, int] | None: ...
+
+    def publish_rule_base(self, version: str) -> int: ...
+
+
 @runtime_checkable
-class StoreSeam(Protocol):
+class StoreSeam(EventRecords, ButtonRecords, RecentQuestionRecords, AuditRecords, ConversationRecords,
+                CheckRecords, RuleBaseRecords, Protocol):
     """The durable store as its callers outside `bot.store` use it (`bot.store.db.Store`)."""
 
     url: str
     schema: str | None
     backend: str
+    engine: SqlEngine  # the readiness probe runs one statement on it
 
     def describe(self) -> str: ...
 
@@ -120,12 +214,6 @@ class StoreSeam(Protocol):
     def migration_status(self) -> tuple[int, int]: ...
 
     def migrate(self) -> list[int]: ...
-
-    def check_history(self, host: str, limit: int = 50) -> list[Any]: ...
-
-    def purge_events(self, now: dt.datetime | None = None) -> int: ...
-
-    def prune_conversations(self, older_than: dt.datetime) -> int: ...
 
     def __enter__(self) -> StoreSeam: ...
 
@@ -158,5 +246,5 @@ class HistoryHook(Protocol):
     """Records a host's fresh probe report; returns the `host_trend` facts its trend adds for the
     judge (built by `bot.facts.trend_facts`)."""
 
-    def __call__(self, host: str, report: ProbeReport) -> list[BaseModel]: ...  # HostTrendFact models
+    def __call__(self, host: str, report: ProbeReport) -> Sequence[BaseModel]: ...  # HostTrendFact models
 

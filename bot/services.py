@@ -31,7 +31,6 @@ if TYPE_CHECKING:  # annotations only: importing this module stays as light as `
     from bot.advisor import Advisor
     from bot.dispatch.checker import HostChecker
     from bot.dispatch.inventory import Inventory
-    from bot.engine.reload import RuleBaseManager
     from bot.engine.rulebase import RuleBase
     from bot.engine.session import Engine
     from bot.knowledge import Catalog
@@ -106,7 +105,8 @@ class Services:
         `catalog`; read back from the user cache when the same files were loaded before."""
         from bot.engine.rulebase import load_rulebase
 
-        return load_rulebase(self.rule_roots, known_sources=set(catalog.sources))
+        roots: list[Path | str] | None = list(self.rule_roots) if self.rule_roots is not None else None
+        return load_rulebase(roots, known_sources=set(catalog.sources))
 
     def advisor(self) -> Advisor:
         """One `Advisor` over the rules folder(s) and the catalog, for one-shot commands (`ask`,
@@ -129,7 +129,7 @@ class Services:
         return Engine(rulebase)
 
     @property
-    def rules(self) -> RuleBaseManager | RuleSource:
+    def rules(self) -> RuleSource:
         """The live rule base (`RuleBaseManager`) over the rules and knowledge folders, which
         reloads only an all-green candidate; built on first use. `watch_rules` starts its watcher."""
         if self._rules is None:
@@ -155,7 +155,7 @@ class Services:
 
     def stop_watching_rules(self) -> None:
         """Stop the watcher `watch_rules` started; the rule base keeps serving until `close`."""
-        if self._rules is not None and hasattr(self._rules, "stop_watching"):
+        if self._rules is not None:
             self._rules.stop_watching()
 
     # -- storage -----------------------------------------------------------------------------

@@ -160,6 +160,7 @@ def check_store() -> list[CheckResult]:
     except StoreError as exc:
         return [CheckResult(check="store", status="fail", message=str(exc),
                             fix=f"set {DATABASE_URL_ENV} to sqlite:///PATH or postgresql://USER@HOST:PORT/DB")]
+    assert store is not None  # the store is on: Services opens one or raises StoreError
     try:
         current, head = store.migration_status()
     except StoreError as exc:

@@ -20,6 +20,7 @@ import itertools
 import json
 import string
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,8 @@ from bot.engine.compiler import (
     relevance_filter,
     ruleset_name,
 )
+from pydantic import BaseModel
+
 from bot.engine.facts import FactModel, fact_kind
 from bot.engine.rulebase import MAX_RENDERED_CHARS, RuleBase, template_spec_problem
 from bot.engine import encoding
@@ -169,7 +172,7 @@ def _content_key(kind: str, data: dict) -> tuple:
     return (kind, items)
 
 
-def _checked(fact: FactModel) -> tuple[str, dict]:
+def _checked(fact: BaseModel) -> tuple[str, dict]:
     """(kind, fields without unknown values) of a typed input fact."""
     if not isinstance(fact, FactModel):
         raise EngineError(f"Engine.run takes typed facts (bot.engine.facts), not {type(fact).__name__}; "
@@ -339,10 +342,10 @@ class Engine:
         return lines
 
     # -- questions ---------------------------------------------------------------------
-    def run(self, facts: list[FactModel], language: str = "en") -> EngineResult:
+    def run(self, facts: Sequence[BaseModel], language: str = "en") -> EngineResult:
         """Answer one question given its input facts, typed fact models built by `bot.facts` (or
         `fact_from_fields`), so a misspelled or mistyped field is an error where it is built."""
-        facts = [_checked(fact) for fact in facts]
+        checked = [_checked(fact) for fact in facts]  # any other model is an EngineError here
         with self._lock:
             # Checked under the lock: close() frees the C ruleset while holding it.
             if self._closed:
@@ -352,7 +355,7 @@ class Engine:
             self._questions[sid] = question
             try:
                 self._host.assert_fact(self.ruleset, {"sid": sid, **OPEN_FACT})
-                for kind, data in facts:
+                for kind, data in checked:
                     clean = {k: v for k, v in data.items() if v is not None}
                     encoding.check_finite(kind, clean)
                     record = question.add_input(kind, clean)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot.store.db import Store
+from bot.seams import AuditRecords, ButtonRecords, ConversationRecords, EventRecords, RecentQuestionRecords
 from bot.store.models import AuditEntry
 
 
@@ -27,7 +27,7 @@ class StoreDedupe:
     `complete` turns into a claim for good, and that another replica takes over once it expires.
     """
 
-    def __init__(self, store: Store, ttl_s: float = 3600.0, lease_s: float = 60.0):
+    def __init__(self, store: EventRecords, ttl_s: float = 3600.0, lease_s: float = 60.0):
         self.store = store
         self.ttl_s = ttl_s
         self.lease_s = lease_s
@@ -52,7 +52,7 @@ class StoreDedupe:
 class StoreButtons:
     """Answers behind card buttons, in the store under random ids, scoped to channel (and user)."""
 
-    def __init__(self, store: Store, ttl_s: float = 7 * 24 * 3600.0):
+    def __init__(self, store: ButtonRecords, ttl_s: float = 7 * 24 * 3600.0):
         self.store = store
         self.ttl_s = ttl_s
 
@@ -70,7 +70,7 @@ class StoreButtons:
 class StoreRecentQuestions:
     """Each user's last few questions (App Home), the same whichever replica they asked."""
 
-    def __init__(self, store: Store, per_user: int = 5):
+    def __init__(self, store: RecentQuestionRecords, per_user: int = 5):
         self.store = store
         self.per_user = per_user
 
@@ -88,7 +88,7 @@ class StoreRecentQuestions:
 class StoreAuditSink:
     """Audit records into the store's audit log, tagged with the current request id."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store: AuditRecords):
         self.store = store
 
     def record(self, entry) -> None:
@@ -113,7 +113,7 @@ class StoreAuditSink:
 class StoreConversationStore:
     """`bot.conversation.ConversationStore` in the store: state per conversation id, as JSON."""
 
-    def __init__(self, store: Store):
+    def __init__(self, store: ConversationRecords):
         self.store = store
 
     def get(self, conversation_id: str):

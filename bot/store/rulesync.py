@@ -23,14 +23,14 @@ from __future__ import annotations
 import logging
 import threading
 
-from bot.seams import RuleSource
-from bot.store.db import Store, StoreError
+from bot.seams import RuleBaseRecords, RuleSource
+from bot.store.db import StoreError
 
 log = logging.getLogger("gpu_advisor.rules")
 
 
 class RuleBaseSync:
-    def __init__(self, store: Store, rules: RuleSource, interval_s: float = 2.0):
+    def __init__(self, store: RuleBaseRecords, rules: RuleSource, interval_s: float = 2.0):
         if interval_s <= 0:
             raise ValueError(f"interval_s must be positive, got {interval_s}")
         self.store = store

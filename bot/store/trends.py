@@ -15,10 +15,10 @@ from bot.facts import trend_facts
 from bot.host_report import HostCheck, ProbeReport, check_from_probe
 
 if TYPE_CHECKING:
-    from bot.store.db import Store
+    from bot.seams import CheckRecords
 
 
-def history_facts(store: Store, host: str) -> list[HostTrendFact]:
+def history_facts(store: CheckRecords, host: str) -> list[HostTrendFact]:
     """Trend facts between the host's two newest stored checks (none before the second check)."""
     last_two = store.check_history(host, limit=2)
     if len(last_two) < 2:
@@ -26,7 +26,7 @@ def history_facts(store: Store, host: str) -> list[HostTrendFact]:
     return trend_facts(last_two[0], last_two[1])
 
 
-def record_and_trend(store: Store, check: HostCheck) -> list[HostTrendFact]:
+def record_and_trend(store: CheckRecords, check: HostCheck) -> list[HostTrendFact]:
     """Store a new check and return its trend facts against the host's previous check."""
     before = store.check_history(check.host, limit=1)
     store.record_check(check)
@@ -40,7 +40,7 @@ class StoreHistory:
     `host_trend` facts against the host's previous check for the judge to run.
     """
 
-    def __init__(self, store: Store):
+    def __init__(self, store: CheckRecords):
         self.store = store
 
     def __call__(self, host: str, report: ProbeReport) -> list[HostTrendFact]:
