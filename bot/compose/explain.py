@@ -14,8 +14,10 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext, is_primary
+from bot.compose.checkpoint import compose as checkpoint
 from bot.compose.explain_capability import compose as capability
 from bot.compose.explain_kv import compose as kv_formula
+from bot.compose.explain_network import network_exchange
 from bot.compose.latency import expected
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.select import compared
@@ -41,7 +43,7 @@ MAX_DETAILS = 3
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    reply = (compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
+    reply = (checkpoint(ask, ctx) or compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
              or expected(ask, ctx))
     if reply is not None:
         return reply
@@ -50,6 +52,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     verdict = ctx.answer.verdict
     if verdict is not None and verdict.answer in ("yes", "no"):
         framed = _framed(ask.text, verdict.answer == "no", ctx.language)
+        exchange = network_exchange(ask, ctx, framed) if framed is not None and verdict.answer == "no" else None
+        if exchange is not None:
+            return exchange  # the bytes and seconds per step decide it, not the primer
         if framed is not None:
             body = _LEADING_ANSWER.sub("", verdict.text, count=1)
             return AskAnswer(kind="explain", lead=framed + body, rule=verdict.rule, sources=verdict.sources)

@@ -12,7 +12,7 @@ _NO_CHECKPOINT = lx.rx(
     r"|(?:不做|没有|不存|不保存|没做|不打|不用|无)\s*(?:checkpoint|检查点|断点|存档)"
 )
 _CHECKPOINT_EVERY = lx.rx(
-    rf"(?:\B<(?:check[\s-]?point\w*|sav\w+)\s+(?:every|each)\s+{lx.NUM}\s*(min\w*|hours?|h)>\E)"
+    rf"(?:\B<(?:check[\s-]?point\w*|ckpts?|sav\w+)\s+(?:every|each)\s+{lx.NUM}\s*(min\w*|hours?|h)>\E)"
     rf"|(?:每|每隔)\s*{lx.NUM}\s*(分钟|小时)\s*(?:保存|存|做|打)\s*(?:一次)?\s*(?:checkpoint|检查点|断点)?"
 )
 

@@ -1,0 +1,185 @@
+"""Spot notices and checkpoint intervals ("会提前通知吗？提前多久？checkpoint 怎么做", "how often should
+we checkpoint?"): the provider's notice, the interval by Young's approximation from the user's
+numbers (or stated defaults), the restart scope across nodes, and where and how to save.
+
+Reached from the explain composer (these parts carry explanation cues), before its generic
+findings; returns None for a part that asks neither about a notice nor about checkpointing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.diagnostics import checkpoint as calc
+from bot.messages import say
+from bot.models import Ask, AskAnswer
+from bot.nlu.quantities import first
+
+_SPOT = re.compile(r"spot|preempt|interrupt|evict|reclaim|抢占|竞价|回收|中断|可中断", re.IGNORECASE)
+_CHECKPOINT = re.compile(r"check[\s-]?point|ckpt|检查点|断点|存档|续训|接住|不丢进度|丢进度", re.IGNORECASE)
+_NOTICE = re.compile(r"notice|warning|heads[\s-]?up|advance|ahead|提前|通知|多久知道|预警", re.IGNORECASE)
+_INTERVAL = re.compile(r"how\s+often|interval|frequency|every\s+how|多久(?:存|保存|做|打)|多长时间(?:存|保存)|频率|间隔"
+                       r"|怎么做|怎么办|怎么接|接住|不丢进度|how\s+(?:do|should)\s+(?:we|i)\s+(?:checkpoint|save|handle|resume)",
+                       re.IGNORECASE)
+_NUM = r"([0-9]+(?:\.[0-9]+)?)"
+_WRITE = re.compile(rf"(?:check[\s-]?points?|ckpts?|saves?|saving|writes?|writing)\b[^.,;?]{{0,24}}?"
+                    rf"(?:takes?|took|needs?|is|of|~|about)\s*~?\s*{_NUM}\s*(s|sec\w*|min\w*|m)\b"
+                    rf"|(?:保存|存|写)(?:一次)?\s*(?:checkpoint|检查点)?\s*(?:要|需要|耗时|大约|约)+\s*{_NUM}\s*(秒|分钟)",
+                    re.IGNORECASE)
+_EVERY = re.compile(rf"(?:interrupt\w*|preempt\w*|reclaim\w*|evict\w*)\s+(?:about\s+|roughly\s+)?(?:~\s*)?(?:once\s+)?"
+                    rf"every\s+~?\s*{_NUM}\s*(h|hrs?|hours?|min\w*|d|days?)\b"
+                    rf"|(?:平均)?每\s*{_NUM}\s*(小时|天)\s*(?:左右)?\s*(?:被)?(?:回收|中断|抢占)(?:一次)?", re.IGNORECASE)
+_NODES = re.compile(rf"{_NUM}\s*(?:nodes?\b|台)", re.IGNORECASE)
+# Instance families that only AWS sells, for "4 nodes of p5" without the provider named.
+_AWS_FAMILY = re.compile(r"\b(?:p4de?|p5e?n?|p6|g5|g6e?|trn1|ec2)\b", re.IGNORECASE)
+_PROVIDER_WORDS = (("aws", re.compile(r"\baws\b|amazon", re.I)), ("gcp", re.compile(r"\bgcp\b|google|谷歌", re.I)),
+                   ("azure", re.compile(r"azure|微软", re.I)), ("aliyun", re.compile(r"aliyun|alibaba|阿里", re.I)))
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    text, whole = ask.text, ctx.question or ask.text
+    spot = ctx.requirement.billing == "spot" or bool(_SPOT.search(whole))
+    wants_notice = bool(_NOTICE.search(text)) and spot
+    wants_interval = bool(_INTERVAL.search(text)) and (bool(_CHECKPOINT.search(text)) or spot)
+    wants_interval = wants_interval or (bool(_CHECKPOINT.search(text)) and not wants_notice and spot)
+    if not (wants_notice or wants_interval):
+        return None
+    lang = ctx.language
+    provider = _provider(ctx, whole)
+    notice = calc.notices().get(provider) if provider else None
+    sources: list[str] = []
+    if wants_notice:
+        lead, sources = _notice_line(notice, lang)
+        details = [] if notice is None else [say("checkpoint.on_notice_short", lang, notice=_duration(notice.notice_s, lang))]
+        rule = "checkpoint.spot-notice"
+        if wants_interval:
+            interval_lead, interval_details, plan = _interval(ctx, whole, notice, lang)
+            details = [interval_lead, *interval_details, *details]
+            sources += calc.SOURCES
+        figures = {"notice_s": notice.notice_s if notice else None}
+    else:
+        lead, details, plan = _interval(ctx, whole, notice, lang)
+        told = any(a.start != ask.start and _NOTICE.search(a.text) for a in ctx.requirement.asks)
+        if notice is not None and not told:  # another part asked for the notice: said there
+            details.append(_on_notice(notice, lang))
+            sources = list(notice.sources)
+        sources = [*calc.SOURCES, *sources]
+        rule = "checkpoint.young-interval"
+        figures = {"interval_minutes": round(plan.interval_minutes), "overhead_pct": round(plan.overhead_fraction * 100)}
+    return AskAnswer(kind=ask.kind, lead=lead, details=details, rule=rule,
+                     sources=list(dict.fromkeys([*sources, "rental-selection-guide"])), figures=figures)
+
+
+def _provider(ctx: ComposeContext, text: str) -> str | None:
+    if ctx.requirement.provider:
+        return ctx.requirement.provider
+    for pid, pattern in _PROVIDER_WORDS:
+        if pattern.search(text):
+            return pid
+    return "aws" if _AWS_FAMILY.search(text) else None
+
+
+def _duration(seconds: int, lang: str) -> str:
+    if seconds < 60:
+        return say("checkpoint.seconds", lang, n=seconds)
+    minutes = seconds // 60
+    return say("checkpoint.minutes" if minutes <= 2 else "checkpoint.about_minutes", lang, n=minutes)
+
+
+def _name(provider: str, lang: str) -> str:
+    return say(f"checkpoint.provider_{provider}", lang)
+
+
+def _notice_line(notice: calc.SpotNotice | None, lang: str) -> tuple[str, list[str]]:
+    if notice is not None:
+        how = notice.how_zh if lang == "zh" else notice.how_en
+        return (say("checkpoint.notice_one", lang, provider=_name(notice.provider, lang),
+                    notice=_duration(notice.notice_s, lang), how=how), list(notice.sources))
+    every = calc.notices().values()
+    items = ("、" if lang == "zh" else ", ").join(
+        say("checkpoint.notice_item", lang, provider=_name(n.provider, lang), notice=_duration(n.notice_s, lang)) for n in every)
+    return say("checkpoint.notice_all", lang, notices=items), [s for n in every for s in n.sources]
+
+
+def _on_notice(notice: calc.SpotNotice, lang: str) -> str:
+    return say("checkpoint.on_notice", lang, how=notice.how_zh if lang == "zh" else notice.how_en,
+               notice=_duration(notice.notice_s, lang))
+
+
+def _minutes(value: str, unit: str) -> float:
+    unit = unit.lower()
+    number = float(value)
+    if unit.startswith(("s", "秒")):
+        return number / 60
+    if unit.startswith(("h", "小")):
+        return number * 60
+    if unit.startswith(("d", "天")):
+        return number * 1440
+    return number
+
+
+def _numbers(ctx: ComposeContext, text: str) -> dict:
+    """The user's own figures: write time, the job's interruption interval, restart time, node count."""
+    req = ctx.requirement
+    quantities = req.quantities
+    out: dict = {}
+    if m := _WRITE.search(text):
+        value, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        out["write"] = _minutes(value, unit)
+    elif q := first(quantities, "save-minutes"):
+        out["write"] = q.value
+    if m := _EVERY.search(text):
+        value, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        out["job_mtbi_h"] = _minutes(value, unit) / 60
+    elif (q := first(quantities, "interruptions-per-day")) and q.value > 0:
+        out["job_mtbi_h"] = 24 / q.value
+    if q := first(quantities, "restart-minutes"):
+        out["restart"] = q.value
+    current = req.checkpoint_minutes
+    if current and out.get("write") and abs(current - out["write"]) < 1e-9:
+        current = None  # "a checkpoint takes 3 min" read as the interval
+    out["current"] = current
+    nodes = first(quantities, "nodes")
+    if nodes is not None:
+        out["nodes"] = int(nodes.value)
+    elif m := _NODES.search(text):
+        out["nodes"] = int(float(m.group(1)))
+    elif req.gpu_count and req.gpu_count > calc.GPUS_PER_NODE:
+        out["nodes"] = -(-req.gpu_count // calc.GPUS_PER_NODE)
+    return out
+
+
+def _interval(ctx: ComposeContext, text: str, notice: calc.SpotNotice | None, lang: str):
+    got = _numbers(ctx, text)
+    nodes = max(1, got.get("nodes", 1))
+    plan = calc.plan(got.get("write"), None, nodes, got.get("restart"), got.get("job_mtbi_h"), got.get("current"))
+    write_note = "" if "write" in got else say("checkpoint.write_assumed", lang)
+    if "job_mtbi_h" in got:
+        mtbi_note = ""
+    elif nodes > 1:
+        mtbi_note = say("checkpoint.mtbi_per_node_assumed", lang, node=_num(plan.node_mtbi_hours), nodes=nodes)
+    else:
+        mtbi_note = say("checkpoint.mtbi_assumed", lang)
+    if plan.restart_minutes:
+        mtbi_note += say("checkpoint.restart_note", lang, restart=_num(plan.restart_minutes))
+    interval = round(plan.interval_minutes)
+    lead = say("checkpoint.interval_lead", lang, interval=interval, write=_num(plan.write_minutes), write_note=write_note,
+               mtbi=_num(plan.job_mtbi_hours), mtbi_note=mtbi_note, mtbi_min=_num(plan.job_mtbi_hours * 60),
+               overhead=round(plan.overhead_fraction * 100))
+    details = []
+    if plan.current_interval_minutes and plan.current_overhead_fraction is not None:
+        key = "checkpoint.current_ok" if plan.current_overhead_fraction - plan.overhead_fraction < 0.01 else "checkpoint.current_change"
+        details.append(say(key, lang, current=_num(plan.current_interval_minutes),
+                           current_overhead=round(plan.current_overhead_fraction * 100), interval=interval,
+                           overhead=round(plan.overhead_fraction * 100)))
+    storage = (notice.storage_zh if lang == "zh" else notice.storage_en) if notice else say("checkpoint.storage_generic", lang)
+    details.append(say("checkpoint.how", lang, storage=storage))
+    if nodes > 1:
+        gpus = ctx.requirement.gpu_count or nodes * calc.GPUS_PER_NODE
+        details.append(say("checkpoint.scope_multi", lang, nodes=nodes, gpus=gpus))
+    return lead, details, plan
+
+
+def _num(value: float) -> str:
+    return f"{value:.1f}".rstrip("0").rstrip(".") if value < 10 else f"{value:,.0f}"

@@ -1,0 +1,64 @@
+"""The checkpoint composer through the whole answer: spot notices per provider, Young's interval
+from the user's numbers or stated defaults, restart scope across nodes."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.advisor import Advisor
+from bot.compose import ComposeContext, compose_all
+from bot.nlu.parser import parse
+
+
+@pytest.fixture(scope="module")
+def advisor():
+    return Advisor()
+
+
+def _replies(advisor, text):
+    parsed = parse(text, advisor.catalog)
+    req = parsed.requirement
+    ctx = ComposeContext(requirement=req, answer=advisor.answer(req, parsed.language), catalog=advisor.catalog,
+                         language=parsed.language, question=text)
+    return compose_all(ctx)
+
+
+def test_interval_across_nodes_divides_the_interruption_interval_and_says_the_restart_scope(advisor):
+    replies = _replies(advisor, "two qs on our 10-day pretraining run on 32 H100s (4 nodes of p5): spot or on-demand? "
+                                "and how often should we checkpoint?")
+    reply = next(r for r in replies if r.rule == "checkpoint.young-interval")
+    assert reply.lead.startswith("Checkpoint about every 22 min")  # √(2 × 2 × 120)
+    assert "÷ 4 nodes" in reply.lead and "assumed" in reply.lead
+    assert any("restarts all 32 GPUs" in d for d in reply.details)
+    assert any("S3" in d for d in reply.details)  # p5 is AWS: its storage and its 2-minute notice
+    assert any("2 minutes" in d for d in reply.details)
+    assert "young-1974" in reply.sources
+
+
+def test_the_users_write_time_and_interruption_rate_are_used(advisor):
+    replies = _replies(advisor, "we get interrupted every 10h on spot, a checkpoint takes 3 min to write. "
+                                "how often should we checkpoint?")
+    reply = next(r for r in replies if r.rule == "checkpoint.young-interval")
+    assert reply.lead.startswith("Checkpoint about every 60 min")  # √(2 × 3 × 600)
+    assert "assumed" not in reply.lead
+
+
+def test_chinese_notice_and_checkpoint_parts_are_answered_each_once(advisor):
+    replies = _replies(advisor, "阿里云抢占式 GPU 实例被回收前能提前多久知道？训练怎么接住不丢进度？")
+    notice = next(r for r in replies if r.rule == "checkpoint.spot-notice")
+    interval = next(r for r in replies if r.rule == "checkpoint.young-interval")
+    assert notice.lead.startswith("阿里云回收抢占式实例前会提前约5分钟通知") and notice.figures["notice_s"] == 300
+    assert "OSS" in " ".join(interval.details)
+    assert not any("收到通知（" in d for d in interval.details)  # the notice's how is said once, in its own part
+
+
+def test_without_a_provider_every_providers_notice_is_listed(advisor):
+    replies = _replies(advisor, "我们用抢占式实例训练，会提前通知吗？提前多久？checkpoint 怎么做")
+    reply = replies[0]
+    assert "AWS 2分钟" in reply.lead and "谷歌云 30秒" in reply.lead and "阿里云 约5分钟" in reply.lead
+    assert any(d.startswith("大约每 44 分钟存一次 checkpoint") for d in reply.details)
+
+
+def test_a_question_about_something_else_is_not_answered_with_checkpoints(advisor):
+    replies = _replies(advisor, "what is the difference between H100 SXM and H100 PCIe?")
+    assert not any((r.rule or "").startswith("checkpoint.") for r in replies)
