@@ -54,6 +54,13 @@ class EnvironmentSettings(BaseSettings):
     metrics_addr: str = Field(
         default="0.0.0.0", validation_alias="GPU_ADVISOR_METRICS_ADDR",
         description="The address the metrics server binds.")
+    # -- roles -------------------------------------------------------------------------------
+    roles: str | None = Field(
+        default=None, validation_alias="GPU_ADVISOR_ROLES",
+        description="A role file (YAML: asker, checker, benchmarker, rule_admin from Slack user ids and user "
+                    "groups; docs/operations.md, \"Roles\"), reloaded when it changes. Unset: everyone asks, "
+                    "the users and groups in the inventory's `allow` lists check and benchmark, "
+                    "GPU_ADVISOR_SLACK_ADMINS are the rule admins.")
     # -- data folders --------------------------------------------------------------------------
     rules_dir: str | None = Field(
         default=None, validation_alias="GPU_ADVISOR_RULES_DIR",

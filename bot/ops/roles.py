@@ -187,3 +187,29 @@ def default_role_book(admins: Iterable[str] = (), allow_lists: Iterable[Iterable
         Role.BENCHMARKER: checkers,
         Role.RULE_ADMIN: Grant.model_construct(everyone=False, users=tuple(sorted(set(admins))), groups=()),
     }, source="allow lists")
+
+
+def role_reloader(path: Path | str | None = None, admins: Iterable[str] = (), inventory=None):
+    """The role book in force, reloadable (`bot.ops.reloadable.ConfigReloader`): the role file at
+    `path` (default GPU_ADVISOR_ROLES), or without one today's mapping, computed from
+    `inventory()` (a callable returning the current inventory, anything with `.hosts[].allow`),
+    so a reloaded inventory's allow lists take effect, and the admins given."""
+    import os
+
+    from bot.ops.reloadable import ConfigReloader
+
+    if path is None:
+        path = os.environ.get(ROLES_ENV) or None
+    admins = tuple(admins)
+    cache: dict[int, RoleBook] = {}
+
+    def fallback() -> RoleBook:
+        current = inventory() if inventory is not None else None
+        key = id(current)
+        if key not in cache:  # one book per inventory object: a reload makes a new object
+            cache.clear()
+            hosts = getattr(current, "hosts", None) or []
+            cache[key] = default_role_book(admins, (host.allow for host in hosts))
+        return cache[key]
+
+    return ConfigReloader("roles", path, load_role_book, fallback=fallback)

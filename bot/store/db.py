@@ -397,14 +397,15 @@ class Store:
                                      .order_by(table.c.asked_at.desc(), table.c.id.desc()).limit(limit)).scalars())
 
     # -- the rule-base version replicas converge on ----------------------------------
-    def rule_base_state(self) -> tuple[str, int] | None:
-        """(the published rule-base version, its generation), or None before the first publish."""
+    def rule_base_state(self, name: str = "serving") -> tuple[str, int] | None:
+        """(the published rule-base version, its generation), or None before the first publish.
+        Other names are other configs replicas converge on (`config:roles`, bot/ops/reloadable.py)."""
         table = t.rule_base_state
         with self._begin() as conn:
-            row = conn.execute(select(table.c.version, table.c.generation).where(table.c.name == "serving")).first()
+            row = conn.execute(select(table.c.version, table.c.generation).where(table.c.name == name)).first()
         return (row.version, row.generation) if row else None
 
-    def publish_rule_base(self, version: str, now: dt.datetime | None = None) -> int:
+    def publish_rule_base(self, version: str, now: dt.datetime | None = None, name: str = "serving") -> int:
         """Record `version` as the one every replica should serve; returns its new generation.
 
         The generation rises on every publish, even of the same version, so `/gpu rules reload`
@@ -412,7 +413,7 @@ class Store:
         """
         now = now or utcnow()
         table = t.rule_base_state
-        stmt = self._insert(table).values(name="serving", version=version, generation=1, updated_at=now,
+        stmt = self._insert(table).values(name=name, version=version, generation=1, updated_at=now,
                                           updated_by=self.claimed_by)
         stmt = stmt.on_conflict_do_update(
             index_elements=[table.c.name],
