@@ -28,7 +28,8 @@ DEFAULT_MONTHS = 36.0
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     qs = list(ctx.requirement.quantities) or _read_from_question(ctx)
     if not any(q.kind == "money" or q.role in ("work", "discount") for q in qs):
-        return None
+        from bot.compose.cost_default import compose as default  # "is renting cheaper than buying?"
+        return default(ask, ctx)
     lang = ctx.language
     try:
         currency = calc.one_currency(qs)

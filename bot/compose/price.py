@@ -20,7 +20,7 @@ import os
 import re
 
 from bot.compose import ComposeContext
-from bot.compose import price_missing
+from bot.compose import price_fit, price_missing
 from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -70,6 +70,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         priced = _job_cost(ctx, billing, asked)
         if priced is not None or ctx.answer.costs:
             return priced  # None: the user's own quotes priced the job, and the cost answer speaks for them
+        if not req.gpu and not req.instance:  # no run length and no hardware named: the instance that holds it
+            held = price_fit.answer(ctx, billing, provider)
+            if held is not None:
+                return _answer(ctx, held[0], held[1], billing, held[2])
     instances = _instances(ask, ctx, text)
     gpu_groups = _gpu_groups(ask, ctx, instances)
     if instances:

@@ -224,3 +224,17 @@ def test_the_numbers_are_read_from_the_message_when_the_requirement_lost_them(ad
     answer = advisor.answer(merged)
     ctx = ComposeContext(requirement=answer.requirement, answer=answer, catalog=advisor.catalog, question=text)
     assert compose(Ask(kind="cost"), ctx).lead.startswith("Spot is cheaper: $180 against $600")
+
+
+@pytest.mark.parametrize("text, language", [("is renting cheaper than buying?", "en"),
+                                            ("GPU 服务器是租划算还是自己买划算？", "zh")])
+def test_buy_or_rent_with_no_numbers_gets_a_default_from_dated_rates_and_two_questions(advisor, text, language):
+    reply, lines = cost_answer(advisor, text)
+    rate = reply.figures["rate"]
+    node = 8 * 730 * rate
+    assert reply.figures["node_month"] == pytest.approx(node, abs=0.01)
+    assert reply.figures["rent_90pct_36m"] == pytest.approx(node * 0.9 * 36, abs=0.01)
+    assert f"${node * 0.9 * 36:,.0f}" in lines[0] and f"${node * 0.3 * 36:,.0f}" in lines[0]  # the deciding sums first
+    assert any("2026-" in line or "20" in line for line in lines[1:2])  # the rate carries its date
+    assert sum(line.startswith("? ") for line in lines) == 2
+    assert ("renting" in lines[0]) if language == "en" else ("租" in lines[0])

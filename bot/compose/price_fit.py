@@ -1,0 +1,71 @@
+"""A price asked for a sized job that has no run length ("rough monthly cost on-demand" after "70B at
+8k for 16 users", "which aws instance and what does it cost"): the cheapest whole instance whose GPUs
+hold the job, per hour and per 730-hour month, at the provider named (else anywhere in the table).
+
+Which instances hold the job comes from the sizer's candidates (GPU, count, fits); the price from the
+table's rows. An instance holds the job when a fitting candidate of its GPU needs no more GPUs than
+the instance has.
+"""
+
+from __future__ import annotations
+
+from bot.compose import ComposeContext
+from bot.messages import say
+from bot.messages.format import count, gpu_name, money
+from bot.prices.lookup import Offer, PriceBilling, offers, provider_name
+from bot.prices.skypilot import shown
+
+HOURS_PER_MONTH = 730
+
+
+def holding_offers(ctx: ComposeContext, billing: PriceBilling, provider: str | frozenset[str] | None) -> list[Offer]:
+    """Whole instances that hold the job, cheapest per instance-hour first, one per instance type."""
+    fewest: dict[str, int] = {}
+    for c in ctx.answer.candidates:
+        if c.fits:
+            fewest[c.gpu] = min(c.count, fewest.get(c.gpu, c.count))
+    rows = [o for o in offers(ctx.catalog)
+            if o.gpu in fewest and fewest[o.gpu] <= o.gpu_count and o.price(billing) is not None
+            and o.instance_type and (provider is None or o.provider == provider
+                                     or (not isinstance(provider, str) and o.provider in provider))]
+    rows.sort(key=lambda o: (o.price(billing), o.gpu_count, o.provider, o.instance_type or "", o.region or ""))
+    out: list[Offer] = []
+    for offer in rows:
+        if all((o.provider, o.instance_type) != (offer.provider, offer.instance_type) for o in out):
+            out.append(offer)
+    return out
+
+
+def answer(ctx: ComposeContext, billing: PriceBilling,
+           provider: str | frozenset[str] | None) -> tuple[str, list[str], dict] | None:
+    """(lead, details, figures), or None when no candidate fits or no row prices one."""
+    rows = holding_offers(ctx, billing, provider)
+    if not rows:
+        return None
+    lang, catalog = ctx.language, ctx.catalog
+    fit = {c.gpu: c for c in sorted(ctx.answer.candidates, key=lambda c: -c.count) if c.fits}
+    best = rows[0]
+    word = say(f"price.billing_{billing}", lang)
+    where = provider_name(catalog, best.provider)
+    per_hour = best.price(billing)
+
+    def gpus(offer: Offer) -> str:
+        return say("price.gpus", lang, count=count(offer.gpu_count), gpu=gpu_name(catalog, offer.gpu))
+
+    lead = say("price.fit_instance_lead", lang, provider=where, billing=word, instance=shown(best.instance_type, 40),
+               gpus=gpus(best), need=count(round(fit[best.gpu].need_gb)), have=count(round(fit[best.gpu].have_gb)),
+               hourly=money(per_hour, best.currency, lang),
+               monthly=money(per_hour * HOURS_PER_MONTH, best.currency, lang), region=shown(best.region or "-", 40))
+    details = []
+    others = [o for o in rows[1:] if o.gpu != best.gpu][:2]
+    if others:
+        sep = "；" if lang == "zh" else "; "
+        items = sep.join(say("price.fit_instance_item", lang, instance=shown(o.instance_type, 40), gpus=gpus(o),
+                             provider=provider_name(catalog, o.provider), hourly=money(o.price(billing), o.currency, lang),
+                             monthly=money(o.price(billing) * HOURS_PER_MONTH, o.currency, lang)) for o in others)
+        details.append(say("price.cheapest_next", lang, items=items))
+    details.append(say("price.fit_instance_month", lang))
+    figures = {"instance_type": best.instance_type, "provider": best.provider, "region": best.region,
+               "per_hour": per_hour, "per_month": round(per_hour * HOURS_PER_MONTH, 2), "gpus": best.gpu_count,
+               "gpu": best.gpu, "currency": best.currency}
+    return lead, details, figures
