@@ -226,7 +226,7 @@ class StoreSeam(EventRecords, ButtonRecords, RecentQuestionRecords, AuditRecords
 class AuditRecord(BaseModel):
     """One dispatch to a host agent: who, which host, which job and parameters, when, the outcome."""
 
-    at: str = Field(default_factory=lambda: dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds"))
+    at: str = Field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"))
     user: str
     host: str
     job: str

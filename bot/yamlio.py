@@ -68,10 +68,10 @@ def _walk(root: yaml.Node, path: Path, positions: dict[Loc, tuple[int, int]]) ->
         if isinstance(node, yaml.MappingNode):
             for key_node, value_node in reversed(node.value):
                 mark = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-                stack.append((value_node, loc + (key_node.value,), mark))
+                stack.append((value_node, (*loc, key_node.value), mark))
         elif isinstance(node, yaml.SequenceNode):
             for index in range(len(node.value) - 1, -1, -1):
-                stack.append((node.value[index], loc + (index,), None))
+                stack.append((node.value[index], (*loc, index), None))
 
 
 def _bad_scalar(path: Path, root: yaml.Node, exc: Exception) -> str:
@@ -168,12 +168,13 @@ def load_yaml(path: Path | str, text: str | None = None, root: Path | str | None
         loader = _LOADER(text)
         try:
             node = loader.get_single_node()
+            data = None
             if node is not None:
                 _walk(node, path, positions)
-            try:
-                data = loader.construct_document(node) if node is not None else None
-            except (ValueError, OverflowError) as exc:  # e.g. a date that does not exist: 2026-02-30
-                raise YamlError(_bad_scalar(path, node, exc)) from exc
+                try:
+                    data = loader.construct_document(node)
+                except (ValueError, OverflowError) as exc:  # e.g. a date that does not exist: 2026-02-30
+                    raise YamlError(_bad_scalar(path, node, exc)) from exc
         finally:
             loader.dispose()
     except yaml.YAMLError as exc:
