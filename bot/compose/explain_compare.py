@@ -45,7 +45,15 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     comparison = compare(
         ctx.catalog, ids, ctx.requirement, candidates=answer.candidates, recommendations=answer.recommendations,
         costs=answer.costs, flops=time.flops if time else None, **({"mfu": time.mfu} if time else {}))
-    return render(comparison, ctx, kind=ask.kind)
+    reply = render(comparison, ctx, kind=ask.kind)
+    from bot.compose.explain_network import asks_how_much, nvlink_consequence, pcie_pairs_consequence
+    sides = [s.gpu for s in comparison.sides]
+    consequence = nvlink_consequence(ask, ctx, sides) or pcie_pairs_consequence(ask, ctx, sides)
+    if consequence is None:
+        return reply
+    if asks_how_much(ask):  # "is 400 vs 600 a big deal?": the consequence for this job is the answer
+        return reply.model_copy(update={"lead": consequence, "details": [reply.lead, *reply.details]})
+    return reply.model_copy(update={"details": [consequence, *reply.details]})
 
 
 def _name(ctx: ComposeContext, gpu: GpuSpec) -> str:

@@ -24,8 +24,18 @@ GPU_MEMORY_UTILIZATION = 0.90
 _PARTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
 
 
+# "How much do H800 and H100 differ?": a comparison of the GPUs, not whether the job fits on them.
+_DIFFERENCE = re.compile(r"差多少|差在哪|区别|差别|差异|\bdiffer(?:ence)?s?\b|how much (?:faster|slower|better|worse)",
+                         re.IGNORECASE)
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     req, memory = ctx.requirement, ctx.answer.estimate.memory_gb
+    if _DIFFERENCE.search(ask.text):
+        from bot.compose.select import compared
+        reply = compared(ask, ctx)
+        if reply is not None:
+            return reply.model_copy(update={"kind": "fit"})
     hosted = host(ask, ctx)  # "主机内存要多大", "how big a disk?": the host around the GPUs
     if hosted is not None:
         return hosted

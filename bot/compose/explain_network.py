@@ -1,0 +1,127 @@
+"""Network and NVLink questions answered with the deciding number for THIS plan (issue #24):
+
+- "do we need IB / will 100GbE hurt?" for training across nodes: the bytes that cross each node's
+  network every step (FSDP/ZeRO-3: ~3x the bf16 weights, two all-gathers and a reduce-scatter; data
+  parallel: ~2x, the gradient all-reduce) and the seconds they take at the stated speed against 8x
+  400 Gb/s RDMA per node;
+- "A800's NVLink 400 vs A100's 600, how much does it matter?": the same compute, so the exposed
+  communication inside a node grows by the NVLink ratio; with the model known, the gradient
+  all-reduce's time on each; across nodes the NIC, not NVLink, is the slower link.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.knowledge import GpuSpec
+from bot.messages import say
+from bot.messages.format import count
+from bot.models import Ask, AskAnswer
+
+# An 8-GPU node with one 400 Gb/s RDMA NIC per GPU: what clusters for multi-node training are built with.
+RDMA_NODE_GBPS = 8 * 400
+GPUS_PER_NODE = 8
+_SHARDED = re.compile(r"fsdp|zero[- ]?3|full[_ ]shard|deepspeed", re.IGNORECASE)
+_MATTERS = re.compile(r"matter|big deal|hurt|how much|worth|影响|差多少|差在哪|差距", re.IGNORECASE)
+
+
+def params_b(ctx: ComposeContext) -> float | None:
+    req = ctx.requirement
+    if req.params_b:
+        return req.params_b
+    model = ctx.catalog.models.get(req.model) if req.model else None
+    return getattr(model, "params_b", None) if model else None
+
+
+def network_exchange(ask: Ask, ctx: ComposeContext, framed: str) -> AskAnswer | None:
+    """The per-step exchange across nodes at the stated network speed, for a multi-node training job
+    the verdict found the network too slow for; `framed` is the answer word ("Yes, you need it — ")."""
+    req = ctx.requirement
+    size = params_b(ctx)
+    verdict = ctx.answer.verdict
+    if (req.network_gbps is None or req.workload != "training" or not size or (req.gpu_count or 0) <= GPUS_PER_NODE
+            or req.method in ("lora", "qlora") or verdict is None or "network" not in verdict.rule):
+        return None
+    sharded = req.zero_stage == 3 or bool(_SHARDED.search(ask.text)) or size >= 20
+    factor = 3 if sharded else 2
+    traffic = factor * size * 2  # GB of bf16 weights or gradients per step
+    slow = traffic / (req.network_gbps / 8)
+    fast = traffic / (RDMA_NODE_GBPS / 8)
+    lang = ctx.language
+    lead = framed + say("explain.network_exchange", lang, gbps=count(req.network_gbps),
+                        gbytes=count(round(req.network_gbps / 8, 1)), factor=factor,
+                        how=say("explain.network_sharded" if sharded else "explain.network_ddp", lang),
+                        traffic=count(round(traffic)), params=count(size), slow=_s(slow), fast=_s(fast))
+    details = [say("explain.network_lora", lang), say("explain.network_check", lang)]
+    return AskAnswer(kind="explain", lead=lead, details=details, rule=verdict.rule,
+                     sources=list(dict.fromkeys([*verdict.sources, "zero-paper", "nccl-tests"])),
+                     figures={"traffic_gb": round(traffic, 1), "seconds_at_stated": round(slow, 1),
+                              "seconds_at_rdma": round(fast, 2)})
+
+
+def nvlink_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> str | None:
+    """What an NVLink difference between GPUs of the same compute means for the stated job, or None
+    where the GPUs differ in more than NVLink."""
+    if len(gpus) != 2:
+        return None
+    a, b = gpus
+    if a.dense_tflops.get("bf16") != b.dense_tflops.get("bf16") or not a.nvlink_bandwidth_gbs \
+            or not b.nvlink_bandwidth_gbs or a.nvlink_bandwidth_gbs == b.nvlink_bandwidth_gbs:
+        return None
+    slow, fast = sorted((a, b), key=lambda g: g.nvlink_bandwidth_gbs)
+    lang = ctx.language
+    from bot.messages.format import gpu_name
+    names = dict(slow=gpu_name(ctx.catalog, slow.id), fast=gpu_name(ctx.catalog, fast.id),
+                 slow_bw=count(slow.nvlink_bandwidth_gbs), fast_bw=count(fast.nvlink_bandwidth_gbs),
+                 ratio=count(round(fast.nvlink_bandwidth_gbs / slow.nvlink_bandwidth_gbs, 2)))
+    req = ctx.requirement
+    if (req.gpu_count or 0) > GPUS_PER_NODE:
+        return say("explain.nvlink_multinode", lang, gpus=count(req.gpu_count), **names)
+    size = params_b(ctx)
+    if size:
+        n = min(req.gpu_count or GPUS_PER_NODE, GPUS_PER_NODE)
+        grads = size * 2
+        moved = 2 * grads * (n - 1) / n  # a ring all-reduce sends this much per GPU
+        # the listed NVLink figure counts both directions; an all-reduce streams one way per link
+        t_fast, t_slow = moved / (fast.nvlink_bandwidth_gbs / 2), moved / (slow.nvlink_bandwidth_gbs / 2)
+        return say("explain.nvlink_allreduce", lang, params=count(size), grads=count(round(grads)), n=n,
+                   t_fast=_s(t_fast), t_slow=_s(t_slow), **names)
+    return say("explain.nvlink_general", lang, **names)
+
+
+# PCIe x16 bandwidth per direction by generation, GB/s (PCI-SIG: 8/16/32/64 GT/s per lane).
+_PCIE_X16_GBS = {3: 16, 4: 32, 5: 64, 6: 128}
+
+
+def pcie_pairs_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> str | None:
+    """SXM against a PCIe card whose NVLink bridge joins pairs only, for training on more than two
+    GPUs: the exchange between pairs crosses PCIe; with the model known, its time per step on each."""
+    if len(gpus) != 2 or ctx.requirement.workload not in (None, "training"):
+        return None
+    sxm = next((g for g in gpus if "SXM" in g.form_factor.upper() and g.nvlink_bandwidth_gbs), None)
+    card = next((g for g in gpus if "PCIE" in g.form_factor.upper()), None)
+    n = min(ctx.requirement.gpu_count or GPUS_PER_NODE, GPUS_PER_NODE)
+    if sxm is None or card is None or n <= 2:
+        return None
+    from bot.messages.format import gpu_name
+    lang = ctx.language
+    pcie = _PCIE_X16_GBS.get(card.pcie_gen, 32)
+    names = dict(sxm=gpu_name(ctx.catalog, sxm.id), card=gpu_name(ctx.catalog, card.id), n=n,
+                 sxm_bw=count(sxm.nvlink_bandwidth_gbs), pcie=count(pcie), gen=card.pcie_gen)
+    size = params_b(ctx)
+    if not size:
+        return say("explain.pcie_pairs_general", lang, **names)
+    sharded = size * 16 > 0.9 * card.memory_gb  # full fine-tuning states that one card cannot hold
+    moved = (3 if sharded else 2) * size * 2 * (n - 1) / n
+    return say("explain.pcie_pairs", lang, params=count(size), traffic=count(round(moved)),
+               how=say("explain.network_sharded" if sharded else "explain.network_ddp", lang),
+               t_sxm=_s(moved / (sxm.nvlink_bandwidth_gbs / 2)), t_card=_s(moved / pcie), **names)
+
+
+def asks_how_much(ask: Ask) -> bool:
+    return bool(_MATTERS.search(ask.text))
+
+
+def _s(seconds: float) -> str:
+    return f"{seconds:.2f}" if seconds < 1 else f"{seconds:,.0f}" if seconds >= 10 else f"{seconds:.1f}"

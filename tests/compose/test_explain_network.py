@@ -1,0 +1,56 @@
+"""Network and NVLink questions lead with the deciding number for the stated plan (issue #24):
+bytes per step across nodes and their seconds, an NVLink cut's consequence, SXM against PCIe pairs.
+Real parser, sizer, rules and catalog."""
+
+import re
+
+import pytest
+
+from bot.advisor import Advisor
+from bot.conversation import Conversations
+from bot.render.text import render_text
+
+
+@pytest.fixture(scope="module")
+def advisor() -> Advisor:
+    return Advisor()
+
+
+def first_line(advisor, text):
+    return render_text(Conversations(advisor).ask("t", text)).splitlines()[0]
+
+
+def seconds(line: str) -> list[float]:
+    return [float(x) for x in re.findall(r"~([0-9.]+) s", line)]
+
+
+def test_fsdp_across_nodes_on_100gbe_is_said_in_seconds_per_step(advisor):
+    line = first_line(advisor, "do we need InfiniBand for two nodes x eight H100s doing a full fine-tune of a 70B "
+                               "with FSDP, or is 100GbE fine?")
+    assert line.startswith("Yes, you need it — 100 Gb/s is 12.5 GB/s per node")
+    assert "420 GB" in line  # 3 x 70B x 2 bytes
+    slow, fast = seconds(line)
+    assert slow == pytest.approx(34, abs=1) and fast == pytest.approx(1.05, abs=0.1)
+
+
+def test_an_nvlink_cut_on_the_same_compute_is_judged_by_what_is_exposed(advisor):
+    line = first_line(advisor, "A800 vs A100 for 8-GPU training — is the 400 GB/s NVLink vs 600 actually a big deal?")
+    assert line.startswith("Only where communication is exposed") and "1.5×" in line
+    zh = first_line(advisor, "H800 和 H100 做多机训练差多少？听说 H800 的 NVLink 被砍了，我们 64 卡训 13B，影响大吗")
+    assert zh.startswith("64 卡跨机训练时影响不大")
+
+
+def test_with_the_model_known_the_gradient_all_reduce_is_timed_on_both(advisor):
+    answer = Conversations(advisor).ask("t", "A800 or A100 for full fine-tuning a 13B on 8 GPUs?")
+    text = render_text(answer)
+    line = next(l for l in text.splitlines() if "all-reduce of a 13B model" in l)
+    fast, slow = seconds(line)
+    assert slow == pytest.approx(fast * 1.5, rel=0.05)
+
+
+def test_sxm_against_pcie_pairs_for_8_gpu_training_leads_with_the_interconnect(advisor):
+    line = first_line(advisor, "for training a 13B on 8 GPUs, H100 SXM vs H100 PCIe — the PCIe nodes are a lot "
+                               "cheaper. worth it?")
+    assert line.startswith("H100 SXM for training on 8 GPUs") and "PCIe Gen5" in line
+    sxm, pcie = seconds(line)
+    assert pcie > 5 * sxm
