@@ -66,7 +66,7 @@ _LABELS = {
         "blocked": "Not as asked: {n} blocking issue{s}",
         "fits": "Fits: {count} × {gpu}, {headroom:.1f} GB headroom",
         "no_fit": "Does not fit: {count} × {gpu} needs {need:.1f} GB, has {have:.0f} GB",
-        "options": "{n} GPU option{s} fit ({need:.1f} GB needed)",
+        "options_fit": "{n} GPU option{s} fit ({need:.1f} GB needed)",
         "nothing_fits": "Nothing fits on one GPU ({need:.1f} GB needed)",
         "warnings": "Workable, with {n} warning{s}",
         "need_more": "I need a little more detail",
@@ -88,7 +88,7 @@ _LABELS = {
         "blocked": "不可行：{n} 个阻断问题",
         "fits": "可行：{count} × {gpu}，余量 {headroom:.1f} GB",
         "no_fit": "放不下：{count} × {gpu} 需要 {need:.1f} GB，只有 {have:.0f} GB",
-        "options": "{n} 种 GPU 可容纳（需要 {need:.1f} GB）",
+        "options_fit": "{n} 种 GPU 可容纳（需要 {need:.1f} GB）",
         "nothing_fits": "单卡都放不下（需要 {need:.1f} GB）",
         "warnings": "可行，但有 {n} 个警告",
         "need_more": "还需要一些信息",
@@ -199,7 +199,7 @@ def headline(answer: Answer) -> str:
         fitting = [c for c in answer.candidates if c.fits]
         need = answer.candidates[0].need_gb
         if fitting and not warnings:
-            return ":white_check_mark: " + t["options"].format(n=len(fitting), s=_plural(len(fitting)), need=need)
+            return ":white_check_mark: " + t["options_fit"].format(n=len(fitting), s=_plural(len(fitting)), need=need)
         if not fitting:
             return ":x: " + t["nothing_fits"].format(need=need)
     if warnings:

@@ -8,7 +8,7 @@ import pytest
 from slack_harness import text_objects
 from slack_sdk.models.blocks import Block
 
-from bot.models import Finding
+from bot.models import Answer, Candidate, Finding, Requirement
 from bot.slack import cards
 from bot.slack.examples import CORPUS, DEFAULT_OUT, corpus_answers, longest, write_examples
 
@@ -59,6 +59,17 @@ def test_findings_are_grouped_by_topic_blocking_first():
     groups = cards.finding_groups(findings)
     assert [topic for topic, _ in groups] == ["memory", "license", "power", "cost"]
     assert [f.severity for f in groups[0][1]] == ["block", "info"]
+
+
+@pytest.mark.parametrize(("language", "expected"), [("en", "2 GPU options fit (60.0 GB needed)"),
+                                                    ("zh", "2 种 GPU 可容纳（需要 60.0 GB）")])
+def test_the_headline_of_several_fitting_options_counts_them(language, expected):
+    """No verdict, no GPU named, every candidate fits and nothing warns: the header counts the
+    options (the label once shared its key with the "What to do" section title, which won)."""
+    candidates = [Candidate(gpu=gpu, count=1, fits=True, need_gb=60, have_gb=80, headroom_gb=20)
+                  for gpu in ("a100-80gb", "h100-sxm")]
+    answer = Answer(requirement=Requirement(), candidates=candidates, language=language)
+    assert cards.headline(answer) == f":white_check_mark: {expected}"
 
 
 def test_escape_makes_mentions_inert_and_clip_never_splits_an_escape():
