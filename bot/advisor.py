@@ -33,7 +33,7 @@ from bot.engine.session import Engine
 from bot.errors import InputError
 from bot.facts import cost_facts, price_fact, question_facts
 from bot.knowledge import Catalog, GpuSpec, InstanceType, UnknownNameError, default_catalog
-from bot.models import Answer, Ask, Candidate, Cost, Estimate, Requirement
+from bot.models import Answer, Ask, AskAnswer, Candidate, Cost, Estimate, Requirement
 from bot.sizing.cost import TOTAL_COST_FORMULA, cheapest_rows
 from bot.sizing.estimate import ModelShape
 from bot.sizing.sizer import SizingResult, shape_from_arch, size_requirement
@@ -278,7 +278,29 @@ class Advisor:
                                      language=language, today=self.config.today, question=question,
                                      paste=resolved.requirement.pasted)
             answer.answers = compose_all(context)
+            answer.answers = self._parts_on_their_own_load(requirement, answer.answers, language)
         return answer
+
+    def _parts_on_their_own_load(self, requirement: Requirement, answers: list, language: str) -> list:
+        """A fit part whose load a later part stated ("2) and for 32 users at 8k?") is sized again on its own."""
+        from bot.advice.parts import own_load, part_requirement
+        for index, clear in own_load(requirement).items():
+            ask = requirement.asks[index]
+            part = self.answer(part_requirement(requirement, index, clear), language)
+            if part.answers:
+                reply = part.answers[0]
+            elif part.verdict is not None:  # its composer had nothing better than its own verdict
+                reply = AskAnswer(kind=ask.kind, lead=part.verdict.text, rule=part.verdict.rule)
+            else:
+                continue
+            reply = reply.model_copy(update={"ask_index": index, "label": ask.label})
+            at = next((i for i, a in enumerate(answers) if a.ask_index == index), None)
+            if at is None:
+                answers.insert(0 if index == 0 else len(answers), reply)
+                answers.sort(key=lambda a: a.ask_index if a.ask_index is not None else 0)
+            else:
+                answers[at] = reply
+        return answers
 
 
 # A stated size within this share of a mixture-of-experts model's active count is that active count.

@@ -98,7 +98,9 @@ _STATED_MONEY = lx.rx(r"[$¥￥€]\s?[0-9]|[0-9]\s?(?:元|块|万|usd|cny|rmb)|
 _WANTS = (
     ("concurrency", lx.rx(r"\B<(?:how\s+many\s+(?:concurrent\s+|simultaneous\s+|parallel\s+)?(?:users|requests|sequences|streams|sessions)"
                           r"|concurren\w*\s+(?:users|requests)\s+can)>\E|多少并发|扛多少|能撑多少|容纳多少|支持多少并发|多少个?并发")),
-    ("gpu_count", lx.rx(r"\B<how\s+many\s+(?:\w+\s+){0,2}(?:gpus?|cards?|nodes?)>\E|几张|多少张|几台|多少卡")),
+    ("gpu_count", lx.rx(r"\B<how\s+many\s+(?:\w+\s+){0,2}(?:gpus?|cards?|nodes?)"
+                        r"|how\s+many\s+(?:for|then|do\s+(?:we|i)\s+need|would\s+(?:we|i|it)\s+(?:need|take)|are\s+needed)>\E"
+                        r"|几张|多少张|几台|多少卡")),
 )
 _OOM = lx.rx(r"\B<(?:oom|out\s+of\s+memory)>\E|爆显存|显存不够|显存不足")
 _PRICES_COMPARED = lx.rx(r"价格(?:差不多|相近|接近|一样|相当)|差不多(?:的)?价格|\B<(?:similar(?:ly)?\s+priced|same\s+price|"
