@@ -9,7 +9,7 @@ from bot.nlu.scan import Scan, number
 
 _MONEY = (rf"(?P<c1>{lx.BUDGET_CURRENCY_BEFORE})?\s*(?P<n>[0-9]{{1,3}}(?:,[0-9]{{3}})+|[0-9]{{1,9}}(?:\.[0-9]{{1,4}})?)"
           rf"\s*(?P<k>{lx.MULTIPLIER})?\s*(?P<c2>{lx.BUDGET_CURRENCY_AFTER})?")
-_BUDGET = (lx.rx(rf"(?:\B<budget(?:\s+(?:is|of|=|:|around|about|under))?>\E|预算(?:是|为|大概|约|在|有|只有)?|控制在)\s*{_MONEY}"),
+_BUDGET = (lx.rx(rf"(?:\B<budget(?:\s+(?:is|of|=|:|around|about|under|maybe|roughly|approx(?:imately)?|up\s+to|at\s+most|max))?>\E|预算(?:是|为|大概|约|在|有|只有)?|控制在)\s*{_MONEY}"),
            lx.rx(rf"{_MONEY}\s*(?:的)?(?:\B<budget>\E|预算)"))
 _ANY_CURRENCY = re.compile(lx.BUDGET_CURRENCY_BEFORE)
 

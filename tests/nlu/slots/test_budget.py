@@ -10,6 +10,7 @@ from bot.nlu import parse
     ("预算20万元", 200_000, "CNY"),
     ("3万美元预算", 30_000, "USD"),
     ("budget is 30k, $2.10/gpu-hr", 30_000, "USD"),  # the question's own currency
+    ("budget maybe $2k/month. which gpu?", 2_000, "USD"),  # a hedged budget is still the budget
 ])
 def test_a_budget_is_read_with_its_currency(text, budget, currency):
     slots = parse(text).extracted
