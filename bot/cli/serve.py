@@ -55,6 +55,9 @@ def prepare_serving(settings):
         raise InputError(None, f"{exc}{hint}") from exc
     store = open_store(services, hint, also=(ValueError, OSError))
     if served is not None:
+        from bot.ops.metrics import track_replica
+
+        track_replica(rule_version=lambda: services.rules.serving_version)  # gpu_advisor_rulebase_info
         log.info("metrics on port %d", served[0].server_port)
     log.info("store %s, schema version %d", store.describe(), store.migration_status()[0])
     return services

@@ -28,6 +28,7 @@ from pydantic import BaseModel
 from bot.fleet.config import FleetConfig, HostGroup
 from bot.fleet.slack import Poster
 from bot.messages import say
+from bot.ops.metrics import record_host_check
 
 log = logging.getLogger("gpu_advisor.fleet")
 ALERT_TOPICS = frozenset({"health", "power"})
@@ -121,6 +122,7 @@ class FleetMonitor:
         return outcomes
 
     async def record(self, outcome: HostOutcome) -> None:
+        record_host_check(outcome.host, good=not outcome.degraded)  # the time of each host's last good check
         language = self.config.language
         state = self.states.get(outcome.host)
         if not outcome.degraded:

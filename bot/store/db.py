@@ -166,9 +166,14 @@ class Store:
         try:
             conn = self.engine.connect()
         except OperationalError as exc:
+            _count_error("connect")
             raise StoreError(f"cannot connect to {self.describe()}: {_first_line(exc)}") from exc
-        with conn, conn.begin():
-            yield conn
+        try:
+            with conn, conn.begin():
+                yield conn
+        except SQLAlchemyError as exc:
+            _count_error("operational" if isinstance(exc, OperationalError) else "other")
+            raise
 
     def close(self) -> None:
         self.engine.dispose()
@@ -515,6 +520,13 @@ class Store:
             raise StoreError("drop_schema needs a PostgreSQL store with its own schema")
         with self._begin() as conn:
             conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
+
+
+def _count_error(kind: str) -> None:
+    """`gpu_advisor_store_errors_total{kind}`; the metrics module loads only once a store fails."""
+    from bot.ops.metrics import record_store_error
+
+    record_store_error(kind)
 
 
 def _window(query, column, since: dt.datetime | None, until: dt.datetime | None):

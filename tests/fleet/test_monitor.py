@@ -15,6 +15,7 @@ from bot.dispatch.inventory import load_inventory
 from bot.fleet.config import FleetConfig, HostGroup
 from bot.fleet.monitor import FleetMonitor
 from bot.fleet.slack import SlackPoster
+from bot.ops.metrics import REGISTRY
 from tests.fleet.conftest import FLEET_USER, empty
 
 
@@ -40,7 +41,7 @@ def test_one_alert_per_degraded_host_then_quiet_then_resolved(fleet, slack_api, 
     monitor = monitor_for(inventory_path, slack_api, advisor)
     group = monitor.config.groups[0]
 
-    started = time.monotonic()
+    started, started_wall = time.monotonic(), time.time()
     first = asyncio.run(monitor.run_group(group))
     took = time.monotonic() - started
     assert {o.host: o.degraded for o in first} == {"healthy-1": False, "healthy-2": False, "xid-host": True,
@@ -53,6 +54,13 @@ def test_one_alert_per_degraded_host_then_quiet_then_resolved(fleet, slack_api, 
     assert "NVIDIA's action" in xid["text"]  # what to do, from the rule
     assert "*hung-host* could not be checked" in hung["text"]
     assert took < 2 + 5  # the hung host's own bound, not a wait on it
+    # The time of each host's last good check, for the dashboard and the "not checked lately" alert.
+    good = {h: REGISTRY.get_sample_value("gpu_advisor_host_last_good_check_timestamp_seconds", {"host": h})
+            for h in ("healthy-1", "xid-host")}
+    assert good["healthy-1"] is not None and abs(good["healthy-1"] - time.time()) < 60
+    assert good["xid-host"] is None or good["xid-host"] < started_wall  # not from this round
+    assert REGISTRY.get_sample_value("gpu_advisor_host_degraded", {"host": "xid-host"}) == 1
+    assert REGISTRY.get_sample_value("gpu_advisor_host_degraded", {"host": "healthy-2"}) == 0
     xid_ts = monitor.states["xid-host"].thread_ts
     assert xid_ts
 
@@ -67,6 +75,9 @@ def test_one_alert_per_degraded_host_then_quiet_then_resolved(fleet, slack_api, 
     assert "*xid-host* is healthy again" in resolved["text"]
     assert resolved["thread_ts"] == xid_ts  # in the alert's thread
     assert set(monitor.states) == {"hung-host"}
+    assert REGISTRY.get_sample_value("gpu_advisor_host_degraded", {"host": "xid-host"}) == 0
+    assert REGISTRY.get_sample_value("gpu_advisor_host_last_good_check_timestamp_seconds",
+                                     {"host": "xid-host"}) >= started_wall
 
 
 def test_the_schedule_runs_each_group_with_jitter_until_stopped(fleet, slack_api, advisor):

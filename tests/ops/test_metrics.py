@@ -78,3 +78,47 @@ def test_a_question_refused_for_its_input_is_not_an_error(server):
         value(before, "gpu_advisor_answer_refusals_total", source="refusal-test") == 1
     assert value(after, "gpu_advisor_answer_errors_total", source="refusal-test") == \
         value(before, "gpu_advisor_answer_errors_total", source="refusal-test")
+
+
+def test_each_replica_reports_its_build_rule_base_and_config_versions(server, tmp_path):
+    from bot.ops.roles import role_reloader
+
+    path = tmp_path / "roles.yaml"
+    path.write_text("roles:\n  rule_admin: {users: [U0ADMIN1]}\n")
+    roles = role_reloader(path)
+    metrics.track_replica(rule_version=lambda: "rules-abc+knowledge-def", configs=[roles])
+    samples = scrape(server)
+    [build] = [labels for (name, labels) in samples if name == "gpu_advisor_build_info"]
+    assert dict(build)["version"] and dict(build)["python"].startswith("3.")
+    assert value(samples, "gpu_advisor_rulebase_info", version="rules-abc+knowledge-def") == 1
+    assert value(samples, "gpu_advisor_config_info", config="roles", version=roles.version) == 1
+    before = value(samples, "gpu_advisor_config_reloads_total", config="roles", result="failed")
+    path.write_text("roles: {boss: {}}\n")
+    roles.check_file()
+    samples = scrape(server)
+    assert value(samples, "gpu_advisor_config_reloads_total", config="roles", result="failed") == before + 1
+    assert value(samples, "gpu_advisor_config_info", config="roles", version=roles.version) == 1  # still the old
+
+
+def test_a_failing_store_and_slack_connection_are_counted(server, tmp_path):
+    from bot.store import Store, StoreError
+
+    before = scrape(server)
+    store = Store(f"sqlite:///{tmp_path / 's.sqlite3'}")
+    with pytest.raises(Exception):
+        with store._begin() as conn:
+            conn.exec_driver_sql("SELECT * FROM no_such_table")
+    store.close()
+    with pytest.raises(StoreError):
+        Store("postgresql://nobody@127.0.0.1:1/none")
+    metrics.record_slack_connection(False)
+    after = scrape(server)
+    assert value(after, "gpu_advisor_store_errors_total", kind="operational") == \
+        value(before, "gpu_advisor_store_errors_total", kind="operational") + 1
+    assert value(after, "gpu_advisor_store_errors_total", kind="connect") >= \
+        value(before, "gpu_advisor_store_errors_total", kind="connect") + 1
+    assert value(after, "gpu_advisor_slack_connected") == 0
+    assert value(after, "gpu_advisor_slack_connection_errors_total") == \
+        value(before, "gpu_advisor_slack_connection_errors_total") + 1
+    metrics.record_slack_connection(True)
+    assert value(scrape(server), "gpu_advisor_slack_connected") == 1
