@@ -26,6 +26,10 @@ DEFAULT_MONTHS = 36.0
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    from bot.compose.cost_minimum import compose as short_runs  # "a 20-second run, 3,000 times a day"
+    reply = short_runs(ask, ctx)
+    if reply is not None:
+        return reply
     qs = list(ctx.requirement.quantities) or _read_from_question(ctx)
     if not any(q.kind == "money" or q.role in ("work", "discount") for q in qs):
         from bot.compose.cost_default import compose as default  # "is renting cheaper than buying?"

@@ -56,6 +56,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     catalog = ctx.catalog
     if not catalog.prices:
         return None
+    from bot.compose.cost_minimum import compose as short_runs  # "20-second runs, 3,000 a day: what does it cost?"
+    reply = short_runs(ask, ctx)
+    if reply is not None:
+        return reply
     text = (ask.text or ctx.question or "")[:MAX_TEXT]
     req = ctx.requirement
     billing: PriceBilling = "spot" if (req.billing == "spot" or _SPOT.search(text)) else "on-demand"

@@ -238,3 +238,25 @@ def test_buy_or_rent_with_no_numbers_gets_a_default_from_dated_rates_and_two_que
     assert any("2026-" in line or "20" in line for line in lines[1:2])  # the rate carries its date
     assert sum(line.startswith("? ") for line in lines) == 2
     assert ("renting" in lines[0]) if language == "en" else ("租" in lines[0])
+
+
+def test_short_runs_are_billed_the_providers_minimum_and_compared_with_an_always_on_instance(advisor):
+    text = ("our batch job runs 20 seconds per request on a g6.xlarge on AWS, we spin up an instance per run, "
+            "about 3000 runs a day. what does that cost?")
+    reply, lines = cost_answer(advisor, text)
+    minimum = advisor.catalog.providers["aws"].minimum_billed_s
+    assert reply.figures["billed_hours_per_day"] == pytest.approx(3000 * minimum / 3600, abs=0.01)
+    assert reply.figures["useful_hours_per_day"] == pytest.approx(3000 * 20 / 3600, abs=0.01)
+    rate = reply.figures["rate"]
+    assert reply.figures["per_day"] == pytest.approx(3000 * minimum / 3600 * rate, abs=0.01)
+    assert f"${3000 * minimum / 3600 * rate:,.2f}" in lines[0]
+    assert reply.figures["always_on_per_day"] == pytest.approx(24 * rate, abs=0.01)
+
+
+def test_a_ten_second_run_is_not_billed_ten_seconds_and_chinese_counts_are_read(advisor):
+    reply, lines = cost_answer(advisor, "AWS 按秒计费是不是跑 10 秒就只收 10 秒钱")
+    assert lines[0].startswith("不是：") and "60 秒" in lines[0]
+    reply, lines = cost_answer(advisor, "我们的批处理每次只跑 20 秒推理，用 AWS g5.xlarge 按需，每次起一台跑完就关，一天大概三千次。账单会怎么算？")
+    assert reply.figures["runs_per_day"] == 3000 and reply.figures["billed_hours_per_day"] == pytest.approx(50)
+    assert "50 小时" in lines[0]
+    assert any("价格表里没有 g5.xlarge" in line for line in lines)  # no rate invented for an unlisted instance

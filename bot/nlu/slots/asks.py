@@ -50,7 +50,8 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|enough\s+or|total\s+cost|how\s+expensive|save\s+money|where\s+can\s+we\s+save"
         r"|spot\s+or\s+on[\s-]demand|on[\s-]demand\s+or\s+spot|reserved\s+or)>\E"
         r"|划算|回本|值不值|账单|总费用|总花费|总成本|总价|费用.{0,2}(?:低|高|少|多)|哪个(?:更)?便宜|(?<!最)便宜多少(?!钱)|费用怎么算|怎么算钱|会不会很贵|哪里能省|省钱|买还是租|租还是买|自己买|卡时"
-        r"|选哪个划算|成本|包月还是按量|按量还是包月")),
+        r"|选哪个划算|成本|包月还是按量|按量还是包月|按秒(?:计费|收费)|只收.{0,8}钱|最低计费|怎么计费|怎么收费"
+        r"|\B<(?:billed\s+(?:per|by|for)\s+(?:the\s+)?(?:second|minute)|per[\s-]second\s+billing|minimum\s+(?:charge|billed))>\E")),
     ("compat", lx.rx(
         r"\B<(?:driver|cuda\s*1[0-3]|cu1[0-3][0-9]|wheel|toolkit|nvcc|sm_?[0-9]{2,3}|compute\s+capability|licen[cs]e"
         r"|legal|eula|allowed\s+to|supported|support\s+fp8|run\s+fp8|compatib\w*)>\E"
