@@ -239,6 +239,7 @@ def check_inventory(timeout: float = 3.0) -> list[CheckResult]:
     except InventoryError as exc:
         return [CheckResult(check="inventory", status="fail", message=str(exc),
                             fix="fix the inventory file at the line named above")]
+    assert inventory is not None  # a path was given: Services loads it or raises InventoryError
     if not inventory.hosts:
         return [CheckResult(check="inventory", status="warn", message=f"{path} lists no hosts",
                             fix="add the first GPU host under `hosts:`")]

@@ -38,6 +38,7 @@ def _cmd_watch(args: argparse.Namespace) -> int:
     services = Services(inventory=inventory_path(args.inventory), use_store=False)
     try:
         inventory = services.inventory
+        assert inventory is not None  # inventory_path names a file or raises InventoryError
         unknown = sorted({h for g in config.groups for h in g.hosts if h != "*"} - {h.name for h in inventory.hosts})
         if unknown:
             raise InputError("groups", f"{', '.join(unknown)} not in the inventory")

@@ -9,6 +9,7 @@ import datetime as dt
 import os
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 
@@ -155,7 +156,7 @@ def _cmd_import(args: argparse.Namespace) -> int:
 PRICES_ENV = "GPU_ADVISOR_PRICES"
 
 
-def update_target(out: str | None = None, environ: dict | None = None) -> Path:
+def update_target(out: str | None = None, environ: Mapping[str, str] | None = None) -> Path:
     """Where `prices update` writes: --out, else $GPU_ADVISOR_PRICES, else the user's data folder
     ($XDG_DATA_HOME/gpu-advisor, ~/.local/share/gpu-advisor). Never inside the installed package: a
     wheel's files belong to the installer (read-only for the service user, replaced by the next install)."""

@@ -14,6 +14,7 @@ from bot.cli import open_store
 from bot.errors import InputError
 
 if TYPE_CHECKING:
+    from bot.host_report import GpuCounters
     from bot.seams import StoreSeam
 
 EXIT_NO_HISTORY = 1  # `history HOST` for a host with no stored check
@@ -47,7 +48,7 @@ def render_history(host: str, checks, findings) -> str:
         name = next((g.name for c in checks for g in c.gpus if g.index == index and g.name), None)
         label = "GPUs not in the probe (Xids by PCI address)" if index == -1 else f"GPU {index}"
         lines += ["", f"{label}" + (f" — {name}" if name else ""), header]
-        previous = None
+        previous: GpuCounters | None = None
         for check in checks:
             gpu = check.gpu(index)
             if gpu is None:
