@@ -15,6 +15,8 @@ Each answer is at most 12 lines; amounts in two currencies are said and never ra
 
 from __future__ import annotations
 
+import re
+
 from bot.advice import bill as calc
 from bot.compose import ComposeContext
 from bot.messages import say
@@ -268,7 +270,8 @@ def _bill(qs, ctx, currency, lang) -> AskAnswer | None:
     stated_total = _first(qs, "bill-total")
     plain = all(i.basis.replace(",", "").replace(".", "").isdigit() for i in b.items if i.monthly is not None)
     if plain and len(b.items) >= 3:  # a bill of stated amounts: what each item is of the whole
-        return _bill_shares(b, stated_total, currency, lang)
+        return _bill_shares(b, stated_total, currency, lang, levers=bool(_CUT.search(ctx.question or "")),
+                            question=ctx.question or "")
     lead = say("cost.total_lead", lang, option=option, total=m(b.total_per_month), count=len([i for i in b.items if i.monthly is not None]))
     details = []
     for item in b.items:
@@ -284,7 +287,29 @@ def _bill(qs, ctx, currency, lang) -> AskAnswer | None:
                               "hours_per_month": b.hours_per_month})
 
 
-def _bill_shares(b, stated_total, currency, lang) -> AskAnswer:
+# "what do I cut first", "哪里能省": each item of the bill gets what cuts it.
+_CUT = re.compile(r"\b(?:cut|save|saving|reduce|lower|trim|problem|optimi[sz]e)\w*|省|削减|降低|优化|砍|超支|超了|多了", re.IGNORECASE)
+
+
+def _over_budget(total: float, question: str) -> tuple[float, float, float] | None:
+    """(budget, overrun, share) from "比预算多了四成" / "40% over budget", or None."""
+    m = _OVER.search(question)
+    if m is None:
+        return None
+    share = (_ZH_TENTHS[m.group("zh")] / 10) if m.group("zh") else int(m.group("pct") or m.group("pct2") or m.group("pct3")) / 100
+    if not 0 < share < 10:
+        return None
+    budget = total / (1 + share)
+    return budget, total - budget, share
+
+
+_ZH_TENTHS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_OVER = re.compile(r"(?:比|超出?)预算(?:多|超|高)?(?:出)?了?\s*(?:(?P<zh>[一二两三四五六七八九])成|(?P<pct>\d{1,3})\s*%)"
+                   r"|(?P<pct2>\d{1,3})\s*%\s*over\s+(?:the\s+|our\s+)?budget"
+                   r"|over\s+(?:the\s+|our\s+)?budget\s+by\s+(?P<pct3>\d{1,3})\s*%", re.IGNORECASE)
+
+
+def _bill_shares(b, stated_total, currency, lang, levers: bool = False, question: str = "") -> AskAnswer:
     m = lambda v: _m(v, currency, lang)  # noqa: E731
     total = stated_total.value if stated_total is not None else b.total_per_month
     items = sorted((i for i in b.items if i.monthly is not None), key=lambda i: -i.monthly)
@@ -292,11 +317,17 @@ def _bill_shares(b, stated_total, currency, lang) -> AskAnswer:
     rest_sum = sum(i.monthly for i in rest)
     lead = say("cost.bill_shares_lead", lang, total=m(total), item=say(f"cost.item_{top.item}", lang), amount=m(top.monthly),
                share=_pct(top.monthly / total), count=len(rest), rest=m(rest_sum), rest_share=_pct(rest_sum / total))
-    details = [say("cost.item_share", lang, item=say(f"cost.item_{i.item}", lang), amount=m(i.monthly), share=_pct(i.monthly / total))
-               for i in items]
+    key = "cost.item_share_lever" if levers else "cost.item_share"
+    details = [say(key, lang, item=say(f"cost.item_{i.item}", lang), amount=m(i.monthly), share=_pct(i.monthly / total),
+                   lever=say(f"cost.lever_{i.item}", lang) if levers else "") for i in items]
     if stated_total is not None and abs(stated_total.value - b.total_per_month) > 0.005 * stated_total.value:
         details.append(say("cost.bill_stated_total", lang, sum=m(b.total_per_month), total=m(stated_total.value),
                            gap=m(stated_total.value - b.total_per_month)))
+    over = _over_budget(total, question)
+    if over is not None:  # "比预算多了四成": the budget it implies and the overrun
+        details.insert(0, say("cost.bill_over_budget", lang, budget=m(over[0]), over=m(over[1]), pct=_pct(over[2])))
+    if levers:
+        details.append(say("cost.bill_export", lang))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-bill-total", sources=calc.SOURCES["bill"],
                      figures={"total_per_month": round(total, 2), "items_sum": round(b.total_per_month, 2),
                               "largest_share": round(top.monthly / total, 4), "currency": currency})

@@ -260,3 +260,14 @@ def test_a_ten_second_run_is_not_billed_ten_seconds_and_chinese_counts_are_read(
     assert reply.figures["runs_per_day"] == 3000 and reply.figures["billed_hours_per_day"] == pytest.approx(50)
     assert "50 小时" in lines[0]
     assert any("价格表里没有 g5.xlarge" in line for line in lines)  # no rate invented for an unlisted instance
+
+
+def test_a_bill_asked_where_to_cut_gives_each_item_its_lever_and_the_implied_budget(advisor):
+    text = ("这个月 GPU 云账单六万二，比预算多了四成。明细：GPU 计算 38,000、vCPU/内存 9,500、镜像 800、云盘 4,200、"
+            "公网带宽 7,600、快照 1,900。哪里能省？")
+    reply, lines = cost_answer(advisor, text)
+    assert reply.figures["total_per_month"] == pytest.approx(62_000)
+    assert "44,286" in lines[1] and "17,714" in lines[1]  # 62,000 / 1.4 and the overrun
+    assert sum("——" in line for line in lines) == 6  # every item with what cuts it
+    reply, plain = cost_answer(advisor, "账单明细：GPU 计算 38,000、vCPU/内存 9,500、镜像 800、云盘 4,200、公网带宽 7,600、快照 1,900，总共多少？")
+    assert not any("——" in line for line in plain)  # a sum asked for gets the sum, not advice
