@@ -227,3 +227,87 @@ def test_services_are_constructed_only_in_the_composition_root():
         stray += [f"{path.relative_to(BOT.parent)}:{line}: {name}(...)" for name, line in construction_sites(path)
                   if module not in CONSTRUCTED_ONLY_BY_SERVICES[name]]
     assert not stray, "build these through bot.services.Services:\n" + "\n".join(stray)
+
+
+# -- module-level cycles (issue #30.2) ---------------------------------------------------------
+# Every import counts, including those inside functions and under `if TYPE_CHECKING:`: a
+# function-level import is a dependency that is merely deferred (it is how the Slack app and its
+# server used to import each other unseen), and a type-only one still ties the two modules'
+# designs together. The implicit import of a package's `__init__` by its submodules is not an
+# edge (it would make every package that re-exports a submodule a cycle with it).
+
+
+def _modules() -> set[str]:
+    return {_module_name(p) for p in _sources()}
+
+
+def _module_imports(path: Path, modules: set[str]) -> list[tuple[str, int]]:
+    """The `bot.…` modules `path` imports, with their lines: `from bot.x import y` is bot.x.y
+    when that is a module, else bot.x."""
+    module = _module_name(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [(alias.name, node.lineno) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found += [(f"{target}.{alias.name}" if f"{target}.{alias.name}" in modules else target, node.lineno)
+                      for alias in node.names]
+    return [(name, line) for name, line in found if name in modules and name != module]
+
+
+def module_graph() -> dict[str, dict[str, list[str]]]:
+    """module -> imported module -> the `file:line`s that import it."""
+    modules = _modules()
+    graph: dict[str, dict[str, list[str]]] = {}
+    for path in _sources():
+        for target, line in _module_imports(path, modules):
+            graph.setdefault(_module_name(path), {}).setdefault(target, []).append(
+                f"{path.relative_to(BOT.parent)}:{line}")
+    return graph
+
+
+def test_module_imports_resolve_submodules_and_count_function_level_ones(tmp_path, monkeypatch):
+    package = tmp_path / "bot" / "slack"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "cards.py").write_text("")
+    (package / "app.py").write_text("from bot.slack import cards\nfrom . import cards as c\n")
+    (package / "serve.py").write_text("def run():\n    from bot.slack.app import build_app\n")
+    (package / "other.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                      "    from bot.slack.serve import run\nimport bot.slack\n")
+    monkeypatch.setattr(sys.modules[__name__], "BOT", tmp_path / "bot")
+    graph = module_graph()
+    assert set(graph["bot.slack.app"]) == {"bot.slack.cards"}
+    assert set(graph["bot.slack.serve"]) == {"bot.slack.app"}
+    assert set(graph["bot.slack.other"]) == {"bot.slack.serve", "bot.slack"}
+    (package / "app.py").write_text("from bot.slack.serve import run\n")
+    assert _cycles(module_graph()) == [["bot.slack.app", "bot.slack.serve"]]
+
+
+def test_no_import_cycle_between_modules():
+    graph = module_graph()
+    problems = []
+    for cycle in _cycles(graph):
+        edges = [f"  {a} -> {b}: {', '.join(graph[a][b][:3])}" for a in cycle for b in graph.get(a, {}) if b in cycle]
+        problems.append(f"cycle {' <-> '.join(cycle)}:\n" + "\n".join(edges))
+    assert not problems, "\n".join(problems)
+
+
+def test_the_slack_adapter_and_the_answer_pool_stay_small():
+    """One job per module (issue #30.2): no module of bot/slack, nor the answer pool, over 600 lines."""
+    paths = sorted((BOT / "slack").glob("*.py")) + [BOT / "answer_pool.py"]
+    long = {str(p.relative_to(BOT.parent)): n for p in paths if (n := len(p.read_text("utf-8").splitlines())) > 600}
+    assert not long, long
+
+
+def test_the_slack_server_imports_the_app_and_nothing_in_the_app_imports_the_server():
+    graph = module_graph()
+    assert "bot.slack.app" in graph.get("bot.slack.serve", {})
+    users = sorted(m for m, targets in graph.items() if "bot.slack.serve" in targets and m.startswith("bot.slack"))
+    assert users == [], users

@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from bot.slack.app import build_app, close_app
+
 if TYPE_CHECKING:
     from bot.seams import StoreSeam
     from bot.services import Services
@@ -241,7 +243,6 @@ def serving_app(settings, mode: str, *, store=None, client=None, services=None):
     `/gpu rules reload` does the same on an admin's request.
     """
     from bot.services import Services
-    from bot.slack.app import build_app
 
     if services is None:
         services = Services(settings, store=store)
@@ -251,45 +252,6 @@ def serving_app(settings, mode: str, *, store=None, client=None, services=None):
     app = build_app(settings, mode, services=services, client=client)
     services.watch_rules(settings.rules_watch_s)
     return app, services.rules
-
-
-# -- log ids ----------------------------------------------------------------------------------
-
-
-def request_log_ids(body: dict) -> tuple[str | None, str | None]:
-    """(request id, conversation id) of a Slack request: the event id (or trigger id), and the
-    conversation the answer is kept under: `team:channel:thread` as the app keys it."""
-    event = body.get("event") or {}
-    request_id = body.get("event_id") or body.get("trigger_id")
-    team = body.get("team_id") or (body.get("team") or {}).get("id") or ""
-    channel = event.get("channel") or body.get("channel_id") or (body.get("channel") or {}).get("id")
-    if event:
-        thread = event.get("thread_ts") or ("dm" if event.get("channel_type") == "im" else event.get("ts"))
-    else:
-        thread = ((body.get("message") or {}).get("thread_ts") or (body.get("message") or {}).get("ts")
-                  or (body.get("container") or {}).get("thread_ts"))
-    conversation = f"{team}:{channel}:{thread}" if channel and thread else None
-    return request_id, conversation
-
-
-def log_ids_middleware(body, next):  # noqa: A002 - Bolt passes the chain's continuation as `next`
-    """Bolt middleware, first in the chain: every log line of the request, including its lazy
-    listeners on the app's context-carrying pool, carries the request and conversation id.
-
-    Bolt's sync `next()` only marks the chain to go on (the listeners run after every middleware
-    has returned), so the ids are bound for the rest of the dispatching thread's current context
-    rather than inside a `with` block: each request binds both afresh, so none leaks into the
-    next one. (HTTP mode dispatches in a copy of the context per request anyway.)"""
-    from structlog.contextvars import bind_contextvars, unbind_contextvars
-
-    from bot.ops.logs import log_request, new_request_id
-
-    request_id, conversation_id = request_log_ids(body if isinstance(body, dict) else {})
-    unbind_contextvars("request_id", "conversation_id")
-    bind_contextvars(request_id=request_id or new_request_id(),
-                     **({"conversation_id": conversation_id} if conversation_id else {}))
-    log_request(body)  # one INFO line per request, so an incident can be traced by its ids (#29)
-    return next()
 
 
 # -- running until stopped ----------------------------------------------------------------------
@@ -361,7 +323,6 @@ def run_serving(bolt_app, settings, mode: str, *, services: Services, host: str 
     from bot.ops.lifecycle import GracefulStop, HealthServer, HealthState, live_executors
     from bot.ops.retention import RetentionPurger
     from bot.ops.settings import load_ops_settings
-    from bot.slack.app import close_app
 
     log = logging.getLogger("gpu_advisor.slack")
     store = services.store

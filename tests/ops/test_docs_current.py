@@ -17,12 +17,12 @@ def quoted_log_line() -> dict:
 
 
 def test_the_reload_log_line_in_rules_readme_is_the_one_the_bot_writes():
-    from bot.slack.app import reload_text
+    from bot.slack.replies import reload_text
 
     quoted = quoted_log_line()
     version, problem = "1a2b3c4d5e6f", quoted["message"].split(": ", 1)[1]
     result = SimpleNamespace(ok=False, changed=False, version=version, problems=[problem])
-    source = (ROOT / "bot" / "slack" / "app.py").read_text()
+    source = (ROOT / "bot" / "slack" / "shared.py").read_text()
     [fmt] = re.findall(r'log\.warning\("(rule base reload rejected[^"]*)"', source)
     assert fmt % (version, problem) == quoted["message"]
     assert quoted["logger"] == "gpu_advisor.slack" and quoted["level"] == "WARNING"

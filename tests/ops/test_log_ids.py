@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.slack.serve import request_log_ids
+from bot.slack.middleware import request_log_ids
 
 
 @pytest.mark.parametrize("body, expected", [

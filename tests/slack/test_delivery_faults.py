@@ -136,7 +136,7 @@ def test_a_locked_store_is_retried_until_it_frees(tmp_path):
     from sqlalchemy import create_engine
     from sqlalchemy.exc import OperationalError
 
-    from bot.slack.app import STORE_DOWN_TEXT, with_store_retries
+    from bot.slack.shared import STORE_DOWN_TEXT, with_store_retries
 
     path = tmp_path / "locked.sqlite3"
     engine = create_engine(f"sqlite:///{path}", connect_args={"timeout": 0})  # fail at once while locked
