@@ -16,7 +16,8 @@ MANIFESTS = CORE + OPERATOR
 DOCS = [doc for path in MANIFESTS for doc in yaml.safe_load_all(path.read_text()) if doc]
 CORE_DOCS = [doc for path in CORE for doc in yaml.safe_load_all(path.read_text()) if doc]
 API_VERSIONS = {"Namespace": "v1", "DaemonSet": "apps/v1", "Deployment": "apps/v1", "Secret": "v1", "Service": "v1", "ConfigMap": "v1",
-                "ServiceMonitor": "monitoring.coreos.com/v1", "PodMonitor": "monitoring.coreos.com/v1"}
+                "ServiceMonitor": "monitoring.coreos.com/v1", "PodMonitor": "monitoring.coreos.com/v1",
+                "PrometheusRule": "monitoring.coreos.com/v1"}
 
 
 def daemonset() -> dict:
