@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext, is_primary
+from bot.compose.cuda_check import check
 from bot.compose.explain import _from_findings, is_generic, relevant_findings
 from bot.knowledge import Catalog
 from bot.messages import say
@@ -26,9 +27,14 @@ SOURCES = ["cuda-release-notes", "cuda-compatibility"]
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    from bot.compose import compat_stack
+
     minimum = min_driver(ask.text, ctx.catalog, ctx.language)
     if minimum is not None:
         return minimum
+    stack = compat_stack.compose(ask, ctx) if is_primary(ask, ctx) or _first_compat(ask, ctx) else None
+    if stack is not None:
+        return stack
     if not is_primary(ask, ctx):
         return driver_check(ask.text, ctx.catalog, ctx.language) or relevant_findings(ask.text, ctx, "compat")
     verdict = ctx.answer.verdict
@@ -36,6 +42,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         reply = _from_findings(ctx, ask.text)
         return reply.model_copy(update={"kind": "compat"}) if reply else None
     return None
+
+
+def _first_compat(ask: Ask, ctx: ComposeContext) -> bool:
+    """The message's first compat part: the one the driver/toolkit/runtime answer is given to."""
+    return next((a for a in ctx.requirement.asks if a.kind == "compat"), ask).start == ask.start
 
 
 _MIN_DRIVER = re.compile(r"min(?:imum)?\.?\s+driver|driver\s+(?:do\s+i|does\s+it)\s+need|which\s+driver|需要什么驱动|驱动.{0,4}(?:版本|要求)|最低驱动",
@@ -63,22 +74,7 @@ def driver_check(text: str, catalog: Catalog, language: str) -> AskAnswer | None
         return None
     cuda = cuda_m.group(1) or f"{cuda_m.group(2)}.{cuda_m.group(3)}"
     driver = driver_m.group(1) or driver_m.group(2) or driver_m.group(3)
-    release, major = catalog.cuda_release(cuda), catalog.cuda_major(int(cuda.split(".")[0]))
-    if release is None or major is None:
-        return None
-    have = _version(driver) + (999, 999)[: 3 - len(_version(driver))]  # "470": any driver of the 470 branch
-    params = {"cuda": cuda, "driver": driver, "release_min": release.min_driver, "major": major.major,
-              "major_min": major.min_driver}
-    if have >= _version(release.min_driver):
-        lead, ok = say("compat.driver_ok", language, **params), True
-    elif have >= _version(major.min_driver):
-        lead, ok = say("compat.driver_minor", language, **params), True
-    else:
-        runs = [r for r in catalog.cuda.releases if _version(r.min_driver) <= have]
-        newest = max(runs, key=lambda r: _version(r.version)).version if runs else "?"
-        lead, ok = say("compat.driver_old", language, **params, newest=newest, newest_major=newest.split(".")[0]), False
-    return AskAnswer(kind="compat", lead=lead, rule="compat.driver-vs-cuda", sources=SOURCES,
-                     figures={"works": "yes" if ok else "no", "cuda": cuda, "driver": driver})
+    return check(cuda, driver, catalog, language)
 
 
 def _version(text: str) -> tuple[int, ...]:

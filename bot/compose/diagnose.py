@@ -44,7 +44,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     parts: list[tuple[str, list[str], str | None, list[str]]] = []  # (lead, details, rule, sources)
     first = next((a for a in ctx.requirement.asks if a.kind == "diagnose"), ask)
     if paste is not None and ask == first:  # the paste is read once, for the first diagnose ask
-        if paste.report and paste.report.gpus:
+        if paste.report and paste.report.gpus and not _context_only(ask, paste, ctx):
             parts.append(_gpus(paste, ctx))
         for error in paste.errors:
             parts.append(_error(error, lang))
@@ -77,6 +77,15 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 
 # -- GPUs --------------------------------------------------------------------------------------
+
+
+def _context_only(ask: Ask, paste: Paste, ctx: ComposeContext) -> bool:
+    """A paste given as context for another question ("rented box shows this. can I run a cu121
+    wheel on it?"): no diagnosis was asked (the ask is the paste's own, without words), a compat
+    part asks the question, and no GPU shows more than a configuration note (persistence mode)."""
+    if ask.text.strip() or not any(a.kind == "compat" for a in ctx.requirement.asks):
+        return False
+    return all(not m or m[0][0] >= 8 for m in (_meanings(gpu, paste, ctx) for gpu in paste.report.gpus))
 
 
 def _reading(gpu: GpuProbe, paste: Paste, lang: str) -> str:

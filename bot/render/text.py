@@ -174,7 +174,9 @@ def ask_lines(answer: Answer) -> list[str]:
     """Each ask's answer, in the order asked: its lead (labelled as the user labelled the part), then
     its details indented. The verdict leads instead where the primary ask's composer added nothing."""
     lines: list[str] = []
-    if answer.verdict and not any(a.ask_index == 0 for a in answer.answers):
+    # A paste's own ask (no words of its own) is not the primary one when a question follows it.
+    primary = next((i for i, a in enumerate(answer.requirement.asks) if a.text.strip()), 0)
+    if answer.verdict and not any(a.ask_index <= primary for a in answer.answers):
         first = answer.requirement.asks[0].label if answer.requirement.asks else None
         lines.append(f"{first} {answer.verdict.text}" if first and answer.answers else answer.verdict.text)
     # Several asks share MAX_LINES: each keeps its lead and as many details as its share allows.

@@ -1,0 +1,159 @@
+"""Driver vs toolkit vs the framework's bundled CUDA runtime (the `compat` composer's first look).
+
+Three versions get mixed up: nvidia-smi's "CUDA Version" is the newest CUDA the driver supports
+(nvidia-smi-docs), `nvcc -V` is the toolkit that compiles CUDA code, and `torch.version.cuda` (the
+`cuXXX` of a wheel) is the CUDA runtime the PyTorch wheel carries with it (pytorch-get-started), so
+running a wheel needs only a driver that runs that runtime (cuda-compatibility: the release's own
+minimum, or the major's under minor-version compatibility). A toolkit matters only to compile
+extensions, and then it should be torch's CUDA version.
+
+Answers, in the question's terms: "do I need Toolkit 12.4?" (no, and why), "can I run cu121 /
+cu124 / cu128 wheels on this driver?" (one verdict per wheel), "which one matters?" (each named).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.compose.cuda_check import check
+from bot.messages import say
+from bot.models import Ask, AskAnswer
+
+SOURCES = ["cuda-compatibility", "nvidia-smi-docs", "pytorch-get-started", "cuda-release-notes"]
+_WHEEL = re.compile(r"\bcu(1[0-3])([0-9])\b", re.IGNORECASE)
+_TORCH_CUDA = re.compile(r"torch\.version\.cuda\D{0,24}?(1[0-3]\.[0-9])", re.IGNORECASE)
+_NVCC = re.compile(r"nvcc(?:\s+-V)?\D{0,24}?(1[0-3]\.[0-9])", re.IGNORECASE)
+_SMI_CUDA = re.compile(r"CUDA\s+Version\s*:?\s*(1[0-3]\.[0-9])", re.IGNORECASE)
+_TOOLKIT_Q = re.compile(r"(?:need|have|install|要不要|需不需要|需要|得|必须|用不用)[^.?？。]{0,24}toolkit|toolkit[^.?？。]{0,12}(?:吗|\?|？)",
+                        re.IGNORECASE)
+_WHICH = re.compile(r"which\s+(?:one|version|of\s+them)\s+(?:matters|counts|is\s+right)|以哪个为准|听哪个|哪个(?:才)?(?:算数|为准|是对的|重要)",
+                    re.IGNORECASE)
+_BUILD = re.compile(r"\bbuild|compil|flash[\s-]?attn|extension|setup\.py|编译|源码", re.IGNORECASE)
+_TORCH = re.compile(r"torch|pytorch|\bwheels?\b|\bcu1[0-3][0-9]\b", re.IGNORECASE)
+_UPGRADE = re.compile(r"upgrade|update\s+the\s+driver|升级|更新驱动", re.IGNORECASE)
+_RUN_WORDS = {"native": "yes", "minor": "minor", "old": "no"}
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    text = ctx.question or ask.text
+    req = ctx.requirement
+    driver = req.driver
+    smi = req.driver_cuda or _group(_SMI_CUDA, text)
+    nvcc = _group(_NVCC, text)
+    torch_cuda = _group(_TORCH_CUDA, text)
+    wheels = list(dict.fromkeys(f"{m.group(1)}.{m.group(2)}" for m in _WHEEL.finditer(text)))
+    if torch_cuda and torch_cuda not in wheels:
+        wheels.insert(0, torch_cuda)
+    runtime = wheels[0] if wheels else None  # torch.version.cuda first, else the first wheel named
+    named = sum(bool(v) for v in (smi, nvcc, runtime))
+    if named >= 2 and (nvcc or _WHICH.search(text)):
+        return _which(smi, nvcc, runtime, driver, text, ctx)
+    if _TOOLKIT_Q.search(ask.text) or (_TOOLKIT_Q.search(text) and ask.start == 0):
+        return _toolkit(wheels[0] if wheels else req.cuda, driver, smi, ctx)
+    if wheels and driver and _TORCH.search(text):
+        return _wheels(wheels, driver, ctx)
+    return None
+
+
+def _group(pattern: re.Pattern, text: str) -> str | None:
+    m = pattern.search(text)
+    return m.group(1) if m else None
+
+
+def _run(cuda: str, driver: str | None, ctx: ComposeContext) -> tuple[str, AskAnswer] | None:
+    """('yes' | 'minor' | 'no', the driver check) for a CUDA runtime on the driver, or None."""
+    if not driver:
+        return None
+    reply = check(cuda, driver, ctx.catalog, ctx.language)
+    return (_RUN_WORDS[str(reply.figures["how"])], reply) if reply is not None else None
+
+
+def _which(smi, nvcc, runtime, driver, text: str, ctx: ComposeContext) -> AskAnswer:
+    lang = ctx.language
+    parts = []
+    if smi:
+        parts.append(say("compat.which_smi", lang, smi=smi, driver=driver or "?"))
+    if nvcc:
+        parts.append(say("compat.which_nvcc", lang, nvcc=nvcc))
+    if runtime:
+        parts.append(say("compat.which_torch", lang, torch=runtime))
+    lead = say("compat.which_lead", lang, parts=("；" if lang == "zh" else "; ").join(parts))
+    details = []
+    run = _run(runtime, driver, ctx) if runtime else None
+    if run is not None:
+        details.append(run[1].lead)
+    if _BUILD.search(text) and nvcc and runtime and nvcc != runtime:
+        details.append(say("compat.build_mismatch", lang, nvcc=nvcc, torch=runtime, arch=_arch(ctx)))
+    elif _BUILD.search(text) and runtime:
+        details.append(say("compat.build_match", lang, torch=runtime, arch=_arch(ctx)))
+    return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.driver-toolkit-runtime", sources=SOURCES,
+                     figures={"driver_cuda": smi, "nvcc": nvcc, "runtime": runtime})
+
+
+def _arch(ctx: ComposeContext) -> str:
+    """TORCH_CUDA_ARCH_LIST for the GPU the question names ("9.0" for H100), else the placeholder."""
+    spec = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
+    if spec is None:
+        from bot.advice.options import representative
+        from bot.knowledge import UnknownNameError
+
+        try:
+            spec = representative(ctx.catalog, ctx.requirement.gpu) if ctx.requirement.gpu else None
+        except UnknownNameError:
+            spec = None
+    return f"{spec.cc_number:.1f}" if spec is not None else "<your GPU's compute capability>"
+
+
+def _toolkit(runtime: str | None, driver: str | None, smi: str | None, ctx: ComposeContext) -> AskAnswer:
+    lang = ctx.language
+    if runtime is None:
+        lead = say("compat.toolkit_build_only", lang)
+        return AskAnswer(kind="compat", lead=lead, details=[say("compat.toolkit_when", lang, torch="torch.version.cuda")],
+                         rule="compat.toolkit-not-needed", sources=SOURCES)
+    run = _run(runtime, driver, ctx)
+    if run is None and smi and not driver:
+        # only nvidia-smi's CUDA: the same major runs under minor-version compatibility
+        same = smi.split(".")[0] == runtime.split(".")[0]
+        host = say("compat.toolkit_host_smi_ok" if same else "compat.toolkit_host_smi_newer", lang, smi=smi, torch=runtime,
+                   major=runtime.split(".")[0])
+    elif run is None:
+        host = say("compat.toolkit_host_unknown", lang, torch=runtime)
+    else:
+        host = run[1].lead
+    lead = say("compat.toolkit_no", lang, torch=runtime, wheel="cu" + runtime.replace(".", ""))
+    return AskAnswer(kind="compat", lead=lead, details=[host, say("compat.toolkit_when", lang, torch=runtime)],
+                     rule="compat.toolkit-not-needed", sources=SOURCES, figures={"needs_toolkit": "no", "runtime": runtime})
+
+
+def _wheels(wheels: list[str], driver: str, ctx: ComposeContext) -> AskAnswer | None:
+    """One verdict per wheel, wheels with the same verdict said together ("cu121, cu124 — yes, …")."""
+    lang = ctx.language
+    groups: dict[tuple[str, str], list[tuple[str, AskAnswer]]] = {}  # (verdict, major) -> wheels
+    for cuda in wheels[:4]:
+        run = _run(cuda, driver, ctx)
+        if run is not None:
+            groups.setdefault((run[0], cuda.split(".")[0]), []).append((cuda, run[1]))
+    if not groups:
+        return None
+    comma = "、" if lang == "zh" else ", "
+    items = []
+    order = {"yes": 0, "minor": 1, "no": 2}
+    for word, major in sorted(groups, key=lambda k: (order[k[0]], k[1])):
+        group = groups[(word, major)]
+        first = group[0][1].figures
+        items.append(say(f"compat.wheel_{word}", lang, wheel=comma.join("cu" + c.replace(".", "") for c, _ in group),
+                         major=major, major_min=first["major_min"],
+                         release_min=comma.join(str(r.figures["release_min"]) for _, r in group),
+                         newest=first.get("newest") or "?"))
+    words = {word for word, _ in groups}
+    upgrade = "no" not in words and _UPGRADE.search(ctx.question or "")
+    lead = say("compat.wheels_lead_no_upgrade" if upgrade else "compat.wheels_lead", lang, driver=driver,
+               items=("；" if lang == "zh" else "; ").join(items))
+    details = [say("compat.wheel_runtime", lang)]
+    if "minor" in words:
+        details.append(say("compat.wheel_minor_limits", lang))
+    details += [say("compat.wheel_pin", lang, wheel="cu" + wheels[0].replace(".", ""), driver=driver),
+                say("compat.wheel_test", lang)]
+    return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.wheel-vs-driver", sources=SOURCES,
+                     figures={"driver": driver, **{f"cu{c.replace('.', '')}": w for (w, _), g in groups.items() for c, _ in g}})
