@@ -254,9 +254,10 @@ def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> Optio
         rate = None if china else typical_rate(ctx.catalog, gpu.id)
         if rate is None and ctx.workload == "training" and plan.count > 1 and _bf16(gpu) < fastest * SLOW_TRAINING_SHARE:
             continue
-        if objectives is not None and objectives.budget and objectives.budget_period == "hour" and rate \
-                and objectives.budget_currency == "USD" and rate * plan.count > objectives.budget:
-            continue  # over the hourly budget
+        if objectives is not None and over_budget(objectives, rate, plan.count):
+            continue  # over the hourly or monthly budget
+        if objectives is not None and ctx.workload == "inference" and misses_latency(ctx, gpu.id, plan.count):
+            continue  # its TTFT/TPOT estimate misses a stated target
         # Tensor parallelism across more than two PCIe cards pays its all-reduces over PCIe: fewer,
         # larger GPUs (or NVLink) come first, whatever the price.
         tp_over_pcie = plan.strategy in ("tp", "tp-pp") and plan.count > 2 and not plan.interconnect_ok
@@ -276,6 +277,29 @@ def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> Optio
 # A training run longer than this, with no deadline stated, is planned as the cluster that finishes
 # in this time (pretraining is weeks on many GPUs, never one GPU for years).
 DEFAULT_TRAINING_HOURS = 30 * 24.0
+def over_budget(objectives: "Objectives", rate: float | None, count: int) -> bool:
+    """Whether `count` GPUs at `rate` (USD per GPU-hour) exceed an hourly or monthly budget in USD."""
+    per = {"hour": 1.0, "month": HOURS_PER_MONTH}.get(objectives.budget_period)
+    if not objectives.budget or per is None or rate is None or objectives.budget_currency != "USD":
+        return False
+    return rate * count * per > objectives.budget
+
+
+def misses_latency(ctx: OptionContext, gpu: str, count: int) -> bool:
+    """Whether the sizer's TTFT/TPOT estimate for `count` x `gpu` misses a stated target; TTFT is one
+    prompt's share of the burst the sizer prefills (bot/compose/latency.py). Unknown: it does not."""
+    objectives = ctx.objectives
+    if objectives is None or (objectives.ttft_s is None and objectives.tpot_ms is None):
+        return False
+    cand = next((c for c in ctx.sizing.candidates if c.gpu == gpu and c.count == count and c.ttft_s is not None
+                 and c.tpot_ms is not None), None)
+    if cand is None:
+        return False
+    ttft = cand.ttft_s / (ctx.req.concurrency or 1)
+    return (objectives.ttft_s is not None and ttft > objectives.ttft_s) or (
+        objectives.tpot_ms is not None and cand.tpot_ms > objectives.tpot_ms)
+
+
 # Below this share of the market's fastest dense BF16, a card is not offered for multi-GPU training
 # when no price says it is worth it (H20: 148 of H800's 989 TFLOPS; A800's 312 stays).
 SLOW_TRAINING_SHARE = 0.25

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from bot.advice.options import stated_targets, typical_rate, typical_row
+from bot.advice.options import TIGHT_PCT, Objectives, in_market, over_budget, stated_targets, typical_rate, typical_row
 from bot.compose import ComposeContext
 from bot.messages import say
 from bot.messages.format import gpu_setup, money
@@ -46,9 +46,13 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     ttft_t, tpot_t = targets.get("ttft_s"), targets.get("tpot_ms")
     if ttft_t is None and tpot_t is None:
         return None
+    objectives = Objectives.of(req, lang, ctx.question, **targets)
     timed = [c for c in ctx.answer.candidates if c.fits and c.ttft_s is not None and c.tpot_ms is not None
              and c.count <= MAX_GPUS and ctx.catalog.gpus.get(c.gpu) is not None
-             and getattr(ctx.catalog.gpus[c.gpu], "nvidia_product", True)]
+             and _offerable(ctx, ctx.catalog.gpus[c.gpu], objectives)
+             and not (c.count > 1 and not ctx.catalog.gpus[c.gpu].nvlink
+                      and "PCIE" not in ctx.catalog.gpus[c.gpu].form_factor.upper())  # superchips: one per instance
+             and not over_budget(objectives, typical_rate(ctx.catalog, c.gpu), c.count)]
     if not timed:
         return None
 
@@ -62,18 +66,35 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     def meets(c: Candidate) -> bool:
         return (ttft_t is None or ttft(c) <= ttft_t) and (tpot_t is None or c.tpot_ms <= tpot_t)
 
-    def cost(c: Candidate) -> float:
-        rate = typical_rate(ctx.catalog, c.gpu)
-        return (rate if rate is not None else 1e9) * c.count
+    china = objectives.market == "china"  # the US price table does not rank cards rented in China
 
-    meeting = sorted((c for c in timed if meets(c)), key=lambda c: (c.count, cost(c)))
+    def cost(c: Candidate) -> tuple[float, float]:
+        rate = None if china else typical_rate(ctx.catalog, c.gpu)
+        # unpriced: the memory rented stands in for the cost, as bot.advice.options ranks setups
+        return (rate * c.count if rate is not None else float("inf"), c.count * ctx.catalog.gpus[c.gpu].memory_gb)
+
+    def many_over_pcie(c: Candidate) -> bool:  # tensor parallel over PCIe beyond a pair pays every layer
+        return c.count > 2 and not ctx.catalog.gpus[c.gpu].nvlink
+
+    # the cheapest that meets them, as the recommendations rank (bot.advice.options.comfortable_option)
+    def tight(c: Candidate) -> bool:  # under 10% free: the next longer prompt or batch does not fit
+        return c.have_gb > 0 and (c.have_gb - c.need_gb) / c.have_gb < TIGHT_PCT / 100
+
+    # priced: the cheapest; unpriced (China): the fewest GPUs, roomier first, then the least memory rented
+    meeting = sorted((c for c in timed if meets(c)),
+                     key=lambda c: (many_over_pcie(c), cost(c)[0], c.count, tight(c), cost(c)[1]))
     shown_t = {"ttft_target": f"{ttft_t:g} s" if ttft_t else say("latency.no_target", lang),
                "tpot_target": f"{tpot_t:g} ms" if tpot_t else say("latency.no_target", lang)}
     if meeting:
         best = meeting[0]
-        lead = say("latency.pick", lang, setup=_setup(ctx, best), ttft=_s(ttft(best)), tpot=f"{best.tpot_ms:.0f}",
+        why = say("latency.why_cheapest" if cost(best)[0] != float("inf") else "latency.why_fewest", lang)
+        lead = say("latency.pick", lang, why=why, setup=_setup(ctx, best), ttft=_s(ttft(best)), tpot=f"{best.tpot_ms:.0f}",
                    concurrency=concurrency, rate=_rate(ctx, best), burst=_s(best.ttft_s), **shown_t)
         details = []
+        if tight(best):
+            fp8 = "fp8" in ctx.catalog.gpus[best.gpu].tensor_precisions and (req.precision or "bf16") in ("bf16", "fp16")
+            details.append(say("latency.tight_fp8" if fp8 else "latency.tight", lang, need=f"{best.need_gb:.0f}",
+                               have=f"{best.have_gb:.0f}", setup=_setup(ctx, best)))
         stated = next((c for c in timed if c.gpu == req.gpu and c.count == (req.gpu_count or c.count)), None)
         if stated is not None and not meets(stated):
             details.append(say("latency.missed", lang, setup=_setup(ctx, stated), ttft=_s(ttft(stated)),
@@ -89,11 +110,25 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                      rule="sizing.latency-targets", sources=["mlperf-inference-rules", "aiperf"])
 
 
+def _offerable(ctx: ComposeContext, gpu, objectives: Objectives) -> bool:
+    """A GPU the pick may name: an NVIDIA product rented where the user rents, and a GeForce card only
+    where they named one or run a workstation (the GeForce licence, rules/license)."""
+    req = ctx.requirement
+    if not gpu.nvidia_product or not in_market(gpu, objectives):
+        return False
+    if gpu.gpu_class == "consumer":
+        named = req.gpu in (gpu.id, gpu.family) or gpu.id in req.gpu_options or gpu.family in req.gpu_options
+        return named or req.deployment == "workstation"
+    return True
+
+
 def _setup(ctx: ComposeContext, c: Candidate) -> str:
     return gpu_setup(ctx.catalog, c.gpu, c.count, ctx.language)
 
 
 def _rate(ctx: ComposeContext, c: Candidate) -> str:
+    if ctx.language == "zh" or Objectives.of(ctx.requirement, ctx.language, ctx.question).market == "china":
+        return ""  # US clouds' prices are no guide to what a card costs in China
     row = typical_row(ctx.catalog, c.gpu)
     if row is None:
         return ""

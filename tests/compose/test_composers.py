@@ -193,13 +193,23 @@ def test_expected_latency_is_the_stated_setups_estimate(advisor):
     assert reply.figures["tpot_ms"] == stated.tpot_ms and f"TPOT ~{stated.tpot_ms:.0f} ms" in reply.lead
 
 
-def test_latency_targets_pick_the_fewest_gpus_whose_estimates_meet_them(advisor):
+def test_latency_targets_pick_the_cheapest_setup_whose_estimates_meet_them(advisor):
     answer = ask(advisor, "Which GPU for Mixtral 8x7B with TPOT <= 40ms and TTFT <= 450ms at 32 concurrent streams? ISL ~1k, OSL ~300")
     roles = {q.role: q.value for q in answer.requirement.quantities if q.kind == "latency"}
     assert roles == {"tpot": 40.0, "ttft": 450.0}  # each number to the keyword nearest it
     pick = answer.answers[0].figures
     chosen = next(c for c in answer.candidates if c.gpu == pick["gpu"] and c.count == pick["count"])
     assert chosen.tpot_ms <= 40 and chosen.ttft_s / 32 <= 0.45
-    fewer = [c for c in answer.candidates if c.fits and c.count < chosen.count and c.tpot_ms is not None
-             and c.tpot_ms <= 40 and c.ttft_s / 32 <= 0.45]
-    assert not fewer
+    from bot.advice.options import typical_rate
+    catalog = advisor.catalog
+
+    def hourly(c):
+        return typical_rate(catalog, c.gpu) * c.count
+
+    cheaper = [c for c in answer.candidates if c.fits and c.count <= 8 and c.tpot_ms is not None
+               and c.tpot_ms <= 40 and c.ttft_s / 32 <= 0.45 and typical_rate(catalog, c.gpu)
+               and catalog.gpus[c.gpu].gpu_class == "datacenter" and catalog.gpus[c.gpu].nvlink
+               and hourly(c) < hourly(chosen) - 1e-9]
+    assert not cheaper
+    top = answer.recommendations[0]  # the ranked options agree with the lead
+    assert (top.gpu, top.count) == (pick["gpu"], pick["count"])
