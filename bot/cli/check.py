@@ -143,7 +143,7 @@ def _print_not_run(results) -> None:
     from bot.ops.benchplan import describe_not_run
 
     for result in _not_run(results):
-        print(f"  [NOT RUN] {describe_not_run(result)}")
+        print(safe_text(f"  [NOT RUN] {describe_not_run(result)}"))  # the agent's reason is outside text
 
 
 def _check_json(done) -> dict:

@@ -21,6 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from bot.cli.terminal import safe_json, safe_text
 from bot.errors import InputError
 
 Status = Literal["ok", "warn", "fail", "skip"]
@@ -358,9 +359,9 @@ def _cmd_doctor(args: argparse.Namespace) -> int:
         raise InputError(None, f"--only: unknown check(s) {', '.join(unknown)}; choose from {', '.join(CHECKS)}")
     report = run_doctor(only, mode="http" if args.http else "socket", rules_dir=args.rules)
     if args.json:
-        print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False))
+        print(safe_json(json.dumps(report.model_dump(mode="json"), ensure_ascii=False)))
     else:
-        print(render_report(report))
+        print(safe_text(render_report(report)))  # agents' and servers' replies are outside text
     return 0 if report.ok else 1
 
 
@@ -378,7 +379,7 @@ def _cmd_ping(args: argparse.Namespace) -> int:
     try:
         response = httpx.get(args.url, timeout=args.timeout, trust_env=False)
     except httpx.HTTPError as exc:
-        print(f"{args.url}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(safe_text(f"{args.url}: {type(exc).__name__}: {exc}"), file=sys.stderr)
         return 1
     if not response.is_success:
         print(f"{args.url}: HTTP {response.status_code}", file=sys.stderr)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.cli import open_store
+from bot.cli.terminal import safe_json, safe_text
 from bot.errors import InputError
 
 if TYPE_CHECKING:
@@ -127,16 +128,16 @@ def _cmd_history(args: argparse.Namespace) -> int:
             result = services.advisor().engine.run(trend_facts(checks[-2], checks[-1]), language=args.lang)
             findings = [f for f in result.findings if f.rule.startswith("health.history-")]
     if args.json:
-        print(json.dumps({"host": args.host, "checks": [c.model_dump(mode="json") for c in checks],
-                          "findings": [f.model_dump(mode="json") for f in findings]}, ensure_ascii=False))
+        print(safe_json(json.dumps({"host": args.host, "checks": [c.model_dump(mode="json") for c in checks],
+                                    "findings": [f.model_dump(mode="json") for f in findings]}, ensure_ascii=False)))
     else:
-        print(render_history(args.host, checks, findings))
+        print(safe_text(render_history(args.host, checks, findings)))  # GPU names and hosts come from agents
     if args.chart:
         if not checks:
             raise InputError(None, f"no checks of {args.host} are stored, so there is nothing to chart")
         out = render_history_chart(args.host, checks, Path(args.chart))
         if not args.json:
-            print(f"Chart written to {out}")
+            print(safe_text(f"Chart written to {out}"))
     # A host with no stored check (a typo, or never checked) is not a success: scripts see exit 1.
     return 0 if checks else EXIT_NO_HISTORY
 

@@ -79,3 +79,17 @@ def test_db_upgrade_sql_prints_the_migration_for_a_dba(backend, monkeypatch, cap
     capsys.readouterr()
     assert main(["db", "upgrade", "--sql"]) == 0
     assert capsys.readouterr().out == ""  # up to date: nothing left to run
+
+
+def test_history_prints_an_agents_gpu_name_inert(backend, store, monkeypatch, capsys):
+    # A rented host's agent reports the GPU name: a terminal escape in it must not clear the screen.
+    for name, value in backend.env().items():
+        monkeypatch.setenv(name, value)
+    store.record_check(HostCheck(host="gpu-01", checked_at=T0, gpus=[
+        GpuCounters(index=0, name="H100\x1b[2J\u202echecks out", ecc_uncorrected=0)]))
+    assert main(["history", "gpu-01"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\u202e" not in out and "H100\\x1b[2J\\u202echecks out" in out
+    assert main(["history", "gpu-01", "--json"]) == 0
+    raw = capsys.readouterr().out
+    assert "\u202e" not in raw and json.loads(raw)["checks"][0]["gpus"][0]["name"].startswith("H100\x1b")
