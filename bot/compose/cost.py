@@ -179,11 +179,14 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
     if work_hours is None:
         return None
     restart = _first(qs, "restart-minutes")
+    every = _first(qs, "checkpoint-minutes")
+    # no stated loss: half the checkpoint interval is lost per interruption, on average (said below)
+    lost_min = lost.value if lost else (every.value / 2 if every else 0.0)
     quotes = _hourly_quotes(qs)
     spot = next((q for q in quotes if q.option == "spot"), None)
     od = next((q for q in quotes if q.option in ("on-demand", None) and q is not spot), None)
     rate = lambda q: calc.hourly(q.value, q.per, gpus) if q.per in ("gpu-hour", "gpu-minute") else q.value  # noqa: E731
-    r = calc.spot_with_losses(work_hours, gpus, per_day.value if per_day else 1.0, lost.value if lost else 0.0,
+    r = calc.spot_with_losses(work_hours, gpus, per_day.value if per_day else 1.0, lost_min,
                               restart.value if restart else 0.0, spot_rate=rate(spot) if spot else None,
                               on_demand_rate=rate(od) if od else None)
     m = lambda v: _m(v, currency, lang)  # noqa: E731
@@ -197,11 +200,13 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
         lead = say("cost.spot_lead_no_rates", lang, lost=count(round(r.lost_gpu_hours, 1)), wall=count(round(r.wall_hours, 1)),
                    work=count(round(work_hours, 1)))
     details = [
-        say("cost.spot_losses", lang, count=count(round(r.interruptions, 1)), lost=count(lost.value if lost else 0),
+        say("cost.spot_losses", lang, count=count(round(r.interruptions, 1)), lost=count(round(lost_min, 1)),
             restart=count(restart.value if restart else 0), gpus=gpus, gpu_hours=count(round(r.lost_gpu_hours, 1))),
         say("cost.spot_wall", lang, work=count(round(work_hours, 1)), wall=count(round(r.wall_hours, 1)),
             per_day=count(per_day.value if per_day else 1)),
     ]
+    if lost is None and every is not None:
+        details.append(say("cost.spot_lost_assumed", lang, every=count(every.value)))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-spot-losses", sources=calc.SOURCES["spot"],
                      figures={"spot_effective": r.spot_effective_total, "on_demand": r.on_demand_total,
                               "saving": r.saving, "lost_gpu_hours": round(r.lost_gpu_hours, 2), "currency": currency})

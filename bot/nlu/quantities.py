@@ -342,6 +342,13 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
         if every and float(every.group(1)) > 0:  # "每 8 小时被回收 1 次"
             return make("count", "interruptions-per-day", value=num.value * 24 / float(every.group(1)), unit="per-day",
                         end=num.end + m.end())
+    # "interrupted ~every 10h", "ckpt every 1h": an interruption interval, a checkpoint interval
+    hour = re.match(r"\s*(?:个\s*)?(?:小时|hours?|hrs?|h\b)", after)
+    if hour and num.value > 0 and re.search(r"(?:every|each)\s*[~≈]?\s*$", before):
+        if _CHECKPOINT.search(before[-18:]):
+            return make("time", "checkpoint-minutes", value=num.value * 60, unit="min", end=num.end + hour.end())
+        if re.search(r"interrupt|preempt|reclaim|evict", before[-30:]):
+            return make("count", "interruptions-per-day", value=24 / num.value, unit="per-day", end=num.end + hour.end())
     # "每 8 小时", "every 8 hours": the period of something else, not a duration
     if re.search(r"(?:每|every|each)\s*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|hours?|hrs?|h\b)", after):
         return None

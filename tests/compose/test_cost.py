@@ -271,3 +271,14 @@ def test_a_bill_asked_where_to_cut_gives_each_item_its_lever_and_the_implied_bud
     assert sum("——" in line for line in lines) == 6  # every item with what cuts it
     reply, plain = cost_answer(advisor, "账单明细：GPU 计算 38,000、vCPU/内存 9,500、镜像 800、云盘 4,200、公网带宽 7,600、快照 1,900，总共多少？")
     assert not any("——" in line for line in plain)  # a sum asked for gets the sum, not advice
+
+
+def test_spot_with_an_interruption_interval_loses_half_a_checkpoint_interval_per_interruption(advisor):
+    text = ("spot vs on-demand for a ~120hr 8xA100 run. on-demand $32.77/hr, spot ~$12/hr but we get interrupted "
+            "~every 10h. ckpt every 1h, restart takes 20 min. worth it?")
+    reply, lines = cost_answer(advisor, text)
+    lost_h = (30 + 20) / 60  # half the hourly checkpoint interval + the restart, per interruption
+    wall = 120 / (1 - lost_h / 10)  # interrupted every 10 h of wall clock
+    assert reply.figures["spot_effective"] == pytest.approx(wall * 12, rel=0.01)
+    assert reply.figures["on_demand"] == pytest.approx(120 * 32.77, rel=0.001)
+    assert "30 min of work" in lines[1] and "half the 60-minute checkpoint interval" in lines[-1]

@@ -328,6 +328,24 @@ def test_a_discount(n, template):
 @given(st.integers(min_value=1, max_value=24), st.sampled_from([
     "1 interruption per {h} hrs", "about 1 preemption every {h} hours"]))
 def test_interruptions_per_so_many_hours_are_counted_per_day(h, template):
+    _per_day(h, template)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(min_value=1, max_value=24), st.sampled_from([
+    "we get interrupted ~every {h}h", "spot gets preempted every {h} hours", "reclaimed about every {h} hrs"]))
+def test_an_interruption_interval_is_counted_per_day(h, template):
+    _per_day(h, template)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(min_value=1, max_value=6), st.sampled_from(["ckpt every {h}h", "we checkpoint every {h} hours"]))
+def test_a_checkpoint_interval_in_hours_is_in_minutes(h, template):
+    assert only(template.format(h=h), "checkpoint-minutes").value == h * 60
+    assert not [x for x in quantities(template.format(h=h)) if x.role in ("duration", "interruptions-per-day")]
+
+
+def _per_day(h, template):
     q = only(template.format(h=h), "interruptions-per-day")
     assert q.value == pytest.approx(24 / h)
     assert not [x for x in quantities(template.format(h=h)) if x.role == "duration"]  # the 8 hrs is the period
