@@ -534,9 +534,11 @@ HELP_TEXT = "\n".join([
     "• Send me a direct message with the same kind of question",
     "• `/gpu ask <question>`: answer in this channel",
     "• `/gpu check <host>`: run the checks on a host from the inventory",
+    "• `/gpu bench <host> [matmul|membw|h2d|serving …]`: a check that also runs benchmarks (benchmarkers)",
     "• `/gpu prices <GPU> [spot] [region]`: the price table of a GPU, dated (e.g. `/gpu prices H100 us-east-1`)",
     "• `/gpu rules`: the rule base version and rule count",
-    "• `/gpu rules reload`: reload the rule base (admins only)",
+    "• `/gpu rules reload`: reload the rule base (rule admins only)",
+    "• `/gpu whoami`: your roles, and where each comes from",
     "• `/gpu help`: this text",
     "Key=value words work too: `gpu=4090 params=7 workload=training method=lora`.",
 ])

@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
+from bot.dispatch.checker import BENCHMARKS
 from bot.knowledge import UnknownNameError
+from bot.messages import say
+from bot.ops.roles import Role
 from bot.slack import cards
 from bot.slack.cards import escape
 from bot.slack.host_checks import CHECK_WORDS
@@ -42,10 +45,14 @@ def ack_gpu_command(ack, command: dict, context):
         reply(f":books: Rule base `{escape(info.rule_base_version)}`: {info.rule_count} rules, "
               f"knowledge as of {info.knowledge_date}.")
     elif sub == "rules" and rest == "reload":
-        if not services.settings.is_admin(user):
-            reply(":lock: Only admins can reload the rule base (see GPU_ADVISOR_SLACK_ADMINS).")
-        else:
+        if services.may_reload_rules(user):
             reply(":hourglass_flowing_sand: Reloading the rule base…")
+        elif services.roles.configured:
+            reply(say("slack.needs_role", "en", role=Role.RULE_ADMIN.value))
+        else:
+            reply(":lock: Only admins can reload the rule base (see GPU_ADVISOR_SLACK_ADMINS).")
+    elif sub == "whoami":
+        reply(services.roles.whoami(user))
     elif sub == "ask" and rest:
         ack()
     elif sub == "ask":
@@ -57,10 +64,33 @@ def ack_gpu_command(ack, command: dict, context):
             reply(f":hourglass_flowing_sand: Checking `{escape(rest)}`…")
     elif sub == "check":
         reply("Usage: `/gpu check <host>` (a host name from the inventory)")
+    elif sub == "bench" and parse_bench(rest) is not None:
+        host, benchmarks = parse_bench(rest)
+        if services.host_checks.problem:
+            reply(f":wrench: {services.host_checks.problem}")
+        else:
+            reply(f":hourglass_flowing_sand: Checking `{escape(host)}` with {', '.join(benchmarks)}…")
+    elif sub == "bench":
+        reply(_BENCH_USAGE)
     elif sub == "prices":
         reply_prices(ack, services.rules.catalog, rest)
     else:
         reply(f"I don't know `/gpu {escape(sub)}`.\n{cards.HELP_TEXT}")
+
+
+_BENCH_USAGE = ("Usage: `/gpu bench <host> [" + "|".join(BENCHMARKS) + " …]` (default matmul): a host check "
+                "that also runs these benchmarks; needs the benchmarker role")
+
+
+def parse_bench(rest: str) -> tuple[str, list[str]] | None:
+    """`/gpu bench HOST [matmul membw …]` -> (host, benchmarks), or None when it is not that."""
+    words = rest.replace(",", " ").split()
+    if not words or not CHECK_WORDS.match(f"check {words[0]}"):
+        return None
+    benchmarks = [w.lower() for w in words[1:]] or ["matmul"]
+    if any(b not in BENCHMARKS for b in benchmarks):
+        return None
+    return words[0], list(dict.fromkeys(benchmarks))
 
 
 _PRICE_USAGE = "Usage: `/gpu prices <GPU> [spot] [region]`, e.g. `/gpu prices H100 us-east-1`"
@@ -97,7 +127,16 @@ def run_gpu_command(command: dict, context, client: WebClient, respond):
             respond(text=card.text, blocks=card.blocks, response_type="ephemeral", replace_original=True)
 
         services.run_check(check)
-    elif sub == "rules" and rest == "reload" and services.settings.is_admin(user):
+    elif sub == "bench" and not services.host_checks.problem and parse_bench(rest) is not None:
+        host, benchmarks = parse_bench(rest)
+
+        def bench() -> None:
+            card = services.host_check_card(host, user, channel=command.get("channel_id", ""), private=True,
+                                            benchmarks=benchmarks)
+            respond(text=card.text, blocks=card.blocks, response_type="ephemeral", replace_original=True)
+
+        services.run_check(bench)
+    elif sub == "rules" and rest == "reload" and services.may_reload_rules(user):
         respond(text=services.reload_rules(), response_type="ephemeral")
 
 

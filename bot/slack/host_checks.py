@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from bot.dispatch.checker import CheckReport
 from bot.dispatch.inventory import DispatchError, InventoryError, UnknownHostError
 from bot.errors import GpuAdvisorError
+from bot.messages import say
+from bot.ops.roles import Role
 from bot.seams import RuleSource
 from bot.slack.cards import escape
 from bot.slack.settings import SlackSettingsError
@@ -21,6 +23,7 @@ from bot.slack.usergroups import UserGroups, is_group_id
 
 if TYPE_CHECKING:
     from bot.services import Services
+    from bot.slack.roles import SlackRoles
 
 log = logging.getLogger("gpu_advisor.slack")
 
@@ -40,13 +43,14 @@ class HostChecks:
     Slack user id from the verified request.
     """
 
-    def __init__(self, services: Services, groups: UserGroups | None = None):
+    def __init__(self, services: Services, groups: UserGroups | None = None, roles: SlackRoles | None = None):
         self.problem: str | None = None
         self.inventory = None
         # The composition root wires each check: inventory, audit (the store's, under `serve`), history.
         self.services = services
         self.rules: RuleSource = services.rules
         self.groups = groups
+        self.roles = roles  # with a role file, the checker (benchmarker) role gates checks before the allow lists
         self._running: dict[str, int] = {}  # host -> checks of it running now
         self._running_lock = threading.Lock()
         try:
@@ -65,14 +69,17 @@ class HostChecks:
         return self.groups.groups_of(user_id)
 
     def hosts_for(self, user_id: str) -> list[str]:
-        if not self.inventory:
+        if not self.inventory or (self.roles is not None and not self.roles.gate(Role.CHECKER, user_id)):
             return []
         return [host.name for host in self.inventory.hosts_for(user_id, self.groups_of(user_id))]
 
-    def run(self, host: str, user_id: str, progress: Callable[[str], None] | None = None) -> CheckReport:
-        """The check's report; `HostCheckFailed` with a message for the user when there is none."""
+    def run(self, host: str, user_id: str, progress: Callable[[str], None] | None = None, *,
+            benchmarks: list[str] | None = None) -> CheckReport:
+        """The check's report (with `benchmarks` run in it); `HostCheckFailed` with a message for
+        the user when there is none."""
         if self.inventory is None:
             raise HostCheckFailed(self.problem or "Host checks are not configured.", ":wrench:")
+        self.require_role(Role.BENCHMARKER if benchmarks else Role.CHECKER, user_id)
         slot = None
         try:
             groups = self.groups_of(user_id)
@@ -80,7 +87,7 @@ class HostChecks:
             # A checker per check, over the rule base serving now (a reload may have swapped it).
             with self.rules.advisor() as advisor:
                 checker = self.services.checker(advisor, job_deadline_s=SLACK_JOB_DEADLINE_S)
-                return asyncio.run(checker.check(host, user_id, progress=progress, groups=groups))
+                return asyncio.run(checker.check(host, user_id, benchmarks, progress=progress, groups=groups))
         except (PermissionError, UnknownHostError) as exc:
             # One answer for "not yours" and "no such host": it must not tell which hosts exist.
             raise HostCheckFailed(f"You may not check `{escape(host)}`: it is not an inventory host that you or a "
@@ -97,6 +104,16 @@ class HostChecks:
             if slot is not None:
                 with self._running_lock:
                     self._running[slot] -= 1
+
+    def require_role(self, role: Role, user_id: str) -> None:
+        """`HostCheckFailed` unless the user holds `role`. Benchmarks need it even without a role
+        file (the default book gives it to whoever an allow list names, as the CLI always did);
+        a plain check needs the checker role only under a role file (the allow lists decide otherwise)."""
+        if self.roles is None:
+            return
+        allowed = self.roles.has(role, user_id) if role == Role.BENCHMARKER else self.roles.gate(role, user_id)
+        if not allowed:
+            raise HostCheckFailed(say("slack.needs_role", "en", role=role.value), ":lock:")
 
     def _take_slot(self, host: str, user_id: str, groups: list[str]) -> str | None:
         """Hold one of the host's MAX_CHECKS_PER_HOST check slots, so a slow or dead host can tie up

@@ -23,11 +23,13 @@ from bot.errors import InputError
 from bot.messages import say
 from bot.ops.lifecycle import DrainableExecutor
 from bot.ops.metrics import answer_timer, record_reload, record_rule_firings
+from bot.ops.roles import Role, role_reloader
 from bot.seams import RuleSource, StoreSeam
 from bot.slack import cards
 from bot.slack.cards import Card, HomeInfo, escape
 from bot.slack.host_checks import HostCheckFailed, HostChecks
 from bot.slack.replies import message_thread, question_language, reload_text
+from bot.slack.roles import SlackRoles
 from bot.slack.settings import SlackSettings
 from bot.slack.stores import (
     ButtonStore, DedupeStore, EventClaims, MemoryButtons, MemoryDedupeStore, RecentQuestions, RecentQuestionStore,
@@ -121,7 +123,12 @@ class SlackServices:
         # Answers in worker processes (an `AnswerPool`, set by `build_app`), or None: in the listener threads.
         self.answer_pool = None
         self.claims: EventClaims = dedupe or MemoryDedupeStore(ttl_s=settings.dedupe_ttl_s)
-        self.host_checks = HostChecks(services, UserGroups(client, ttl_s=settings.usergroups_ttl_s))
+        groups = UserGroups(client, ttl_s=settings.usergroups_ttl_s)
+        # Roles (GPU_ADVISOR_ROLES, reloadable); without a role file, the allow lists and admins as before.
+        self.role_book = role_reloader(admins=settings.admins, inventory=lambda: services.inventory)
+        self.roles = SlackRoles(lambda: self.role_book.current, groups,
+                                configured=lambda: self.role_book.path is not None)
+        self.host_checks = HostChecks(services, groups, roles=self.roles)
         # Host checks wait on agents for seconds to minutes: they run on a pool of their own, so
         # the listener pool (sized for CPU-bound answers) is never held up by them.
         # Drainable: a graceful stop waits for running checks; context-carrying: their log lines keep the ids.
@@ -177,6 +184,10 @@ class SlackServices:
             log.warning("telling the admin channel %s about the reload failed", self.settings.admin_channel,
                         exc_info=True)
 
+    def may_reload_rules(self, user_id: str) -> bool:
+        """The rule admin role; without a role file, GPU_ADVISOR_SLACK_ADMINS as before."""
+        return self.roles.has(Role.RULE_ADMIN, user_id)
+
     def reload_rules(self) -> str:
         """`/gpu rules reload`: here, then (with a store) on every replica."""
         try:
@@ -223,9 +234,9 @@ class SlackServices:
         return cards.answer_card(answer, button_id, asked_by=asked_by)
 
     def host_check_card(self, host: str, user: str, *, channel: str, private: bool = False,
-                        progress: Callable[[str], None] | None = None) -> Card:
+                        progress: Callable[[str], None] | None = None, benchmarks: list[str] | None = None) -> Card:
         try:
-            report = self.host_checks.run(host, user, progress)
+            report = self.host_checks.run(host, user, progress, benchmarks=benchmarks)
         except HostCheckFailed as exc:
             return cards.notice_card(exc.message, exc.emoji)
         record_rule_firings(fired_rules(report.answer))
