@@ -43,6 +43,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if explained is not None:
         verdict = ctx.answer.verdict  # "…and is it enough?": the verdict follows the technique's figure
         details = ([verdict.text] if verdict is not None and (req.model or req.params_b) else []) + explained.details
+        if verdict is not None and verdict.answer == "no":
+            from bot.compose.fit_single import single_card_fixes  # "…and is it enough?" no: what keeps one card
+            details = details[:2] + single_card_fixes(ctx)
         return explained.model_copy(update={"kind": "fit", "details": details})
     if req.model is None and req.params_b is None:
         able = capability(ask, ctx)  # "what can an L40S do?": the model sizes it holds
@@ -80,6 +83,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.nlu.quantities import active_params_note  # "Mixtral only has ~13B active": memory holds all
     active = active_params_note(req.quantities, req.model, ctx.catalog, lang)
     notes = [active, *notes] if active else notes
+    from bot.compose.fit_single import single_card_fixes  # "don't want more than 1 card": fixes on that card
+    fixes = single_card_fixes(ctx) if is_primary(ask, ctx) and verdict is not None and verdict.answer == "no" else []
+    if fixes:
+        return AskAnswer(kind="fit", lead=verdict.text, details=[*notes, *fixes][:MAX_NOTES + 2], rule=verdict.rule,
+                         sources=list(dict.fromkeys([*verdict.sources, "zero-offload-paper", "zero-paper"])))
     if is_primary(ask, ctx) and verdict is not None and notes:
         # the verdict, with the assumptions that decided it (usable bytes, KV replication, recompute)
         return AskAnswer(kind="fit", lead=verdict.text, details=notes, rule=verdict.rule, sources=verdict.sources)

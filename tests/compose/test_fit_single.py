@@ -1,0 +1,35 @@
+"""A full fine-tune that does not fit the user's one card gets the fixes that keep one card, with
+their numbers: ZeRO-Offload (GPU GB, host RAM) and 8-bit AdamW, with a micro-batch of 1 where the
+stated batch is what breaks it (issue #24). Real parser, sizer and rules."""
+
+import re
+
+import pytest
+
+from bot.advisor import Advisor
+from bot.conversation import Conversations
+from bot.render.text import render_text
+
+
+@pytest.fixture(scope="module")
+def advisor() -> Advisor:
+    return Advisor()
+
+
+def lines(advisor, text):
+    return render_text(Conversations(advisor).ask("t", text)).splitlines()
+
+
+def test_one_card_gets_offload_with_host_ram_and_8bit_adam(advisor):
+    out = lines(advisor, "can i full finetune llama 3.1 8b on one h100 80gb? bf16 + adamw, seq 4k, micro bs 1. "
+                         "dont want to pay for more than 1 card")
+    assert out[0].startswith("No — this job needs about 136 GB")
+    offload = next(l for l in out if "ZeRO-Offload" in l)
+    host = int(re.search(r"~([0-9,]+) GB of host RAM", offload).group(1).replace(",", ""))
+    assert host == pytest.approx(8.03 * 14, abs=2)  # gradients + fp32 master + two moments, per parameter
+    assert any("8-bit AdamW" in l for l in out[:4])
+
+
+def test_a_batch_that_breaks_one_card_is_fixed_with_a_micro_batch_of_one(advisor):
+    out = lines(advisor, "4090 24G 全参训练 Qwen2.5-1.5B，seq 4096 batch 8，直接 OOM 了。开 gradient checkpointing 能省多少？够不够")
+    assert any("梯度累积 8 步" in l and "8-bit AdamW" in l for l in out[:6])
