@@ -40,6 +40,8 @@ _AIPERF = re.compile(r"aiperf|genai-perf", re.IGNORECASE)
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if _PITFALLS.search(ask.text):
+        if _aftermarket_answered(ask, ctx):
+            return None  # "魔改卡官方驱动能用吗？有啥坑": the card's own pitfalls were the answer
         return _pitfalls(ctx.language)
     if _NCCL.search(ask.text):
         return nccl(ctx)
@@ -48,6 +50,13 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if _MEASUREMENT.search(ask.text):
         return None  # a quota or MLPerf question: the rules of that topic answer it
     return acceptance(ctx)
+
+
+def _aftermarket_answered(ask: Ask, ctx: ComposeContext) -> bool:
+    """An aftermarket card the message asked about in an earlier compat part (its pitfalls said there)."""
+    spec = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
+    return (spec is not None and not spec.nvidia_product
+            and any(a.kind == "compat" and a.start < ask.start for a in ctx.requirement.asks))
 
 
 def nccl(ctx: ComposeContext) -> AskAnswer:

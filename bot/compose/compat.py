@@ -27,12 +27,13 @@ SOURCES = ["cuda-release-notes", "cuda-compatibility"]
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    from bot.compose import compat_stack
+    from bot.compose import compat_licence, compat_stack
 
     minimum = min_driver(ask.text, ctx.catalog, ctx.language)
     if minimum is not None:
         return minimum
-    stack = compat_stack.compose(ask, ctx) if is_primary(ask, ctx) or _first_compat(ask, ctx) else None
+    first = is_primary(ask, ctx) or _first_compat(ask, ctx)
+    stack = (compat_stack.compose(ask, ctx) or compat_licence.compose(ask, ctx)) if first else None
     if stack is not None:
         return stack
     if not is_primary(ask, ctx):

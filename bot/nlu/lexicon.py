@@ -92,7 +92,9 @@ BILLING = table([
 ])
 DEPLOYMENT = table([
     (r"(?:部署|放|托管)?(?:在|到|进)?\s*(?:[a-z]*\s*)?(?:商业托管|托管服务|gpu\s*云服务|算力租赁|对外出租)"
+     r"|对外(?:收费|售卖|出售|卖)"  # "对外收费的推理服务": a service sold to others
      r"|\B<(?:commercial(?:ly)?[\s-]*host\w*|hosting\s+(?:service|business|provider)s?|"
+     r"paid\s+(?:\w+\s+){0,2}(?:api|service)s?|sell\s+(?:an?\s+)?(?:\w+\s+)?api|"
      r"gpu\s+cloud\s+(?:service|business|offering)s?|rent\s+(?:\w+\s+){0,2}out|resell\w*)>\E"
      r"(?:\s+deployment)?", "commercial-hosting"),
     # "部署在我们的数据中心": a place the servers go, so 部署 here is not an inference workload

@@ -1,0 +1,89 @@
+"""Licence and aftermarket-card parts of `compat` asks: "is it legal to sell an API on 4090s in a
+colo?", "云厂商给的 4090 服务器跑对外收费服务有没有授权问题？", "4090 48G 魔改卡官方驱动能用吗？".
+
+The GeForce driver licence (geforce-eula, section 2.1.3) does not license data-centre deployment,
+blockchain processing excepted, and restricts using the software for commercial hosting
+(rental-selection-guide). The answer says which of the two the plan is, that it is a licence risk
+rather than a technical block (for legal to read, not legal advice), and the licence-clean cards
+with their memory and power from the catalog. An aftermarket card (`nvidia_product: false`) is
+answered for what it is: the stock driver and the donor die, no NVIDIA warranty.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.knowledge import GpuSpec
+from bot.messages import say
+from bot.messages.format import gpu_name
+from bot.models import Ask, AskAnswer
+
+SOURCES = ["geforce-eula", "rental-selection-guide"]
+_LICENCE = re.compile(r"licen[cs]\w*|legal|eula|allowed|permitted|complian\w*|授权|许可|合规|违规|违反|能不能商用|可以商用", re.I)
+_PAID = re.compile(r"\bsell\w*|paid|customers?|commercial\w*|\bapi\b|saas|hosting|resell|对外|收费|商用|商业|客户|卖算力",
+                   re.I)
+_DATACENTRE = re.compile(r"\bcolo\w*|\brack\w*|data[\s-]?cent\w*|datacent\w*|机房|数据中心|机柜|托管", re.I)
+_RENTED = re.compile(r"\brent\w*|provider|cloud|云厂商|租|供应商|服务商", re.I)
+# "any licensing issue?", "会不会有授权问题": yes/no is about the issue, not about being allowed
+_ISSUE = re.compile(r"\b(?:issues?|problems?|risks?|concerns?)\b|问题|风险|麻烦", re.I)
+_DRIVER_Q = re.compile(r"driver|驱动|recogni[sz]e|detect|认全|认出|识别|显示|能用吗|work", re.I)
+# Licence-clean cards shown with their memory and power, smallest first; China-market ones there.
+_ALTERNATIVES = ("l4", "l40s", "rtx-pro-6000")
+_ALTERNATIVES_CN = ("l4", "l20", "l40s")
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    spec = _consumer(ctx)
+    text = ctx.question or ask.text
+    if spec is not None and not spec.nvidia_product and _DRIVER_Q.search(ask.text):
+        return _aftermarket(spec, ctx)
+    if spec is None or not _LICENCE.search(ask.text):
+        return None
+    return _licence(spec, text, ctx)
+
+
+def _consumer(ctx: ComposeContext) -> GpuSpec | None:
+    for gpu in [ctx.requirement.gpu, *ctx.requirement.gpu_options]:
+        spec = ctx.catalog.gpus.get(gpu or "")
+        if spec is not None and spec.gpu_class == "consumer":
+            return spec
+    return None
+
+
+def _licence(spec: GpuSpec, text: str, ctx: ComposeContext) -> AskAnswer:
+    lang = ctx.language
+    name = gpu_name(ctx.catalog, spec.id)
+    paid, dc, rented = bool(_PAID.search(text)), bool(_DATACENTRE.search(text)), bool(_RENTED.search(text))
+    case = ("case_rented_paid" if rented and paid else "case_dc_paid" if dc and paid else "case_dc" if dc
+            else "case_paid" if paid else "case_generic")
+    key = "compat.licence_lead_issue" if _ISSUE.search(text) else "compat.licence_lead"
+    lead = say(key, lang, gpu=name, case=say(f"compat.licence_{case}", lang))
+    details = [say("compat.licence_risk", lang)]
+    if rented:
+        details.append(say("compat.licence_rented", lang))
+    details.append(say("compat.licence_alternatives", lang, cards=_cards(ctx, lang)))
+    details.append(say("compat.licence_workstation", lang, gpu=name))
+    return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.geforce-licence", sources=SOURCES,
+                     figures={"allowed": "no" if dc or paid else "depends"})
+
+
+def _cards(ctx: ComposeContext, lang: str) -> str:
+    china = lang == "zh"  # a Chinese question gets the cards sold in China (L20 rather than RTX PRO 6000)
+    out = []
+    for gpu in _ALTERNATIVES_CN if china else _ALTERNATIVES:
+        spec = ctx.catalog.gpus.get(gpu)
+        if spec is not None:
+            out.append(say("compat.licence_card", lang, gpu=gpu_name(ctx.catalog, gpu), memory=f"{spec.memory_gb:g}",
+                           power=f"{spec.board_power_w:g}" if spec.board_power_w else "?"))
+    return ("、" if lang == "zh" else ", ").join(out)
+
+
+def _aftermarket(spec: GpuSpec, ctx: ComposeContext) -> AskAnswer:
+    lang = ctx.language
+    donor = "RTX 4090 D" if "4090d" in spec.id else "RTX 4090"
+    lead = say("compat.aftermarket_lead", lang, gpu=gpu_name(ctx.catalog, spec.id), donor=donor,
+               memory=f"{spec.memory_gb:g}")
+    details = [say("compat.aftermarket_accept", lang), say("compat.aftermarket_pitfalls", lang)]
+    return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.aftermarket-card",
+                     sources=list(dict.fromkeys([*spec.sources, "nvidia-smi-docs"])))

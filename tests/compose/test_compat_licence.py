@@ -1,0 +1,53 @@
+"""GeForce licence and aftermarket-card answers of the compat composer, through the whole answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.advisor import Advisor
+from bot.compose import ComposeContext, compose_all
+from bot.nlu.parser import parse
+from bot.render.text import ask_lines
+
+
+@pytest.fixture(scope="module")
+def advisor():
+    return Advisor()
+
+
+def _answer(advisor, text):
+    parsed = parse(text, advisor.catalog)
+    req = parsed.requirement
+    answer = advisor.answer(req, parsed.language)
+    ctx = ComposeContext(requirement=req, answer=answer, catalog=advisor.catalog, language=parsed.language, question=text)
+    return answer.model_copy(update={"answers": compose_all(ctx)})
+
+
+def test_a_paid_api_on_geforce_in_a_colo_is_not_licensed_and_the_alternatives_have_numbers(advisor):
+    answer = _answer(advisor, "is it actually legal to put rtx 4090s in our colo rack and sell an inference API on them?")
+    lines = ask_lines(answer)
+    assert lines[0].startswith("Not under NVIDIA's licence") and "commercial hosting" in lines[0]
+    assert any("not legal advice" in line for line in lines)
+    assert any("L40S (48 GB, 350 W)" in line for line in lines)
+    assert "geforce-eula" in answer.answers[0].sources
+
+
+def test_an_issue_question_is_answered_yes_and_renting_does_not_move_the_risk(advisor):
+    answer = _answer(advisor, "云厂商给我们的是 4090 服务器（8卡），我们在上面跑对外收费的推理服务，会不会有授权问题？")
+    assert answer.requirement.deployment == "commercial-hosting"
+    lines = ask_lines(answer)
+    assert lines[0].startswith("有授权风险") and "云厂商" in lines[0]
+    assert any("书面说明" in line for line in lines) and any("L20（48 GB" in line for line in lines)
+    assert not any(q.rule == "license.ask-deployment" for q in answer.questions)  # where it runs was said
+
+
+def test_an_aftermarket_card_gets_its_own_answer_and_not_the_generic_pitfalls(advisor):
+    answer = _answer(advisor, "4090 48G 魔改卡，官方驱动能用吗？CUDA 能认全 48G 吗？有啥坑")
+    lines = ask_lines(answer)
+    assert lines[0].startswith("Modified RTX 4090 48GB (aftermarket) 不是 NVIDIA 的产品")
+    assert not any("租 GPU 服务器常见的坑" in line for line in lines)
+
+
+def test_a_data_centre_card_gets_no_licence_answer(advisor):
+    answer = _answer(advisor, "is it legal to sell an inference API on L40S cards in our colo?")
+    assert not any(a.rule == "compat.geforce-licence" for a in answer.answers)
