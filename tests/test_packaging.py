@@ -79,6 +79,13 @@ def test_the_wheel_carries_the_rules_and_knowledge_as_package_data(installed):
     assert {f"bot/_data/{name}" for name in shipped} <= names
 
 
+def test_the_wheel_marks_the_package_typed(installed):
+    """PEP 561: with bot/py.typed, a checker reads the installed package's annotations."""
+    import zipfile
+
+    assert "bot/py.typed" in zipfile.ZipFile(installed["wheel"]).namelist()
+
+
 def test_the_installed_bot_answers_from_another_directory(installed):
     where = _run([str(installed["python"]), "-c", "import bot; print(bot.__file__)"], cwd=installed["workdir"],
                  env=installed["env"])
