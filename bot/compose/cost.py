@@ -43,6 +43,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return AskAnswer(kind="cost", lead=say("cost.mixed_currencies", lang, currencies=" / ".join(exc.currencies)),
                          rule="cost-one-currency", sources=calc.SOURCES["bill"],
                          figures={"currencies": ",".join(exc.currencies)})
+    if _REALISM.search(ask.text or ""):  # "is 3 wks realistic": the run's time against the plan
+        reply = _deadline(qs, ctx, lang)
+        if reply is not None:
+            return reply
     for answer in (_buy_vs_rent, _spot, _budget, _bill, _subscription, _quotes, _run, _gpu_hours_budget):
         reply = answer(qs, ctx, currency, lang)
         if reply is not None:
@@ -292,6 +296,8 @@ def _bill(qs, ctx, currency, lang) -> AskAnswer | None:
                               "hours_per_month": b.hours_per_month})
 
 
+_REALISM = re.compile(r"realistic|feasible|doable|achievable|enough\s+time|on\s+time|in\s+time|来得及|现实吗|可行吗|跑得完|够不够时间|时间够",
+                      re.IGNORECASE)
 # "what do I cut first", "哪里能省": each item of the bill gets what cuts it.
 _CUT = re.compile(r"\b(?:cut|save|saving|reduce|lower|trim|problem|optimi[sz]e)\w*|省|削减|降低|优化|砍|超支|超了|多了", re.IGNORECASE)
 
@@ -443,6 +449,10 @@ def _run(qs, ctx, currency, lang) -> AskAnswer | None:
         mfu = ctx.requirement.mfu or next((q.value for q in qs if q.role == "mfu"), None)
         details.append(say("cost.run_hours_from", lang, hours=count(round(hours, 1)), gpus=gpus,
                            mfu=say("cost.run_mfu", lang, mfu=_pct(mfu)) if mfu else ""))
+    elif duration is not None and work is None and (needed := _needed(ctx)) is not None and needed[0] / gpus < hours:
+        used = calc.run_cost(gpus, needed[0] / gpus, quote.value, quote.per).total
+        details.append(say("cost.run_used", lang, need=count(round(needed[0])), formula=needed[1],
+                           used=_m(used, currency, lang), days=count(round(needed[0] / gpus / 24, 1))))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-run-total", sources=calc.SOURCES["run"],
                      figures={"total": round(r.total, 2), "gpus": gpus, "hours": round(hours, 2), "currency": currency})
 
@@ -467,20 +477,53 @@ def _estimated_hours(ctx: ComposeContext, gpus: int) -> float | None:
 
 # -- 8. a budget of GPU-hours against the run's need --------------------------------------------------
 
-def _gpu_hours_budget(qs, ctx, currency, lang) -> AskAnswer | None:
-    have = _first(qs, "work")
+def _needed(ctx: ComposeContext):
+    """(GPU-hours the training run needs, the formula as shown, the GPU, the MFU) or None: 6·N·D (8 with
+    recompute) over the GPU's dense peak at the estimate's MFU."""
     time = ctx.answer.estimate.time
-    if have is None or time is None:
+    if time is None:
         return None
     req = ctx.requirement
-    gpu = req.gpu_hours_gpu or req.gpu
-    ids = ctx.catalog.resolve_gpu(gpu) if gpu else []
-    spec = ctx.catalog.gpus.get(ids[0]) if ids else None
+    gpu = req.gpu_hours_gpu or req.gpu or next((c.gpu for c in req.costs if c.gpu), None)  # "16x H100 @ $2.99"
+    if gpu is None:
+        return None
+    from bot.advice.options import representative  # a family ("H100") is priced and timed as its SXM card
+    spec = representative(ctx.catalog, gpu)
     peak = spec and (spec.dense_tflops.get(time.precision) or spec.dense_tflops.get("bf16"))
     if not peak:
         return None
     need = time.flops / (peak * 1e12 * time.mfu) / 3600
     formula = f"{time.flops_per_param_token} × {time.active_params_b:g}B × {time.tokens / 1e9:,.0f}B tokens, MFU {_pct(time.mfu)}"
+    return need, formula, spec, time.mfu
+
+
+def _deadline(qs, ctx, lang) -> AskAnswer | None:
+    """Whether the run finishes in the time stated, on the GPUs stated: the deciding days first."""
+    limit = _first(qs, "deadline", "duration")
+    needed = _needed(ctx)
+    if limit is None or needed is None:
+        return None
+    need, formula, spec, mfu = needed
+    gpus = _gpus(qs, ctx)
+    limit_h = limit.value * (730 if limit.unit == "month" else 1)
+    wall = need / gpus
+    key = "cost.deadline_ok" if wall <= limit_h else "cost.deadline_short"
+    lead = say(key, lang, need=count(round(need)), gpu=gpu_name(ctx.catalog, spec.id), formula=formula, gpus=gpus,
+               days=count(round(wall / 24, 1)), limit=count(round(limit_h / 24, 1)))
+    floor = need * mfu / (gpus * limit_h)  # the MFU at which the run just fits the time stated
+    details = [say("cost.deadline_mfu", lang, mfu=_pct(floor))]
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-gpu-hours", sources=calc.SOURCES["run"],
+                     figures={"need_gpu_hours": round(need, 1), "wall_hours": round(wall, 1), "limit_hours": limit_h,
+                              "gpus": gpus, "mfu_floor": round(floor, 3)})
+
+
+def _gpu_hours_budget(qs, ctx, currency, lang) -> AskAnswer | None:
+    have = _first(qs, "work")
+    needed = _needed(ctx)
+    if have is None or needed is None:
+        return None
+    req = ctx.requirement
+    need, formula, spec, _ = needed
     key = "cost.hours_enough" if need <= have.value else "cost.hours_short"
     lead = say(key, lang, have=count(have.value), need=count(round(need)), gpu=gpu_name(ctx.catalog, spec.id), formula=formula,
                left=count(round(have.value - need)), short=count(round(need - have.value)))

@@ -282,3 +282,17 @@ def test_spot_with_an_interruption_interval_loses_half_a_checkpoint_interval_per
     assert reply.figures["spot_effective"] == pytest.approx(wall * 12, rel=0.01)
     assert reply.figures["on_demand"] == pytest.approx(120 * 32.77, rel=0.001)
     assert "30 min of work" in lines[1] and "half the 60-minute checkpoint interval" in lines[-1]
+
+
+def test_a_plan_checked_part_by_part_gets_the_days_against_the_plan_and_the_total(advisor):
+    text = ("quick sanity check pls: plan is 16x H100 on-demand @ $2.99/gpu-hr for 3 weeks to pretrain a 3B model on "
+            "300B tokens. a) is 3 wks realistic b) total cost c) would 8 gpus be enough")
+    parsed = parse(text, advisor.catalog)
+    assert [a.label for a in parsed.requirement.asks] == ["a)", "b)", "c)"]  # the plan itself is no question
+    answer = advisor.answer(parsed.requirement, language="en")
+    by_label = {a.label: a for a in answer.answers}
+    need = 6 * 3e9 * 300e9 / (989e12 * 0.4) / 3600  # H100 SXM dense BF16 at 40% MFU
+    assert by_label["a)"].figures["need_gpu_hours"] == pytest.approx(need, rel=0.01)
+    assert by_label["a)"].lead.startswith("Yes:") and "9.9 days on 16 GPUs, within the 21 days" in by_label["a)"].lead
+    assert by_label["b)"].figures["total"] == pytest.approx(16 * 504 * 2.99, rel=0.001)
+    assert any(f"${need * 2.99:,.0f}" in d for d in by_label["b)"].details)  # the work alone, GPUs released

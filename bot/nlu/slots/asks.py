@@ -87,6 +87,8 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|(?:能|可以|可不可以)\s*(?:用|在)?\s*(?:全参|微调|训练|跑|推理|部署|放|装|上)")),
 )
 _COST_CUES = dict(_KIND_CUES)["cost"]
+_REALISM = lx.rx(r"\B<(?:realistic|feasible|doable|achievable|enough\s+time|on\s+time|in\s+time)>\E|来得及|现实吗|可行吗|跑得完|够不够时间|时间够")
+_TIME_WORD = lx.rx(r"\B<(?:wks?|weeks?|days?|months?|hours?|hrs?|deadline)>\E|[0-9]\s*(?:h|d|w)\b|天|周|星期|个月|小时|截止")
 # "一卡时", "每卡时", "/卡时": the unit a price is asked in.
 _PER_UNIT = re.compile(r"(?:一|每|/|多少钱)\s*卡时|卡时\s*(?:多少钱|单价|价格|啥价)")
 # A part that is a question but carries no cue of its own is answered as an explanation.
@@ -168,8 +170,8 @@ def _parts(text: str) -> list[tuple[int, int, str | None]]:
         stop = bounds[i + 1][0] if i + 1 < len(bounds) else len(text)
         if stop <= body:
             continue
-        if i == 0 and marks and not text[body:stop].strip(" \t\n:：,，-"):
-            continue  # only a preamble such as "3 qs:"
+        if i == 0 and marks and (not text[body:stop].strip(" \t\n:：,，-") or _context_only(text, body, stop, marks)):
+            continue  # a preamble: "3 qs:", or the plan the numbered questions are about
         pieces.append((body, stop, _clean_label(label)))
     out: list[tuple[int, int, str | None]] = []
     for start, stop, label in pieces:
@@ -182,12 +184,23 @@ def _parts(text: str) -> list[tuple[int, int, str | None]]:
     return [(s, e, lab) for s, e, lab in out if text[s:e].strip()]
 
 
+def _context_only(text: str, start: int, stop: int, marks: list) -> bool:
+    """A preamble that asks nothing ("plan is 16x H100 for 3 weeks. a) … b) …") while the numbered parts
+    carry the questions: the plan they are about, not a question of its own."""
+    if _QUESTION_END.search(text, start, stop):
+        return False
+    items = [text[s:(marks[i + 1][0] if i + 1 < len(marks) else len(text))] for i, (_, s, _) in enumerate(marks)]
+    return any(p.search(item) for item in items for _, p in _KIND_CUES)
+
+
 def _clean_label(label: str | None) -> str | None:
     return label.strip().rstrip(":").strip() if label else None
 
 
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
+    if _REALISM.search(part) and _TIME_WORD.search(part):
+        return "cost"  # "is 3 wks realistic": the run's time against the plan (bot/compose/cost.py)
     found = {kind for kind, pattern in _KIND_CUES if pattern.search(part)}
     if "price" in found and _PRICES_COMPARED.search(part):
         found.discard("price")  # "价格差不多", "the A100 box is cheaper per hour": said, not asked

@@ -5,7 +5,7 @@ import time
 import pytest
 
 from bot.nlu import parse
-from bot.nlu.slots.asks import MAX_ASKS
+from bot.nlu.slots.asks import MAX_ASKS, read_asks
 
 
 def asks(text: str):
@@ -95,3 +95,11 @@ def test_a_question_without_a_cue_is_context_for_the_cue_that_follows():
 @pytest.mark.parametrize("text", ["TPOT is bad with TP=8 on 8x L20", "8 张 L20 上 TP=8，TPOT 很差", "our inference is slow, help"])
 def test_a_symptom_is_a_diagnosis(text):
     assert kinds(text)[0] == "diagnose"
+
+
+def test_a_preamble_that_asks_nothing_is_the_context_of_the_numbered_parts():
+    asks = read_asks("plan is 16x h100 for 3 weeks to pretrain a 3b model. a) is 3 wks realistic b) total cost")
+    assert [(a.kind, a.label) for a in asks] == [("cost", "a)"), ("cost", "b)")]
+    # a preamble that asks, or numbered parts without a cue of their own, keep it
+    asks = read_asks("we need the price of an h100: 1) on aws 2) on runpod")
+    assert asks[0].kind == "price" and asks[0].label is None
