@@ -15,6 +15,7 @@ import re
 
 from bot.compose import ComposeContext, is_primary
 from bot.compose.checkpoint import compose as checkpoint
+from bot.compose.explain_benchmark import compose as mlperf
 from bot.compose.explain_capability import compose as capability
 from bot.compose.explain_kv import compose as kv_formula
 from bot.compose.explain_network import network_exchange
@@ -43,7 +44,7 @@ MAX_DETAILS = 3
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    reply = (checkpoint(ask, ctx) or compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
+    reply = (checkpoint(ask, ctx) or mlperf(ask, ctx) or compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
              or expected(ask, ctx))
     if reply is not None:
         return reply

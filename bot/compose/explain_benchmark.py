@@ -1,0 +1,47 @@
+"""MLPerf Inference scenarios asked about ("Server、Offline、SingleStream 有啥区别？客服机器人看哪个",
+"vendor says 12,000 tokens/s, MLPerf Offline; we build a chatbot, what do I ask?"): which scenario
+fits the stated use first, then what each one measures, then how to measure it yourself.
+
+The scenario definitions are MLPerf Inference's rules (mlperf-inference-rules), as the benchmark
+rules state them (rules/benchmark/inference.yaml); AIPerf is NVIDIA's tool for new LLM benchmarks.
+Reached from the explain and checklist composers; None for a part that names no scenario.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.messages import say
+from bot.models import Ask, AskAnswer
+
+SOURCES = ["mlperf-inference-rules", "aiperf", "rental-selection-guide"]
+_MLPERF = re.compile(r"mlperf", re.IGNORECASE)
+_SCENARIO = re.compile(r"\b(?:offline|server|single[\s-]?stream|multi[\s-]?stream)\b", re.IGNORECASE)
+_INTERACTIVE = re.compile(r"chat\w*|bot\b|interactive|users?\b|customer|客服|机器人|在线|对话|交互|聊天", re.IGNORECASE)
+_BATCH = re.compile(r"\bbatch|offline\s+(?:job|processing)|批量|离线任务|离线处理", re.IGNORECASE)
+_CLAIM = re.compile(r"[0-9][0-9,.]*\s*(?:k\s*)?(?:tokens?|tok)\s*/\s*s|tokens?\s+per\s+second|[0-9]\s*tokens?/秒", re.IGNORECASE)
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    text = ctx.question or ask.text
+    scenarios = {m.group(0).lower().replace(" ", "").replace("-", "") for m in _SCENARIO.finditer(text)}
+    if not _MLPERF.search(text) or not (scenarios or _CLAIM.search(text)):
+        return None
+    if any(a.start < ask.start and a.kind in ("explain", "checklist") for a in ctx.requirement.asks) and \
+            _MLPERF.search(ctx.question or "") and not _MLPERF.search(ask.text):
+        return None  # a later part ("客服机器人该看哪个") was answered with the first one
+    lang = ctx.language
+    interactive = bool(_INTERACTIVE.search(text)) or ctx.requirement.request_mode == "server"
+    batch = bool(_BATCH.search(text)) or ctx.requirement.request_mode == "offline"
+    claim = _CLAIM.search(text)
+    if claim and "offline" in scenarios and interactive:
+        lead = say("benchmark.mlperf_offline_claim", lang, claim=claim.group(0).strip())
+        details = [say("benchmark.mlperf_ask_vendor", lang), say("benchmark.mlperf_measure", lang),
+                   say("benchmark.mlperf_same_stack", lang)]
+    else:
+        pick = "server" if interactive else "offline" if batch else None
+        lead = say(f"benchmark.mlperf_pick_{pick}", lang) if pick else say("benchmark.mlperf_differ", lang)
+        details = [say(f"benchmark.mlperf_{s}", lang) for s in ("single_stream", "multi_stream", "server", "offline")]
+        details.append(say("benchmark.mlperf_measure", lang))
+    return AskAnswer(kind=ask.kind, lead=lead, details=details, rule="benchmark.mlperf-scenarios", sources=SOURCES)

@@ -1,0 +1,45 @@
+"""MLPerf scenario questions: the scenario that fits the use first, an Offline claim read for what it is."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.advisor import Advisor
+from bot.compose import ComposeContext, compose_all
+from bot.nlu.parser import parse
+
+
+@pytest.fixture(scope="module")
+def advisor():
+    return Advisor()
+
+
+def _replies(advisor, text):
+    parsed = parse(text, advisor.catalog)
+    req = parsed.requirement
+    ctx = ComposeContext(requirement=req, answer=advisor.answer(req, parsed.language), catalog=advisor.catalog,
+                         language=parsed.language, question=text)
+    return compose_all(ctx)
+
+
+def test_a_chatbot_reads_server_results_and_every_scenario_is_defined_once(advisor):
+    replies = _replies(advisor, "MLPerf 里 Server、Offline、SingleStream 有啥区别？我们做客服机器人该看哪个成绩")
+    assert len(replies) == 1
+    reply = replies[0]
+    assert reply.lead.startswith("在线交互的服务（如客服机器人）看 Server 成绩")
+    assert [d.split("：")[0] for d in reply.details[:4]] == ["SingleStream", "MultiStream", "Server", "Offline"]
+    assert "mlperf-inference-rules" in reply.sources
+
+
+def test_an_offline_tokens_per_second_claim_for_a_chatbot_is_the_wrong_number(advisor):
+    replies = _replies(advisor, 'vendor brags their box does "12,000 tokens/s on Llama 2 70B, MLPerf Offline". we are '
+                                "building an interactive chatbot. what should I ask them / measure myself?")
+    reply = replies[0]
+    assert reply.lead.startswith('"12,000 tokens/s, MLPerf Offline" is the wrong number for an interactive chatbot')
+    assert any("Server-scenario results" in d for d in reply.details)
+    assert any("AIPerf" in d for d in reply.details)
+
+
+def test_batch_jobs_read_offline(advisor):
+    replies = _replies(advisor, "we run nightly batch jobs, which MLPerf scenario should we look at, Server or Offline?")
+    assert any(r.lead.startswith("For batch jobs, read the Offline results") for r in replies)
