@@ -142,12 +142,18 @@ def stated_options(ctx: OptionContext, gpu: GpuSpec, count: int) -> list[OptionF
             if most is not None:
                 out.append(_option("context", ctx.plan(gpu, count, context=most), context=most))
     more = _smallest_comfortable(ctx, gpu, above=count)
+    if more is not None and ctx.workload == "inference" and not gpu.nvlink and more.count > MAX_PCIE_TP:
+        more = None  # tensor parallel over PCIe across this many cards is no fix (every layer waits on PCIe)
     if more is not None:
         out.append(_option("more-gpus", more, hours=ctx.hours(gpu, more.count)))
         fewest = _smallest_fitting(ctx, gpu, above=count, below=more.count)
         if fewest is not None:  # fewer GPUs that fit, tightly: said, never ranked above the comfortable count
             out.append(_option("more-gpus", fewest, hours=ctx.hours(gpu, fewest.count)))
     return out
+
+
+# Beyond this many PCIe cards without NVLink, tensor parallelism is not offered as "more of the same GPU".
+MAX_PCIE_TP = 4
 
 
 def _smallest_fitting(ctx: OptionContext, gpu: GpuSpec, above: int, below: int) -> Plan | None:

@@ -85,6 +85,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     notes = [active, *notes] if active else notes
     from bot.compose.fit_single import single_card_fixes  # "don't want more than 1 card": fixes on that card
     fixes = single_card_fixes(ctx) if is_primary(ask, ctx) and verdict is not None and verdict.answer == "no" else []
+    if is_primary(ask, ctx) and verdict is not None and verdict.answer == "no":
+        from bot.compose.fit_single import smallest_single  # "…or do I need a 48 GB card?"
+        bigger = smallest_single(ctx)
+        fixes = [bigger, *fixes] if bigger else fixes
     if fixes:
         return AskAnswer(kind="fit", lead=verdict.text, details=[*notes, *fixes][:MAX_NOTES + 2], rule=verdict.rule,
                          sources=list(dict.fromkeys([*verdict.sources, "zero-offload-paper", "zero-paper"])))

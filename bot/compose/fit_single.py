@@ -74,3 +74,46 @@ def _job(ctx: ComposeContext) -> SizingInput | None:
                        concurrency=req.concurrency, lora_rank=req.lora_rank, recompute=req.recompute,
                        kv_precision=req.kv_precision,
                        proxy=None if shape.complete else proxy_shape(catalog, shape.params_b))
+
+
+def smallest_single(ctx: ComposeContext) -> str | None:
+    """"…or do I need a bigger card?": the single GPU with the least memory that holds the job with
+    room to spare (a GeForce card only where the user named one), when the stated one does not."""
+    req = ctx.requirement
+    if (req.gpu_count or 1) != 1 or not req.gpu:
+        return None
+    stated = next((c for c in ctx.answer.candidates if c.count == 1 and c.gpu in _ids(ctx, req.gpu)), None)
+    if stated is None or stated.fits:
+        return None
+    named_consumer = any(ctx.catalog.gpus[i].gpu_class == "consumer" for i in _ids(ctx, req.gpu))
+    from bot.advice.options import Objectives, in_market, typical_rate
+    objectives = Objectives.of(req, ctx.language, ctx.question)
+    singles = []
+    for c in ctx.answer.candidates:
+        spec = ctx.catalog.gpus.get(c.gpu)
+        if c.count != 1 or not c.fits or spec is None or not spec.nvidia_product or c.have_gb <= 0 \
+                or not in_market(spec, objectives):
+            continue
+        if spec.gpu_class == "consumer" and (not named_consumer or req.deployment in ("datacenter", "commercial-hosting")):
+            continue
+        if (c.have_gb - c.need_gb) / c.have_gb < ROOM:
+            continue
+        rate = None if objectives.market == "china" else typical_rate(ctx.catalog, spec.id)
+        singles.append((spec.memory_gb, rate if rate is not None else float("inf"), c, spec))
+    if not singles:
+        return None
+    _, _, best, spec = min(singles, key=lambda t: (t[0], t[1]))  # least memory, then cheapest
+    same = sorted({gpu_name(ctx.catalog, s.id) for m, _, _, s in singles if m == spec.memory_gb} - {gpu_name(ctx.catalog, spec.id)})
+    return say("fit.smallest_single", ctx.language, gpu=gpu_name(ctx.catalog, spec.id), need=f"{best.need_gb:.0f}",
+               have=f"{best.have_gb:.0f}", others=("、" if ctx.language == "zh" else ", ").join(same[:3]) or "—")
+
+
+# Room a single card must leave to be offered as "the smallest that holds it" (the options' 10%).
+ROOM = 0.10
+
+
+def _ids(ctx: ComposeContext, name: str) -> list[str]:
+    try:
+        return ctx.catalog.resolve_gpu(name)
+    except Exception:  # an id the catalog does not resolve: nothing to compare
+        return []

@@ -33,3 +33,16 @@ def test_one_card_gets_offload_with_host_ram_and_8bit_adam(advisor):
 def test_a_batch_that_breaks_one_card_is_fixed_with_a_micro_batch_of_one(advisor):
     out = lines(advisor, "4090 24G 全参训练 Qwen2.5-1.5B，seq 4096 batch 8，直接 OOM 了。开 gradient checkpointing 能省多少？够不够")
     assert any("梯度累积 8 步" in l and "8-bit AdamW" in l for l in out[:6])
+
+
+def test_a_card_too_small_names_the_smallest_single_card_in_the_users_market(advisor):
+    out = lines(advisor, "llama3 70b QLoRA 单卡 4090 24G 能跑吗，seq 2048 batch 1。不行的话最少要啥卡")
+    line = next(l for l in out[:4] if l.strip().startswith("能单卡放下并留有余量的最小显存卡"))
+    assert "A800" in line or "H800" in line or "H20" in line
+    assert "H100" not in line and "A100" not in line  # not rented in China
+
+
+def test_more_of_a_pcie_card_without_nvlink_is_not_tensor_parallel_across_eight(advisor):
+    answer = Conversations(advisor).ask("t", "mixtral 8x7b should fit on a single 4090 (24gb) in bf16 right?")
+    assert not any(r.gpu == "rtx-4090" and (r.count or 0) > 4 for r in answer.recommendations)
+    assert any("smallest single card" in l for l in render_text(answer).splitlines()[:4])
