@@ -296,3 +296,17 @@ def test_a_plan_checked_part_by_part_gets_the_days_against_the_plan_and_the_tota
     assert by_label["a)"].lead.startswith("Yes:") and "9.9 days on 16 GPUs, within the 21 days" in by_label["a)"].lead
     assert by_label["b)"].figures["total"] == pytest.approx(16 * 504 * 2.99, rel=0.001)
     assert any(f"${need * 2.99:,.0f}" in d for d in by_label["b)"].details)  # the work alone, GPUs released
+
+
+@pytest.mark.parametrize("text, cheaper, prices", [
+    ("推理成本帮算下：Qwen2.5-7B 用 vLLM，L4 每卡 ¥4/小时 实测 800 tok/s（输出），4090 ¥2.5/小时 实测 1900 tok/s。每百万输出 token 多少钱？",
+     "rtx-4090", (2.5 / (1900 * 3600) * 1e6, 4 / (800 * 3600) * 1e6)),
+    ("serving cost: L4 at $0.80/hr does 800 tok/s, H100 at $2.50/hr does 3000 tok/s. cost per million output tokens?",
+     "h100", (2.5 / (3000 * 3600) * 1e6, 0.8 / (800 * 3600) * 1e6)),
+])
+def test_cost_per_million_tokens_pairs_each_rate_with_its_throughput(advisor, text, cheaper, prices):
+    reply, lines = cost_answer(advisor, text)
+    assert reply.figures["cheapest"] == cheaper
+    assert reply.figures["per_million_1"] == pytest.approx(prices[0], abs=1e-4)
+    assert reply.figures["per_million_2"] == pytest.approx(prices[1], abs=1e-4)
+    assert f"{prices[0]:.2f}" in lines[0] and f"{prices[1]:.2f}" in lines[0]
