@@ -18,12 +18,11 @@ import logging
 import time
 import weakref
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from bot.engine.facts import HostTrendFact
 from bot.host_report import BenchmarkResult, ProbeReport
 from bot.dispatch.audit import AuditRecord, AuditSink, record_or_spill
 from bot.dispatch.client import AgentClient, AgentTimeout
@@ -262,7 +261,7 @@ class HostChecker:
         assert report is not None
         expect = host.expect
         try:
-            extra = await self._record_history(host.name, report) if self.history else None
+            extra = await self._record_history(self.history, host.name, report) if self.history else None
             work = functools.partial(judge, self.advisor, host.name, self.inventory.deployment(host),
                                      self.inventory.team_cuda(host), report, results,
                                      expect.gpu if expect else None, expect.count if expect else None, language,
@@ -278,12 +277,12 @@ class HostChecker:
         return CheckReport(host=host.name, report=report, benchmarks=results, answer=answer,
                            seconds=round(time.monotonic() - started, 3))
 
-    async def _record_history(self, host: str, report: ProbeReport) -> list[HostTrendFact]:
+    async def _record_history(self, history: HistoryHook, host: str, report: ProbeReport) -> Sequence[BaseModel]:
         """The history hook, retried with back-off while the store is busy or its connection dropped."""
         for delay in (*HISTORY_RETRY_DELAYS_S, None):
             try:
                 # Off the event loop: a busy SQLite file waits here, never in the other hosts' checks.
-                return await asyncio.to_thread(self.history, host, report)
+                return await asyncio.to_thread(history, host, report)
             except Exception as exc:
                 if delay is None or not _transient(exc):
                     raise

@@ -9,9 +9,12 @@ in rules/health/host-*.yaml.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+
+from pydantic import BaseModel
 
 from bot.advice.assemble import AnswerParts, assemble
-from bot.engine.facts import FactModel, HostGpuFact
+from bot.engine.facts import HostGpuFact
 from bot.facts import host_facts
 from bot.host_report import BenchmarkResult, ProbeReport
 from bot.models import Answer, Requirement
@@ -20,10 +23,11 @@ from bot.seams import JudgingAdvisor
 
 def judge(advisor: JudgingAdvisor, name: str, deployment: str, team_cuda: str | None, report: ProbeReport,
           benchmarks: list[BenchmarkResult] | None = None, expect_gpu: str | None = None,
-          expect_count: int | None = None, language: str = "en", extra_facts: list[FactModel] | None = None) -> Answer:
+          expect_count: int | None = None, language: str = "en", extra_facts: Sequence[BaseModel] | None = None) -> Answer:
     """Run the host's facts through the advisor's engine; an Answer shaped like `ask`'s."""
-    facts = host_facts(advisor.catalog, name, deployment, team_cuda, report, benchmarks, expect_gpu, expect_count)
-    facts += extra_facts or []  # e.g. host_trend facts from the check history (bot.store.trends)
+    # extra: e.g. host_trend facts from the check history (bot.store.trends)
+    facts: list[BaseModel] = [*host_facts(advisor.catalog, name, deployment, team_cuda, report, benchmarks,
+                                          expect_gpu, expect_count), *(extra_facts or [])]
     result = advisor.engine.run(facts, language=language)
     first = next((f for f in facts if isinstance(f, HostGpuFact)), None)
     requirement = Requirement(
