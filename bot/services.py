@@ -79,7 +79,7 @@ class Services:
         self._store = store
         self._owns_store = False
         self._advisor: Advisor | None = None
-        self._inventory: Inventory | None = _UNSET
+        self._inventory: Any = _UNSET  # a ConfigReloader[Inventory], None (no inventory), or not built yet
         self._audit: AuditSink | None = _UNSET
         self._history: HistoryHook | None = _UNSET
 
@@ -178,13 +178,21 @@ class Services:
     def inventory(self) -> Inventory | None:
         """The host inventory, or None when none is configured (host checks off); a bad file
         raises `InventoryError` naming the file, line and field."""
+        reloader = self.inventory_config
+        return None if reloader is None else reloader.current
+
+    @property
+    def inventory_config(self):
+        """The inventory's `ConfigReloader` (bot/ops/reloadable.py), or None without an inventory:
+        an edited file serves within seconds, a bad edit keeps the previous inventory (#29)."""
         if self._inventory is _UNSET:
             if self.inventory_path is None:
                 self._inventory = None
             else:
                 from bot.dispatch.inventory import load_inventory
+                from bot.ops.reloadable import ConfigReloader
 
-                self._inventory = load_inventory(self.inventory_path)
+                self._inventory = ConfigReloader("inventory", self.inventory_path, load_inventory)
         return self._inventory
 
     @property

@@ -57,7 +57,9 @@ def prepare_serving(settings):
     if served is not None:
         from bot.ops.metrics import track_replica
 
-        track_replica(rule_version=lambda: services.rules.serving_version)  # gpu_advisor_rulebase_info
+        # gpu_advisor_rulebase_info and gpu_advisor_config_info per replica
+        track_replica(rule_version=lambda: services.rules.serving_version,
+                      configs=[c for c in (services.inventory_config,) if c is not None])
         log.info("metrics on port %d", served[0].server_port)
     log.info("store %s, schema version %d", store.describe(), store.migration_status()[0])
     return services

@@ -6,7 +6,8 @@ inventory (and with it the hosts' `allow` lists), any file-backed typed config.
 swapped in (one assignment), so a half-edited file never serves: a bad edit keeps the old object,
 is logged once per content (not once per poll) and handed to subscribers with its problems.
 `check_file()` reloads when the file's bytes changed (a Kubernetes ConfigMap swaps a symlink; the
-content is what counts, not the path or the mtime).
+content is what counts, not the path or the mtime), and reading `current` runs it at most every
+`check_every_s` (5 s), so a holder needs no thread of its own to serve an edit.
 
 Each object's `version` is a digest of its content (`RoleBook.version`, or the validated model's
 JSON), so replicas reading identical files at different paths report the same version.
@@ -19,7 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import threading
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -32,6 +35,7 @@ log = logging.getLogger("gpu_advisor.config")
 
 T = TypeVar("T")
 MAX_CONFIG_BYTES = 4 * 1024 * 1024  # as every YAML file the bot reads (bot/yamlio.py)
+DEFAULT_CHECK_EVERY_S = 5.0
 
 
 class ConfigReload(BaseModel):
@@ -58,6 +62,14 @@ def content_version(value: object) -> str:
     return hashlib.sha256(data.encode()).hexdigest()[:12]
 
 
+def _stat(path: Path) -> tuple | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return (info.st_ino, info.st_dev, info.st_size, info.st_mtime_ns)
+
+
 def _file_digest(path: Path) -> str | None:
     try:
         with open(path, "rb") as handle:
@@ -73,7 +85,8 @@ class ConfigReloader(Generic[T]):
     today's allow lists for the role book; `load` must raise for a file it cannot use whole."""
 
     def __init__(self, name: str, path: Path | str | None, load: Callable[[Path], T], *,
-                 fallback: Callable[[], T] | None = None, version: Callable[[T], str] = content_version):
+                 fallback: Callable[[], T] | None = None, version: Callable[[T], str] = content_version,
+                 check_every_s: float | None = DEFAULT_CHECK_EVERY_S, clock: Callable[[], float] = time.monotonic):
         if path is None and fallback is None:
             raise ValueError(f"{name}: a config without a file needs a fallback")
         self.name = name
@@ -86,12 +99,25 @@ class ConfigReloader(Generic[T]):
         self._rejected_digest: str | None = None  # the content whose rejection was already reported
         self._seen_digest: str | None = None
         self._current: T | None = None
+        # Reading `current` looks at the file again at most every `check_every_s` (None: only
+        # `reload`/`check_file`), so whoever holds the reloader serves edits without a thread.
+        self.check_every_s = check_every_s
+        self._clock = clock
+        self._checked_at = clock()
+        self._stat: tuple | None = None
         if self.path is not None:  # a bad file at start-up is a ConfigError: refuse to start
+            self._stat = _stat(self.path)
             self._seen_digest = _file_digest(self.path)
             self._current = load(self.path)
 
     @property
     def current(self) -> T:
+        if self.path is not None and self.check_every_s is not None and \
+                self._clock() - self._checked_at >= self.check_every_s:
+            self._checked_at = self._clock()
+            if self._lock.acquire(blocking=False):  # another thread reloading: serve what is there
+                self._lock.release()
+                self.check_file()
         if self._current is None:
             return self._fallback()  # type: ignore[misc]  # path None implies a fallback
         return self._current
@@ -141,8 +167,17 @@ class ConfigReloader(Generic[T]):
         return result
 
     def check_file(self) -> ConfigReload | None:
-        """Reload when the file's content differs from what was last read; None when unchanged."""
-        if self.path is None or _file_digest(self.path) == self._seen_digest:
+        """Reload when the file's content differs from what was last read; None when unchanged.
+        A cheap stat first (a ConfigMap's symlink swap changes the inode); the content decides."""
+        if self.path is None:
+            return None
+        stat = _stat(self.path)
+        # Timestamps are coarse (a few ms): two same-size writes in one tick share a stat, so a
+        # file written in the last seconds is compared by content anyway.
+        if stat is not None and stat == self._stat and time.time() - stat[3] / 1e9 > 2.0:
+            return None
+        self._stat = stat
+        if _file_digest(self.path) == self._seen_digest:
             return None
         return self.reload()
 

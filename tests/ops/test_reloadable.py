@@ -89,3 +89,42 @@ def test_a_subscriber_that_fails_does_not_stop_reloading(tmp_path):
 def test_a_config_without_a_file_needs_a_fallback():
     with pytest.raises(ValueError, match="fallback"):
         ConfigReloader("x", None, lambda p: SimpleNamespace())
+
+
+def test_reading_current_picks_up_an_edit_without_a_thread(tmp_path):
+    path = tmp_path / "roles.yaml"
+    path.write_text(ROLES)
+    now = [0.0]
+    roles = role_reloader(path)
+    roles._clock = lambda: now[0]  # the reloader's own clock: no sleeping in the test
+    roles._checked_at = 0.0
+    path.write_text(ROLES.replace("U0ADMIN1", "U0ADMIN9"))
+    now[0] = 1.0
+    assert not roles.current.has(Role.RULE_ADMIN, "U0ADMIN9", [])  # not yet time to look
+    now[0] = 6.0
+    assert roles.current.has(Role.RULE_ADMIN, "U0ADMIN9", [])
+
+
+def test_an_edit_of_the_same_size_within_one_timestamp_tick_is_seen(tmp_path):
+    path = tmp_path / "roles.yaml"
+    path.write_text(ROLES)
+    roles = role_reloader(path)
+    before = path.stat()
+    path.write_text(ROLES.replace("U0ADMIN1", "U0ADMIN2"))
+    import os
+
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # the same stat as before
+    assert roles.check_file().changed
+
+
+def test_the_services_inventory_follows_its_file(tmp_path):
+    from bot.services import Services
+
+    path = tmp_path / "inventory.yaml"
+    path.write_text(INVENTORY.format(allow="U0ALICE"))
+    services = Services(inventory=path)
+    assert services.inventory.hosts[0].allow == ["U0ALICE"]
+    path.write_text(INVENTORY.format(allow="U0BOB"))
+    services.inventory_config.check_file()
+    assert services.inventory.hosts[0].allow == ["U0BOB"]
+    assert Services(inventory=None).inventory is None and Services(inventory=None).inventory_config is None

@@ -84,3 +84,11 @@ def test_without_a_role_file_the_allow_lists_and_admins_decide():
     assert book.roles_of("cli-user", []) >= {Role.CHECKER}  # a CLI user named in an allow list
     assert book.roles_of("U0ADMIN1", []) == {Role.ASKER, Role.RULE_ADMIN}
     assert "allow lists" in book.why("U0X", ["S0INFRA"])[Role.CHECKER]
+
+
+def test_the_documented_example_role_file_loads():
+    from pathlib import Path
+
+    book = load_role_book(Path(__file__).resolve().parents[2] / "docs" / "roles.example.yaml")
+    assert book.roles_of("U0X", ["S0PERF"]) == {Role.ASKER, Role.CHECKER, Role.BENCHMARKER}
+    assert book.roles_of("U0ADMIN1", []) >= {Role.RULE_ADMIN}
