@@ -30,7 +30,7 @@ DEFAULT_MONTHS = 36.0
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.cost_minimum import compose as short_runs  # "a 20-second run, 3,000 times a day"
     from bot.compose.cost_tokens import compose as per_token  # "¥4/h at 800 tok/s: per million tokens?"
-    reply = short_runs(ask, ctx) or per_token(ask, ctx)
+    reply = short_runs(ask, ctx) or per_token(ask, ctx) or _quote_judged(ask, ctx)
     if reply is not None:
         return reply
     qs = list(ctx.requirement.quantities) or _read_from_question(ctx)
@@ -54,6 +54,14 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             reply.details = reply.details[:MAX_LINES - 1]
             return reply
     return None
+
+
+def _quote_judged(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """'报价 ¥12/卡时，贵不贵？': one quote judged against the table, as the price composer does."""
+    from bot.compose import price, price_quote
+    if not price_quote.QUOTE_ASKED.search(ask.text or ctx.question or "") or len(ctx.requirement.costs) > 1:
+        return None
+    return price.compose(ask, ctx)
 
 
 def _read_from_question(ctx: ComposeContext) -> list[Quantity]:

@@ -20,7 +20,7 @@ import os
 import re
 
 from bot.compose import ComposeContext
-from bot.compose import price_fit, price_missing
+from bot.compose import price_fit, price_missing, price_quote
 from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -84,6 +84,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return _instance_answer(ctx, instances[0], region, billing, text)
     if not gpu_groups:
         return None
+    judged = price_quote.answer(ask, ctx, gpu_groups[0]) if price_quote.QUOTE_ASKED.search(text) else None
+    if judged is not None:  # their own quote, "good or bad?": judged against the table's rows
+        return _answer(ctx, *judged[:2], billing, judged[2])
     if unlisted:
         return _missing(ctx, gpu_groups[0], billing, price_missing.Missing(provider=unlisted), text)
     hours = _hours(text)
@@ -127,6 +130,8 @@ def _gpu_groups(ask: Ask, ctx: ComposeContext, instances: list[str]) -> list[lis
     subjects = [s for s in ask.subjects if catalog.instance(s) is None]
     if not subjects:
         subjects = [*req.gpu_options] or ([req.gpu] if req.gpu else [])
+    if not subjects:  # "A100 80G 报价 ¥12/卡时": the GPU their quote names
+        subjects = list(dict.fromkeys(c.gpu for c in req.costs if c.gpu))
     groups: list[list[str]] = []
     for subject in subjects:
         if subject in catalog.models:
@@ -138,6 +143,8 @@ def _gpu_groups(ask: Ask, ctx: ComposeContext, instances: list[str]) -> list[lis
         ids = [i for i in ids if i not in instance_gpus]
         if ids and ids not in groups:
             groups.append(ids)
+    # "H100 SXM … 8x H100": the family that holds a card named beside it is that card
+    groups = [g for g in groups if not any(o != g and set(o) < set(g) for o in groups)]
     return groups[:4]
 
 

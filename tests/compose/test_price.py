@@ -215,3 +215,24 @@ def test_a_job_nobody_priced_still_gets_the_instances_price(catalog):
     reply = _answer(catalog, "how much is a p5.48xlarge for llama 70b training?", subjects=["p5.48xlarge"],
                     instance="p5.48xlarge", model="llama-3.1-70b")
     assert reply.lead.startswith("p5.48xlarge (8× H100 SXM) in us-east-1: $55.04/h on demand")
+
+
+def test_a_quote_asked_good_or_bad_is_judged_against_the_tables_median_and_cheapest_rows(catalog):
+    import statistics
+
+    from bot.models import Quantity
+    from bot.prices.lookup import offers
+    text = "vendor quoted $3.80/gpu/hr for 8x H100 SXM w/ IB, 3-month term. good or bad?"
+    quantities = [Quantity(kind="money", role="quote", value=3.8, currency="USD", per="gpu-hour", text="$3.80/gpu/hr"),
+                  Quantity(kind="count", role="gpus", value=8, unit="gpus", text="8x")]
+    reply = _answer(catalog, text, subjects=["h100-sxm"], gpu="h100-sxm", quantities=quantities)
+    median = statistics.median(o.per_gpu("on-demand") for o in offers(catalog)
+                               if o.gpu == "h100-sxm" and o.on_demand is not None)
+    assert reply.figures["median_per_gpu_hour"] == pytest.approx(median, abs=1e-4)
+    assert reply.lead.startswith("On the high side: $3.80/GPU-hour") if 3.8 > 1.1 * median else True
+    assert f"${3.8 * 8 * 730:,.0f} at your quote" in reply.details[0]
+    # a quote in yuan is set beside the dollar rows, never converted at a made-up rate
+    from bot.models import StatedCost
+    reply = _answer(catalog, "A100 80G 报价 ¥12/卡时，贵不贵？", language="zh",
+                    costs=[StatedCost(label="A100 80G", gpu="a100-80gb-sxm", hourly_rate=12, currency="CNY", per_gpu=True)])
+    assert "请按你自己的汇率换算" in reply.lead and reply.figures["table_currency"] == "USD"

@@ -87,6 +87,8 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|(?:能|可以|可不可以)\s*(?:用|在)?\s*(?:全参|微调|训练|跑|推理|部署|放|装|上)")),
 )
 _COST_CUES = dict(_KIND_CUES)["cost"]
+_QUOTE_JUDGED = lx.rx(r"\B<(?:good\s+or\s+bad|good\s+(?:deal|price)|fair\s+(?:price|deal)|rip[\s-]?off|overpa\w+)>\E"
+                      r"|贵不贵|贵吗|划不划算|合理吗|算贵|算便宜")
 _REALISM = lx.rx(r"\B<(?:realistic|feasible|doable|achievable|enough\s+time|on\s+time|in\s+time)>\E|来得及|现实吗|可行吗|跑得完|够不够时间|时间够")
 _TIME_WORD = lx.rx(r"\B<(?:wks?|weeks?|days?|months?|hours?|hrs?|deadline)>\E|[0-9]\s*(?:h|d|w)\b|天|周|星期|个月|小时|截止")
 # "一卡时", "每卡时", "/卡时": the unit a price is asked in.
@@ -199,6 +201,8 @@ def _clean_label(label: str | None) -> str | None:
 
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
+    if _QUOTE_JUDGED.search(part) and _STATED_MONEY.search(part):
+        return "cost"  # "vendor quoted $3.80/gpu/hr, good or bad?": their quote, judged
     if _REALISM.search(part) and _TIME_WORD.search(part):
         return "cost"  # "is 3 wks realistic": the run's time against the plan (bot/compose/cost.py)
     found = {kind for kind, pattern in _KIND_CUES if pattern.search(part)}

@@ -1,0 +1,100 @@
+"""A quote the user holds, asked against the market ("vendor quoted $3.80/gpu/hr for 8x H100, good or
+bad?", "报价 ¥12/卡时 贵不贵"): their quote judged against the table's dated rows of the same GPU.
+
+The judgement is relative, never a market price of our own: where the quote stands against the
+cheapest row and the median row of the table (per GPU-hour, same currency only), and what the plan
+costs a month at the quote and at the median. A quote in another currency than the table's is said,
+not ranked (no exchange rate is invented).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+from bot.compose import ComposeContext
+from bot.messages import say
+from bot.messages.format import count, gpu_name, money
+from bot.models import Ask, StatedCost
+from bot.prices.lookup import Offer, cheapest, offers, provider_name
+from bot.prices.skypilot import shown
+
+HOURS_PER_MONTH = 730
+# "vendor quoted $3.80 … good or bad?", "报价 ¥12/卡时 贵不贵": their own quote, to be judged
+QUOTE_ASKED = re.compile(r"good\s+or\s+bad|good\s+(?:deal|price)|fair\s+(?:price|deal)|rip[\s-]?off|overpa\w+|too\s+(?:much|expensive)"
+                         r"|贵不贵|贵吗|划不划算|合理吗|算贵|算便宜|报价.{0,12}(?:怎么样|如何|行吗)", re.IGNORECASE)
+
+
+def per_gpu_rate(ctx: ComposeContext, quote: StatedCost) -> float | None:
+    if not quote.hourly_rate:
+        return None
+    if quote.per_gpu or not quote.gpu_count:
+        return quote.hourly_rate
+    return quote.hourly_rate / quote.gpu_count
+
+
+def answer(ask: Ask, ctx: ComposeContext, gpus: list[str]) -> tuple[str, list[str], dict] | None:
+    """(lead, details, figures) for the user's quote of one of `gpus`, or None without one."""
+    quote = next((c for c in ctx.requirement.costs if c.hourly_rate and (not c.gpu or c.gpu in gpus
+                                                                        or _family(ctx, c.gpu) & set(gpus))), None)
+    if quote is None:
+        quote = _from_quantities(ctx)
+    rate = per_gpu_rate(ctx, quote) if quote else None
+    if rate is None:
+        return None
+    lang, catalog = ctx.language, ctx.catalog
+    listed = [o for o in offers(catalog) if o.gpu in gpus and o.on_demand is not None]
+    rows = [o for o in listed if o.currency == quote.currency]
+    if not listed:
+        return None
+    n = quote.gpu_count or ctx.requirement.gpu_count or 1
+    if not rows:  # their quote in ¥, the table in $: both said, no exchange rate made up
+        other = listed[0].currency
+        best = cheapest(catalog, gpus, limit=1)[0]
+        median = statistics.median(o.per_gpu("on-demand") for o in listed if o.currency == other)
+        name = gpu_name(catalog, best.gpu) if len({o.gpu for o in listed}) == 1 else catalog.gpus[gpus[0]].family.upper()
+        lead = say("price.quote_other_currency", lang, rate=money(rate, quote.currency, lang), gpu=name,
+                   median=money(median, other, lang), low=money(best.per_gpu("on-demand"), other, lang),
+                   provider=provider_name(catalog, best.provider))
+        details = [say("price.quote_month_only", lang, count=count(n), gpu=name,
+                       quoted=money(rate * n * HOURS_PER_MONTH, quote.currency, lang)), say("price.quote_includes", lang)]
+        return lead, details, {"quote_per_gpu_hour": rate, "currency": quote.currency, "table_currency": other}
+    best = cheapest(catalog, gpus, limit=1)[0]
+    median = statistics.median(o.per_gpu("on-demand") for o in rows)
+    name = gpu_name(catalog, best.gpu) if len({o.gpu for o in rows}) == 1 else catalog.gpus[gpus[0]].family.upper()
+    verdict = ("price.quote_high" if rate > median * 1.1 else "price.quote_low" if rate < median * 0.9
+               else "price.quote_typical")
+    lead = say(verdict, lang, rate=money(rate, quote.currency, lang), gpu=name,
+               median=money(median, quote.currency, lang), low=money(best.per_gpu("on-demand"), best.currency, lang),
+               provider=provider_name(catalog, best.provider), instance=shown(best.instance_type or "-", 40),
+               pct=f"{abs(rate / median - 1):.0%}")
+    details = [say("price.quote_month", lang, count=count(n), gpu=name,
+                   quoted=money(rate * n * HOURS_PER_MONTH, quote.currency, lang),
+                   median=money(median * n * HOURS_PER_MONTH, quote.currency, lang),
+                   gap=money((rate - median) * n * HOURS_PER_MONTH, quote.currency, lang)),
+               say("price.quote_includes", lang)]
+    figures = {"quote_per_gpu_hour": rate, "median_per_gpu_hour": round(median, 4),
+               "cheapest_per_gpu_hour": best.per_gpu("on-demand"), "gpus": n, "currency": quote.currency}
+    return lead, details, figures
+
+
+def _from_quantities(ctx: ComposeContext) -> StatedCost | None:
+    """"$3.80/gpu/hr for 8x H100": the one hourly quote the typed numbers hold, with its GPU count."""
+    qs = ctx.requirement.quantities
+    quotes = [q for q in qs if q.role == "quote" and q.per in ("gpu-hour", "instance-hour") and q.value > 0]
+    if len(quotes) != 1:
+        return None
+    q = quotes[0]
+    n = next((int(x.value) for x in qs if x.role == "gpus" and x.value >= 1), None)
+    return StatedCost(label=q.text or "quote", hourly_rate=q.value, currency=q.currency or "USD",
+                      per_gpu=q.per == "gpu-hour", gpu_count=n)
+
+
+def _family(ctx: ComposeContext, gpu: str) -> set[str]:
+    try:
+        return set(ctx.catalog.resolve_gpu(gpu))
+    except Exception:  # noqa: BLE001 - a name the catalog does not know has no family
+        return set()
+
+
+__all__ = ["answer", "Offer"]
