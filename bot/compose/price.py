@@ -46,8 +46,9 @@ _ZH_DIGITS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六":
               "半": 0.5}
 _HOURS = re.compile(
     r"(?<![A-Za-z0-9_.])(?P<n>\d{1,7}(?:\.\d{1,3})?|an?|one|[一两二三四五六七八九十半])\s*(?:个)?\s*"
-    r"(?P<unit>hours?|hrs?|h(?![\w-])|小时|钟头|days?|天)(?![\w-]*gpu)",
+    r"(?P<unit>hours?|hrs?|h(?![\w-])|小时|钟头|days?|天|weeks?|wks?|周|星期)(?![\w-]*gpu)",
     re.IGNORECASE)
+_MONTH = re.compile(r"24\s*/\s*7|24x7|for\s+a\s+month|a\s+month|per\s+month|monthly|每月|一个月|包月|月租|整月", re.IGNORECASE)
 _GPU_HOUR_WORD = re.compile(r"gpu[\s-]?hours?|卡时", re.IGNORECASE)
 _PER_HOUR = re.compile(r"\bper\s+(?:gpu[\s-]?)?hour\b|/\s*h(?:ou)?r?\b|每小时", re.IGNORECASE)
 
@@ -164,6 +165,8 @@ def _hours(text: str) -> float | None:
         unit = match.group("unit").lower()
         if unit.startswith("d") or unit == "天":
             value *= 24
+        elif unit.startswith("w") or unit in ("周", "星期"):
+            value *= 168
         if 0 < value <= 1_000_000:
             return float(value)
     return None
@@ -302,6 +305,9 @@ def _instance_answer(ctx: ComposeContext, name: str, region: str | None, billing
         line = _zone_line(ctx, offer, mode)
         if line:
             details.append(line)
+    if _MONTH.search(text) and offer.on_demand is not None:  # "24/7 for a month": the instance's month
+        details.append(say("price.instance_month", lang, month=_m(ctx, offer.on_demand * 730, offer.currency),
+                           rate=_m(ctx, offer.on_demand, offer.currency)))
     priced = [o for o in found.regions if o.on_demand is not None]
     if len(priced) > 1:
         low, high = min(o.on_demand for o in priced), max(o.on_demand for o in priced)

@@ -177,7 +177,7 @@ def test_two_gpus_on_two_named_providers_price_the_one_they_lack_from_elsewhere(
 
 @pytest.mark.parametrize("text, hours", [
     ("8 H100s for 100 hours", 100.0), ("一小时多少钱", 1.0), ("两个小时", 2.0), ("for 3 days", 72.0),
-    ("for an hour", 1.0), ("2.5 h", 2.5), ("按需一小时", 1.0), ("p5.48xlarge", None), ("500 GPU-hours", None), ("500 gpu hours", None), ("per hour", None),
+    ("for an hour", 1.0), ("2.5 h", 2.5), ("for ~2 weeks", 336.0), ("两周", 336.0), ("2 周", 336.0), ("按需一小时", 1.0), ("p5.48xlarge", None), ("500 GPU-hours", None), ("500 gpu hours", None), ("per hour", None),
 ])
 def test_durations_are_read_from_the_ask(text, hours):
     assert _hours(text) == hours
@@ -236,3 +236,10 @@ def test_a_quote_asked_good_or_bad_is_judged_against_the_tables_median_and_cheap
     reply = _answer(catalog, "A100 80G 报价 ¥12/卡时，贵不贵？", language="zh",
                     costs=[StatedCost(label="A100 80G", gpu="a100-80gb-sxm", hourly_rate=12, currency="CNY", per_gpu=True)])
     assert "请按你自己的汇率换算" in reply.lead and reply.figures["table_currency"] == "USD"
+
+
+def test_an_instance_run_for_a_month_gets_its_730_hour_month(catalog):
+    reply = _answer(catalog, "on-demand price for g6e.xlarge in us-east-1? we'd run it 24/7 for a month",
+                    subjects=["g6e.xlarge"], instance="g6e.xlarge")
+    rate = reply.figures["on_demand_per_hour"]
+    assert any(d.startswith(f"24/7 for a month (730 h): ${rate * 730:,.0f} for the instance alone") for d in reply.details)
