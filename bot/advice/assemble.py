@@ -289,6 +289,8 @@ def option_name(rec: Recommendation, language: str) -> str:
     if rec.kind == "precision":
         return f"{rec.precision} 权重" if zh else f"{rec.precision} weights"
     if rec.kind == "kv-cache":
+        if rec.precision == "fp8":  # weights and cache both in fp8 (bot.advice.options.stated_options)
+            return "fp8 权重 + fp8 KV 缓存" if zh else "fp8 weights + an fp8 KV cache"
         return "fp8 KV 缓存" if zh else "an fp8 KV cache"
     if rec.kind == "batch":
         return (f"micro-batch {rec.batch_size} × 梯度累积 {rec.accumulation}" if zh else

@@ -120,7 +120,17 @@ def stated_options(ctx: OptionContext, gpu: GpuSpec, count: int) -> list[OptionF
                 if changed.fits:
                     out.append(_option("method", changed, method=method))
     else:
+        both = None
+        if "fp8" in gpu.tensor_precisions and _weights_bits(req.precision) > 8 \
+                and (req.kv_precision or "bf16") not in ("fp8", "int8") and not ctx.plan(gpu, count, precision="fp8").fits:
+            # FP8 weights alone do not fit: FP8 weights and an FP8 KV cache together come before 8- or
+            # 4-bit integer weights (less lossy, and the cache is what long contexts and many users fill)
+            both = ctx.plan(gpu, count, precision="fp8", kv_precision="fp8")
+            if both.fits:
+                out.append(_option("kv-cache", both, precision="fp8", kv_precision="fp8"))
         for precision in _LOWER_PRECISIONS:
+            if both is not None and both.fits:
+                break
             if _weights_bits(req.precision) <= _weights_bits(precision):
                 continue
             if precision == "fp8" and "fp8" not in gpu.tensor_precisions:
@@ -133,6 +143,7 @@ def stated_options(ctx: OptionContext, gpu: GpuSpec, count: int) -> list[OptionF
             changed = ctx.plan(gpu, count, kv_precision="fp8")
             if changed.fits:
                 out.append(_option("kv-cache", changed, kv_precision="fp8"))
+
         if (req.concurrency or 1) > 1:
             most = _most(lambda n: ctx.plan(gpu, count, concurrency=n), 1, req.concurrency - 1)
             if most is not None:
