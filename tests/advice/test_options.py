@@ -226,3 +226,15 @@ def test_a_monthly_budget_and_a_latency_target_keep_the_comfortable_setup_within
     assert timed.ttft_s / 50 <= ttft  # one prompt's share of the burst meets the target
     broke = dataclasses_replace(base, objectives=Objectives(budget=1, budget_period="month"))
     assert comfortable_option(broke) is None or typical_rate(catalog, comfortable_option(broke).gpu) is None
+
+
+def test_fp8_weights_with_an_fp8_kv_cache_come_before_int4_where_fp8_alone_does_not_fit(catalog):
+    from bot.advice.options import stated_options
+
+    req = Requirement(workload="inference", model="llama-3.1-70b", precision="fp16", context=32768, concurrency=8)
+    ctx = context(catalog, req)
+    options = stated_options(ctx, catalog.gpus["h200-sxm"], 1)
+    assert not options[0].fits  # fp16 weights and the bf16 cache of 8 x 32k: no
+    both = next(o for o in options if o.option == "kv-cache")
+    assert (both.precision, both.kv_precision, both.fits) == ("fp8", "fp8", True)
+    assert not any(o.option == "precision" and o.precision == "int4" for o in options)
