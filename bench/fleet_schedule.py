@@ -131,6 +131,8 @@ def main() -> None:
           f"peak RSS {rss_warm:.0f} MiB warm, {rss_all:.0f} MiB after the round "
           f"(+{(rss_all - rss_warm) * 1024 / args.hosts:.1f} KiB per host); load average {os.getloadavg()[0]:.2f} "
           f"on {os.cpu_count()} CPUs")
+    print(f"the dispatcher had {cpu / wall * 100:.0f}% of one CPU over the round: below ~100% the machine's other "
+          "load, not the schedule, sets the wall time (quote figures from a quiet machine)")
     if profiler is not None:
         import pstats
 
