@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext
+from bot.compose.diagnose_xids import stated_xids, xids
 from bot.diagnostics.models import ErrorReading, Paste
 from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe
 from bot.messages import say
@@ -49,7 +50,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         for error in paste.errors:
             parts.append(_error(error, lang))
         if paste.xids:
-            parts.append(_xids(paste, ctx))
+            parts.append(xids(paste, ctx))
         if paste.nccl and paste.nccl.transport:
             parts.append(_nccl(paste, lang))
         if paste.topology and len(paste.topology.gpus) > 1:
@@ -57,6 +58,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         for block in paste.blocks:
             if block.problem:
                 parts.append((say("diagnose.unreadable_block", lang, problem=block.problem), [], None, []))
+    if paste is None and ask == first and ctx.requirement.xids:
+        stated = stated_xids(ctx)  # "dmesg 里有 Xid 74": the codes without their lines
+        if stated is not None:
+            parts.append(stated)
     measured = _measurement(ask, ctx)
     if measured is not None:
         parts.append(measured)
@@ -299,29 +304,6 @@ def _error(error: ErrorReading, lang: str) -> tuple[str, list[str], str | None, 
     else:
         text = say(f"diagnose.err_{error.kind.replace('-', '_')}", lang)
     return text, [], None, sources
-
-
-def _xids(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]]:
-    lang = ctx.language
-    groups: dict[tuple[int, str], int] = {}
-    for event in paste.xids:
-        groups[(event.code, event.pci)] = groups.get((event.code, event.pci), 0) + 1
-    lines = []
-    informational = {63, 92, 121, 154}  # as rules/health/host-xid.yaml
-    for (code, pci), times in groups.items():
-        entry = ctx.catalog.xids.get(code)
-        if entry is None:
-            meaning, action, kind = "?", "", say("diagnose.xid_kind_hw", lang)
-        else:
-            meaning = entry.meaning_zh if lang == "zh" and entry.meaning_zh else entry.meaning
-            action = entry.action_zh if lang == "zh" and entry.action_zh else entry.action
-            kind = say("diagnose.xid_kind_app" if entry.app_error else
-                       "diagnose.xid_kind_info" if code in informational else "diagnose.xid_kind_hw", lang)
-            action = re.sub(r"^(?:informational|usually an application problem|提示性事件|通常是应用问题)[;；]\s*", "", action)
-        lines.append(say("diagnose.xid_lead", lang, code=code, pci=pci, times=times, meaning=meaning, kind=kind,
-                         action=action))
-    rule = next((f.rule for f in ctx.answer.findings if f.rule.startswith("host.xid")), None)
-    return lines[0], [*lines[1:8], say("diagnose.xid_confirm", lang)], rule, ["nvidia-xid"]
 
 
 def _nccl(paste: Paste, lang: str) -> tuple[str, list[str], str | None, list[str]]:

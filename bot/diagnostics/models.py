@@ -167,6 +167,8 @@ class Paste(BaseModel):
     topology: Topology | None = None
     errors: list[ErrorReading] = Field(default_factory=list, max_length=MAX_ERRORS)
     nccl: NcclReading | None = None
+    # Kernel-log lines of the Linux OOM killer (oom-kill, oom_reaper): host memory, not the GPU's.
+    host_oom: bool = False
     # The driver and its CUDA as nvidia-smi printed them (a table header alone has them too).
     driver: str | None = Field(default=None, max_length=32)
     driver_cuda: str | None = Field(default=None, max_length=16)

@@ -300,6 +300,10 @@ def _inline_readings(question: str) -> tuple[GpuProbe | None, list[tuple[int, in
 # -- reading the blocks -----------------------------------------------------------------------
 
 
+# The Linux OOM killer's kernel-log lines (a cgroup or the host out of RAM).
+_HOST_OOM = re.compile(r"oom[-_]kill|oom_reaper|Out of memory: Kill(?:ed)? process", re.IGNORECASE)
+
+
 def _read(text: str, lines: list[str], offsets: list[int], found: list[tuple[str, int, int]],
           inline: GpuProbe | None) -> Paste | None:
     blocks: list[PasteBlock] = []
@@ -351,6 +355,7 @@ def _read(text: str, lines: list[str], offsets: list[int], found: list[tuple[str
     parts.append("".join(lines[previous:]))
     errors = read_errors("\n".join(parts))
     xids, truncated = parse_xids(xid_lines, MAX_XIDS)
+    host_oom = any(_HOST_OOM.search(line) for line in xid_lines)
     nccl = read_nccl(nccl_lines) if nccl_lines else None
     readable = bool(any(r.gpus or r.driver for r in reports) or xids or errors or topology or nccl
                     or any(b.problem for b in blocks))
@@ -361,7 +366,7 @@ def _read(text: str, lines: list[str], offsets: list[int], found: list[tuple[str
     return Paste(
         driver=driver, driver_cuda=driver_cuda,
         blocks=blocks, report=_merge(reports), xids=xids, xids_truncated=truncated, topology=topology,
-        errors=errors, nccl=nccl,
+        errors=errors, nccl=nccl, host_oom=host_oom,
         thresholds=_thresholds(extras),
     )
 

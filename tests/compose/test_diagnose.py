@@ -162,3 +162,35 @@ def test_the_paste_is_read_once_when_the_message_has_two_diagnose_asks(advisor):
     ctx = ComposeContext(requirement=req, answer=answer, catalog=advisor.catalog, paste=req.pasted)
     assert compose(req.asks[0], ctx).lead.startswith("GPU 0")
     assert compose(req.asks[1], ctx) is None
+
+
+XID_APP = ("kern  :warn  : 2025-01-21T04:41:44,283575+00:00 NVRM: Xid (PCI:0000:38:00): 13, pid='<unknown>', name=<unknown>, "
+           "Graphics SM Warp Exception on (GPC 9, TPC 1, SM 1): Out Of Range Address\n"
+           "kern  :warn  : 2025-01-21T04:41:44,287197+00:00 NVRM: Xid (PCI:0000:38:00): 43, pid=2924364, name=pt_main_thread, Ch 00000008\n"
+           "kern  :warn  : 2025-01-21T08:42:30,287197+00:00 oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),\n")
+
+
+def test_application_xids_are_not_a_failing_gpu_and_host_oom_lines_are_host_memory(advisor):
+    reply = _answer(advisor, f"job died, kern.log has this. bad GPU? should we ask the provider to swap it?\n{XID_APP}")
+    assert reply.lead.startswith("0000:38:00 (Xid 13, 43): an application fault, not a failing GPU")
+    assert any("compute-sanitizer" in d for d in reply.details)
+    assert any("host RAM" in d and "not GPU memory" in d for d in reply.details)
+
+
+def test_two_gpus_with_different_xids_get_different_verdicts(advisor):
+    log = ("NVRM: Xid (PCI:0000:9b:00): 48, pid=51234, name=python, ...\n"
+           "NVRM: Xid (PCI:0000:9b:00): 63, pid=51234, name=python, ...\n"
+           "NVRM: Xid (PCI:0000:bb:00): 48, pid=51240, name=python, ...\n"
+           "NVRM: Xid (PCI:0000:bb:00): 64, pid=51240, name=python, ...\n")
+    reply = _answer(advisor, f"8 卡 H100 训练挂了，kern.log 里两张卡都有 ECC 相关的 Xid：\n{log}这两张卡还能用吗？")
+    assert reply.lead.startswith("这 2 张卡结论不同。0000:9b:00（Xid 48、63）") and "大概率还能用" in reply.lead
+    assert reply.details[0].startswith("0000:bb:00（Xid 48、64）：行重映射失败") and "RMA" in reply.details[0]
+
+
+def test_a_stated_nvlink_xid_makes_the_nccl_timeout_its_consequence(advisor):
+    text = "8 卡 H800 训练，NCCL 报 watchdog timeout 然后挂了，dmesg 里有 Xid 74。怎么查？"
+    parsed = parse(text, advisor.catalog)
+    ask = next(a for a in parsed.requirement.asks)
+    reply = _answer(advisor, text, ask=ask)
+    assert reply.lead.startswith("出错的卡（Xid 74）：NVLink 错误")
+    assert any("400 GB/s" in d for d in reply.details) and any("NCCL watchdog 超时是结果不是原因" in d for d in reply.details)

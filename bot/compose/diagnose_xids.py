@@ -1,0 +1,138 @@
+"""Xids in a diagnosis (issue #25): each GPU's Xids read as what they add up to for that GPU (an
+application fault, a remap to apply, a failed remap to replace, an NVLink or GSP fault), then
+each Xid with NVIDIA's meaning and action (knowledge/xids.yaml, nvidia-xid), and what else the
+message shows beside them (host OOM-killer lines, an NCCL timeout after Xid 74).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.diagnostics.models import Paste
+from bot.messages import say
+from bot.messages.format import gpu_name
+
+
+def xids(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]]:
+    lang = ctx.language
+    groups: dict[tuple[int, str], int] = {}
+    for event in paste.xids:
+        groups[(event.code, event.pci)] = groups.get((event.code, event.pci), 0) + 1
+    lines = []
+    informational = {63, 92, 121, 154}  # as rules/health/host-xid.yaml
+    for (code, pci), times in groups.items():
+        entry = ctx.catalog.xids.get(code)
+        if entry is None:
+            meaning, action, kind = "?", "", say("diagnose.xid_kind_hw", lang)
+        else:
+            meaning = entry.meaning_zh if lang == "zh" and entry.meaning_zh else entry.meaning
+            action = entry.action_zh if lang == "zh" and entry.action_zh else entry.action
+            kind = say("diagnose.xid_kind_app" if entry.app_error else
+                       "diagnose.xid_kind_info" if code in informational else "diagnose.xid_kind_hw", lang)
+            action = re.sub(r"^(?:informational|usually an application problem|提示性事件|通常是应用问题)[;；]\s*", "", action)
+        lines.append(say("diagnose.xid_lead", lang, code=code, pci=pci, times=times, meaning=meaning, kind=kind,
+                         action=action))
+    rule = next((f.rule for f in ctx.answer.findings if f.rule.startswith("host.xid")), None)
+    verdicts = _device_verdicts(groups, ctx)
+    extra = _xid_context(groups, ctx, paste.host_oom)
+    if verdicts:
+        return verdicts[0], [*verdicts[1:], *extra, *lines[:8], say("diagnose.xid_confirm", lang)], rule, ["nvidia-xid"]
+    return lines[0], [*lines[1:8], *extra, say("diagnose.xid_confirm", lang)], rule, ["nvidia-xid"]
+
+
+# The question asks whether the GPU is broken ("bad GPU?", "RMA or not?", "还能用吗？").
+_VERDICT_ASKED = re.compile(r"\b(?:rma|swap\w*|replace\w*|bad\s+gpu|broken|faulty|dead|our\s+code|is\s+(?:this|it)\s+(?:the\s+)?(?:gpu|hardware|code))\b"
+                            r"|还能用|能用吗|坏了|坏卡|卡坏|换卡|返修|硬件问题|驱动问题", re.IGNORECASE)
+
+
+def _device_key(codes: set[int], ctx: ComposeContext) -> str | None:
+    """What one GPU's Xids add up to, most serious first (NVIDIA's Xid catalog, nvidia-row-remapping)."""
+    if 79 in codes:
+        return "offbus"
+    if 64 in codes:
+        return "remap_failed"
+    if 95 in codes:
+        return "uncontained"
+    if codes & {48, 94} and 63 in codes:
+        return "remap_recorded"
+    if codes & {48, 94}:
+        return "dbe"
+    if 74 in codes:
+        return "nvlink"
+    if codes & {119, 120}:
+        return "gsp"
+    if all((e := ctx.catalog.xids.get(c)) is not None and e.app_error for c in codes):
+        return "app"
+    return None
+
+
+def _device_verdicts(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> list[str]:
+    """One line per GPU saying what its Xids mean for it ("0000:bb:00 (Xid 48, 64): replace it"), where
+    the GPUs differ, every Xid is the application's, or the question asks whether the GPU is bad."""
+    lang = ctx.language
+    devices: dict[str, set[int]] = {}
+    for code, pci in groups:
+        devices.setdefault(pci, set()).add(code)
+    keyed = {pci: _device_key(codes, ctx) for pci, codes in devices.items()}
+    if None in keyed.values():
+        return []
+    differ = len(set(keyed.values())) > 1
+    apps = set(keyed.values()) == {"app"}
+    if not (differ or apps or _VERDICT_ASKED.search(ctx.question or "")):
+        return []
+    comma = "、" if lang == "zh" else ", "
+    lines = [say(f"diagnose.xid_device_{key}", lang, pci=pci, codes=comma.join(str(c) for c in sorted(devices[pci])))
+             for pci, key in keyed.items()]
+    if apps:
+        lines.append(say("diagnose.xid_app_next", lang))
+    if differ:
+        lines[0] = say("diagnose.xid_devices_differ", lang, count=len(devices)) + lines[0]
+    return lines
+
+
+def stated_xids(ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
+    """Xid codes named in words: what they add up to for "the GPU", with the NCCL note after Xid 74."""
+    groups = {(code, say("diagnose.xid_the_gpu", ctx.language)): 1 for code in ctx.requirement.xids}
+    codes = set(ctx.requirement.xids)
+    key = _device_key(codes, ctx)
+    if key is None:
+        return None
+    comma = "、" if ctx.language == "zh" else ", "
+    lead = say(f"diagnose.xid_device_{key}", ctx.language, pci=say("diagnose.xid_the_gpu", ctx.language),
+               codes=comma.join(str(c) for c in sorted(codes)))
+    details = [*_xid_context(groups, ctx), say("diagnose.xid_find_gpu", ctx.language)]
+    spec = _named_spec(ctx)
+    if key == "nvlink" and spec is not None and spec.nvlink_bandwidth_gbs:
+        details.insert(0, say("diagnose.xid_nvlink_spec", ctx.language, gpu=gpu_name(ctx.catalog, spec.id),
+                              bandwidth=f"{spec.nvlink_bandwidth_gbs:,.0f}"))
+    if key == "app":
+        details.insert(0, say("diagnose.xid_app_next", ctx.language))
+    rule = next((f.rule for f in ctx.answer.findings if f.rule.startswith(("xid.", "host.xid"))), None)
+    return lead, details, rule, ["nvidia-xid"]
+
+
+def _named_spec(ctx: ComposeContext):
+    """The GPU the question names, a family ("H800") as the advisor judges it."""
+    from bot.advice.options import representative
+    from bot.knowledge import UnknownNameError
+
+    try:
+        return representative(ctx.catalog, ctx.requirement.gpu) if ctx.requirement.gpu else None
+    except UnknownNameError:
+        return None
+
+
+_HOST_OOM = re.compile(r"oom[-_]kill|oom_reaper|Out of memory: Kill(?:ed)? process", re.IGNORECASE)
+_NCCL_STALL = re.compile(r"nccl.{0,40}(?:watchdog|timeout|timed\s*out)|watchdog.{0,20}timeout", re.IGNORECASE)
+
+
+def _xid_context(groups: dict[tuple[int, str], int], ctx: ComposeContext, host_oom: bool = False) -> list[str]:
+    """What else the message shows beside the Xids: host OOM-killer lines, an NCCL timeout after Xid 74."""
+    text, lang, codes = ctx.question or "", ctx.language, {code for code, _ in groups}
+    out = []
+    if host_oom or _HOST_OOM.search(text):
+        out.append(say("diagnose.xid_host_oom", lang))
+    if 74 in codes and _NCCL_STALL.search(text):
+        out.append(say("diagnose.xid_nccl_after_74", lang))
+    return out
