@@ -53,3 +53,26 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost.default-buy-vs-rent", sources=SOURCES,
                      figures={"rate": rate, "gpu": gpu, "node_month": round(node, 2),
                               **{f"rent_{int(u * 100)}pct_{MONTHS}m": round(v, 2) for u, v in at.items()}})
+
+
+OVERVIEW_GPUS = ("l4", "l40s", "a100-80gb-sxm", "h100-sxm")
+
+
+def price_overview(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """'How much does a GPU server cost?' with no card named: the catalog's dated median GPU-hour of a few
+    common cards, a node's month, what a bill adds, and the two questions that decide it."""
+    lang, catalog = ctx.language, ctx.catalog
+    rows = [(g, typical_row(catalog, g)) for g in OVERVIEW_GPUS if g in catalog.gpus]
+    rows = [(g, r) for g, r in rows if r is not None]
+    if not rows:
+        return None
+    sep = "，" if lang == "zh" else ", "
+    rates = sep.join(f"{gpu_name(catalog, g)} {money(r.hourly_rate, 'USD', lang)}" for g, r in rows)
+    top_gpu, top = rows[-1]
+    lead = say("cost.overview_lead", lang, rates=rates, date=max(r.quoted_on for _, r in rows).isoformat(),
+               gpus=NODE_GPUS, gpu=gpu_name(catalog, top_gpu),
+               node=money(top.hourly_rate * NODE_GPUS * HOURS_PER_MONTH, "USD", lang))
+    details = [say("cost.overview_bill", lang), say("cost.overview_buy", lang, months=MONTHS),
+               f"? {say('cost.overview_ask_card', lang)}", f"? {say('cost.overview_ask_rent', lang)}"]
+    return AskAnswer(kind="price", lead=lead, details=details, rule="cost.default-price-overview", sources=SOURCES,
+                     figures={f"median_{g}": r.hourly_rate for g, r in rows})

@@ -45,7 +45,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
             details = [say("open.china_inference", lang, small=names["small"], mid=names["mid"], big=names["infer"]),
                        say("open.inference_engine", lang)]
             questions = ["open.ask_model_users", "open.ask_budget"]
-        details += [f"? {say(q, lang)}" for q in questions]
+        details = _numbered(details) + [f"? {say(q, lang)}" for q in questions]
         return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
     if training:
         lead = say("open.training_lead", lang, big=f"1× {names['big']}" if lang != "zh" else f"1 张 {names['big']}")
@@ -66,8 +66,13 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
                        rate2=_rate(ctx, "l40s")),
                    say("open.training_rent", lang, big=names["big"], rate=_rate(ctx, "h100-sxm"))]
         questions = ["open.ask_workload", "open.ask_model_method"]
-    details += [f"? {say(q, lang)}" for q in questions]
+    details = _numbered(details) + [f"? {say(q, lang)}" for q in questions]
     return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
+
+
+def _numbered(lines: list[str]) -> list[str]:
+    """The default's options numbered in the order shown ("1.", "2.", …), whichever templates speak."""
+    return [f"{i}. {line}" for i, line in enumerate(lines, start=1)]
 
 
 # The default cards: what US clouds rent, and what Chinese clouds rent (knowledge/gpus.yaml markets).

@@ -48,6 +48,7 @@ _HOURS = re.compile(
     r"(?<![A-Za-z0-9_.])(?P<n>\d{1,7}(?:\.\d{1,3})?|an?|one|[一两二三四五六七八九十半])\s*(?:个)?\s*"
     r"(?P<unit>hours?|hrs?|h(?![\w-])|小时|钟头|days?|天|weeks?|wks?|周|星期)(?![\w-]*gpu)",
     re.IGNORECASE)
+_HARDWARE_WORD = re.compile(r"gpu|server|box|node|machine|服务器|机器|显卡|整机|算力|卡", re.IGNORECASE)
 _MONTH = re.compile(r"24\s*/\s*7|24x7|for\s+a\s+month|a\s+month|per\s+month|monthly|每月|一个月|包月|月租|整月", re.IGNORECASE)
 _GPU_HOUR_WORD = re.compile(r"gpu[\s-]?hours?|卡时", re.IGNORECASE)
 _PER_HOUR = re.compile(r"\bper\s+(?:gpu[\s-]?)?hour\b|/\s*h(?:ou)?r?\b|每小时", re.IGNORECASE)
@@ -84,7 +85,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if instances:
         return _instance_answer(ctx, instances[0], region, billing, text)
     if not gpu_groups:
-        return None
+        if req.model or req.params_b or req.costs or not _HARDWARE_WORD.search(text):
+            return None
+        from bot.compose.cost_default import price_overview  # "几台 GPU 服务器大概要多少钱？"
+        return price_overview(ask, ctx)
     judged = price_quote.answer(ask, ctx, gpu_groups[0]) if price_quote.QUOTE_ASKED.search(text) else None
     if judged is not None:  # their own quote, "good or bad?": judged against the table's rows
         return _answer(ctx, *judged[:2], billing, judged[2])

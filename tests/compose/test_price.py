@@ -243,3 +243,13 @@ def test_an_instance_run_for_a_month_gets_its_730_hour_month(catalog):
                     subjects=["g6e.xlarge"], instance="g6e.xlarge")
     rate = reply.figures["on_demand_per_hour"]
     assert any(d.startswith(f"24/7 for a month (730 h): ${rate * 730:,.0f} for the instance alone") for d in reply.details)
+
+
+@pytest.mark.parametrize("text, language", [("how much does a gpu server cost?", "en"), ("想搞几台GPU服务器，大概要多少钱？", "zh")])
+def test_a_server_priced_with_no_card_named_gets_dated_medians_a_nodes_month_and_two_questions(catalog, text, language):
+    from bot.advice.options import typical_row
+    reply = _answer(catalog, text, language=language)
+    h100 = typical_row(catalog, "h100-sxm").hourly_rate
+    assert reply.figures["median_h100-sxm"] == h100
+    assert f"${h100 * 8 * 730:,.0f}" in reply.lead and "2026-12-01" in reply.lead
+    assert sum(d.startswith("? ") for d in reply.details) == 2
