@@ -212,8 +212,8 @@ def _provider(ctx: ComposeContext, text: str) -> str | frozenset[str] | None:
     listed = {o.provider for o in offers(ctx.catalog)}
     req = ctx.requirement
     named = [p for p in dict.fromkeys([req.provider, *req.provider_options]) if p in listed]
-    if not named:
-        named = [p for p, rx in _PROVIDER_WORDS.items() if p in listed and re.search(rx, text, re.IGNORECASE)]
+    named += [p for p, rx in _PROVIDER_WORDS.items()
+              if p in listed and p not in named and re.search(rx, text, re.IGNORECASE)]
     if not named:
         return None
     return named[0] if len(named) == 1 else frozenset(named)
@@ -343,7 +343,7 @@ def _cheapest(ctx: ComposeContext, gpus: list[str], billing: PriceBilling, regio
               provider: str | frozenset[str] | None = None, text: str = "") -> AskAnswer:
     lang = ctx.language
     rows = cheapest(ctx.catalog, gpus, billing=billing, region=region, provider=provider, limit=3,
-                    per_provider=provider is None)
+                    per_provider=not isinstance(provider, str))  # one provider: its instance types
     if not rows:
         return _missing(ctx, gpus, billing, _limits(ctx, provider, region), text)
     best = rows[0]

@@ -253,3 +253,11 @@ def test_a_server_priced_with_no_card_named_gets_dated_medians_a_nodes_month_and
     assert reply.figures["median_h100-sxm"] == h100
     assert f"${h100 * 8 * 730:,.0f}" in reply.lead and "2026-12-01" in reply.lead
     assert sum(d.startswith("? ") for d in reply.details) == 2
+
+
+def test_several_named_providers_each_give_their_cheapest_row_once(catalog):
+    reply = _answer(catalog, "ballpark a100 80gb per hr? runpod / vast. and vs aws", subjects=["a100-80gb-sxm"],
+                    gpu="a100-80gb-sxm", provider="runpod", provider_options=["aws"])
+    providers = [reply.figures["provider"]] + [reply.figures[k] for k in ("provider_2", "provider_3") if k in reply.figures]
+    assert len(providers) == len(set(providers)) and set(providers) <= {"runpod", "vast", "aws"}
+    assert "aws" in providers
