@@ -96,6 +96,7 @@ class _Worker:
         except Exception:  # a folder mid-edit (a replacement worker): `use` loads it on the first question
             self.engine = None
         self.store = self.services.store
+        assert self.store is not None  # opened from store_url (Services raises StoreError when it cannot)
         self.conversations = Conversations(self, store=StoreConversationStore(self.store))
 
     def _load_engine(self, version: str | None):
