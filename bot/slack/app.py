@@ -101,7 +101,7 @@ def start_answer_pool(settings: SlackSettings, rules: RuleSource, store: StoreSe
         return None
     from bot.answer_pool import AnswerPool, AnswerPoolError, store_is_shareable
 
-    if not store_is_shareable(store):
+    if store is None or not store_is_shareable(store):  # `is None` too: what mypy narrows on
         raise SlackSettingsError("GPU_ADVISOR_SLACK_ANSWER_PROCESSES needs a store other processes can open "
                                  "(GPU_ADVISOR_DATABASE_URL: a SQLite file or PostgreSQL); set it to 0 without one")
     started = time.monotonic()
