@@ -43,10 +43,13 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     paste = ctx.paste if isinstance(ctx.paste, Paste) else ctx.requirement.pasted
     lang = ctx.language
     parts: list[tuple[str, list[str], str | None, list[str]]] = []  # (lead, details, rule, sources)
+    gpu_part, worst_rank = None, 99
     first = next((a for a in ctx.requirement.asks if a.kind == "diagnose"), ask)
     if paste is not None and ask == first:  # the paste is read once, for the first diagnose ask
         if paste.report and paste.report.gpus and not _context_only(ask, paste, ctx):
             parts.append(_gpus(paste, ctx))
+            gpu_part = parts[-1][0]
+            worst_rank = min((m[0][0] for m in (_meanings(g, paste, ctx) for g in paste.report.gpus) if m), default=99)
         for error in paste.errors:
             parts.append(_error(error, lang))
         if paste.xids:
@@ -73,6 +76,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if not parts:
         return None
     lead, details, rule, sources = parts[0]
+    if parts[0][0] == gpu_part:
+        lead, details = _judged(lead, details, worst_rank, ctx)
     for more_lead, more_details, more_rule, more_sources in parts[1:]:
         details = [*details, more_lead, *more_details]
         rule = rule or more_rule
@@ -82,6 +87,29 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 
 # -- GPUs --------------------------------------------------------------------------------------
+
+# "acceptable or not?", "is this normal?", "是不是有问题": the reading is judged in those terms first.
+_ACCEPT_Q = re.compile(r"acceptab\w*|accept\s+it|sign\s+off|验收|能不能收|能收吗", re.IGNORECASE)
+_NORMAL_Q = re.compile(r"\b(?:normal|ok|okay|fine)\b|正常吗|是不是有问题|有问题吗|是不是问题", re.IGNORECASE)
+_UTIL = re.compile(r"util\w*\s*(?:is\s+|are\s+|都|=|:)?\s*(?:at\s+)?100\s*%|gpu-util\s+100|利用率\s*(?:都)?\s*100", re.IGNORECASE)
+_HARDWARE_RANK = 5  # ranks below this are faults (memory, throttling, heat, link); above, notes
+
+
+def _judged(lead: str, details: list[str], worst: int, ctx: ComposeContext) -> tuple[str, list[str]]:
+    """The paste's verdict in the question's terms ("Not acceptable as delivered. GPU 0: …")."""
+    text, lang = ctx.question or "", ctx.language
+    bad = worst < _HARDWARE_RANK
+    if _ACCEPT_Q.search(text):
+        key = "verdict_not_acceptable" if bad else "verdict_acceptable"
+    elif _NORMAL_Q.search(text):
+        key = "verdict_not_normal" if bad else "verdict_normal"
+    else:
+        return lead, details
+    if _UTIL.search(text):
+        details = [*details, say("diagnose.util_is_not_load", lang)]
+    if bad and worst in (3, 4):  # throttling or a lowered power limit: how to show it is fixed
+        details = [*details, say("diagnose.recheck_under_load", lang)]
+    return say(f"diagnose.{key}", lang) + lead, details
 
 
 def _context_only(ask: Ask, paste: Paste, ctx: ComposeContext) -> bool:
@@ -165,6 +193,12 @@ def _meanings(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> list[tuple[in
         normal = share is None or share >= 0.85
         out.append((9 if normal else 5, say("diagnose.mean_power_cap_normal" if normal else "diagnose.mean_power_cap_low",
                                             lang), perf))
+    spec = _spec(gpu, paste, ctx)
+    if (spec is not None and spec.board_power_w and gpu.power_limit_w and gpu.power_limit_w < 0.85 * spec.board_power_w
+            and share is not None and share >= 0.9):
+        # drawing at a limit set well below the card's rated power: it clocks down to stay there
+        out.append((4, say("diagnose.mean_power_limit_low", lang, limit=f"{gpu.power_limit_w:.0f}",
+                           rated=f"{spec.board_power_w:.0f}", gpu=gpu_name(ctx.catalog, spec.id)), "nvidia-smi -q -d POWER,CLOCK"))
     limits = paste.threshold(gpu.index)
     if (gpu.temperature_c is not None and limits and limits.slowdown_temp_c and gpu.temperature_c >= limits.slowdown_temp_c
             and not reasons & _THERMAL):
@@ -174,7 +208,6 @@ def _meanings(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> list[tuple[in
             and "gpu_idle" not in reasons):
         out.append((5, say("diagnose.mean_pcie_downgraded", lang, gen=gpu.pcie_gen_current, width=gpu.pcie_width_current,
                            gen_max=gpu.pcie_gen_max, width_max=gpu.pcie_width_max), "nvidia-smi -q -d PCI"))
-    spec = _spec(gpu, paste, ctx)
     if (spec is not None and spec.memory_type and spec.memory_type.upper().startswith("GDDR") and gpu.memory_total_mib
             and gpu.memory_total_mib < 0.97 * spec.memory_gb * 1024 and (gpu.ecc_mode or gpu.ecc_volatile_uncorrected is not None)):
         out.append((6, say("diagnose.mean_ecc_memory", lang, total=f"{gpu.memory_total_mib:,}", gpu=gpu_name(ctx.catalog, spec.id),

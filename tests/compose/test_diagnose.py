@@ -194,3 +194,31 @@ def test_a_stated_nvlink_xid_makes_the_nccl_timeout_its_consequence(advisor):
     reply = _answer(advisor, text, ask=ask)
     assert reply.lead.startswith("出错的卡（Xid 74）：NVLink 错误")
     assert any("400 GB/s" in d for d in reply.details) and any("NCCL watchdog 超时是结果不是原因" in d for d in reply.details)
+
+
+BRAKE = ("GPU 00000000:19:00.0\n    Product Name                          : NVIDIA H100 80GB HBM3\n"
+         "    Clocks Event Reasons\n        Idle                              : Not Active\n"
+         "        SW Power Cap                      : Not Active\n        HW Slowdown                       : Active\n"
+         "            HW Thermal Slowdown           : Not Active\n            HW Power Brake Slowdown       : Active\n"
+         "        SW Thermal Slowdown               : Not Active\n    Temperature\n        GPU Current Temp                  : 29 C\n"
+         "    GPU Power Readings\n        Power Draw                        : 67.74 W\n        Current Power Limit               : 700.00 W\n")
+
+
+def test_an_acceptance_question_is_answered_not_acceptable_with_how_to_recheck(advisor):
+    reply = _answer(advisor, f"new 8xH100 node, all 8 GPUs show this at idle. acceptable or not?\n{BRAKE}")
+    assert reply.lead.startswith("Not acceptable as delivered. GPU 0 (H100 SXM)") and "ipmitool" in reply.lead
+    assert any("check again under load" in d for d in reply.details)
+
+
+def test_a_power_limit_set_below_the_rating_is_the_slowdown(advisor):
+    table = ("| NVIDIA-SMI 550.90.07              Driver Version: 550.90.07      CUDA Version: 12.4     |\n"
+             "|-----------------------------------------+------------------------+----------------------+\n"
+             "| GPU  Name                 Persistence-M | Bus-Id          Disp.A | Volatile Uncorr. ECC |\n"
+             "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage | GPU-Util  Compute M. |\n"
+             "|=========================================+========================+======================|\n"
+             "|   0  NVIDIA H100 80GB HBM3          On  |   00000000:18:00.0 Off |                    0 |\n"
+             "| N/A   87C    P0            398W /  400W |   71234MiB /  81559MiB |    100%      Default |\n"
+             "+-----------------------------------------+------------------------+----------------------+\n")
+    reply = _answer(advisor, f"training is 30% slower than elsewhere, util is 100%, is this normal?\n{table}")
+    assert reply.lead.startswith("Not normal. GPU 0 (H100 SXM)") and "400 W, well below the 700 W" in reply.lead
+    assert any("GPU-Util 100% only means" in d for d in reply.details)
