@@ -131,6 +131,9 @@ def usage_hours(quantities: list[Quantity]) -> float | None:
     per_month = next((q.value for q in quantities if q.role == "hours-per-month"), None)
     if per_month:
         return min(per_month, HOURS_PER_MONTH)
+    share = next((q.value for q in quantities if q.role == "utilisation" and 0 < q.value <= 1), None)
+    if share:  # "we'd use it ~70%": that share of a month
+        return share * HOURS_PER_MONTH
     per_day = next((q.value for q in quantities if q.role == "hours-per-day"), None)
     if per_day:
         days_a_month = next((q.value for q in quantities if q.role == "days-per-month"), None)

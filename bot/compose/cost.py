@@ -155,6 +155,12 @@ def _buy_vs_rent(qs, ctx, currency, lang) -> AskAnswer | None:
     else:
         lead = say("cost.buy_lead_own", lang, own=m(r.own_monthly), rent=m(r.rent_monthly),
                    pct=_pct(r.break_even_utilisation or 0), hours=be_hours or "0")
+    if rent is not None and rent.option == "reserved" and stated_hours is not None and stated_hours < calc.HOURS_PER_MONTH:
+        # a reserved (committed) rate bills every hour of its term, whatever the use
+        full = rent_rate * gpus * calc.HOURS_PER_MONTH
+        key = "cost.buy_reserved_own" if full > r.own_monthly else "cost.buy_reserved_rent"
+        lead = say(key, lang, full=m(full), own=m(r.own_monthly), saving=m(abs(full - r.own_monthly) * months),
+                   months=count(months), use=_pct(stated_hours / calc.HOURS_PER_MONTH), at_use=m(r.rent_monthly))
     details = [say("cost.buy_own", lang, purchase=m(purchase.value), months=count(months), dep=m(r.depreciation_monthly),
                    hosting=m(r.hosting_monthly),
                    power=m(r.power_monthly) if r.power_monthly is not None else say("cost.power_unknown", lang))]

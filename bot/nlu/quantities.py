@@ -260,7 +260,8 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if m and (m.group("mfu") or re.search(r"mfu\s*(?:of|=|:|is|约|为|at)?\s*$", before)):
         return make("mfu", "mfu", value=num.value / 100, high=num.high / 100 if num.high else None,
                     unit="fraction", end=num.end + m.end())
-    if m and (m.group("util") or re.search(r"(?:utili[sz]ation|利用率|使用率)\s*(?:of|=|:|is|约|为|at)?\s*$", before)):
+    if m and (m.group("util") or re.search(r"(?:utili[sz]ation|利用率|使用率)\s*(?:of|=|:|is|约|为|at)?\s*$", before)
+              or re.search(r"\b(?:use|using|run|running|busy)\s+(?:it|them|the\s+\w+)?\s*(?:at\s+)?[~≈约]?\s*$", before)):
         return make("percent", "utilisation", value=num.value / 100, high=num.high / 100 if num.high else None,
                     unit="fraction", end=num.end + m.end())
     # parameters, active or total ("~13B active", "激活才 22B", "7B–13B")

@@ -310,3 +310,13 @@ def test_cost_per_million_tokens_pairs_each_rate_with_its_throughput(advisor, te
     assert reply.figures["per_million_1"] == pytest.approx(prices[0], abs=1e-4)
     assert reply.figures["per_million_2"] == pytest.approx(prices[1], abs=1e-4)
     assert f"{prices[0]:.2f}" in lines[0] and f"{prices[1]:.2f}" in lines[0]
+
+
+def test_a_reserved_rate_is_billed_every_hour_against_buying_whatever_the_use(advisor):
+    text = ("rent vs buy: 8x H100 HGX box quoted $280k, colo is $2.5k/mo incl power. cloud reserved 3yr is "
+            "$2.40/gpu/hr. we'd use it ~70% over 3 yrs. which is cheaper")
+    reply, lines = cost_answer(advisor, text)
+    full, own = 2.40 * 8 * 730, 280_000 / 36 + 2_500
+    assert lines[0].startswith("Buying beats the reserved commitment")
+    assert f"${full:,.0f} a month" in lines[0] and f"${(full - own) * 36:,.0f} over 36 months" in lines[0]
+    assert f"${2.40 * 8 * 730 * 0.7:,.0f} a month" in lines[0]  # pay-per-use at the stated 70%

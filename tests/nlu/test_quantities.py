@@ -411,3 +411,10 @@ def test_every_role_has_words_in_both_languages():
     from bot.models import QuantityRole
     for role in get_args(QuantityRole):
         assert say(f"quantities.role_{role}", "en") and say(f"quantities.role_{role}", "zh")
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(min_value=10, max_value=100), st.sampled_from(["we'd use it ~{n}% over 3 yrs", "running them at {n}%",
+                                                                  "{n}% utilisation", "利用率 {n}%"]))
+def test_a_stated_use_share_is_a_utilisation(n, template):
+    assert only(template.format(n=n), "utilisation").value == pytest.approx(n / 100)
