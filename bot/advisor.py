@@ -124,6 +124,8 @@ class Advisor:
             _resolved("gpu_options", self.catalog.resolve_gpu, name)  # an unknown name is an input error
         options = list(req.gpu_options)
         req.gpu_options = [representative(self.catalog, name).id for name in options]
+        req.gpu_option_counts = {representative(self.catalog, name).id: n for name, n in req.gpu_option_counts.items()
+                                 if name in options}
         quoted_counts = {c.gpu_count for c in req.costs if c.gpu_count}
         if req.gpu_count is None and len(quoted_counts) == 1:
             req.gpu_count = quoted_counts.pop()  # "8x H100 at $2.49 vs 8x A100 at $1.29": the plan is 8 GPUs
@@ -175,6 +177,7 @@ class Advisor:
         if len(compared) > 1:
             named = [n for n in (req.instance, *req.instance_options) if n]
             counts = {i.gpu: i.count for i in map(self.catalog.instance, named) if i is not None and i.gpu}
+            counts = {**req.gpu_option_counts, **counts}  # "8x L4 or 2x L40S": each at its own count
             return compare_options(context, compared, req.gpu_count, costs, counts)
         out: list[FactModel] = []
         if resolved.gpus:

@@ -194,6 +194,8 @@ class Requirement(BaseModel):
     costs: list[StatedCost] = Field(default_factory=list)
     # "X or Y", "X vs Y": every option named, the first also in `gpu` / `provider`.
     gpu_options: list[str] = Field(default_factory=list)
+    # "one 8x L4 box or a 2x L40S box": the count written with each compared GPU (issue #24).
+    gpu_option_counts: dict[str, int] = Field(default_factory=dict, max_length=16)
     provider_options: list[str] = Field(default_factory=list)
     billing_options: list[Billing] = Field(default_factory=list)
     instance_options: list[str] = Field(default_factory=list)

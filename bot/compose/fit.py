@@ -31,7 +31,9 @@ _DIFFERENCE = re.compile(r"差多少|差在哪|区别|差别|差异|\bdiffer(?:e
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     req, memory = ctx.requirement, ctx.answer.estimate.memory_gb
-    if _DIFFERENCE.search(ask.text):
+    verdict = ctx.answer.verdict
+    from bot.compose.explain import is_generic  # a topic primer answers no "X or Y?"
+    if _DIFFERENCE.search(ask.text) or (len(req.gpu_options) > 1 and (verdict is None or is_generic(verdict.rule))):
         from bot.compose.select import compared
         reply = compared(ask, ctx)
         if reply is not None:

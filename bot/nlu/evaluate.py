@@ -84,7 +84,7 @@ def _canonical(slot: str, value: Any) -> Any:
 # Slots added for the advice (issue #11). A question set written before them does not say what they
 # should hold, so they are scored only in sets that expect them somewhere (tests/nlu/advice.yaml).
 ADVICE_SLOTS = frozenset({"intent", "checkpointing", "checkpoint_minutes", "instance", "unknown_gpu",
-                          "gpu_options", "provider_options", "billing_options", "instance_options", "quotes", "driver_cuda", "usage_hours_per_month", "unknown_gpu_memory_gb",
+                          "gpu_options", "gpu_option_counts", "provider_options", "billing_options", "instance_options", "quotes", "driver_cuda", "usage_hours_per_month", "unknown_gpu_memory_gb",
                           "gpu_hours", "gpu_hours_gpu", "budget", "budget_currency", "network_gbps",
                           # what each part asks (issue #22): scored by tests/nlu/slots/test_asks.py
                           "asks",

@@ -36,13 +36,20 @@ def extract(scan: Scan) -> None:
     mentions = _mentions(scan)
     nodes = next(scan.matches(_NODES), None)
     counted = False
+    each: dict[str, int] = {}
     for start, end, value in mentions:
         scan.name(start, end)
         count, count_start, count_end = attached_count(scan, start, end)
+        if count is not None:
+            each.setdefault(value, count)
         if scan.set("gpu", value, start, end) and count is not None:
             counted = True
             _set_count(scan, count, count_start, count_end, nodes)
     options.gpu_options(scan, mentions)
+    if "gpu_options" in scan.fields and len(set(each.values())) > 1:
+        # "8x L4 or 2x L40S": each compared GPU at its own count (one count for all stays gpu_count)
+        scan.fields["gpu_option_counts"] = {g: n for g, n in each.items() if g in scan.fields["gpu_options"]}
+        scan.spans.append(scan.span("gpu_option_counts", scan.fields["gpu_option_counts"], mentions[0][0], mentions[-1][1]))
     if not counted:
         _count_alone(scan, nodes)
 

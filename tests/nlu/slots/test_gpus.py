@@ -36,3 +36,19 @@ def test_a_gpu_the_user_rules_out_is_not_their_gpu():
     from bot.nlu import parse
     assert parse("which GPUs can we get in China? don't say H100").requirement.gpu is None
     assert parse("除了 H100 还有什么卡能训练 70B").requirement.gpu is None
+
+
+def test_each_compared_gpu_keeps_its_own_count():
+    from bot.nlu import parse
+
+    req = parse("whats better: one 8x L4 box or a 2x L40S box?").requirement
+    assert req.gpu_options == ["l4", "l40s"] and req.gpu_option_counts == {"l4": 8, "l40s": 2}
+    same = parse("8x H100 or 8x A100 for this?").requirement
+    assert same.gpu_option_counts == {} and same.gpu_count == 8  # one count for both stays the plan's count
+
+
+def test_a_ruled_out_gpu_is_not_an_unknown_gpu():
+    from bot.nlu import parse
+
+    req = parse("which GPUs can we rent in Shenzhen? don't say H100").requirement
+    assert req.gpu is None and req.unknown_gpu is None
