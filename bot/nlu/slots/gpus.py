@@ -64,8 +64,35 @@ def _mentions(scan: Scan) -> list[Mention]:
             scan.name(m.start(), m.end())
             scan.take(m.start(), m.end())  # nor a GPU the catalog lacks (bot.nlu.slots.unknown_gpus)
             continue  # "don't say H100", "除了 H100": the user ruled it out, so it is not their GPU
-        mentions.append(_with_memory_before(scan, m, value))
+        mentions.append(_with_form_after(scan, *_with_memory_before(scan, m, value)))
     return mentions
+
+
+# "H100 80G PCIe", "H100 80GB PCIe": a form factor (after a memory size) written after the name.
+_FORM_AFTER = re.compile(r"\s*(?:([0-9]{2,3})\s*g(?:b|ib)?\s*)?(pcie|sxm[0-9]?|nvl)(?![a-z0-9])", re.IGNORECASE)
+
+
+def _with_form_after(scan: Scan, start: int, end: int, value: str) -> Mention:
+    """The variant a form factor written after the name picks ("H100 80G PCIe" is the H100 PCIe)."""
+    m = _FORM_AFTER.match(scan.text, end)
+    if m is None:
+        return start, end, value
+    gpus = scan.lex.catalog.gpus
+    named = gpus.get(value)
+    family = named.family if named else value
+    memory = float(m.group(1)) if m.group(1) else (named.memory_gb if named else None)
+    form = re.sub(r"[0-9]", "", m.group(2).lower())
+    variants = [g for g in gpus.values() if g.family == family and form in g.form_factor.lower()
+                and (memory is None or g.memory_gb == memory)]
+    if len(variants) == 1:
+        return start, m.end(), variants[0].id
+    return start, end, value
+    family = scan.lex.catalog.gpus[value].family if value in scan.lex.catalog.gpus else value
+    for name in (f"{family} {m.group(1)}gb {m.group(2)}", f"{family} {m.group(2)} {m.group(1)}gb", f"{family} {m.group(2)}"):
+        variant = scan.lex.gpus.lookup(name)
+        if variant and variant in scan.lex.catalog.gpus and scan.lex.catalog.gpus[variant].memory_gb == float(m.group(1)):
+            return start, m.end(), variant
+    return start, end, value
 
 
 def _with_memory_before(scan: Scan, m: re.Match, value: str) -> Mention:

@@ -52,3 +52,11 @@ def test_a_ruled_out_gpu_is_not_an_unknown_gpu():
 
     req = parse("which GPUs can we rent in Shenzhen? don't say H100").requirement
     assert req.gpu is None and req.unknown_gpu is None
+
+
+def test_a_form_factor_after_the_memory_picks_the_variant():
+    from bot.nlu import parse
+
+    assert parse("H100 80GB PCIe for serving").requirement.gpu == "h100-pcie"
+    req = parse("2 张 L40S 还是 1 张 H100 80G PCIe？").requirement
+    assert req.gpu_options == ["l40s", "h100-pcie"] and req.gpu_option_counts == {"l40s": 2, "h100-pcie": 1}
