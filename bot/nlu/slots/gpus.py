@@ -87,12 +87,6 @@ def _with_form_after(scan: Scan, start: int, end: int, value: str) -> Mention:
     if len(variants) == 1:
         return start, m.end(), variants[0].id
     return start, end, value
-    family = scan.lex.catalog.gpus[value].family if value in scan.lex.catalog.gpus else value
-    for name in (f"{family} {m.group(1)}gb {m.group(2)}", f"{family} {m.group(2)} {m.group(1)}gb", f"{family} {m.group(2)}"):
-        variant = scan.lex.gpus.lookup(name)
-        if variant and variant in scan.lex.catalog.gpus and scan.lex.catalog.gpus[variant].memory_gb == float(m.group(1)):
-            return start, m.end(), variant
-    return start, end, value
 
 
 def _with_memory_before(scan: Scan, m: re.Match, value: str) -> Mention:
@@ -107,11 +101,23 @@ def _with_memory_before(scan: Scan, m: re.Match, value: str) -> Mention:
     return (memory.start(), m.end(), variant) if variant else (start, m.end(), value)
 
 
+# A server holds at most this many GPUs: a larger count written with the nodes is their total
+# ("两台 16 卡" is 16 cards on two 8-GPU servers, not 32).
+MAX_GPUS_PER_NODE = 8
+
+
+def _per_node(count: int, n: int | None) -> bool:
+    return bool(n) and not (count > MAX_GPUS_PER_NODE and count % n == 0)
+
+
 def _set_count(scan: Scan, count: int, start: int, end: int, nodes: re.Match | None) -> None:
     """The count by the GPU name, times the nodes when it is a count per node ("2 nodes of 8x H100")."""
     if nodes is not None and not (start <= nodes.start() < end) and (
             nodes.start() < start or _EACH.match(scan.text, end)):
         n = _node_count(nodes)
+        if n and not _per_node(count, n):
+            scan.add("topics", "cluster", nodes.start(), nodes.end(), take=False)
+            n = 1  # the count is the cluster's total
         if n:
             count *= n
             if n > 1:
@@ -128,7 +134,10 @@ def _count_alone(scan: Scan, nodes: re.Match | None) -> None:
         if count is None or (m.group(1) and m.group(0).strip().endswith("张")):
             continue  # "多卡" counts nothing; "3 张" is a count of something else
         n = _node_count(nodes) if nodes is not None else None
-        if n:
+        if n and not _per_node(count, n):
+            scan.add("topics", "cluster", nodes.start(), nodes.end(), take=False)
+            scan.set("gpu_count", count, min(nodes.start(), m.start()), max(nodes.end(), m.end()))
+        elif n:
             scan.set("gpu_count", n * count, min(nodes.start(), m.start()), max(nodes.end(), m.end()))
             if n > 1:
                 scan.add("topics", "cluster", nodes.start(), nodes.end(), take=False)

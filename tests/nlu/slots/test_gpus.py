@@ -60,3 +60,11 @@ def test_a_form_factor_after_the_memory_picks_the_variant():
     assert parse("H100 80GB PCIe for serving").requirement.gpu == "h100-pcie"
     req = parse("2 张 L40S 还是 1 张 H100 80G PCIe？").requirement
     assert req.gpu_options == ["l40s", "h100-pcie"] and req.gpu_option_counts == {"l40s": 2, "h100-pcie": 1}
+
+
+def test_a_count_above_one_servers_worth_written_with_the_nodes_is_their_total():
+    from bot.nlu import parse
+
+    assert parse("我们想两台 16 卡搞定 A800").requirement.gpu_count == 16
+    assert parse("2 nodes of 8x H100").requirement.gpu_count == 16
+    assert parse("4 nodes x 8 H100").requirement.gpu_count == 32
