@@ -25,7 +25,7 @@ from bot.cli.terminal import safe_json, safe_text
 from bot.errors import InputError
 
 Status = Literal["ok", "warn", "fail", "skip"]
-CHECKS = ("config", "slack", "store", "rules", "inventory")
+CHECKS = ("config", "slack", "store", "rules", "inventory", "roles")
 RULES_DIR_ENV = "GPU_ADVISOR_RULES_DIR"
 _MANIFEST_HINT = "create the Slack app from slack/manifest.yaml (api.slack.com/apps > Create New App > From a manifest)"
 
@@ -315,6 +315,26 @@ def _port(url: str) -> int:
     return parts.port or (443 if parts.scheme == "https" else 8700)
 
 
+def check_roles() -> list[CheckResult]:
+    """The role file (GPU_ADVISOR_ROLES), read as the bot reads it; without one, what decides."""
+    from bot.ops.roles import ROLES_ENV, RoleConfigError, load_role_book
+
+    path = os.environ.get(ROLES_ENV)
+    if not path:
+        return [CheckResult(check="roles", status="skip", message=f"{ROLES_ENV} is not set: everyone asks, the "
+                            "inventory's allow lists decide who checks and benchmarks, GPU_ADVISOR_SLACK_ADMINS "
+                            "are the rule admins")]
+    try:
+        book = load_role_book(Path(path))
+    except RoleConfigError as exc:
+        return [CheckResult(check="roles", status="fail", message=f"the role file does not load:\n{exc}",
+                            fix="fix the file:line named above (docs/roles.example.yaml shows the shape); a running "
+                                "bot keeps its previous roles until the file loads")]
+    held = ", ".join(f"{role.value}: " + ("everyone" if g.everyone else f"{len(g.users)} user(s), {len(g.groups)} "
+                                          "group(s)") for role, g in sorted(book.grants.items()))
+    return [CheckResult(check="roles", status="ok", message=f"{path} loads ({held}; version {book.version})")]
+
+
 # -- running -------------------------------------------------------------------------------
 
 def run_doctor(only: list[str] | None = None, mode: str = "socket", rules_dir: Path | None = None) -> DoctorReport:
@@ -324,6 +344,7 @@ def run_doctor(only: list[str] | None = None, mode: str = "socket", rules_dir: P
         "store": check_store,
         "rules": lambda: check_rules(rules_dir),
         "inventory": check_inventory,
+        "roles": check_roles,
     }
     results: list[CheckResult] = []
     for name in only or CHECKS:

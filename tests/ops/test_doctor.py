@@ -141,7 +141,7 @@ def test_a_healthy_configuration_passes(env, tmp_path, real_agent):
     env.setenv("GPU_NODE_1_SECRET", SECRET)
     report = run_doctor()
     assert report.ok, [r for r in report.results if r.status != "ok"]
-    assert {r.check for r in report.results} == {"config", "slack", "store", "rules", "inventory"}
+    assert {r.check for r in report.results} == {"config", "slack", "store", "rules", "inventory", "roles"}
     assert ("auth.test", GOOD_BOT) in FakeSlackApi.calls
 
 
@@ -283,3 +283,17 @@ def test_ping_is_the_container_health_check(agent):
     assert main(["ping", agent.url + "/health"]) == 0
     assert main(["ping", agent.url + "/missing"]) == 1
     assert main(["ping", f"http://127.0.0.1:{closed_port()}/health"]) == 1
+
+
+def test_doctor_reads_the_role_file_as_the_bot_does(tmp_path, monkeypatch):
+    monkeypatch.delenv("GPU_ADVISOR_ROLES", raising=False)
+    [unset] = run_doctor(["roles"]).results
+    assert unset.status == "skip" and "allow lists decide" in unset.message
+    path = tmp_path / "roles.yaml"
+    path.write_text("roles:\n  checker: {groups: [S0INFRA]}\n")
+    monkeypatch.setenv("GPU_ADVISOR_ROLES", str(path))
+    [good] = run_doctor(["roles"]).results
+    assert good.status == "ok" and "checker: 0 user(s), 1 group(s)" in good.message
+    path.write_text("roles:\n  checker: {users: [S0INFRA]}\n")
+    [bad] = run_doctor(["roles"]).results
+    assert bad.status == "fail" and "roles.yaml:2:21" in bad.message and "list it under `groups`" in bad.message
