@@ -35,6 +35,11 @@ _MEASUREMENT = re.compile(r"nccl|aiperf|genai-perf|quota|配额|vcpulimit|vcpu\s
 
 
 _NCCL = re.compile(r"nccl|all[\s_-]?reduce|busbw", re.IGNORECASE)
+# "what tests prove the IB fabric works?": the fabric acceptance, not only the NCCL how-to
+_FABRIC = re.compile(r"\b(?:ib|infiniband|roce|rdma)\b.{0,40}(?:fabric|works?|prove|test)|fabric|跨机网络|多机网络|IB\s*网络", re.IGNORECASE)
+_NCCL_HOWTO = re.compile(r"how\s+do\s+i\s+measure\s+nccl|nccl\s+bandwidth", re.IGNORECASE)
+# "is it really an A100 80G, not used by someone else, MIG off?": the identity check of a fresh instance
+_IDENTITY = re.compile(r"\breal\b|genuine|fake|occupied|in\s+use|someone\s+else|\bmig\b|真\s*[A-Za-z]|是真的|占着|占用|被别人|假卡", re.IGNORECASE)
 _AIPERF = re.compile(r"aiperf|genai-perf", re.IGNORECASE)
 
 
@@ -43,8 +48,12 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if _aftermarket_answered(ask, ctx):
             return None  # "魔改卡官方驱动能用吗？有啥坑": the card's own pitfalls were the answer
         return _pitfalls(ctx.language)
+    if _FABRIC.search(ask.text) and not _NCCL_HOWTO.search(ask.text):
+        return fabric(ctx)
     if _NCCL.search(ask.text):
         return nccl(ctx)
+    if _IDENTITY.search(ask.text):
+        return identity(ctx)
     if _AIPERF.search(ask.text):
         return aiperf(ctx)
     if (scenarios := explain_benchmark.compose(ask, ctx)) is not None:
@@ -52,6 +61,55 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if _MEASUREMENT.search(ask.text):
         return None  # a quota or MLPerf question: the rules of that topic answer it
     return acceptance(ctx)
+
+
+def fabric(ctx: ComposeContext) -> AskAnswer:
+    """Proving a multi-node fabric: link layer, RDMA per rail, NCCL over IB across every GPU, stability."""
+    lang, req = ctx.language, ctx.requirement
+    spec = _spec(ctx)
+    nodes = _nodes(ctx) or 2
+    per_node = 8
+    rate = req.network_gbps
+    if rate:
+        expect = say("checklist.fabric_expect_rate", lang, nics=per_node, rate=f"{rate:g}", node_gbs=f"{per_node * rate / 8:,.0f}")
+    else:
+        expect = say("checklist.fabric_expect_generic", lang, nics=per_node)
+    setup = say("checklist.fabric_setup", lang, nodes=nodes, gpu=gpu_name(ctx.catalog, spec.id) if spec else "GPU")
+    steps = [say("checklist.fabric_link", lang, nics=per_node), say("checklist.fabric_rdma", lang),
+             say("checklist.fabric_nccl", lang, ranks=nodes * per_node, nodes=nodes, expect=expect),
+             say("checklist.fabric_stability", lang)]
+    return AskAnswer(kind="checklist", lead=say("checklist.fabric_lead", lang, setup=setup), details=_numbered(steps),
+                     rule="checklist.fabric", sources=["nccl-tests", "nccl-troubleshooting", "nccl-env", "training-servers-guide"])
+
+
+def _nodes(ctx: ComposeContext) -> int | None:
+    m = re.search(r"([0-9]+)\s*(?:-\s*)?(?:nodes?|台|机)", ctx.question or "", re.IGNORECASE)
+    if m:
+        return int(m.group(1))
+    count = ctx.requirement.gpu_count
+    return -(-count // 8) if count and count > 8 else None
+
+
+def identity(ctx: ComposeContext) -> AskAnswer:
+    """Is it the GPU rented, all of it, and free: the few commands that show it on a fresh instance."""
+    lang = ctx.language
+    spec = _spec(ctx)
+    name = gpu_name(ctx.catalog, spec.id) if spec else "…"
+    memory = f"{spec.memory_gb * 1024:,.0f}" if spec else "…"
+    power = f"{spec.board_power_w:.0f}" if spec and spec.board_power_w else "…"
+    # nvidia-smi prints the board name ("NVIDIA A100-SXM4-80GB"): the catalog alias written that way
+    printed = next((a for a in (spec.aliases if spec else []) if "-" in a and not a.islower()), None)
+    shown = f"{name} (\"NVIDIA {printed}\")" if printed else name
+    steps = [say("checklist.identity_query", lang, gpu=shown, memory=memory, power=power),
+             say("checklist.identity_mig", lang, gpu=name),
+             say("checklist.identity_free", lang),
+             say("checklist.identity_health", lang)]
+    peak = (spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")) if spec else None
+    if peak:
+        steps.append(say("checklist.identity_gemm", lang, gemm=count(round(peak * GEMM_HEALTHY)), peak=count(peak)))
+    steps.append(say("checklist.identity_release", lang))
+    return AskAnswer(kind="checklist", lead=say("checklist.identity_lead", lang, gpu=name), details=_numbered(steps),
+                     rule="checklist.identity", sources=["nvidia-smi-docs", "nvidia-mig-user-guide", "rental-selection-guide"])
 
 
 def _aftermarket_answered(ask: Ask, ctx: ComposeContext) -> bool:
@@ -117,11 +175,15 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
                          details=[*_numbered(steps), say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)],
                          rule="checklist.acceptance", sources=SOURCES)
     name = gpu_name(catalog, spec.id)
+    nodes = _nodes(ctx) or 1
+    per_node = -(-n // nodes)
     ampere_or_later = spec.cc_number >= 8.0
     memory_errors = say("checklist.accept_remap" if ampere_or_later else "checklist.accept_retired", lang)
+    if not spec.ecc:  # GDDR cards without ECC have no uncorrectable counts or remapped rows to read
+        memory_errors = say("checklist.accept_no_ecc", lang)
     peak = spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
-    details = [say("checklist.accept_inventory", lang, count=n, gpu=name, memory=count(spec.memory_gb),
-                   memory_errors=memory_errors),
+    details = [say("checklist.accept_inventory" if spec.ecc else "checklist.accept_inventory_no_ecc", lang, count=n,
+                   gpu=name, memory=count(spec.memory_gb), memory_errors=memory_errors),
                say("checklist.accept_xid", lang)]
     if spec.nvlink and spec.nvlink_bandwidth_gbs:
         details.append(say("checklist.accept_topology_nvlink", lang, nvlink=count(spec.nvlink_bandwidth_gbs),
@@ -133,12 +195,16 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
     details.append(say("checklist.accept_membw", lang, bandwidth=count(spec.bandwidth_gbs),
                        floor=count(round(spec.bandwidth_gbs * BANDWIDTH_FLOOR)), h2d=_H2D_GBS.get(spec.pcie_gen, 25),
                        pcie=spec.pcie_gen))
-    if n > 1:
+    if per_node > 1:
         key = "checklist.accept_nccl_multi" if spec.nvlink else "checklist.accept_nccl_pcie"
-        details.append(say(key, lang, count=n))
-    details += [say("checklist.accept_burn", lang), say("checklist.accept_system", lang)]
+        details.append(say(key, lang, count=per_node))
+    details.append(say("checklist.accept_burn", lang))
+    if req.workload == "inference":
+        details.append(say("checklist.accept_serving", lang))
+    details.append(say("checklist.accept_system", lang))
     details = [*_numbered(details), say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)]
-    setup = say("checklist.setup_count", lang, count=n, gpu=name)
+    setup = (say("checklist.setup_nodes", lang, nodes=nodes, count=per_node, gpu=name) if nodes > 1
+             else say("checklist.setup_count", lang, count=n, gpu=name))
     return AskAnswer(kind="checklist", lead=say("checklist.accept_lead", lang, setup=setup), details=details,
                      rule="checklist.acceptance", sources=SOURCES,
                      figures={"gemm_floor_tflops": round(peak * GEMM_HEALTHY) if peak else None,
