@@ -15,7 +15,10 @@ GPU_ADVISOR_SLACK_WORKING_DELAY, else the chat.update that replaces "working…"
 chat.postMessage). Targets: every ack under 3 s; answer p99 within 1.5x of the echo app's.
 Also reported: how many answers needed the working message, and the load average (the machine
 may be shared). App CPU: user+system seconds of the app process and its answer workers for the
-measured events; goal (issue #14): at most 3x the echo app's.
+measured events. Goal (issue #31): Slack overhead no more than the answer itself, i.e. the app's CPU
+per answered mention <= 2 x (echo's CPU per mention + the in-process answer's CPU), both floors
+measured in this run (the answer: `Conversations.ask` on the same questions, in this process, each
+in a new conversation as each mention is, timed with the thread's own CPU clock).
 """
 
 from __future__ import annotations
@@ -176,6 +179,26 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
+def answer_cpu_ms(events: int) -> float:
+    """Mean CPU milliseconds of one in-process answer to the bench's questions, each in a new
+    conversation (as each mention is), after a warm-up like the apps'."""
+    from bot.advisor import Advisor
+    from bot.conversation import Conversations
+    from bot.engine.reload import RuleBaseManager
+
+    rules = RuleBaseManager(advisor_factory=Advisor)
+    try:
+        conversations = Conversations(rules)
+        for i in range(5):
+            conversations.ask(f"warm-{i}", QUESTIONS[i % len(QUESTIONS)])
+        started = time.thread_time()
+        for i in range(events):
+            conversations.ask(f"bench-{i}", QUESTIONS[i % len(QUESTIONS)])
+        return 1000 * (time.thread_time() - started) / events
+    finally:
+        rules.close()
+
+
 def run(kind: str, api: LocalSlackApi, events: int, concurrency: int, tag: str, answer_processes: int = 0) -> dict:
     process, url = start(kind, api, answer_processes)
     try:
@@ -207,6 +230,7 @@ def main() -> int:
     if args.echo_server:
         echo_server(args.echo_server)
         return 0
+    answer_ms = answer_cpu_ms(args.events)
     with LocalSlackApi() as api:
         load_before = os.getloadavg()
         threads = run("gpu-advisor threads", api, args.events, args.concurrency, "T")
@@ -229,11 +253,13 @@ def main() -> int:
         print(f"{ours['kind']}: answer p99 ratio to echo {ratio:.2f}x (target <= 1.5x); "
               f"every ack under 3 s: {'yes' if acks_ok else 'NO'} (max {ours['ack_max']:.3f}s); "
               f"answers through a working message first: {ours['working']} of {args.events}")
-    for ours in (threads, pool):  # issue #14: the CPU an answer costs, against the echo app's
-        ratio = ours["cpu_s"] / echo["cpu_s"]
-        print(f"{ours['kind']}: app CPU {ours['cpu_s']:.2f}s vs echo {echo['cpu_s']:.2f}s = {ratio:.2f}x "
-              f"(goal <= 3x: {'meets' if ratio <= 3 else 'MISSES'}); "
-              f"{1000 * ours['cpu_s'] / args.events:.1f} ms per answered mention")
+    echo_ms = 1000 * echo["cpu_s"] / args.events
+    for ours in (threads, pool):  # issue #31: Slack's overhead against the answer itself
+        per_mention = 1000 * ours["cpu_s"] / args.events
+        ratio = per_mention / (echo_ms + answer_ms)
+        print(f"{ours['kind']}: app CPU {per_mention:.1f} ms per answered mention; floors: echo {echo_ms:.1f} ms "
+              f"+ in-process answer {answer_ms:.1f} ms = {echo_ms + answer_ms:.1f} ms; {ratio:.2f}x the floors "
+              f"(goal <= 2x: {'meets' if ratio <= 2 else 'MISSES'})")
     return 0
 
 

@@ -30,7 +30,9 @@ from typing import TYPE_CHECKING
 from slack_bolt import App
 from slack_sdk import WebClient
 from slack_sdk.http_retry.builtin_handlers import (
-    ConnectionErrorRetryHandler, RateLimitErrorRetryHandler, ServerErrorRetryHandler,
+    ConnectionErrorRetryHandler,
+    RateLimitErrorRetryHandler,
+    ServerErrorRetryHandler,
 )
 
 from bot.ops.lifecycle import DrainableExecutor
@@ -38,8 +40,18 @@ from bot.seams import RuleSource, StoreSeam
 from bot.slack import cards
 from bot.slack.commands import ack_gpu_command, run_gpu_command
 from bot.slack.listeners import (
-    ack_and_complete, ack_check_host_view, ack_only, answer_dm, answer_mention, is_direct_message, open_check_host,
-    open_more, open_why, post_chart, publish_home, run_check_host_view,
+    ack_and_complete,
+    ack_check_host_view,
+    ack_only,
+    answer_dm,
+    answer_mention,
+    is_direct_message,
+    open_check_host,
+    open_more,
+    open_why,
+    post_chart,
+    publish_home,
+    run_check_host_view,
 )
 from bot.slack.middleware import claim_events, count_requests, ignore_own_events, log_ids_middleware, provide_services
 from bot.slack.settings import Mode, SlackSettings, SlackSettingsError

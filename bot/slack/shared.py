@@ -20,6 +20,7 @@ from bot.answer_pool import AnswerTooLong
 from bot.conversation import Conversations, QuestionError
 from bot.engine.explain import render_why
 from bot.errors import InputError
+from bot.knowledge import default_catalog
 from bot.messages import say
 from bot.ops.lifecycle import DrainableExecutor
 from bot.ops.metrics import answer_timer, record_reload, record_rule_firings
@@ -32,12 +33,19 @@ from bot.slack.replies import message_thread, question_language, reload_text
 from bot.slack.roles import SlackRoles
 from bot.slack.settings import SlackSettings
 from bot.slack.stores import (
-    ButtonStore, DedupeStore, EventClaims, MemoryButtons, MemoryDedupeStore, RecentQuestions, RecentQuestionStore,
+    ButtonStore,
+    DedupeStore,
+    EventClaims,
+    MemoryButtons,
+    MemoryDedupeStore,
+    RecentQuestions,
+    RecentQuestionStore,
 )
 from bot.slack.usergroups import UserGroups
 
 if TYPE_CHECKING:
     from bot.services import Services
+    from bot.store.adapters import StoreAnswerRecords
 
 log = logging.getLogger("gpu_advisor.slack")
 
@@ -110,16 +118,27 @@ class SlackServices:
         self.store: StoreSeam | None = store
         conversation_store = None
         if store is not None:
-            from bot.store.adapters import StoreButtons, StoreConversationStore, StoreDedupe, StoreRecentQuestions
+            from bot.store.adapters import (
+                StoreAnswerRecords,
+                StoreButtons,
+                StoreConversationStore,
+                StoreDedupe,
+                StoreRecentQuestions,
+            )
 
             conversation_store = StoreConversationStore(store)
             dedupe = dedupe or StoreDedupe(store, ttl_s=settings.dedupe_ttl_s, lease_s=settings.event_lease_s)
             self.buttons: ButtonStore = StoreButtons(store, ttl_s=settings.button_ttl_s)
             self.recent: RecentQuestionStore = StoreRecentQuestions(store)
+            self.answer_records: StoreAnswerRecords | None = StoreAnswerRecords(store, ttl_s=settings.button_ttl_s)
         else:
             self.buttons = MemoryButtons(ttl_s=settings.button_ttl_s)
             self.recent = RecentQuestions()
+            self.answer_records = None
         self.conversations = Conversations(rules, store=conversation_store)
+        # The catalog the cards write display names with, loaded now (1-2 s cold): otherwise the first
+        # answers' listener threads each load it at once, inside their answers (bench/slack_bench.py profile).
+        default_catalog()
         # Answers in worker processes (an `AnswerPool`, set by `build_app`), or None: in the listener threads.
         self.answer_pool = None
         self.claims: EventClaims = dedupe or MemoryDedupeStore(ttl_s=settings.dedupe_ttl_s)
@@ -209,8 +228,15 @@ class SlackServices:
                 asked = self.answer_pool if self.answer_pool is not None else self.conversations
                 # The conversation state is in the store: a busy or dropped store is retried.
                 answer = with_store_retries(lambda: asked.ask(conversation_id, text))
-            button_id = with_store_retries(lambda: self.buttons.put(answer, channel=channel,
-                                                                    user_id=user if private else None))
+            if self.answer_records is not None and user:
+                # With a store: the button payload and the recent question in one transaction.
+                button_id = with_store_retries(lambda: self.answer_records.put(
+                    answer, channel=channel, user_id=user if private else None, asker=user, question=text))
+                recorded = True
+            else:
+                button_id = with_store_retries(lambda: self.buttons.put(answer, channel=channel,
+                                                                        user_id=user if private else None))
+                recorded = False
         except (QuestionError, InputError) as exc:
             return cards.notice_card(escape(str(exc)), ":grey_question:")
         except AnswerTooLong as exc:
@@ -226,7 +252,7 @@ class SlackServices:
             log.exception("answering in %r failed", conversation_id)
             return cards.notice_card("Something went wrong while answering; the error is in the bot's log.", ":x:")
         record_rule_firings(fired_rules(answer))
-        if user:
+        if user and not recorded:
             try:
                 self.recent.add(user, text)
             except Exception:  # App Home's list is a courtesy: never worth the answer

@@ -284,6 +284,24 @@ def test_recent_questions_keep_each_users_newest(backend, store):
     assert store.recent_questions("U2") == ["someone else's"]
 
 
+def test_an_answers_button_and_recent_question_are_written_in_one_transaction(backend, store):
+    other = backend.open(claimed_by="replica-b")
+    button = store.put_answer_records("answer", '{"n": 1}', channel="C1", user_id=None, ttl_s=60, asker="U1",
+                                      question="will it fit?", keep=2, request_id="Ev1", now=T0)
+    for n in range(2):
+        store.add_recent_question("U1", f"later {n}", keep=2, now=T0 + dt.timedelta(seconds=n + 1))
+    assert other.get_button(button, "answer", channel="C1", user_id="U9", now=T0) == {"n": 1}
+    assert other.recent_questions("U1") == ["later 1", "later 0"]  # `keep` applied across both ways in
+    logged = [q for q in store.questions(user="U1") if q.question == "will it fit?"]
+    assert [(q.channel, q.request_id) for q in logged] == [("C1", "Ev1")]
+    # All or nothing: a question that cannot be logged (None) leaves no button behind either.
+    with pytest.raises(ValueError):
+        store.put_answer_records("answer", {"n": 2}, channel="C1", user_id=None, ttl_s=60, asker="U2",
+                                 question=None, now=T0)
+    assert other.recent_questions("U2") == []
+    assert store.purge_buttons(now=T0 + dt.timedelta(days=1)) == 1  # only the first answer's
+
+
 def test_the_published_rule_base_version_and_its_generation(backend, store):
     other = backend.open(claimed_by="replica-b")
     assert store.rule_base_state() is None
