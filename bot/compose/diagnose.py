@@ -51,7 +51,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             gpu_part = parts[-1][0]
             worst_rank = min((m[0][0] for m in (_meanings(g, paste, ctx) for g in paste.report.gpus) if m), default=99)
         for error in paste.errors:
-            parts.append(_error(error, lang))
+            lead, details, rule, sources = _error(error, lang)
+            if error.kind == "driver-too-old" and (fix := _wheel_for_driver(ctx)) is not None:
+                details = [fix, *details]  # the fix that needs no root: a wheel of the driver's CUDA major
+            parts.append((lead, details, rule, sources))
         if paste.xids:
             parts.append(xids(paste, ctx))
         if paste.nccl and paste.nccl.transport:
@@ -360,6 +363,36 @@ def _topology(paste: Paste, lang: str) -> tuple[str, list[str], str | None, list
         links = ", ".join(sorted({link.link for link in topo.gpu_links if link.kind == "NV"}))
         text = say("diagnose.topo_nvlink", lang, pairs=topo.nvlink_pairs, total=total, links=links)
     return text, [], None, ["nvidia-smi-docs", "nvidia-nvlink"]
+
+
+_WHEEL = re.compile(r"\bcu(1[0-3])([0-9])\b", re.IGNORECASE)
+# PyTorch's wheel index per CUDA major (pytorch-get-started): cu118 is its CUDA 11 build, cu126 a 12.x one.
+_INDEX_TAG = {11: "cu118", 12: "cu126"}
+_TORCH_VERSION = re.compile(r"\btorch\s*(?:==\s*)?([0-9]\.[0-9]+(?:\.[0-9]+)?)", re.IGNORECASE)
+
+
+def _wheel_for_driver(ctx: ComposeContext) -> str | None:
+    """'driver too old' with the driver and a cuXXX wheel stated: the newest CUDA major the driver runs
+    under minor-version compatibility, as the wheel to take instead, or the driver the wheel needs."""
+    from bot.compose.cuda_check import _version
+
+    driver, text = ctx.requirement.driver, ctx.question or ""
+    wheel = _WHEEL.search(text)
+    if not driver or wheel is None:
+        return None
+    have = _version(driver)
+    runs = [m for m in ctx.catalog.cuda.majors if _version(m.min_driver) <= have]
+    wanted = ctx.catalog.cuda_major(int(wheel.group(1)))
+    if not runs or wanted is None or int(wheel.group(1)) <= max(m.major for m in runs):
+        return None
+    best = max(runs, key=lambda m: m.major)
+    tag = _INDEX_TAG.get(best.major)
+    if tag is None:
+        return None
+    torch = _TORCH_VERSION.search(text)
+    return say("diagnose.err_driver_wheel_fix", ctx.language, driver=driver, major=best.major, major_min=best.min_driver,
+               wheel=f"cu{wheel.group(1)}{wheel.group(2)}", wanted_min=wanted.min_driver, wanted_major=wanted.major,
+               torch=f"=={torch.group(1)}" if torch else "", tag=tag)
 
 
 # -- symptoms ----------------------------------------------------------------------------------

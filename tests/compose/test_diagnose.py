@@ -222,3 +222,11 @@ def test_a_power_limit_set_below_the_rating_is_the_slowdown(advisor):
     reply = _answer(advisor, f"training is 30% slower than elsewhere, util is 100%, is this normal?\n{table}")
     assert reply.lead.startswith("Not normal. GPU 0 (H100 SXM)") and "400 W, well below the 700 W" in reply.lead
     assert any("GPU-Util 100% only means" in d for d in reply.details)
+
+
+def test_driver_too_old_with_the_wheel_stated_offers_the_wheel_that_needs_no_root(advisor):
+    text = ("torch 报错，服务器是租的没 root：\nRuntimeError: The NVIDIA driver on your system is too old (found version 11040). "
+            "Please update your GPU driver\nnvidia-smi 显示 Driver Version: 470.182.03，装的是 torch 2.4.0+cu121，咋办")
+    reply = _answer(advisor, text)
+    fix = next(d for d in reply.details if d.startswith("没有 root 也能解决"))
+    assert "whl/cu118" in fix and "torch==2.4.0" in fix and "525.60.13" in fix
