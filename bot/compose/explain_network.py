@@ -125,3 +125,40 @@ def asks_how_much(ask: Ask) -> bool:
 
 def _s(seconds: float) -> str:
     return f"{seconds:.2f}" if seconds < 1 else f"{seconds:,.0f}" if seconds >= 10 else f"{seconds:.1f}"
+
+
+_PCIE_WORRY = re.compile(r"pcie|nvlink|拖死|拖慢|bottleneck|hurt|slow|影响", re.IGNORECASE)
+
+
+def tp_over_pcie(ask: Ask, ctx: ComposeContext) -> str | None:
+    """Serving with tensor parallelism over PCIe cards: the all-reduces per output token (two per layer,
+    small messages, latency-bound), the estimated TPOT/TTFT, and prefill's large all-reduces at PCIe
+    bandwidth. None unless the question worries about PCIe/NVLink for such a plan."""
+    req = ctx.requirement
+    spec = ctx.catalog.gpus.get(req.gpu or "")
+    arch = ctx.catalog.models.get(req.model or "")
+    count = req.gpu_count or 1
+    if (req.workload == "training" or spec is None or spec.nvlink or count < 2 or arch is None
+            or not _PCIE_WORRY.search(ask.text)):
+        return None
+    cand = next((c for c in ctx.answer.candidates if c.gpu == spec.id and c.count == count and c.fits
+                 and c.tpot_ms is not None and c.ttft_s is not None), None)
+    if cand is None:
+        return None
+    users = req.concurrency or 1
+    from bot.sizing.estimate import DEFAULT_CONCURRENT_CONTEXT
+    # the prompt the sizer prefilled: the stated context, else the model's whole one for a single request
+    prompt = req.context or (arch.max_context if users == 1 else min(arch.max_context, DEFAULT_CONCURRENT_CONTEXT))
+    return say("explain.tp_pcie", ctx.language, count=count, gpu=_gpu(ctx, spec.id), layers=arch.layers,
+               allreduces=2 * arch.layers, tpot=f"{cand.tpot_ms:.0f}", ttft=_s(cand.ttft_s / users),
+               prompt=count_text(prompt),
+               pcie=count_text(_PCIE_X16_GBS.get(spec.pcie_gen, 32)), gen=spec.pcie_gen)
+
+
+def _gpu(ctx: ComposeContext, gpu: str) -> str:
+    from bot.messages.format import gpu_name
+    return gpu_name(ctx.catalog, gpu)
+
+
+def count_text(value: float) -> str:
+    return count(value)

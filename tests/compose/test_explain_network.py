@@ -54,3 +54,15 @@ def test_sxm_against_pcie_pairs_for_8_gpu_training_leads_with_the_interconnect(a
     assert line.startswith("H100 SXM for training on 8 GPUs") and "PCIe Gen5" in line
     sxm, pcie = seconds(line)
     assert pcie > 5 * sxm
+
+
+def test_tensor_parallel_over_pcie_is_answered_with_its_all_reduces_and_latency_estimate(advisor):
+    answer = Conversations(advisor).ask("t", "serving llama 3.1 70b fp8 on 4x L40S with TP=4, 8k prompts — "
+                                             "will PCIe without NVLink hurt?")
+    line = render_text(answer).splitlines()[0]
+    assert "160 all-reduces" in line and "8,192-token prompt" in line
+    cand = next(c for c in answer.candidates if c.gpu == "l40s" and c.count == 4)
+    assert f"TPOT is ~{cand.tpot_ms:.0f} ms" in line
+    zh = render_text(Conversations(advisor).ask("t", "4 张 L40S 做 TP=4 推理 Llama-3.1-70B FP8 行不行？没有 NVLink，"
+                                                     "PCIe 会不会拖死")).splitlines()
+    assert zh[0].startswith("可以") and "160 次" in zh[1]
