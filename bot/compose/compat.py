@@ -31,18 +31,49 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
     minimum = min_driver(ask.text, ctx.catalog, ctx.language)
     if minimum is not None:
+        req = ctx.requirement
+        ran = _with_limits(check(req.cuda, req.driver, ctx.catalog, ctx.language), ctx) if req.cuda and req.driver else None
+        if ran is not None:  # "…需要什么驱动？我们机器是 535，能不能跑": their driver checked too
+            return minimum.model_copy(update={"details": [ran.lead, *ran.details]})
         return minimum
     first = is_primary(ask, ctx) or _first_compat(ask, ctx)
     stack = (compat_stack.compose(ask, ctx) or compat_licence.compose(ask, ctx)) if first else None
     if stack is not None:
         return stack
     if not is_primary(ask, ctx):
-        return driver_check(ask.text, ctx.catalog, ctx.language) or relevant_findings(ask.text, ctx, "compat")
+        return (_with_limits(driver_check(ask.text, ctx.catalog, ctx.language) or _stated_pair(ask, ctx), ctx)
+                or relevant_findings(ask.text, ctx, "compat"))
     verdict = ctx.answer.verdict
     if verdict is None or is_generic(verdict.rule):
         reply = _from_findings(ctx, ask.text)
         return reply.model_copy(update={"kind": "compat"}) if reply else None
     return None
+
+
+_RUN_Q = re.compile(r"能不能|能跑|可以跑|能用|\brun\b|\bwork|compatible|兼容", re.IGNORECASE)
+
+
+def _stated_pair(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"我们机器是 535，能不能直接跑用 12.8 编的程序": the message's CUDA and driver, for a part that asks to run."""
+    req = ctx.requirement
+    if not (_RUN_Q.search(ask.text) and req.cuda and req.driver):
+        return None
+    return check(req.cuda, req.driver, ctx.catalog, ctx.language)
+
+
+def _with_limits(reply: AskAnswer | None, ctx: ComposeContext) -> AskAnswer | None:
+    """A 'yes, under minor-version compatibility' says what the driver runs natively and what fails."""
+    if reply is None or reply.figures.get("how") != "minor":
+        return reply
+    driver = _version(str(reply.figures["driver"]))
+    native = [r for r in ctx.catalog.cuda.releases if _version(r.min_driver) <= driver + (999, 999)[: 3 - len(driver)]]
+    details = list(reply.details)
+    if native:
+        newest = max(native, key=lambda r: _version(r.version)).version
+        details.append(say("compat.native_up_to", ctx.language, driver=reply.figures["driver"], newest=newest,
+                           major=str(reply.figures["cuda"]).split(".")[0]))
+    details.append(say("compat.wheel_minor_limits", ctx.language))
+    return reply.model_copy(update={"details": details})
 
 
 def _first_compat(ask: Ask, ctx: ComposeContext) -> bool:

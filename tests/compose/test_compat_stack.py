@@ -67,3 +67,11 @@ def test_three_versions_are_each_named_and_the_build_mismatch_found(advisor):
 def test_chinese_toolkit_question_is_answered_in_chinese(advisor):
     answer = _answer(advisor, "nvidia-smi 显示 CUDA 12.2，torch 是 cu124 的，要不要装 CUDA Toolkit 12.4？")
     assert ask_lines(answer)[0].startswith("不需要——PyTorch 的 cu124 wheel 自带 CUDA 12.4 运行时")
+
+
+def test_minimum_driver_question_with_the_hosts_driver_checks_it_and_says_the_limits(advisor):
+    answer = _answer(advisor, "CUDA 12.8 需要什么驱动版本？我们机器是 535，能不能直接跑用 12.8 编的程序")
+    reply = answer.answers[0]
+    assert reply.lead.startswith("CUDA 12.8 需要 570.26 及以上的 Linux 驱动")
+    assert reply.details[0].startswith("CUDA 12.8 跑在驱动 535 上：可以，靠次版本兼容")
+    assert any("原生支持到 CUDA 12.2" in d for d in reply.details) and any("PTX" in d for d in reply.details)
