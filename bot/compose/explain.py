@@ -18,7 +18,7 @@ from bot.compose.checkpoint import compose as checkpoint
 from bot.compose.explain_benchmark import compose as mlperf
 from bot.compose.explain_capability import compose as capability
 from bot.compose.explain_kv import compose as kv_formula
-from bot.compose.explain_network import network_exchange, tp_over_pcie
+from bot.compose.explain_network import inference_across_nodes, network_exchange, tp_over_pcie
 from bot.compose.latency import expected
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.select import compared
@@ -51,6 +51,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if not is_primary(ask, ctx):
         return relevant_findings(ask.text, ctx)  # the message's verdict answers its first ask, not this one
     verdict = ctx.answer.verdict
+    nodes = inference_across_nodes(ask, ctx)  # "two 8-GPU nodes serving one model: IB or RoCE?"
+    if nodes is not None:
+        return nodes
     pcie = tp_over_pcie(ask, ctx)  # "will PCIe hurt our TP=4 L40S box?": its cost per token, estimated
     if pcie is not None:
         fit = [verdict.text] if verdict is not None and verdict.answer in ("yes", "tight") else []

@@ -162,3 +162,28 @@ def _gpu(ctx: ComposeContext, gpu: str) -> str:
 
 def count_text(value: float) -> str:
     return count(value)
+
+
+_FABRIC = re.compile(r"infiniband|\bib\b|roce|rdma|network|网络|以太网|网卡", re.IGNORECASE)
+
+
+def inference_across_nodes(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """Serving one model on two or more nodes ("两台 8 卡 H20 跑 DeepSeek，要不要上 IB？"): what crosses
+    the nodes under pipeline parallel (one activation per token per stage boundary) against tensor or
+    expert parallel across them (RDMA at 200-400 Gb/s per GPU)."""
+    req = ctx.requirement
+    if req.workload != "inference" or (req.gpu_count or 0) <= GPUS_PER_NODE or not _FABRIC.search(ask.text):
+        return None
+    arch = ctx.catalog.models.get(req.model or "")
+    hidden = arch.hidden if arch else None
+    if hidden is None and req.model is None and re.search(r"deepseek", ctx.question, re.IGNORECASE):
+        hidden = getattr(ctx.catalog.models.get("deepseek-v3"), "hidden", None)  # "DeepSeek" unversioned: V3/R1
+    lang = ctx.language
+    nodes = -(-(req.gpu_count or 0) // GPUS_PER_NODE)
+    if hidden:
+        lead = say("explain.nodes_pp", lang, nodes=nodes, per_node=GPUS_PER_NODE, hidden=count(hidden),
+                   kb=count(round(hidden * 2 / 1024, 1)))
+    else:
+        lead = say("explain.nodes_pp_general", lang, nodes=nodes, per_node=GPUS_PER_NODE)
+    return AskAnswer(kind="explain", lead=lead, details=[say("explain.nodes_ep", lang), say("explain.nodes_check", lang)],
+                     rule="network.inter-node", sources=["nccl-tests", "nvidia-nvlink", "training-servers-guide"])

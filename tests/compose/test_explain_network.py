@@ -66,3 +66,9 @@ def test_tensor_parallel_over_pcie_is_answered_with_its_all_reduces_and_latency_
     zh = render_text(Conversations(advisor).ask("t", "4 张 L40S 做 TP=4 推理 Llama-3.1-70B FP8 行不行？没有 NVLink，"
                                                      "PCIe 会不会拖死")).splitlines()
     assert zh[0].startswith("可以") and "160 次" in zh[1]
+
+
+def test_serving_across_two_nodes_says_what_crosses_them_under_pipeline_parallel(advisor):
+    out = render_text(Conversations(advisor).ask("t", "两台 8 卡 H20 跑 DeepSeek 推理，机器之间要不要上 IB？RoCE 够不够")).splitlines()
+    assert out[0].startswith("跨 2 台做流水线并行") and "7,168" in out[0] and "14 KB" in out[0]
+    assert "200–400 Gb/s" in out[1]
