@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 
 from bot.errors import InputError, ServiceError
 from bot.advice.assemble import with_parse
-from bot.models import Answer, Language, Requirement
+from bot.models import Answer, Language, Quantity, Requirement
 from bot.nlu import Parse, parse
 from bot.seams import AdvisorService
 
@@ -48,6 +48,9 @@ class ConversationState(BaseModel):
     requirement: Requirement = Field(default_factory=Requirement)
     language: Language = "en"
     turns: int = 0
+    # The typed numbers the thread has stated so far (a follow-up "what at 300 h a month?" keeps the
+    # quotes of the message before it); see `carried_quantities`.
+    quantities: list[Quantity] = Field(default_factory=list)
 
 
 class ConversationStore(Protocol):
@@ -74,6 +77,33 @@ class MemoryConversationStore:
     def put(self, state: ConversationState) -> None:
         with self._lock:
             self._states[state.conversation_id] = state.model_copy(deep=True)
+
+
+# Numbers that state an option of their own: a message with any of them compares its own options.
+_OPTION_ROLES = frozenset({"quote", "subscription", "purchase", "bill-line", "bill-total", "budget"})
+
+
+def carried_quantities(earlier: list[Quantity], stated: list[Quantity]) -> list[Quantity]:
+    """The numbers a follow-up is answered with: its own, plus the earlier message's of every role it
+    does not restate ("what if we only use 300 h a month?" keeps both quotes, replaces the usage). A
+    message with quotes, prices or a bill of its own starts a new set. Carried numbers lose their
+    spans (they were written in another message)."""
+    if any(q.role in _OPTION_ROLES for q in stated) or not earlier:
+        return list(stated)
+    restated = {(q.role, q.option) for q in stated} | {(q.role, None) for q in stated}
+    kept = [q.model_copy(update={"start": 0, "end": 0}) for q in earlier
+            if (q.role, q.option) not in restated and (q.role, None) not in restated]
+    return kept + list(stated)
+
+
+def _follow_up_asks(earlier: Requirement, merged: Requirement, carried: bool) -> list:
+    """'What if we use it 650 hours a month?' after a cost comparison is that comparison again with
+    the new number: a follow-up without a cue of its own (read as an explanation) keeps the kind."""
+    if not carried or not earlier.asks or earlier.asks[0].kind not in ("cost", "price"):
+        return merged.asks
+    if merged.asks and all(a.kind in ("explain", "open") for a in merged.asks):
+        return [a.model_copy(update={"kind": earlier.asks[0].kind}) for a in merged.asks]
+    return merged.asks
 
 
 def merge(earlier: Requirement, stated: Parse) -> Requirement:
@@ -119,6 +149,10 @@ class Conversations:
                     state, revision = self.store.get(conversation_id), None
                 state = state or ConversationState(conversation_id=conversation_id)
                 requirement = merge(state.requirement, stated)
+                numbers = carried_quantities(state.quantities, list(stated.requirement.quantities))
+                requirement.quantities = numbers
+                requirement.asks = _follow_up_asks(state.requirement, requirement, len(numbers) > len(
+                    stated.requirement.quantities))
                 answer_language = language or stated.language
                 answer = self.advisor.answer(requirement, language=answer_language)
                 # Keep the merged requirement before the advisor's resolution: it is what the user
@@ -126,7 +160,8 @@ class Conversations:
                 # (its typed numbers belong to this message only: the store keeps the slots)
                 merged = ConversationState(conversation_id=conversation_id,
                                            requirement=requirement.model_copy(update={"quantities": []}),
-                                           language=answer_language, turns=state.turns + 1)
+                                           language=answer_language, turns=state.turns + 1,
+                                           quantities=numbers)
                 if not versioned:
                     self.store.put(merged)
                     break

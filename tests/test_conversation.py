@@ -128,3 +128,21 @@ def test_which_gpu_should_i_rent_asks_what_it_needs_then_the_follow_up_fills_it(
     assert follow.requirement.workload == "inference" and follow.requirement.model == "llama-3-8b"
     assert not any("training" in q and "inference" in q for q in follow.questions)
     assert any(c.fits for c in follow.candidates)
+
+
+def test_a_cost_follow_up_keeps_the_earlier_quotes_and_replaces_only_what_it_restates():
+    from bot.advisor import Advisor
+    from bot.conversation import Conversations
+    talk = Conversations(Advisor())
+    talk.ask("c", "Provider A: H100 $2.10/gpu-hr on demand. Provider B: $1.25k per GPU per month (1 month min). "
+                  "We'll use it maybe 400 hrs a month. which one?")
+    answer = talk.ask("c", "what if we use it 650 hours a month?")
+    cost = next(a for a in answer.answers if a.kind == "cost")
+    assert "650 h" in cost.lead and "Subscription is cheaper by $115" in cost.lead  # 650 x 2.10 - 1,250
+    roles = sorted(q.role for q in answer.requirement.quantities)
+    assert roles == ["hours-per-month", "quote", "subscription"]
+    talk.ask("c", "spot is $0.90/h vs $3.00 on-demand, the job is ~200 GPU hours on one GPU")  # quotes of its own
+    answer = talk.ask("c", "no, 300 GPU-hours")
+    cost = next(a for a in answer.answers if a.kind == "cost")
+    assert "$270" in cost.lead and "$900" in cost.lead  # 300 x 0.90 and 300 x 3.00: the new work, the same quotes
+    assert not any(q.role == "subscription" for q in answer.requirement.quantities)  # the older thread's quote is gone
