@@ -133,7 +133,7 @@ def answer(ctx: ComposeContext, gpus: list[str], what: str, billing: PriceBillin
         try:
             details.append(say(key, lang))
         except MessageError:  # a platform without its own page note gets the general one
-            details.append(say("price.page_generic", lang, provider=platform_name(ctx, missing.provider)))
+            details.append(say("price.page_generic", lang, provider=platform_name(ctx, missing.provider)).strip())
     return lead, details, figures
 
 
