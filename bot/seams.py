@@ -144,7 +144,8 @@ class EventRecords(Protocol):
 class ButtonRecords(Protocol):
     """What card buttons open (`StoreButtons`)."""
 
-    def put_button(self, kind: str, payload: dict[str, Any], *, channel: str, user_id: str | None,
+    # payload: a JSON-able dict, or its JSON text already
+    def put_button(self, kind: str, payload: dict[str, Any] | str, *, channel: str, user_id: str | None,
                    ttl_s: float) -> str: ...
 
     def get_button(self, button_id: str, kind: str, *, channel: str, user_id: str) -> dict[str, Any] | None: ...
@@ -157,6 +158,15 @@ class RecentQuestionRecords(Protocol):
                             request_id: str | None = None) -> None: ...
 
     def recent_questions(self, user_id: str, limit: int = 5) -> list[str]: ...
+
+
+class AnswerRecords(Protocol):
+    """What one answered question writes, in one transaction (`StoreAnswerRecords`): its card's
+    button payload and the asker's recent question."""
+
+    def put_answer_records(self, kind: str, payload: dict[str, Any] | str, *, channel: str, user_id: str | None,
+                           ttl_s: float, asker: str, question: str, keep: int = 5,
+                           request_id: str | None = None) -> str: ...
 
 
 class AuditRecords(Protocol):
@@ -198,8 +208,8 @@ class RuleBaseRecords(Protocol):
 
 
 @runtime_checkable
-class StoreSeam(EventRecords, ButtonRecords, RecentQuestionRecords, AuditRecords, ConversationRecords,
-                CheckRecords, RuleBaseRecords, Protocol):
+class StoreSeam(EventRecords, ButtonRecords, RecentQuestionRecords, AnswerRecords, AuditRecords,
+                ConversationRecords, CheckRecords, RuleBaseRecords, Protocol):
     """The durable store as its callers outside `bot.store` use it (`bot.store.db.Store`)."""
 
     url: str

@@ -16,13 +16,11 @@ Their models are imported lazily: this module imports nothing from Slack or HTTP
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING
 
-from bot.seams import AuditRecords, ButtonRecords, ConversationRecords, EventRecords, RecentQuestionRecords
+from bot.seams import (
+    AnswerRecords, AuditRecords, ButtonRecords, ConversationRecords, EventRecords, RecentQuestionRecords,
+)
 from bot.store.models import AuditEntry
-
-if TYPE_CHECKING:
-    from bot.store.db import Store
 
 
 class StoreDedupe:
@@ -84,7 +82,7 @@ class StoreAnswerRecords:
     """What one answered question writes after its answer, in one transaction: the payload its
     card's buttons open and the asker's recent question (with its question-log row)."""
 
-    def __init__(self, store: Store, ttl_s: float = 7 * 24 * 3600.0, per_user: int = 5):
+    def __init__(self, store: AnswerRecords, ttl_s: float = 7 * 24 * 3600.0, per_user: int = 5):
         self.store = store
         self.ttl_s = ttl_s
         self.per_user = per_user
