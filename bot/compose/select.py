@@ -21,6 +21,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if reply is not None:
         return reply
     verdict, recs = ctx.answer.verdict, ctx.answer.recommendations
+    cluster = _cluster_pick(ctx)
+    if cluster is not None:
+        return cluster
     if recs and (verdict is None or _PRIMER_VERDICT.match(verdict.rule)):
         from bot.render.text import recommendation_line  # the one way a recommendation reads
         top = recs[0]
@@ -39,3 +42,25 @@ def compared(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     except ModuleNotFoundError:
         return None
     return compare_reply(ask, ctx)
+
+
+def _cluster_pick(ctx: ComposeContext) -> AskAnswer | None:
+    """A training job planned as a cluster: the setup in nodes, its wall-clock days, and its cost."""
+    from bot.messages import say
+    from bot.messages.format import count as fmt, gpu_setup, money
+    recs = ctx.answer.recommendations
+    top = recs[0] if recs else None
+    if top is None or ctx.requirement.workload != "training" or not top.hours or (top.count or 0) <= 8 or not top.fits:
+        return None
+    lang = ctx.language
+    nodes = -(-top.count // 8)
+    cost = say("select.cluster_cost", lang, cost=money(top.cost, top.currency, lang)) if top.cost else ""
+    from bot.advice.options import market_for, typical_row
+    row = typical_row(ctx.catalog, top.gpu) if market_for(ctx.requirement, lang, ctx.question) == "global" else None
+    if not cost and row is not None:  # priced at the table's median rate, said as such
+        cost = say("select.cluster_cost_table", lang, cost=money(row.hourly_rate * top.count * top.hours, "USD", lang),
+                   rate=money(row.hourly_rate, "USD", lang), date=row.quoted_on.isoformat())
+    lead = say("select.cluster_pick", lang, setup=gpu_setup(ctx.catalog, top.gpu, top.count, lang), nodes=nodes,
+               days=fmt(round(top.hours / 24, 1)), hours=fmt(round(top.hours)), cost=cost)
+    return AskAnswer(kind="select", lead=lead, rule=top.rule, figures={"count": top.count, "hours": top.hours,
+                                                                       "cost": top.cost})

@@ -58,3 +58,11 @@ def test_a_long_training_run_without_a_deadline_is_a_cluster_that_finishes_in_we
     top = answer.recommendations[0]
     assert top.count >= 16 and top.hours <= DEFAULT_TRAINING_HOURS
     assert "天" in render_text(answer).splitlines()[0]
+
+
+def test_a_cluster_for_a_training_run_leads_with_nodes_days_and_cost(advisor):
+    answer = ask(advisor, "pretrain a 7B model on 1T tokens, budget is no issue. what cluster should we rent and how long?")
+    first = render_text(answer).splitlines()[0]
+    top = answer.recommendations[0]
+    assert first.startswith(f"{top.count}× ") and f"({-(-top.count // 8)} nodes of 8)" in first
+    assert "days" in first and "$" in first and "confirm" in first
