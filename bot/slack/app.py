@@ -175,6 +175,10 @@ def build_app(settings: SlackSettings, mode: Mode = "socket", *, rules: RuleSour
             from bot.store.rulesync import RuleBaseSync
 
             services.rule_sync = RuleBaseSync(store, rules, interval_s=settings.rules_sync_s).start()
+            from bot.ops.reloadable import ConfigSync
+
+            # The role file reloads when edited, and every replica follows the version published.
+            services.config_sync = ConfigSync(store, [services.role_book], interval_s=settings.rules_sync_s).start()
     except BaseException:
         services.close()
         raise

@@ -154,6 +154,8 @@ class SlackServices:
         self.check_pool = DrainableExecutor(max_workers=settings.check_workers, thread_name_prefix="gpu-advisor-check")
         # Every replica on one rule-base version (`bot.store.rulesync`), set by `build_app`.
         self.rule_sync = None
+        # The role file's reload and replica convergence (`bot.ops.reloadable.ConfigSync`), set by `build_app`.
+        self.config_sync = None
         # Reload notices: an explicit subscription, undone by `close`.
         self._unsubscribe: Callable[[], None] | None = rules.subscribe(self.reload_finished)
 
@@ -167,6 +169,8 @@ class SlackServices:
             self._unsubscribe = None
         if self.rule_sync is not None:
             self.rule_sync.stop()
+        if self.config_sync is not None:
+            self.config_sync.stop()
         if self.answer_pool is not None:
             self.answer_pool.close()
         if self._own_services:

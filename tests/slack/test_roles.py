@@ -122,3 +122,19 @@ def test_without_a_role_file_an_allow_listed_user_may_benchmark_as_with_the_cli(
         "Host gpu-node-9:")
     bot.command("bench gpu-node-9", user="U0NOBODY")
     assert "benchmarker" in bot.api.wait_for("response_url", 2, timeout=30)[1].params["text"]
+
+
+def test_an_edited_role_file_counts_without_a_restart(role_file, make_http_bot, tmp_path):
+    import time
+
+    from bot.store import Store
+
+    with Store(f"sqlite:///{tmp_path}/roles.sqlite3") as store:
+        bot = make_http_bot(store=store, rules_sync_s=0.1)
+        assert "*rule_admin*" not in whoami(bot, "U0ERIN")
+        role_file.write_text(ROLE_FILE.replace("rule_admin: {groups: [S0RULES]}",
+                                               "rule_admin: {users: [U0ERIN]}"))
+        deadline = time.monotonic() + 10
+        while "*rule_admin*" not in whoami(bot, "U0ERIN") and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert f"user U0ERIN in rule_admin.users ({role_file})" in whoami(bot, "U0ERIN")
