@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -58,8 +58,15 @@ class ConversationStore(Protocol):
 
     def put(self, state: ConversationState) -> None: ...
 
-    # Optional, for stores several processes share (bot.store.adapters.StoreConversationStore):
-    #   get_versioned(id) -> (state | None, revision)   put_if(state, revision) -> bool
+
+@runtime_checkable
+class VersionedConversationStore(ConversationStore, Protocol):
+    """A store several processes share (bot.store.adapters.StoreConversationStore): a state is
+    written only if its revision is still the one read."""
+
+    def get_versioned(self, conversation_id: str) -> tuple[ConversationState | None, int]: ...
+
+    def put_if(self, state: ConversationState, revision: int) -> bool: ...
 
 
 class MemoryConversationStore:
@@ -141,12 +148,12 @@ class Conversations:
             stated = parse(text, self.advisor.catalog)
             # A store shared by replicas (get_versioned/put_if) is written only if no other
             # replica wrote the thread since it was read; else read, merge and answer again.
-            versioned = hasattr(self.store, "put_if")
+            versioned = self.store if isinstance(self.store, VersionedConversationStore) else None
             for attempt in range(WRITE_ATTEMPTS):
-                if versioned:
-                    state, revision = self.store.get_versioned(conversation_id)
+                if versioned is not None:
+                    state, revision = versioned.get_versioned(conversation_id)
                 else:
-                    state, revision = self.store.get(conversation_id), None
+                    state, revision = self.store.get(conversation_id), 0  # no revision: written as is
                 state = state or ConversationState(conversation_id=conversation_id)
                 requirement = merge(state.requirement, stated)
                 numbers = carried_quantities(state.quantities, list(stated.requirement.quantities))
@@ -162,10 +169,10 @@ class Conversations:
                                            requirement=requirement.model_copy(update={"quantities": []}),
                                            language=answer_language, turns=state.turns + 1,
                                            quantities=numbers)
-                if not versioned:
+                if versioned is None:
                     self.store.put(merged)
                     break
-                if self.store.put_if(merged, revision):
+                if versioned.put_if(merged, revision):
                     break
                 time.sleep(random.uniform(0, 0.01 * (attempt + 1)))  # let the other writer finish
             else:
