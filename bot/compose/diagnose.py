@@ -217,6 +217,10 @@ def _meanings(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> list[tuple[in
                            spec=f"{spec.memory_gb:g}"), "nvidia-smi -q -d ECC"))
     if gpu.mig_mode:
         out.append((7, say("diagnose.mean_mig_on", lang, index=gpu.index), "nvidia-smi -L"))
+    if limits and limits.compute_mode in ("E. Process", "Prohibited"):
+        out.append((7, say("diagnose.mean_exclusive", lang, mode=limits.compute_mode), "nvidia-smi -q -d COMPUTE"))
+    if limits and limits.fan_error:
+        out.append((8, say("diagnose.mean_fan_err", lang), "nvidia-smi -q -d PERFORMANCE,TEMPERATURE"))
     if gpu.persistence_mode is False:
         out.append((8, say("diagnose.mean_persistence_off", lang), "nvidia-smi -q | grep -i persistence"))
     if not out and reasons == {"gpu_idle"}:
@@ -245,7 +249,7 @@ def _gpus(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None
         lead = say("diagnose.all_ok_lead", lang, count=len(gpus), checked=say("diagnose.checked_list", lang))
         for gpu, meanings in normal[:MAX_GPU_LINES]:
             details.append(say("diagnose.gpu_meaning", lang, reading=_gpu_line(gpu, paste, ctx), meaning=meanings[0][1]))
-        details += _name_cut(gpus, lang)
+        details += _name_cut(gpus, lang, ctx)
         return (expected[0] if expected else lead), ([lead] if expected else []) + expected[1:] + details, rule, sources
     _, _, worst, meanings = problems[0]
     lead = say("diagnose.gpu_meaning", lang, reading=_gpu_line(worst, paste, ctx), meaning=meanings[0][1])
@@ -268,14 +272,24 @@ def _gpus(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None
     fine = [str(gpu.index) for gpu, m in judged if gpu.index not in shown and (not m or m[0][0] >= 9)]
     if fine:
         details.append(say("diagnose.others_ok", lang, indexes=", ".join(fine)))
-    details += expected + _name_cut(gpus, lang)
+    details += expected + _name_cut(gpus, lang, ctx)
     details.append(say("diagnose.confirm_gpu", lang, command=f"`{meanings[0][2]}`"))
     return lead, details, rule, sources
 
 
-def _name_cut(gpus: list[GpuProbe], lang: str) -> list[str]:
-    cut = next((g.name for g in gpus if g.name and g.name.endswith("...")), None)
-    return [say("diagnose.name_cut", lang, name=cut)] if cut else []
+def _name_cut(gpus: list[GpuProbe], lang: str, ctx: ComposeContext | None = None) -> list[str]:
+    cut = next((g for g in gpus if g.name and g.name.endswith("...")), None)
+    if cut is None:
+        return []
+    out = [say("diagnose.name_cut", lang, name=cut.name)]
+    # "4090 or 4090 D?": the power cap the table shows is one of the variants' rated power
+    options = [ctx.catalog.gpus[g] for g in (ctx.requirement.gpu_options if ctx else []) if g in ctx.catalog.gpus]
+    match = [o for o in options if o.board_power_w and cut.power_limit_w and abs(o.board_power_w - cut.power_limit_w) < 1]
+    others = [o for o in options if o not in match and o.board_power_w]
+    if len(match) == 1 and others:
+        out.append(say("diagnose.cap_matches", lang, cap=f"{cut.power_limit_w:.0f}", gpu=gpu_name(ctx.catalog, match[0].id),
+                       others=", ".join(f"{gpu_name(ctx.catalog, o.id)} {o.board_power_w:.0f} W" for o in others)))
+    return out
 
 
 def _gpu_line(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> str:

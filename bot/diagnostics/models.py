@@ -52,6 +52,9 @@ class GpuThresholds(BaseModel):
     shutdown_temp_c: int | None = None
     max_operating_temp_c: int | None = None
     pstate: str | None = Field(default=None, max_length=8)
+    # The plain table's fan column reads "ERR!" (the driver cannot read the fan), and its compute mode.
+    fan_error: bool | None = None
+    compute_mode: Literal["Default", "E. Process", "E. Thread", "Prohibited"] | None = None
 
 
 TopoLinkKind = Literal["X", "NV", "PIX", "PXB", "PHB", "NODE", "SYS", "other"]

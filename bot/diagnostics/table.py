@@ -15,6 +15,7 @@ from bot.host_report import GpuProbe, ProbeReport, normalise_version
 _HEADER = re.compile(r"NVIDIA-SMI\s+(?P<smi>\S+)\s+Driver Version:\s*(?P<driver>\S+)(?:\s+CUDA Version:\s*(?P<cuda>[\d.]+))?")
 _ROW1 = re.compile(r"^\s*(?P<index>\d{1,4})\s+(?P<name>.+?)\s+(?P<persist>On|Off)\s*$")
 _BUS = re.compile(r"(?P<bus>[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d)")
+_MODE = re.compile(r"Default|E\. Process|E\. Thread|Prohibited")
 _ROW2 = re.compile(r"^\s*(?P<fan>\S+)\s+(?P<temp>\d+|N/A)C?\s+(?P<perf>P\d+|N/A)\s+(?:(?P<draw>\d+)W|N/A)\s*/\s*(?:(?P<cap>\d+)W|N/A)\s*$")
 _MEM = re.compile(r"(?P<used>\d+)MiB\s*/\s*(?P<total>\d+)MiB")
 _UTIL = re.compile(r"(?P<util>\d+)%")
@@ -76,7 +77,9 @@ def parse_table(text: str, origin: str = "<nvidia-smi>") -> tuple[ProbeReport, l
             utilization_gpu_pct=int(util["util"]) if util else None,
         ).mark_unsupported()
         gpus.append(gpu)
-        extras.append({"index": gpu.index, "pstate": row2["perf"] if row2 and row2["perf"] != "N/A" else None})
+        mode = _MODE.search(second[2]) if len(second) >= 3 else None
+        extras.append({"index": gpu.index, "pstate": row2["perf"] if row2 and row2["perf"] != "N/A" else None,
+                       "fan_error": True if fan == "ERR!" else None, "compute_mode": mode.group(0) if mode else None})
         i += 3
     if not gpus:
         raise SmiParseError(f"{origin}: the `nvidia-smi` table has no GPU row")

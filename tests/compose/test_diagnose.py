@@ -230,3 +230,18 @@ def test_driver_too_old_with_the_wheel_stated_offers_the_wheel_that_needs_no_roo
     reply = _answer(advisor, text)
     fix = next(d for d in reply.details if d.startswith("没有 root 也能解决"))
     assert "whl/cu118" in fix and "torch==2.4.0" in fix and "525.60.13" in fix
+
+
+def test_a_geforce_table_reads_the_fan_error_the_compute_mode_and_which_variant_the_cap_matches(advisor):
+    table = ("| NVIDIA-SMI 525.125.06   Driver Version: 525.125.06   CUDA Version: 12.0     |\n"
+             "|-------------------------------+----------------------+----------------------+\n"
+             "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |\n"
+             "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |\n"
+             "|                               |                      |               MIG M. |\n"
+             "|===============================+======================+======================|\n"
+             "|   0  NVIDIA GeForce ...  Off  | 00000000:01:00.0 Off |                    0 |\n"
+             "|ERR!   38C    P5    49W / 450W |   2021MiB / 23028MiB |      0%   E. Process |\n")
+    reply = _answer(advisor, f"租了台 4090，风扇显示 ERR!，是不是被坑了？给的是 4090D 还是坏卡？\n{table}")
+    text = "\n".join(reply.details)
+    assert "E. Process" in text and "ERR!" in text
+    assert "功耗上限 450 W 与 RTX 4090 的默认值一致（RTX 4090 D 425 W）" in text

@@ -20,7 +20,7 @@ def test_default_table_reads_every_gpu_row_and_skips_the_process_table():
     gpu = report.gpus[0]
     assert (gpu.name, gpu.bus_id, gpu.persistence_mode, gpu.temperature_c) == ("NVIDIA H100 80GB HBM3", "00000000:19:00.0", True, 27)
     assert (gpu.power_draw_w, gpu.power_limit_w, gpu.memory_total_mib, gpu.mig_mode) == (72.0, 700.0, 81559, False)
-    assert extras[0] == {"index": 0, "pstate": "P0"}
+    assert extras[0] == {"index": 0, "pstate": "P0", "fan_error": None, "compute_mode": "Default"}
 
 
 @needs_fixtures
