@@ -10,6 +10,8 @@ only reported. The numbers come from bot.advice.compare.
 
 from __future__ import annotations
 
+import re
+
 from bot.advice.compare import Comparison, Side, SpecKey, compare
 from bot.compose import ComposeContext
 from bot.compose.spec_figures import card_notes, mark, value_text
@@ -46,6 +48,9 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         ctx.catalog, ids, ctx.requirement, candidates=answer.candidates, recommendations=answer.recommendations,
         costs=answer.costs, flops=time.flops if time else None, **({"mfu": time.mfu} if time else {}))
     reply = render(comparison, ctx, kind=ask.kind)
+    same = _same_price(ask, ctx, comparison)
+    if same:  # "the prices are about the same": the job's cost follows the speed ratio
+        reply = reply.model_copy(update={"details": [same, *reply.details]})
     from bot.compose.explain_network import asks_how_much, nvlink_consequence, pcie_pairs_consequence
     sides = [s.gpu for s in comparison.sides]
     consequence = nvlink_consequence(ask, ctx, sides) or pcie_pairs_consequence(ask, ctx, sides)
@@ -54,6 +59,21 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if asks_how_much(ask):  # "is 400 vs 600 a big deal?": the consequence for this job is the answer
         return reply.model_copy(update={"lead": consequence, "details": [reply.lead, *reply.details]})
     return reply.model_copy(update={"details": [consequence, *reply.details]})
+
+
+_SAME_PRICE = re.compile(r"价格差不多|价格相近|差不多价|同价|价钱差不多|similar(?:ly)? price|same price|priced the same"
+                         r"|cost(?:s)? about the same|similar cost", re.IGNORECASE)
+
+
+def _same_price(ask: Ask, ctx: ComposeContext, c: Comparison) -> str | None:
+    """At the same hourly price the faster GPU's job costs 1/ratio as much (compute-bound training,
+    bandwidth-bound decode)."""
+    if c.pick is None or c.reason not in ("compute", "bandwidth") or not c.ratio or c.ratio <= 1 \
+            or not _SAME_PRICE.search(ctx.question or ask.text):
+        return None
+    pick, other = c.sides[c.pick].gpu, c.sides[_runner_up(c)].gpu
+    return say("spec.same_price", ctx.language, pick=_name(ctx, pick), other=_name(ctx, other),
+               share=f"{100 / c.ratio:.0f}", ratio=count(c.ratio))
 
 
 def _name(ctx: ComposeContext, gpu: GpuSpec) -> str:

@@ -99,8 +99,10 @@ def pcie_pairs_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -
     GPUs: the exchange between pairs crosses PCIe; with the model known, its time per step on each."""
     if len(gpus) != 2 or ctx.requirement.workload not in (None, "training"):
         return None
-    sxm = next((g for g in gpus if "SXM" in g.form_factor.upper() and g.nvlink_bandwidth_gbs), None)
-    card = next((g for g in gpus if "PCIE" in g.form_factor.upper()), None)
+    sxm = next((g for g in gpus if g.form_factor.upper().startswith("SXM") and g.nvlink_bandwidth_gbs), None)
+    # a PCIe board with an NVLink bridge (pairs at most); a card with no NVLink at all is another story
+    card = next((g for g in gpus if g is not sxm and "PCIE" in g.form_factor.upper()
+                 and not g.form_factor.upper().startswith("SXM") and g.nvlink), None)
     n = min(ctx.requirement.gpu_count or GPUS_PER_NODE, GPUS_PER_NODE)
     if sxm is None or card is None or n <= 2:
         return None

@@ -104,8 +104,9 @@ def smallest_single(ctx: ComposeContext) -> str | None:
         return None
     _, _, best, spec = min(singles, key=lambda t: (t[0], t[1]))  # least memory, then cheapest
     same = sorted({gpu_name(ctx.catalog, s.id) for m, _, _, s in singles if m == spec.memory_gb} - {gpu_name(ctx.catalog, spec.id)})
-    return say("fit.smallest_single", ctx.language, gpu=gpu_name(ctx.catalog, spec.id), need=f"{best.need_gb:.0f}",
-               have=f"{best.have_gb:.0f}", others=("、" if ctx.language == "zh" else ", ").join(same[:3]) or "—")
+    key = "fit.smallest_single" if same else "fit.smallest_single_alone"
+    return say(key, ctx.language, gpu=gpu_name(ctx.catalog, spec.id), need=f"{best.need_gb:.0f}",
+               have=f"{best.have_gb:.0f}", others=("、" if ctx.language == "zh" else ", ").join(same[:3]))
 
 
 # Room a single card must leave to be offered as "the smallest that holds it" (the options' 10%).

@@ -72,3 +72,9 @@ def test_serving_across_two_nodes_says_what_crosses_them_under_pipeline_parallel
     out = render_text(Conversations(advisor).ask("t", "两台 8 卡 H20 跑 DeepSeek 推理，机器之间要不要上 IB？RoCE 够不够")).splitlines()
     assert out[0].startswith("跨 2 台做流水线并行") and "7,168" in out[0] and "14 KB" in out[0]
     assert "200–400 Gb/s" in out[1]
+
+
+def test_the_pcie_pairs_line_needs_a_bridged_pcie_card_against_an_sxm_one(advisor):
+    text = render_text(Conversations(advisor).ask("t", "H20 还是 A800 训练 13B？两边价格差不多"))
+    assert "NVSwitch" not in text.splitlines()[1]  # both are SXM boards: no PCIe pairs to speak of
+    assert "47%" in text  # the same hourly price: the job costs 1/2.11 on the A800
