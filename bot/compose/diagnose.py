@@ -92,6 +92,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 # -- GPUs --------------------------------------------------------------------------------------
 
 # "acceptable or not?", "is this normal?", "是不是有问题": the reading is judged in those terms first.
+_RMA_Q = re.compile(r"\b(?:rma|swap|replace\w*)\b|换卡|返修|要不要换", re.IGNORECASE)
 _ACCEPT_Q = re.compile(r"acceptab\w*|accept\s+it|sign\s+off|验收|能不能收|能收吗", re.IGNORECASE)
 _NORMAL_Q = re.compile(r"\b(?:normal|ok|okay|fine)\b|正常吗|是不是有问题|有问题吗|是不是问题", re.IGNORECASE)
 _UTIL = re.compile(r"util\w*\s*(?:is\s+|are\s+|都|=|:)?\s*(?:at\s+)?100\s*%|gpu-util\s+100|利用率\s*(?:都)?\s*100", re.IGNORECASE)
@@ -102,7 +103,9 @@ def _judged(lead: str, details: list[str], worst: int, ctx: ComposeContext) -> t
     """The paste's verdict in the question's terms ("Not acceptable as delivered. GPU 0: …")."""
     text, lang = ctx.question or "", ctx.language
     bad = worst < _HARDWARE_RANK
-    if _ACCEPT_Q.search(text):
+    if _RMA_Q.search(text):
+        key = "verdict_rma" if worst == 0 else "verdict_not_rma_yet" if worst < _HARDWARE_RANK else "verdict_no_rma"
+    elif _ACCEPT_Q.search(text):
         key = "verdict_not_acceptable" if bad else "verdict_acceptable"
     elif _NORMAL_Q.search(text):
         key = "verdict_not_normal" if bad else "verdict_normal"

@@ -88,7 +88,24 @@ def _device_verdicts(groups: dict[tuple[int, str], int], ctx: ComposeContext) ->
         lines.append(say("diagnose.xid_app_next", lang))
     if differ:
         lines[0] = say("diagnose.xid_devices_differ", lang, count=len(devices)) + lines[0]
+    elif (prefix := _answer_word(next(iter(keyed.values())), ctx.question or "")) is not None:
+        lines[0] = say(prefix, lang) + lines[0]
     return lines
+
+
+_CODE_Q = re.compile(r"\b(?:our|my|the)\s+code\b|代码(?:的)?问题|是不是代码|程序的问题", re.IGNORECASE)
+_RMA_Q = re.compile(r"\b(?:rma|swap|replace\w*)\b|换卡|返修", re.IGNORECASE)
+_RMA_WORD = {"remap_failed": "diagnose.verdict_rma", "remap_recorded": "diagnose.verdict_not_rma_yet",
+             "dbe": "diagnose.verdict_not_rma_yet", "gsp": "diagnose.verdict_not_rma_yet", "app": "diagnose.verdict_no_rma"}
+
+
+def _answer_word(key: str, text: str) -> str | None:
+    """"is this our code?" / "RMA or not?": the answer word before the GPU's line."""
+    if _CODE_Q.search(text):
+        return "diagnose.verdict_code" if key == "app" else "diagnose.verdict_not_code"
+    if _RMA_Q.search(text):
+        return _RMA_WORD.get(key)
+    return None
 
 
 def stated_xids(ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:

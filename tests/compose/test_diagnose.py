@@ -172,7 +172,7 @@ XID_APP = ("kern  :warn  : 2025-01-21T04:41:44,283575+00:00 NVRM: Xid (PCI:0000:
 
 def test_application_xids_are_not_a_failing_gpu_and_host_oom_lines_are_host_memory(advisor):
     reply = _answer(advisor, f"job died, kern.log has this. bad GPU? should we ask the provider to swap it?\n{XID_APP}")
-    assert reply.lead.startswith("0000:38:00 (Xid 13, 43): an application fault, not a failing GPU")
+    assert reply.lead.startswith("No, no swap or RMA. 0000:38:00 (Xid 13, 43): an application fault, not a failing GPU")
     assert any("compute-sanitizer" in d for d in reply.details)
     assert any("host RAM" in d and "not GPU memory" in d for d in reply.details)
 
@@ -245,3 +245,11 @@ def test_a_geforce_table_reads_the_fan_error_the_compute_mode_and_which_variant_
     text = "\n".join(reply.details)
     assert "E. Process" in text and "ERR!" in text
     assert "功耗上限 450 W 与 RTX 4090 的默认值一致（RTX 4090 D 425 W）" in text
+
+
+def test_rma_and_our_code_questions_get_their_answer_word_first(advisor):
+    reply = _answer(advisor, f"one A100 keeps killing jobs, nvidia-smi -q says:\n{REMAP}RMA or not?")
+    assert reply.lead.startswith("Not an RMA yet. GPU 0")
+    log = "NVRM: Xid (PCI:0000:9b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
+    reply = _answer(advisor, f"training job died overnight, found this in dmesg. is this our code??\n{log}")
+    assert reply.lead.startswith("Not your code. 0000:9b:00 (Xid 79): the GPU fell off the bus")
