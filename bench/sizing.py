@@ -15,6 +15,7 @@ import time
 
 from bot.knowledge import default_catalog
 from bot.models import Requirement
+from bot.sizing.plans import forget_searches
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory
 from bot.sizing.sizer import reference_shape, shape_from_arch, size_requirement
 
@@ -35,15 +36,18 @@ REQUIREMENTS = [
 ]
 
 
-def rate(fn, seconds: float) -> tuple[float, float]:
-    """(calls per second, median seconds per call) over about `seconds` of wall time."""
-    samples: list[float] = []
+def rate(fn, seconds: float) -> tuple[float, float, float]:
+    """(calls per second, median wall seconds, median CPU seconds per call) over about `seconds` of
+    wall time. CPU time (this thread's) is what other load on a shared machine disturbs least."""
+    walls: list[float] = []
+    cpus: list[float] = []
     start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        t0 = time.perf_counter()
+    while time.perf_counter() - start < seconds or len(walls) < 5:
+        c0, t0 = time.thread_time(), time.perf_counter()
         fn()
-        samples.append(time.perf_counter() - t0)
-    return len(samples) / sum(samples), statistics.median(samples)
+        walls.append(time.perf_counter() - t0)
+        cpus.append(time.thread_time() - c0)
+    return len(walls) / sum(walls), statistics.median(walls), statistics.median(cpus)
 
 
 def main() -> None:
@@ -53,7 +57,7 @@ def main() -> None:
     catalog = default_catalog()
     today = dt.date(2026, 12, 1)
     print(f"catalog: {len(catalog.gpus)} GPUs, {len(catalog.models)} models, {len(catalog.prices)} price rows")
-    medians = []
+    medians, floors = [], []
     for req in REQUIREMENTS:
         if req.model:
             shape = shape_from_arch(catalog.models[req.model])
@@ -62,18 +66,22 @@ def main() -> None:
         selected = {req.gpu} if req.gpu else set()
         job = SizingInput(req.workload, req.method, shape, precision=req.precision, optimizer=req.optimizer,
                           context=req.context, concurrency=req.concurrency)
-        memory_rate, _ = rate(lambda: estimate_memory(job), args.seconds / 2)
-        full_rate, median = rate(lambda: size_requirement(req, shape, catalog, selected, today), args.seconds / 2)
-        medians.append(median)
+        memory_rate, _, memory_cpu = rate(lambda: estimate_memory(job), args.seconds / 2)
+        # Each call plans afresh (forget_searches): a new question's job is not in the planner's tables.
+        full_rate, wall, cpu = rate(lambda: (forget_searches(), size_requirement(req, shape, catalog, selected, today)),
+                                    args.seconds / 2)
+        medians.append((cpu, wall))
+        floors.append(memory_cpu)
         result = size_requirement(req, shape, catalog, selected, today)
         label = (f"{req.workload}/{req.method or '-'} {req.model or f'{req.params_b:g}B'}"
                  + (f" {req.gpu_count}x{req.gpu}" if req.gpu else "") + (" +cost" if req.dataset_tokens_b else ""))
-        print(f"{label:44s} memory estimates/s {memory_rate:9,.0f}   full sizing/s {full_rate:7,.0f}   "
-              f"median {median * 1000:6.2f} ms   total {result.memory.total:8.1f} GB   "
+        print(f"{label:44s} memory estimates/s {memory_rate:9,.0f}   full sizing CPU median {cpu * 1000:6.2f} ms "
+              f"(wall {wall * 1000:6.2f} ms)   total {result.memory.total:8.1f} GB   "
               f"candidates {len(result.candidates):3d}")
-    worst = max(medians) * 1000
-    print(f"full sizing median, slowest requirement: {worst:.2f} ms (goal < {GOAL_MEDIAN_MS:g} ms): "
-          + ("met" if worst < GOAL_MEDIAN_MS else "NOT MET"))
+    worst_cpu, worst_wall = (v * 1000 for v in max(medians))
+    floor = max(floors) * 1000
+    print(f"full sizing, slowest requirement: CPU median {worst_cpu:.2f} ms (wall {worst_wall:.2f} ms); floor (the memory "
+          f"estimate alone) {floor:.3f} ms; goal < {GOAL_MEDIAN_MS:g} ms: " + ("met" if worst_cpu < GOAL_MEDIAN_MS else "NOT MET"))
 
 
 if __name__ == "__main__":

@@ -161,7 +161,7 @@ def _quotes_and_best_instances(rows: Iterable["PriceRow"], gpu: str, provider: s
     """Every per-GPU quote for `gpu`, then each provider's best instance row (lowest `key`) per billing
     mode among instances of at least `min_gpus` GPUs, on-demand before the other modes."""
     quotes: list = []
-    best: dict[tuple[str, str], "PriceRow"] = {}
+    best: dict[tuple[str, str], tuple[tuple, "PriceRow"]] = {}  # slot -> (key, row): each key computed once
     for row in rows:
         if row.gpu != gpu or (provider and row.provider != provider) or (billing and row.billing != billing):
             continue
@@ -171,9 +171,11 @@ def _quotes_and_best_instances(rows: Iterable["PriceRow"], gpu: str, provider: s
         if row.gpu_count < min_gpus:
             continue
         slot = (row.provider, row.billing)
-        if slot not in best or key(row) < key(best[slot]):
-            best[slot] = row
-    return quotes + sorted(best.values(), key=lambda r: (r.provider, r.billing != "on-demand", r.billing))
+        row_key = key(row)
+        if slot not in best or row_key < best[slot][0]:
+            best[slot] = (row_key, row)
+    winners = [row for _, row in best.values()]
+    return quotes + sorted(winners, key=lambda r: (r.provider, r.billing != "on-demand", r.billing))
 
 
 def price_rows_for(
@@ -186,7 +188,22 @@ def price_rows_for(
     mode is kept, whatever its region, so the answer names the cheapest offer per provider, on-demand
     and spot side by side, instead of one line per region.
     """
-    return _quotes_and_best_instances(rows, gpu, provider, billing, min_gpus=count, key=_row_key)
+    if not isinstance(rows, list):
+        return _quotes_and_best_instances(rows, gpu, provider, billing, min_gpus=count, key=_row_key)
+    # A catalog's row lists are built once and every question scans them again: the answer is kept
+    # per list (held, so its id stays unique; its length guards against an append).
+    cache_key = (id(rows), len(rows), gpu, count, provider, billing)
+    hit = _ROWS_FOR.get(cache_key)
+    if hit is not None and hit[0] is rows:
+        return list(hit[1])
+    found = _quotes_and_best_instances(rows, gpu, provider, billing, min_gpus=count, key=_row_key)
+    if len(_ROWS_FOR) >= 4096:
+        _ROWS_FOR.clear()
+    _ROWS_FOR[cache_key] = (rows, tuple(found))
+    return found
+
+
+_ROWS_FOR: dict[tuple, tuple[list, tuple]] = {}
 
 
 def cheapest_rows(
@@ -267,7 +284,8 @@ def cheapest_and_fastest(lines: Sequence[Priced]) -> tuple[set[int], set[int]]:
         group = [c.total for c in lines if c.currency == currency]
         low = min(group)
         cheapest |= {i for i, c in enumerate(lines) if c.currency == currency and c.total == low}
-    fastest = {i for i, c in enumerate(lines) if lines and c.hours == min(x.hours for x in lines)}
+    quickest = min((x.hours for x in lines), default=None)  # once, not once per line
+    fastest = {i for i, c in enumerate(lines) if c.hours == quickest}
     return cheapest, fastest
 
 

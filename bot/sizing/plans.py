@@ -31,7 +31,7 @@ Round 3 (issue #27):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from bot.sizing.memory import GB, MemoryEstimate, activations_parallel_gb, kv_tp_divisor, zero_offload_model_states
 
@@ -348,15 +348,69 @@ def zero_paper_line(est: MemoryEstimate, count: int) -> str:
     )
 
 
-def smallest_fitting_plan(est: MemoryEstimate, workload: str, slot: GpuSlot) -> Plan | None:
-    """The smallest count (from SEARCH_COUNTS) at which some plan fits; None if even the largest fails."""
+def _needs_with(est: MemoryEstimate, workload: str, count: int) -> list[float]:
+    """The per-GPU need of every plan `_plan_with` tries at `count`: the same sums, in the same order."""
+    needs = []
+    for strategy in _strategies(est, workload, count):
+        degrees = _three_d_degrees(est, count) if strategy == "3d" else [(None, None)]
+        for tp, pp in degrees:
+            if workload == "inference" and strategy in ("tp", "tp-pp"):
+                tp, pp = inference_degrees(count)
+            needs.append(sum(per_gpu_memory(est, workload, strategy, count, tp, pp).values()))
+    return needs
+
+
+def _least_need(est: MemoryEstimate, workload: str, count: int) -> float:
+    """The least per-GPU need of any plan `plan_on` tries at `count`, the full-recompute retry included:
+    `plan_on(...).fits` exactly when this is <= the GPU's memory. It does not depend on the GPU."""
+    needs = _needs_with(est, workload, count)
+    if (workload == "training" and not est.recompute_stated and est.recompute not in (None, "full")
+            and est.act_layers):
+        needs += _needs_with(with_full_recompute(est), workload, count)
+    return min((n for n in needs if n == n), default=math.inf)  # a NaN sum never fits
+
+
+# What the planner reads of an estimate (all but its texts): the key of the least-need tables below.
+_PLANNED_FIELDS = tuple(f.name for f in fields(MemoryEstimate) if f.name not in ("assumptions", "notes"))
+# Per estimate (by value) and workload: count -> least need. One question searches every catalog GPU
+# over the same counts, so each count is computed once instead of once per GPU.
+_LEAST_NEEDS: dict[tuple, dict[int, float]] = {}
+
+
+def least_needs(est: MemoryEstimate, workload: str) -> dict[int, float]:
+    """The least-need table of this job (count -> GB), filled as counts are searched."""
+    key = (workload, *(getattr(est, name) for name in _PLANNED_FIELDS))
+    table = _LEAST_NEEDS.get(key)
+    if table is None:
+        if len(_LEAST_NEEDS) >= 64:
+            _LEAST_NEEDS.clear()
+        table = _LEAST_NEEDS[key] = {}
+    return table
+
+
+def fits_on(est: MemoryEstimate, workload: str, slot: GpuSlot, count: int,
+            needs: dict[int, float] | None = None) -> bool:
+    """`plan_on(est, workload, slot, count).fits`, without building the plan."""
+    needs = least_needs(est, workload) if needs is None else needs
+    need = needs.get(count)
+    if need is None:
+        need = needs[count] = _least_need(est, workload, count)
+    return need <= slot.memory_gb
+
+
+def smallest_fitting_plan(est: MemoryEstimate, workload: str, slot: GpuSlot,
+                          needs: dict[int, float] | None = None) -> Plan | None:
+    """The smallest count (from SEARCH_COUNTS) at which some plan fits; None if even the largest fails.
+    `needs`: `least_needs(est, workload)`, looked up once by a caller that searches every GPU."""
     # A plan that cannot fit because of per-GPU fixed costs never will, at any count: stop early.
     if _fixed_cost_gb(est, workload) > slot.memory_gb:
-        return plan_on(est, workload, slot, 1) if plan_on(est, workload, slot, 1).fits else None
+        single = plan_on(est, workload, slot, 1)
+        return single if single.fits else None
+    # Counts are only tested here; the plan (interconnect, labels, notes) is built for the one returned.
+    needs = least_needs(est, workload) if needs is None else needs
     for count in SEARCH_COUNTS:
-        plan = plan_on(est, workload, slot, count)
-        if plan.fits:
-            return plan
+        if fits_on(est, workload, slot, count, needs):
+            return plan_on(est, workload, slot, count)
     return None
 
 
@@ -372,3 +426,8 @@ def _fixed_cost_gb(est: MemoryEstimate, workload: str) -> float:
     if est.act_layers and est.weights_trainable and not est.zero_stage and not est.offload:
         floor /= GPUS_PER_NODE
     return est.overhead + floor
+
+
+def forget_searches() -> None:
+    """Drop the least-need tables (a benchmark timing a question as if it were the first)."""
+    _LEAST_NEEDS.clear()

@@ -41,7 +41,7 @@ from bot.sizing.performance import (
 )
 from bot.sizing.memory import kv_tp_divisor
 from bot.sizing.notes import decision_notes
-from bot.sizing.plans import GpuSlot, Plan, plan_on, smallest_fitting_plan, zero_paper_line
+from bot.sizing.plans import GpuSlot, Plan, least_needs, plan_on, smallest_fitting_plan, zero_paper_line
 
 
 
@@ -101,11 +101,12 @@ def proxy_shape(catalog: Catalog, params_b: float) -> ModelShape | None:
     return reference_shape(catalog, params_b)
 
 
-def gpu_slot(gpu: GpuSpec) -> GpuSlot:
+def gpu_slot(gpu: GpuSpec, measured_memory: dict | None = None) -> GpuSlot:
     """What a plan may use of one GPU: the bytes an idle GPU of this model reports free (a real
-    nvidia-smi -q capture, knowledge/gpu_memory.yaml) where we have one, else the marketing figure."""
+    nvidia-smi -q capture, knowledge/gpu_memory.yaml) where we have one, else the marketing figure.
+    `measured_memory`: that table, read once by a caller that makes a slot per catalog GPU."""
     domain = 8 if "SXM" in gpu.form_factor.upper() else (2 if gpu.nvlink else 1)
-    measured = load_gpu_memory().get(gpu.id)
+    measured = (load_gpu_memory() if measured_memory is None else measured_memory).get(gpu.id)
     memory = round(measured.usable_bytes / 1e9, 2) if measured else gpu.memory_gb
     return GpuSlot(gpu=gpu.id, memory_gb=memory, nvlink=gpu.nvlink, nvlink_domain=domain,
                    memory_basis="measured" if measured else "marketing", marketing_gb=gpu.memory_gb)
@@ -193,21 +194,26 @@ def size_requirement(
         assumptions += [f"left out: {', '.join(gpus)} ({why})" for why, gpus in by_reason.items()]
 
     plans: list[tuple[Plan, bool, bool]] = []  # plan, selected, smallest fit
+    measured_memory = load_gpu_memory()
+    needs = least_needs(memory, workload)
     for gpu in catalog.gpus.values():
         if gpu.id in excluded:
             continue
-        slot = gpu_slot(gpu)
+        slot = gpu_slot(gpu, measured_memory)
         is_selected = gpu.id in selected
         single = plan_on(memory, workload, slot, 1)
         plans.append((single, is_selected, single.fits))
         if not single.fits:
-            smallest = smallest_fitting_plan(memory, workload, slot)
+            smallest = smallest_fitting_plan(memory, workload, slot, needs)
             if smallest is not None:
                 plans.append((smallest, is_selected, True))
         wanted = req.gpu_count or 1
         if is_selected and wanted > 1 and all(p.count != wanted for p, _, _ in plans if p.gpu == gpu.id):
             plans.append((plan_on(memory, workload, slot, wanted), True, False))
-    plans.sort(key=lambda item: (not item[1], not item[0].fits, item[0].count, -item[0].headroom_gb))
+    # Each plan's need is a sum over its parts: taken once per plan, not once per property read.
+    need_of = {id(plan): plan.need_gb for plan, _, _ in plans}
+    plans.sort(key=lambda item: (not item[1], not need_of[id(item[0])] <= item[0].have_gb, item[0].count,
+                                 -(item[0].have_gb - need_of[id(item[0])])))
 
     timing: dict[tuple[str, int], dict] = {}
     if workload == "training":
@@ -233,14 +239,16 @@ def size_requirement(
 
     candidates = []
     for plan, _, smallest in plans:
-        extra = timing.get((plan.gpu, plan.count), {}) if plan.fits else {}
+        need = need_of[id(plan)]
+        fits = need <= plan.have_gb
+        extra = timing.get((plan.gpu, plan.count), {}) if fits else {}
         per_gpu = {k: round(v, 3) for k, v in plan.per_gpu.items()}
         candidate = Candidate(
-            gpu=plan.gpu, count=plan.count, fits=plan.fits, need_gb=round(plan.need_gb, 2),
-            have_gb=plan.have_gb, headroom_gb=round(plan.headroom_gb, 2), plan=plan.label,
+            gpu=plan.gpu, count=plan.count, fits=fits, need_gb=round(need, 2),
+            have_gb=plan.have_gb, headroom_gb=round(plan.have_gb - need, 2), plan=plan.label,
             strategy=plan.strategy, interconnect=plan.interconnect, interconnect_ok=plan.interconnect_ok,
-            interconnect_note=plan.interconnect_note, nodes=plan.nodes, smallest_fit=smallest and plan.fits,
-            memory_gb=MemoryBreakdown(**per_gpu, total=round(plan.need_gb, 3)), memory_basis=plan.memory_basis,
+            interconnect_note=plan.interconnect_note, nodes=plan.nodes, smallest_fit=smallest and fits,
+            memory_gb=MemoryBreakdown(**per_gpu, total=round(need, 3)), memory_basis=plan.memory_basis,
             tensor_parallel=plan.tensor_parallel if plan.strategy in ("3d", "tp", "tp-pp") else None,
             pipeline_parallel=plan.pipeline_parallel if plan.strategy in ("3d", "tp-pp") else None,
             cpu_memory_gb=round(plan.cpu_gb, 1) if plan.cpu_gb is not None else None,
@@ -518,7 +526,7 @@ def _cost_lines(
         if not candidate.fits or candidate.hours is None or (candidate.gpu, candidate.count) in seen:
             continue
         seen.add((candidate.gpu, candidate.count))
-        for row in price_rows_for(catalog.prices_by_gpu.get(candidate.gpu, []), candidate.gpu, candidate.count, req.provider, req.billing):
+        for row in price_rows_for(catalog.prices_by_gpu.get(candidate.gpu, ()), candidate.gpu, candidate.count, req.provider, req.billing):
             provider = catalog.providers.get(row.provider)
             age = (today - row.quoted_on).days
             stale = age > max_age
