@@ -211,9 +211,13 @@ def cheapest_rows(
 ) -> list["PriceRow"]:
     """Per GPU, the rows an answer quotes: every per-GPU quote, and each provider's cheapest instance
     row per billing mode (by price per GPU-hour). Keeps a catalog of hundreds of regions to a few lines."""
-    rows = list(rows)
-    return [row for gpu in sorted(set(gpus))
-            for row in _quotes_and_best_instances(rows, gpu, provider, billing, min_gpus=0, key=_per_gpu_key)]
+    wanted = set(gpus)
+    by_gpu: dict[str, list] = {gpu: [] for gpu in wanted}
+    for row in rows:  # one pass over the table, not one per GPU
+        if row.gpu in wanted:
+            by_gpu[row.gpu].append(row)
+    return [row for gpu in sorted(wanted)
+            for row in _quotes_and_best_instances(by_gpu[gpu], gpu, provider, billing, min_gpus=0, key=_per_gpu_key)]
 
 
 def cost_label(count: int, gpu: str, row: "PriceRow") -> str:
