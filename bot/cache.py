@@ -193,16 +193,18 @@ def _regex_key() -> str:
 
 def compiled_regex(pattern: str, flags: int = 0) -> re.Pattern:
     """`re.compile(pattern, flags)`, its compiled program kept across processes."""
-    global _programs, _programs_added
+    return _compile_kept(pattern, flags, re.compile)
+
+
+def _compile_kept(pattern, flags: int, fallback: Callable, saves: bool = True) -> re.Pattern:
+    """The compiled pattern from a kept program, else compiled (and kept); `fallback(pattern, flags)`
+    compiles it the ordinary way where re's internals do not fit (and raises re.error for a bad one).
+    A new program with `saves` False is kept but does not by itself rewrite the cache entry."""
+    global _programs_added
     import _sre
 
-    if _programs is None:
-        _programs = {}
-        if cache_dir() is not None:
-            stored = read_entry("regex", _regex_key())
-            _programs = stored if isinstance(stored, dict) else {}
-            atexit.register(_save_programs)
-    program = _programs.get((pattern, int(flags)))
+    programs = _kept_programs()
+    program = programs.get((pattern, int(flags)))
     if program is not None:
         try:
             return _sre.compile(pattern, *program)
@@ -211,12 +213,24 @@ def compiled_regex(pattern: str, flags: int = 0) -> re.Pattern:
     try:
         program = _program(pattern, flags)
         compiled = _sre.compile(pattern, *program)
-    except Exception:  # re's internals changed shape: compile the ordinary way, uncached
-        return re.compile(pattern, flags)
-    if len(_programs) < MAX_REGEX_ENTRIES:
-        _programs[(pattern, int(flags))] = program
-        _programs_added = True
+    except Exception:  # re's internals changed shape (or a bad pattern): compile the ordinary way, uncached
+        return fallback(pattern, flags)
+    if len(programs) < MAX_REGEX_ENTRIES:
+        programs[(pattern, int(flags))] = program
+        _programs_added = _programs_added or saves
     return compiled
+
+
+def _kept_programs() -> dict[tuple[str, int], tuple]:
+    """The programs kept by earlier processes, read once (a miss or no cache: none)."""
+    global _programs
+    if _programs is None:
+        _programs = {}  # first: a pattern compiled while the entry is read is compiled, not looked up
+        if cache_dir() is not None:
+            stored = read_entry("regex", _regex_key())
+            _programs = stored if isinstance(stored, dict) else {}
+            atexit.register(_save_programs)
+    return _programs
 
 
 def _program(pattern: str, flags: int) -> tuple:
@@ -235,3 +249,44 @@ def _program(pattern: str, flags: int) -> tuple:
 def _save_programs() -> None:
     if _programs_added and _programs:
         write_entry("regex", _regex_key(), _programs)
+
+
+_ordinary_compile: Callable | None = None
+
+
+def keep_all_regex_programs() -> None:
+    """Route every regex this process compiles (the libraries' too: yaml, email, the command-line parser) through
+    the kept programs, for a one-shot command whose start is mostly module-level `re.compile` calls.
+
+    It wraps `re._compiler.compile`, what `re` calls on a miss of its own in-process cache, so the
+    Pattern objects are the ones re would build (`_sre.compile` of the same program); anything that
+    is not a str or bytes pattern, or asks for re.DEBUG, goes the ordinary way."""
+    global _ordinary_compile
+    try:
+        from re import _compiler
+    except ImportError:  # another Python's re: nothing to wrap
+        return
+    if _ordinary_compile is not None or cache_dir() is None or not callable(getattr(_compiler, "compile", None)):
+        return
+    # Read the kept programs now, with re as it is: reading them imports modules (pydantic, for the
+    # key), which must not happen inside a compile that some half-imported module asked for.
+    _kept_programs()
+    _ordinary_compile = ordinary = _compiler.compile
+
+    def compile_kept(p, flags=0):
+        if isinstance(p, (str, bytes)) and isinstance(flags, int) and not flags & re.DEBUG:
+            return _compile_kept(p, flags, ordinary, saves=_called_from_bot())
+        return ordinary(p, flags)
+
+    _compiler.compile = compile_kept
+
+
+def _called_from_bot() -> bool:
+    """Whether the code that asked re for a pattern is the bot's. A library may build a pattern anew
+    in every process (tokenize joins a set of string prefixes, ordered by the hash seed): such a
+    pattern is kept when the entry is written anyway, but never makes a start rewrite it."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "") in ("re", "re._compiler", __name__):
+        frame = frame.f_back
+    name = frame.f_globals.get("__name__", "") if frame is not None else ""
+    return name == "bot" or name.startswith("bot.")

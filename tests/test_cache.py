@@ -169,3 +169,52 @@ def test_no_home_directory_means_no_cache_not_a_crash(monkeypatch):
     assert cache.cache_dir() is None
     assert cache.cached("demo", [], build) == "built" and cache.cached("demo", [], build) == "built"
     assert len(calls) == 2
+
+
+def _run_python(code: str, cache_folder: Path) -> str:
+    import subprocess
+    import sys
+
+    env = {**os.environ, cache.CACHE_DIR_ENV: str(cache_folder), "PYTHONPATH": str(ROOT)}
+    env.pop(cache.CACHE_SWITCH_ENV, None)
+    done = subprocess.run([sys.executable, "-c", code], check=False, env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_a_one_shot_command_reads_every_module_level_pattern_from_the_cache(cache_folder):
+    """keep_all_regex_programs: a bot module's patterns are kept by the first process; the next one
+    builds them from the kept programs without parsing one, and they match as compiled ones do."""
+    probe = ("from bot import cache; cache.keep_all_regex_programs()\n"
+             "import bot.nlu.quantities as q, re\n"
+             "print(sorted(len(p.pattern) for p in vars(q).values() if isinstance(p, re.Pattern))[-1])\n")
+    first = _run_python(probe, cache_folder)
+    entries = list(cache_folder.glob("regex-*.pickle"))
+    assert len(entries) == 1
+    kept = pickle.loads(entries[0].read_bytes())
+    assert len(kept) > 20
+    # The second process must not parse a pattern of that module: parsing is made to fail.
+    second = _run_python("from bot import cache\n"
+                         "def refuse(*a):\n    raise AssertionError('parsed')\n"
+                         "cache.keep_all_regex_programs()\nimport bot.nlu.quantities\ncache._program = refuse\n"
+                         "import importlib; importlib.reload(bot.nlu.quantities)\n"
+                         "import bot.nlu.quantities as q, re\n"
+                         "print(sorted(len(p.pattern) for p in vars(q).values() if isinstance(p, re.Pattern))[-1])\n",
+                         cache_folder)
+    assert first == second
+    bad = _run_python("from bot import cache; cache.keep_all_regex_programs()\nimport re\n"
+                      "try:\n    re.compile('(unclosed')\nexcept re.error as e:\n    print('re.error', e.pos)\n"
+                      "print(re.compile('(?P<n>a+)b', re.I).match('AAb').group('n'))\n", cache_folder)
+    assert bad.split() == ["re.error", "0", "AA"]
+
+
+def test_a_pattern_compiled_outside_the_bot_does_not_rewrite_the_kept_programs(cache_folder):
+    """A library may build a different pattern in every process (tokenize orders a set of string
+    prefixes by the hash seed): it must not make every start rewrite the entry."""
+    _run_python("from bot import cache; cache.keep_all_regex_programs()\nimport bot.nlu.quantities\n", cache_folder)
+    entry = next(cache_folder.glob("regex-*.pickle"))
+    before = entry.stat().st_mtime_ns, entry.read_bytes()
+    _run_python("from bot import cache; cache.keep_all_regex_programs()\nimport bot.nlu.quantities, re, uuid\n"
+                "re.compile('not from the bot ' + uuid.uuid4().hex)\n", cache_folder)
+    assert (entry.stat().st_mtime_ns, entry.read_bytes()) == before

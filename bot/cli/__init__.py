@@ -22,6 +22,10 @@ EXIT_INPUT = 2
 # The NAME_FILE variables bot/ops/secrets.py reads (checked here so that `ask` loads it only then).
 _SECRET_FILE_SUFFIXES = ("_SECRET_FILE", "_TOKEN_FILE", "_PASSWORD_FILE", "DATABASE_URL_FILE")
 EXIT_FAILURE = 1
+# Commands whose start compiles the NLU's, the diagnostics' and the composers' patterns and loads
+# pydantic anyway: they read the compiled programs from the start-up cache (bot/cache.py). Not the
+# long-running ones (their start is paid once) nor the light ones (`ping`, `--version`).
+_KEEPS_REGEX_PROGRAMS = frozenset({"ask", "chat"})
 
 
 class Command(NamedTuple):
@@ -100,6 +104,12 @@ def _command_name(argv: list[str]) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; `argv` None means this process is the `gpu-advisor` command itself."""
     if argv is None:
+        if _command_name(sys.argv[1:]) in _KEEPS_REGEX_PROGRAMS:
+            # A one-shot command's start is largely module-level re.compile calls: their compiled
+            # programs are read from the start-up cache instead (bot/cache.py).
+            from bot.cache import keep_all_regex_programs
+
+            keep_all_regex_programs()
         try:
             return _main(sys.argv[1:])
         finally:
