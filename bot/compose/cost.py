@@ -155,7 +155,8 @@ def _buy_vs_rent(qs, ctx, currency, lang) -> AskAnswer | None:
     else:
         lead = say("cost.buy_lead_own", lang, own=m(r.own_monthly), rent=m(r.rent_monthly),
                    pct=_pct(r.break_even_utilisation or 0), hours=be_hours or "0")
-    if rent is not None and rent.option == "reserved" and stated_hours is not None and stated_hours < calc.HOURS_PER_MONTH:
+    if (rent is not None and rent_rate is not None and rent.option == "reserved" and stated_hours is not None
+            and stated_hours < calc.HOURS_PER_MONTH):
         # a reserved (committed) rate bills every hour of its term, whatever the use
         full = rent_rate * gpus * calc.HOURS_PER_MONTH
         key = "cost.buy_reserved_own" if full > r.own_monthly else "cost.buy_reserved_rent"

@@ -34,8 +34,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                          rule="cost-one-currency", sources=[])
     lang = ctx.language
     rows = []
-    for quote, speed in zip(rates, speeds):
-        per_m = quote.hourly_rate / (speed.value * 3600) * MILLION
+    for quote, speed in zip(rates, speeds, strict=True):
+        per_m = (quote.hourly_rate or 0.0) / (speed.value * 3600) * MILLION
         name = gpu_name(ctx.catalog, quote.gpu) if quote.gpu in ctx.catalog.gpus else (quote.label or quote.gpu or "?")
         rows.append((per_m, name, quote, speed))
     rows.sort(key=lambda r: r[0])
@@ -47,7 +47,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                    other_price=money(worst[0], cur, lang), ratio=count(round(worst[0] / best[0], 1)))
     else:
         lead = say("cost.tokens_one", lang, gpu=best[1], price=money(best[0], cur, lang))
-    details = [say("cost.tokens_line", lang, gpu=name, rate=money(q.hourly_rate, cur, lang), tps=count(s.value),
+    details = [say("cost.tokens_line", lang, gpu=name, rate=money(q.hourly_rate or 0.0, cur, lang), tps=count(s.value),
                    per_hour=count(round(s.value * 3600 / MILLION, 2)), price=money(p, cur, lang))
                for p, name, q, s in rows]
     details.append(say("cost.tokens_utilisation", lang, pct=f"{UTILISATION_EXAMPLE:.0%}",

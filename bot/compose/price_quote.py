@@ -13,6 +13,7 @@ import re
 import statistics
 
 from bot.compose import ComposeContext
+from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.messages.format import count, gpu_name, money
 from bot.models import Ask, StatedCost
@@ -23,9 +24,10 @@ HOURS_PER_MONTH = 730
 # "vendor quoted $3.80 … good or bad?", "报价 ¥12/卡时 贵不贵": their own quote, to be judged
 QUOTE_ASKED = re.compile(r"good\s+or\s+bad|good\s+(?:deal|price)|fair\s+(?:price|deal)|rip[\s-]?off|overpa\w+|too\s+(?:much|expensive)"
                          r"|贵不贵|贵吗|划不划算|合理吗|算贵|算便宜|报价.{0,12}(?:怎么样|如何|行吗)", re.IGNORECASE)
+TYPICAL_BAND = 0.10  # within 10% of the median is the going rate
 
 
-def per_gpu_rate(ctx: ComposeContext, quote: StatedCost) -> float | None:
+def per_gpu_rate(quote: StatedCost) -> float | None:
     if not quote.hourly_rate:
         return None
     if quote.per_gpu or not quote.gpu_count:
@@ -35,37 +37,30 @@ def per_gpu_rate(ctx: ComposeContext, quote: StatedCost) -> float | None:
 
 def answer(ask: Ask, ctx: ComposeContext, gpus: list[str]) -> tuple[str, list[str], dict] | None:
     """(lead, details, figures) for the user's quote of one of `gpus`, or None without one."""
-    quote = next((c for c in ctx.requirement.costs if c.hourly_rate and (not c.gpu or c.gpu in gpus
-                                                                        or _family(ctx, c.gpu) & set(gpus))), None)
-    if quote is None:
-        quote = _from_quantities(ctx)
-    rate = per_gpu_rate(ctx, quote) if quote else None
-    if rate is None:
+    quote = _quote(ctx, gpus)
+    rate = per_gpu_rate(quote) if quote else None
+    if quote is None or rate is None:
         return None
-    lang, catalog = ctx.language, ctx.catalog
-    listed = [o for o in offers(catalog) if o.gpu in gpus and o.on_demand is not None]
-    rows = [o for o in listed if o.currency == quote.currency]
+    listed = [o for o in offers(ctx.catalog) if o.gpu in gpus and o.on_demand is not None]
     if not listed:
         return None
     n = quote.gpu_count or ctx.requirement.gpu_count or 1
+    rows = [o for o in listed if o.currency == quote.currency]
     if not rows:  # their quote in ¥, the table in $: both said, no exchange rate made up
-        other = listed[0].currency
-        best = cheapest(catalog, gpus, limit=1)[0]
-        median = statistics.median(o.per_gpu("on-demand") for o in listed if o.currency == other)
-        name = gpu_name(catalog, best.gpu) if len({o.gpu for o in listed}) == 1 else catalog.gpus[gpus[0]].family.upper()
-        lead = say("price.quote_other_currency", lang, rate=money(rate, quote.currency, lang), gpu=name,
-                   median=money(median, other, lang), low=money(best.per_gpu("on-demand"), other, lang),
-                   provider=provider_name(catalog, best.provider))
-        details = [say("price.quote_month_only", lang, count=count(n), gpu=name,
-                       quoted=money(rate * n * HOURS_PER_MONTH, quote.currency, lang)), say("price.quote_includes", lang)]
-        return lead, details, {"quote_per_gpu_hour": rate, "currency": quote.currency, "table_currency": other}
+        return _other_currency(ctx, gpus, listed, quote, rate, n)
+    return _judged(ctx, gpus, rows, quote, rate, n)
+
+
+def _judged(ctx: ComposeContext, gpus: list[str], rows: list[Offer], quote: StatedCost, rate: float,
+            n: int) -> tuple[str, list[str], dict]:
+    lang, catalog = ctx.language, ctx.catalog
     best = cheapest(catalog, gpus, limit=1)[0]
-    median = statistics.median(o.per_gpu("on-demand") for o in rows)
-    name = gpu_name(catalog, best.gpu) if len({o.gpu for o in rows}) == 1 else catalog.gpus[gpus[0]].family.upper()
-    verdict = ("price.quote_high" if rate > median * 1.1 else "price.quote_low" if rate < median * 0.9
-               else "price.quote_typical")
+    median = statistics.median(_per_gpu(o) for o in rows)
+    name = _name(ctx, gpus, rows, best)
+    verdict = ("price.quote_high" if rate > median * (1 + TYPICAL_BAND) else
+               "price.quote_low" if rate < median * (1 - TYPICAL_BAND) else "price.quote_typical")
     lead = say(verdict, lang, rate=money(rate, quote.currency, lang), gpu=name,
-               median=money(median, quote.currency, lang), low=money(best.per_gpu("on-demand"), best.currency, lang),
+               median=money(median, quote.currency, lang), low=money(_per_gpu(best), best.currency, lang),
                provider=provider_name(catalog, best.provider), instance=shown(best.instance_type or "-", 40),
                pct=f"{abs(rate / median - 1):.0%}")
     details = [say("price.quote_month", lang, count=count(n), gpu=name,
@@ -74,8 +69,42 @@ def answer(ask: Ask, ctx: ComposeContext, gpus: list[str]) -> tuple[str, list[st
                    gap=money((rate - median) * n * HOURS_PER_MONTH, quote.currency, lang)),
                say("price.quote_includes", lang)]
     figures = {"quote_per_gpu_hour": rate, "median_per_gpu_hour": round(median, 4),
-               "cheapest_per_gpu_hour": best.per_gpu("on-demand"), "gpus": n, "currency": quote.currency}
+               "cheapest_per_gpu_hour": _per_gpu(best), "gpus": n, "currency": quote.currency}
     return lead, details, figures
+
+
+def _other_currency(ctx: ComposeContext, gpus: list[str], listed: list[Offer], quote: StatedCost, rate: float,
+                    n: int) -> tuple[str, list[str], dict]:
+    lang, catalog = ctx.language, ctx.catalog
+    other = listed[0].currency
+    best = cheapest(catalog, gpus, limit=1)[0]
+    median = statistics.median(_per_gpu(o) for o in listed if o.currency == other)
+    name = _name(ctx, gpus, listed, best)
+    lead = say("price.quote_other_currency", lang, rate=money(rate, quote.currency, lang), gpu=name,
+               median=money(median, other, lang), low=money(_per_gpu(best), other, lang),
+               provider=provider_name(catalog, best.provider))
+    details = [say("price.quote_month_only", lang, count=count(n), gpu=name,
+                   quoted=money(rate * n * HOURS_PER_MONTH, quote.currency, lang)), say("price.quote_includes", lang)]
+    return lead, details, {"quote_per_gpu_hour": rate, "currency": quote.currency, "table_currency": other}
+
+
+def _per_gpu(offer: Offer) -> float:
+    return offer.per_gpu("on-demand") or 0.0
+
+
+def _name(ctx: ComposeContext, gpus: list[str], rows: list[Offer], best: Offer) -> str:
+    """The card by its display name, or the family ("H100") where the rows cover several variants."""
+    if len({o.gpu for o in rows}) == 1:
+        return gpu_name(ctx.catalog, best.gpu)
+    return ctx.catalog.gpus[gpus[0]].family.upper()
+
+
+def _quote(ctx: ComposeContext, gpus: list[str]) -> StatedCost | None:
+    """Their quote of one of `gpus`: a stated cost, else the one hourly quote the typed numbers hold."""
+    for cost in ctx.requirement.costs:
+        if cost.hourly_rate and (not cost.gpu or cost.gpu in gpus or _family(ctx, cost.gpu) & set(gpus)):
+            return cost
+    return _from_quantities(ctx)
 
 
 def _from_quantities(ctx: ComposeContext) -> StatedCost | None:
@@ -93,8 +122,5 @@ def _from_quantities(ctx: ComposeContext) -> StatedCost | None:
 def _family(ctx: ComposeContext, gpu: str) -> set[str]:
     try:
         return set(ctx.catalog.resolve_gpu(gpu))
-    except Exception:  # noqa: BLE001 - a name the catalog does not know has no family
+    except UnknownNameError:  # a name the catalog does not know has no family
         return set()
-
-
-__all__ = ["answer", "Offer"]
