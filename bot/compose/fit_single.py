@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from bot.compose import ComposeContext
 from bot.messages import say
-from bot.messages.format import gpu_name
+from bot.messages.format import gpu_name, gpu_setup
 from bot.sizing.estimate import SizingInput, estimate_memory
 from bot.sizing.plans import plan_on
 from bot.sizing.sizer import gpu_slot, proxy_shape, reference_shape, shape_from_arch
@@ -18,11 +18,13 @@ OPTIMIZER_BYTES_PER_PARAM = 14
 
 
 def single_card_fixes(ctx: ComposeContext) -> list[str]:
-    """The one-card fixes for a full fine-tune that does not fit the stated single GPU, or []."""
+    """The fixes that keep the stated GPUs (one card, or one node's) for a full fine-tune that does not
+    fit them, or []."""
     req = ctx.requirement
-    if req.workload != "training" or req.method not in (None, "full") or (req.gpu_count or 1) != 1 or not req.gpu:
+    count = req.gpu_count or 1
+    if req.workload != "training" or req.method not in (None, "full") or count > 8 or not req.gpu:
         return []
-    stated = next((c for c in ctx.answer.candidates if c.gpu == req.gpu and c.count == 1), None)
+    stated = next((c for c in ctx.answer.candidates if c.gpu == req.gpu and c.count == count), None)
     spec = ctx.catalog.gpus.get(stated.gpu) if stated else None
     if stated is None or stated.fits or spec is None:
         return []
@@ -32,22 +34,22 @@ def single_card_fixes(ctx: ComposeContext) -> list[str]:
     slot = gpu_slot(spec)
     lang = ctx.language
     out = []
-    offload = plan_on(estimate_memory(_with(job, offload="optimizer")), "training", slot, 1)
+    offload = plan_on(estimate_memory(_with(job, offload="optimizer")), "training", slot, count)
     micro = None
     if not offload.fits and (job.batch_size or 1) > 1:  # with a micro-batch of 1 and gradient accumulation
-        micro = plan_on(estimate_memory(_with(job, offload="optimizer", batch_size=1)), "training", slot, 1)
+        micro = plan_on(estimate_memory(_with(job, offload="optimizer", batch_size=1)), "training", slot, count)
     host = job.model.params_b * OPTIMIZER_BYTES_PER_PARAM
-    name = gpu_name(ctx.catalog, spec.id)
+    name = gpu_setup(ctx.catalog, spec.id, count, lang)
     if offload.fits:
         out.append(say("fit.offload_single", lang, gpu=name, need=f"{offload.need_gb:.0f}",
                        have=f"{offload.have_gb:.0f}", host=f"{host:,.0f}"))
     elif micro is not None and micro.fits:
         out.append(say("fit.offload_micro", lang, gpu=name, need=f"{micro.need_gb:.0f}", have=f"{micro.have_gb:.0f}",
                        host=f"{host:,.0f}", accumulation=job.batch_size))
-    adam8 = plan_on(estimate_memory(_with(job, optimizer="adam8bit")), "training", slot, 1)
+    adam8 = plan_on(estimate_memory(_with(job, optimizer="adam8bit")), "training", slot, count)
     adam8_micro = None
     if not adam8.fits and (job.batch_size or 1) > 1:
-        adam8_micro = plan_on(estimate_memory(_with(job, optimizer="adam8bit", batch_size=1)), "training", slot, 1)
+        adam8_micro = plan_on(estimate_memory(_with(job, optimizer="adam8bit", batch_size=1)), "training", slot, count)
     if adam8_micro is not None and adam8_micro.fits:
         out.append(say("fit.adam8_micro", lang, need=f"{adam8_micro.need_gb:.0f}", have=f"{adam8_micro.have_gb:.0f}",
                        accumulation=job.batch_size))

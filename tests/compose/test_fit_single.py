@@ -46,3 +46,8 @@ def test_more_of_a_pcie_card_without_nvlink_is_not_tensor_parallel_across_eight(
     answer = Conversations(advisor).ask("t", "mixtral 8x7b should fit on a single 4090 (24gb) in bf16 right?")
     assert not any(r.gpu == "rtx-4090" and (r.count or 0) > 4 for r in answer.recommendations)
     assert any("smallest single card" in l for l in render_text(answer).splitlines()[:4])
+
+
+def test_a_stated_node_that_is_too_small_gets_offload_on_that_node(advisor):
+    out = lines(advisor, "full finetune qwen2.5-7b (NOT lora) on 4x 4090 24g, bf16 + adamw, seq 4k. doable??")
+    assert any(l.strip().startswith("Full fine-tuning on 4× RTX 4090 still works with ZeRO-Offload") for l in out[:4])
