@@ -28,14 +28,24 @@ _RENTED = re.compile(r"\brent\w*|provider|cloud|云厂商|租|供应商|服务�
 # "any licensing issue?", "会不会有授权问题": yes/no is about the issue, not about being allowed
 _ISSUE = re.compile(r"\b(?:issues?|problems?|risks?|concerns?)\b|问题|风险|麻烦", re.I)
 _DRIVER_Q = re.compile(r"driver|驱动|recogni[sz]e|detect|认全|认出|识别|显示|能用吗|work", re.I)
+# Splitting one GPU among VMs or tenants: vGPU (licensed), MIG (hardware), time-slicing (neither).
+_SHARING = re.compile(r"vgpu|\bvms?\b|virtual\s+machines?|multi[\s-]?tenan\w*|tenants?|虚机|虚拟机|多租户|租户|切给多个|分给多个", re.I)
 # Licence-clean cards shown with their memory and power, smallest first; China-market ones there.
 _ALTERNATIVES = ("l4", "l40s", "rtx-pro-6000")
 _ALTERNATIVES_CN = ("l4", "l20", "l40s")
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    spec = _consumer(ctx)
     text = ctx.question or ask.text
+    if _SHARING.search(text) and _LICENCE.search(text):
+        shared = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
+        if shared is None and ctx.requirement.gpu:
+            from bot.advice.options import representative
+
+            shared = representative(ctx.catalog, ctx.requirement.gpu)
+        if shared is not None:
+            return _sharing(shared, ctx)
+    spec = _consumer(ctx)
     if spec is not None and not spec.nvidia_product and _DRIVER_Q.search(ask.text):
         return _aftermarket(spec, ctx)
     if spec is None or not _LICENCE.search(ask.text):
@@ -87,3 +97,21 @@ def _aftermarket(spec: GpuSpec, ctx: ComposeContext) -> AskAnswer:
     details = [say("compat.aftermarket_accept", lang), say("compat.aftermarket_pitfalls", lang)]
     return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.aftermarket-card",
                      sources=list(dict.fromkeys([*spec.sources, "nvidia-smi-docs"])))
+
+
+def _sharing(spec: GpuSpec, ctx: ComposeContext) -> AskAnswer:
+    """Sharing one GPU among VMs or tenants: what the card supports, and which way needs a licence."""
+    lang = ctx.language
+    name = gpu_name(ctx.catalog, spec.id)
+    if spec.mig_max_instances:
+        lead = say("compat.share_mig_yes", lang, gpu=name, n=spec.mig_max_instances)
+    else:
+        mig = sorted((g for g in ctx.catalog.gpus.values() if g.mig_max_instances and g.gpu_class == "datacenter"),
+                     key=lambda g: g.memory_gb)
+        families = list(dict.fromkeys(g.family.replace("-", " ").upper() for g in mig))  # "A100", "H100"
+        names = ("、" if lang == "zh" else ", ").join(families[:5])
+        lead = say("compat.share_mig_no", lang, gpu=name, mig_gpus=names)
+    details = [say("compat.share_vgpu", lang, gpu=name), say("compat.share_timeslice", lang),
+               say("compat.share_isolation", lang)]
+    return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.gpu-sharing-licence",
+                     sources=["nvidia-mig-user-guide", "nvidia-vgpu-licensing", "k8s-device-plugin"])

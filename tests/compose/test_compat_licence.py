@@ -51,3 +51,11 @@ def test_an_aftermarket_card_gets_its_own_answer_and_not_the_generic_pitfalls(ad
 def test_a_data_centre_card_gets_no_licence_answer(advisor):
     answer = _answer(advisor, "is it legal to sell an inference API on L40S cards in our colo?")
     assert not any(a.rule == "compat.geforce-licence" for a in answer.answers)
+
+
+def test_sharing_a_gpu_without_mig_among_vms_needs_a_vgpu_licence(advisor):
+    answer = _answer(advisor, "想把一张 L40S 切给多个虚机/多个租户用，能像 A100 那样开 MIG 吗？需要什么授权？")
+    reply = answer.answers[0]
+    assert reply.lead.startswith("不能——L40S 不支持 MIG") and "A100" in reply.lead
+    assert any("vGPU 软件授权" in d for d in reply.details) and any("时间片共享" in d for d in reply.details)
+    assert "nvidia-vgpu-licensing" in reply.sources
