@@ -46,8 +46,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         verdict = ctx.answer.verdict  # "…and is it enough?": the verdict follows the technique's figure
         details = ([verdict.text] if verdict is not None and (req.model or req.params_b) else []) + explained.details
         if verdict is not None and verdict.answer == "no":
-            from bot.compose.fit_single import single_card_fixes  # "…and is it enough?" no: what keeps one card
-            details = details[:2] + single_card_fixes(ctx)
+            from bot.compose.fit_single import context_split, single_card_fixes  # "…is it enough?" no: what works
+            split = context_split(ctx)
+            head = 1 if req.model or req.params_b else 0  # the verdict, then what works, then the technique's detail
+            details = details[:head] + ([split] if split else []) + details[head:head + 1] + single_card_fixes(ctx)
         return explained.model_copy(update={"kind": "fit", "details": details})
     if req.model is None and req.params_b is None:
         able = capability(ask, ctx)  # "what can an L40S do?": the model sizes it holds

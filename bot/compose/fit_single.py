@@ -24,7 +24,8 @@ def single_card_fixes(ctx: ComposeContext) -> list[str]:
     count = req.gpu_count or 1
     if req.workload != "training" or req.method not in (None, "full") or count > 8 or not req.gpu:
         return []
-    stated = next((c for c in ctx.answer.candidates if c.gpu == req.gpu and c.count == count), None)
+    spec = _spec(ctx, req.gpu)
+    stated = next((c for c in ctx.answer.candidates if spec and c.gpu == spec.id and c.count == count), None)
     spec = ctx.catalog.gpus.get(stated.gpu) if stated else None
     if stated is None or stated.fits or spec is None:
         return []
@@ -120,3 +121,44 @@ def _ids(ctx: ComposeContext, name: str) -> list[str]:
         return ctx.catalog.resolve_gpu(name)
     except Exception:  # an id the catalog does not resolve: nothing to compare
         return []
+
+
+# Context-parallel degrees to try: the sequence is split across this many GPUs (ring attention,
+# DeepSpeed-Ulysses), so activations and logits divide by it while the weights are held on each.
+_CP_DEGREES = (2, 4, 8)
+# The share of a GPU a plan may fill (the options' 10% headroom).
+_FILL = 0.9
+
+
+def context_split(ctx: ComposeContext) -> str | None:
+    """A long-context training job whose activations (and logits) do not fit: the context-parallel
+    degree at which they do on the stated GPU, with the per-GPU figure."""
+    req = ctx.requirement
+    memory = ctx.answer.estimate.memory_gb if ctx.answer.estimate else None
+    spec = _spec(ctx, req.gpu)
+    if req.workload != "training" or memory is None or spec is None or (req.context or 0) < 32768:
+        return None
+    fixed = memory.weights + memory.gradients + memory.optimizer + memory.overhead
+    stated = next((c for c in ctx.answer.candidates if c.gpu == spec.id and c.count == (req.gpu_count or 1)), None)
+    if stated is None or stated.fits or memory.activations < fixed:
+        return None
+    have = stated.have_gb
+    for n in _CP_DEGREES:
+        per = fixed + memory.activations / n
+        if per <= _FILL * have:
+            return say("fit.context_parallel", ctx.language, n=n, gpu=gpu_name(ctx.catalog, spec.id),
+                       per=f"{per:.0f}", have=f"{have:.0f}", act=f"{memory.activations:.0f}")
+    return None
+
+
+def _spec(ctx: ComposeContext, name: str | None):
+    """The GPU a name stands for: itself, or a family's representative (the SXM board, as rented)."""
+    if not name:
+        return None
+    if name in ctx.catalog.gpus:
+        return ctx.catalog.gpus[name]
+    from bot.advice.options import representative
+    try:
+        return representative(ctx.catalog, name)
+    except Exception:  # a name the catalog does not resolve
+        return None

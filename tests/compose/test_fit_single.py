@@ -51,3 +51,11 @@ def test_more_of_a_pcie_card_without_nvlink_is_not_tensor_parallel_across_eight(
 def test_a_stated_node_that_is_too_small_gets_offload_on_that_node(advisor):
     out = lines(advisor, "full finetune qwen2.5-7b (NOT lora) on 4x 4090 24g, bf16 + adamw, seq 4k. doable??")
     assert any(l.strip().startswith("Full fine-tuning on 4× RTX 4090 still works with ZeRO-Offload") for l in out[:4])
+
+
+def test_long_context_training_is_split_across_gpus_by_context_parallel(advisor):
+    out = lines(advisor, "need a LoRA fine-tune of Qwen2.5-7B at 128k context. is one H100 enough if i turn on grad "
+                         "checkpointing? if not how many / which gpus")
+    assert out[1].strip().startswith("No —")
+    split = out[2]
+    assert "context parallel" in split and "4× H100 SXM" in split
