@@ -30,14 +30,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from agent_fleet import SECRET, _peak_rss_mib, _serve_standin  # noqa: E402  the same stand-in server
+from agent_fleet import SECRET, _peak_rss_mib, _serve_standin
 
-from bot.advisor import Advisor  # noqa: E402
-from bot.dispatch.audit import MemoryAuditSink  # noqa: E402
-from bot.dispatch.checker import HostChecker  # noqa: E402
-from bot.dispatch.inventory import load_inventory  # noqa: E402
-from bot.fleet.config import FleetConfig  # noqa: E402
-from bot.fleet.monitor import FleetMonitor  # noqa: E402
+from bot.advisor import Advisor
+from bot.dispatch.audit import MemoryAuditSink
+from bot.dispatch.checker import HostChecker
+from bot.dispatch.inventory import load_inventory
+from bot.fleet.config import FleetConfig
+from bot.fleet.monitor import FleetMonitor
 
 GOAL = 1.3
 MAX_HOSTS = 20_000

@@ -29,11 +29,11 @@ def parse_when(flag: str, raw: str) -> dt.datetime:
     except ValueError:
         raise InputError(flag, f"{raw!r} is not a date (2026-12-01) or a date-time (2026-12-01T09:30, "
                                "UTC unless a zone is given)") from None
-    return when.replace(tzinfo=dt.timezone.utc) if when.tzinfo is None else when.astimezone(dt.timezone.utc)
+    return when.replace(tzinfo=dt.UTC) if when.tzinfo is None else when.astimezone(dt.UTC)
 
 
 def _window(args: argparse.Namespace) -> tuple[dt.datetime, dt.datetime | None]:
-    now = dt.datetime.now(dt.timezone.utc)
+    now = dt.datetime.now(dt.UTC)
     since = parse_when("--since", args.since) if args.since else now - dt.timedelta(days=DEFAULT_DAYS)
     until = parse_when("--until", args.until) if args.until else None
     if until is not None and until <= since:

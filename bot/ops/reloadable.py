@@ -237,7 +237,7 @@ class ConfigSync:
                                 "serving %s", name, version, reloader.version)
         return done
 
-    def start(self) -> "ConfigSync":
+    def start(self) -> ConfigSync:
         for name, reloader in self.reloaders.items():
             state = self.store.rule_base_state(name=self._row(name))
             if state is None or state[0] != reloader.version:

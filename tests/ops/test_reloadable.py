@@ -48,7 +48,7 @@ def test_a_good_edit_serves_at_once_and_a_bad_one_keeps_the_old_book(tmp_path, c
 def test_a_bad_file_at_start_up_refuses_to_start(tmp_path):
     path = tmp_path / "roles.yaml"
     path.write_text("roles: {boss: {}}\n")
-    with pytest.raises(ConfigError, match="roles.boss"):
+    with pytest.raises(ConfigError, match=r"roles\.boss"):
         role_reloader(path)
 
 

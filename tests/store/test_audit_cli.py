@@ -8,7 +8,7 @@ import json
 from bot.cli import main
 from bot.store import AuditEntry
 
-T0 = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.timezone.utc)
+T0 = dt.datetime(2026, 12, 1, 9, 0, tzinfo=dt.UTC)
 
 
 def _seed(store) -> None:
