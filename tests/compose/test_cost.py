@@ -320,3 +320,16 @@ def test_a_reserved_rate_is_billed_every_hour_against_buying_whatever_the_use(ad
     assert lines[0].startswith("Buying beats the reserved commitment")
     assert f"${full:,.0f} a month" in lines[0] and f"${(full - own) * 36:,.0f} over 36 months" in lines[0]
     assert f"${2.40 * 8 * 730 * 0.7:,.0f} a month" in lines[0]  # pay-per-use at the stated 70%
+
+
+@pytest.mark.parametrize("text", [
+    "两个方案：A 8卡A100 80G 每小时 ¥160，预计跑 90 小时；B 8卡H100 每小时 ¥280，同样任务估计 40 小时。哪个便宜？还要考虑啥",
+    "Option A: 8x A100 at ¥160/h, takes 90 hours. Option B: 8x H100 at ¥280/h, takes 40 hours. Which is cheaper?",
+])
+def test_options_with_their_own_run_lengths_give_totals_and_the_speed_up_that_decides(advisor, text):
+    reply, lines = cost_answer(advisor, text)
+    assert reply.figures["cheapest_total"] == pytest.approx(280 * 40)
+    assert reply.figures["saving"] == pytest.approx(160 * 90 - 280 * 40)
+    assert reply.figures["break_even_hours"] == pytest.approx(160 * 90 / 280, abs=0.01)
+    assert reply.figures["speedup_needed"] == pytest.approx(280 / 160, abs=0.001)
+    assert "¥11,200" in lines[0] and "¥14,400" in lines[0]
