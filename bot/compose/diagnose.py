@@ -221,7 +221,7 @@ def _meanings(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> list[tuple[in
     if gpu.mig_mode:
         out.append((7, say("diagnose.mean_mig_on", lang, index=gpu.index), "nvidia-smi -L"))
     if limits and limits.compute_mode in ("E. Process", "Prohibited"):
-        out.append((7, say("diagnose.mean_exclusive", lang, mode=limits.compute_mode), "nvidia-smi -q -d COMPUTE"))
+        out.append((8, say("diagnose.mean_exclusive", lang, mode=limits.compute_mode), "nvidia-smi -q -d COMPUTE"))
     if limits and limits.fan_error:
         out.append((8, say("diagnose.mean_fan_err", lang), "nvidia-smi -q -d PERFORMANCE,TEMPERATURE"))
     if gpu.persistence_mode is False:
