@@ -85,7 +85,7 @@ def _runner_up(c: Comparison) -> int:
     among those that hold the job (its ratio is against that one), else the first other side."""
     others = [i for i in range(len(c.sides)) if i != c.pick]
     key = {"compute": c.deciding, "bandwidth": "bandwidth_gbs", "memory": "memory_gb", "nvlink": "nvlink_gbs"}.get(c.reason)
-    line = next((l for l in c.lines if l.key == key), None) if key else None
+    line = next((ln for ln in c.lines if ln.key == key), None) if key else None
     if line is None or len(others) == 1:
         return others[0]
     ranked = sorted(others, key=lambda i: (c.sides[i].fits is not False, line.figures[i].value or 0), reverse=True)

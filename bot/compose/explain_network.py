@@ -84,7 +84,8 @@ def nvlink_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> st
         grads = size * 2
         moved = 2 * grads * (n - 1) / n  # a ring all-reduce sends this much per GPU
         # the listed NVLink figure counts both directions; an all-reduce streams one way per link
-        t_fast, t_slow = moved / (fast.nvlink_bandwidth_gbs / 2), moved / (slow.nvlink_bandwidth_gbs / 2)
+        fast_bw, slow_bw = fast.nvlink_bandwidth_gbs or 0.0, slow.nvlink_bandwidth_gbs or 0.0  # both set (checked above)
+        t_fast, t_slow = moved / (fast_bw / 2), moved / (slow_bw / 2)
         return say("explain.nvlink_allreduce", lang, params=count(size), grads=count(round(grads)), n=n,
                    t_fast=_s(t_fast), t_slow=_s(t_slow), **names)
     return say("explain.nvlink_general", lang, **names)
@@ -118,7 +119,7 @@ def pcie_pairs_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -
     moved = (3 if sharded else 2) * size * 2 * (n - 1) / n
     return say("explain.pcie_pairs", lang, params=count(size), traffic=count(round(moved)),
                how=say("explain.network_sharded" if sharded else "explain.network_ddp", lang),
-               t_sxm=_s(moved / (sxm.nvlink_bandwidth_gbs / 2)), t_card=_s(moved / pcie), **names)
+               t_sxm=_s(moved / ((sxm.nvlink_bandwidth_gbs or 0.0) / 2)), t_card=_s(moved / pcie), **names)
 
 
 def asks_how_much(ask: Ask) -> bool:
@@ -152,7 +153,7 @@ def tp_over_pcie(ask: Ask, ctx: ComposeContext) -> str | None:
     # the prompt the sizer prefilled: the stated context, else the model's whole one for a single request
     prompt = req.context or (arch.max_context if users == 1 else min(arch.max_context, DEFAULT_CONCURRENT_CONTEXT))
     return say("explain.tp_pcie", ctx.language, count=count, gpu=_gpu(ctx, spec.id), layers=arch.layers,
-               allreduces=2 * arch.layers, tpot=f"{cand.tpot_ms:.0f}", ttft=_s(cand.ttft_s / users),
+               allreduces=2 * arch.layers, tpot=f"{cand.tpot_ms:.0f}", ttft=_s((cand.ttft_s or 0.0) / users),
                prompt=count_text(prompt),
                pcie=count_text(_PCIE_X16_GBS.get(spec.pcie_gen, 32)), gen=spec.pcie_gen)
 

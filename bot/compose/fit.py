@@ -90,7 +90,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.fit_single import single_card_fixes  # "don't want more than 1 card": fixes on that card
     from bot.compose.explain_network import tp_over_pcie  # "4 L40S, TP=4 — will PCIe kill it?"
     pcie = tp_over_pcie(ask, ctx) if is_primary(ask, ctx) and verdict is not None and verdict.answer != "no" else None
-    if pcie is not None:
+    if pcie is not None and verdict is not None:
         return AskAnswer(kind="fit", lead=verdict.text, details=[pcie, *notes][:MAX_NOTES + 1], rule=verdict.rule,
                          sources=list(dict.fromkeys([*verdict.sources, "nvidia-nvlink", "aiperf"])))
     fixes = single_card_fixes(ctx) if is_primary(ask, ctx) and verdict is not None and verdict.answer == "no" else []
@@ -98,7 +98,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         from bot.compose.fit_single import smallest_single  # "…or do I need a 48 GB card?"
         bigger = smallest_single(ctx)
         fixes = [bigger, *fixes] if bigger else fixes
-    if fixes:
+    if fixes and verdict is not None:
         return AskAnswer(kind="fit", lead=verdict.text, details=[*notes, *fixes][:MAX_NOTES + 2], rule=verdict.rule,
                          sources=list(dict.fromkeys([*verdict.sources, "zero-offload-paper", "zero-paper"])))
     if is_primary(ask, ctx) and verdict is not None and notes:

@@ -50,7 +50,8 @@ def _cluster_pick(ctx: ComposeContext) -> AskAnswer | None:
     from bot.messages.format import count as fmt, gpu_setup, money
     recs = ctx.answer.recommendations
     top = recs[0] if recs else None
-    if top is None or ctx.requirement.workload != "training" or not top.hours or (top.count or 0) <= 8 or not top.fits:
+    if top is None or ctx.requirement.workload != "training" or not top.hours or not top.count or top.count <= 8 \
+            or not top.fits or top.gpu is None:
         return None
     lang = ctx.language
     nodes = -(-top.count // 8)

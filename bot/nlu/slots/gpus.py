@@ -107,7 +107,7 @@ MAX_GPUS_PER_NODE = 8
 
 
 def _per_node(count: int, n: int | None) -> bool:
-    return bool(n) and not (count > MAX_GPUS_PER_NODE and count % n == 0)
+    return n is not None and n > 0 and not (count > MAX_GPUS_PER_NODE and count % n == 0)
 
 
 def _set_count(scan: Scan, count: int, start: int, end: int, nodes: re.Match | None) -> None:
@@ -134,10 +134,10 @@ def _count_alone(scan: Scan, nodes: re.Match | None) -> None:
         if count is None or (m.group(1) and m.group(0).strip().endswith("张")):
             continue  # "多卡" counts nothing; "3 张" is a count of something else
         n = _node_count(nodes) if nodes is not None else None
-        if n and not _per_node(count, n):
+        if nodes is not None and n and not _per_node(count, n):
             scan.add("topics", "cluster", nodes.start(), nodes.end(), take=False)
             scan.set("gpu_count", count, min(nodes.start(), m.start()), max(nodes.end(), m.end()))
-        elif n:
+        elif nodes is not None and n:
             scan.set("gpu_count", n * count, min(nodes.start(), m.start()), max(nodes.end(), m.end()))
             if n > 1:
                 scan.add("topics", "cluster", nodes.start(), nodes.end(), take=False)
