@@ -52,7 +52,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     for answer in (_buy_vs_rent, _spot, _budget, _bill, _subscription, _quotes, _run, _gpu_hours_budget):
         reply = answer(qs, ctx, currency, lang)
         if reply is not None:
-            reply.details = reply.details[:MAX_LINES - 1]
+            from bot.nlu.quantities import read_as  # the numbers as bound, so a misread shows
+            line = read_as(qs, lang)
+            reply.details = reply.details[:MAX_LINES - (2 if line else 1)] + ([line] if line else [])
             return reply
     return None
 

@@ -538,9 +538,18 @@ def read_as(quantities: list[Quantity], language: str) -> str | None:
     for q in quantities[:MAX_READ_AS]:
         role = say(f"quantities.role_{q.role}", language)
         if q.option and q.kind == "money":
-            role = say("quantities.read_option", language, role=role, option=q.option)
+            role = say("quantities.read_option", language, role=role, option=_option_name(q.option, language))
         parts.append(say("quantities.read_one", language, written=q.text.strip(), role=role))
     return say("quantities.read_as", language, items=("；" if language == "zh" else "; ").join(parts))
+
+
+def _option_name(option: str, language: str) -> str:
+    """A billing mode in the answer's language ("on-demand" -> "按量"); a label the user wrote stays as written."""
+    from bot.messages import MessageError
+    try:
+        return say(f"quantities.option_{option}", language)
+    except MessageError:
+        return option
 
 
 def active_params_note(quantities: list[Quantity], model_id: str | None, catalog: Catalog, language: str) -> str | None:
