@@ -48,6 +48,9 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         ctx.catalog, ids, ctx.requirement, candidates=answer.candidates, recommendations=answer.recommendations,
         costs=answer.costs, flops=time.flops if time else None, **({"mfu": time.mfu} if time else {}))
     reply = render(comparison, ctx, kind=ask.kind)
+    timed = _latency_rows(ctx, comparison)
+    if timed:  # stated TTFT/TPOT targets: each side's estimate against them, before the spec rows
+        reply = reply.model_copy(update={"details": [*timed, *reply.details]})
     same = _same_price(ask, ctx, comparison)
     if same:  # "the prices are about the same": the job's cost follows the speed ratio
         reply = reply.model_copy(update={"details": [same, *reply.details]})
@@ -59,6 +62,34 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if asks_how_much(ask):  # "is 400 vs 600 a big deal?": the consequence for this job is the answer
         return reply.model_copy(update={"lead": consequence, "details": [reply.lead, *reply.details]})
     return reply.model_copy(update={"details": [consequence, *reply.details]})
+
+
+def _latency_rows(ctx: ComposeContext, c: Comparison) -> list[str]:
+    """Each side's TTFT/TPOT estimate at its count against the stated targets (one prompt's prefill, as
+    bot/compose/latency.py holds them), or [] when no target was stated."""
+    from bot.advice.options import stated_targets
+    targets = stated_targets(ctx.requirement)
+    ttft_t, tpot_t = targets.get("ttft_s"), targets.get("tpot_ms")
+    if ttft_t is None and tpot_t is None:
+        return []
+    users = ctx.requirement.concurrency or 1
+    out: list[str] = []
+    missed_fp8 = False
+    for side in c.sides:
+        cand = next((x for x in ctx.answer.candidates if x.gpu == side.gpu.id and x.count == (side.count or 1)
+                     and x.fits and x.ttft_s is not None and x.tpot_ms is not None), None)
+        if cand is None or cand.ttft_s is None or cand.tpot_ms is None:
+            continue
+        ttft = cand.ttft_s / users
+        met = (ttft_t is None or ttft <= ttft_t) and (tpot_t is None or cand.tpot_ms <= tpot_t)
+        out.append(say("spec.latency_row", ctx.language, count=cand.count, gpu=_name(ctx, side.gpu),
+                       ttft=f"{ttft:.2f}" if ttft < 1 else f"{ttft:.1f}", tpot=f"{cand.tpot_ms:.0f}", users=users,
+                       verdict=say("spec.latency_meets" if met else "spec.latency_misses", ctx.language)))
+        if not met and "fp8" in side.gpu.tensor_precisions and (ctx.requirement.precision or "bf16") in ("bf16", "fp16"):
+            missed_fp8 = True
+    if out and missed_fp8:
+        out.append(say("spec.latency_fp8", ctx.language))
+    return out
 
 
 _SAME_PRICE = re.compile(r"价格差不多|价格相近|差不多价|同价|价钱差不多|similar(?:ly)? price|same price|priced the same"

@@ -120,3 +120,16 @@ def test_when_one_side_leads_on_nothing_it_is_said_once(catalog):
                                "across GPUs (NVLink); the A800 SXM4 80GB leads on none of these specs.")
     zh = reply(catalog, ["a800", "a100"], language="zh")
     assert "A800 SXM4 80GB 在这几项规格上都不占优" in zh.lead
+
+
+def test_stated_latency_targets_are_judged_on_each_compared_side():
+    from bot.advisor import Advisor
+    from bot.conversation import Conversations
+
+    answer = Conversations(Advisor()).ask("t", "serve Qwen2.5-32B, TTFT < 1s and TPOT < 50ms, 20 concurrent, 2k-token "
+                                               "prompts. L20 or L40S?")
+    reply = answer.answers[0]
+    rows = [d for d in reply.details if "TPOT ~" in d and "concurrent (estimate)" in d]
+    assert len(rows) == 2
+    for row in rows:
+        assert row.endswith("meets your targets") or row.endswith("misses your targets")
