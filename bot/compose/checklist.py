@@ -183,7 +183,8 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
         memory_errors = say("checklist.accept_no_ecc", lang)
     peak = spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
     details = [say("checklist.accept_inventory" if spec.ecc else "checklist.accept_inventory_no_ecc", lang, count=n,
-                   gpu=name, memory=count(spec.memory_gb), memory_errors=memory_errors),
+                   gpu=name, memory=count(spec.memory_gb), memory_errors=memory_errors,
+                   power=f"{spec.board_power_w:.0f}" if spec.board_power_w else "…"),
                say("checklist.accept_xid", lang)]
     if spec.nvlink and spec.nvlink_bandwidth_gbs:
         details.append(say("checklist.accept_topology_nvlink", lang, nvlink=count(spec.nvlink_bandwidth_gbs),
@@ -216,5 +217,5 @@ def _numbered(steps: list[str]) -> list[str]:
 
 
 def _generic_inventory(language: str, n: int) -> str:
-    return say("checklist.accept_inventory", language, count=n, gpu="…", memory="…",
+    return say("checklist.accept_inventory", language, count=n, gpu="…", memory="…", power="…",
                memory_errors=say("checklist.accept_remap", language))
