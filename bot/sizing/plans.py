@@ -367,7 +367,7 @@ def _least_need(est: MemoryEstimate, workload: str, count: int) -> float:
     if (workload == "training" and not est.recompute_stated and est.recompute not in (None, "full")
             and est.act_layers):
         needs += _needs_with(with_full_recompute(est), workload, count)
-    return min((n for n in needs if n == n), default=math.inf)  # a NaN sum never fits
+    return min((n for n in needs if not math.isnan(n)), default=math.inf)  # a NaN sum never fits
 
 
 # What the planner reads of an estimate (all but its texts): the key of the least-need tables below.
