@@ -155,5 +155,9 @@ def _wheels(wheels: list[str], driver: str, ctx: ComposeContext) -> AskAnswer | 
         details.append(say("compat.wheel_minor_limits", lang))
     details += [say("compat.wheel_pin", lang, wheel="cu" + wheels[0].replace(".", ""), driver=driver),
                 say("compat.wheel_test", lang)]
+    paste = ctx.paste if ctx.paste is not None else ctx.requirement.pasted
+    if paste is not None and any(t.compute_mode in ("E. Process", "Prohibited") for t in getattr(paste, "thresholds", [])):
+        mode = next(t.compute_mode for t in paste.thresholds if t.compute_mode in ("E. Process", "Prohibited"))
+        details.append(say("compat.paste_exclusive", lang, mode=mode))  # what else the pasted box shows
     return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.wheel-vs-driver", sources=SOURCES,
                      figures={"driver": driver, **{f"cu{c.replace('.', '')}": w for (w, _), g in groups.items() for c, _ in g}})

@@ -48,6 +48,7 @@ def test_each_wheel_on_a_pasted_driver_gets_its_verdict_before_the_paste_notes(a
     lead = ask_lines(answer)[0]
     assert lead.startswith("On driver 525.125.06: cu121, cu124, cu128 — yes, under minor-version compatibility")
     assert "530.30.02, 550.54.14, 570.26" in lead
+    assert any("compute mode E. Process" in d for d in answer.answers[-1].details)  # the paste's note, after
 
 
 def test_a_driver_too_old_for_the_wheels_major_says_no(advisor):
