@@ -53,7 +53,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         reply = answer(qs, ctx, currency, lang)
         if reply is not None:
             from bot.nlu.quantities import read_as  # the numbers as bound, so a misread shows
-            line = read_as(qs, lang)
+            # a bill of stated amounts lists each item as read already; elsewhere the bound numbers show a misread
+            line = None if "largest_share" in reply.figures else read_as(qs, lang)
             reply.details = reply.details[:MAX_LINES - (2 if line else 1)] + ([line] if line else [])
             return reply
     return None

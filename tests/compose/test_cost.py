@@ -53,6 +53,8 @@ def test_a_bill_of_six_line_items_leads_with_its_monthly_total(advisor, language
     assert ("6 items added" in lines[0]) if language == "en" else ("6 项相加" in lines[0])
     assert len([line for line in lines[1:] if "¥" in line and not line.startswith(("Read as", "读作"))]) == 6
     assert lines[-1].startswith("Read as: " if language == "en" else "读作：")  # the numbers as bound, visible
+    _, shares = cost_answer(advisor, "账单明细：GPU 计算 38,000、vCPU/内存 9,500、镜像 800、云盘 4,200，哪里能省？")
+    assert not any(line.startswith("读作") for line in shares)  # stated amounts are listed item by item already
 
 
 def test_the_seed_bill_without_a_snapshot_price_says_so(advisor):
