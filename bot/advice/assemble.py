@@ -158,9 +158,11 @@ def _rank_key(record: RecommendationRecord) -> tuple:
     o = record.option
     kind = o["option"]
     if kind == "compare":
-        # Options the user compares: those that fit first, then by cost, then by time.
-        return (0, not o["fits"], o.get("tight", False), o.get("cost") or o.get("cost_per_hour") or float("inf"),
-                o.get("hours") or float("inf"), -o["headroom_pct"])
+        # Options the user compares: those that fit first, tensor parallel over more than two PCIe
+        # cards last (every layer waits on PCIe), then by cost, time, fewer GPUs.
+        pcie_tp = o.get("strategy") in ("tp", "tp-pp") and o["count"] > 2 and o.get("form") != "sxm"
+        return (0, not o["fits"], o.get("tight", False), pcie_tp, o.get("cost") or o.get("cost_per_hour") or float("inf"),
+                o.get("hours") or float("inf"), o["count"], -o["headroom_pct"])
     if kind == "stated":
         group = 0
     elif kind in _CHANGE_ORDER:

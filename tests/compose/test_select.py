@@ -66,3 +66,9 @@ def test_a_cluster_for_a_training_run_leads_with_nodes_days_and_cost(advisor):
     top = answer.recommendations[0]
     assert first.startswith(f"{top.count}× ") and f"({-(-top.count // 8)} nodes of 8)" in first
     assert "days" in first and "$" in first and "confirm" in first
+
+
+def test_compared_options_rank_tensor_parallel_over_many_pcie_cards_last(advisor):
+    answer = ask(advisor, "considering renting an 8x RTX 4090 box to serve Qwen2.5-72B (AWQ int4) instead of 2x H100 "
+                          "— the 4090 box is way cheaper per hour. thoughts?")
+    assert [(r.gpu, r.count) for r in answer.recommendations[:2]] == [("h100-sxm", 2), ("rtx-4090", 8)]
