@@ -316,6 +316,7 @@ def _bill(qs, ctx, currency, lang) -> AskAnswer | None:
                               "hours_per_month": b.hours_per_month})
 
 
+_HOW_LONG = re.compile(r"how\s+long|how\s+many\s+(?:days|hours|weeks)|多久|多长时间|几天|要跑多少天", re.IGNORECASE)
 _REALISM = re.compile(r"realistic|feasible|doable|achievable|enough\s+time|on\s+time|in\s+time|来得及|现实吗|可行吗|跑得完|够不够时间|时间够",
                       re.IGNORECASE)
 # "what do I cut first", "哪里能省": each item of the bill gets what cuts it.
@@ -464,6 +465,9 @@ def _run(qs, ctx, currency, lang) -> AskAnswer | None:
     r = calc.run_cost(gpus, hours, quote.value, quote.per)
     lead = say("cost.run_lead", lang, total=_m(r.total, currency, lang), gpus=gpus, hours=count(round(hours, 1)),
                rate=_rate(quote, lang))
+    if estimated and _HOW_LONG.search(ctx.question or ""):  # "how long …, and what at $2.49?": the time first
+        lead = say("cost.run_time_lead", lang, hours=count(round(hours, 1)), days=count(round(hours / 24, 1)),
+                   gpus=gpus, total=_m(r.total, currency, lang), rate=_rate(quote, lang))
     details = []
     if estimated:
         mfu = ctx.requirement.mfu or next((q.value for q in qs if q.role == "mfu"), None)

@@ -136,7 +136,8 @@ def test_the_cost_of_a_training_run_keeps_the_gpu_count(advisor):
     hours = 6 * 7e9 * 1e12 / (64 * advisor.catalog.gpus["h100-sxm"].dense_tflops["bf16"] * 1e12 * 0.4) / 3600
     assert reply.figures["gpus"] == 64
     assert reply.figures["total"] == pytest.approx(64 * hours * 2.49, rel=0.01)  # ~$73k, not $10k
-    assert lines[0].startswith("$73,") and "64 GPUs" in lines[0]
+    # "how long …, and what would it cost": the time first, then the total (~$73k, not $10k)
+    assert lines[0].startswith(f"About {hours:,.1f} h") and "$73," in lines[0] and "64 GPUs" in lines[0]
 
 
 def test_amounts_in_two_currencies_are_said_not_ranked(advisor):
@@ -336,3 +337,4 @@ def test_options_with_their_own_run_lengths_give_totals_and_the_speed_up_that_de
     assert reply.figures["break_even_hours"] == pytest.approx(160 * 90 / 280, abs=0.01)
     assert reply.figures["speedup_needed"] == pytest.approx(280 / 160, abs=0.001)
     assert "¥11,200" in lines[0] and "¥14,400" in lines[0]
+
