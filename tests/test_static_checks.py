@@ -48,6 +48,7 @@ COMPLEX_FUNCTIONS = {
     "bot/compose/diagnose.py::_symptom": "one branch per described symptom of a slow or failing job",
     "bot/compose/diagnose.py::_measurement": "one branch per benchmark kind quoted against its spec",
     "bot/compose/explain_compare.py::lead": "the lead sentence for each outcome of a comparison",
+    "bot/compose/explain_compare.py::_latency_rows": "one row per latency number a comparison can state (TTFT, TPOT, per GPU)",
     "bot/compose/latency.py::meeting_targets": "the fewest GPUs meeting each stated TTFT, TPOT and throughput target",
     "bot/compose/fit.py::compose": "the fit answer for each verdict, stated setup and ask kind",
     "bot/compose/fit_single.py::single_card_fixes": "one fix per way a single card can fall short",
