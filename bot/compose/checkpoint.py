@@ -46,7 +46,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if not (wants_notice or wants_interval):
         return None
     lang = ctx.language
-    provider = _provider(ctx, whole)
+    provider = provider_named(ctx, whole)
     notice = calc.notices().get(provider) if provider else None
     sources: list[str] = []
     if wants_notice:
@@ -71,7 +71,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                      sources=list(dict.fromkeys([*sources, "rental-selection-guide"])), figures=figures)
 
 
-def _provider(ctx: ComposeContext, text: str) -> str | None:
+def provider_named(ctx: ComposeContext, text: str) -> str | None:
+    """The provider the requirement or the text names ("p5" is AWS), or None."""
     if ctx.requirement.provider:
         return ctx.requirement.provider
     for pid, pattern in _PROVIDER_WORDS:

@@ -35,6 +35,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if reply is not None:
         return reply
     qs = list(ctx.requirement.quantities) or _read_from_question(ctx)
+    from bot.compose.cost_spot_choice import compose as spot_choice  # "spot or on-demand?" for a stated run
+    reply = spot_choice(ask, ctx, qs)
+    if reply is not None:
+        return reply
     if not any(q.kind == "money" or q.role in ("work", "discount") for q in qs):
         from bot.compose.cost_default import compose as default  # "is renting cheaper than buying?"
         return default(ask, ctx)

@@ -354,7 +354,8 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if re.search(r"(?:每|every|each)\s*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|hours?|hrs?|h\b)", after):
         return None
     # wall-clock time: hours, days, weeks, months, years
-    m = re.match(r"\s*(?:(?P<h>hours?|hrs?|h(?![a-z0-9])|小时|个小时|钟头)|(?P<d>days?|天)|(?P<w>weeks?|周|星期)"
+    # "10-day run", "a 2-week job": the hyphenated adjective is the same duration
+    m = re.match(r"(?:\s*-\s*|\s*)(?:(?P<h>hours?|hrs?|h(?![a-z0-9])|小时|个小时|钟头)|(?P<d>days?|天)|(?P<w>weeks?|周|星期)"
                  r"|(?P<mo>months?|个月)|(?P<y>years?|yrs?|年))(?![a-z])", after)
     if m:
         end = num.end + m.end()

@@ -76,7 +76,11 @@ def _alias_pattern(alias: str) -> str:
             parts.append("gb?")  # "A100 80G" is how people write "A100 80GB"
         else:
             parts.append(re.escape(run))
-    return r"[\s_\-]*".join(parts)
+    # "a" joins its digits without a space: "a 10-day run" and "a 100 GB disk" are the English
+    # article, not an A10 or an A100 ("A-10", "a_10" and "H 100" still are names).
+    seps = [r"[_\-]?" if i == 1 and runs[0] == "a" and run.isdigit() else r"[\s_\-]*"
+            for i, run in enumerate(runs) if i]
+    return parts[0] + "".join(sep + part for sep, part in zip(seps, parts[1:], strict=True)) if parts else ""
 
 
 class NameTable(NamedTuple):

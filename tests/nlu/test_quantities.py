@@ -418,3 +418,10 @@ def test_every_role_has_words_in_both_languages():
                                                                   "{n}% utilisation", "利用率 {n}%"]))
 def test_a_stated_use_share_is_a_utilisation(n, template):
     assert only(template.format(n=n), "utilisation").value == pytest.approx(n / 100)
+
+
+@pytest.mark.parametrize("text, hours", [("a 10-day run on 32 H100s", 240.0), ("a 2-week job", 336.0),
+                                         ("our 3 - day test", 72.0), ("10 days of training", 240.0)])
+def test_a_hyphenated_duration_is_the_duration(text, hours):
+    [duration] = [q for q in quantities(text) if q.role == "duration"]
+    assert (duration.value, duration.unit) == (hours, "h")

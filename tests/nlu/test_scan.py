@@ -1,6 +1,7 @@
 """bot.nlu.scan: folding, the catalog's name tables and the Scan extractors write to."""
 
 from bot.knowledge import default_catalog
+from bot.nlu import parse
 from bot.nlu.scan import NameTable, Scan, fold, lexicon_for
 
 
@@ -37,3 +38,12 @@ def test_the_kind_stays_out_of_the_json():
     scan = Scan.of("H800", lexicon_for(default_catalog()))
     scan.ignore("gpu", "H800", 0, 4, note="GPU not in the catalog", kind="unknown-gpu")
     assert "kind" not in scan.ignored[0].model_dump()
+
+
+def test_the_english_article_before_a_number_is_no_gpu_name():
+    catalog = default_catalog()
+    for written, gpu in [("a 10-day run on 32 H100s", "h100"), ("a 100 GB disk on an A10", "a10"),
+                         ("a 10 day job", None)]:
+        assert parse(written, catalog).requirement.gpu == gpu, written
+    for written, gpu in [("A10 or L4?", "a10"), ("two a-100 cards", "a100"), ("H 100 nodes", "h100")]:
+        assert parse(written, catalog).requirement.gpu == gpu, written

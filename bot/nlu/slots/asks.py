@@ -223,6 +223,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "cost"  # their own prices: which is cheaper, not what the table says
     if "checklist" in found:
         return "checklist"
+    if ({"or", "select"} & found) and len(fields.get("billing_options", [])) > 1 and len(fields.get("gpu_options", [])) < 2:
+        return "cost"  # "抢占式还是按量？", "spot or on-demand?": billing modes weighed, not GPUs
     if "price" in found and ("cost" not in found or not _COST_CUES.search(_PER_UNIT.sub(" ", part))):
         return "price"  # "最便宜多少钱一卡时": a GPU-hour is the price's unit, not a comparison
     if "cost" in found and not (_sized_choice(fields) and not money):
