@@ -178,7 +178,11 @@ def build_app(settings: SlackSettings, mode: Mode = "socket", *, rules: RuleSour
             from bot.ops.reloadable import ConfigSync
 
             # The role file reloads when edited, and every replica follows the version published.
-            services.config_sync = ConfigSync(store, [services.role_book], interval_s=settings.rules_sync_s).start()
+            configs = [c for c in (services.role_book, core.inventory_config) if c is not None]
+            services.config_sync = ConfigSync(store, configs, interval_s=settings.rules_sync_s).start()
+        from bot.ops.metrics import track_replica
+
+        track_replica(configs=[services.role_book])  # the role file's version in gpu_advisor_config_info
     except BaseException:
         services.close()
         raise

@@ -45,7 +45,6 @@ class HostChecks:
 
     def __init__(self, services: Services, groups: UserGroups | None = None, roles: SlackRoles | None = None):
         self.problem: str | None = None
-        self.inventory = None
         # The composition root wires each check: inventory, audit (the store's, under `serve`), history.
         self.services = services
         self.rules: RuleSource = services.rules
@@ -54,11 +53,17 @@ class HostChecks:
         self._running: dict[str, int] = {}  # host -> checks of it running now
         self._running_lock = threading.Lock()
         try:
-            self.inventory = services.inventory  # None when no inventory is configured
+            inventory = services.inventory  # None when no inventory is configured
         except InventoryError as exc:  # its message names the file, line and field
             raise SlackSettingsError(f"GPU_ADVISOR_INVENTORY: {exc}") from exc
-        if self.inventory is None:
+        if inventory is None:
             self.problem = "Host checks are not configured: set GPU_ADVISOR_INVENTORY to the inventory file."
+
+    @property
+    def inventory(self):
+        """The inventory in force, read each time: an edited file serves within seconds and a bad
+        edit keeps the previous one (`Services.inventory_config`), so no copy is kept here."""
+        return self.services.inventory
 
     def groups_of(self, user_id: str) -> list[str]:
         """The user's Slack user groups, looked up only when some `allow` list names a group."""

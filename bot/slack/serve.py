@@ -362,7 +362,17 @@ def run_serving(bolt_app, settings, mode: str, *, services: Services, host: str 
                                        f"{ops.health_port}: {exc.strerror} (another process has it? 0 turns "
                                        "the health server off)") from exc
             log.info("health on http://%s:%d (/healthz, /readyz)", ops.health_addr, health_server.port)
-        handler.connect()
+        from bot.ops.metrics import record_slack_connection
+
+        # gpu_advisor_slack_connected: up on connect, down (and counted) when the socket closes or fails
+        handler.client.on_close_listeners.append(lambda *_: record_slack_connection(False))
+        handler.client.on_error_listeners.append(lambda *_: record_slack_connection(handler.client.is_connected()))
+        try:
+            handler.connect()
+        except BaseException:
+            record_slack_connection(False)
+            raise
+        record_slack_connection(True)
         log.info("connected to Slack over Socket Mode")
 
     # Until a signal, or the HTTP server ending by itself (then stop the rest the same way).
