@@ -16,7 +16,7 @@ BOT = Path(__file__).resolve().parents[1] / "bot"
 # must be placed in one of the two (see test_every_package_is_placed).
 CORE = {"bot.models", "bot.errors", "bot.cache", "bot.yamlio", "bot.knowledge", "bot.engine", "bot.sizing", "bot.nlu",
         "bot.advice", "bot.advisor", "bot.conversation", "bot.render", "bot.seams",
-        "bot.facts", "bot.host_report", "bot.diagnostics", "bot.compose", "bot.messages",
+        "bot.facts", "bot.host_report", "bot.agent_contract", "bot.diagnostics", "bot.compose", "bot.messages",
         # the price table's importer and lookups: files in, typed rows out (an update's HTTP fetch is the
         # caller's choice of URL, made lazily); the price composer reads them
         "bot.prices"}
@@ -149,6 +149,15 @@ def test_every_package_is_placed():
     assert CORE.isdisjoint(ADAPTERS)
     unplaced = _packages() - CORE - ADAPTERS
     assert not unplaced, f"place {sorted(unplaced)} in CORE or ADAPTERS in {Path(__file__).name}"
+
+
+def test_the_dispatcher_imports_no_agent_module():
+    """bot.dispatch talks to the agent over the wire only: the contract (jobs, signing) is
+    bot.agent_contract, so the bot side never loads the agent's code."""
+    bad = [f"{path.relative_to(BOT.parent)}:{line}: {name}" for path in _sources()
+           if _module_name(path).startswith("bot.dispatch")
+           for name, line in _imports(path) if _package(name) == "bot.agent"]
+    assert not bad, "bot.dispatch imports bot.agent:\n" + "\n".join(bad)
 
 
 def test_nothing_but_the_cli_imports_the_cli():
