@@ -24,7 +24,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from bot.engine.facts import FACT_KINDS, is_derived
 from bot.engine.rulebase import DEFAULT_RULES_DIR, TEST_SUFFIX, LoadedRule, check_rule, rule_files
-from bot.engine.schema import Comparison, Rule, RuleFile, parse_reference
+from bot.engine.operators import OPERATORS
+from bot.engine.schema import Rule, RuleFile, operator_tests, parse_reference
 from bot.models import TOPICS
 from bot.yamlio import YamlDocument, YamlError, containing_root, load_yaml, read_text
 
@@ -289,9 +290,8 @@ def _domains(catalog) -> dict[tuple[str, str], tuple[str, str, set]]:
 
 
 def _literals(test: Any) -> list[tuple[str, Any]]:
-    ops = test.operators() if isinstance(test, Comparison) else {"eq": test}
     out = []
-    for op, operand in ops.items():
+    for op, operand in operator_tests(test).items():
         for value in operand if isinstance(operand, list) else [operand]:
             if parse_reference(value) is None:
                 out.append((op, value))
@@ -309,22 +309,22 @@ def _value_checks(item: LoadedRule, domains: dict | None, out: _Collector) -> li
             if name not in fields or name == "origin":
                 continue
             loc = ("when", ci, "where", name)
-            ops = test.operators() if isinstance(test, Comparison) else {"eq": test}
             numeric = bool(_types(fields[name].annotation) & {int, float})
-            for op, operand in ops.items():
+            for op, operand in operator_tests(test).items():
+                operator = OPERATORS[op]
                 values = operand if isinstance(operand, list) else [operand]
                 literals = [v for v in values if parse_reference(v) is None]
-                if op in ("gt", "gte", "lt", "lte") and literals and not numeric:
+                if operator.kind == "order" and literals and not numeric:
                     reason = f"when[{ci}].where.{name}: {op} compares {condition.fact}.{name}, which is not a number"
                     never.append(reason)
                     out.at("never-fires", item, loc, reason)
-                elif op == "exists" and operand is False and _is_required(condition.fact, name):
+                elif operator.presence(operand) is False and _is_required(condition.fact, name):
                     reason = f"when[{ci}].where.{name}: exists: false, but every {condition.fact} fact has {name}"
                     never.append(reason)
                     out.at("never-fires", item, loc, reason)
-                elif op in ("eq", "in") and literals:
+                elif operator.kind == "equality" and literals:
                     bad = [v for v in literals if not _possible(condition.fact, name, v)]
-                    if bad and (op == "eq" or len(bad) == len(values)):
+                    if bad and len(bad) == len(values):  # none of the values can match
                         allowed = _allowed_words(condition.fact, name)
                         reason = (f"when[{ci}].where.{name}: {condition.fact}.{name} can never be "
                                   f"{', '.join(map(repr, bad))}{allowed}")
@@ -336,7 +336,7 @@ def _value_checks(item: LoadedRule, domains: dict | None, out: _Collector) -> li
             if domains and (condition.fact, name) in domains:
                 code, what, allowed = domains[(condition.fact, name)]
                 for op, value in _literals(test):
-                    if op in ("eq", "ne", "in", "not_in") and value not in allowed:
+                    if OPERATORS[op].kind in ("equality", "inequality") and value not in allowed:
                         out.at(code, item, loc, f"when[{ci}].where.{name}: {value!r} is not a known {what}")
     for ai, assertion in enumerate(item.rule.then.assert_):
         for name, value in assertion.set.items():
@@ -379,8 +379,7 @@ def _template_optional(item: LoadedRule, out: _Collector) -> None:
             # a test on a field derived from this one (driver_num for driver) also proves it is present
             if any(other.startswith(attr + "_") for other in condition.where):
                 continue
-            pinned = test is not None and (not isinstance(test, Comparison) or any(
-                op not in ("ne", "not_in") and not (op == "exists" and v is False) for op, v in test.operators().items()))
+            pinned = test is not None and any(OPERATORS[op].presence(v) for op, v in operator_tests(test).items())
             if not pinned:
                 out.at("template-optional", item, ("then", part, "en"),
                        f"then.{part}: {{{alias}.{attr}}} may be absent ({condition.fact}.{attr} is optional) and would "
@@ -405,8 +404,7 @@ def _canonical_when(rule: Rule) -> str:
     for c in rule.when:
         where = {}
         for name, test in c.where.items():
-            ops = test.operators() if isinstance(test, Comparison) else {"eq": test}
-            where[name] = {op: norm(v) for op, v in ops.items()}
+            where[name] = {op: norm(v) for op, v in operator_tests(test).items()}
         conditions.append({"fact": c.fact, "where": where})
     return json.dumps(conditions, sort_keys=True, default=str)
 

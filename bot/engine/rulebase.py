@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from bot.cache import cached
 from bot.engine.facts import FACT_KINDS, fact_fields, is_derived
-from bot.engine.schema import Comparison, Rule, RuleFile, parse_reference
+from bot.engine.schema import Rule, RuleFile, operator_tests, parse_reference
 from bot.errors import ConfigError
 from bot.knowledge import rules_dir, shipped_data_dir
 from bot.yamlio import YamlDocument, YamlError, containing_root, load_yaml, read_text
@@ -122,7 +122,7 @@ def check_rule(loaded: LoadedRule, known_sources: set[str] | None) -> list[str]:
             if name not in fields:
                 problem(("when", ci, "where", name), f"when[{ci}].where.{name}: {condition.fact} has no field "
                         f"{name!r}; fields: {', '.join(sorted(fields))}")
-            values = test.operators().values() if isinstance(test, Comparison) else [test]
+            values = operator_tests(test).values()
             for value in values:
                 for item in value if isinstance(value, list) else [value]:
                     ref = parse_reference(item)

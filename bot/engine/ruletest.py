@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bot.engine.facts import fact_from_fields
+from bot.engine.operators import OPERATORS
 from bot.engine.rulebase import TEST_SUFFIX
 from bot.engine.session import EngineResult
 from bot.models import Requirement, Severity, VerdictAnswer
@@ -193,7 +194,7 @@ def check(expect: Expectation, result: EngineResult, engine) -> list[str]:
 
 def explain_miss(engine, rule_id: str, result: EngineResult) -> str:
     """Which condition of the rule found no matching fact, and what the closest fact held."""
-    from bot.engine.schema import Comparison, parse_reference
+    from bot.engine.schema import operator_tests, parse_reference
 
     rule = engine.rulebase.by_id.get(rule_id)
     if rule is None:
@@ -209,41 +210,13 @@ def explain_miss(engine, rule_id: str, result: EngineResult) -> str:
             misses = []
             for name, test in condition.where.items():
                 value = record.data.get(name)
-                ops = test.operators() if isinstance(test, Comparison) else {"eq": test}
-                for op, operand in ops.items():
+                for op, operand in operator_tests(test).items():
                     if parse_reference(operand) is not None:
                         continue  # joins are checked by the engine; report only literal tests
-                    if not _holds(op, value, operand):
+                    if not OPERATORS[op].holds(value, operand):
                         misses.append(f"{name} {op} {operand!r} (fact has {value!r})")
             if best_misses is None or len(misses) < len(best_misses):
                 best, best_misses = record, misses
         if best_misses:
             notes.append(f"when[{index}] {condition.fact}: " + "; ".join(best_misses))
     return " ".join(notes) or "(every condition has a matching fact; a join between them failed)"
-
-
-def _holds(op: str, value: Any, operand: Any) -> bool:
-    try:
-        if op == "eq":
-            return value == operand
-        if op == "ne":
-            return value is not None and value != operand
-        if op == "exists":
-            return (value is not None) == bool(operand)
-        if value is None:
-            return False
-        if op == "gt":
-            return value > operand
-        if op == "gte":
-            return value >= operand
-        if op == "lt":
-            return value < operand
-        if op == "lte":
-            return value <= operand
-        if op == "in":
-            return value in operand
-        if op == "not_in":
-            return value not in operand
-    except TypeError:
-        return False
-    return True
