@@ -1,4 +1,4 @@
-"""Every input fact the engine sees, built here as the typed models of `bot.engine.facts`.
+"""Every input fact the engine sees, built here as the typed models of `bot.engine.fact_kinds`.
 
 One builder per source:
 - a question: `question_facts` (the requirement, GPUs, providers, the CUDA release, topics,
@@ -11,7 +11,7 @@ One builder per source:
 The advice calculators return their `option` and `break_even` facts already typed
 (`bot.advice.options`, `bot.advice.quotes`), because those facts are their result.
 
-To add a fact field: declare it on the model in `bot.engine.facts`, fill it in the builder here,
+To add a fact field: declare it on the model in `bot.engine.fact_kinds`, fill it in the builder here,
 then write the rule and its test (`rules/README.md` walks through it).
 """
 
@@ -21,7 +21,7 @@ import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from bot.engine.facts import (
+from bot.engine.fact_kinds import (
     BenchmarkResultFact,
     CandidateFact,
     CostFact,

@@ -15,6 +15,7 @@ BOT = Path(__file__).resolve().parents[1] / "bot"
 # The core answers questions; adapters connect it to people, hosts and storage. A new package
 # must be placed in one of the two (see test_every_package_is_placed).
 CORE = {"bot.models", "bot.errors", "bot.cache", "bot.yamlio", "bot.knowledge", "bot.engine", "bot.sizing", "bot.nlu",
+        "bot.ruletools",  # lint, explain, the rule tests and the reload service, beside the engine
         "bot.advice", "bot.advisor", "bot.conversation", "bot.render", "bot.seams",
         "bot.facts", "bot.host_report", "bot.agent_contract", "bot.diagnostics", "bot.compose", "bot.messages",
         # the price table's importer and lookups: files in, typed rows out (an update's HTTP fetch is the
@@ -196,8 +197,8 @@ def test_the_layers_name_real_packages(layer):
 # advisor and the rule manager, which own the engines they answer with.
 CONSTRUCTED_ONLY_BY_SERVICES = {
     "Advisor": {"bot.advisor"},
-    "RuleBaseManager": {"bot.engine.reload"},
-    "Engine": {"bot.engine.session", "bot.engine.reload", "bot.advisor"},
+    "RuleBaseManager": {"bot.ruletools.reload"},
+    "Engine": {"bot.engine.session", "bot.ruletools.reload", "bot.advisor"},
     "HostChecker": {"bot.dispatch.checker"},
     "Store": {"bot.store.db"},
     "StoreAuditSink": {"bot.store.adapters"},

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 
 from bot.advice.assemble import AnswerParts, assemble
-from bot.engine.facts import HostGpuFact
+from bot.engine.fact_kinds import HostGpuFact
 from bot.facts import host_facts
 from bot.host_report import BenchmarkResult, ProbeReport
 from bot.models import Answer, Requirement

@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from bot.cache import cached
-from bot.engine.facts import FACT_KINDS, fact_fields, is_derived
+from bot.engine.fact_kinds import FACT_KINDS, fact_fields, is_derived
 from bot.engine.schema import Rule, RuleFile, operator_tests, parse_reference
 from bot.errors import ConfigError
 from bot.knowledge import rules_dir, shipped_data_dir

@@ -62,3 +62,9 @@ def test_what_a_passing_test_proves_about_the_field():
     assert OPERATORS["exists"].presence(False) is False and OPERATORS["exists"].presence(True) is True
     assert OPERATORS["in"].literal_values([1, 2]) == {1, 2} and OPERATORS["in"].literal_values(["$a.b"]) is None
     assert OPERATORS["gt"].literal_values(3) is None
+
+
+def test_every_expectation_kind_of_a_rule_test_has_its_checker():
+    from bot.ruletools.ruletest import CHECKERS, Expectation
+
+    assert set(CHECKERS) == set(Expectation.model_fields)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.engine.facts import FACT_KINDS, is_derived
+from bot.engine.fact_kinds import FACT_KINDS, is_derived
 from bot.engine.rulebase import LoadedRule, RuleBase
 from bot.engine.operators import OPERATORS
 from bot.engine.schema import AssertFact, Condition, Rule, operator_tests, parse_reference

@@ -22,16 +22,16 @@ from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
-from bot.engine.facts import FACT_KINDS, is_derived
+from bot.engine.fact_kinds import FACT_KINDS, is_derived
 from bot.engine.rulebase import DEFAULT_RULES_DIR, TEST_SUFFIX, LoadedRule, check_rule, rule_files
 from bot.engine.operators import OPERATORS
 from bot.engine.schema import Rule, RuleFile, operator_tests, parse_reference
+from bot.engine.vocabulary import SCHEMA_HEADER
 from bot.models import TOPICS
 from bot.yamlio import YamlDocument, YamlError, containing_root, load_yaml, read_text
 
 IssueSeverity = Literal["error", "warning"]
 
-SCHEMA_HEADER = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S+)\s*$")
 SCHEMA_FILE = DEFAULT_RULES_DIR / "rule.schema.json"
 
 CODES: dict[str, tuple[IssueSeverity, str]] = {
@@ -39,7 +39,7 @@ CODES: dict[str, tuple[IssueSeverity, str]] = {
     "schema": ("error", "the file does not match the rule schema (rules/rule.schema.json)"),
     "unknown-topic": ("error", "a topic that is not one of bot.models.TOPICS"),
     "duplicate-id": ("error", "two rules share an id"),
-    "unknown-fact": ("error", "a fact kind that is not in bot/engine/facts.py"),
+    "unknown-fact": ("error", "a fact kind that is not in bot/engine/fact_kinds.py"),
     "unknown-field": ("error", "a field the fact kind does not have"),
     "bad-reference": ("error", "a $alias.field that no earlier condition binds"),
     "bad-assert": ("error", "asserting an input fact, or leaving out a required field"),
@@ -410,7 +410,7 @@ def _canonical_when(rule: Rule) -> str:
 
 
 def _whole_base_checks(items: list[LoadedRule], never: dict[str, list[str]], out: _Collector) -> None:
-    from bot.engine.explain import cycles, rule_graph
+    from bot.ruletools.explain import cycles, rule_graph
 
     valid = [i for i in items if all(c.fact in FACT_KINDS for c in i.rule.when)]
     rules = [i.rule for i in valid]
@@ -470,7 +470,7 @@ def _whole_base_checks(items: list[LoadedRule], never: dict[str, list[str]], out
 
 
 def _tested_rule_ids(test_files: list[Path], known: set[str], out: _Collector) -> set[str]:
-    from bot.engine.ruletest import RuleTestFile
+    from bot.ruletools.ruletest import RuleTestFile
 
     covered: set[str] = set()
     for path in test_files:
@@ -533,7 +533,7 @@ def _scope(paths: list[Path]) -> list[Path]:
 
 
 def _test_files(scope: list[Path], selected: list[Path]) -> list[Path]:
-    from bot.engine.ruletest import find_test_files
+    from bot.ruletools.ruletest import find_test_files
 
     files = set(find_test_files(scope))
     for path in selected:
