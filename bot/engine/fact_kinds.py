@@ -17,7 +17,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from bot.errors import ConfigError
-from bot.models import Requirement
+from bot.host_report import GpuProbe
+from bot.models import Candidate, Requirement
 
 
 class FactModel(BaseModel):
@@ -51,6 +52,42 @@ def _requirement_fields() -> dict[str, Any]:
 
 
 _RequirementBase = create_model("_RequirementBase", __base__=FactModel, **_requirement_fields())
+
+
+def _plain(annotation: Any) -> Any:
+    """`Annotated[int, bounds] | None` -> `int | None`: a fact keeps the type, not the wire bounds
+    its domain model checks (the domain model has checked them already)."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        return typing.get_args(annotation)[0]
+    args = typing.get_args(annotation)
+    if type(None) in args:
+        parts = [_plain(a) for a in args if a is not type(None)]
+        return typing.Union[tuple(parts + [type(None)])]  # noqa: UP007 (built from a list)
+    return annotation
+
+
+def _is_scalar(annotation: Any) -> bool:
+    base = [a for a in typing.get_args(annotation) if a is not type(None)] if typing.get_origin(annotation) in (
+        typing.Union, getattr(__import__("types"), "UnionType")) else [annotation]
+    base = [_plain(a) for a in base]
+    return all(typing.get_origin(a) not in (list, dict) and not (isinstance(a, type) and issubclass(a, BaseModel))
+               for a in base)
+
+
+def scalar_fields(domain: type[BaseModel], descriptions: dict[str, str] | None = None) -> dict[str, Any]:
+    """`domain`'s scalar fields as fact fields: same names, types (bounds dropped), defaults and
+    descriptions (or the rule author's words from `descriptions`); list and model fields left out
+    (they become facts of their own, or none)."""
+    words = descriptions or {}
+    return {name: (_plain(info.annotation), Field(default=... if info.is_required() else info.default,
+                                                  description=words.get(name, info.description)))
+            for name, info in domain.model_fields.items() if _is_scalar(info.annotation)}
+
+
+def copied_fields(fact: type[FactModel], domain: type[BaseModel]) -> frozenset[str]:
+    """The fields a fact builder copies from `domain` as they are (those the fact does not redeclare)."""
+    own = set(fact.__annotations__)
+    return frozenset(name for name in scalar_fields(domain) if name not in own)
 
 
 class RequirementFact(_RequirementBase):
@@ -142,26 +179,24 @@ class EstimateFact(FactModel):
     long_context_variant: str | None = Field(default=None, description="a same-shape model trained for longer contexts")
 
 
-class CandidateFact(FactModel):
-    """One GPU type at one count, and whether the estimate fits on it."""
+_CandidateBase = create_model("_CandidateBase", __base__=FactModel, **scalar_fields(Candidate, {
+    "strategy": "single, zero1, zero2, zero3, tp, tp-pp",
+    "interconnect": "none, pcie (data parallel), nvlink (tensor parallel)",
+    "interconnect_ok": "the GPU has the interconnect the plan wants",
+    "smallest_fit": "the smallest count of this GPU that fits",
+    "hours": "estimated training wall-clock hours"}))
 
-    gpu: str
-    count: int
-    fits: bool
-    need_gb: float
-    have_gb: float
-    headroom_gb: float
+
+class CandidateFact(_CandidateBase):
+    """One GPU type at one count, and whether the estimate fits on it: `bot.models.Candidate`'s
+    scalar fields, plus what the advisor derives."""
+
     headroom_pct: float | None = Field(default=None, description="headroom as % of the GPU memory; < 10 is tight")
     selected: bool
-    strategy: str | None = Field(default=None, description="single, zero1, zero2, zero3, tp, tp-pp")
-    interconnect: str | None = Field(default=None, description="none, pcie (data parallel), nvlink (tensor parallel)")
-    interconnect_ok: bool | None = Field(default=None, description="the GPU has the interconnect the plan wants")
-    nodes: int | None = None
     crosses_nodes: bool | None = Field(default=None, description="more than 8 GPUs: an inter-node network")
-    smallest_fit: bool | None = Field(default=None, description="the smallest count of this GPU that fits")
-    hours: float | None = Field(default=None, description="estimated training wall-clock hours")
-    ttft_s: float | None = None
-    tpot_ms: float | None = None
+
+
+CANDIDATE_COPIED = copied_fields(CandidateFact, Candidate)  # what bot.facts copies from a Candidate
 
 
 class OptionFact(FactModel):
@@ -333,44 +368,28 @@ class HostFact(FactModel):
     gpu_names: str
 
 
-class HostGpuFact(FactModel):
-    """One GPU of a checked host, from the agent's probe (NVML or nvidia-smi)."""
+_HostGpuBase = create_model("_HostGpuBase", __base__=FactModel, **scalar_fields(GpuProbe))
 
-    index: int
-    bus_id: str
+
+class HostGpuFact(_HostGpuBase):
+    """One GPU of a checked host, from the agent's probe (NVML or nvidia-smi): `bot.host_report.GpuProbe`'s
+    scalar fields, plus what the fact builder derives."""
+
+    name: str  # "unknown GPU" when the probe could not read it
     gpu: str | None = Field(default=None, description="catalog id when the product is recognised")
-    name: str
-    brand: str | None = None
     gpu_class: Literal["consumer", "datacenter"] | None = None
     driver: str | None = None
     driver_num: int | None = None
     cuda_driver: str | None = None
-    ecc_mode: bool | None = None
-    ecc_volatile_uncorrected: int | None = None
-    ecc_aggregate_uncorrected: int | None = None
-    ecc_volatile_corrected: int | None = None
-    retired_pages_sbe: int | None = None
-    retired_pages_dbe: int | None = None
     retired_pages_total: int | None = None
-    retired_pages_pending: bool | None = None
-    remapped_rows_correctable: int | None = None
-    remapped_rows_uncorrectable: int | None = None
-    remapped_rows_pending: bool | None = None
-    remapped_rows_failure: bool | None = None
-    temperature_c: int | None = None
-    power_draw_w: float | None = None
-    power_limit_w: float | None = None
     throttle_reasons: str | None = None
     power_throttle: bool | None = None
     thermal_throttle: bool | None = None
-    pcie_gen_current: int | None = None
-    pcie_gen_max: int | None = None
-    pcie_width_current: int | None = None
-    pcie_width_max: int | None = None
     pcie_downgraded: bool | None = None
     busy: bool = Field(default=False, description="under load when probed (not idle)")
-    persistence_mode: bool | None = None
-    mig_mode: bool | None = None
+
+
+HOST_GPU_COPIED = copied_fields(HostGpuFact, GpuProbe)  # what bot.facts copies from a GpuProbe
 
 
 class HostXidFact(FactModel):
