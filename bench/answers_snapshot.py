@@ -6,7 +6,8 @@ usage: python -m bench.answers_snapshot OUT.json [--compare OTHER.json]
 Questions: ../shared/dev-questions/questions.yaml (where present), docs/eval/fresh-questions.yaml
 and every `questions:` list under tests/ and docs/ (tests/nlu/*.yaml). All run in this process
 through the CLI's own entry point (`bot.cli.main(["ask", "--json", q])`), once each, plus the
-plain text answer (`ask q`), so the text render is held too.
+plain text answer (`ask q`), so the text render is held too. The JSON is kept both as printed
+(`raw`, byte for byte, key order included) and parsed (`stdout`, so a difference names its path).
 
 Time-dependent fields: none found (two runs minutes apart are byte-identical; price ages are
 printed as dates read from the catalog, not as "N days ago"). `--compare` still prints the first
@@ -71,6 +72,7 @@ def snapshot() -> dict:
         entries = []
         for text in texts:
             as_json = ask(["ask", "--json", text])
+            as_json["raw"] = as_json["stdout"]  # the bytes as printed (key order included)
             try:
                 as_json["stdout"] = json.loads(as_json["stdout"])
             except ValueError:

@@ -84,10 +84,25 @@ def scalar_fields(domain: type[BaseModel], descriptions: dict[str, str] | None =
             for name, info in domain.model_fields.items() if _is_scalar(info.annotation)}
 
 
-def copied_fields(fact: type[FactModel], domain: type[BaseModel]) -> frozenset[str]:
-    """The fields a fact builder copies from `domain` as they are (those the fact does not redeclare)."""
-    own = set(fact.__annotations__)
-    return frozenset(name for name in scalar_fields(domain) if name not in own)
+def derive(name: str, domain: type[BaseModel], extras: type[FactModel], *, exclude: frozenset[str] = frozenset(),
+           after: dict[str, str] | None = None, descriptions: dict[str, str] | None = None) -> type[FactModel]:
+    """A fact model derived from `domain` the way RequirementFact is: every scalar field of the
+    domain (same name, type, default) but those in `exclude`, plus the fields `extras` declares
+    (what the builder derives; a field of the same name replaces the domain's in place). `after`
+    moves a field right after another, in the order given, so fact dumps (shown in derivations)
+    keep the field order they had."""
+    extra_fields = {n: (f.annotation, f) for n, f in extras.model_fields.items() if n != "origin"}
+    fields: dict[str, Any] = {name: extra_fields.get(name, spec)
+                              for name, spec in scalar_fields(domain, descriptions).items() if name not in exclude}
+    fields.update({n: spec for n, spec in extra_fields.items() if n not in fields})
+    order = list(fields)
+    for moved, anchor in (after or {}).items():
+        order.remove(moved)
+        order.insert(order.index(anchor) + 1, moved)
+    fields = {name: fields[name] for name in order}
+    model = create_model(name, __base__=FactModel, __module__=__name__, __doc__=extras.__doc__, **fields)
+    model.copied = frozenset(fields) - set(extra_fields)  # type: ignore[attr-defined]  # what the builder copies
+    return model
 
 
 class RequirementFact(_RequirementBase):
@@ -179,24 +194,28 @@ class EstimateFact(FactModel):
     long_context_variant: str | None = Field(default=None, description="a same-shape model trained for longer contexts")
 
 
-_CandidateBase = create_model("_CandidateBase", __base__=FactModel, **scalar_fields(Candidate, {
-    "strategy": "single, zero1, zero2, zero3, tp, tp-pp",
-    "interconnect": "none, pcie (data parallel), nvlink (tensor parallel)",
-    "interconnect_ok": "the GPU has the interconnect the plan wants",
-    "smallest_fit": "the smallest count of this GPU that fits",
-    "hours": "estimated training wall-clock hours"}))
+class _CandidateExtras(FactModel):
+    """One GPU type at one count, and whether the estimate fits on it.
 
-
-class CandidateFact(_CandidateBase):
-    """One GPU type at one count, and whether the estimate fits on it: `bot.models.Candidate`'s
-    scalar fields, plus what the advisor derives."""
+    `bot.models.Candidate`'s scalar fields (see `derive`), plus what the advisor derives."""
 
     headroom_pct: float | None = Field(default=None, description="headroom as % of the GPU memory; < 10 is tight")
     selected: bool
     crosses_nodes: bool | None = Field(default=None, description="more than 8 GPUs: an inter-node network")
 
 
-CANDIDATE_COPIED = copied_fields(CandidateFact, Candidate)  # what bot.facts copies from a Candidate
+# Candidate fields no rule reads yet; a new Candidate field is a fact field unless listed here.
+_CANDIDATE_NOT_FACTS = frozenset({"plan", "interconnect_note", "tokens_per_s", "memory_basis", "tensor_parallel",
+                                  "pipeline_parallel", "cpu_memory_gb", "recompute", "gpu_hours"})
+CandidateFact = derive("CandidateFact", Candidate, _CandidateExtras, exclude=_CANDIDATE_NOT_FACTS,
+                       after={"headroom_pct": "headroom_gb", "selected": "headroom_pct", "crosses_nodes": "nodes"},
+                       descriptions={
+                           "strategy": "single, zero1, zero2, zero3, tp, tp-pp",
+                           "interconnect": "none, pcie (data parallel), nvlink (tensor parallel)",
+                           "interconnect_ok": "the GPU has the interconnect the plan wants",
+                           "smallest_fit": "the smallest count of this GPU that fits",
+                           "hours": "estimated training wall-clock hours"})
+CANDIDATE_COPIED: frozenset[str] = CandidateFact.copied  # type: ignore[attr-defined]  # bot.facts copies these
 
 
 class OptionFact(FactModel):
@@ -368,12 +387,10 @@ class HostFact(FactModel):
     gpu_names: str
 
 
-_HostGpuBase = create_model("_HostGpuBase", __base__=FactModel, **scalar_fields(GpuProbe))
+class _HostGpuExtras(FactModel):
+    """One GPU of a checked host, from the agent's probe (NVML or nvidia-smi).
 
-
-class HostGpuFact(_HostGpuBase):
-    """One GPU of a checked host, from the agent's probe (NVML or nvidia-smi): `bot.host_report.GpuProbe`'s
-    scalar fields, plus what the fact builder derives."""
+    `bot.host_report.GpuProbe`'s scalar fields (see `derive`), plus what the fact builder derives."""
 
     name: str  # "unknown GPU" when the probe could not read it
     gpu: str | None = Field(default=None, description="catalog id when the product is recognised")
@@ -389,7 +406,17 @@ class HostGpuFact(_HostGpuBase):
     busy: bool = Field(default=False, description="under load when probed (not idle)")
 
 
-HOST_GPU_COPIED = copied_fields(HostGpuFact, GpuProbe)  # what bot.facts copies from a GpuProbe
+# GpuProbe fields no rule reads yet; a new probe field is a fact field unless listed here.
+_PROBE_NOT_FACTS = frozenset({"uuid", "architecture", "compute_capability", "memory_total_mib", "memory_used_mib",
+                              "ecc_aggregate_corrected", "sm_clock_mhz", "max_sm_clock_mhz", "utilization_gpu_pct",
+                              "fan_speed_pct", "pcie_replay_counter", "nvlink_active_links", "nvlink_crc_errors"})
+HostGpuFact = derive("HostGpuFact", GpuProbe, _HostGpuExtras, exclude=_PROBE_NOT_FACTS, after={
+    "gpu": "bus_id", "gpu_class": "brand", "driver": "gpu_class", "driver_num": "driver", "cuda_driver": "driver_num",
+    "ecc_volatile_corrected": "ecc_aggregate_uncorrected", "retired_pages_total": "retired_pages_dbe",
+    "throttle_reasons": "power_limit_w", "power_throttle": "throttle_reasons", "thermal_throttle": "power_throttle",
+    "pcie_downgraded": "pcie_width_max", "busy": "pcie_downgraded", "persistence_mode": "busy",
+    "mig_mode": "persistence_mode"})
+HOST_GPU_COPIED: frozenset[str] = HostGpuFact.copied  # type: ignore[attr-defined]  # bot.facts copies these
 
 
 class HostXidFact(FactModel):

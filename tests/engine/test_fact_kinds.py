@@ -92,3 +92,28 @@ def test_trend_metrics_are_the_counters_the_history_keeps_and_xid():
 
     assert set(typing.get_args(HostTrendFact.model_fields["metric"].annotation)) == {*COUNTERS, "xid"}
     assert set(typing.get_args(Counter)) == set(COUNTERS)
+
+
+def test_a_derived_fact_takes_every_scalar_domain_field_but_the_excluded_and_declares_its_extras():
+    from typing import Annotated
+
+    from pydantic import BaseModel, Field
+
+    from bot.engine.fact_kinds import FactModel, derive
+
+    class Probe(BaseModel):
+        index: Annotated[int, Field(ge=0)]
+        fan_pct: int | None = Field(default=None, description="fan speed")
+        serial: str | None = None
+        processes: list[int] | None = None  # a list: not a fact field
+
+    class Extras(FactModel):
+        """A probed thing."""
+
+        hot: bool = False
+
+    fact = derive("ProbeFact", Probe, Extras, exclude=frozenset({"serial"}), after={"hot": "index"})
+    assert list(fact.model_fields) == ["origin", "index", "hot", "fan_pct"]
+    assert fact.copied == {"index", "fan_pct"}
+    assert fact.model_fields["fan_pct"].description == "fan speed" and fact.model_fields["index"].is_required()
+    assert fact(index=-1).index == -1  # the domain's wire bounds are its own; the fact keeps the type
