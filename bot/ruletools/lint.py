@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import typing
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -59,17 +60,21 @@ def _schema_errors(doc: YamlDocument, exc: ValidationError, out: _Collector) -> 
         if clean in reported:
             continue
         reported.add(clean)
-        rule_id = None
-        if len(clean) >= 2 and clean[0] == "rules" and isinstance(clean[1], int):
-            bad.add(clean[1])
-            raw = rules[clean[1]] if isinstance(rules, list) and clean[1] < len(rules) else None
-            rule_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
-            dotted = ".".join(str(p) for p in clean[2:]) or "(rule)"
-        else:
-            dotted = ".".join(str(p) for p in clean) or "(file)"
+        index, rule_id, dotted = _error_place(clean, rules)
+        if index is not None:
+            bad.add(index)
         code = "unknown-topic" if clean[-1:] == ("topic",) and err["type"] == "literal_error" else "schema"
         out.add(code, doc, clean, f"{dotted}: {message}", rule_id)
     return bad
+
+
+def _error_place(loc: tuple, rules: Any) -> tuple[int | None, str | None, str]:
+    """(index of the rule, its id if it has one, the dotted path inside it) of an error at `loc`."""
+    if len(loc) >= 2 and loc[0] == "rules" and isinstance(loc[1], int):
+        raw = rules[loc[1]] if isinstance(rules, list) and loc[1] < len(rules) else None
+        rule_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
+        return loc[1], rule_id, ".".join(str(p) for p in loc[2:]) or "(rule)"
+    return None, None, ".".join(str(p) for p in loc) or "(file)"
 
 
 _PARSED: dict[Path, tuple[str, YamlDocument]] = {}
@@ -376,9 +381,23 @@ def _test_files(scope: list[Path], selected: list[Path]) -> list[Path]:
     return sorted(files)
 
 
-def lint_paths(paths: list[Path | str] | None = None, catalog=None, check_tests: bool = True) -> LintReport:
-    """Lint the rule files under `paths` (default: rules/). `catalog` defaults to the shipped one."""
-    out = _Collector()
+@dataclass
+class _Selection:
+    """What a lint run covers: the paths asked for, the base its cross-rule checks see (`scope`)."""
+
+    requested: list[Path]
+    missing: list[Path]
+    scope: list[Path]
+    files: list[Path]
+    selected: set[Path]
+
+    @property
+    def whole(self) -> bool:
+        """The paths asked for are the whole base (nothing is filtered out of the report)."""
+        return self.scope == self.requested
+
+
+def _select(paths: list[Path | str] | None, out: _Collector) -> _Selection:
     requested = [Path(p) for p in (paths or [DEFAULT_RULES_DIR])]
     missing = [p for p in requested if not p.exists()]
     for path in missing:
@@ -386,28 +405,62 @@ def lint_paths(paths: list[Path | str] | None = None, catalog=None, check_tests:
     requested = [p for p in requested if p.exists()]
     scope = _scope(requested)
     files = rule_files(scope)
-    selected = {p.resolve() for p in rule_files(requested)}
     if not files and not missing:
         out.add("no-rules", requested[0] if requested else DEFAULT_RULES_DIR, (), "no rule files found")
+    return _Selection(requested, missing, scope, files, {p.resolve() for p in rule_files(requested)})
 
-    if catalog is None:
-        from bot.knowledge import KnowledgeError, default_catalog
 
-        try:
-            catalog = default_catalog()
-        except KnowledgeError as exc:
-            out.add("knowledge", Path("knowledge"), (), f"knowledge catalog does not load, so sources, GPUs and "
-                    f"knowledge references were not checked: {str(exc).splitlines()[0]}")
-    known_sources = set(catalog.sources) if catalog is not None else None
-    domains = _domains(catalog) if catalog is not None else None
-
+def lint_paths(paths: list[Path | str] | None = None, catalog=None, check_tests: bool = True) -> LintReport:
+    """Lint the rule files under `paths` (default: rules/). `catalog` defaults to the shipped one."""
+    out = _Collector()
+    sel = _select(paths, out)
+    catalog = _lint_catalog(catalog, out)
     items: list[LoadedRule] = []
-    for path in files:
-        doc, loaded = _load_file(path, out, containing_root(path, scope))
+    for path in sel.files:
+        doc, loaded = _load_file(path, out, containing_root(path, sel.scope))
         if doc is not None:
             _header_check(doc, out)
         items += loaded
+    first = _per_rule_checks(items, catalog, out)
+    if check_tests and items:
+        covered = _tested_rule_ids(_test_files(sel.scope, sel.requested), set(first), out)
+        for rid, item in first.items():
+            if rid not in covered:
+                out.at("untested", item, ("id",), f"no rule test fires {rid}: add a case to a *.tests.yaml with "
+                       f"`expect: {{fires: [{rid}]}}`")
+    return _report(out, sel, items)
 
+
+def _report(out: _Collector, sel: _Selection, items: list[LoadedRule]) -> LintReport:
+    """The issues of the files asked for (all of the base when it was asked for), errors first."""
+    wanted = {_display(p) for p in sel.selected}
+    wanted |= {_display(p) for p in _test_files([], sel.requested)} | {_display(p) for p in sel.missing}
+    issues = [i for i in out.issues if sel.whole or i.file in wanted or i.code in ("knowledge", "no-rules")]
+    issues.sort(key=lambda i: (i.severity != "error", i.file, i.line, i.col, i.code))
+    shown = [i for i in items if sel.whole or i.doc.path.resolve() in sel.selected]
+    shown_files = sel.files if sel.whole else [p for p in sel.files if p.resolve() in sel.selected]
+    return LintReport(issues=list(dict.fromkeys(issues)), files=shown_files, rules=shown)
+
+
+def _lint_catalog(catalog, out: _Collector):
+    """The catalog to check references against: the one given, else the shipped one (None, said
+    once, when it does not load)."""
+    if catalog is not None:
+        return catalog
+    from bot.knowledge import KnowledgeError, default_catalog
+
+    try:
+        return default_catalog()
+    except KnowledgeError as exc:
+        out.add("knowledge", Path("knowledge"), (), f"knowledge catalog does not load, so sources, GPUs and "
+                f"knowledge references were not checked: {str(exc).splitlines()[0]}")
+        return None
+
+
+def _per_rule_checks(items: list[LoadedRule], catalog, out: _Collector) -> dict[str, LoadedRule]:
+    """Each rule on its own, then the whole base. Returns the first rule of each id."""
+    known_sources = set(catalog.sources) if catalog is not None else None
+    domains = _domains(catalog) if catalog is not None else None
     never: dict[str, list[str]] = {}
     first: dict[str, LoadedRule] = {}
     for item in items:
@@ -423,18 +476,4 @@ def lint_paths(paths: list[Path | str] | None = None, catalog=None, check_tests:
         if "TODO" in " ".join([rule.title, *(m.en for m in rule.then.messages().values())]):
             out.at("placeholder", item, ("title",), "TODO placeholder text left in the rule")
     _whole_base_checks(items, never, out)
-
-    if check_tests and items:
-        covered = _tested_rule_ids(_test_files(scope, requested), set(first), out)
-        for rid, item in first.items():
-            if rid not in covered:
-                out.at("untested", item, ("id",), f"no rule test fires {rid}: add a case to a *.tests.yaml with "
-                       f"`expect: {{fires: [{rid}]}}`")
-
-    wanted = {_display(p) for p in selected}
-    wanted |= {_display(p) for p in _test_files([], requested)} | {_display(p) for p in missing}
-    issues = [i for i in out.issues if scope == requested or i.file in wanted or i.code in ("knowledge", "no-rules")]
-    issues.sort(key=lambda i: (i.severity != "error", i.file, i.line, i.col, i.code))
-    shown = [i for i in items if scope == requested or i.doc.path.resolve() in selected]
-    shown_files = files if scope == requested else [p for p in files if p.resolve() in selected]
-    return LintReport(issues=list(dict.fromkeys(issues)), files=shown_files, rules=shown)
+    return first
