@@ -32,7 +32,7 @@ def _module_name(path: Path) -> str:
 
 
 def _package(module: str) -> str:
-    """bot.engine.reload -> bot.engine; bot.advisor -> bot.advisor."""
+    """bot.engine.session -> bot.engine; bot.advisor -> bot.advisor."""
     return ".".join(module.split(".")[:2])
 
 
