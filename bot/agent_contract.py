@@ -90,7 +90,7 @@ class ServingJob(_Params):
     def _loopback(cls, value: str) -> str:
         parts = urlsplit(value)
         try:
-            parts.port
+            _ = parts.port  # raises ValueError on a bad port
         except ValueError:
             raise ValueError(f"url {value!r} has an invalid port") from None
         ok = parts.scheme in ("http", "https") and not parts.username and not parts.password

@@ -268,7 +268,7 @@ def sizing_facts(sizing: SizingResult, *, with_costs: bool = True) -> list[FactM
     cost-to-complete lines. The user's own quotes replace the table's: pass with_costs=False."""
     facts: list[FactModel] = [estimate_fact(sizing)]
     facts += [
-        CandidateFact(**c.model_dump(include=CANDIDATE_COPIED), selected=c.gpu in sizing.selected,
+        CandidateFact(**c.model_dump(include=set(CANDIDATE_COPIED)), selected=c.gpu in sizing.selected,
                       crosses_nodes=c.count > GPUS_PER_NODE)
         for c in sizing.candidates
     ]
@@ -409,7 +409,7 @@ def host_gpu_fact(catalog: Catalog, report: ProbeReport, probe: GpuProbe) -> Hos
             probe.pcie_width_current is not None and probe.pcie_width_max is not None
             and probe.pcie_width_current < probe.pcie_width_max)
     return HostGpuFact(
-        **probe.model_dump(include=HOST_GPU_COPIED), name=probe.name or "unknown GPU", gpu=gpu_id,
+        **probe.model_dump(include=set(HOST_GPU_COPIED)), name=probe.name or "unknown GPU", gpu=gpu_id,
         gpu_class=_gpu_class(catalog, gpu_id, probe),
         driver=report.driver, driver_num=version_number(report.driver) if report.driver else None,
         cuda_driver=report.cuda_driver, retired_pages_total=retired,

@@ -11,8 +11,9 @@ A field that is unknown for a question is left out of the fact, so `exists: fals
 
 from __future__ import annotations
 
+import types
 import typing
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -62,13 +63,13 @@ def _plain(annotation: Any) -> Any:
     args = typing.get_args(annotation)
     if type(None) in args:
         parts = [_plain(a) for a in args if a is not type(None)]
-        return typing.Union[tuple(parts + [type(None)])]  # noqa: UP007 (built from a list)
+        return typing.Union[(*parts, type(None))]
     return annotation
 
 
 def _is_scalar(annotation: Any) -> bool:
     base = [a for a in typing.get_args(annotation) if a is not type(None)] if typing.get_origin(annotation) in (
-        typing.Union, getattr(__import__("types"), "UnionType")) else [annotation]
+        typing.Union, types.UnionType) else [annotation]
     base = [_plain(a) for a in base]
     return all(typing.get_origin(a) not in (list, dict) and not (isinstance(a, type) and issubclass(a, BaseModel))
                for a in base)
@@ -207,15 +208,15 @@ class _CandidateExtras(FactModel):
 # Candidate fields no rule reads yet; a new Candidate field is a fact field unless listed here.
 _CANDIDATE_NOT_FACTS = frozenset({"plan", "interconnect_note", "tokens_per_s", "memory_basis", "tensor_parallel",
                                   "pipeline_parallel", "cpu_memory_gb", "recompute", "gpu_hours"})
-CandidateFact = derive("CandidateFact", Candidate, _CandidateExtras, exclude=_CANDIDATE_NOT_FACTS,
-                       after={"headroom_pct": "headroom_gb", "selected": "headroom_pct", "crosses_nodes": "nodes"},
-                       descriptions={
-                           "strategy": "single, zero1, zero2, zero3, tp, tp-pp",
-                           "interconnect": "none, pcie (data parallel), nvlink (tensor parallel)",
-                           "interconnect_ok": "the GPU has the interconnect the plan wants",
-                           "smallest_fit": "the smallest count of this GPU that fits",
-                           "hours": "estimated training wall-clock hours"})
-CANDIDATE_COPIED: frozenset[str] = CandidateFact.copied  # type: ignore[attr-defined]  # bot.facts copies these
+_CandidateFact = derive("CandidateFact", Candidate, _CandidateExtras, exclude=_CANDIDATE_NOT_FACTS,
+                        after={"headroom_pct": "headroom_gb", "selected": "headroom_pct", "crosses_nodes": "nodes"},
+                        descriptions={
+                            "strategy": "single, zero1, zero2, zero3, tp, tp-pp",
+                            "interconnect": "none, pcie (data parallel), nvlink (tensor parallel)",
+                            "interconnect_ok": "the GPU has the interconnect the plan wants",
+                            "smallest_fit": "the smallest count of this GPU that fits",
+                            "hours": "estimated training wall-clock hours"})
+CANDIDATE_COPIED: frozenset[str] = _CandidateFact.copied  # type: ignore[attr-defined]  # bot.facts copies these
 
 
 class OptionFact(FactModel):
@@ -410,13 +411,20 @@ class _HostGpuExtras(FactModel):
 _PROBE_NOT_FACTS = frozenset({"uuid", "architecture", "compute_capability", "memory_total_mib", "memory_used_mib",
                               "ecc_aggregate_corrected", "sm_clock_mhz", "max_sm_clock_mhz", "utilization_gpu_pct",
                               "fan_speed_pct", "pcie_replay_counter", "nvlink_active_links", "nvlink_crc_errors"})
-HostGpuFact = derive("HostGpuFact", GpuProbe, _HostGpuExtras, exclude=_PROBE_NOT_FACTS, after={
+_HostGpuFact = derive("HostGpuFact", GpuProbe, _HostGpuExtras, exclude=_PROBE_NOT_FACTS, after={
     "gpu": "bus_id", "gpu_class": "brand", "driver": "gpu_class", "driver_num": "driver", "cuda_driver": "driver_num",
     "ecc_volatile_corrected": "ecc_aggregate_uncorrected", "retired_pages_total": "retired_pages_dbe",
     "throttle_reasons": "power_limit_w", "power_throttle": "throttle_reasons", "thermal_throttle": "power_throttle",
     "pcie_downgraded": "pcie_width_max", "busy": "pcie_downgraded", "persistence_mode": "busy",
     "mig_mode": "persistence_mode"})
-HOST_GPU_COPIED: frozenset[str] = HostGpuFact.copied  # type: ignore[attr-defined]  # bot.facts copies these
+HOST_GPU_COPIED: frozenset[str] = _HostGpuFact.copied  # type: ignore[attr-defined]  # bot.facts copies these
+
+if TYPE_CHECKING:
+    # Their fields are built at import by `derive`, which a type checker cannot follow.
+    HostGpuFact = Any
+    CandidateFact = Any
+else:
+    HostGpuFact, CandidateFact = _HostGpuFact, _CandidateFact
 
 
 class HostXidFact(FactModel):

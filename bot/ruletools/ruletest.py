@@ -245,7 +245,7 @@ def explain_miss(engine, rule_id: str, result: EngineResult) -> str:
         if not candidates:
             notes.append(f"when[{index}]: no {condition.fact} fact at all")
             continue
-        best, best_misses = None, None
+        best_misses: list[str] | None = None
         for record in candidates:
             misses = []
             for name, test in condition.where.items():
@@ -256,7 +256,7 @@ def explain_miss(engine, rule_id: str, result: EngineResult) -> str:
                     if not OPERATORS[op].holds(value, operand):
                         misses.append(f"{name} {op} {operand!r} (fact has {value!r})")
             if best_misses is None or len(misses) < len(best_misses):
-                best, best_misses = record, misses
+                best_misses = misses
         if best_misses:
             notes.append(f"when[{index}] {condition.fact}: " + "; ".join(best_misses))
     return " ".join(notes) or "(every condition has a matching fact; a join between them failed)"
