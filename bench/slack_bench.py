@@ -184,7 +184,7 @@ def answer_cpu_ms(events: int) -> float:
     conversation (as each mention is), after a warm-up like the apps'."""
     from bot.advisor import Advisor
     from bot.conversation import Conversations
-    from bot.engine.reload import RuleBaseManager
+    from bot.ruletools.reload import RuleBaseManager
 
     rules = RuleBaseManager(advisor_factory=Advisor)
     try:

@@ -27,7 +27,7 @@ from bot.advice.options import (
 )
 from bot.advice.quotes import break_even, quoted_costs
 from bot.compose import ComposeContext, compose_all
-from bot.engine.facts import FactModel, OptionFact
+from bot.engine.fact_kinds import FactModel, OptionFact
 from bot.engine.rulebase import RuleBase, load_rulebase
 from bot.engine.session import Engine
 from bot.errors import InputError

@@ -104,7 +104,7 @@ class _Worker:
 
     def _knowledge_version(self) -> str:
         """The same version `RuleBaseManager.knowledge_version` gives ("fixed" without a folder)."""
-        from bot.engine.reload import knowledge_digest
+        from bot.ruletools.reload import knowledge_digest
 
         return knowledge_digest(self.knowledge_dir)[:12]
 

@@ -1,4 +1,4 @@
-"""Every input fact the engine sees, built here as the typed models of `bot.engine.facts`.
+"""Every input fact the engine sees, built here as the typed models of `bot.engine.fact_kinds`.
 
 One builder per source:
 - a question: `question_facts` (the requirement, GPUs, providers, the CUDA release, topics,
@@ -11,7 +11,7 @@ One builder per source:
 The advice calculators return their `option` and `break_even` facts already typed
 (`bot.advice.options`, `bot.advice.quotes`), because those facts are their result.
 
-To add a fact field: declare it on the model in `bot.engine.facts`, fill it in the builder here,
+To add a fact field: declare it on the model in `bot.engine.fact_kinds`, fill it in the builder here,
 then write the rule and its test (`rules/README.md` walks through it).
 """
 
@@ -21,7 +21,9 @@ import re
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from bot.engine.facts import (
+from bot.engine.fact_kinds import (
+    CANDIDATE_COPIED,
+    HOST_GPU_COPIED,
     BenchmarkResultFact,
     CandidateFact,
     CostFact,
@@ -260,16 +262,13 @@ def price_fact(row: PriceRow, *, age_days: int, stale: bool, example: bool) -> P
 
 # -- a sizing result --------------------------------------------------------------------------
 
-_CANDIDATE_FIELDS = {"gpu", "count", "fits", "need_gb", "have_gb", "headroom_gb", "strategy", "interconnect",
-                     "interconnect_ok", "nodes", "smallest_fit", "hours", "ttft_s", "tpot_ms"}
-
 
 def sizing_facts(sizing: SizingResult, *, with_costs: bool = True) -> list[FactModel]:
     """The estimate, a candidate per GPU and count sized, and (with_costs) the price table's
     cost-to-complete lines. The user's own quotes replace the table's: pass with_costs=False."""
     facts: list[FactModel] = [estimate_fact(sizing)]
     facts += [
-        CandidateFact(**c.model_dump(include=_CANDIDATE_FIELDS), selected=c.gpu in sizing.selected,
+        CandidateFact(**c.model_dump(include=set(CANDIDATE_COPIED)), selected=c.gpu in sizing.selected,
                       crosses_nodes=c.count > GPUS_PER_NODE)
         for c in sizing.candidates
     ]
@@ -410,26 +409,14 @@ def host_gpu_fact(catalog: Catalog, report: ProbeReport, probe: GpuProbe) -> Hos
             probe.pcie_width_current is not None and probe.pcie_width_max is not None
             and probe.pcie_width_current < probe.pcie_width_max)
     return HostGpuFact(
-        index=probe.index, bus_id=probe.bus_id, gpu=gpu_id, name=probe.name or "unknown GPU",
-        brand=probe.brand, gpu_class=_gpu_class(catalog, gpu_id, probe),
+        **probe.model_dump(include=set(HOST_GPU_COPIED)), name=probe.name or "unknown GPU", gpu=gpu_id,
+        gpu_class=_gpu_class(catalog, gpu_id, probe),
         driver=report.driver, driver_num=version_number(report.driver) if report.driver else None,
-        cuda_driver=report.cuda_driver, ecc_mode=probe.ecc_mode,
-        ecc_volatile_uncorrected=probe.ecc_volatile_uncorrected,
-        ecc_aggregate_uncorrected=probe.ecc_aggregate_uncorrected,
-        ecc_volatile_corrected=probe.ecc_volatile_corrected,
-        retired_pages_sbe=probe.retired_pages_sbe, retired_pages_dbe=probe.retired_pages_dbe,
-        retired_pages_total=retired, retired_pages_pending=probe.retired_pages_pending,
-        remapped_rows_correctable=probe.remapped_rows_correctable,
-        remapped_rows_uncorrectable=probe.remapped_rows_uncorrectable,
-        remapped_rows_pending=probe.remapped_rows_pending, remapped_rows_failure=probe.remapped_rows_failure,
-        temperature_c=probe.temperature_c, power_draw_w=probe.power_draw_w, power_limit_w=probe.power_limit_w,
+        cuda_driver=report.cuda_driver, retired_pages_total=retired,
         throttle_reasons=", ".join(sorted(reasons)) if reasons else None,
         power_throttle=_power_throttled(probe, reasons) if known_reasons else None,
         thermal_throttle=bool(reasons & THERMAL_REASONS) if known_reasons else None,
-        pcie_gen_current=probe.pcie_gen_current, pcie_gen_max=probe.pcie_gen_max,
-        pcie_width_current=probe.pcie_width_current, pcie_width_max=probe.pcie_width_max,
         pcie_downgraded=downgraded, busy=_busy(probe),
-        persistence_mode=probe.persistence_mode, mig_mode=probe.mig_mode,
     )
 
 

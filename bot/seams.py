@@ -5,7 +5,7 @@ everything else takes them as parameters typed with these Protocols, so a test (
 deployment) can hand in its own. Each Protocol names only what its callers use:
 
 - `AdvisorService`: answers a `Requirement` over a knowledge catalog. `bot.advisor.Advisor`, the
-  live `bot.engine.reload.RuleBaseManager`, and the answer-pool worker
+  live `bot.ruletools.reload.RuleBaseManager`, and the answer-pool worker
   (`bot.answer_pool._Worker`) implement it; `bot.conversation.Conversations` asks it.
 - `JudgingAdvisor`: an `AdvisorService` over one rule engine, what the host-check judge needs
   (`Advisor`).
@@ -67,7 +67,7 @@ class RuleEngine(Protocol):
     @property
     def rulebase(self) -> Any: ...
 
-    # facts: bot.engine.facts models, checked at run time (named BaseModel here: bot.engine imports
+    # facts: bot.engine.fact_kinds models, checked at run time (named BaseModel here: bot.engine imports
     # this module); a Sequence, so a list of one fact kind is one too
     def run(self, facts: Sequence[BaseModel], language: str = "en") -> Any: ...  # a bot.engine.session.EngineResult
 
@@ -105,7 +105,7 @@ class RuleSource(AdvisorService, Protocol):
 
     def engine(self) -> AbstractContextManager[RuleEngine]: ...
 
-    def reload(self) -> Any: ...  # a bot.engine.reload.ReloadResult
+    def reload(self) -> Any: ...  # a bot.ruletools.reload.ReloadResult
 
     def subscribe(self, callback: Callable[[Any], None]) -> Callable[[], None]: ...
 

@@ -133,7 +133,7 @@ class Services:
         """The live rule base (`RuleBaseManager`) over the rules and knowledge folders, which
         reloads only an all-green candidate; built on first use. `watch_rules` starts its watcher."""
         if self._rules is None:
-            from bot.engine.reload import RuleBaseManager
+            from bot.ruletools.reload import RuleBaseManager
 
             where: dict[str, Any] = {}
             if self.rule_roots:

@@ -15,8 +15,9 @@ BOT = Path(__file__).resolve().parents[1] / "bot"
 # The core answers questions; adapters connect it to people, hosts and storage. A new package
 # must be placed in one of the two (see test_every_package_is_placed).
 CORE = {"bot.models", "bot.errors", "bot.cache", "bot.yamlio", "bot.knowledge", "bot.engine", "bot.sizing", "bot.nlu",
+        "bot.ruletools",  # lint, explain, the rule tests and the reload service, beside the engine
         "bot.advice", "bot.advisor", "bot.conversation", "bot.render", "bot.seams",
-        "bot.facts", "bot.host_report", "bot.diagnostics", "bot.compose", "bot.messages",
+        "bot.facts", "bot.host_report", "bot.agent_contract", "bot.diagnostics", "bot.compose", "bot.messages",
         # the price table's importer and lookups: files in, typed rows out (an update's HTTP fetch is the
         # caller's choice of URL, made lazily); the price composer reads them
         "bot.prices"}
@@ -31,7 +32,7 @@ def _module_name(path: Path) -> str:
 
 
 def _package(module: str) -> str:
-    """bot.engine.reload -> bot.engine; bot.advisor -> bot.advisor."""
+    """bot.engine.session -> bot.engine; bot.advisor -> bot.advisor."""
     return ".".join(module.split(".")[:2])
 
 
@@ -151,6 +152,15 @@ def test_every_package_is_placed():
     assert not unplaced, f"place {sorted(unplaced)} in CORE or ADAPTERS in {Path(__file__).name}"
 
 
+def test_the_dispatcher_imports_no_agent_module():
+    """bot.dispatch talks to the agent over the wire only: the contract (jobs, signing) is
+    bot.agent_contract, so the bot side never loads the agent's code."""
+    bad = [f"{path.relative_to(BOT.parent)}:{line}: {name}" for path in _sources()
+           if _module_name(path).startswith("bot.dispatch")
+           for name, line in _imports(path) if _package(name) == "bot.agent"]
+    assert not bad, "bot.dispatch imports bot.agent:\n" + "\n".join(bad)
+
+
 def test_nothing_but_the_cli_imports_the_cli():
     graph = package_graph()
     users = sorted(source for source, targets in graph.items() if "bot.cli" in targets)
@@ -187,8 +197,8 @@ def test_the_layers_name_real_packages(layer):
 # advisor and the rule manager, which own the engines they answer with.
 CONSTRUCTED_ONLY_BY_SERVICES = {
     "Advisor": {"bot.advisor"},
-    "RuleBaseManager": {"bot.engine.reload"},
-    "Engine": {"bot.engine.session", "bot.engine.reload", "bot.advisor"},
+    "RuleBaseManager": {"bot.ruletools.reload"},
+    "Engine": {"bot.engine.session", "bot.ruletools.reload", "bot.advisor"},
     "HostChecker": {"bot.dispatch.checker"},
     "Store": {"bot.store.db"},
     "StoreAuditSink": {"bot.store.adapters"},

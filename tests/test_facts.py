@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from bot.engine.facts import (
+from bot.engine.fact_kinds import (
     BenchmarkResultFact,
     CostFact,
     CudaReleaseFact,
@@ -265,7 +265,7 @@ def test_xid_facts_carry_nvidia_s_entry_in_both_languages(catalog):
 
 
 def test_question_facts_hold_one_of_each_list_entry_and_each_provider_once(catalog):
-    from bot.engine.facts import ProviderFact, SymptomFact, TopicFact
+    from bot.engine.fact_kinds import ProviderFact, SymptomFact, TopicFact
 
     req = Requirement(provider="aws", provider_options=["aws", "runpod"], topics=["cost", "spot"], symptoms=["oom"])
     facts = question_facts(catalog, req, named=[], selected=set(), family=None, instance=None)
@@ -559,7 +559,7 @@ def test_benchmark_details_copied_and_measured_against_the_right_figure(catalog)
 
 
 def test_a_question_s_sizing_follows_its_requirement_and_its_own_prices_replace_the_table(catalog):
-    from bot.engine.facts import EstimateFact
+    from bot.engine.fact_kinds import EstimateFact
 
     req = Requirement(workload="training", method="lora", params_b=7, dataset_tokens_b=1, unknown_gpu="L20",
                       unknown_gpu_memory_gb=48)

@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from bot.cli import main
-from bot.engine.lint import lint_paths
+from bot.ruletools.lint import lint_paths
 from bot.engine.rulebase import rule_files
 from bot.engine.vocabulary import README, SCHEMA_PATH, rule_schema, schema_text, update_readme
 from bot.yamlio import load_yaml

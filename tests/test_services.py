@@ -16,7 +16,7 @@ from bot.advisor import Advisor
 from bot.dispatch.audit import FanOutAuditSink, JsonlAuditSink, MemoryAuditSink
 from bot.dispatch.checker import HostChecker
 from bot.dispatch.inventory import InventoryError
-from bot.engine.reload import RuleBaseManager
+from bot.ruletools.reload import RuleBaseManager
 from bot.engine.rulebase import DEFAULT_RULES_DIR
 from bot.engine.session import Engine
 from bot.knowledge import example_prices_catalog

@@ -23,8 +23,6 @@ MAX_COMPLEXITY = 25
 
 # module -> why it is longer than MAX_LINES (issue #30 step 4 splits them)
 LONG_MODULES = {
-    "bot/knowledge.py": "models, name resolution, loading, reference checks and caching together: step 4 splits it",
-    "bot/engine/lint.py": "one checker per lint family still in one file: step 4 moves lint out of the engine",
 }
 
 # "path::function" -> why its cyclomatic complexity (radon) is over MAX_COMPLEXITY
@@ -59,13 +57,6 @@ COMPLEX_FUNCTIONS = {
     "bot/diagnostics/paste.py::_read": "reads each kind of block found",
     "bot/diagnostics/query_gpu.py::parse_query_csv": "one branch per nvidia-smi --query-gpu column",
     "bot/diagnostics/table.py::parse_table": "one branch per field of the nvidia-smi table",
-    "bot/engine/lint.py::_schema_errors": "collapses pydantic's per-branch errors of each union kind",
-    "bot/engine/lint.py::_value_checks": "one check per impossible literal and reference kind: step 4 (one operator table)",
-    "bot/engine/lint.py::_whole_base_checks": "each check across the whole rule base: step 4 moves lint out",
-    "bot/engine/lint.py::lint_paths": "loads, checks and reports each file: step 4 moves lint out",
-    "bot/engine/rulebase.py::check_rule": "one check per rule part (kinds, fields, references, templates, sources)",
-    "bot/engine/ruletest.py::check": "one branch per expectation kind: step 4 makes one checker per kind",
-    "bot/knowledge.py::_check_references": "one check per reference kind across the catalog: step 4 splits knowledge.py",
     "bot/nlu/numbers.py::zh_number": "Chinese numerals: one branch per unit and digit form",
     "bot/nlu/parser.py::_read_paste": "one branch per slot a paste can fill",
     "bot/nlu/quantities.py::_classify": "one branch per unit and keyword a number can be read with; wants a pattern table",

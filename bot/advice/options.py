@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.engine.facts import OptionFact
+from bot.engine.fact_kinds import OptionFact
 from bot.knowledge import Catalog, GpuSpec
 from bot.models import Candidate, Cost, ObjectiveCheck, Recommendation, Requirement
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bot.engine.facts import BreakEvenFact
+from bot.engine.fact_kinds import BreakEvenFact
 from bot.models import Cost, StatedCost
 from bot.sizing.cost import DAYS_PER_MONTH, HOURS_PER_MONTH
 

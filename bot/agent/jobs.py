@@ -1,6 +1,6 @@
-"""The agent's fixed set of jobs, their bounded parameters, and the job manager.
+"""The agent's job manager, running the fixed set of jobs of the wire contract (`bot.agent_contract`).
 
-A job is one of the pydantic models below, chosen by `kind`; anything else is refused before it
+A job is one of the contract's pydantic models, chosen by `kind`; anything else is refused before it
 runs. Benchmarks hold a slot (`gpu:<n>`, or `serving`) while they run: a second one on the same
 slot gets 409. Every job has a time limit.
 """
@@ -8,130 +8,22 @@ slot gets 409. Every job has a time limit.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import itertools
 import threading
 import time
 import uuid
 from collections import Counter, OrderedDict
 from collections.abc import Callable
-from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, field_validator
+from pydantic import BaseModel
 
 from bot.agent import benchmarks
+from bot.agent_contract import (  # noqa: F401  the contract's names, re-exported for the agent's callers
+    JOB_ID_PATTERN, JOB_KINDS, H2dJob, Job, JobParams, JobRequest, JobState, MatmulJob, MatmulPrecision, MembwJob,
+    ProbeJob, ServingJob, is_loopback_ip)
 from bot.host_report import BenchmarkBatch, ProbeReport
 from bot.errors import ServiceError
-
-MatmulPrecision = Literal["fp32", "tf32", "bf16", "fp16", "fp8"]
-# Job ids as the agent makes them: a counter and 8 hex digits. The bot puts ids into URL paths, so
-# it accepts nothing else.
-JOB_ID_PATTERN = r"^[0-9]{1,12}-[0-9a-f]{8}$"
-
-
-def is_loopback_ip(host: str | None) -> bool:
-    """A literal loopback address (127.0.0.0/8, ::1). Names such as "localhost" are not: what they
-    resolve to is up to the host's resolver configuration, not to us."""
-    try:
-        return ipaddress.ip_address(host or "").is_loopback
-    except ValueError:
-        return False
-
-
-class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ProbeJob(_Params):
-    kind: Literal["probe"] = "probe"
-    kernel_log: bool = True
-    xid_limit: int = Field(default=200, ge=1, le=1000)
-    framework: bool = True
-
-
-class MatmulJob(_Params):
-    kind: Literal["matmul"] = "matmul"
-    gpu: int = Field(default=0, ge=0, le=63)
-    precisions: list[MatmulPrecision] = Field(default_factory=lambda: ["bf16"], min_length=1, max_length=5)
-    size: int = Field(default=8192, ge=256, le=16384)
-    seconds: float = Field(default=5.0, gt=0, le=120, description="time budget per precision")
-
-
-class MembwJob(_Params):
-    kind: Literal["membw"] = "membw"
-    gpu: int = Field(default=0, ge=0, le=63)
-    size_mib: int = Field(default=1024, ge=1, le=16384)
-    seconds: float = Field(default=5.0, gt=0, le=120)
-
-
-class H2dJob(_Params):
-    kind: Literal["h2d"] = "h2d"
-    gpu: int = Field(default=0, ge=0, le=63)
-    size_mib: int = Field(default=256, ge=1, le=4096)
-    seconds: float = Field(default=5.0, gt=0, le=120)
-
-
-class ServingJob(_Params):
-    """An OpenAI-compatible endpoint on this host (loopback only: the agent is no proxy)."""
-
-    kind: Literal["serving"] = "serving"
-    url: str = Field(default="http://127.0.0.1:8000", max_length=200)
-    model: str = Field(default="default", min_length=1, max_length=200)
-    prompt: str = Field(default="Write a short story about a GPU.", min_length=1, max_length=8000)
-    max_tokens: int = Field(default=128, ge=1, le=4096)
-    concurrency: int = Field(default=4, ge=1, le=256)
-    requests: int = Field(default=32, ge=1, le=10_000)
-    api: Literal["chat", "completions"] = "chat"
-    timeout_s: float = Field(default=60.0, gt=0, le=600, description="per request")
-    seconds: float = Field(default=300.0, gt=0, le=1800, description="time limit for the whole run")
-
-    @field_validator("url")
-    @classmethod
-    def _loopback(cls, value: str) -> str:
-        parts = urlsplit(value)
-        try:
-            parts.port
-        except ValueError:
-            raise ValueError(f"url {value!r} has an invalid port") from None
-        ok = parts.scheme in ("http", "https") and not parts.username and not parts.password
-        if ok and parts.hostname and not is_loopback_ip(parts.hostname):
-            try:
-                ipaddress.ip_address(parts.hostname)
-            except ValueError:
-                raise ValueError(f"url host {parts.hostname!r}: use a loopback address such as 127.0.0.1 or [::1], "
-                                 "not a name such as 'localhost' (an endpoint on this host)") from None
-        if not ok or not is_loopback_ip(parts.hostname):
-            raise ValueError("url must be http(s)://127.0.0.1[:port] or http(s)://[::1][:port], a loopback address "
-                             "(an endpoint on this host)")
-        return value
-
-
-JobParams = Annotated[ProbeJob | MatmulJob | MembwJob | H2dJob | ServingJob, Field(discriminator="kind")]
-JOB_KINDS = ("probe", "matmul", "membw", "h2d", "serving")
-
-
-class JobRequest(RootModel[JobParams]):
-    """The body of POST /jobs: exactly one of the job models, chosen by `kind`."""
-
-JobState = Literal["queued", "running", "done", "failed"]
-
-
-class Job(BaseModel):
-    """A job as the agent reports it; the bot validates every reply against this model."""
-
-    id: str = Field(pattern=JOB_ID_PATTERN)
-    kind: Literal["probe", "matmul", "membw", "h2d", "serving"]
-    params: dict[str, Any]
-    state: JobState = "queued"
-    progress: float = Field(default=0.0, ge=0.0, le=1.0)
-    message: str = ""
-    created_at: float
-    started_at: float | None = None
-    finished_at: float | None = None
-    result: dict[str, Any] | None = None
-    error: str | None = None
-    version: int = Field(default=0, description="bumped on every change; streams send each version once")
 
 
 class SlotBusy(ServiceError):

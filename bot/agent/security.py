@@ -20,88 +20,18 @@ its own signature in its SSE `id:` field (`event_signature`).
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import hmac
 import json
-import re
-import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
-TIMESTAMP = "x-gpu-advisor-timestamp"
-NONCE = "x-gpu-advisor-nonce"
-SIGNATURE = "x-gpu-advisor-signature"
-RESPONSE_TIMESTAMP = "x-gpu-advisor-response-timestamp"
-RESPONSE_SIGNATURE = "x-gpu-advisor-response-signature"
-STREAMED = "stream"  # the body digest a streamed response's header signs
-SECRET_ENV = "GPU_ADVISOR_AGENT_SECRET"
-# The next secret during a rotation: accepted beside SECRET_ENV until the rotation is finished.
-NEXT_SECRET_ENV = "GPU_ADVISOR_AGENT_SECRET_NEXT"
-SECRET_SCOPE_KEY = "gpu_advisor.secret"
-MIN_SECRET_BYTES = 16
-_NONCE_FORMAT = re.compile(r"[A-Za-z0-9_-]{16,64}")
-_TIMESTAMP_FORMAT = re.compile(r"[0-9]{1,12}")  # ASCII digits only; bounded, so int() cannot fail
-
-
-def canonical(method: str, path: str, query: str, timestamp: str, nonce: str, body: bytes) -> bytes:
-    digest = hashlib.sha256(body).hexdigest()
-    return "\n".join([method.upper(), path, query, timestamp, nonce, digest]).encode()
-
-
-def signature(secret: bytes, method: str, path: str, query: str, timestamp: str, nonce: str, body: bytes) -> str:
-    mac = hmac.new(secret, canonical(method, path, query, timestamp, nonce, body), hashlib.sha256)
-    return "v1=" + mac.hexdigest()
-
-
-def sign_headers(secret: bytes, method: str, path: str, body: bytes = b"", query: str = "",
-                 now: float | None = None) -> dict[str, str]:
-    timestamp = str(int(now if now is not None else time.time()))
-    nonce = secrets.token_urlsafe(18)
-    return {TIMESTAMP: timestamp, NONCE: nonce,
-            SIGNATURE: signature(secret, method, path, query, timestamp, nonce, body)}
-
-
-def response_signature(secret: bytes, status: int, request_signature: str, timestamp: str,
-                       body: bytes | None) -> str:
-    """`body=None`: a streamed response, whose events are signed one by one."""
-    digest = STREAMED if body is None else hashlib.sha256(body).hexdigest()
-    text = "\n".join(["response", str(status), request_signature, timestamp, digest]).encode()
-    return "v1=" + hmac.new(secret, text, hashlib.sha256).hexdigest()
-
-
-def response_headers(secret: bytes, status: int, request_signature: str, body: bytes | None,
-                     now: float | None = None) -> dict[str, str]:
-    timestamp = str(int(now if now is not None else time.time()))
-    return {RESPONSE_TIMESTAMP: timestamp,
-            RESPONSE_SIGNATURE: response_signature(secret, status, request_signature, timestamp, body)}
-
-
-def verify_response(secret: bytes, status: int, request_signature: str, headers: Mapping[str, str],
-                    body: bytes | None) -> str | None:
-    """None if the agent signed this response to this request; else why not."""
-    timestamp, sig = headers.get(RESPONSE_TIMESTAMP), headers.get(RESPONSE_SIGNATURE)
-    if not sig:
-        return "no response signature"
-    if not timestamp or not _TIMESTAMP_FORMAT.fullmatch(timestamp):
-        return "malformed response timestamp"
-    expected = response_signature(secret, status, request_signature, timestamp, body)
-    if not hmac.compare_digest(expected.encode(), sig.encode()):
-        return "bad response signature"
-    return None
-
-
-def event_signature(secret: bytes, request_signature: str, data: str) -> str:
-    text = "\n".join(["event", request_signature, hashlib.sha256(data.encode()).hexdigest()]).encode()
-    return "v1=" + hmac.new(secret, text, hashlib.sha256).hexdigest()
-
-
-def verify_event(secret: bytes, request_signature: str, event_id: str, data: str) -> str | None:
-    """None if this server-sent event's `id:` signs its `data:` for this request; else why not."""
-    if not hmac.compare_digest(event_signature(secret, request_signature, data).encode(), event_id.encode()):
-        return "bad event signature"
-    return None
-
+# The signing half of the scheme is the wire contract, shared with the bot's dispatcher; its names
+# are re-exported here for the agent's callers.
+from bot.agent_contract import (  # noqa: F401
+    _NONCE_FORMAT, _TIMESTAMP_FORMAT, MIN_SECRET_BYTES, NEXT_SECRET_ENV, NONCE, RESPONSE_SIGNATURE, RESPONSE_TIMESTAMP,
+    SECRET_ENV, SECRET_SCOPE_KEY, SIGNATURE, STREAMED, TIMESTAMP, canonical, event_signature, response_headers,
+    response_signature, sign_headers, signature, verify_event, verify_response)
 
 class NonceCache:
     """Nonces seen recently. Bounded: when full of unexpired nonces, new requests are refused."""

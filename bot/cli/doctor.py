@@ -204,7 +204,7 @@ def check_rules(rules_dir: Path | None = None) -> list[CheckResult]:
     out = [CheckResult(check="rules", status="ok", message=f"{len(rulebase)} rules load from {root} "
                        f"(version {rulebase.version})")]
     try:
-        from bot.engine import lint
+        from bot.ruletools import lint
     except ImportError:
         return out
     try:

@@ -19,7 +19,7 @@ def _paths(values: list[str] | None) -> list[Path] | None:
 
 
 def _cmd_lint(args: argparse.Namespace) -> int:
-    from bot.engine.lint import format_github, format_human, format_json, lint_paths
+    from bot.ruletools.lint import format_github, format_human, format_json, lint_paths
 
     report = lint_paths(_paths(args.paths))
     formatter = {"text": format_human, "json": format_json, "github": format_github}[args.format]
@@ -30,7 +30,7 @@ def _cmd_lint(args: argparse.Namespace) -> int:
 
 
 def _cmd_test(args: argparse.Namespace) -> int:
-    from bot.engine.reload import run_rule_tests, rule_test_scope
+    from bot.ruletools.reload import run_rule_tests, rule_test_scope
     from bot.engine.rulebase import RuleBaseError
     from bot.knowledge import example_prices_catalog
     from bot.services import Services
@@ -68,7 +68,7 @@ def _load_base():
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:
-    from bot.engine.explain import explain_rule, render_dot
+    from bot.ruletools.explain import explain_rule, render_dot
     from bot.engine.rulebase import RuleBaseError
 
     try:
@@ -90,7 +90,7 @@ def requirement_from_question(text: str, catalog):
 
 
 def _cmd_why(args: argparse.Namespace) -> int:
-    from bot.engine.explain import render_why
+    from bot.ruletools.explain import render_why
     from bot.services import Services
 
     advisor = Services().advisor()
@@ -106,7 +106,7 @@ def _cmd_why(args: argparse.Namespace) -> int:
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
-    from bot.engine.lint import schema_reference
+    from bot.ruletools.lint import schema_reference
     from bot.engine.rulebase import DEFAULT_RULES_DIR, rule_files
     from bot.engine.vocabulary import SCHEMA_PATH, schema_text, stamp
 
@@ -196,7 +196,7 @@ def scaffold_paths(rule_id: str, rules_dir: Path) -> tuple[Path, Path]:
 def _cmd_new(args: argparse.Namespace) -> int:
     import re
 
-    from bot.engine.lint import schema_reference
+    from bot.ruletools.lint import schema_reference
     from bot.engine.rulebase import DEFAULT_RULES_DIR, RuleBaseError, load_rulebase
     from bot.engine.schema import RULE_ID
     from bot.knowledge import default_catalog

@@ -24,9 +24,8 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from bot.agent.jobs import Job
+from bot.agent_contract import SIGNATURE, Job, sign_headers, verify_response
 from bot.host_report import BenchmarkBatch, ProbeReport
-from bot.agent.security import SIGNATURE, sign_headers, verify_response
 from bot.dispatch.inventory import DispatchError, Host
 
 # A probe report of 8 GPUs with its kernel log is ~100 KB; a reply 40x that is not a real agent's.

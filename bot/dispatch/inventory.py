@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from bot.agent.jobs import is_loopback_ip
+from bot.agent_contract import is_loopback_ip
 from bot.errors import ConfigError, ServiceError
 from bot.models import Deployment
 from bot.yamlio import YamlError, describe_validation_error, load_yaml

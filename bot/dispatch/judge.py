@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel
 
 from bot.advice.assemble import AnswerParts, assemble
-from bot.engine.facts import HostGpuFact
+from bot.engine.fact_kinds import HostGpuFact
 from bot.facts import host_facts
 from bot.host_report import BenchmarkResult, ProbeReport
 from bot.models import Answer, Requirement
@@ -29,7 +29,7 @@ def judge(advisor: JudgingAdvisor, name: str, deployment: str, team_cuda: str | 
     facts: list[BaseModel] = [*host_facts(advisor.catalog, name, deployment, team_cuda, report, benchmarks,
                                           expect_gpu, expect_count), *(extra_facts or [])]
     result = advisor.engine.run(facts, language=language)
-    first = next((f for f in facts if isinstance(f, HostGpuFact)), None)
+    first = next((f for f in facts if isinstance(f, HostGpuFact)), None)  # type: ignore[misc]  # a derived model
     requirement = Requirement(
         gpu=first.gpu if first else None, gpu_count=len(report.gpus) or None,
         deployment=deployment, cuda=team_cuda,

@@ -8,43 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.engine.operators import OPERATORS
 from bot.engine.rulebase import RuleBase
-from bot.engine.schema import Comparison, Condition, Rule, parse_reference
-
-_OPS = {"gt": "$gt", "gte": "$gte", "lt": "$lt", "lte": "$lte", "ne": "$neq"}
-
-
-def _operand(value: Any) -> Any:
-    """A literal, or a join reference `{alias: field}` for `$alias.field`."""
-    ref = parse_reference(value)
-    if ref:
-        alias, field = ref
-        return {alias: field}
-    return value
-
+from bot.engine.schema import Condition, Rule, operator_tests
 
 def _field_tests(field: str, test: Any) -> list[dict]:
-    if not isinstance(test, Comparison):
-        return [{field: _operand(test)}]
     tests: list[dict] = []
-    for op, value in test.operators().items():
-        if op == "eq":
-            tests.append({field: _operand(value)})
-        elif op in _OPS:
-            tests.append({_OPS[op]: {field: _operand(value)}})
-        elif op == "in":
-            joined = [parse_reference(v) is not None for v in value]
-            if any(joined) and not all(joined):
-                # durable-rules never matches the literal side of an `$or` that also joins
-                raise ValueError(f"{field}: `in` mixes literal values and $references, which the engine "
-                                 f"cannot match; write one rule for the literals and one for the references")
-            tests.append({"$or": [{field: _operand(v)} for v in value]})
-        elif op == "not_in":
-            tests += [{"$neq": {field: _operand(v)}} for v in value]
-        elif op == "exists":
-            tests.append({"$ex" if value else "$nex": {field: 1}})
-        elif op == "matches":
-            tests.append({"$mt": {field: value}})
+    for op, value in operator_tests(test).items():
+        tests += OPERATORS[op].compile(field, value)
     return tests
 
 
@@ -103,11 +74,11 @@ def relevance_filter(rulebase: RuleBase):
         for condition in loaded.rule.when:
             literal: dict[str, set] = {}
             for field, test in condition.where.items():
-                ops = test.operators() if isinstance(test, Comparison) else {"eq": test}
-                if "eq" in ops and parse_reference(ops["eq"]) is None:
-                    literal[field] = {ops["eq"]}
-                elif "in" in ops and not any(parse_reference(v) for v in ops["in"]):
-                    literal[field] = set(ops["in"])
+                # the first operator, in the table's order, that names the field's only values
+                allowed = (OPERATORS[op].literal_values(v) for op, v in operator_tests(test).items())
+                values = next((a for a in allowed if a is not None), None)
+                if values is not None:
+                    literal[field] = values
             known = tests_by_kind.setdefault(condition.fact, [])
             if known is None:
                 continue

@@ -10,14 +10,15 @@ from __future__ import annotations
 import hashlib
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from bot.cache import cached
-from bot.engine.facts import FACT_KINDS, fact_fields, is_derived
-from bot.engine.schema import Comparison, Rule, RuleFile, parse_reference
+from bot.engine.fact_kinds import FACT_KINDS, fact_fields, is_derived
+from bot.engine.schema import Rule, RuleFile, operator_tests, parse_reference
 from bot.errors import ConfigError
 from bot.knowledge import rules_dir, shipped_data_dir
 from bot.yamlio import YamlDocument, YamlError, containing_root, load_yaml, read_text
@@ -104,6 +105,9 @@ def template_fields(template: str) -> list[tuple[str, str]]:
     return out
 
 
+Problem = Callable[[tuple, str], None]  # (location in the rule, message) -> recorded
+
+
 def check_rule(loaded: LoadedRule, known_sources: set[str] | None) -> list[str]:
     """Semantic checks every load makes: fact kinds, fields, references, templates, sources."""
     rule, problems = loaded.rule, []
@@ -111,6 +115,18 @@ def check_rule(loaded: LoadedRule, known_sources: set[str] | None) -> list[str]:
     def problem(loc: tuple, message: str) -> None:
         problems.append(f"{loaded.where(*loc)}: {rule.id}: {message}")
 
+    bound = _check_conditions(rule, problem)
+    _check_assertions(rule, bound, problem)
+    _check_templates(rule, bound, problem)
+    if known_sources is not None:
+        for si, source in enumerate(rule.sources):
+            if source not in known_sources:
+                problem(("sources", si), f"sources[{si}]: unknown source id {source!r} (see knowledge/sources.yaml)")
+    return problems
+
+
+def _check_conditions(rule: Rule, problem: Problem) -> dict[str, str]:
+    """Fact kinds, fields and join references of `when`; returns alias -> fact kind bound."""
     bound: dict[str, str] = {}
     for ci, condition in enumerate(rule.when):
         if condition.fact not in FACT_KINDS:
@@ -122,20 +138,28 @@ def check_rule(loaded: LoadedRule, known_sources: set[str] | None) -> list[str]:
             if name not in fields:
                 problem(("when", ci, "where", name), f"when[{ci}].where.{name}: {condition.fact} has no field "
                         f"{name!r}; fields: {', '.join(sorted(fields))}")
-            values = test.operators().values() if isinstance(test, Comparison) else [test]
-            for value in values:
-                for item in value if isinstance(value, list) else [value]:
-                    ref = parse_reference(item)
-                    if ref is None:
-                        continue
-                    alias, attr = ref
-                    if alias not in bound:
-                        problem(("when", ci, "where", name), f"when[{ci}].where.{name}: ${alias}.{attr} refers to "
-                                f"{alias!r}, which no earlier condition binds")
-                    elif attr not in fact_fields(bound[alias]):
-                        problem(("when", ci, "where", name), f"when[{ci}].where.{name}: {bound[alias]} has no field {attr!r}")
+            for alias, attr in _references(test):
+                if alias not in bound:
+                    problem(("when", ci, "where", name), f"when[{ci}].where.{name}: ${alias}.{attr} refers to "
+                            f"{alias!r}, which no earlier condition binds")
+                elif attr not in fact_fields(bound[alias]):
+                    problem(("when", ci, "where", name), f"when[{ci}].where.{name}: {bound[alias]} has no field {attr!r}")
         bound[condition.alias] = condition.fact
+    return bound
 
+
+def _references(test) -> list[tuple[str, str]]:
+    """The `$alias.field` join references of one `where` entry, in order."""
+    refs = []
+    for value in operator_tests(test).values():
+        for item in value if isinstance(value, list) else [value]:
+            ref = parse_reference(item)
+            if ref is not None:
+                refs.append(ref)
+    return refs
+
+
+def _check_assertions(rule: Rule, bound: dict[str, str], problem: Problem) -> None:
     for ai, assertion in enumerate(rule.then.assert_):
         if assertion.fact not in FACT_KINDS:
             problem(("then", "assert", ai, "fact"), f"then.assert[{ai}].fact: unknown fact kind {assertion.fact!r}")
@@ -158,6 +182,8 @@ def check_rule(loaded: LoadedRule, known_sources: set[str] | None) -> list[str]:
             problem(("then", "assert", ai, "set"), f"then.assert[{ai}].set: missing required field(s) "
                     f"{', '.join(sorted(missing))} of {assertion.fact}")
 
+
+def _check_templates(rule: Rule, bound: dict[str, str], problem: Problem) -> None:
     for part, message in rule.then.messages().items():
         for language in ("en", "zh"):
             try:
@@ -176,12 +202,6 @@ def check_rule(loaded: LoadedRule, known_sources: set[str] | None) -> list[str]:
                             f"which no condition binds (bound: {', '.join(bound) or 'none'})")
                 elif not attr or attr.split("[")[0] not in fact_fields(bound[alias]):
                     problem(("then", part, language), f"then.{part}.{language}: {bound[alias]} has no field {attr!r}")
-
-    if known_sources is not None:
-        for si, source in enumerate(rule.sources):
-            if source not in known_sources:
-                problem(("sources", si), f"sources[{si}]: unknown source id {source!r} (see knowledge/sources.yaml)")
-    return problems
 
 
 def load_rulebase(

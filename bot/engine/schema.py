@@ -25,53 +25,29 @@ emits a finding and/or asks a follow-up question (`then`). See `rules/README.md`
 
 from __future__ import annotations
 
-import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
+from bot.engine.operators import OPERATORS as OPERATOR_TABLE
+from bot.engine.operators import REFERENCE, Scalar, comparison_fields, field_name, parse_reference  # noqa: F401
 from bot.models import Severity, Topic
 
 RULE_ID = r"^[a-z0-9]+(-[a-z0-9]+)*(\.[a-z0-9]+(-[a-z0-9]+)*)+$"
 ALIAS = r"^[a-z][a-z0-9_]*$"
-OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in", "not_in", "exists", "matches")
-REFERENCE = re.compile(r"^\$([a-z][a-z0-9_]*)\.([a-z_][a-z0-9_]*)$")
-
-Scalar = str | int | float | bool
+OPERATORS = tuple(OPERATOR_TABLE)
 
 
-def parse_reference(value: Any) -> tuple[str, str] | None:
-    """`$req.gpu` -> ("req", "gpu"); anything else -> None."""
-    if isinstance(value, str):
-        match = REFERENCE.match(value)
-        if match:
-            return match.group(1), match.group(2)
-    return None
-
-
-class Comparison(BaseModel):
-    """Operators on one field. A bare value in `where` means `eq`."""
-
+class _ComparisonBase(BaseModel):
     # defer_build (on every rule model): a rule base read back from the start-up cache
     # (bot/cache.py) is never validated, so validators are built only when rule files are loaded.
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
-    eq: Scalar | None = None
-    ne: Scalar | None = None
-    gt: float | str | None = None
-    gte: float | str | None = None
-    lt: float | str | None = None
-    lte: float | str | None = None
-    in_: list[Scalar] | None = Field(default=None, alias="in")
-    not_in: list[Scalar] | None = None
-    exists: bool | None = None
-    matches: str | None = Field(default=None, description="anchored Lua-style pattern, e.g. 'gpu%-%d+'")
-
     @model_validator(mode="after")
-    def _one_operator_at_least(self) -> "Comparison":
+    def _one_operator_at_least(self) -> "_ComparisonBase":
         if not self.model_fields_set:
             raise ValueError(f"empty comparison; use one of {', '.join(OPERATORS)}")
-        for op in ("gt", "gte", "lt", "lte"):
+        for op in (o.name for o in OPERATOR_TABLE.values() if o.kind == "order"):
             value = getattr(self, op)
             if isinstance(value, str) and parse_reference(value) is None:
                 raise ValueError(f"{op}: {value!r} is neither a number nor a $alias.field reference")
@@ -80,10 +56,21 @@ class Comparison(BaseModel):
     def operators(self) -> dict[str, Any]:
         """The operators that were written, keyed by their YAML names."""
         out = {}
-        for name in type(self).model_fields:  # declaration order, so compiled rules do not depend on set order
-            if name in self.model_fields_set:
-                out["in" if name == "in_" else name] = getattr(self, name)
+        for name in OPERATOR_TABLE:  # declaration order, so compiled rules do not depend on set order
+            if field_name(name) in self.model_fields_set:
+                out[name] = getattr(self, field_name(name))
         return out
+
+
+# One field per operator of bot.engine.operators, so the schema cannot miss or mistype one.
+Comparison = create_model("Comparison", __base__=_ComparisonBase, __module__=__name__,
+                          __doc__="Operators on one field. A bare value in `where` means `eq`.",
+                          **comparison_fields())  # type: ignore[call-overload]
+
+
+def operator_tests(test: Any) -> dict[str, Any]:
+    """A `where` entry as {operator name: operand}: a bare value is `eq`."""
+    return test.operators() if isinstance(test, Comparison) else {"eq": test}
 
 
 # durable-rules binds matched facts as attributes of its action context, next to these names;

@@ -37,7 +37,7 @@ from bot.engine.compiler import (
 )
 from pydantic import BaseModel
 
-from bot.engine.facts import FactModel, fact_kind
+from bot.engine.fact_kinds import FactModel, fact_kind
 from bot.engine.rulebase import MAX_RENDERED_CHARS, RuleBase, template_spec_problem
 from bot.engine import encoding
 from bot.engine.schema import Rule, parse_reference
@@ -175,8 +175,8 @@ def _content_key(kind: str, data: dict) -> tuple:
 def _checked(fact: BaseModel) -> tuple[str, dict]:
     """(kind, fields without unknown values) of a typed input fact."""
     if not isinstance(fact, FactModel):
-        raise EngineError(f"Engine.run takes typed facts (bot.engine.facts), not {type(fact).__name__}; "
-                          "build them with bot.facts, or bot.engine.facts.fact_from_fields for data")
+        raise EngineError(f"Engine.run takes typed facts (bot.engine.fact_kinds), not {type(fact).__name__}; "
+                          "build them with bot.facts, or bot.engine.fact_kinds.fact_from_fields for data")
     return fact_kind(fact), fact.model_dump(exclude_none=True)
 
 

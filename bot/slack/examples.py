@@ -30,7 +30,7 @@ EXAMPLE_QUESTIONS: dict[str, str] = {
 def example_cards(rules: RuleSource) -> dict[str, dict]:
     """name -> Block Kit JSON, every card built from a real answer of `rules` (a RuleBaseManager)."""
     from bot.conversation import Conversations
-    from bot.engine.explain import render_why
+    from bot.ruletools.explain import render_why
     from bot.slack import cards
 
     conversations = Conversations(rules)

@@ -18,7 +18,7 @@ from slack_sdk.errors import SlackApiError
 
 from bot.answer_pool import AnswerTooLong
 from bot.conversation import Conversations, QuestionError
-from bot.engine.explain import render_why
+from bot.ruletools.explain import render_why
 from bot.errors import InputError
 from bot.knowledge import default_catalog
 from bot.messages import say

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.engine.facts import HostTrendFact
+from bot.engine.fact_kinds import HostTrendFact
 from bot.facts import trend_facts
 from bot.host_report import HostCheck, ProbeReport, check_from_probe
 

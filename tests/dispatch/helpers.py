@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from bot.agent.app import AgentConfig, create_app
-from bot.agent.security import sign_headers
+from bot.agent_contract import sign_headers
 from bot.agent.serve import ServerPool, replay_probe
 from tests.agent.conftest import KERNEL_LOG, SMI
 

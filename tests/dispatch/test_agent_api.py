@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from bot.agent.benchmarks import UNAVAILABLE
-from bot.agent.security import sign_headers
+from bot.agent_contract import sign_headers
 from bot.agent.serve import ServerPool
 from tests.agent.conftest import needs_fixtures
 from tests.agent.streaming_server import streaming_app

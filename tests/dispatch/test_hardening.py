@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from bot.agent.security import SIGNATURE, response_headers
+from bot.agent_contract import SIGNATURE, response_headers
 from bot.dispatch.audit import MemoryAuditSink
 from bot.dispatch.checker import HostChecker
 from bot.dispatch.client import MAX_REPLY_BYTES

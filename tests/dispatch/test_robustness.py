@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from bot.advisor import Advisor
-from bot.agent.security import SIGNATURE, response_headers
+from bot.agent_contract import SIGNATURE, response_headers
 from bot.agent.serve import ServerPool
 from bot.dispatch.checker import HostChecker
 from bot.dispatch.inventory import DispatchError, load_inventory

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.advisor import Advisor
-from bot.engine.explain import can_feed, cycles, describe_condition, explain_rule, render_dot, render_why, rule_graph
+from bot.ruletools.explain import can_feed, cycles, describe_condition, explain_rule, render_dot, render_why, rule_graph
 from bot.engine.rulebase import load_rulebase
 from bot.engine.schema import AssertFact, Condition
 from bot.knowledge import default_catalog

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.engine.lint import CODES, format_github, format_human, format_json, lint_paths
+from bot.ruletools.lint import CODES, format_github, format_human, format_json, lint_paths
 from bot.engine.rulebase import DEFAULT_RULES_DIR
 
 BROKEN = Path(__file__).resolve().parents[1] / "fixtures" / "broken_rules"

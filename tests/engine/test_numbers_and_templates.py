@@ -92,7 +92,7 @@ def test_a_huge_template_width_is_refused_at_load(tmp_path):
 
 
 def test_lint_rejects_a_huge_template_width(tmp_path):
-    from bot.engine.lint import lint_paths
+    from bot.ruletools.lint import lint_paths
 
     (tmp_path / "wide.yaml").write_text(RULES.replace("budget {req.dataset_tokens_b:.0f}", "budget {req.dataset_tokens_b:.500f}", 1))
     report = lint_paths([tmp_path])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from bot.advisor import Advisor
-from bot.engine.reload import RuleBaseManager
+from bot.ruletools.reload import RuleBaseManager
 from tests.engine.test_reload import QUESTION, rules_dir, write_generation  # noqa: F401 (a fixture)
 from tests.test_yamlio import alias_bomb
 
@@ -53,7 +53,7 @@ import threading  # noqa: E402
 
 import pytest  # noqa: E402
 
-from bot.engine.lint import lint_paths  # noqa: E402
+from bot.ruletools.lint import lint_paths  # noqa: E402
 
 
 def bounded(call, seconds: float = 20.0):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.advisor import Advisor
-from bot.engine.reload import RuleBaseManager, rule_test_catalog
+from bot.ruletools.reload import RuleBaseManager, rule_test_catalog
 from bot.knowledge import DEFAULT_KNOWLEDGE_DIR, EXAMPLE_PRICES_NAME, SNAPSHOT_PRICES_NAME, load_catalog
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,8 +19,8 @@ SNAPSHOT = DEFAULT_KNOWLEDGE_DIR / SNAPSHOT_PRICES_NAME
 
 def rules_test_failures(rules: Path) -> set[str]:
     """The `file::case` ids `gpu-advisor rules test` fails on `rules` (it runs on the example table)."""
-    from bot.engine.reload import run_rule_tests
-    from bot.engine.ruletest import find_test_files
+    from bot.ruletools.reload import run_rule_tests
+    from bot.ruletools.ruletest import find_test_files
     from bot.knowledge import example_prices_catalog
     from bot.services import Services
 

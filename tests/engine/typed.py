@@ -1,6 +1,6 @@
 """Typed facts for engine tests written as (kind, fields) pairs, the way rule tests write them."""
 
-from bot.engine.facts import FactModel, fact_from_fields
+from bot.engine.fact_kinds import FactModel, fact_from_fields
 
 
 def typed(pairs) -> list[FactModel]:

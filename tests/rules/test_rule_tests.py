@@ -6,7 +6,7 @@ import pytest
 
 from bot.advisor import Advisor
 from bot.engine.rulebase import DEFAULT_RULES_DIR
-from bot.engine.ruletest import find_test_files, load_cases, run_case
+from bot.ruletools.ruletest import find_test_files, load_cases, run_case
 from bot.knowledge import example_prices_catalog
 
 FILES = find_test_files([DEFAULT_RULES_DIR])

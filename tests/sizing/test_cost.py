@@ -8,7 +8,7 @@ import pytest
 
 from bot.advisor import Advisor, AdvisorConfig
 from bot.knowledge import DEFAULT_KNOWLEDGE_DIR, load_catalog
-from bot.engine.facts import fact_kind
+from bot.engine.fact_kinds import fact_kind
 from bot.models import Requirement, StatedCost
 from bot.sizing.cost import billed_hours, cheapest_and_fastest, cost_to_complete
 

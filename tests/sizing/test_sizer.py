@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.advisor import Advisor
-from bot.engine.facts import fact_kind
+from bot.engine.fact_kinds import fact_kind
 from bot.knowledge import default_catalog
 from bot.models import Requirement
 

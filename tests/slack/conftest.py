@@ -7,7 +7,7 @@ import pytest
 from slack_harness import SIGNING_SECRET, HttpBot, local_settings, serve
 
 from bot.advisor import Advisor
-from bot.engine.reload import RuleBaseManager
+from bot.ruletools.reload import RuleBaseManager
 from bot.slack.app import build_app, close_app
 from tests.kit.local_slack import LocalSlackApi, SlackRequests
 

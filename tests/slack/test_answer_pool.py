@@ -16,7 +16,7 @@ from slack_harness import MENTION_TS, SIGNING_SECRET, HttpBot, answers, local_se
 
 from bot.advisor import Advisor
 from bot.conversation import Conversations, QuestionError
-from bot.engine.reload import RuleBaseManager
+from bot.ruletools.reload import RuleBaseManager
 from bot.answer_pool import AnswerPoolError
 from bot.slack.app import app_answer_pool, build_app, close_app
 from bot.slack.cards import escape

@@ -10,7 +10,7 @@ from pathlib import Path
 from slack_harness import ADMIN, MENTION_TS, action_ids, answers, button_value, mention, text_objects, texts
 
 from bot.advisor import Advisor
-from bot.engine.reload import RuleBaseManager
+from bot.ruletools.reload import RuleBaseManager
 from bot.slack import cards
 from tests.kit.local_slack import BOT_ID, BOT_USER_ID
 

@@ -52,7 +52,7 @@ def test_reload_notices_go_to_every_subscribed_app_and_stop_when_it_closes(slack
     from slack_harness import local_settings
 
     from bot.advisor import Advisor
-    from bot.engine.reload import RuleBaseManager
+    from bot.ruletools.reload import RuleBaseManager
     from bot.slack.app import build_app, close_app
 
     rules_dir = tmp_path / "rules"

@@ -108,7 +108,7 @@ def own_rules(tmp_path):
     from pathlib import Path
 
     from bot.advisor import Advisor
-    from bot.engine.reload import RuleBaseManager
+    from bot.ruletools.reload import RuleBaseManager
 
     folder = tmp_path / "rules"
     shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "reload_rules", folder)

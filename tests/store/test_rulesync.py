@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot.advisor import Advisor
-from bot.engine.reload import RuleBaseManager
+from bot.ruletools.reload import RuleBaseManager
 from bot.models import Requirement
 from bot.store.rulesync import RuleBaseSync
 

@@ -1,7 +1,7 @@
 """Random mixes of real facts through fresh engines: durable-rules must never crash (run as a subprocess)."""
 import random, sys
 from bot.advisor import Advisor
-from bot.engine.facts import fact_kind
+from bot.engine.fact_kinds import fact_kind
 from bot.engine.session import Engine
 from bot.models import Requirement
 a = Advisor()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from bot.engine.facts import FACT_KINDS, fact_fields
+from bot.engine.fact_kinds import FACT_KINDS, fact_fields
 from bot.engine.schema import Condition
 
 
@@ -20,7 +20,7 @@ def test_reserved_binding_name_is_refused_with_a_hint():
 
 
 def test_a_misspelled_or_mistyped_fact_field_is_an_error_not_a_silent_miss():
-    from bot.engine.facts import FactError, HostFact, fact_from_fields
+    from bot.engine.fact_kinds import FactError, HostFact, fact_from_fields
 
     host = {"name": "n1", "deployment": "datacenter", "gpu_count": 1, "gpu_names": "x"}
     assert fact_from_fields("host", host) == HostFact(**host)
@@ -45,7 +45,7 @@ def test_the_engine_takes_only_typed_facts():
 
 
 def test_requirement_facts_take_the_requirement_s_own_types():
-    from bot.engine.facts import RequirementFact
+    from bot.engine.fact_kinds import RequirementFact
     from bot.models import Requirement
 
     for name in ("precision", "billing", "deployment", "kv_precision", "workload", "method"):
@@ -66,7 +66,7 @@ def _base(annotation):
 
 def _fact_pairs():
     from bot import host_report, models
-    from bot.engine import facts
+    from bot.engine import fact_kinds as facts
 
     return [(facts.HostGpuFact, host_report.GpuProbe), (facts.HostFact, host_report.ProbeReport),
             (facts.HostXidFact, host_report.XidEvent), (facts.BenchmarkResultFact, host_report.BenchmarkResult),
@@ -87,8 +87,33 @@ def test_a_fact_field_copied_from_a_domain_model_keeps_its_type(fact, domain):
 def test_trend_metrics_are_the_counters_the_history_keeps_and_xid():
     import typing
 
-    from bot.engine.facts import HostTrendFact
+    from bot.engine.fact_kinds import HostTrendFact
     from bot.host_report import COUNTERS, Counter
 
     assert set(typing.get_args(HostTrendFact.model_fields["metric"].annotation)) == {*COUNTERS, "xid"}
     assert set(typing.get_args(Counter)) == set(COUNTERS)
+
+
+def test_a_derived_fact_takes_every_scalar_domain_field_but_the_excluded_and_declares_its_extras():
+    from typing import Annotated
+
+    from pydantic import BaseModel, Field
+
+    from bot.engine.fact_kinds import FactModel, derive
+
+    class Probe(BaseModel):
+        index: Annotated[int, Field(ge=0)]
+        fan_pct: int | None = Field(default=None, description="fan speed")
+        serial: str | None = None
+        processes: list[int] | None = None  # a list: not a fact field
+
+    class Extras(FactModel):
+        """A probed thing."""
+
+        hot: bool = False
+
+    fact = derive("ProbeFact", Probe, Extras, exclude=frozenset({"serial"}), after={"hot": "index"})
+    assert list(fact.model_fields) == ["origin", "index", "hot", "fan_pct"]
+    assert fact.copied == {"index", "fan_pct"}
+    assert fact.model_fields["fan_pct"].description == "fan speed" and fact.model_fields["index"].is_required()
+    assert fact(index=-1).index == -1  # the domain's wire bounds are its own; the fact keeps the type

@@ -12,122 +12,27 @@ linting one changed file still knows about the rules it chains with.
 
 from __future__ import annotations
 
-import json
 import re
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
-from bot.engine.facts import FACT_KINDS, is_derived
+from bot.engine.fact_kinds import FACT_KINDS
 from bot.engine.rulebase import DEFAULT_RULES_DIR, TEST_SUFFIX, LoadedRule, check_rule, rule_files
-from bot.engine.schema import Comparison, Rule, RuleFile, parse_reference
+from bot.engine.operators import OPERATORS
+from bot.engine.schema import Rule, RuleFile, operator_tests, parse_reference
+from bot.engine.vocabulary import SCHEMA_HEADER
+from bot.ruletools.lint_base import _whole_base_checks
+from bot.ruletools.lint_report import (  # noqa: F401  (the report's names, re-exported for lint's callers)
+    CODES, IssueSeverity, LintIssue, LintReport, _Collector, _display, format_github, format_human, format_json)
 from bot.models import TOPICS
 from bot.yamlio import YamlDocument, YamlError, containing_root, load_yaml, read_text
 
-IssueSeverity = Literal["error", "warning"]
-
-SCHEMA_HEADER = re.compile(r"^#\s*yaml-language-server:\s*\$schema=(\S+)\s*$")
 SCHEMA_FILE = DEFAULT_RULES_DIR / "rule.schema.json"
-
-CODES: dict[str, tuple[IssueSeverity, str]] = {
-    "yaml-syntax": ("error", "the file is not valid YAML"),
-    "schema": ("error", "the file does not match the rule schema (rules/rule.schema.json)"),
-    "unknown-topic": ("error", "a topic that is not one of bot.models.TOPICS"),
-    "duplicate-id": ("error", "two rules share an id"),
-    "unknown-fact": ("error", "a fact kind that is not in bot/engine/facts.py"),
-    "unknown-field": ("error", "a field the fact kind does not have"),
-    "bad-reference": ("error", "a $alias.field that no earlier condition binds"),
-    "bad-assert": ("error", "asserting an input fact, or leaving out a required field"),
-    "template-unbound": ("error", "a message template using a field the conditions don't bind"),
-    "template-optional": ("warning", "a template field that may be absent (renders as '?')"),
-    "unknown-source": ("error", "a source id not in knowledge/sources.yaml"),
-    "unknown-gpu": ("error", "a GPU id not in knowledge/gpus.yaml"),
-    "unknown-knowledge": ("error", "a provider, model, billing mode, Xid or topic the knowledge base lacks"),
-    "never-fires": ("error", "a condition no fact can ever satisfy"),
-    "shadowed": ("warning", "a rule with the same conditions as a higher-priority rule"),
-    "cycle": ("error", "rules that feed each other in a loop"),
-    "untested": ("error", "no test in a *.tests.yaml fires the rule"),
-    "bad-test": ("error", "a rule test file that does not load or names an unknown rule"),
-    "schema-header": ("warning", "the file lacks the `# yaml-language-server: $schema=` first line"),
-    "placeholder": ("warning", "scaffolded TODO text left in a rule"),
-    "knowledge": ("error", "the knowledge catalog does not load, so references were not checked"),
-    "no-rules": ("error", "no rule files were found"),
-}
-
-
-@dataclass(frozen=True)
-class LintIssue:
-    code: str
-    file: str
-    line: int
-    col: int
-    message: str
-    rule: str | None = None
-
-    @property
-    def severity(self) -> IssueSeverity:
-        return CODES[self.code][0]
-
-    @property
-    def location(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
-
-    def as_dict(self) -> dict:
-        return {"severity": self.severity, "code": self.code, "file": self.file, "line": self.line,
-                "col": self.col, "rule": self.rule, "message": self.message}
-
-
-@dataclass
-class LintReport:
-    issues: list[LintIssue]
-    files: list[Path]
-    rules: list[LoadedRule] = field(default_factory=list)
-
-    @property
-    def errors(self) -> list[LintIssue]:
-        return [i for i in self.issues if i.severity == "error"]
-
-    @property
-    def warnings(self) -> list[LintIssue]:
-        return [i for i in self.issues if i.severity == "warning"]
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors
-
-    def codes(self) -> set[str]:
-        return {i.code for i in self.issues}
-
-
-# -- helpers -----------------------------------------------------------------------------------
-
-
-def _display(path: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
-class _Collector:
-    def __init__(self):
-        self.issues: list[LintIssue] = []
-
-    def add(self, code: str, doc_or_path: YamlDocument | Path, loc: tuple, message: str,
-            rule: str | None = None) -> None:
-        if isinstance(doc_or_path, YamlDocument):
-            line, col = doc_or_path.position(loc)
-            path = doc_or_path.path
-        else:
-            line, col, path = 1, 1, doc_or_path
-        self.issues.append(LintIssue(code, _display(path), line, col, message, rule))
-
-    def at(self, code: str, item: LoadedRule, loc: tuple, message: str) -> None:
-        self.add(code, item.doc, ("rules", item.index, *loc), message, item.rule.id)
 
 
 _UNION_TAGS = {"str", "int", "float", "bool"}
@@ -155,17 +60,21 @@ def _schema_errors(doc: YamlDocument, exc: ValidationError, out: _Collector) -> 
         if clean in reported:
             continue
         reported.add(clean)
-        rule_id = None
-        if len(clean) >= 2 and clean[0] == "rules" and isinstance(clean[1], int):
-            bad.add(clean[1])
-            raw = rules[clean[1]] if isinstance(rules, list) and clean[1] < len(rules) else None
-            rule_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
-            dotted = ".".join(str(p) for p in clean[2:]) or "(rule)"
-        else:
-            dotted = ".".join(str(p) for p in clean) or "(file)"
+        index, rule_id, dotted = _error_place(clean, rules)
+        if index is not None:
+            bad.add(index)
         code = "unknown-topic" if clean[-1:] == ("topic",) and err["type"] == "literal_error" else "schema"
         out.add(code, doc, clean, f"{dotted}: {message}", rule_id)
     return bad
+
+
+def _error_place(loc: tuple, rules: Any) -> tuple[int | None, str | None, str]:
+    """(index of the rule, its id if it has one, the dotted path inside it) of an error at `loc`."""
+    if len(loc) >= 2 and loc[0] == "rules" and isinstance(loc[1], int):
+        raw = rules[loc[1]] if isinstance(rules, list) and loc[1] < len(rules) else None
+        rule_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
+        return loc[1], rule_id, ".".join(str(p) for p in loc[2:]) or "(rule)"
+    return None, None, ".".join(str(p) for p in loc) or "(file)"
 
 
 _PARSED: dict[Path, tuple[str, YamlDocument]] = {}
@@ -289,9 +198,8 @@ def _domains(catalog) -> dict[tuple[str, str], tuple[str, str, set]]:
 
 
 def _literals(test: Any) -> list[tuple[str, Any]]:
-    ops = test.operators() if isinstance(test, Comparison) else {"eq": test}
     out = []
-    for op, operand in ops.items():
+    for op, operand in operator_tests(test).items():
         for value in operand if isinstance(operand, list) else [operand]:
             if parse_reference(value) is None:
                 out.append((op, value))
@@ -309,35 +217,46 @@ def _value_checks(item: LoadedRule, domains: dict | None, out: _Collector) -> li
             if name not in fields or name == "origin":
                 continue
             loc = ("when", ci, "where", name)
-            ops = test.operators() if isinstance(test, Comparison) else {"eq": test}
-            numeric = bool(_types(fields[name].annotation) & {int, float})
-            for op, operand in ops.items():
-                values = operand if isinstance(operand, list) else [operand]
-                literals = [v for v in values if parse_reference(v) is None]
-                if op in ("gt", "gte", "lt", "lte") and literals and not numeric:
-                    reason = f"when[{ci}].where.{name}: {op} compares {condition.fact}.{name}, which is not a number"
-                    never.append(reason)
-                    out.at("never-fires", item, loc, reason)
-                elif op == "exists" and operand is False and _is_required(condition.fact, name):
-                    reason = f"when[{ci}].where.{name}: exists: false, but every {condition.fact} fact has {name}"
-                    never.append(reason)
-                    out.at("never-fires", item, loc, reason)
-                elif op in ("eq", "in") and literals:
-                    bad = [v for v in literals if not _possible(condition.fact, name, v)]
-                    if bad and (op == "eq" or len(bad) == len(values)):
-                        allowed = _allowed_words(condition.fact, name)
-                        reason = (f"when[{ci}].where.{name}: {condition.fact}.{name} can never be "
-                                  f"{', '.join(map(repr, bad))}{allowed}")
-                        never.append(reason)
-                        out.at("never-fires", item, loc, reason)
-                    elif bad:
-                        out.at("never-fires", item, loc, f"when[{ci}].where.{name}: {condition.fact}.{name} can never "
-                               f"be {', '.join(map(repr, bad))}{_allowed_words(condition.fact, name)}")
+            never += _impossible_tests(item, ci, condition.fact, name, test, out)
             if domains and (condition.fact, name) in domains:
                 code, what, allowed = domains[(condition.fact, name)]
                 for op, value in _literals(test):
-                    if op in ("eq", "ne", "in", "not_in") and value not in allowed:
+                    if OPERATORS[op].kind in ("equality", "inequality") and value not in allowed:
                         out.at(code, item, loc, f"when[{ci}].where.{name}: {value!r} is not a known {what}")
+    _assertion_value_checks(item, domains, out)
+    return never
+
+
+def _impossible_tests(item: LoadedRule, ci: int, kind: str, name: str, test: Any, out: _Collector) -> list[str]:
+    """Tests of one field that no `kind` fact can pass (wrong type, a value outside its Literal,
+    `exists: false` on a required field). Returns the reasons the rule can never fire."""
+    never: list[str] = []
+    loc = ("when", ci, "where", name)
+    numeric = bool(_types(FACT_KINDS[kind].model_fields[name].annotation) & {int, float})
+
+    def impossible(reason: str) -> None:
+        never.append(reason)
+        out.at("never-fires", item, loc, reason)
+
+    for op, operand in operator_tests(test).items():
+        operator = OPERATORS[op]
+        values = operand if isinstance(operand, list) else [operand]
+        literals = [v for v in values if parse_reference(v) is None]
+        if operator.kind == "order" and literals and not numeric:
+            impossible(f"when[{ci}].where.{name}: {op} compares {kind}.{name}, which is not a number")
+        elif operator.presence(operand) is False and _is_required(kind, name):
+            impossible(f"when[{ci}].where.{name}: exists: false, but every {kind} fact has {name}")
+        elif operator.kind == "equality" and literals:
+            bad = [v for v in literals if not _possible(kind, name, v)]
+            words = f"{kind}.{name} can never be {', '.join(map(repr, bad))}{_allowed_words(kind, name) if bad else ''}"
+            if bad and len(bad) == len(values):  # none of the values can match
+                impossible(f"when[{ci}].where.{name}: {words}")
+            elif bad:
+                out.at("never-fires", item, loc, f"when[{ci}].where.{name}: {words}")
+    return never
+
+
+def _assertion_value_checks(item: LoadedRule, domains: dict | None, out: _Collector) -> None:
     for ai, assertion in enumerate(item.rule.then.assert_):
         for name, value in assertion.set.items():
             key = (assertion.fact, name)
@@ -345,7 +264,6 @@ def _value_checks(item: LoadedRule, domains: dict | None, out: _Collector) -> li
                 code, what, _ = domains[key]
                 out.at(code, item, ("then", "assert", ai, "set", name),
                        f"then.assert[{ai}].set.{name}: {value!r} is not a known {what}")
-    return never
 
 
 def _allowed_words(kind: str, name: str) -> str:
@@ -379,8 +297,7 @@ def _template_optional(item: LoadedRule, out: _Collector) -> None:
             # a test on a field derived from this one (driver_num for driver) also proves it is present
             if any(other.startswith(attr + "_") for other in condition.where):
                 continue
-            pinned = test is not None and (not isinstance(test, Comparison) or any(
-                op not in ("ne", "not_in") and not (op == "exists" and v is False) for op, v in test.operators().items()))
+            pinned = test is not None and any(OPERATORS[op].presence(v) for op, v in operator_tests(test).items())
             if not pinned:
                 out.at("template-optional", item, ("then", part, "en"),
                        f"then.{part}: {{{alias}.{attr}}} may be absent ({condition.fact}.{attr} is optional) and would "
@@ -390,89 +307,8 @@ def _template_optional(item: LoadedRule, out: _Collector) -> None:
 # -- whole-base checks -----------------------------------------------------------------------
 
 
-def _canonical_when(rule: Rule) -> str:
-    aliases = {c.alias: str(i) for i, c in enumerate(rule.when)}
-
-    def norm(value: Any) -> Any:
-        ref = parse_reference(value)
-        if ref and ref[0] in aliases:
-            return f"${aliases[ref[0]]}.{ref[1]}"
-        if isinstance(value, list):
-            return sorted((norm(v) for v in value), key=repr)
-        return value
-
-    conditions = []
-    for c in rule.when:
-        where = {}
-        for name, test in c.where.items():
-            ops = test.operators() if isinstance(test, Comparison) else {"eq": test}
-            where[name] = {op: norm(v) for op, v in ops.items()}
-        conditions.append({"fact": c.fact, "where": where})
-    return json.dumps(conditions, sort_keys=True, default=str)
-
-
-def _whole_base_checks(items: list[LoadedRule], never: dict[str, list[str]], out: _Collector) -> None:
-    from bot.engine.explain import cycles, rule_graph
-
-    valid = [i for i in items if all(c.fact in FACT_KINDS for c in i.rule.when)]
-    rules = [i.rule for i in valid]
-    edges = rule_graph(rules)
-    by_id = {i.rule.id: i for i in valid}
-
-    # never fires: a rule can fire once each derived fact it needs comes from a rule that can fire.
-    # Least fixpoint, so rules that only feed each other (a cycle with no way in) count as dead.
-    alive: set[str] = set()
-    changed = True
-    while changed:
-        changed = False
-        for item in valid:
-            rid = item.rule.id
-            if rid in alive or never.get(rid):
-                continue
-            if all(not is_derived(c.fact) or any(e.source in alive for e in edges if e.target == rid and e.condition == ci)
-                   for ci, c in enumerate(item.rule.when)):
-                alive.add(rid)
-                changed = True
-    for item in valid:
-        rid = item.rule.id
-        if rid in alive or never.get(rid):
-            continue
-        for ci, condition in enumerate(item.rule.when):
-            if not is_derived(condition.fact):
-                continue
-            feeders = sorted({e.source for e in edges if e.target == rid and e.condition == ci})
-            if any(f in alive for f in feeders):
-                continue
-            if not feeders:
-                why = (f"when[{ci}]: no rule asserts a {condition.fact} fact that matches this condition, "
-                       "and it is not an input fact")
-            else:
-                why = (f"when[{ci}]: the {condition.fact} fact it needs comes only from rules that never fire "
-                       f"({', '.join(feeders)})")
-            out.at("never-fires", item, ("when", ci, "fact"), why)
-            break
-
-    for group in cycles(rules, edges):
-        chain = [e for e in edges if e.source in group and e.target in group]
-        path = "; ".join(f"{e.source} --{e.kind}--> {e.target}" for e in chain)
-        first = by_id[group[0]]
-        out.at("cycle", first, ("id",), f"derivation cycle between {', '.join(group)}: {path}")
-
-    seen: dict[str, LoadedRule] = {}
-    for item in sorted(valid, key=lambda i: (i.rule.priority, str(i.doc.path), i.index)):
-        key = _canonical_when(item.rule)
-        if key in seen:
-            first = seen[key]
-            relation = ("a higher-priority" if first.rule.priority < item.rule.priority else "an equal-priority")
-            out.at("shadowed", item, ("when",),
-                   f"same conditions as {relation} rule {first.rule.id} (priority {first.rule.priority}, "
-                   f"{_display(first.doc.path)}): both always fire together; merge them or make the conditions differ")
-        else:
-            seen[key] = item
-
-
 def _tested_rule_ids(test_files: list[Path], known: set[str], out: _Collector) -> set[str]:
-    from bot.engine.ruletest import RuleTestFile
+    from bot.ruletools.ruletest import RuleTestFile
 
     covered: set[str] = set()
     for path in test_files:
@@ -535,7 +371,7 @@ def _scope(paths: list[Path]) -> list[Path]:
 
 
 def _test_files(scope: list[Path], selected: list[Path]) -> list[Path]:
-    from bot.engine.ruletest import find_test_files
+    from bot.ruletools.ruletest import find_test_files
 
     files = set(find_test_files(scope))
     for path in selected:
@@ -545,9 +381,23 @@ def _test_files(scope: list[Path], selected: list[Path]) -> list[Path]:
     return sorted(files)
 
 
-def lint_paths(paths: list[Path | str] | None = None, catalog=None, check_tests: bool = True) -> LintReport:
-    """Lint the rule files under `paths` (default: rules/). `catalog` defaults to the shipped one."""
-    out = _Collector()
+@dataclass
+class _Selection:
+    """What a lint run covers: the paths asked for, the base its cross-rule checks see (`scope`)."""
+
+    requested: list[Path]
+    missing: list[Path]
+    scope: list[Path]
+    files: list[Path]
+    selected: set[Path]
+
+    @property
+    def whole(self) -> bool:
+        """The paths asked for are the whole base (nothing is filtered out of the report)."""
+        return self.scope == self.requested
+
+
+def _select(paths: list[Path | str] | None, out: _Collector) -> _Selection:
     requested = [Path(p) for p in (paths or [DEFAULT_RULES_DIR])]
     missing = [p for p in requested if not p.exists()]
     for path in missing:
@@ -555,28 +405,62 @@ def lint_paths(paths: list[Path | str] | None = None, catalog=None, check_tests:
     requested = [p for p in requested if p.exists()]
     scope = _scope(requested)
     files = rule_files(scope)
-    selected = {p.resolve() for p in rule_files(requested)}
     if not files and not missing:
         out.add("no-rules", requested[0] if requested else DEFAULT_RULES_DIR, (), "no rule files found")
+    return _Selection(requested, missing, scope, files, {p.resolve() for p in rule_files(requested)})
 
-    if catalog is None:
-        from bot.knowledge import KnowledgeError, default_catalog
 
-        try:
-            catalog = default_catalog()
-        except KnowledgeError as exc:
-            out.add("knowledge", Path("knowledge"), (), f"knowledge catalog does not load, so sources, GPUs and "
-                    f"knowledge references were not checked: {str(exc).splitlines()[0]}")
-    known_sources = set(catalog.sources) if catalog is not None else None
-    domains = _domains(catalog) if catalog is not None else None
-
+def lint_paths(paths: list[Path | str] | None = None, catalog=None, check_tests: bool = True) -> LintReport:
+    """Lint the rule files under `paths` (default: rules/). `catalog` defaults to the shipped one."""
+    out = _Collector()
+    sel = _select(paths, out)
+    catalog = _lint_catalog(catalog, out)
     items: list[LoadedRule] = []
-    for path in files:
-        doc, loaded = _load_file(path, out, containing_root(path, scope))
+    for path in sel.files:
+        doc, loaded = _load_file(path, out, containing_root(path, sel.scope))
         if doc is not None:
             _header_check(doc, out)
         items += loaded
+    first = _per_rule_checks(items, catalog, out)
+    if check_tests and items:
+        covered = _tested_rule_ids(_test_files(sel.scope, sel.requested), set(first), out)
+        for rid, item in first.items():
+            if rid not in covered:
+                out.at("untested", item, ("id",), f"no rule test fires {rid}: add a case to a *.tests.yaml with "
+                       f"`expect: {{fires: [{rid}]}}`")
+    return _report(out, sel, items)
 
+
+def _report(out: _Collector, sel: _Selection, items: list[LoadedRule]) -> LintReport:
+    """The issues of the files asked for (all of the base when it was asked for), errors first."""
+    wanted = {_display(p) for p in sel.selected}
+    wanted |= {_display(p) for p in _test_files([], sel.requested)} | {_display(p) for p in sel.missing}
+    issues = [i for i in out.issues if sel.whole or i.file in wanted or i.code in ("knowledge", "no-rules")]
+    issues.sort(key=lambda i: (i.severity != "error", i.file, i.line, i.col, i.code))
+    shown = [i for i in items if sel.whole or i.doc.path.resolve() in sel.selected]
+    shown_files = sel.files if sel.whole else [p for p in sel.files if p.resolve() in sel.selected]
+    return LintReport(issues=list(dict.fromkeys(issues)), files=shown_files, rules=shown)
+
+
+def _lint_catalog(catalog, out: _Collector):
+    """The catalog to check references against: the one given, else the shipped one (None, said
+    once, when it does not load)."""
+    if catalog is not None:
+        return catalog
+    from bot.knowledge import KnowledgeError, default_catalog
+
+    try:
+        return default_catalog()
+    except KnowledgeError as exc:
+        out.add("knowledge", Path("knowledge"), (), f"knowledge catalog does not load, so sources, GPUs and "
+                f"knowledge references were not checked: {str(exc).splitlines()[0]}")
+        return None
+
+
+def _per_rule_checks(items: list[LoadedRule], catalog, out: _Collector) -> dict[str, LoadedRule]:
+    """Each rule on its own, then the whole base. Returns the first rule of each id."""
+    known_sources = set(catalog.sources) if catalog is not None else None
+    domains = _domains(catalog) if catalog is not None else None
     never: dict[str, list[str]] = {}
     first: dict[str, LoadedRule] = {}
     for item in items:
@@ -592,62 +476,4 @@ def lint_paths(paths: list[Path | str] | None = None, catalog=None, check_tests:
         if "TODO" in " ".join([rule.title, *(m.en for m in rule.then.messages().values())]):
             out.at("placeholder", item, ("title",), "TODO placeholder text left in the rule")
     _whole_base_checks(items, never, out)
-
-    if check_tests and items:
-        covered = _tested_rule_ids(_test_files(scope, requested), set(first), out)
-        for rid, item in first.items():
-            if rid not in covered:
-                out.at("untested", item, ("id",), f"no rule test fires {rid}: add a case to a *.tests.yaml with "
-                       f"`expect: {{fires: [{rid}]}}`")
-
-    wanted = {_display(p) for p in selected}
-    wanted |= {_display(p) for p in _test_files([], requested)} | {_display(p) for p in missing}
-    issues = [i for i in out.issues if scope == requested or i.file in wanted or i.code in ("knowledge", "no-rules")]
-    issues.sort(key=lambda i: (i.severity != "error", i.file, i.line, i.col, i.code))
-    shown = [i for i in items if scope == requested or i.doc.path.resolve() in selected]
-    shown_files = files if scope == requested else [p for p in files if p.resolve() in selected]
-    return LintReport(issues=list(dict.fromkeys(issues)), files=shown_files, rules=shown)
-
-
-# -- output -----------------------------------------------------------------------------------
-
-
-def format_human(report: LintReport) -> str:
-    lines = []
-    for title, issues in (("errors", report.errors), ("warnings", report.warnings)):
-        if issues:
-            lines.append(f"{title} ({len(issues)}):")
-            for i in issues:
-                who = f" {i.rule}:" if i.rule else ""
-                lines.append(f"  {i.location}: [{i.code}]{who} {i.message}")
-    lines.append(f"{len(report.rules)} rule(s) in {len(report.files)} file(s): {len(report.errors)} error(s), "
-                 f"{len(report.warnings)} warning(s)")
-    return "\n".join(lines)
-
-
-def format_json(report: LintReport) -> str:
-    return json.dumps({
-        "ok": report.ok,
-        "rules": len(report.rules),
-        "files": [_display(p) for p in report.files],
-        "errors": [i.as_dict() for i in report.errors],
-        "warnings": [i.as_dict() for i in report.warnings],
-    }, ensure_ascii=False, indent=2)
-
-
-def _gh_escape(text: str, prop: bool = False) -> str:
-    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    if prop:
-        text = text.replace(":", "%3A").replace(",", "%2C")
-    return text
-
-
-def format_github(report: LintReport) -> str:
-    """GitHub Actions workflow commands: one annotation per issue."""
-    lines = []
-    for i in report.issues:
-        level = "error" if i.severity == "error" else "warning"
-        title = _gh_escape(f"{i.code}" + (f" {i.rule}" if i.rule else ""), prop=True)
-        lines.append(f"::{level} file={_gh_escape(i.file, True)},line={i.line},col={i.col},title={title}::"
-                     f"{_gh_escape(i.message)}")
-    return "\n".join(lines)
+    return first

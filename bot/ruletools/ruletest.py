@@ -19,13 +19,15 @@ feeds raw input facts to the engine, for inputs no requirement produces (host pr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bot.engine.facts import fact_from_fields
+from bot.engine.fact_kinds import fact_from_fields
+from bot.engine.operators import OPERATORS
 from bot.engine.rulebase import TEST_SUFFIX
 from bot.engine.session import EngineResult
 from bot.models import Requirement, Severity, VerdictAnswer
@@ -143,16 +145,22 @@ def run_case(advisor: JudgingAdvisor, path: Path, case: RuleTestCase) -> CaseRes
     return outcome
 
 
-def check(expect: Expectation, result: EngineResult, engine) -> list[str]:
-    failures = []
+# -- one checker per expectation kind: (what the case expects, the engine's result, the engine) -> failures
+
+def _check_fires(rule_ids: list[str], result: EngineResult, engine) -> list[str]:
     fired = {f.rule for f in result.firings}
-    for rule_id in expect.fires:
-        if rule_id not in fired:
-            failures.append(f"expected {rule_id} to fire; it did not. " + explain_miss(engine, rule_id, result))
-    for rule_id in expect.not_fires:
-        if rule_id in fired:
-            failures.append(f"expected {rule_id} not to fire; it fired")
-    for want in expect.findings:
+    return [f"expected {rule_id} to fire; it did not. " + explain_miss(engine, rule_id, result)
+            for rule_id in rule_ids if rule_id not in fired]
+
+
+def _check_not_fires(rule_ids: list[str], result: EngineResult, engine) -> list[str]:
+    fired = {f.rule for f in result.firings}
+    return [f"expected {rule_id} not to fire; it fired" for rule_id in rule_ids if rule_id in fired]
+
+
+def _check_findings(wanted: list[ExpectedFinding], result: EngineResult, engine) -> list[str]:
+    failures = []
+    for want in wanted:
         got = [f for f in result.findings if f.rule == want.rule]
         if not got:
             failures.append(f"expected a finding from {want.rule}; got findings from "
@@ -162,23 +170,38 @@ def check(expect: Expectation, result: EngineResult, engine) -> list[str]:
             failures.append(f"{want.rule}: expected severity {want.severity}, got {got[0].severity}")
         if want.contains and all(want.contains not in f.message for f in got):
             failures.append(f"{want.rule}: no message contains {want.contains!r}; got {got[0].message!r}")
-    for want in expect.derived:
+    return failures
+
+
+def _check_derived(wanted: list[ExpectedFact], result: EngineResult, engine) -> list[str]:
+    failures = []
+    for want in wanted:
         fields = {k: v for k, v in (want.model_extra or {}).items()}
         matches = [r for r in result.derived(want.fact) if all(r.data.get(k) == v for k, v in fields.items())]
         if not matches:
             have = [r.data for r in result.derived(want.fact)]
             failures.append(f"expected derived {want.fact} {fields}; derived {want.fact} facts: {have or 'none'}")
-    if expect.verdict is not None:
-        want, got = expect.verdict, (result.verdicts[0] if result.verdicts else None)
-        if got is None or got.rule != want.rule:
-            failures.append(f"expected the verdict of {want.rule}; got "
-                            f"{[v.rule for v in result.verdicts] or 'no verdict'} (best first)")
-        else:
-            if want.answer and got.answer != want.answer:
-                failures.append(f"{want.rule}: expected answer {want.answer}, got {got.answer}")
-            if want.contains and want.contains not in got.text:
-                failures.append(f"{want.rule}: verdict does not contain {want.contains!r}; got {got.text!r}")
-    for want in expect.recommends:
+    return failures
+
+
+def _check_verdict(want: ExpectedVerdict | None, result: EngineResult, engine) -> list[str]:
+    if want is None:
+        return []
+    got = result.verdicts[0] if result.verdicts else None
+    if got is None or got.rule != want.rule:
+        return [f"expected the verdict of {want.rule}; got {[v.rule for v in result.verdicts] or 'no verdict'} "
+                "(best first)"]
+    failures = []
+    if want.answer and got.answer != want.answer:
+        failures.append(f"{want.rule}: expected answer {want.answer}, got {got.answer}")
+    if want.contains and want.contains not in got.text:
+        failures.append(f"{want.rule}: verdict does not contain {want.contains!r}; got {got.text!r}")
+    return failures
+
+
+def _check_recommends(wanted: list[ExpectedRecommendation], result: EngineResult, engine) -> list[str]:
+    failures = []
+    for want in wanted:
         got = [r for r in result.recommendations if r.rule == want.rule
                and (want.option is None or r.option.get("option") == want.option)]
         if not got:
@@ -186,14 +209,32 @@ def check(expect: Expectation, result: EngineResult, engine) -> list[str]:
                             f"{sorted({r.rule for r in result.recommendations}) or 'none'}")
         elif want.contains and all(want.contains not in r.why for r in got):
             failures.append(f"{want.rule}: no recommendation says {want.contains!r}; got {got[0].why!r}")
-    if expect.questions is not None and len(result.questions) < expect.questions:
-        failures.append(f"expected at least {expect.questions} follow-up question(s), got {result.questions}")
+    return failures
+
+
+def _check_questions(at_least: int | None, result: EngineResult, engine) -> list[str]:
+    if at_least is not None and len(result.questions) < at_least:
+        return [f"expected at least {at_least} follow-up question(s), got {result.questions}"]
+    return []
+
+
+# Expectation field -> its checker, in the order failures are reported.
+CHECKERS: dict[str, Callable[[Any, EngineResult, Any], list[str]]] = {
+    "fires": _check_fires, "not_fires": _check_not_fires, "findings": _check_findings, "derived": _check_derived,
+    "verdict": _check_verdict, "recommends": _check_recommends, "questions": _check_questions,
+}
+
+
+def check(expect: Expectation, result: EngineResult, engine) -> list[str]:
+    failures: list[str] = []
+    for name, checker in CHECKERS.items():
+        failures += checker(getattr(expect, name), result, engine)
     return failures
 
 
 def explain_miss(engine, rule_id: str, result: EngineResult) -> str:
     """Which condition of the rule found no matching fact, and what the closest fact held."""
-    from bot.engine.schema import Comparison, parse_reference
+    from bot.engine.schema import operator_tests, parse_reference
 
     rule = engine.rulebase.by_id.get(rule_id)
     if rule is None:
@@ -204,46 +245,18 @@ def explain_miss(engine, rule_id: str, result: EngineResult) -> str:
         if not candidates:
             notes.append(f"when[{index}]: no {condition.fact} fact at all")
             continue
-        best, best_misses = None, None
+        best_misses: list[str] | None = None
         for record in candidates:
             misses = []
             for name, test in condition.where.items():
                 value = record.data.get(name)
-                ops = test.operators() if isinstance(test, Comparison) else {"eq": test}
-                for op, operand in ops.items():
+                for op, operand in operator_tests(test).items():
                     if parse_reference(operand) is not None:
                         continue  # joins are checked by the engine; report only literal tests
-                    if not _holds(op, value, operand):
+                    if not OPERATORS[op].holds(value, operand):
                         misses.append(f"{name} {op} {operand!r} (fact has {value!r})")
             if best_misses is None or len(misses) < len(best_misses):
-                best, best_misses = record, misses
+                best_misses = misses
         if best_misses:
             notes.append(f"when[{index}] {condition.fact}: " + "; ".join(best_misses))
     return " ".join(notes) or "(every condition has a matching fact; a join between them failed)"
-
-
-def _holds(op: str, value: Any, operand: Any) -> bool:
-    try:
-        if op == "eq":
-            return value == operand
-        if op == "ne":
-            return value is not None and value != operand
-        if op == "exists":
-            return (value is not None) == bool(operand)
-        if value is None:
-            return False
-        if op == "gt":
-            return value > operand
-        if op == "gte":
-            return value >= operand
-        if op == "lt":
-            return value < operand
-        if op == "lte":
-            return value <= operand
-        if op == "in":
-            return value in operand
-        if op == "not_in":
-            return value not in operand
-    except TypeError:
-        return False
-    return True

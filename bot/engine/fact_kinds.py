@@ -11,13 +11,15 @@ A field that is unknown for a question is left out of the fact, so `exists: fals
 
 from __future__ import annotations
 
+import types
 import typing
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from bot.errors import ConfigError
-from bot.models import Requirement
+from bot.host_report import GpuProbe
+from bot.models import Candidate, Requirement
 
 
 class FactModel(BaseModel):
@@ -51,6 +53,57 @@ def _requirement_fields() -> dict[str, Any]:
 
 
 _RequirementBase = create_model("_RequirementBase", __base__=FactModel, **_requirement_fields())
+
+
+def _plain(annotation: Any) -> Any:
+    """`Annotated[int, bounds] | None` -> `int | None`: a fact keeps the type, not the wire bounds
+    its domain model checks (the domain model has checked them already)."""
+    if typing.get_origin(annotation) is typing.Annotated:
+        return typing.get_args(annotation)[0]
+    args = typing.get_args(annotation)
+    if type(None) in args:
+        parts = [_plain(a) for a in args if a is not type(None)]
+        return typing.Union[(*parts, type(None))]
+    return annotation
+
+
+def _is_scalar(annotation: Any) -> bool:
+    base = [a for a in typing.get_args(annotation) if a is not type(None)] if typing.get_origin(annotation) in (
+        typing.Union, types.UnionType) else [annotation]
+    base = [_plain(a) for a in base]
+    return all(typing.get_origin(a) not in (list, dict) and not (isinstance(a, type) and issubclass(a, BaseModel))
+               for a in base)
+
+
+def scalar_fields(domain: type[BaseModel], descriptions: dict[str, str] | None = None) -> dict[str, Any]:
+    """`domain`'s scalar fields as fact fields: same names, types (bounds dropped), defaults and
+    descriptions (or the rule author's words from `descriptions`); list and model fields left out
+    (they become facts of their own, or none)."""
+    words = descriptions or {}
+    return {name: (_plain(info.annotation), Field(default=... if info.is_required() else info.default,
+                                                  description=words.get(name, info.description)))
+            for name, info in domain.model_fields.items() if _is_scalar(info.annotation)}
+
+
+def derive(name: str, domain: type[BaseModel], extras: type[FactModel], *, exclude: frozenset[str] = frozenset(),
+           after: dict[str, str] | None = None, descriptions: dict[str, str] | None = None) -> type[FactModel]:
+    """A fact model derived from `domain` the way RequirementFact is: every scalar field of the
+    domain (same name, type, default) but those in `exclude`, plus the fields `extras` declares
+    (what the builder derives; a field of the same name replaces the domain's in place). `after`
+    moves a field right after another, in the order given, so fact dumps (shown in derivations)
+    keep the field order they had."""
+    extra_fields = {n: (f.annotation, f) for n, f in extras.model_fields.items() if n != "origin"}
+    fields: dict[str, Any] = {name: extra_fields.get(name, spec)
+                              for name, spec in scalar_fields(domain, descriptions).items() if name not in exclude}
+    fields.update({n: spec for n, spec in extra_fields.items() if n not in fields})
+    order = list(fields)
+    for moved, anchor in (after or {}).items():
+        order.remove(moved)
+        order.insert(order.index(anchor) + 1, moved)
+    fields = {name: fields[name] for name in order}
+    model = create_model(name, __base__=FactModel, __module__=__name__, __doc__=extras.__doc__, **fields)
+    model.copied = frozenset(fields) - set(extra_fields)  # type: ignore[attr-defined]  # what the builder copies
+    return model
 
 
 class RequirementFact(_RequirementBase):
@@ -142,26 +195,28 @@ class EstimateFact(FactModel):
     long_context_variant: str | None = Field(default=None, description="a same-shape model trained for longer contexts")
 
 
-class CandidateFact(FactModel):
-    """One GPU type at one count, and whether the estimate fits on it."""
+class _CandidateExtras(FactModel):
+    """One GPU type at one count, and whether the estimate fits on it.
 
-    gpu: str
-    count: int
-    fits: bool
-    need_gb: float
-    have_gb: float
-    headroom_gb: float
+    `bot.models.Candidate`'s scalar fields (see `derive`), plus what the advisor derives."""
+
     headroom_pct: float | None = Field(default=None, description="headroom as % of the GPU memory; < 10 is tight")
     selected: bool
-    strategy: str | None = Field(default=None, description="single, zero1, zero2, zero3, tp, tp-pp")
-    interconnect: str | None = Field(default=None, description="none, pcie (data parallel), nvlink (tensor parallel)")
-    interconnect_ok: bool | None = Field(default=None, description="the GPU has the interconnect the plan wants")
-    nodes: int | None = None
     crosses_nodes: bool | None = Field(default=None, description="more than 8 GPUs: an inter-node network")
-    smallest_fit: bool | None = Field(default=None, description="the smallest count of this GPU that fits")
-    hours: float | None = Field(default=None, description="estimated training wall-clock hours")
-    ttft_s: float | None = None
-    tpot_ms: float | None = None
+
+
+# Candidate fields no rule reads yet; a new Candidate field is a fact field unless listed here.
+_CANDIDATE_NOT_FACTS = frozenset({"plan", "interconnect_note", "tokens_per_s", "memory_basis", "tensor_parallel",
+                                  "pipeline_parallel", "cpu_memory_gb", "recompute", "gpu_hours"})
+_CandidateFact = derive("CandidateFact", Candidate, _CandidateExtras, exclude=_CANDIDATE_NOT_FACTS,
+                        after={"headroom_pct": "headroom_gb", "selected": "headroom_pct", "crosses_nodes": "nodes"},
+                        descriptions={
+                            "strategy": "single, zero1, zero2, zero3, tp, tp-pp",
+                            "interconnect": "none, pcie (data parallel), nvlink (tensor parallel)",
+                            "interconnect_ok": "the GPU has the interconnect the plan wants",
+                            "smallest_fit": "the smallest count of this GPU that fits",
+                            "hours": "estimated training wall-clock hours"})
+CANDIDATE_COPIED: frozenset[str] = _CandidateFact.copied  # type: ignore[attr-defined]  # bot.facts copies these
 
 
 class OptionFact(FactModel):
@@ -333,44 +388,43 @@ class HostFact(FactModel):
     gpu_names: str
 
 
-class HostGpuFact(FactModel):
-    """One GPU of a checked host, from the agent's probe (NVML or nvidia-smi)."""
+class _HostGpuExtras(FactModel):
+    """One GPU of a checked host, from the agent's probe (NVML or nvidia-smi).
 
-    index: int
-    bus_id: str
+    `bot.host_report.GpuProbe`'s scalar fields (see `derive`), plus what the fact builder derives."""
+
+    name: str  # "unknown GPU" when the probe could not read it
     gpu: str | None = Field(default=None, description="catalog id when the product is recognised")
-    name: str
-    brand: str | None = None
     gpu_class: Literal["consumer", "datacenter"] | None = None
     driver: str | None = None
     driver_num: int | None = None
     cuda_driver: str | None = None
-    ecc_mode: bool | None = None
-    ecc_volatile_uncorrected: int | None = None
-    ecc_aggregate_uncorrected: int | None = None
-    ecc_volatile_corrected: int | None = None
-    retired_pages_sbe: int | None = None
-    retired_pages_dbe: int | None = None
     retired_pages_total: int | None = None
-    retired_pages_pending: bool | None = None
-    remapped_rows_correctable: int | None = None
-    remapped_rows_uncorrectable: int | None = None
-    remapped_rows_pending: bool | None = None
-    remapped_rows_failure: bool | None = None
-    temperature_c: int | None = None
-    power_draw_w: float | None = None
-    power_limit_w: float | None = None
     throttle_reasons: str | None = None
     power_throttle: bool | None = None
     thermal_throttle: bool | None = None
-    pcie_gen_current: int | None = None
-    pcie_gen_max: int | None = None
-    pcie_width_current: int | None = None
-    pcie_width_max: int | None = None
     pcie_downgraded: bool | None = None
     busy: bool = Field(default=False, description="under load when probed (not idle)")
-    persistence_mode: bool | None = None
-    mig_mode: bool | None = None
+
+
+# GpuProbe fields no rule reads yet; a new probe field is a fact field unless listed here.
+_PROBE_NOT_FACTS = frozenset({"uuid", "architecture", "compute_capability", "memory_total_mib", "memory_used_mib",
+                              "ecc_aggregate_corrected", "sm_clock_mhz", "max_sm_clock_mhz", "utilization_gpu_pct",
+                              "fan_speed_pct", "pcie_replay_counter", "nvlink_active_links", "nvlink_crc_errors"})
+_HostGpuFact = derive("HostGpuFact", GpuProbe, _HostGpuExtras, exclude=_PROBE_NOT_FACTS, after={
+    "gpu": "bus_id", "gpu_class": "brand", "driver": "gpu_class", "driver_num": "driver", "cuda_driver": "driver_num",
+    "ecc_volatile_corrected": "ecc_aggregate_uncorrected", "retired_pages_total": "retired_pages_dbe",
+    "throttle_reasons": "power_limit_w", "power_throttle": "throttle_reasons", "thermal_throttle": "power_throttle",
+    "pcie_downgraded": "pcie_width_max", "busy": "pcie_downgraded", "persistence_mode": "busy",
+    "mig_mode": "persistence_mode"})
+HOST_GPU_COPIED: frozenset[str] = _HostGpuFact.copied  # type: ignore[attr-defined]  # bot.facts copies these
+
+if TYPE_CHECKING:
+    # Their fields are built at import by `derive`, which a type checker cannot follow.
+    HostGpuFact = Any
+    CandidateFact = Any
+else:
+    HostGpuFact, CandidateFact = _HostGpuFact, _CandidateFact
 
 
 class HostXidFact(FactModel):

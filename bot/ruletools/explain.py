@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.engine.facts import FACT_KINDS, is_derived
+from bot.engine.fact_kinds import FACT_KINDS, is_derived
 from bot.engine.rulebase import LoadedRule, RuleBase
-from bot.engine.ruletest import _holds
-from bot.engine.schema import AssertFact, Comparison, Condition, Rule, parse_reference
+from bot.engine.operators import OPERATORS
+from bot.engine.schema import AssertFact, Condition, Rule, operator_tests, parse_reference
 from bot.models import Answer
 
 # -- the rule graph -------------------------------------------------------------------------
@@ -31,8 +31,7 @@ class Edge:
     condition: int
 
 
-def _tests(test: Any) -> dict[str, Any]:
-    return test.operators() if isinstance(test, Comparison) else {"eq": test}
+_tests = operator_tests
 
 
 def can_feed(assertion: AssertFact, condition: Condition) -> bool:
@@ -51,11 +50,11 @@ def can_feed(assertion: AssertFact, condition: Condition) -> bool:
         else:
             value = None  # the asserted fact lacks the field
         for op, operand in _tests(test).items():
-            if op == "matches" or parse_reference(operand) is not None:
+            if not OPERATORS[op].evaluable or parse_reference(operand) is not None:
                 continue
             if any(parse_reference(v) is not None for v in (operand if isinstance(operand, list) else [])):
                 continue
-            if not _holds(op, value, operand):
+            if not OPERATORS[op].holds(value, operand):
                 return False
     return True
 
@@ -114,12 +113,6 @@ def cycles(rules: list[Rule], edges: list[Edge] | None = None) -> list[list[str]
 
 # -- rules in words -------------------------------------------------------------------------
 
-_OP_WORDS = {
-    "eq": "is", "ne": "is not", "gt": "is greater than", "gte": "is at least", "lt": "is less than",
-    "lte": "is at most", "in": "is one of", "not_in": "is none of", "matches": "matches the pattern",
-}
-
-
 def _value_words(value: Any) -> str:
     ref = parse_reference(value)
     if ref:
@@ -132,13 +125,7 @@ def _value_words(value: Any) -> str:
 
 
 def describe_test(name: str, test: Any) -> str:
-    parts = []
-    for op, operand in _tests(test).items():
-        if op == "exists":
-            parts.append(f"{name} is {'set' if operand else 'not set'}")
-        else:
-            parts.append(f"{name} {_OP_WORDS[op]} {_value_words(operand)}")
-    return " and ".join(parts)
+    return " and ".join(OPERATORS[op].describe(name, operand, _value_words) for op, operand in _tests(test).items())
 
 
 def describe_condition(condition: Condition) -> str:

@@ -30,8 +30,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.engine.rulebase import DEFAULT_RULES_DIR, RuleBase, RuleBaseError, load_rulebase
-from bot.engine.ruletest import CaseResult, find_test_files, load_cases, run_case
+from bot.engine.rulebase import DEFAULT_RULES_DIR, RuleBaseError, load_rulebase
+from bot.ruletools.ruletest import CaseResult, find_test_files, load_cases, run_case
 from bot.engine.session import Engine
 from bot.seams import JudgingAdvisor
 
@@ -159,14 +159,15 @@ class ReloadResult:
                          ([f"- … and {len(self.problems) - 20} more"] if len(self.problems) > 20 else []))
 
 
-def _digest(paths: list[Path]) -> str:
-    """A digest of the files' names and contents, each read bounded (`bot.yamlio.read_bounded`:
-    a FIFO or a device in the folder is never read, so it cannot hang the watcher)."""
+def _digest(paths: list[Path], root: Path) -> str:
+    """A digest of the files' names (relative to `root`) and contents, each read bounded
+    (`bot.yamlio.read_bounded`: a FIFO or a device in the folder is never read, so it cannot hang
+    the watcher). By content, not place: the same files in two checkouts have one version."""
     from bot.yamlio import YamlError, read_bounded
 
     digest = hashlib.sha256()
     for path in paths:
-        digest.update(str(path).encode())
+        digest.update((path.relative_to(root) if path.is_relative_to(root) else path).as_posix().encode())
         try:
             digest.update(read_bounded(path))
         except YamlError as exc:  # the load reports it; its reason still changes the digest
@@ -183,7 +184,7 @@ def knowledge_digest(folder: Path | None) -> str:
     Its first 12 characters are the knowledge version the manager and the answer workers compare."""
     if folder is None:
         return "fixed"
-    return _digest(_folder_files(folder))
+    return _digest(_folder_files(folder), folder)
 
 
 class _Version:
@@ -245,7 +246,7 @@ class RuleBaseManager:
         # The first base must load; it is not held to lint and tests (the server has to start).
         rulebase = load_rulebase([self.rules_dir], known_sources=set(catalog.sources))
         self._current = _Version(Engine(rulebase), catalog, self._knowledge_digest())
-        self._tests_digest = _digest(find_test_files([self.rules_dir]))
+        self._tests_digest = _digest(find_test_files([self.rules_dir]), self.rules_dir)
         self._test_catalogs: dict[str, Any] = {}
 
     def _test_catalog(self, catalog, knowledge: str):
@@ -369,12 +370,12 @@ class RuleBaseManager:
             rulebase = load_rulebase([self.rules_dir], known_sources=set(catalog.sources))
         except RuleBaseError as exc:
             return ReloadResult(ok=False, version=current, problems=exc.problems)
-        tests_digest = _digest(find_test_files([self.rules_dir]))
+        tests_digest = _digest(find_test_files([self.rules_dir]), self.rules_dir)
         if rulebase.version == current and tests_digest == self._tests_digest and not knowledge_changed:
             return ReloadResult(ok=True, version=current, candidate=current)
         warnings: list[str] = []
         if self.check_lint:
-            from bot.engine.lint import lint_paths
+            from bot.ruletools.lint import lint_paths
 
             report = lint_paths([self.rules_dir], catalog=catalog, check_tests=self.check_tests)
             warnings = [f"{i.location}: [{i.code}] {i.message}" for i in report.warnings]
