@@ -154,7 +154,7 @@ def build_app(settings: SlackSettings, mode: Mode = "socket", *, rules: RuleSour
     rules, store = core.rules, core.store
     client = client or make_client(settings)
     try:
-        services = SlackServices(settings, core, client, dedupe=dedupe, own_services=own)
+        slack = SlackServices(settings, core, client, dedupe=dedupe, own_services=own)
     except BaseException:
         if own:
             core.close()
@@ -170,24 +170,24 @@ def build_app(settings: SlackSettings, mode: Mode = "socket", *, rules: RuleSour
             listener_executor=DrainableExecutor(max_workers=settings.workers, thread_name_prefix="gpu-advisor-slack"),
         )
         # After the App, whose start checks the token: a failed start leaves no workers behind.
-        services.answer_pool = start_answer_pool(settings, rules, store, services.conversations)
+        slack.answer_pool = start_answer_pool(settings, rules, store, slack.conversations)
         if store is not None and settings.rules_sync_s > 0:
             from bot.store.rulesync import RuleBaseSync
 
-            services.rule_sync = RuleBaseSync(store, rules, interval_s=settings.rules_sync_s).start()
+            slack.rule_sync = RuleBaseSync(store, rules, interval_s=settings.rules_sync_s).start()
             from bot.ops.reloadable import ConfigSync
 
             # The role file reloads when edited, and every replica follows the version published.
-            configs = [c for c in (services.role_book, core.inventory_config) if c is not None]
-            services.config_sync = ConfigSync(store, configs, interval_s=settings.rules_sync_s).start()
+            configs = [c for c in (slack.role_book, core.inventory_config) if c is not None]
+            slack.config_sync = ConfigSync(store, configs, interval_s=settings.rules_sync_s).start()
         from bot.ops.metrics import track_replica
 
-        track_replica(configs=[services.role_book])  # the role file's version in gpu_advisor_config_info
+        track_replica(configs=[slack.role_book])  # the role file's version in gpu_advisor_config_info
     except BaseException:
-        services.close()
+        slack.close()
         raise
-    register(app, services)
-    _SERVICES[app] = services
+    register(app, slack)
+    _SERVICES[app] = slack
     return app
 
 

@@ -44,8 +44,10 @@ from bot.slack.stores import (
 from bot.slack.usergroups import UserGroups
 
 if TYPE_CHECKING:
+    from bot.ops.reloadable import ConfigSync
     from bot.services import Services
     from bot.store.adapters import StoreAnswerRecords
+    from bot.store.rulesync import RuleBaseSync
 
 log = logging.getLogger("gpu_advisor.slack")
 
@@ -153,9 +155,9 @@ class SlackServices:
         # Drainable: a graceful stop waits for running checks; context-carrying: their log lines keep the ids.
         self.check_pool = DrainableExecutor(max_workers=settings.check_workers, thread_name_prefix="gpu-advisor-check")
         # Every replica on one rule-base version (`bot.store.rulesync`), set by `build_app`.
-        self.rule_sync = None
+        self.rule_sync: RuleBaseSync | None = None
         # The role file's reload and replica convergence (`bot.ops.reloadable.ConfigSync`), set by `build_app`.
-        self.config_sync = None
+        self.config_sync: ConfigSync | None = None
         # Reload notices: an explicit subscription, undone by `close`.
         self._unsubscribe: Callable[[], None] | None = rules.subscribe(self.reload_finished)
 
