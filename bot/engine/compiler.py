@@ -61,6 +61,9 @@ def compile_rulebase(rulebase: RuleBase) -> dict[str, dict]:
     return {ruleset_name(rulebase): rules}
 
 
+MAX_RELEVANCE_DECISIONS = 65_536
+
+
 def relevance_filter(rulebase: RuleBase):
     """A predicate `(kind, fields) -> bool` that is False only for facts no condition can match.
 
@@ -87,12 +90,28 @@ def relevance_filter(rulebase: RuleBase):
             else:
                 known.append(literal)
 
+    # The verdict depends only on the values of the fields some alternative tests, and a question
+    # posts many facts that agree on them (every catalog GPU, every candidate): decided once per
+    # distinct combination (bench/advisor_bench.py: most of the filter's time went to rescans).
+    tested = {kind: tuple(sorted({f for alt in alts for f in alt})) for kind, alts in tests_by_kind.items() if alts}
+    decided: dict[tuple, bool] = {}
+
     def relevant(kind: str, fields: dict) -> bool:
         if kind not in tests_by_kind:
             return False
         alternatives = tests_by_kind[kind]
         if alternatives is None:
             return True
-        return any(all(fields.get(f) in allowed for f, allowed in alt.items()) for alt in alternatives)
+        key = (kind, *(fields.get(f) for f in tested[kind]))
+        try:
+            verdict = decided.get(key)
+        except TypeError:  # a list or dict value: decided as before, without the memo
+            return any(all(fields.get(f) in allowed for f, allowed in alt.items()) for alt in alternatives)
+        if verdict is None:
+            verdict = any(all(fields.get(f) in allowed for f, allowed in alt.items()) for alt in alternatives)
+            if len(decided) >= MAX_RELEVANCE_DECISIONS:
+                decided.clear()  # bounded: a long-lived process never grows it without limit
+            decided[key] = verdict
+        return verdict
 
     return relevant

@@ -201,6 +201,18 @@ def test_literal_equality_tests_decide_relevance(relevant, fields, expected):
     assert relevant("gpu", fields) is expected
 
 
+def test_a_verdict_is_remembered_by_the_tested_values_only(relevant):
+    # an untested field that differs gives the remembered verdict; a tested one is decided anew
+    assert relevant("gpu", {"gpu_class": "consumer", "selected": True, "name": "x"})
+    assert relevant("gpu", {"gpu_class": "consumer", "selected": True, "name": "y"})
+    assert not relevant("gpu", {"gpu_class": "consumer", "selected": False, "name": "x"})
+
+
+def test_an_unhashable_tested_value_is_decided_as_before(relevant):
+    # the first alternative matches before the list is ever compared, as without the memo
+    assert relevant("gpu", {"gpu_class": "consumer", "selected": True, "gpu": ["h100"]})
+
+
 def test_eq_written_as_an_operator_is_a_literal(relevant):
     assert relevant("xid", {"code": 79})
     assert not relevant("xid", {"code": 13})
