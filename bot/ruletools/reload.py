@@ -142,6 +142,9 @@ class ReloadResult:
     changed: bool = False  # a new version (rules or knowledge) was swapped in
     seconds: float = 0.0
     knowledge: str = ""
+    # the checked files' digest (rules, then knowledge), relative to their roots: equal on every
+    # replica that read the same edit, wherever it mounts the folders (one notice per edit)
+    content: str = ""
 
     @property
     def serving(self) -> str:
@@ -349,6 +352,12 @@ class RuleBaseManager:
             log.exception("rule reload failed")
             result = ReloadResult(ok=False, version=self.version, problems=[f"the reload failed: {exc!r}"])
         result.knowledge = self.knowledge_version
+        try:
+            from bot.engine.rulebase import rule_files
+
+            result.content = f"{_digest(rule_files([self.rules_dir]), self.rules_dir)}+{self._knowledge_digest()}"
+        except Exception:  # an unreadable folder: the result says what failed; no digest then
+            log.warning("could not digest the rule folder %s", self.rules_dir, exc_info=True)
         result.seconds = time.monotonic() - started
         self._notify(result)
         return result

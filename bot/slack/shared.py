@@ -202,6 +202,11 @@ class SlackServices:
                         "; ".join(result.problems[:5]))
         if not self.settings.admin_channel:
             return
+        # Every replica reloads and reports the same edit: the first to claim its notice posts it.
+        key = reload_notice_key(result, self.rules.rules_dir)
+        if not self.claims.claim(key):
+            return
+        self.claims.complete(key)
         try:
             self.client.chat_postMessage(channel=self.settings.admin_channel, text=notice,
                                          blocks=cards.notice_card(notice, "*Rule base, live reload:*").blocks)
@@ -294,3 +299,16 @@ class SlackServices:
         with self.rules.engine() as engine:
             tree = render_why(answer, catalog, engine.rulebase)
         return cards.preformatted(tree) + cards.split_text(cards.sources_text(answer, catalog.sources))
+
+
+def reload_notice_key(result, rules_dir) -> str:
+    """One key per reload outcome and content: a good reload by the version it serves, a rejected
+    one by the content it checked (`ReloadResult.content`, by relative paths) or, without it, by what
+    was wrong, its paths relative to the rule folder (each replica mounts it where it likes)."""
+    if result.ok:
+        return f"rule-reload:ok:{result.serving}"
+    import hashlib
+
+    problems = "\n".join(result.problems).replace(str(rules_dir), "")
+    seen = result.content or result.candidate or hashlib.sha256(problems.encode()).hexdigest()[:32]
+    return f"rule-reload:rejected:{seen}:{result.serving}"

@@ -82,3 +82,31 @@ def test_an_edit_is_answered_from_and_a_broken_edit_keeps_the_old_rules(watched)
         value(before, "gpu_advisor_answer_seconds_count", source="slack") == 3
     assert value(after, "gpu_advisor_rule_firings_total", rule="reload.generation-marker") - \
         value(before, "gpu_advisor_rule_firings_total", rule="reload.generation-marker") == 3
+
+
+def test_one_admin_notice_per_reload_outcome_however_many_replicas_report_it(slack_api, tmp_path):
+    """Two replicas over one store watch copies of the same rules: a broken edit is posted once."""
+    from bot.slack.app import _SERVICES
+    from bot.store import Store
+
+    store = Store(f"sqlite:///{tmp_path / 'shared.db'}")
+    replicas = []
+    for name in ("a", "b"):
+        rules_dir = tmp_path / name / "rules"
+        shutil.copytree(RELOAD_FIXTURE, rules_dir)
+        settings = local_settings(slack_api, rules_dir=rules_dir, rules_watch_s=3600, admin_channel=ADMIN_CHANNEL)
+        app, manager = serving_app(settings, "http", store=store)
+        replicas.append((_SERVICES[app], manager, rules_dir / "marker.yaml"))
+    for _, manager, marker in replicas:
+        marker.write_text("rules: [this is not a rule\n")
+        manager.reload()
+    try:
+        assert len([n for n in admin_notices(slack_api) if "rejected" in n]) == 1
+        replicas[0][2].write_text("rules: [another broken edit\n")
+        replicas[0][1].reload()
+        assert len([n for n in admin_notices(slack_api) if "rejected" in n]) == 2
+    finally:
+        for services, manager, _ in replicas:
+            services.close()
+            manager.close()
+        store.close()
