@@ -15,6 +15,7 @@ from bot.compose import ComposeContext
 from bot.messages import say
 from bot.messages.format import gpu_setup, money
 from bot.models import Ask, AskAnswer, Candidate
+from bot.nlu.slots.prompt_lengths import input_output
 
 _EXPECT = re.compile(r"ttft|tpot|latency|first token|tokens?/s|首\s*token|延迟|吞吐", re.IGNORECASE)
 MAX_GPUS = 8
@@ -32,11 +33,17 @@ def expected(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     lang = ctx.language
     concurrency = req.concurrency or 1
     tps = concurrency * 1000 / cand.tpot_ms if cand.tpot_ms else 0
-    lead = say("latency.expect", lang, ttft=_s(cand.ttft_s), tpot=f"{cand.tpot_ms:.0f}", setup=_setup(ctx, cand),
-               concurrency=concurrency, prompt=f"{req.context or 0:,}", tps=f"{tps:,.0f}")
+    # The sizer prefills every concurrent request's whole context at once (the worst burst). A
+    # request's TTFT is its own prompt's prefill: the input tokens alone, when written apart.
+    lengths = input_output(ask.text) or input_output(ctx.question)
+    prompt = lengths[0] if lengths else (req.context or 0)
+    one = cand.ttft_s / concurrency * (prompt / req.context if lengths and req.context else 1.0)
+    lead = say("latency.expect_one", lang, ttft=_s(one), burst=_s(cand.ttft_s), tpot=f"{cand.tpot_ms:.0f}",
+               setup=_setup(ctx, cand), concurrency=concurrency, prompt=f"{prompt:,}", tps=f"{tps:,.0f}")
     return AskAnswer(kind="explain", lead=lead, details=[say("latency.expect_basis", lang)], rule="sizing.latency",
                      sources=["mlperf-inference-rules", "aiperf"],
-                     figures={"ttft_s": cand.ttft_s, "tpot_ms": cand.tpot_ms})
+                     figures={"ttft_s": round(one, 4), "ttft_burst_s": cand.ttft_s, "tpot_ms": cand.tpot_ms,
+                              "prompt_tokens": prompt})
 
 
 def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

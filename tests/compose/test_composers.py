@@ -193,6 +193,17 @@ def test_expected_latency_is_the_stated_setups_estimate(advisor):
     assert reply.figures["tpot_ms"] == stated.tpot_ms and f"TPOT ~{stated.tpot_ms:.0f} ms" in reply.lead
 
 
+def test_expected_ttft_is_one_prompts_prefill_and_the_burst_is_said_beside_it(advisor):
+    answer = ask(advisor, "serving qwen2.5-7b on one L40S, 16 users at once, ISL 2k OSL 500: what TTFT and TPOT to expect?")
+    assert answer.requirement.context == 2500
+    stated = next(c for c in answer.candidates if c.gpu == "l40s" and c.count == 1)
+    reply = answer.answers[0]
+    # the sizer prefills all 16 whole contexts at once; one request prefills its own 2,000 input tokens
+    assert reply.figures["ttft_s"] == pytest.approx(stated.ttft_s / 16 * 2000 / 2500, rel=1e-3)
+    assert reply.figures["ttft_burst_s"] == stated.ttft_s and reply.figures["prompt_tokens"] == 2000
+    assert "2,000-token prompt" in reply.lead and "16 prefill at once" in reply.lead
+
+
 def test_latency_targets_pick_the_cheapest_setup_whose_estimates_meet_them(advisor):
     answer = ask(advisor, "Which GPU for Mixtral 8x7B with TPOT <= 40ms and TTFT <= 450ms at 32 concurrent streams? ISL ~1k, OSL ~300")
     roles = {q.role: q.value for q in answer.requirement.quantities if q.kind == "latency"}

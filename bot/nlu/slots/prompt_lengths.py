@@ -20,18 +20,31 @@ def _tokens(value: str | None, k: str | None) -> int:
     return int(number(value) * (1000 if k else 1)) if value else 0
 
 
+def _lengths(m) -> tuple[int, int] | None:
+    groups = m.groups()
+    pairs = [(groups[i], groups[i + 1]) for i in range(0, len(groups), 2)]
+    present = [(v, k) for v, k in pairs if v]
+    if len(present) < 2:
+        return None
+    first, second = _tokens(*present[0]), _tokens(*present[1])
+    if min(first, second) < MIN_TOKENS or first + second > MAX_TOKENS:
+        return None
+    return first, second
+
+
+def input_output(text: str) -> tuple[int, int] | None:
+    """The (input, output) tokens of one request as written ('~1k in / 256 out'), or None: the
+    prompt alone is what prefill (TTFT) computes, the context what the KV cache holds."""
+    m = _IN_OUT.search(text.lower())
+    return _lengths(m) if m else None
+
+
 def extract(scan: Scan) -> None:
     if "context" in scan.fields:
         return
     m = next(scan.matches(_IN_OUT), None)
     if m is None:
         return
-    groups = m.groups()
-    pairs = [(groups[i], groups[i + 1]) for i in range(0, len(groups), 2)]
-    present = [(v, k) for v, k in pairs if v]
-    if len(present) < 2:
-        return
-    first, second = _tokens(*present[0]), _tokens(*present[1])
-    total = first + second
-    if min(first, second) >= MIN_TOKENS and total <= MAX_TOKENS:
-        scan.set("context", total, m.start(), m.end())
+    lengths = _lengths(m)
+    if lengths is not None:
+        scan.set("context", sum(lengths), m.start(), m.end())
