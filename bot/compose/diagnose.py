@@ -419,6 +419,7 @@ _STRAGGLER = re.compile(r"\bone\s+(?:gpu|card|rank)\b.{0,30}\b(?:slow\w*|lag\w*|
 _HANG = re.compile(r"\b(?:hang\w*|hung|stuck|freez\w*|deadlock\w*)\b|卡住|卡死|不动了|挂起", re.I)
 _TPOT = re.compile(r"\b(?:tpot|itl|inter-token|decode\s+(?:is\s+)?slow|tokens?/s\s+(?:is\s+)?low)\b", re.I)
 _TP = re.compile(r"\b(?:tp|tensor[\s-]parallel\w*)\s*[=:]?\s*(?P<n>\d{1,2})\b", re.I)
+_SERVING = re.compile(r"\b(?:inference|serving|vllm|sglang|tgi|endpoint|chatbot|api)\b|推理|部署|服务", re.I)
 
 
 def _symptom(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
@@ -433,6 +434,7 @@ def _symptom(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None,
     nvlink = ctx.catalog.gpus[gpu].nvlink if gpu else None
     tp = _TP.search(text)
     causes: list[tuple[str, str]] = []
+    lead_key = "diagnose.symptom_lead"
     if _TPOT.search(text) or tp:
         if nvlink is False or (paste and paste.topology and paste.topology.nvlink_pairs == 0):
             cause = say("diagnose.cause_tp_pcie", lang, count=int(tp["n"]) if tp else count,
@@ -451,6 +453,15 @@ def _symptom(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None,
         causes += [(say("diagnose.cause_hang_rank", lang), say("diagnose.cmd_hang", lang)),
                    (say("diagnose.cause_hang_xid", lang), say("diagnose.cmd_xid", lang)),
                    (say("diagnose.cause_network", lang), say("diagnose.cmd_nccl_debug", lang))]
+    elif _SLOW.search(text) and (req.workload == "inference" or _SERVING.search(text)):
+        # serving is slow in one of two halves, each with its own causes: split it before guessing
+        lead_key = "diagnose.serving_lead"
+        causes += [(say("diagnose.cause_serving_split", lang), say("diagnose.cmd_aiperf_stream", lang)),
+                   (say("diagnose.cause_memory_swap", lang), say("diagnose.cmd_serving", lang)),
+                   (say("diagnose.cause_decode_config", lang), say("diagnose.cmd_engine_config", lang)),
+                   (say("diagnose.cause_throttling", lang), say("diagnose.cmd_dmon", lang))]
+        if count > 1 and nvlink is not True:
+            causes.append((say("diagnose.cause_tp_pcie_generic", lang), say("diagnose.cmd_topo", lang)))
     elif _SLOW.search(text):
         causes += [(say("diagnose.cause_throttling", lang), say("diagnose.cmd_dmon", lang)),
                    (say("diagnose.cause_dataloader", lang), say("diagnose.cmd_profiler", lang))]
@@ -466,7 +477,7 @@ def _symptom(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None,
     details = ranked[1:]
     if paste is None or not (paste.report and paste.report.gpus):
         details.append(say("diagnose.symptom_paste_hint", lang))
-    lead = say("diagnose.symptom_lead", lang, first=ranked[0].split(". ", 1)[1])
+    lead = say(lead_key, lang, first=ranked[0].split(". ", 1)[1])
     return lead, details, None, ["nccl-tests", "nvidia-smi-docs", "nvidia-nvlink"]
 
 

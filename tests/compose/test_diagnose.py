@@ -115,6 +115,18 @@ def test_slow_training_on_nvlink_gpus_does_not_blame_pcie(advisor):
     assert any("dataloader" in d for d in reply.details)
 
 
+@pytest.mark.parametrize("text, lead", [
+    ("the vllm endpoint feels sluggish since yesterday", "Slow serving, step one: find which half is slow"),
+    ("线上推理最近变慢了", "推理慢，第一步：分清慢在哪一半"),
+])
+def test_slow_serving_splits_ttft_from_tpot_and_never_blames_the_dataloader(advisor, text, lead):
+    reply = _answer(advisor, text, ask=Ask(kind="diagnose", text=text))
+    lines = " ".join([reply.lead, *reply.details])
+    assert reply.lead.startswith(lead) and "AIPerf" in reply.lead
+    assert "TPOT" in lines and "CUDA graphs" in lines
+    assert "dataloader" not in lines and "数据加载" not in lines
+
+
 def test_a_hang_in_chinese(advisor):
     text = "8 卡训练卡住不动了"
     reply = _answer(advisor, text, ask=Ask(kind="diagnose", text=text))
