@@ -14,8 +14,8 @@
 # build tools and no network in them, and a dependency that was not wheeled fails the build
 # instead of compiling. tests/deploy/test_dockerfile.py checks these steps without Docker.
 #
-#   docker build -t gpu-advisor:0.2.0 .                              the bot and the agent (slim)
-#   docker build --target agent-bench -t gpu-advisor-bench:0.2.0 .   the agent with torch (CUDA):
+#   docker build -t gpu-advisor:0.3.0 .                              the bot and the agent (slim)
+#   docker build --target agent-bench -t gpu-advisor-bench:0.3.0 .   the agent with torch (CUDA):
 #                                                                     `check --bench` on that host
 
 FROM python:3.11-slim AS build
