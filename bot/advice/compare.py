@@ -21,6 +21,9 @@ from bot.knowledge import Catalog, GpuSpec
 from bot.models import Candidate, Cost, Recommendation, Requirement
 from bot.sizing.performance import DEFAULT_MFU, compute_precision_key, training_hours
 
+# whose rate a side is priced at: the user's quote, the answer's price-table cost line, the table's median
+RateSource = Literal["quote", "row", "table"]
+
 JobKind = Literal["decode", "prefill", "training", "unknown"]
 SpecKey = Literal["memory_gb", "bandwidth_gbs", "bf16", "fp8", "nvlink_gbs"]
 PickReason = Literal["fits", "supported", "fewer-gpus", "price", "bandwidth", "compute", "memory", "nvlink", "even",
@@ -56,7 +59,7 @@ class Side:
     fits: bool | None = None
     hourly_rate: float | None = None  # per GPU-hour
     currency: str | None = None
-    rate_source: Literal["quote", "table"] | None = None
+    rate_source: RateSource | None = None
     hours: float | None = None  # the finished job (training), where known
     job_cost: float | None = None
     tokens_per_s: float | None = None
@@ -133,12 +136,15 @@ def spec_lines(gpus: Sequence[GpuSpec]) -> tuple[SpecLine, ...]:
 
 
 def rate_for(catalog: Catalog, gpu: GpuSpec,
-             costs: Sequence[Cost] = ()) -> tuple[float | None, str | None, str | None]:
-    """The user's quote for this GPU (per GPU-hour), else the price table's median on-demand rate."""
+             costs: Sequence[Cost] = ()) -> tuple[float | None, str | None, RateSource | None]:
+    """The rate the answer priced this GPU at (per GPU-hour): the user's quote ("quote"), or the price
+    table row the answer's cost line used ("row"); else the table's median on-demand rate ("table")."""
     for cost in costs:
         if cost.gpu in (gpu.id, gpu.family):
             per_gpu = cost.rate_per_gpu or (cost.hourly_rate / cost.gpus if cost.gpus else cost.hourly_rate)
-            return per_gpu, cost.currency, "quote"
+            # a cost line from the price table has its provider or quote date; the user's own has neither
+            stated = cost.provider is None and cost.quoted_on is None
+            return per_gpu, cost.currency, "quote" if stated else "row"
     rows = [r for r in catalog.prices_by_gpu.get(gpu.id, []) if r.billing == "on-demand"]
     if not rows:
         return None, None, None

@@ -249,7 +249,8 @@ def _price(side: Side, language: str) -> str:
     if side.hourly_rate is None:
         return say("spec.price_none", language)
     rate = money(side.hourly_rate, side.currency, language)
-    return say("spec.price_quote" if side.rate_source == "quote" else "spec.price_table", language, rate=rate)
+    key = {"quote": "spec.price_quote", "row": "spec.price_catalog_row"}.get(side.rate_source or "", "spec.price_table")
+    return say(key, language, rate=rate)
 
 
 def figures(c: Comparison) -> dict[str, float | str | None]:

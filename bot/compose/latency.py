@@ -37,8 +37,9 @@ def expected(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     # request's TTFT is its own prompt's prefill: the input tokens alone, when written apart.
     lengths = input_output(ask.text) or input_output(ctx.question)
     prompt = lengths[0] if lengths else (req.context or 0)
-    one = cand.ttft_s / concurrency * (prompt / req.context if lengths and req.context else 1.0)
-    lead = say("latency.expect_one", lang, ttft=_s(one), burst=_s(cand.ttft_s), tpot=f"{cand.tpot_ms:.0f}",
+    burst = cand.ttft_s or 0.0  # the candidate was chosen with a TTFT estimate
+    one = burst / concurrency * (prompt / req.context if lengths and req.context else 1.0)
+    lead = say("latency.expect_one", lang, ttft=_s(one), burst=_s(burst), tpot=f"{cand.tpot_ms:.0f}",
                setup=_setup(ctx, cand), concurrency=concurrency, prompt=f"{prompt:,}", tps=f"{tps:,.0f}")
     return AskAnswer(kind="explain", lead=lead, details=[say("latency.expect_basis", lang)], rule="sizing.latency",
                      sources=["mlperf-inference-rules", "aiperf"],

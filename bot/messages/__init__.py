@@ -36,12 +36,25 @@ def catalog() -> dict[str, dict[str, str]]:
         loaded = yaml.safe_load(data) or {}
         if not isinstance(loaded, dict):
             raise MessageError(f"{entry.name}: expected a mapping of message ids")
+        _refuse_repeated_ids(entry.name, data)
         for key, templates in loaded.items():
             if not isinstance(templates, dict) or set(templates) != set(LANGUAGES) or not all(
                     isinstance(t, str) for t in templates.values()):
                 raise MessageError(f"{entry.name}: {key}: expected exactly en and zh strings")
             out[f"{area}.{key}"] = templates
     return out
+
+
+def _refuse_repeated_ids(name: str, data: bytes) -> None:
+    """YAML keeps the last of two equal keys silently: a second message with an id already used
+    would replace the first everywhere it is said."""
+    root = yaml.compose(data)
+    seen: dict[str, int] = {}
+    for key, _ in getattr(root, "value", []):
+        line = key.start_mark.line + 1
+        if key.value in seen:
+            raise MessageError(f"{name}:{line}: message id {key.value!r} is already defined at line {seen[key.value]}")
+        seen[key.value] = line
 
 
 def parameters(template: str) -> set[str]:

@@ -97,6 +97,15 @@ def test_the_cheaper_finished_job_wins_when_priced(catalog):
     assert c.ratio == pytest.approx(a100.job_cost / h100.job_cost, rel=0.01)
 
 
+def test_a_cost_line_from_the_price_table_is_no_quote_of_the_users(catalog):
+    costs = [Cost(label="8x H100 SXM", gpu="h100-sxm", hourly_rate=10.24, hours=11, total=112.64, gpus=8,
+                  rate_per_gpu=1.28, provider="vast", quoted_on="2026-12-01")]
+    req = Requirement(workload="training", params_b=7, gpu_count=8)
+    h100, a100 = compare(catalog, ["h100-sxm", "a100-80gb-sxm"], req, costs=costs).sides
+    assert (h100.hourly_rate, h100.rate_source) == (1.28, "row")
+    assert a100.rate_source == "table"  # no cost line of its own: the table's median
+
+
 def test_price_table_rates_are_used_where_no_quote(catalog):
     c = compare(catalog, ["h100-sxm", "h20-96gb"], SERVE)
     h100, h20 = c.sides

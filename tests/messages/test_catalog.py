@@ -46,3 +46,11 @@ def test_an_unknown_id_or_a_missing_parameter_is_an_error():
 
 def test_parameters_of_a_template():
     assert parameters("{a} and {b:,.0f} of {c[0]}") == {"a", "b", "c"}
+
+
+def test_a_message_id_defined_twice_in_one_file_is_refused():
+    from bot.messages import _refuse_repeated_ids
+
+    _refuse_repeated_ids("ok.yaml", b"a:\n  en: x\n  zh: y\nb:\n  en: x\n  zh: y\n")
+    with pytest.raises(MessageError, match=r"twice.yaml:4: message id 'a' is already defined at line 1"):
+        _refuse_repeated_ids("twice.yaml", b"a:\n  en: x\n  zh: y\na:\n  en: z\n  zh: w\n")
