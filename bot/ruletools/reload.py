@@ -298,6 +298,17 @@ class RuleBaseManager:
         """Rules and knowledge versions together: what replicas converge on."""
         return f"{self.version}+{self.knowledge_version}"
 
+    def _content_digest(self) -> str:
+        """The rule and knowledge files' digest by relative paths ("" when the folder cannot be read:
+        the reload itself then says what failed)."""
+        from bot.engine.rulebase import rule_files
+
+        try:
+            return f"{_digest(rule_files([self.rules_dir]), self.rules_dir)}+{self._knowledge_digest()}"
+        except Exception:
+            log.warning("could not digest the rule folder %s", self.rules_dir, exc_info=True)
+            return ""
+
     def _knowledge_digest(self) -> str:
         return knowledge_digest(self.knowledge_dir)
 
@@ -346,18 +357,14 @@ class RuleBaseManager:
 
     def _reload(self) -> ReloadResult:
         started = time.monotonic()
+        content = self._content_digest()  # what is about to be checked, before any swap
         try:
             result = self._check_and_swap()
         except Exception as exc:  # an unexpected failure is a rejected reload, reported like one
             log.exception("rule reload failed")
             result = ReloadResult(ok=False, version=self.version, problems=[f"the reload failed: {exc!r}"])
         result.knowledge = self.knowledge_version
-        try:
-            from bot.engine.rulebase import rule_files
-
-            result.content = f"{_digest(rule_files([self.rules_dir]), self.rules_dir)}+{self._knowledge_digest()}"
-        except Exception:  # an unreadable folder: the result says what failed; no digest then
-            log.warning("could not digest the rule folder %s", self.rules_dir, exc_info=True)
+        result.content = content
         result.seconds = time.monotonic() - started
         self._notify(result)
         return result
