@@ -24,7 +24,9 @@ _SECONDS = re.compile(_NUM + r"\s*(?:秒钟?|s(?![a-z])|secs?\b|seconds?\b)", re
 _PER_DAY = re.compile(r"(?:一天|每天|每日|a\s+day|per\s+day|daily)\D{0,6}?" + _NUM + r"\s*(?:次|回|runs?|times|jobs?|batch\w*)"
                       r"|" + _NUM.replace("?P<n>", "?P<m>") + r"\s*(?:次|回|runs?|times|jobs?)\s*(?:一天|每天|a\s+day|per\s+day|/\s*day)",
                       re.IGNORECASE)
-_CUE = re.compile(r"按秒|per[\s-]second|最低计费|minimum|起一台|每次起|spin\s+up|start\s+(?:an?|one)\s+instance|跑完就关",
+# an instance started for each run and released after it: the run is billed at least the minimum
+_CUE = re.compile(r"按秒|per[\s-]second|最低计费|minimum|[起开]一台|每次[起开]|spin\s+up|start\s+(?:an?|one)\s+instance"
+                  r"|[跑用]完就(?:关|停|释放|销毁|删)|terminat\w*\s+(?:it\s+)?after|shut\s+(?:it\s+)?down\s+after",
                   re.IGNORECASE)
 SECONDS_PER_DAY = 86_400
 DAYS_PER_MONTH = 30

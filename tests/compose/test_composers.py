@@ -151,7 +151,7 @@ def test_an_mla_kv_cache_is_the_latent_and_rope_dims_per_layer(advisor):
 
 
 def test_a_later_part_is_answered_by_the_findings_that_speak_to_it_not_the_first_parts_verdict(advisor):
-    answer = ask(advisor, "Q1: is 8x4090 ok for fine-tuning a 13B with LoRA? Q2 do we need nvlink for it?")
+    answer = ask(advisor, "(1) LoRA on a 13B model with 8 RTX 4090s, workable? (2) is NVLink required for that?")
     second = next(a for a in answer.answers if a.ask_index == 1)
     assert "NVLink" in second.lead and "25 GB" not in second.lead
 
@@ -180,13 +180,13 @@ def test_a_stated_active_count_never_sizes_a_mixture_of_experts_model(advisor):
 
 
 def test_a_quoted_nccl_socket_line_is_diagnosed(advisor):
-    answer = ask(advisor, "多机训练 NCCL 很慢，NCCL_DEBUG=INFO 日志里看到 NET/Socket，这是啥意思，怎么改？")
+    answer = ask(advisor, "两台机器跑分布式，打开 NCCL_DEBUG=INFO 后发现走的是 NET/Socket，速度很慢，要怎么处理？")
     assert answer.answers and answer.answers[0].kind == "diagnose"
     assert "NET/Socket" in answer.answers[0].lead
 
 
 def test_expected_latency_is_the_stated_setups_estimate(advisor):
-    answer = ask(advisor, "what TTFT/TPOT should I expect for Llama 3.1 8B on a single L4 at concurrency 8, ~1k in / 256 out?")
+    answer = ask(advisor, "ballpark TTFT and TPOT for llama-3.1-8b served on one L4, 8 concurrent, ~1k in / 256 out?")
     assert answer.requirement.context == 1256  # input + output: what one request holds at its end
     stated = next(c for c in answer.candidates if c.gpu == "l4" and c.count == 1)
     reply = answer.answers[0]

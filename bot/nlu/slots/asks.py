@@ -69,6 +69,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"\B<(?:what(?:'s|\s+is|\s+are)\s+the\s+difference|difference|vs\.?|versus|what\s+does\s+\w+\s+mean|explain"
         r"|big\s+deal|going\s+to\s+hurt|hurt|matter|how\s+much\s+warning|what\s+should\s+the\s+\w+\s+do|expect"
         r"|do\s+(?:we|i)\s+(?:really\s+)?need\s+(?:infiniband|ib|nvlink|rdma)|is\s+\S+\s+fine|worth\s+it"
+        r"|(?:is|are)\s+(?:nvlink|nvswitch|infiniband|ib|rdma)\s+(?:really\s+)?(?:required|needed|necessary|a\s+must)"
         r"|how\s+often|what\s+(?:does|do)\s+each|which\s+(?:one\s+)?(?:should|to)\s+(?:we\s+)?(?:look|use|read))>\E"
         r"|区别|差在哪|差别|有啥区别|影响大吗|影响|什么意思|怎么算|要不要上|够不够用|能提前多久|提前多久|怎么接住|该看哪个|看哪个"
         r"|速度代价|代价|选哪个|怎么做|是什么|能干啥|能做什么")),
@@ -97,6 +98,8 @@ _PER_UNIT = re.compile(r"(?:一|每|/|多少钱)\s*卡时|卡时\s*(?:多少钱|
 # A part that is a question but carries no cue of its own is answered as an explanation.
 _QUESTION = lx.rx(r"[?？]\s*$|[吗呢么]\s*[?？]?\s*$|为啥|为什么|是不是|\B<(?:why|what|how|is|are|does|do|should)>\E")
 # A part that states money of its own ("$2.10/gpu-hr", "¥34/小时") compares costs even when it says "which".
+_LATENCY_WORDS = lx.rx(r"\B<(?:ttft|tpot|itl|latency|first\s+token|tokens?/s|throughput)>\E|首\s*token|延迟|吞吐")
+_PRICE_WORDS = lx.rx(r"\B<(?:price\w*|cost\w*|per\s+hour|hourly|\$)>\E|价格|多少钱|报价|费用")
 _STATED_MONEY = lx.rx(r"[$¥￥€]\s?[0-9]|[0-9]\s?(?:元|块|万|usd|cny|rmb)|\B<[0-9.,]+k?\s*(?:dollars|bucks)>\E")
 
 
@@ -209,6 +212,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
     found = {kind for kind, pattern in _KIND_CUES if pattern.search(part)}
     if "price" in found and _PRICES_COMPARED.search(part):
         found.discard("price")  # "价格差不多", "the A100 box is cheaper per hour": said, not asked
+    if "price" in found and _LATENCY_WORDS.search(part) and not _STATED_MONEY.search(part) and not _PRICE_WORDS.search(part):
+        return "explain"  # "ballpark TTFT and TPOT for …": a rough figure of latency, not of money
     if not found:
         # their own prices and a question about them: a cost comparison
         return "cost" if fields.get("costs") and _STATED_MONEY.search(part) and _QUESTION.search(part) else None
