@@ -20,6 +20,7 @@ from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.messages.format import count, gpu_setup, money
 from bot.models import Ask, AskAnswer, Quantity
+from bot.nlu.quantities import first
 from bot.prices.lookup import Offer, offers, table_source
 
 # what the user's own comparison is made of (bot/compose/cost.py `_spot` answers from these)
@@ -94,7 +95,8 @@ def _unpriced(ctx: ComposeContext, nodes: int, risk: dict) -> AskAnswer:
 
 
 def _value(qs: list[Quantity], role: str) -> float | None:
-    return next((q.value for q in qs if q.role == role), None)
+    found = first(qs, role)  # bot.nlu.quantities' lookup by role
+    return found.value if found else None
 
 
 def _offer(ctx: ComposeContext, gpu: str, provider: str | None, gpus: int) -> Offer | None:

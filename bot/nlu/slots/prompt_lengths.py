@@ -4,7 +4,7 @@ token' -> context = input + output (what one request holds in the KV cache at it
 from __future__ import annotations
 
 from bot.nlu import lexicon as lx
-from bot.nlu.scan import Scan, number
+from bot.nlu.scan import Scan, fold, number
 
 _N = r"~?\s*([0-9]+(?:\.[0-9]+)?)\s*(k)?"
 _IN_OUT = lx.rx(
@@ -35,7 +35,7 @@ def _lengths(m) -> tuple[int, int] | None:
 def input_output(text: str) -> tuple[int, int] | None:
     """The (input, output) tokens of one request as written ('~1k in / 256 out'), or None: the
     prompt alone is what prefill (TTFT) computes, the context what the KV cache holds."""
-    m = _IN_OUT.search(text.lower())
+    m = _IN_OUT.search(fold(text))  # folded as the scan reads it (full-width digits, case)
     return _lengths(m) if m else None
 
 
