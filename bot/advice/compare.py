@@ -26,8 +26,8 @@ RateSource = Literal["quote", "row", "table"]
 
 JobKind = Literal["decode", "prefill", "training", "unknown"]
 SpecKey = Literal["memory_gb", "bandwidth_gbs", "bf16", "fp8", "nvlink_gbs"]
-PickReason = Literal["fits", "supported", "fewer-gpus", "price", "bandwidth", "compute", "memory", "nvlink", "even",
-                     "open"]
+PickReason = Literal["fits", "supported", "fewer-gpus", "price", "premium", "bandwidth", "compute", "memory", "nvlink",
+                     "even", "open"]
 
 # Under this ratio two figures are "about the same": the pick then falls to the next deciding spec.
 EVEN_RATIO = 1.05
@@ -79,6 +79,11 @@ class Comparison:
     ratio: float | None
     # The deciding figure of a side is known only from reports.
     reported: bool
+    # A premium the user stated ("is the H200 worth +30%?"): the dearer side, its price over the other's,
+    # and its speed on this job over the other's; the pick is then the cheaper finished job.
+    dear: int | None = None
+    premium: float | None = None
+    speedup: float | None = None
 
     def line(self, key: SpecKey) -> SpecLine:
         return next(line for line in self.lines if line.key == key)
@@ -142,9 +147,7 @@ def rate_for(catalog: Catalog, gpu: GpuSpec,
     for cost in costs:
         if cost.gpu in (gpu.id, gpu.family):
             per_gpu = cost.rate_per_gpu or (cost.hourly_rate / cost.gpus if cost.gpus else cost.hourly_rate)
-            # a cost line from the price table has its provider or quote date; the user's own has neither
-            stated = cost.provider is None and cost.quoted_on is None
-            return per_gpu, cost.currency, "quote" if stated else "row"
+            return per_gpu, cost.currency, "quote" if cost.origin == "quote" else "row"
     rows = [r for r in catalog.prices_by_gpu.get(gpu.id, []) if r.billing == "on-demand"]
     if not rows:
         return None, None, None
@@ -242,3 +245,29 @@ def _pick(sides: Sequence[Side], lines: Sequence[SpecLine], job: JobKind,
         if line.best is not None and line.best in sides_left:
             return line.best, reason, _ratio(values, line.best)
     return None, "even", None
+
+
+def with_premium(c: Comparison, dear: int, premium: float) -> Comparison:
+    """The pick when side `dear` costs `premium` times the other per GPU-hour (two sides, the job
+    known): the finished job costs premium / speedup as much on it, the speedup being the ratio of
+    the sides' hours where both were timed, else of the spec the job is bound by. Said as "even"
+    within EVEN_RATIO; unchanged where the job or a figure is unknown."""
+    if len(c.sides) != 2 or c.job == "unknown" or premium <= 0:
+        return c
+    other = 1 - dear
+    a, b = c.sides[dear], c.sides[other]
+    if a.hours and b.hours and (a.count or 1) == (b.count or 1):
+        speedup = b.hours / a.hours
+    else:
+        line = c.line(c.deciding)
+        mine, theirs = line.figures[dear].value, line.figures[other].value
+        if not mine or not theirs:
+            return c
+        speedup = mine / theirs
+    ratio = premium / speedup  # the dearer side's finished job over the other's
+    if 1 / EVEN_RATIO < ratio < EVEN_RATIO:
+        pick: int | None = None
+    else:
+        pick = other if ratio > 1 else dear
+    return dataclasses.replace(c, pick=pick, reason="premium", ratio=round(max(ratio, 1 / ratio), 2), dear=dear,
+                               premium=premium, speedup=round(speedup, 2))

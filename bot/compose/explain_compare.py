@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from bot.advice.compare import Comparison, Side, SpecKey, compare
+from bot.advice.compare import Comparison, Side, SpecKey, compare, with_premium
 from bot.compose import ComposeContext
 from bot.compose.spec_figures import card_notes, mark, value_text
 from bot.knowledge import GpuSpec
@@ -47,6 +47,9 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     comparison = compare(
         ctx.catalog, ids, ctx.requirement, candidates=answer.candidates, recommendations=answer.recommendations,
         costs=answer.costs, flops=time.flops if time else None, **({"mfu": time.mfu} if time else {}))
+    premium = stated_premium(ctx.question or ask.text, comparison, ctx)
+    if premium is not None:  # "is the H200 worth +30%?": their premium against the speedup on this job
+        comparison = with_premium(comparison, *premium)
     reply = render(comparison, ctx, kind=ask.kind)
     timed = _latency_rows(ctx, comparison)
     if timed:  # stated TTFT/TPOT targets: each side's estimate against them, before the spec rows
@@ -62,6 +65,37 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if asks_how_much(ask):  # "is 400 vs 600 a big deal?": the consequence for this job is the answer
         return reply.model_copy(update={"lead": consequence, "details": [reply.lead, *reply.details]})
     return reply.model_copy(update={"details": [consequence, *reply.details]})
+
+
+# "worth +30% price", "30% more expensive", "贵 30%", "溢价 30%": a premium per hour, stated.
+_PREMIUM = re.compile(r"worth\s+(?:the\s+|a\s+)?\+?(?P<a>[0-9]+(?:\.[0-9]+)?)\s*%"
+                      r"|\+(?P<b>[0-9]+(?:\.[0-9]+)?)\s*%\s*(?:price|premium|more|cost)"
+                      r"|(?P<c>[0-9]+(?:\.[0-9]+)?)\s*%\s+(?:more\s+expensive|pricier|dearer|premium|higher\s+price|more\s+per\s+hour)"
+                      r"|(?:贵|溢价|价格高)\s*(?:了|出)?\s*(?P<d>[0-9]+(?:\.[0-9]+)?)\s*%", re.IGNORECASE)
+_MAX_PREMIUM_PCT = 1000
+
+
+def stated_premium(text: str, c: Comparison, ctx: ComposeContext) -> tuple[int, float] | None:
+    """(the dearer side, its price over the other's) from a premium written beside two GPUs: the
+    dearer is the side named last before it ("is the H200 worth +30%"), else the second named."""
+    if len(c.sides) != 2:
+        return None
+    m = _PREMIUM.search(text or "")
+    if m is None:
+        return None
+    pct = float(next(g for g in m.groups() if g is not None))
+    if not 0 < pct <= _MAX_PREMIUM_PCT:
+        return None
+    before = text[:m.start()]
+    named = max(((_last(before, n), i) for i, side in enumerate(c.sides)
+                 for n in {side.gpu.family.replace("-", " "), gpu_name(ctx.catalog, side.gpu.id)} if n), default=(-1, 1))
+    return (named[1] if named[0] >= 0 else 1), 1 + pct / 100
+
+
+def _last(text: str, name: str) -> int:
+    """Where `name` is last written in `text` as a whole name ("H20" is not in "H200"), or -1."""
+    hits = [h.start() for h in re.finditer(rf"(?<![a-z0-9]){re.escape(name)}(?![0-9])", text, re.IGNORECASE)]
+    return hits[-1] if hits else -1
 
 
 def _latency_rows(ctx: ComposeContext, c: Comparison) -> list[str]:
@@ -130,6 +164,8 @@ def _value(c: Comparison, key: SpecKey, index: int, ctx: ComposeContext) -> str:
 
 def lead(c: Comparison, ctx: ComposeContext) -> str:
     language = ctx.language
+    if c.reason == "premium":
+        return _premium_lead(c, ctx)
     if c.pick is None and c.reason == "even":
         return say("spec.pick_even", language, gpus=" / ".join(_name(ctx, s.gpu) for s in c.sides),
                    job=say(f"spec.job_{c.job}", language))
@@ -174,6 +210,33 @@ def lead(c: Comparison, ctx: ComposeContext) -> str:
                other_value=_value(c, "memory_gb", _runner_up(c), ctx), **names)
 
 
+def _premium_lead(c: Comparison, ctx: ComposeContext) -> str:
+    """The stated premium against the speedup on this job: worth it, not worth it, or even."""
+    language, dear = ctx.language, c.sides[c.dear or 0]
+    cheap = c.sides[1 - (c.dear or 0)]
+    speedup = c.speedup or 1.0
+    if dear.hours and cheap.hours:
+        basis = say("spec.premium_basis_hours", language, dear=_name(ctx, dear.gpu), dear_hours=count(round(dear.hours)),
+                    other_hours=count(round(cheap.hours)), count=dear.count or 1)
+    else:
+        line = c.line(c.deciding)
+        basis = say("spec.premium_basis_spec", language, spec=say(f"spec.spec_name_{c.deciding}", language),
+                    dear_value=_value(c, c.deciding, c.dear or 0, ctx),
+                    other_value=_value(c, c.deciding, 1 - (c.dear or 0), ctx)) if line else ""
+    speed = say("spec.premium_no_faster", language) if speedup < EVEN_SPEED else \
+        say("spec.premium_faster", language, speedup=count(speedup))
+    values = dict(dear=_name(ctx, dear.gpu), premium=count(round(((c.premium or 1) - 1) * 100)), speed=speed,
+                  basis=basis, job=say(f"spec.job_{c.job}", language), ratio=count(c.ratio or 1),
+                  need=count(c.premium or 1), share=f"{100 / (c.ratio or 1):.0f}", cheap=_name(ctx, cheap.gpu))
+    if c.pick is None:
+        return say("spec.premium_even", language, **values)
+    return say("spec.premium_dearer" if c.pick == c.dear else "spec.premium_cheaper", language,
+               pick=_name(ctx, c.sides[c.pick].gpu), **values)
+
+
+EVEN_SPEED = 1.05
+
+
 def _semi(language: str) -> str:
     return "；" if language == "zh" else "; "
 
@@ -208,6 +271,8 @@ def details(c: Comparison, ctx: ComposeContext) -> list[str]:
     if c.pick is not None:
         out.append(_semi(language).join(_strength(ctx, c, i, language)
                              for i, s in enumerate(c.sides)))
+    if c.reason == "premium":  # their premium is the price compared; the table's rows would contradict it
+        return out + [line for side in c.sides for line in card_notes(ctx, side.gpu, None, why_reported=False)]
     out.append(say("spec.price_row", language, values=sep.join(
         f"{_name(ctx, s.gpu)} {_price(s, language)}" for s in c.sides)))
     if any(s.hours is not None for s in c.sides):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.advice.compare import EVEN_RATIO, compare, compute_key, job_kind, spec_lines
+from bot.advice.compare import EVEN_RATIO, compare, compute_key, job_kind, spec_lines, with_premium
 from bot.knowledge import DEFAULT_KNOWLEDGE_DIR, load_catalog
 from bot.models import Candidate, Cost, Recommendation, Requirement
 
@@ -99,7 +99,7 @@ def test_the_cheaper_finished_job_wins_when_priced(catalog):
 
 def test_a_cost_line_from_the_price_table_is_no_quote_of_the_users(catalog):
     costs = [Cost(label="8x H100 SXM", gpu="h100-sxm", hourly_rate=10.24, hours=11, total=112.64, gpus=8,
-                  rate_per_gpu=1.28, provider="vast", quoted_on="2026-12-01")]
+                  rate_per_gpu=1.28, provider="vast", quoted_on="2026-12-01", origin="catalog")]
     req = Requirement(workload="training", params_b=7, gpu_count=8)
     h100, a100 = compare(catalog, ["h100-sxm", "a100-80gb-sxm"], req, costs=costs).sides
     assert (h100.hourly_rate, h100.rate_source) == (1.28, "row")
@@ -148,3 +148,21 @@ def test_a_modified_board_loses_to_an_nvidia_product(catalog):
     assert c.sides[c.pick].gpu.id == "l20" and c.reason == "supported"
     both = compare(catalog, ["rtx-4090-48gb", "rtx-4090d-48gb"], SERVE)  # two mods: judged on the specs
     assert both.reason != "supported"
+
+
+def test_a_stated_premium_is_weighed_against_the_speedup_on_the_job(catalog):
+    flops = 6 * 13e9 * 500e9  # 13B on 500B tokens, the same count of GPUs on each side
+    train = Requirement(workload="training", params_b=13, gpu_count=16)
+    base = compare(catalog, ["h100-sxm", "h200-sxm"], train, flops=flops, mfu=0.4)
+    # the same Hopper compute: +25% per hour buys no speed, so the cheaper side finishes cheaper
+    dear = with_premium(base, 1, 1.25)
+    assert dear.reason == "premium" and dear.sides[dear.pick].gpu.id == "h100-sxm"
+    assert dear.speedup == pytest.approx(1.0) and dear.ratio == pytest.approx(1.25)
+    # decode reads memory: 4.8 / 3.35 TB/s is 1.43x, more than a 20% premium
+    serve = with_premium(compare(catalog, ["h100-sxm", "h200-sxm"], SERVE), 1, 1.2)
+    assert serve.sides[serve.pick].gpu.id == "h200-sxm" and serve.speedup == pytest.approx(4800 / 3350, abs=0.01)
+    # a premium the speedup just pays for is even
+    even = with_premium(compare(catalog, ["h100-sxm", "h200-sxm"], SERVE), 1, 1.43)
+    assert even.pick is None and even.reason == "premium"
+    # no job stated: nothing to weigh it against
+    assert with_premium(compare(catalog, ["h100-sxm", "h200-sxm"], Requirement()), 1, 1.3).reason != "premium"

@@ -133,3 +133,17 @@ def test_stated_latency_targets_are_judged_on_each_compared_side():
     assert len(rows) == 2
     for row in rows:
         assert row.endswith("meets your targets") or row.endswith("misses your targets")
+
+
+def test_a_premium_the_user_states_decides_between_the_same_compute(catalog):
+    req = Requirement(workload="training", params_b=13, gpu_count=16, dataset_tokens_b=500)
+    ctx = ComposeContext(requirement=req, answer=Answer(requirement=req), catalog=catalog, language="en",
+                         question="pretrain 13B on 500B tokens over 16 GPUs: H100 or H200, given the H200 costs 25% more per hour?")
+    out = compare_reply(Ask(kind="select", text=ctx.question, subjects=["h100", "h200"]), ctx)
+    assert out.lead.startswith("H100 SXM: the H200 SXM is not worth +25% for training (compute-bound)")
+    assert "Dense BF16 989 TFLOPS against 989 TFLOPS" in out.lead and "~1.25× as much" in out.lead
+    assert not any(d.startswith(("Price:", "Finished job:")) for d in out.details)  # their premium, not the table's
+    zh_ctx = ComposeContext(requirement=Requirement(workload="inference", params_b=70), answer=Answer(requirement=req),
+                            catalog=catalog, language="zh", question="部署 70B 推理，H100 和 H200 选哪个？H200 贵 20%")
+    zh = compare_reply(Ask(kind="select", text=zh_ctx.question, subjects=["h100", "h200"]), zh_ctx)
+    assert zh.lead.startswith("选 H200 SXM：做推理服务（解码受带宽限制），贵 20% 也值")

@@ -75,7 +75,8 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|速度代价|代价|选哪个|怎么做|是什么|能干啥|能做什么")),
     ("select", lx.rx(
         r"\B<(?:which\s+(?:\w+\s+)?(?:gpu|instance|card|one|box|node|machine|cloud)s?|what\s+(?:gpu|instance|card|config)s?"
-        r"|recommend\w*|recs|suggest\w*|what\s+should\s+(?:i|we)\s+(?:get|rent|buy)|thoughts|should\s+(?:i|we)\s+(?:get|rent|buy))>\E"
+        r"|recommend\w*|recs|suggest\w*|what\s+should\s+(?:i|we)\s+(?:get|rent|buy)|thoughts|should\s+(?:i|we)\s+(?:get|rent|buy)"
+        r"|(?:choos\w*|decid\w*|pick\w*)\s+between)>\E"
         r"|租什么|买什么|选什么|什么卡|哪张卡|哪种卡|哪款|哪个更适合|有什么建议|什么配置|租哪家|哪家好|用什么卡")),
     # A budget constrains a choice; alone ("is 3万 enough for …") it asks what the money buys.
     ("budget", lx.rx(r"\B<(?:budget\w*)>\E|预算")),
@@ -113,7 +114,11 @@ _WANTS = (
 )
 _OOM = lx.rx(r"\B<(?:oom|out\s+of\s+memory)>\E|爆显存|显存不够|显存不足")
 _PRICES_COMPARED = lx.rx(r"价格(?:差不多|相近|接近|一样|相当)|差不多(?:的)?价格|\B<(?:similar(?:ly)?\s+priced|same\s+price|"
-                         r"price\s+is\s+(?:similar|about\s+the\s+same)|cheaper\s+per\s+hour)>\E")
+                         r"price\s+is\s+(?:similar|about\s+the\s+same)|cheaper\s+per\s+hour"
+                         # a premium stated and weighed: "is the H200 worth +30% price?", "贵 30% 值吗"
+                         r"|worth\s+(?:the\s+|a\s+)?[+~]?[0-9]+\s*%(?:\s+(?:more|higher|extra))?\s*(?:price|premium|cost)?"
+                         r"|[0-9]+\s*%\s+(?:more\s+expensive|pricier|dearer|premium))>\E"
+                         r"|贵\s*(?:了)?\s*[0-9]+\s*%|溢价\s*[0-9]+\s*%")
 _SUBJECT_SLOTS = ("gpu", "gpu_options", "instance", "instance_options", "model")
 
 

@@ -30,6 +30,9 @@ def kinds(text: str) -> list[str]:
     ("新机器到手，验收清单给一个", "checklist"),
     ("what's the difference between NVLink and PCIe for tensor parallel?", "explain"),
     ("we need some GPUs, any recs?", "open"),
+    # a premium stated and weighed is a choice, not a price lookup (#24)
+    ("deciding between the L40S and the A100 80GB for serving Qwen2.5-14B; is the A100 worth 40% more?", "select"),
+    ("A100 还是 H100 训练 13B？H100 贵 50%", "select"),
 ])
 def test_each_kind_is_read_from_its_cues(text, kind):
     assert kinds(text)[0] == kind
