@@ -26,14 +26,39 @@ def china_choice(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     lang = ctx.language
     roles = _roles(cards)
     listed = say("select.china_cards", lang, cards=_names(ctx, [c for role in roles.values() for c in role]))
-    top = next((r for r in ctx.answer.recommendations if r.fits and r.gpu in ctx.catalog.gpus
-                and "china" in ctx.catalog.gpus[r.gpu].markets), None)
-    lead = listed if top is None else listed + ("" if lang == "zh" else " ") + _pick(ctx, top)
+    top = china_pick(ctx, cards)
+    lead = listed if top is None else _pick(ctx, top) + ("" if lang == "zh" else " ") + listed  # the pick first
     details = [line for line in (_role_line(ctx, name, specs) for name, specs in roles.items()) if line]
     details.append(say("select.china_confirm", lang))
     return AskAnswer(kind="select", lead=lead, details=details, rule="selection.china-market",
                      sources=sorted({s for c in cards for s in c.sources[:2]}),
                      figures={"gpu": top.gpu if top else None, "count": top.count if top else None})
+
+
+def china_pick(ctx: ComposeContext, cards: list[GpuSpec]) -> Recommendation | None:
+    """The setup to lead with: the top recommendation where it is a card rented only in China; else,
+    from the sized candidates, a China-market data-centre card that holds the job with room to spare
+    (a GeForce board only where named or on a workstation): the fewest GPUs, NVLink once they are
+    several, then the least memory rented (the smallest card that does the job)."""
+    catalog, req = ctx.catalog, ctx.requirement
+    china_only = {c.id for c in cards} | {g.id for g in catalog.gpus.values() if g.markets == ["china"]}
+    top = next((r for r in ctx.answer.recommendations if r.fits and r.gpu in catalog.gpus), None)
+    if top is not None and top.gpu in china_only:
+        return top
+    offered = {c.id for c in cards if c.gpu_class == "datacenter" or req.deployment == "workstation"}
+    roomy = [c for c in ctx.answer.candidates if c.fits and c.gpu in offered and c.have_gb > 0
+             and (c.have_gb - c.need_gb) / c.have_gb >= ROOM]
+    if not roomy:
+        return top
+    best = min(roomy, key=lambda c: (c.count, c.count > 1 and not catalog.gpus[c.gpu].nvlink,
+                                     c.count * catalog.gpus[c.gpu].memory_gb))
+    return Recommendation(rank=1, kind="market", gpu=best.gpu, count=best.count, fits=True, need_gb=best.need_gb,
+                          have_gb=best.have_gb, hours=best.hours, rule="selection.china-market",
+                          why="the smallest China-market card that holds the job with room to spare")
+
+
+# Free memory a China pick keeps: a longer sequence or a bigger batch still fits (24 GB for a 19 GB job does not).
+ROOM = 0.3
 
 
 def china_cards(ctx: ComposeContext) -> list[GpuSpec]:
