@@ -134,11 +134,11 @@ def test_a_cost_follow_up_keeps_the_earlier_quotes_and_replaces_only_what_it_res
     from bot.advisor import Advisor
     from bot.conversation import Conversations
     talk = Conversations(Advisor())
-    talk.ask("c", "Provider A: H100 $2.10/gpu-hr on demand. Provider B: $1.25k per GPU per month (1 month min). "
-                  "We'll use it maybe 400 hrs a month. which one?")
-    answer = talk.ask("c", "what if we use it 650 hours a month?")
+    talk.ask("c", "one vendor bills an H100 at $2.40 per GPU hour on demand, another wants $1.4k per GPU "
+                  "per month, one month minimum; our usage is around 380 hours a month. which is better?")
+    answer = talk.ask("c", "what if we use it 700 hours a month?")
     cost = next(a for a in answer.answers if a.kind == "cost")
-    assert "650 h" in cost.lead and "Subscription is cheaper by $115" in cost.lead  # 650 x 2.10 - 1,250
+    assert "700 h" in cost.lead and "Subscription is cheaper by $280" in cost.lead  # 700 x 2.40 - 1,400
     roles = sorted(q.role for q in answer.requirement.quantities)
     assert roles == ["hours-per-month", "quote", "subscription"]
     talk.ask("c", "spot is $0.90/h vs $3.00 on-demand, the job is ~200 GPU hours on one GPU")  # quotes of its own

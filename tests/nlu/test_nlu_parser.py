@@ -67,5 +67,5 @@ def test_language_is_the_messages_not_the_quoted_words():
     from bot.nlu.parser import detect_language
     assert detect_language("Our bill: ECS instance (gn7i, 按量) ¥29,800, ESSD PL1 2TB ¥2,100, snapshots ¥1,900") == "en"
     assert detect_language("CUDA 报错：CUDA driver version is insufficient for CUDA runtime version") == "zh"
-    assert detect_language("H800 和 H100 到底差在哪？NVLink 400 vs 900 对 8 卡训练影响大吗") == "zh"
+    assert detect_language("A800 跟 A100 区别大吗？NVLink 带宽 400 和 600 对多卡训练有啥影响") == "zh"
     assert detect_language("how much is an H100?") == "en"
