@@ -246,7 +246,7 @@ def cost_facts(costs: list[Cost], stated: bool) -> list[CostFact]:
     cheapest, fastest = cheapest_and_fastest(costs)
     runner_up = runners_up(costs, cheapest)
     return [
-        CostFact(**cost.model_dump(include=set(CostFact.model_fields)) | {
+        CostFact(**cost.model_dump(include=set(CostFact.model_fields) - {"origin"}) | {
             "cheapest": i in cheapest, "runner_up": i in runner_up, "fastest": i in fastest, "stated": stated})
         for i, cost in enumerate(costs)
     ]

@@ -25,6 +25,9 @@ KvPrecision = Literal["fp32", "bf16", "fp16", "fp8", "int8"]
 Severity = Literal["info", "warn", "block"]
 Intent = Literal["recommend", "first-check", "how-many"]
 Language = Literal["en", "zh"]
+# Where a cost's rate came from: the user's own quote, a row of the price table in force, or a row of the
+# shipped example table (illustrative, never a price to quote).
+CostOrigin = Literal["quote", "catalog", "example"]
 
 TOPICS: tuple[str, ...] = (
     "memory", "precision", "parallelism", "interconnect", "license", "power", "cuda", "mig",
@@ -324,6 +327,8 @@ class Cost(BaseModel):
     hours: float
     total: float
     currency: str = "USD"
+    # The rate's origin, which the renderers read ("your quote" vs a dated table row vs an example row).
+    origin: CostOrigin = "quote"
     # Cost-to-complete details (issue #4); None for costs stated in the question.
     gpus: int | None = None
     rate_per_gpu: float | None = None

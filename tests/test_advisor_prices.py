@@ -50,3 +50,20 @@ def test_team_price_table_gets_no_example_warning(tmp_path):
 def test_questions_not_about_money_get_no_price_findings(example_advisor, requirement):
     answer = example_advisor.answer(Requirement(**requirement))
     assert not [r for r in _rules(answer) if r.startswith("cost.")]
+
+
+def test_each_cost_line_says_where_its_rate_came_from(example_advisor, tmp_path):
+    """A cost line's origin is typed: a row of the example table, a row of the team's own table, or
+    the user's quote (which the renderers call 'your quote')."""
+    job = dict(workload="training", method="lora", params_b=7, dataset_tokens_b=0.5, gpu="h100-sxm", topics=["cost"])
+    example = example_advisor.answer(Requirement(**job))
+    assert example.costs and {c.origin for c in example.costs} == {"example"}
+    prices = tmp_path / "team-prices.yaml"
+    prices.write_text(
+        "prices:\n  - {gpu: h100-sxm, provider: runpod, hourly_rate: 2.5, currency: USD, quoted_on: 2026-11-01}\n",
+        encoding="utf-8",
+    )
+    team = Advisor(catalog=load_catalog(DEFAULT_KNOWLEDGE_DIR, prices_path=prices)).answer(Requirement(**job))
+    assert team.costs and {c.origin for c in team.costs} == {"catalog"}
+    quoted = example_advisor.answer(Requirement(**job, costs=[{"label": "ours", "hourly_rate": 2.0, "hours": 10}]))
+    assert [(c.label, c.origin) for c in quoted.costs] == [("ours", "quote")]

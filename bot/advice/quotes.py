@@ -34,7 +34,7 @@ def quoted_costs(quotes: list[StatedCost], default_count: int | None, hours_for:
         if quote.monthly_rate is not None:
             out.append(Cost(label=quote.label, gpu=quote.gpu, hourly_rate=round(quote.monthly_rate / HOURS_PER_MONTH, 4),
                             hours=HOURS_PER_MONTH, total=quote.monthly_rate, currency=quote.currency,
-                            billing="subscription", gpus=quote.gpu_count, note="per month"))
+                            billing="subscription", gpus=quote.gpu_count, note="per month", origin="quote"))
             continue
         count = quote.gpu_count or default_count or 1
         hours, note = quote.hours, None
@@ -61,7 +61,7 @@ def quoted_costs(quotes: list[StatedCost], default_count: int | None, hours_for:
                         total=round(quote.hourly_rate * gpus * hours, 2), currency=quote.currency,
                         gpus=count if quote.per_gpu else quote.gpu_count,
                         rate_per_gpu=quote.hourly_rate if quote.per_gpu else None,
-                        billing=quote.billing, note=note, per_hour_only=per_hour_only))
+                        billing=quote.billing, note=note, per_hour_only=per_hour_only, origin="quote"))
     return out
 
 

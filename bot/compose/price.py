@@ -455,7 +455,7 @@ def _job_cost(ctx: ComposeContext, billing: PriceBilling, asked: set[str]) -> As
     when it priced them), naming the row it used; None when the job was not priced from the table
     (the user's own quotes answer it)."""
     lang = ctx.language
-    lines = [c for c in ctx.answer.costs if c.provider and not c.per_hour_only and c.total > 0]
+    lines = [c for c in ctx.answer.costs if c.origin != "quote" and c.provider and not c.per_hour_only and c.total > 0]
     lines = [c for c in lines if c.gpu in asked] or lines
     wanted = [c for c in lines if c.billing == billing] or lines
     if not wanted:

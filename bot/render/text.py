@@ -16,6 +16,7 @@ _LABELS = {
         "because": "because", "sources": "sources", "rule_base": "rule base", "covers": "covers",
         "none": "No other finding (the verdict above is the answer).",
         "need": "need", "have": "have", "per_hour": "/h", "hours": "h", "verdict": "Verdict", "answers": "Answers",
+        "origin_quote": "your quote", "origin_catalog": "price table", "origin_example": "example row, not a price",
     },
     "zh": {
         "understood": "理解的需求", "assumptions": "假设", "memory": "显存估算 (GB)",
@@ -24,6 +25,7 @@ _LABELS = {
         "because": "依据", "sources": "来源", "rule_base": "规则库", "covers": "包含",
         "none": "没有其他结论（以上面的结论为准）。",
         "need": "需要", "have": "共", "per_hour": "/小时", "hours": "小时", "verdict": "结论", "answers": "各问回答",
+        "origin_quote": "你的报价", "origin_catalog": "价格表", "origin_example": "示例行，不是报价",
     },
 }
 _MARK = {"block": "[BLOCK]", "warn": "[WARN] ", "info": "[info] "}
@@ -77,7 +79,7 @@ def render_full(answer: Answer, max_candidates: int = 8) -> str:
             gpu = f" [{c.gpu}]" if c.gpu else ""
             note = f" ({localise(c.note, answer.language)})" if c.note else ""
             lines.append(f"  {c.label}{gpu}: {c.hourly_rate:g}{t['per_hour']} x {c.hours:g} {t['hours']} = "
-                         f"{c.total:,.2f} {c.currency}{note}")
+                         f"{c.total:,.2f} {c.currency}{note} [{t['origin_' + c.origin]}]")
     if answer.verdict:
         v = answer.verdict
         lines.append(f"{t['verdict']}: {v.text}")

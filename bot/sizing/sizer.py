@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from bot.knowledge import Catalog, GpuSpec, ModelArch, load_gpu_memory
 from bot.models import (
-    Candidate, Cost, Estimate, InferenceSpeed, MemoryBreakdown, Requirement, SizingNote, TrainingTime,
+    Candidate, Cost, CostOrigin, Estimate, InferenceSpeed, MemoryBreakdown, Requirement, SizingNote, TrainingTime,
 )
 from bot.sizing.cost import (
     TOTAL_COST_FORMULA,
@@ -274,7 +274,7 @@ def size_requirement(
     costs: list[Cost] = []
     if speed.training:
         lines = _cost_lines(req, candidates, catalog, today, price_max_age_days)
-        costs = _costs(lines)
+        costs = _costs(lines, "example" if catalog.prices_are_example else "catalog")
         if lines:
             assumptions.append(_prices_line(lines, catalog))
             assumptions += _cheapest_fastest_lines(costs)
@@ -541,11 +541,13 @@ def _cost_lines(
     return rank(lines)
 
 
-def _costs(lines: list[CostLine]) -> list[Cost]:
+def _costs(lines: list[CostLine], origin: CostOrigin) -> list[Cost]:
+    """The price table's cost lines, each marked with the table it came from (`origin`)."""
     cheapest, fastest = cheapest_and_fastest(lines)
     return [
         Cost(
-            label=line.label, gpu=line.gpu, hourly_rate=round(line.hourly_rate, 4), hours=round(line.hours, 3),
+            label=line.label, gpu=line.gpu, origin=origin,
+            hourly_rate=round(line.hourly_rate, 4), hours=round(line.hours, 3),
             total=line.total, currency=line.currency, gpus=line.gpus, rate_per_gpu=line.rate_per_gpu,
             billing=line.billing, billed_hours=round(line.billed_hours, 3), provider=line.provider,
             quoted_on=line.quoted_on, stale=line.stale, note=line.note,

@@ -188,13 +188,13 @@ def test_a_job_with_a_model_leads_with_its_cost_from_the_table_and_names_the_row
 
     costs = [
         Cost(label="a", gpu="h100-sxm", hourly_rate=1.80, hours=14.2, total=25.56, gpus=1, billing="on-demand",
-             billed_hours=14.2, provider="vast", instance_type="1x-H100_SXM-32-65536", region="Czechia, CZ, EU"),
+             billed_hours=14.2, provider="vast", instance_type="1x-H100_SXM-32-65536", origin="catalog", region="Czechia, CZ, EU"),
         Cost(label="b", gpu="h100-sxm", hourly_rate=2.99, hours=14.2, total=42.45, gpus=1, billing="on-demand",
-             billed_hours=14.2, provider="runpod", instance_type="1x_H100-SXM_SECURE", region="CA"),
+             billed_hours=14.2, provider="runpod", instance_type="1x_H100-SXM_SECURE", origin="catalog", region="CA"),
         Cost(label="c", gpu="h100-pcie", hourly_rate=2.39, hours=18.0, total=43.0, gpus=1, billing="on-demand",
-             billed_hours=18.0, provider="runpod", instance_type="1x_H100_SECURE", region="CA"),
+             billed_hours=18.0, provider="runpod", instance_type="1x_H100_SECURE", origin="catalog", region="CA"),
         Cost(label="d", gpu="gh200-96gb", hourly_rate=1.49, hours=14.2, total=21.16, gpus=1, billing="on-demand",
-             billed_hours=14.2, provider="lambda", instance_type="gpu_1x_gh200", region="asia-northeast-1"),
+             billed_hours=14.2, provider="lambda", instance_type="gpu_1x_gh200", origin="catalog", region="asia-northeast-1"),
         Cost(label="quote", gpu="h100-sxm", hourly_rate=1.0, hours=14.2, total=14.2),  # the user's, no table row
     ]
     text = "what would it cost to fine-tune llama-2-7b with lora on 0.5B tokens on an H100?"
