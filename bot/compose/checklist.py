@@ -27,6 +27,12 @@ PITFALL_SOURCES = ["rental-selection-guide", "training-servers-guide", "geforce-
                    "aws-ec2-on-demand", "aws-ec2-quotas", "aws-spot-interruptions", "cuda-compatibility"]
 GEMM_HEALTHY = 0.70
 BANDWIDTH_FLOOR = 0.60
+BANDWIDTH_LOW = 0.75
+# nccl-tests busbw of an all-reduce inside an NVSwitch node is bounded by the NVLink bandwidth one GPU
+# carries per direction (half the bidirectional catalog figure); healthy boards reach ~75-95% of it
+# (A800 ~150-170 of 200, A100 ~230 of 300); NVLink SHARP on Hopper/Blackwell NVSwitch can exceed it.
+BUSBW_PASS = 0.75
+BUSBW_FAIL = 0.60
 _H2D_GBS = {3: 13, 4: 25, 5: 50, 6: 100}
 
 _PITFALLS = re.compile(r"坑|pitfall|gotcha|注意什么|要注意|注意事项|watch out", re.IGNORECASE)
@@ -132,7 +138,11 @@ def nccl(ctx: ComposeContext) -> AskAnswer:
                     node_gbs=f"{nics * req.network_gbps / 8:,.0f}", nvlink=nvlink)
     else:
         links = say("checklist.nccl_links_single", lang, nvlink=nvlink)
-    steps = say("checklist.nccl_steps", lang, ranks=gpus).splitlines()
+    if spec is not None and spec.nvlink and spec.nvlink_bandwidth_gbs and _sxm(spec):
+        single = say("checklist.nccl_single_nvlink", lang, **_busbw(spec, lang))
+    else:
+        single = say("checklist.nccl_single_generic", lang)
+    steps = say("checklist.nccl_steps", lang, ranks=gpus, single=single).splitlines()
     return AskAnswer(kind="checklist", lead=say("checklist.nccl_lead", lang, links=links), details=steps,
                      rule="checklist.nccl-bandwidth", sources=["nccl-tests", "nvidia-nvlink"])
 
@@ -186,19 +196,27 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
                    gpu=name, memory=count(spec.memory_gb), memory_errors=memory_errors,
                    power=f"{spec.board_power_w:.0f}" if spec.board_power_w else "…"),
                say("checklist.accept_xid", lang)]
-    if spec.nvlink and spec.nvlink_bandwidth_gbs:
+    if spec.nvlink and spec.nvlink_bandwidth_gbs and _sxm(spec):
+        links, per_link = _links(spec)
         details.append(say("checklist.accept_topology_nvlink", lang, nvlink=count(spec.nvlink_bandwidth_gbs),
+                           links=links, per_link=f"{per_link:g}", pcie=spec.pcie_gen))
+    elif spec.nvlink and spec.nvlink_bandwidth_gbs:
+        details.append(say("checklist.accept_topology_bridge", lang, nvlink=count(spec.nvlink_bandwidth_gbs),
                            pcie=spec.pcie_gen))
     else:
         details.append(say("checklist.accept_topology_pcie", lang, pcie=spec.pcie_gen))
     if peak:
         details.append(say("checklist.accept_gemm", lang, gemm=count(round(peak * GEMM_HEALTHY)), peak=count(peak)))
-    details.append(say("checklist.accept_membw", lang, bandwidth=count(spec.bandwidth_gbs),
-                       floor=count(round(spec.bandwidth_gbs * BANDWIDTH_FLOOR)), h2d=_H2D_GBS.get(spec.pcie_gen, 25),
-                       pcie=spec.pcie_gen))
+    bw = spec.bandwidth_gbs
+    details.append(say("checklist.accept_membw", lang, bandwidth=count(bw),
+                       healthy=f"{count(round(bw * 0.8, -1))}-{count(round(bw * 0.9, -1))}",
+                       low=count(round(bw * BANDWIDTH_LOW)), floor=count(round(bw * BANDWIDTH_FLOOR)),
+                       h2d=_H2D_GBS.get(spec.pcie_gen, 25), pcie=spec.pcie_gen, pcie_lower=spec.pcie_gen - 1))
     if per_node > 1:
-        key = "checklist.accept_nccl_multi" if spec.nvlink else "checklist.accept_nccl_pcie"
-        details.append(say(key, lang, count=per_node))
+        if spec.nvlink and spec.nvlink_bandwidth_gbs and _sxm(spec):
+            details.append(say("checklist.accept_nccl_multi", lang, count=per_node, **_busbw(spec, lang)))
+        else:
+            details.append(say("checklist.accept_nccl_pcie", lang, count=per_node))
     details.append(say("checklist.accept_burn", lang))
     if req.workload == "inference":
         details.append(say("checklist.accept_serving", lang))
@@ -210,6 +228,26 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
                      rule="checklist.acceptance", sources=SOURCES,
                      figures={"gemm_floor_tflops": round(peak * GEMM_HEALTHY) if peak else None,
                               "bandwidth_gbs": spec.bandwidth_gbs})
+
+
+def _sxm(spec) -> bool:
+    """An SXM module on an NVSwitch (or NVLink-meshed) baseboard: every GPU pair on NVLink."""
+    return "SXM" in spec.form_factor.upper()
+
+
+def _links(spec) -> tuple[int, float]:
+    """NVLink links per GPU and each one's bandwidth per direction: NVLink 3/4 (Ampere, Hopper) carry
+    25 GB/s per direction a link (A100 12, A800/H800 8, H100 18), NVLink 5 (Blackwell) 50."""
+    per_dir = 50.0 if spec.cc_number >= 10 else 25.0
+    return round(spec.nvlink_bandwidth_gbs / (2 * per_dir)), per_dir
+
+
+def _busbw(spec, lang: str) -> dict[str, str]:
+    """The single-node all-reduce busbw to pass and to reject, from the NVLink per direction."""
+    per_dir = spec.nvlink_bandwidth_gbs / 2
+    nvls = say("checklist.accept_nccl_nvls", lang) if spec.cc_number >= 9.0 else ""
+    return {"busbw": count(round(per_dir * BUSBW_PASS, -1)), "fail": count(round(per_dir * BUSBW_FAIL, -1)),
+            "per_dir": count(per_dir), "nvlink": count(spec.nvlink_bandwidth_gbs), "nvls": nvls}
 
 
 def _numbered(steps: list[str]) -> list[str]:

@@ -43,3 +43,26 @@ def test_a_fresh_instance_identity_check_names_the_printed_board_and_mig(advisor
     assert reply.rule == "checklist.identity"
     text = "\n".join(reply.details)
     assert "NVIDIA A100-SXM4-80GB" in text and "mig.mode.current" in text and "81,920 MiB" in text
+
+
+def test_acceptance_gives_reject_thresholds_from_the_nvlink_of_the_gpu_rented(advisor):
+    # A800: 8 NVLinks, 400 GB/s (200 per direction): busbw passes at ~150, rejects under 120
+    reply = _reply(advisor, "我们的 8 卡 A800 刚上架，交付前要查哪些？")
+    text = "\n".join(reply.details)
+    assert "NV8" in text and "8 条链路" in text
+    assert "约 150 GB/s" in text and "低于 120 GB/s" in text and "数百 GB/s" not in text
+    # H100 SXM: 18 links, 900 GB/s; memory copy judged against 80-90% of 3,350 GB/s
+    text = "\n".join(_reply(advisor, "an 8x H100 SXM server arrived, what do we check before accepting it?").details)
+    assert "NV18" in text and "below 270 GB/s (60%) reject" in text
+    assert "2,680-3,020 GB/s" in text and "Gen4 or x8" in text
+
+
+def test_pcie_cards_with_bridges_are_not_expected_to_show_nvlink_on_every_pair(advisor):
+    text = "\n".join(_reply(advisor, "acceptance checklist for a box with 8x H100 PCIe").details)
+    assert "bridged in pairs" in text and "NV18" not in text and "every GPU pair shows" not in text
+
+
+def test_the_nccl_how_to_states_the_single_node_busbw_to_reject(advisor):
+    reply = _reply(advisor, "how do i measure nccl busbw on 2 nodes of 8x A100 SXM with 8x200G IB, what is good")
+    assert any("below 180 GB/s reject" in d for d in reply.details)
+    assert any("not \"normal for multi-node\"" in d for d in reply.details)
