@@ -116,11 +116,15 @@ def paste_facts(catalog: Catalog, req: Requirement) -> list[FactModel]:
                                             truncated=paste.xids_truncated)
     # The rented model is held against the paste only when every pasted GPU names a model the
     # catalog knows (a table cuts long names: "NVIDIA GeForce ..."; an excerpt may name none).
-    named = bool(report.gpus) and all(recognise_gpu(catalog, g.name) for g in report.gpus)
+    named = bool(report.gpus) and all(recognise_gpu(catalog, g.name, g.memory_total_mib) for g in report.gpus)
     expect_gpu = req.gpu if named and req.gpu else None
     expect_count = req.gpu_count if report.gpus and req.gpu_count and _whole_listing(paste) else None
+    # A pasted GPU whose output names no product (an excerpt, a CSV of a few columns) is the
+    # model the question names, when it names one: "GPU 3 (NVIDIA A100 80GB SXM)", not unknown.
+    named_as = {g.index: question_gpu_name(catalog, req, g.memory_total_mib) for g in report.gpus if not g.name}
     return host_facts(catalog, PASTED_HOST, req.deployment or PASTED_DEPLOYMENT, req.cuda, report,
-                      expect_gpu=expect_gpu, expect_count=expect_count)
+                      expect_gpu=expect_gpu, expect_count=expect_count,
+                      named_as={i: n for i, n in named_as.items() if n})
 
 
 def _whole_listing(paste) -> bool:
@@ -312,20 +316,26 @@ THERMAL_REASONS = frozenset({"sw_thermal_slowdown", "hw_thermal_slowdown"})
 PCIE_LANE_GBS = {1: 0.25, 2: 0.5, 3: 0.985, 4: 1.969, 5: 3.938, 6: 7.877}
 _PRODUCT_PATTERNS: list[tuple[str, str]] = [
     (r"H100.*NVL", "h100-nvl"), (r"H100.*PCIE", "h100-pcie"), (r"H100", "h100-sxm"),
-    (r"H200.*NVL", "h200-nvl"), (r"H200", "h200-sxm"), (r"B200", "b200"),
+    (r"H800.*PCIE", "h800-pcie"), (r"H800", "h800-sxm"),
+    (r"GH200.*(144|HBM3E)", "gh200-144gb"), (r"GH200", "gh200-96gb"),
+    (r"(?<!G)H200.*NVL", "h200-nvl"), (r"(?<!G)H200", "h200-sxm"), (r"B200", "b200"),
     (r"A100.*PCIE.*40GB|A100.*40GB.*PCIE", "a100-40gb-pcie"), (r"A100.*PCIE", "a100-80gb-pcie"),
     (r"A100.*SXM.*80GB|A100.*80GB.*SXM", "a100-80gb-sxm"),
-    (r"L40S", "l40s"), (r"\bL4\b", "l4"),
-    (r"RTX 5090", "rtx-5090"), (r"RTX 4090", "rtx-4090"), (r"RTX 3090", "rtx-3090"),
+    (r"V100.*SXM2.*32GB", "v100-sxm2"), (r"L40S", "l40s"), (r"\bL4\b", "l4"),
+    (r"RTX 5090", "rtx-5090"), (r"RTX 4090(?! ?D)", "rtx-4090"), (r"RTX 3090", "rtx-3090"),
 ]
+# A probe's memory (MiB, as NVML and nvidia-smi report it) against a catalog card's (GB): within
+# this share, the card is that variant (usable memory is a few percent under the marketed size).
+_MEMORY_MATCH = 0.15
 
 
 def host_facts(catalog: Catalog, name: str, deployment: str, team_cuda: str | None, report: ProbeReport,
                benchmarks: list[BenchmarkResult] | None = None, expect_gpu: str | None = None,
-               expect_count: int | None = None) -> list[FactModel]:
+               expect_count: int | None = None, named_as: dict[int, str] | None = None) -> list[FactModel]:
     """A checked host: its inventory settings and probe, each GPU, the kernel log's Xids, the
-    benchmarks against spec, the team CUDA's driver needs, and what the inventory expected."""
-    gpus = [host_gpu_fact(catalog, report, g) for g in report.gpus]
+    benchmarks against spec, the team CUDA's driver needs, and what the inventory expected.
+    `named_as`: the name of a GPU (by index) whose probe read none, known from elsewhere."""
+    gpus = [host_gpu_fact(catalog, report, g, (named_as or {}).get(g.index)) for g in report.gpus]
     facts: list[FactModel] = [HostFact(
         name=name, deployment=deployment, team_cuda=team_cuda,
         team_cuda_num=version_number(team_cuda) if team_cuda else None,
@@ -344,20 +354,52 @@ def host_facts(catalog: Catalog, name: str, deployment: str, team_cuda: str | No
     return facts
 
 
-def recognise_gpu(catalog: Catalog, product_name: str | None) -> str | None:
-    """The catalog id for an NVML/nvidia-smi product name, when the catalog has that card."""
+def recognise_gpu(catalog: Catalog, product_name: str | None, memory_mib: int | None = None) -> str | None:
+    """The catalog id for an NVML/nvidia-smi product name, when the catalog has that card: a name
+    or alias the catalog knows ("NVIDIA H800 PCIe", "NVIDIA GeForce RTX 4090 D"), a family told
+    apart by the probe's memory ("NVIDIA H20" with 96 or 141 GB), or the product-name patterns."""
     if not product_name:
         return None
-    upper = product_name.upper()
-    for pattern, gpu_id in _PRODUCT_PATTERNS:
-        if re.search(pattern, upper) and gpu_id in catalog.gpus:
-            return gpu_id
     stripped = re.sub(r"^(NVIDIA\s+)?(GEFORCE\s+|TESLA\s+)?", "", product_name, flags=re.I)
     try:
         ids = catalog.resolve_gpu(stripped)
     except UnknownNameError:
+        ids = []
+    if len(ids) == 1:
+        return ids[0]
+    chosen = _by_memory(catalog, ids, memory_mib) if ids else None
+    if chosen:
+        return chosen
+    upper = product_name.upper()
+    for pattern, gpu_id in _PRODUCT_PATTERNS:
+        if re.search(pattern, upper) and gpu_id in catalog.gpus:
+            return gpu_id
+    return None
+
+
+def _by_memory(catalog: Catalog, ids: list[str], memory_mib: int | None) -> str | None:
+    """The one card of `ids` whose memory is the probe's (None when unknown, or not exactly one)."""
+    if not memory_mib:
         return None
-    return ids[0] if len(ids) == 1 else None
+    gb = memory_mib * 1024 * 1024 / 1e9
+    close = [i for i in ids if abs(catalog.gpus[i].memory_gb - gb) <= _MEMORY_MATCH * catalog.gpus[i].memory_gb]
+    return close[0] if len(close) == 1 else None
+
+
+def question_gpu_name(catalog: Catalog, req: Requirement, memory_mib: int | None) -> str | None:
+    """The product name of the one GPU model the question names (for a pasted GPU whose own
+    output names none): the card, the family's card of the pasted memory, or the family."""
+    if not req.gpu or len(set(req.gpu_options) - {req.gpu}) > 0:
+        return None
+    if req.gpu in catalog.gpus:
+        return catalog.gpus[req.gpu].name
+    try:
+        ids = catalog.resolve_gpu(req.gpu)
+    except UnknownNameError:
+        return None
+    if len(ids) == 1 or (chosen := _by_memory(catalog, ids, memory_mib)):
+        return catalog.gpus[ids[0] if len(ids) == 1 else chosen].name  # type: ignore[index]
+    return f"NVIDIA {catalog.gpus[ids[0]].family.upper()}"
 
 
 def _gpu_class(catalog: Catalog, gpu_id: str | None, probe: GpuProbe) -> str | None:
@@ -396,8 +438,8 @@ def _power_throttled(probe: GpuProbe, reasons: set[str]) -> bool:
     return bool(active)
 
 
-def host_gpu_fact(catalog: Catalog, report: ProbeReport, probe: GpuProbe) -> HostGpuFact:
-    gpu_id = recognise_gpu(catalog, probe.name)
+def host_gpu_fact(catalog: Catalog, report: ProbeReport, probe: GpuProbe, named_as: str | None = None) -> HostGpuFact:
+    gpu_id = recognise_gpu(catalog, probe.name, probe.memory_total_mib)
     reasons = set(probe.clock_event_reasons or [])
     known_reasons = probe.clock_event_reasons is not None
     retired = None
@@ -409,7 +451,7 @@ def host_gpu_fact(catalog: Catalog, report: ProbeReport, probe: GpuProbe) -> Hos
             probe.pcie_width_current is not None and probe.pcie_width_max is not None
             and probe.pcie_width_current < probe.pcie_width_max)
     return HostGpuFact(
-        **probe.model_dump(include=set(HOST_GPU_COPIED)), name=probe.name or "unknown GPU", gpu=gpu_id,
+        **probe.model_dump(include=set(HOST_GPU_COPIED)), name=probe.name or named_as or "unknown GPU", gpu=gpu_id,
         gpu_class=_gpu_class(catalog, gpu_id, probe),
         driver=report.driver, driver_num=version_number(report.driver) if report.driver else None,
         cuda_driver=report.cuda_driver, retired_pages_total=retired,
@@ -441,7 +483,7 @@ def expected_for(catalog: Catalog, result: BenchmarkResult, report: ProbeReport)
         if probe.pcie_gen_max and probe.pcie_width_max:
             return round(PCIE_LANE_GBS.get(probe.pcie_gen_max, 0) * probe.pcie_width_max, 1) or None
         return None
-    gpu_id = recognise_gpu(catalog, probe.name)
+    gpu_id = recognise_gpu(catalog, probe.name, probe.memory_total_mib)
     if gpu_id is None:
         return None
     spec = catalog.gpus[gpu_id]

@@ -178,6 +178,37 @@ def test_product_names_are_recognised(catalog, name, expected):
     assert recognise_gpu(catalog, name) == expected
 
 
+@pytest.mark.parametrize("name,memory_mib,expected", [
+    # A name the catalog knows as a name or alias wins over the patterns (GH200 is not an H200).
+    ("NVIDIA GH200 480GB", None, "gh200-96gb"), ("NVIDIA GeForce RTX 4090 D", None, "rtx-4090d"),
+    ("NVIDIA A800-SXM4-80GB", None, "a800-80gb-sxm"), ("NVIDIA L20", None, "l20"),
+    ("NVIDIA H800 PCIe", None, "h800-pcie"), ("NVIDIA H800", 81559, "h800-sxm"),
+    # A family's bare name is told apart by the memory the probe read; without it, not guessed.
+    ("NVIDIA H20", 97871, "h20-96gb"), ("NVIDIA H20", 143771, "h20-141gb"), ("NVIDIA H20", None, None),
+])
+def test_captured_names_are_recognised_with_the_probe_s_memory(catalog, name, memory_mib, expected):
+    assert recognise_gpu(catalog, name, memory_mib) == expected
+
+
+def test_a_pasted_gpu_without_a_name_is_the_model_the_question_names(catalog):
+    from bot.diagnostics.models import Paste
+    from bot.facts import paste_facts
+
+    report = ProbeReport(source="nvidia-smi-text", gpus=[
+        GpuProbe(index=0, bus_id="", remapped_rows_uncorrectable=2, remapped_rows_pending=True).mark_unsupported(),
+        GpuProbe(index=1, bus_id="", name="NVIDIA H20", memory_total_mib=97871).mark_unsupported()])
+    paste = Paste(report=report)
+
+    def names(**fields) -> list[str]:
+        req = Requirement(pasted=paste, **fields)
+        return [f.name for f in paste_facts(catalog, req) if type(f).__name__ == "HostGpuFact"]
+
+    assert names(gpu="a100-80gb-sxm") == ["NVIDIA A100 80GB SXM", "NVIDIA H20"]
+    assert names(gpu="h100") == ["NVIDIA H100", "NVIDIA H20"]  # a family, no memory to tell its cards apart
+    assert names() == ["unknown GPU", "NVIDIA H20"]
+    assert names(gpu="h100", gpu_options=["h100", "a100"]) == ["unknown GPU", "NVIDIA H20"]  # two models named
+
+
 # -- check history ----------------------------------------------------------------------------
 
 def _gpu(index: int, **counters) -> GpuCounters:
