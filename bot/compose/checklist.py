@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from bot.advice.options import representative
-from bot.compose import ComposeContext, explain_benchmark
+from bot.compose import ComposeContext, checklist_quota, explain_benchmark
 from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -64,6 +64,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return aiperf(ctx)
     if (scenarios := explain_benchmark.compose(ask, ctx)) is not None:
         return scenarios  # "vendor says N tokens/s, MLPerf Offline; what do I ask them?"
+    if (quota := checklist_quota.compose(ask, ctx)) is not None:
+        return quota  # "p5.48xlarge fails with VcpuLimitExceeded: what do I request?"
     if _MEASUREMENT.search(ask.text):
         return None  # a quota or MLPerf question: the rules of that topic answer it
     return acceptance(ctx)

@@ -1,0 +1,85 @@
+"""AWS GPU quotas for the instances a message names ("p5.48xlarge and g6e.12xlarge both fail with
+VcpuLimitExceeded: what do I request?"): the quota of each family in vCPUs, the number to ask for,
+Spot's separate quota, and how to file it.
+
+EC2 counts GPU quotas in vCPUs per instance family and region ("Running On-Demand P instances",
+"Running On-Demand G and VT instances"; Spot has its own per family), new accounts often at 0
+(aws-ec2-quotas); the vCPUs and quota codes per instance type are in knowledge/instances.yaml.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.knowledge.models import AWS_QUOTA_NAMES, InstanceType
+from bot.messages import say
+from bot.models import Ask, AskAnswer
+
+_QUOTA = re.compile(r"quota|vcpu\s*limit|vcpulimitexceeded|配额|限额", re.IGNORECASE)
+_SPOT_ONLY = re.compile(r"\bspot\b(?!.{0,20}\b(?:separate|too|also|as well)\b)|抢占式|竞价", re.IGNORECASE)
+SOURCES = ["aws-ec2-quotas", "aws-service-quotas-cli", "aws-capacity-blocks", "rental-selection-guide"]
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """The quota lines for the AWS instances named, or None where none is named or quotas are not asked."""
+    if not _QUOTA.search(ctx.question or ask.text):
+        return None
+    instances = _named(ctx)
+    if not instances:
+        return None
+    lang = ctx.language
+    spot = ctx.requirement.billing == "spot"
+    codes: dict[str, list[InstanceType]] = {}
+    for inst in instances:
+        code = inst.quota_code("spot" if spot else "on-demand")
+        if code:
+            codes.setdefault(code, []).append(inst)
+    if not codes:
+        return None
+    parts = []
+    text = ctx.question or ask.text
+    for code, members in codes.items():
+        need = sum(_many(text, i) * int(i.vcpus or 0) for i in members)
+        each = ", ".join(say("checklist.quota_instance", lang, instance=_times(text, i), vcpus=f"{_many(text, i) * (i.vcpus or 0):g}")
+                         for i in members)
+        parts.append(say("checklist.quota_part", lang, instances=each, name=AWS_QUOTA_NAMES[code], code=code, need=need))
+    lead = say("checklist.quota_lead", lang, parts="; ".join(parts))
+    first_code, first = next(iter(codes.items()))
+    details = [say("checklist.quota_vcpus", lang)]
+    other = {i.quota_code("on-demand" if spot else "spot") for i in instances} - {None}
+    if other:
+        key = "checklist.quota_on_demand_separate" if spot else "checklist.quota_spot_separate"
+        quotas = [say("checklist.quota_name", lang, name=AWS_QUOTA_NAMES[c], code=c) for c in sorted(other) if c in AWS_QUOTA_NAMES]
+        details.append(say(key, lang, quotas=", ".join(quotas)))
+    details.append(say("checklist.quota_file", lang, code=first_code,
+                       need=sum(_many(text, i) * int(i.vcpus or 0) for i in first)))
+    if any(i.name.startswith("p") for i in instances):
+        details.append(say("checklist.quota_meanwhile", lang))
+    return AskAnswer(kind="checklist", lead=lead, details=details, rule="checklist.aws-quota", sources=SOURCES,
+                     figures={"vcpus_" + code: sum(_many(text, i) * int(i.vcpus or 0) for i in members)
+                              for code, members in codes.items()})
+
+
+def _many(text: str, inst: InstanceType) -> int:
+    """How many of the instance the message runs at once: '2 台 p4d.24xlarge', '3x p5.48xlarge', 'p5.48xlarge x2'."""
+    name = re.escape(inst.name)
+    m = (re.search(rf"(?<![\w.])([0-9]{{1,3}})\s*(?:x|×|台|个|instances?\s+of|of)?\s*{name}", text, re.IGNORECASE)
+         or re.search(rf"{name}\s*(?:x|×)\s*([0-9]{{1,3}})\b", text, re.IGNORECASE))
+    return max(1, int(m.group(1))) if m else 1
+
+
+def _times(text: str, inst: InstanceType) -> str:
+    n = _many(text, inst)
+    return f"{n}× {inst.name}" if n > 1 else inst.name
+
+
+def _named(ctx: ComposeContext) -> list[InstanceType]:
+    """The AWS instance types the message names, in order, once each."""
+    req = ctx.requirement
+    out: list[InstanceType] = []
+    for name in [req.instance, *req.instance_options]:
+        inst = ctx.catalog.instance(name) if name else None
+        if inst is not None and inst.provider == "aws" and inst not in out:
+            out.append(inst)
+    return out
