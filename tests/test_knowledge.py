@@ -155,6 +155,19 @@ def test_unknown_gpu_lists_close_names(catalog):
     assert "4090" in message or "3090" in message or "5090" in message
 
 
+def test_unknown_gpu_error_keeps_its_message_in_repr_args_and_across_processes(catalog):
+    import pickle
+
+    with pytest.raises(UnknownNameError) as info:
+        catalog.resolve_gpu("RTX 9191 Ultra")
+    message = str(info.value)
+    assert message.startswith("unknown GPU 'RTX 9191 Ultra'")
+    assert info.value.args == (message,)
+    assert message in repr(info.value)
+    copy = pickle.loads(pickle.dumps(info.value))
+    assert isinstance(copy, UnknownNameError) and str(copy) == message
+
+
 def test_no_gpu_name_or_alias_is_shared(catalog):
     owner: dict[str, str] = {}
     for gpu in catalog.gpus.values():

@@ -39,6 +39,29 @@ class UnknownNameError(KnowledgeError):
     """An unknown name; the message lists the closest known names."""
 
 
+class _UnknownGpuError(UnknownNameError):
+    """An unknown GPU name whose message (the closest known GPUs, a fuzzy ranking over every name
+    of the catalog) is written when it is first read: most callers try a name and go on, and a
+    host check tries every GPU's product name, so ranking on each miss cost ~30 ms per GPU."""
+
+    def __init__(self, catalog: Catalog, name: str, key: str):
+        super().__init__(name)
+        self._catalog, self._name, self._key = catalog, name, key
+        self._message: str | None = None
+
+    def __str__(self) -> str:
+        if self._message is None:
+            self._message = self._catalog._unknown_gpu_message(self._name, self._key)
+            self.args = (self._message,)
+        return self._message
+
+    def __repr__(self) -> str:
+        return f"UnknownNameError({str(self)!r})"
+
+    def __reduce__(self):  # across processes: the plain error with its message
+        return UnknownNameError, (str(self),)
+
+
 class Catalog:
     """All knowledge, loaded and cross-checked. Build it with `load_catalog()`."""
 
@@ -106,6 +129,9 @@ class Catalog:
         stripped = key.removeprefix("nvidia").removeprefix("geforce")
         if stripped in self._gpu_families:
             return list(self._gpu_families[stripped])
+        raise _UnknownGpuError(self, name, key)
+
+    def _unknown_gpu_message(self, name: str, key: str) -> str:
         # Rank canonical ids by their best-matching name, and show each as "id (name)".
         scores = {
             gpu.id: max(difflib.SequenceMatcher(None, key, _norm(n)).ratio() for n in [gpu.id, gpu.name, *gpu.aliases])
@@ -114,7 +140,7 @@ class Catalog:
         close = [gid for gid, score in sorted(scores.items(), key=lambda kv: -kv[1]) if score >= 0.5][:5]
         shown = [f"{gid} ({self.gpus[gid].name})" for gid in close] or sorted(self.gpus)
         label = "closest known" if close else "known"
-        raise UnknownNameError(f"unknown GPU {name!r}; {label}: {', '.join(shown)}")
+        return f"unknown GPU {name!r}; {label}: {', '.join(shown)}"
 
     @staticmethod
     def _names(entries) -> dict[str, str]:
