@@ -152,6 +152,9 @@ class Requirement(BaseModel):
     batch_size: int | None = Field(default=None, gt=0, le=1_000_000)
     context: int | None = Field(default=None, gt=0, le=10_000_000)
     concurrency: int | None = Field(default=None, gt=0, le=1_000_000)
+    # One request's input tokens as written ("1k in / 256 out", "prompts of ~1,500 tokens", "输入 2k"):
+    # what prefill (TTFT) computes; `context` (input + output) is what the KV cache holds (issue #24).
+    prompt_tokens: int | None = Field(default=None, gt=0, le=10_000_000, description="one request's input tokens, as stated")
     gpu: str | None = None
     gpu_count: int | None = Field(default=None, gt=0, le=100_000)
     provider: str | None = None
@@ -404,7 +407,8 @@ class Recommendation(BaseModel):
     fits: bool | None = None
     tight: bool = False
     need_gb: float | None = None
-    have_gb: float | None = None
+    have_gb: float | None = Field(default=None, description="usable GB per GPU (GiB), what fits is judged on")
+    rated_gb: float | None = Field(default=None, description="the vendor's capacity figure per GPU (80 for an H100 80GB)")
     headroom_pct: float | None = None
     hours: float | None = None
     cost: float | None = None

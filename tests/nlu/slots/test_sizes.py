@@ -41,3 +41,14 @@ def test_input_and_output_lengths_are_one_requests_context():
     assert parse("ISL ~1k, OSL ~300").requirement.context == 1300
     assert parse("输入一般 2k token，输出 500").requirement.context == 2500
     assert parse("8 in 9 out of 10").requirement.context is None
+
+
+@pytest.mark.parametrize("text, prompt, context", [
+    ("chat on Llama-3-8B, 2k in / 512 out, 20 users", 2000, 2512),
+    ("serving Qwen2.5-14B, prompts of about 1,800 tokens, 12 users", 1800, 1800),
+    ("Qwen2.5-32B 推理，并发 16，输入大约 3k token", 3072, 3072),
+    ("serve Mistral 7B at 8k context for 10 users", None, 8192),
+])
+def test_one_requests_input_tokens_are_typed_apart_from_the_context(text, prompt, context):
+    req = parse(text).requirement
+    assert (req.prompt_tokens, req.context) == (prompt, context)

@@ -1,0 +1,54 @@
+"""Latency targets in a choice (bot/compose/latency.py, issue #24): the pick meets the stated TTFT/TPOT
+by the sizer's estimates, within the stated budget, one GPU before a model split over PCIe, and never
+a Grace superchip nobody named. Real parser, sizer, rules, catalog and price table."""
+
+import pytest
+
+from bot.advisor import Advisor
+from bot.conversation import Conversations
+from bot.render.text import render_text
+
+
+@pytest.fixture(scope="module")
+def advisor() -> Advisor:
+    return Advisor()
+
+
+def lead(advisor, text):
+    answer = Conversations(advisor).ask("t", text)
+    return answer, render_text(answer).splitlines()
+
+
+def test_a_ttft_target_and_a_monthly_budget_pick_one_gpu_within_both(advisor):
+    answer, lines = lead(advisor, "help desk bot on Llama 3.1 8B, around 40 users at a time, TTFT below 600 ms, "
+                                  "budget about $2,500/month. what should we rent?")
+    first = lines[0]
+    assert "meets the targets" in first and "target 0.6 s" in first and "—" not in first.split(" — ")[0]
+    pick = answer.answers[0].figures
+    assert pick["count"] == 1 and pick["ttft_s"] <= 0.6  # one GPU: an 8B model is not split over PCIe
+    assert "a month around the clock against your $2,500" in first
+    assert not pick["gpu"].startswith("gh200")  # a Grace superchip (an Arm host) only when named
+    assert "(target" not in first  # no TPOT target was stated, so none is shown
+
+
+def test_a_cheaper_split_over_pcie_is_the_runner_up_with_what_it_costs(advisor):
+    answer, lines = lead(advisor, "help desk bot on Llama 3.1 8B, around 40 users at a time, TTFT below 600 ms, "
+                                  "budget about $2,500/month. what should we rent?")
+    runner = [line for line in lines[1:4] if line.strip().startswith("Cheaper per hour:")]
+    if runner:  # when a pair of PCIe cards is cheaper, it is named with its price and why it comes second
+        assert "splits the model over PCIe" in runner[0] and "/GPU-h" in runner[0]
+
+
+def test_a_tpot_target_alone_is_shown_as_the_only_target(advisor):
+    _, lines = lead(advisor, "Llama 3.1 8B for 16 concurrent streams, TPOT under 30 ms, budget $3/hour: which GPU?")
+    assert "(target 30 ms)" in lines[0] or lines[0].startswith("No setup")
+    assert "target —" not in lines[0] and "; target" not in lines[0]  # no TTFT target was stated
+
+
+def test_one_prompts_ttft_reads_the_typed_input_length(advisor):
+    from bot.compose.latency import one_prompt_ttft
+    from bot.models import Candidate, Requirement
+    cand = Candidate(gpu="l40s", count=1, fits=True, need_gb=30, have_gb=44, headroom_gb=14, ttft_s=8.0, tpot_ms=30)
+    # 8 prompts of a 4k context prefilled together take 8 s: one request's own 1k prompt is a quarter of its share
+    assert one_prompt_ttft(Requirement(concurrency=8, context=4096, prompt_tokens=1024), cand) == pytest.approx(0.25)
+    assert one_prompt_ttft(Requirement(concurrency=8, context=4096), cand) == pytest.approx(1.0)
