@@ -23,7 +23,7 @@ from bot.models import Ask, AskAnswer
 RDMA_NODE_GBPS = 8 * 400
 GPUS_PER_NODE = 8
 _SHARDED = re.compile(r"fsdp|zero[- ]?3|full[_ ]shard|deepspeed", re.IGNORECASE)
-_MATTERS = re.compile(r"matter|big deal|hurt|how much|worth|影响|差多少|差在哪|差距", re.IGNORECASE)
+_MATTERS = re.compile(r"matter|big deal|hurt|how much|worth|影响|差多少|差在哪|差距|值不值|值得|划算", re.IGNORECASE)
 
 
 def params_b(ctx: ComposeContext) -> float | None:
@@ -113,13 +113,30 @@ def pcie_pairs_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -
     names = dict(sxm=gpu_name(ctx.catalog, sxm.id), card=gpu_name(ctx.catalog, card.id), n=n,
                  sxm_bw=count(sxm.nvlink_bandwidth_gbs), pcie=count(pcie), gen=card.pcie_gen)
     size = params_b(ctx)
+    worth = _worth_it(ask, ctx, sxm, card)
     if not size:
-        return say("explain.pcie_pairs_general", lang, **names)
+        return worth + say("explain.pcie_pairs_general", lang, **names)
     sharded = size * 16 > 0.9 * card.memory_gb  # full fine-tuning states that one card cannot hold
     moved = (3 if sharded else 2) * size * 2 * (n - 1) / n
-    return say("explain.pcie_pairs", lang, params=count(size), traffic=count(round(moved)),
-               how=say("explain.network_sharded" if sharded else "explain.network_ddp", lang),
-               t_sxm=_s(moved / ((sxm.nvlink_bandwidth_gbs or 0.0) / 2)), t_card=_s(moved / pcie), **names)
+    return worth + say("explain.pcie_pairs", lang, params=count(size), traffic=count(round(moved)),
+                       how=say("explain.network_sharded" if sharded else "explain.network_ddp", lang),
+                       t_sxm=_s(moved / ((sxm.nvlink_bandwidth_gbs or 0.0) / 2)), t_card=_s(moved / pcie), **names)
+
+
+_WORTH = re.compile(r"worth|pay\s+(?:the\s+)?(?:extra|premium|more)|值不值|值得|划算", re.IGNORECASE)
+
+
+def _worth_it(ask: Ask, ctx: ComposeContext, sxm: GpuSpec, card: GpuSpec) -> str:
+    """"Is SXM worth it over the cheaper PCIe nodes?" answered in those terms first: yes, for training
+    across the node, with the compute ratio that bounds the break-even price before communication."""
+    if not _WORTH.search(ctx.question or ask.text):
+        return ""
+    from bot.messages.format import gpu_name
+    a, b = sxm.dense_tflops.get("bf16"), card.dense_tflops.get("bf16")
+    if not a or not b or a <= b:
+        return say("explain.sxm_worth_general", ctx.language, sxm=gpu_name(ctx.catalog, sxm.id))
+    return say("explain.sxm_worth", ctx.language, sxm=gpu_name(ctx.catalog, sxm.id), card=gpu_name(ctx.catalog, card.id),
+               ratio=f"{a / b:.2f}", pct=f"{100 * b / a:.0f}")
 
 
 def asks_how_much(ask: Ask) -> bool:

@@ -49,9 +49,11 @@ def test_with_the_model_known_the_gradient_all_reduce_is_timed_on_both(advisor):
 
 
 def test_sxm_against_pcie_pairs_for_8_gpu_training_leads_with_the_interconnect(advisor):
-    line = first_line(advisor, "for training a 13B on 8 GPUs, H100 SXM vs H100 PCIe — the PCIe nodes are a lot "
-                               "cheaper. worth it?")
-    assert line.startswith("H100 SXM for training on 8 GPUs") and "PCIe Gen5" in line
+    line = first_line(advisor, "we train a 13B model on 8 GPUs; H100 SXM nodes or the cheaper H100 PCIe ones, "
+                               "is SXM worth paying for?")
+    # "worth it?" answered in its terms, with the break-even price the compute ratio alone sets
+    assert line.startswith("Yes, worth it") and "below 76%" in line and "1.31×" in line
+    assert "H100 SXM for training on 8 GPUs" in line and "PCIe Gen5" in line
     sxm, pcie = seconds(line)
     assert pcie > 5 * sxm
 
@@ -78,3 +80,4 @@ def test_the_pcie_pairs_line_needs_a_bridged_pcie_card_against_an_sxm_one(adviso
     text = render_text(Conversations(advisor).ask("t", "H20 还是 A800 训练 13B？两边价格差不多"))
     assert "NVSwitch" not in text.splitlines()[1]  # both are SXM boards: no PCIe pairs to speak of
     assert "47%" in text  # the same hourly price: the job costs 1/2.11 on the A800
+
