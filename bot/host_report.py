@@ -64,19 +64,6 @@ CLOCK_EVENT_REASONS: dict[str, int] = {
     "hw_power_brake_slowdown": 0x80, "display_clock_setting": 0x100,
 }
 
-# Fields that may be unsupported; `not_supported` lists the ones a GPU did not report.
-OPTIONAL_GPU_FIELDS: tuple[str, ...] = (
-    "name", "uuid", "brand", "architecture", "compute_capability", "memory_total_mib", "memory_used_mib",
-    "persistence_mode", "mig_mode", "ecc_mode", "ecc_volatile_corrected", "ecc_volatile_uncorrected",
-    "ecc_aggregate_corrected", "ecc_aggregate_uncorrected", "retired_pages_sbe", "retired_pages_dbe",
-    "retired_pages_pending", "remapped_rows_correctable", "remapped_rows_uncorrectable",
-    "remapped_rows_pending", "remapped_rows_failure", "temperature_c", "power_draw_w", "power_limit_w",
-    "sm_clock_mhz", "max_sm_clock_mhz", "clock_event_reasons", "utilization_gpu_pct", "fan_speed_pct",
-    "pcie_gen_current", "pcie_gen_max", "pcie_width_current", "pcie_width_max", "pcie_replay_counter",
-    "nvlink_active_links", "nvlink_crc_errors", "processes",
-)
-
-
 class GpuProcess(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
@@ -136,6 +123,12 @@ class GpuProbe(BaseModel):
         """Fill `not_supported` from the fields left None."""
         self.not_supported = [f for f in OPTIONAL_GPU_FIELDS if getattr(self, f) is None]
         return self
+
+
+# Fields that may be unsupported (every reading, in the model's order); `not_supported` lists the
+# ones a GPU did not report. Where each backend reads them: bot.diagnostics.probe_fields.
+OPTIONAL_GPU_FIELDS: tuple[str, ...] = tuple(
+    f for f in GpuProbe.model_fields if f not in ("index", "bus_id", "not_supported", "errors"))
 
 
 class XidEvent(BaseModel):

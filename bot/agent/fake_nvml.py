@@ -9,11 +9,13 @@ and raises pynvml's own `NVMLError_NotSupported` wherever the capture shows N/A.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
 import pynvml
 
+from bot.diagnostics.probe_fields import NVML_PLAIN, ProbeField
 from bot.host_report import ARCHITECTURES, BRANDS, CLOCK_EVENT_REASONS, ProbeReport
 
 MIB = 1024 * 1024
@@ -86,12 +88,6 @@ class FakeNvml:
         raise pynvml.NVMLError(pynvml.NVML_ERROR_NOT_FOUND)
 
     # -- identity ------------------------------------------------------------------------
-    def nvmlDeviceGetName(self, h):
-        return self._need(self._gpu(h).name)
-
-    def nvmlDeviceGetUUID(self, h):
-        return self._need(self._gpu(h).uuid)
-
     def nvmlDeviceGetPciInfo(self, h):
         return SimpleNamespace(busId=self._gpu(h).bus_id.encode())
 
@@ -108,9 +104,6 @@ class FakeNvml:
     def nvmlDeviceGetMemoryInfo(self, h):
         gpu = self._gpu(h)
         return SimpleNamespace(total=self._need(gpu.memory_total_mib) * MIB, used=self._need(gpu.memory_used_mib) * MIB)
-
-    def nvmlDeviceGetPersistenceMode(self, h):
-        return int(self._need(self._gpu(h).persistence_mode))
 
     def nvmlDeviceGetMigMode(self, h):
         mode = int(self._need(self._gpu(h).mig_mode))
@@ -137,55 +130,19 @@ class FakeNvml:
             else gpu.retired_pages_dbe
         return [0x1000 * (i + 1) for i in range(self._need(count))]
 
-    def nvmlDeviceGetRetiredPagesPendingStatus(self, h):
-        return int(self._need(self._gpu(h).retired_pages_pending))
-
     def nvmlDeviceGetRemappedRows(self, h):
         gpu = self._gpu(h)
         return (self._need(gpu.remapped_rows_correctable), self._need(gpu.remapped_rows_uncorrectable),
                 int(self._need(gpu.remapped_rows_pending)), int(self._need(gpu.remapped_rows_failure)))
 
     # -- thermals, power, clocks ------------------------------------------------------------
-    def nvmlDeviceGetTemperature(self, h, sensor):
-        return self._need(self._gpu(h).temperature_c)
-
-    def nvmlDeviceGetPowerUsage(self, h):
-        return round(self._need(self._gpu(h).power_draw_w) * 1000)
-
-    def nvmlDeviceGetEnforcedPowerLimit(self, h):
-        return round(self._need(self._gpu(h).power_limit_w) * 1000)
-
-    def nvmlDeviceGetClockInfo(self, h, clock):
-        return self._need(self._gpu(h).sm_clock_mhz)
-
-    def nvmlDeviceGetMaxClockInfo(self, h, clock):
-        return self._need(self._gpu(h).max_sm_clock_mhz)
-
     def nvmlDeviceGetCurrentClocksEventReasons(self, h):
         return sum(CLOCK_EVENT_REASONS[name] for name in self._need(self._gpu(h).clock_event_reasons))
 
     def nvmlDeviceGetUtilizationRates(self, h):
         return SimpleNamespace(gpu=self._need(self._gpu(h).utilization_gpu_pct), memory=0)
 
-    def nvmlDeviceGetFanSpeed(self, h):
-        return self._need(self._gpu(h).fan_speed_pct)
-
-    # -- PCIe and NVLink ------------------------------------------------------------------
-    def nvmlDeviceGetCurrPcieLinkGeneration(self, h):
-        return self._need(self._gpu(h).pcie_gen_current)
-
-    def nvmlDeviceGetMaxPcieLinkGeneration(self, h):
-        return self._need(self._gpu(h).pcie_gen_max)
-
-    def nvmlDeviceGetCurrPcieLinkWidth(self, h):
-        return self._need(self._gpu(h).pcie_width_current)
-
-    def nvmlDeviceGetMaxPcieLinkWidth(self, h):
-        return self._need(self._gpu(h).pcie_width_max)
-
-    def nvmlDeviceGetPcieReplayCounter(self, h):
-        return self._need(self._gpu(h).pcie_replay_counter)
-
+    # -- NVLink ----------------------------------------------------------------------------
     def nvmlDeviceGetNvLinkState(self, h, link):
         active = self._need(self._gpu(h).nvlink_active_links)
         if link >= active:
@@ -205,3 +162,26 @@ class FakeNvml:
     def nvmlDeviceGetGraphicsRunningProcesses(self, h):
         self._need(self._gpu(h).processes)
         return []
+
+
+def _plain_call(fields: dict[tuple, ProbeField]) -> Callable[..., Any]:
+    """The NVML call of the plain fields (bot.diagnostics.probe_fields) it serves, told apart by
+    the constants passed after the handle: the seed's value in NVML's unit (milliwatts), a flag as
+    0/1, NotSupported where the capture had none."""
+    def call(self: FakeNvml, h: SimpleNamespace, *args: Any) -> Any:
+        field = fields.get(tuple(args))
+        if field is None:
+            raise pynvml.NVMLError_NotSupported(pynvml.NVML_ERROR_NOT_SUPPORTED)
+        value = self._need(getattr(self._gpu(h), field.name))
+        if field.kind == "bool":
+            return int(value)
+        return round(value * field.nvml_scale) if field.nvml_scale != 1 else value
+
+    return call
+
+
+_PLAIN_CALLS: dict[str, dict[tuple, ProbeField]] = {}
+for _field in NVML_PLAIN:
+    _PLAIN_CALLS.setdefault(str(_field.nvml), {})[tuple(getattr(pynvml, a) for a in _field.nvml_args)] = _field
+for _name, _fields in _PLAIN_CALLS.items():
+    setattr(FakeNvml, _name, _plain_call(_fields))

@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from bot.host_report import (ARCHITECTURES, BRANDS, CLOCK_EVENT_REASONS, GpuProbe, GpuProcess, ProbeReport,
                               normalise_version)
+from bot.diagnostics.probe_fields import NVML_PLAIN, ProbeField
 from bot.errors import ServiceError
 
 MIB = 1024 * 1024
@@ -87,7 +88,20 @@ def _nvlink(calls: _Calls, nvml: Any, handle: Any) -> tuple[int | None, int | No
     return (active, crc) if supported else (None, None)
 
 
+def _plain(field: ProbeField, value: Any) -> Any:
+    """A plain field's NVML value in our unit and type (the field table's kind and scale)."""
+    if value is None:
+        return None
+    if field.kind == "str":
+        return _text(value)
+    if field.kind == "bool":
+        return bool(value)
+    return round(value / field.nvml_scale, 2) if field.nvml_scale != 1 else value
+
+
 def _gpu(nvml: Any, index: int) -> GpuProbe:
+    """One GPU: the field table's plain fields, one call each, then those read from a struct, an
+    enum, a mask or a list (see `custom` in bot.diagnostics.probe_fields)."""
     calls = _Calls(nvml)
     h = nvml.nvmlDeviceGetHandleByIndex(index)
     g = calls.get
@@ -102,15 +116,11 @@ def _gpu(nvml: Any, index: int) -> GpuProbe:
     sbe = g("retired_pages_sbe", nvml.nvmlDeviceGetRetiredPages, h,
             nvml.NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS)
     dbe = g("retired_pages_dbe", nvml.nvmlDeviceGetRetiredPages, h, nvml.NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR)
-    pending = g("retired_pages_pending", nvml.nvmlDeviceGetRetiredPagesPendingStatus, h)
-    power = g("power_draw_w", nvml.nvmlDeviceGetPowerUsage, h)
-    limit = g("power_limit_w", nvml.nvmlDeviceGetEnforcedPowerLimit, h)
     reasons = g("clock_event_reasons", nvml.nvmlDeviceGetCurrentClocksEventReasons, h)
     utilization = g("utilization_gpu_pct", nvml.nvmlDeviceGetUtilizationRates, h)
-    persistence = g("persistence_mode", nvml.nvmlDeviceGetPersistenceMode, h)
-    name = g("name", nvml.nvmlDeviceGetName, h)
-    uuid = g("uuid", nvml.nvmlDeviceGetUUID, h)
     nvlink_active, nvlink_crc = _nvlink(calls, nvml, h)
+    plain = {f.name: _plain(f, g(f.name, getattr(nvml, str(f.nvml)), h, *(getattr(nvml, a) for a in f.nvml_args)))
+             for f in NVML_PLAIN}
 
     def ecc_count(kind: int, counter: int) -> int | None:
         value = g("ecc_errors", nvml.nvmlDeviceGetTotalEccErrors, h, kind, counter)
@@ -118,15 +128,12 @@ def _gpu(nvml: Any, index: int) -> GpuProbe:
 
     gpu = GpuProbe(
         index=index,
-        bus_id=_text(pci.busId) if pci is not None else f"index-{index}",
-        name=_text(name) if name is not None else None,
-        uuid=_text(uuid) if uuid is not None else None,
+        bus_id=_text(pci.busId) if pci is not None else f"index-{index}", **plain,
         brand=BRANDS.get(brand) if brand is not None else None,
         architecture=ARCHITECTURES.get(arch) if arch is not None else None,
         compute_capability=f"{cc[0]}.{cc[1]}" if cc is not None else None,
         memory_total_mib=memory.total // MIB if memory is not None else None,
         memory_used_mib=memory.used // MIB if memory is not None else None,
-        persistence_mode=bool(persistence) if persistence is not None else None,
         mig_mode=bool(mig[0]) if mig is not None else None,
         ecc_mode=bool(ecc[0]) if ecc is not None else None,
         ecc_volatile_corrected=ecc_count(nvml.NVML_MEMORY_ERROR_TYPE_CORRECTED, nvml.NVML_VOLATILE_ECC),
@@ -135,27 +142,15 @@ def _gpu(nvml: Any, index: int) -> GpuProbe:
         ecc_aggregate_uncorrected=ecc_count(nvml.NVML_MEMORY_ERROR_TYPE_UNCORRECTED, nvml.NVML_AGGREGATE_ECC),
         retired_pages_sbe=len(sbe) if sbe is not None else None,
         retired_pages_dbe=len(dbe) if dbe is not None else None,
-        retired_pages_pending=bool(pending) if pending is not None else None,
         remapped_rows_correctable=int(remapped[0]) if remapped is not None else None,
         remapped_rows_uncorrectable=int(remapped[1]) if remapped is not None else None,
         remapped_rows_pending=bool(remapped[2]) if remapped is not None else None,
         remapped_rows_failure=bool(remapped[3]) if remapped is not None else None,
-        temperature_c=g("temperature_c", nvml.nvmlDeviceGetTemperature, h, nvml.NVML_TEMPERATURE_GPU),
-        power_draw_w=round(power / 1000, 2) if power is not None else None,
-        power_limit_w=round(limit / 1000, 2) if limit is not None else None,
-        sm_clock_mhz=g("sm_clock_mhz", nvml.nvmlDeviceGetClockInfo, h, nvml.NVML_CLOCK_SM),
-        max_sm_clock_mhz=g("max_sm_clock_mhz", nvml.nvmlDeviceGetMaxClockInfo, h, nvml.NVML_CLOCK_SM),
         clock_event_reasons=(
             [n for n, bit in sorted(CLOCK_EVENT_REASONS.items(), key=lambda kv: kv[1]) if reasons & bit]
             if reasons is not None else None
         ),
         utilization_gpu_pct=int(utilization.gpu) if utilization is not None else None,
-        fan_speed_pct=g("fan_speed_pct", nvml.nvmlDeviceGetFanSpeed, h),
-        pcie_gen_current=g("pcie_gen_current", nvml.nvmlDeviceGetCurrPcieLinkGeneration, h),
-        pcie_gen_max=g("pcie_gen_max", nvml.nvmlDeviceGetMaxPcieLinkGeneration, h),
-        pcie_width_current=g("pcie_width_current", nvml.nvmlDeviceGetCurrPcieLinkWidth, h),
-        pcie_width_max=g("pcie_width_max", nvml.nvmlDeviceGetMaxPcieLinkWidth, h),
-        pcie_replay_counter=g("pcie_replay_counter", nvml.nvmlDeviceGetPcieReplayCounter, h),
         nvlink_active_links=nvlink_active,
         nvlink_crc_errors=nvlink_crc,
         processes=_processes(calls, nvml, h),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import re
 
+from bot.diagnostics.probe_fields import CSV_COLUMNS
 from bot.diagnostics.smi import SmiParseError
 from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe, ProbeReport, normalise_version
 
@@ -17,37 +18,8 @@ _MISSING = {"", "n/a", "[n/a]", "not supported", "[not supported]", "err!", "[un
             "[requested functionality has been deprecated]", "[insufficient permissions]"}
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?")
 
-# query property -> (GpuProbe field, kind)
-_FIELDS: dict[str, tuple[str, str]] = {
-    "index": ("index", "int"), "name": ("name", "str"), "gpu_name": ("name", "str"),
-    "pci.bus_id": ("bus_id", "str"), "gpu_bus_id": ("bus_id", "str"), "uuid": ("uuid", "str"),
-    "gpu_uuid": ("uuid", "str"),
-    "temperature.gpu": ("temperature_c", "int"),
-    "power.draw": ("power_draw_w", "float"), "power.draw.average": ("power_draw_w", "float"),
-    "power.draw.instant": ("power_draw_w", "float"),
-    "power.limit": ("power_limit_w", "float"), "enforced.power.limit": ("power_limit_w", "float"),
-    "clocks.sm": ("sm_clock_mhz", "int"), "clocks.current.sm": ("sm_clock_mhz", "int"),
-    "clocks.max.sm": ("max_sm_clock_mhz", "int"), "clocks.max.sm_clock": ("max_sm_clock_mhz", "int"),
-    "utilization.gpu": ("utilization_gpu_pct", "int"), "fan.speed": ("fan_speed_pct", "int"),
-    "memory.total": ("memory_total_mib", "int"), "memory.used": ("memory_used_mib", "int"),
-    "persistence_mode": ("persistence_mode", "bool"), "mig.mode.current": ("mig_mode", "bool"),
-    "ecc.mode.current": ("ecc_mode", "bool"),
-    "ecc.errors.corrected.volatile.total": ("ecc_volatile_corrected", "int"),
-    "ecc.errors.uncorrected.volatile.total": ("ecc_volatile_uncorrected", "int"),
-    "ecc.errors.corrected.aggregate.total": ("ecc_aggregate_corrected", "int"),
-    "ecc.errors.uncorrected.aggregate.total": ("ecc_aggregate_uncorrected", "int"),
-    "retired_pages.single_bit_ecc.count": ("retired_pages_sbe", "int"), "retired_pages.sbe": ("retired_pages_sbe", "int"),
-    "retired_pages.double_bit.count": ("retired_pages_dbe", "int"), "retired_pages.dbe": ("retired_pages_dbe", "int"),
-    "retired_pages.pending": ("retired_pages_pending", "bool"),
-    "remapped_rows.correctable": ("remapped_rows_correctable", "int"),
-    "remapped_rows.uncorrectable": ("remapped_rows_uncorrectable", "int"),
-    "remapped_rows.pending": ("remapped_rows_pending", "bool"),
-    "remapped_rows.failure": ("remapped_rows_failure", "bool"),
-    "pcie.link.gen.current": ("pcie_gen_current", "int"), "pcie.link.gen.gpucurrent": ("pcie_gen_current", "int"),
-    "pcie.link.gen.max": ("pcie_gen_max", "int"), "pcie.link.gen.gpumax": ("pcie_gen_max", "int"),
-    "pcie.link.width.current": ("pcie_width_current", "int"), "pcie.link.width.max": ("pcie_width_max", "int"),
-    "compute_cap": ("compute_capability", "str"),
-}
+# query property -> (GpuProbe field, kind): the field table's `csv` columns.
+_FIELDS = CSV_COLUMNS
 _MASKS = ("clocks_event_reasons.active", "clocks_throttle_reasons.active")
 _REASON_COLUMNS = {f"{prefix}.{name}": name for prefix in ("clocks_event_reasons", "clocks_throttle_reasons")
                    for name in CLOCK_EVENT_REASONS}

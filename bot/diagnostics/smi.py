@@ -18,6 +18,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.diagnostics.probe_fields import BY_NAME, SMI_PLAIN
 from bot.host_report import CLOCK_EVENT_REASONS, OPTIONAL_GPU_FIELDS, GpuProbe, GpuProcess, ProbeReport
 from bot.errors import ConfigError
 
@@ -216,53 +217,20 @@ def _processes(node: Entry) -> list[GpuProcess] | None:
     return processes
 
 
+_READERS = {"str": _value, "int": _int, "float": _float, "bool": _bool}
+
+
 def _gpu(node: Entry, index: int, bus_id: str) -> GpuProbe:
-    power = _first(node, "gpu_power_readings", "power_readings")
+    """One GPU's section: every plain field by its paths in the field table, then the four ECC
+    totals, the clock event reasons and the processes, which are more than one value."""
+    values = {f.name: _READERS[f.kind](node, *f.smi) for f in SMI_PLAIN}
     ecc_vc, ecc_vu = _ecc_counts(node, "volatile")
     ecc_ac, ecc_au = _ecc_counts(node, "aggregate")
     gpu = GpuProbe(
-        index=index,
-        bus_id=_value(node, "pci/pci_bus_id", "pci/bus_id") or bus_id,
-        name=_value(node, "product_name"),
-        uuid=_value(node, "uuid", "gpu_uuid"),
-        brand=_value(node, "product_brand"),
-        architecture=_value(node, "product_architecture"),
-        memory_total_mib=_int(node, "fb_memory_usage/total"),
-        memory_used_mib=_int(node, "fb_memory_usage/used"),
-        persistence_mode=_bool(node, "persistence_mode"),
-        mig_mode=_bool(node, "mig_mode/current_mig", "mig_mode/current"),
-        ecc_mode=_bool(node, "ecc_mode/current_ecc", "ecc_mode/current"),
-        ecc_volatile_corrected=ecc_vc,
-        ecc_volatile_uncorrected=ecc_vu,
-        ecc_aggregate_corrected=ecc_ac,
-        ecc_aggregate_uncorrected=ecc_au,
-        retired_pages_sbe=_int(node, "retired_pages/multiple_single_bit_retirement/retired_count",
-                               "retired_pages/single_bit_ecc"),
-        retired_pages_dbe=_int(node, "retired_pages/double_bit_retirement/retired_count",
-                               "retired_pages/double_bit_ecc"),
-        retired_pages_pending=_bool(node, "retired_pages/pending_retirement", "retired_pages/pending_blacklist",
-                                    "retired_pages/pending_page_blacklist", "retired_pages/pending_page_retirement"),
-        remapped_rows_correctable=_int(node, "remapped_rows/remapped_row_corr", "remapped_rows/correctable_error"),
-        remapped_rows_uncorrectable=_int(node, "remapped_rows/remapped_row_unc", "remapped_rows/uncorrectable_error"),
-        remapped_rows_pending=_bool(node, "remapped_rows/remapped_row_pending", "remapped_rows/pending"),
-        remapped_rows_failure=_bool(node, "remapped_rows/remapped_row_failure", "remapped_rows/remapping_failure_occurred"),
-        temperature_c=_int(node, "temperature/gpu_temp", "temperature/gpu_current_temp"),
-        power_draw_w=_float(power, "power_draw", "average_power_draw", "instant_power_draw", "instantaneous_power_draw"),
-        power_limit_w=_float(power, "current_power_limit", "enforced_power_limit", "power_limit",
-                             "gpu_ceiling_power_limit/current_power_limit"),
-        sm_clock_mhz=_int(node, "clocks/sm_clock", "clocks/sm"),
-        max_sm_clock_mhz=_int(node, "max_clocks/sm_clock", "max_clocks/sm"),
-        clock_event_reasons=_clock_reasons(node),
-        utilization_gpu_pct=_int(node, "utilization/gpu_util", "utilization/gpu"),
-        fan_speed_pct=_int(node, "fan_speed"),
-        pcie_gen_current=_int(node, "pci/pci_gpu_link_info/pcie_gen/current_link_gen",
-                              "pci/gpu_link_info/pcie_generation/current"),
-        pcie_gen_max=_int(node, "pci/pci_gpu_link_info/pcie_gen/max_link_gen", "pci/gpu_link_info/pcie_generation/max"),
-        pcie_width_current=_int(node, "pci/pci_gpu_link_info/link_widths/current_link_width",
-                                "pci/gpu_link_info/link_width/current"),
-        pcie_width_max=_int(node, "pci/pci_gpu_link_info/link_widths/max_link_width", "pci/gpu_link_info/link_width/max"),
-        pcie_replay_counter=_int(node, "pci/replay_counter", "pci/replays_since_reset"),
-        processes=_processes(node),
+        index=index, bus_id=_value(node, *BY_NAME["bus_id"].smi) or bus_id, **values,
+        ecc_volatile_corrected=ecc_vc, ecc_volatile_uncorrected=ecc_vu,
+        ecc_aggregate_corrected=ecc_ac, ecc_aggregate_uncorrected=ecc_au,
+        clock_event_reasons=_clock_reasons(node), processes=_processes(node),
     )
     return gpu.mark_unsupported()
 
