@@ -238,8 +238,9 @@ def _pick(sides: Sequence[Side], lines: Sequence[SpecLine], job: JobKind,
     if job == "unknown":
         return None, "open", None  # nothing says which spec decides: each one's strengths instead
     # 5. The spec the job is bound by; then memory; then NVLink (once the job spans GPUs).
-    for key, reason in ((deciding, "bandwidth" if deciding == "bandwidth_gbs" else "compute"),
-                        ("memory_gb", "memory"), ("nvlink_gbs", "nvlink")):
+    bound: PickReason = "bandwidth" if deciding == "bandwidth_gbs" else "compute"
+    grounds: tuple[tuple[SpecKey, PickReason], ...] = ((deciding, bound), ("memory_gb", "memory"), ("nvlink_gbs", "nvlink"))
+    for key, reason in grounds:
         line = next(line for line in lines if line.key == key)
         values = [line.figures[i].value if i in sides_left else None for i in range(len(sides))]
         if line.best is not None and line.best in sides_left:

@@ -226,9 +226,9 @@ def _premium_lead(c: Comparison, ctx: ComposeContext) -> str:
                     other_value=_value(c, c.deciding, 1 - (c.dear or 0), ctx)) if line else ""
     speed = say("spec.premium_no_faster", language) if speedup < EVEN_SPEED else \
         say("spec.premium_faster", language, speedup=count(speedup))
-    values = dict(dear=_name(ctx, dear.gpu), premium=count(round(((c.premium or 1) - 1) * 100)), speed=speed,
-                  basis=basis, job=say(f"spec.job_{c.job}", language), ratio=count(c.ratio or 1),
-                  need=count(c.premium or 1), share=f"{100 / (c.ratio or 1):.0f}", cheap=_name(ctx, cheap.gpu))
+    values = {"dear": _name(ctx, dear.gpu), "premium": count(round(((c.premium or 1) - 1) * 100)), "speed": speed,
+              "basis": basis, "job": say(f"spec.job_{c.job}", language), "ratio": count(c.ratio or 1),
+              "need": count(c.premium or 1), "share": f"{100 / (c.ratio or 1):.0f}", "cheap": _name(ctx, cheap.gpu)}
     if c.pick is None:
         return say("spec.premium_even", language, **values)
     return say("spec.premium_dearer" if c.pick == c.dear else "spec.premium_cheaper", language,
@@ -274,8 +274,19 @@ def details(c: Comparison, ctx: ComposeContext) -> list[str]:
                              for i, s in enumerate(c.sides)))
     if c.reason == "premium":  # their premium is the price compared; the table's rows would contradict it
         return out + [line for side in c.sides for line in card_notes(ctx, side.gpu, None, why_reported=False)]
-    out.append(say("spec.price_row", language, values=sep.join(
-        f"{_name(ctx, s.gpu)} {_price(s, language)}" for s in c.sides)))
+    out += _priced_rows(c, ctx, sep)
+    reported = [_name(ctx, s.gpu) for s in c.sides if s.gpu.confidence == "reported"]
+    if reported:
+        out.append(say("spec.reported_sides", language, gpus=("、" if language == "zh" else ", ").join(reported)))
+    for side in c.sides:
+        out += card_notes(ctx, side.gpu, None, why_reported=False)
+    return out
+
+
+def _priced_rows(c: Comparison, ctx: ComposeContext, sep: str) -> list[str]:
+    """Each side's price, its time to finish the job and the finished job's cost, where known."""
+    language = ctx.language
+    out = [say("spec.price_row", language, values=sep.join(f"{_name(ctx, s.gpu)} {_price(s, language)}" for s in c.sides))]
     if any(s.hours is not None for s in c.sides):
         out.append(say("spec.job_time_row", language, values=sep.join(
             f"{_name(ctx, s.gpu)} " + (say("spec.job_time_value", language, hours=count(round(s.hours)), count=s.count)
@@ -290,11 +301,6 @@ def details(c: Comparison, ctx: ComposeContext) -> list[str]:
                                            count=s.count, hours=count(round(s.hours or 0)))
                                        if s.job_cost is not None else say("spec.price_none", language))
             for s in c.sides)))
-    reported = [_name(ctx, s.gpu) for s in c.sides if s.gpu.confidence == "reported"]
-    if reported:
-        out.append(say("spec.reported_sides", language, gpus=("、" if language == "zh" else ", ").join(reported)))
-    for side in c.sides:
-        out += card_notes(ctx, side.gpu, None, why_reported=False)
     return out
 
 

@@ -102,7 +102,8 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                "tpot_target": say("latency.target_after", lang, target=f"{tpot_t:g} ms") if tpot_t else ""}
     if meeting:
         best = meeting[0]
-        cheaper = next((c for c in meeting if split_over_pcie(c) and cost(c)[0] < cost(best)[0]), None)
+        cheaper = next((c for c in meeting if split_over_pcie(c) and cost(c)[0] < cost(best)[0]
+                        and typical_rate(ctx.catalog, c.gpu) is not None), None)
         why = say("latency.why_fewest" if cost(best)[0] == float("inf") else
                   "latency.why_one_gpu" if cheaper is not None else "latency.why_cheapest", lang)
         lead = say("latency.pick", lang, why=why, setup=_setup(ctx, best), ttft=_s(ttft(best)), tpot=f"{best.tpot_ms:.0f}",
@@ -110,7 +111,7 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         details = []
         if cheaper is not None:  # what would change the pick: a cheaper setup that splits the model over PCIe
             details.append(say("latency.runner_up_split", lang, setup=_setup(ctx, cheaper), ttft=_s(ttft(cheaper)),
-                               tpot=f"{cheaper.tpot_ms:.0f}", rate=money(typical_rate(ctx.catalog, cheaper.gpu), "USD")))
+                               tpot=f"{cheaper.tpot_ms:.0f}", rate=money(typical_rate(ctx.catalog, cheaper.gpu) or 0.0, "USD")))
         if tight(best):
             fp8 = "fp8" in ctx.catalog.gpus[best.gpu].tensor_precisions and (req.precision or "bf16") in ("bf16", "fp16")
             details.append(say("latency.tight_fp8" if fp8 else "latency.tight", lang, need=f"{best.need_gb:.0f}",

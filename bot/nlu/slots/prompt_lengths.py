@@ -52,7 +52,7 @@ def prompt_alone(text: str) -> int | None:
     m = _PROMPT.search(fold(text))
     if m is None:
         return None
-    value, k = next(((v, k) for v, k in zip(m.groups()[::2], m.groups()[1::2]) if v), (None, None))
+    value, k = next(((v, k) for v, k in zip(m.groups()[::2], m.groups()[1::2], strict=True) if v), (None, None))
     tokens = int(number(value) * 1024) if value and k else _tokens(value, k)  # "2k" as the numbers' slot reads a context
     return tokens if MIN_TOKENS <= tokens <= MAX_TOKENS else None
 
