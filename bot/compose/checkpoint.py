@@ -30,6 +30,10 @@ _WRITE = re.compile(rf"(?:check[\s-]?points?|ckpts?|saves?|saving|writes?|writin
 _EVERY = re.compile(rf"(?:interrupt\w*|preempt\w*|reclaim\w*|evict\w*)\s+(?:about\s+|roughly\s+)?(?:~\s*)?(?:once\s+)?"
                     rf"every\s+~?\s*{_NUM}\s*(h|hrs?|hours?|min\w*|d|days?)\b"
                     rf"|(?:平均)?每\s*{_NUM}\s*(小时|天)\s*(?:左右)?\s*(?:被)?(?:回收|中断|抢占)(?:一次)?", re.IGNORECASE)
+# "what should the trainer do?", "被回收了怎么办？", "值不值得": the handling asked, so the notice and the schedule
+_HANDLE = re.compile(r"怎么办|怎么处理|怎么应对|值不值|划算|what\s+(?:do|should)\s+(?:we|i|the\s+\w+)\s+do|handl(?:e|ing)"
+                     r"|worth\s+it|how\s+(?:do|should)\s+(?:we|i)\s+(?:deal|cope|survive)", re.IGNORECASE)
+_MULTI_NODE = re.compile(r"multi[\s-]?node|多机|多节点|跨机", re.IGNORECASE)
 _NODES = re.compile(rf"{_NUM}\s*(?:nodes?\b|台)", re.IGNORECASE)
 # Instance families that only AWS sells, for "4 nodes of p5" without the provider named.
 _AWS_FAMILY = re.compile(r"\b(?:p4de?|p5e?n?|p6|g5|g6e?|trn1|ec2)\b", re.IGNORECASE)
@@ -40,8 +44,9 @@ _PROVIDER_WORDS = (("aws", re.compile(r"\baws\b|amazon", re.I)), ("gcp", re.comp
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     text, whole = ask.text, ctx.question or ask.text
     spot = ctx.requirement.billing == "spot" or bool(_SPOT.search(whole))
-    wants_notice = bool(_NOTICE.search(text)) and spot
-    wants_interval = bool(_INTERVAL.search(text)) and (bool(_CHECKPOINT.search(text)) or spot)
+    handling = spot and bool(_HANDLE.search(text))
+    wants_notice = (bool(_NOTICE.search(text)) or handling) and spot
+    wants_interval = (bool(_INTERVAL.search(text)) and (bool(_CHECKPOINT.search(text)) or spot)) or handling
     wants_interval = wants_interval or (bool(_CHECKPOINT.search(text)) and not wants_notice and spot)
     if not (wants_notice or wants_interval):
         return None
@@ -58,6 +63,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             details = [interval_lead, *interval_details, *details]
             sources += calc.SOURCES
         figures = {"notice_s": notice.notice_s if notice else None}
+        if wants_interval:
+            figures["overhead_pct"] = round(plan.overhead_fraction * 100)
     else:
         lead, details, plan = _interval(ctx, whole, notice, lang)
         told = any(a.start != ask.start and _NOTICE.search(a.text) for a in ctx.requirement.asks)
@@ -69,6 +76,32 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         figures = {"interval_minutes": round(plan.interval_minutes), "overhead_pct": round(plan.overhead_fraction * 100)}
     return AskAnswer(kind=ask.kind, lead=lead, details=details, rule=rule,
                      sources=list(dict.fromkeys([*sources, "rental-selection-guide"])), figures=figures)
+
+
+def handling(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """A spot question about handling reclaims ("被回收了怎么办？值不值得") read as a cost ask: the notice,
+    the schedule and its overhead, which is what the worth of spot turns on; None for any other."""
+    spot = ctx.requirement.billing == "spot" or bool(_SPOT.search(ctx.question or ask.text))
+    if not (spot and _HANDLE.search(ask.text)) or _STATED_PRICE.search(ask.text):
+        return None
+    reply = compose(ask, ctx)
+    if reply is None or "overhead_pct" not in reply.figures and not _WORTH.search(ask.text):
+        return reply
+    overhead = reply.figures.get("overhead_pct") or _overhead(reply)
+    if _WORTH.search(ask.text) and overhead is not None:
+        line = say("checkpoint.worth", ctx.language, overhead=f"{float(overhead):.0f}")
+        reply = reply.model_copy(update={"details": [*reply.details, line]})
+    return reply
+
+
+_WORTH = re.compile(r"值不值|划算|worth", re.IGNORECASE)
+# their own prices or discount ("spot at $1.20 vs $3.00", "40% cheaper"): the cost composer weighs them
+_STATED_PRICE = re.compile(r"[$¥￥]\s*[0-9]|[0-9]\s*(?:元|块|美元|usd|cny|%|％)", re.IGNORECASE)
+
+
+def _overhead(reply: AskAnswer) -> int | None:
+    m = re.search(r"([0-9]+)\s*%", " ".join([reply.lead, *reply.details]))
+    return int(m.group(1)) if m else None
 
 
 def provider_named(ctx: ComposeContext, text: str) -> str | None:
@@ -179,6 +212,8 @@ def _interval(ctx: ComposeContext, text: str, notice: calc.SpotNotice | None, la
     if nodes > 1:
         gpus = ctx.requirement.gpu_count or nodes * calc.GPUS_PER_NODE
         details.append(say("checkpoint.scope_multi", lang, nodes=nodes, gpus=gpus))
+    elif _MULTI_NODE.search(text):
+        details.append(say("checkpoint.scope_multi_generic", lang))
     return lead, details, plan
 
 

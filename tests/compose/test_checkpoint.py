@@ -62,3 +62,33 @@ def test_without_a_provider_every_providers_notice_is_listed(advisor):
 def test_a_question_about_something_else_is_not_answered_with_checkpoints(advisor):
     replies = _replies(advisor, "what is the difference between H100 SXM and H100 PCIe?")
     assert not any((r.rule or "").startswith("checkpoint.") for r in replies)
+
+
+def test_reclaimed_spot_nodes_what_then_and_is_it_worth_gets_notice_schedule_and_overhead():
+    from bot.advisor import Advisor
+    from bot.compose import ComposeContext, compose_all
+    from bot.nlu.parser import parse
+    advisor = Advisor()
+    text = "打算在阿里云用 3 台 8 卡抢占式实例做多机训练，实例被回收时怎么处理？这样划算吗"
+    parsed = parse(text, advisor.catalog)
+    ctx = ComposeContext(requirement=parsed.requirement, answer=advisor.answer(parsed.requirement, parsed.language),
+                         catalog=advisor.catalog, language=parsed.language, question=text)
+    reply = compose_all(ctx)[0]
+    assert reply.lead.startswith("阿里云回收抢占式实例前会提前约5分钟通知")
+    text = "\n".join(reply.details)
+    assert "3 台一起跑时" in text and "开销" in text and "划算" in text
+
+
+def test_the_trainer_on_multi_node_spot_is_told_the_whole_job_restarts():
+    from bot.advisor import Advisor
+    from bot.compose import ComposeContext, compose_all
+    from bot.nlu.parser import parse
+    advisor = Advisor()
+    text = "we run multi-node training on AWS spot; what warning do we get and how should the job handle a reclaim?"
+    parsed = parse(text, advisor.catalog)
+    ctx = ComposeContext(requirement=parsed.requirement, answer=advisor.answer(parsed.requirement, parsed.language),
+                         catalog=advisor.catalog, language=parsed.language, question=text)
+    reply = compose_all(ctx)[0]
+    assert reply.lead.startswith("AWS warns 2 minutes")
+    assert any("whole job restarts" in d and "--max-restarts" in d for d in reply.details)
+    assert any("Checkpoint about every" in d for d in reply.details)
