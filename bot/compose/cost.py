@@ -19,6 +19,7 @@ import re
 
 from bot.advice import bill as calc
 from bot.compose import ComposeContext
+from bot.compose.cost_terms import mode_name, spot_assumed, spot_name
 from bot.messages import say
 from bot.models import Ask, AskAnswer, Quantity
 from bot.messages.format import count, gpu_name, money
@@ -109,9 +110,9 @@ def _gpus(qs: list[Quantity], ctx: ComposeContext) -> int:
     return int(stated.value) if stated else int(ctx.requirement.gpu_count or 1)
 
 
-def _mode(option: str | None, index: int, lang: str) -> str:
+def _mode(option: str | None, index: int, lang: str, ctx: ComposeContext) -> str:
     if option:
-        return say(f"cost.mode_{option}", lang)
+        return mode_name(option, ctx, lang)
     return say("cost.option_n", lang, n=index + 1)
 
 
@@ -205,7 +206,7 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
     work_hours = work.value / gpus if work else duration.value if duration else None
     discount = _first(qs, "discount")
     if work_hours is None and discount is not None:
-        return _spot_relative(qs, discount, per_day, lost, currency, lang)
+        return _spot_relative(qs, discount, per_day, lost, lang, spot_name(ctx, lang))
     if work_hours is None:
         return None
     restart = _first(qs, "restart-minutes")
@@ -220,20 +221,22 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
                               restart.value if restart else 0.0, spot_rate=rate(spot) if spot else None,
                               on_demand_rate=rate(od) if od else None)
     m = lambda v: _m(v, currency, lang)  # noqa: E731
+    term = spot_name(ctx, lang)
+    mid = term[:1].lower() + term[1:] if lang == "en" else term  # inside an English sentence
     if r.saving is not None and r.saving > 0:
         nominal = 1 - r.spot_nominal_total / r.on_demand_total
         lead = say("cost.spot_lead", lang, spot=m(r.spot_effective_total), od=m(r.on_demand_total), saving=m(r.saving),
-                   pct=_pct(r.saving_pct), nominal_pct=_pct(nominal))
+                   pct=_pct(r.saving_pct), nominal_pct=_pct(nominal), spot_name=term)
     elif r.saving is not None:
-        lead = say("cost.spot_lead_dearer", lang, spot=m(r.spot_effective_total), od=m(r.on_demand_total))
+        lead = say("cost.spot_lead_dearer", lang, spot=m(r.spot_effective_total), od=m(r.on_demand_total), spot_name=term)
     else:
         lead = say("cost.spot_lead_no_rates", lang, lost=count(round(r.lost_gpu_hours, 1)), wall=count(round(r.wall_hours, 1)),
-                   work=count(round(work_hours, 1)))
+                   work=count(round(work_hours, 1)), spot_name=mid)
     details = [
         say("cost.spot_losses", lang, count=count(round(r.interruptions, 1)), lost=count(round(lost_min, 1)),
             restart=count(restart.value if restart else 0), gpus=gpus, gpu_hours=count(round(r.lost_gpu_hours, 1))),
         say("cost.spot_wall", lang, work=count(round(work_hours, 1)), wall=count(round(r.wall_hours, 1)),
-            per_day=count(per_day.value if per_day else 1)),
+            per_day=count(per_day.value if per_day else 1), spot_name=mid),
     ]
     if lost is None and every is not None:
         details.append(say("cost.spot_lost_assumed", lang, every=count(every.value)))
@@ -242,7 +245,7 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
                               "saving": r.saving, "lost_gpu_hours": round(r.lost_gpu_hours, 2), "currency": currency})
 
 
-def _spot_relative(qs, discount, per_day, lost, currency, lang) -> AskAnswer | None:
+def _spot_relative(qs, discount, per_day, lost, lang, term: str) -> AskAnswer | None:
     restart = _first(qs, "restart-minutes")
     every = _first(qs, "checkpoint-minutes")
     save = _first(qs, "save-minutes")
@@ -252,7 +255,7 @@ def _spot_relative(qs, discount, per_day, lost, currency, lang) -> AskAnswer | N
                            lost.value if lost else None, every.value if every else None, save.value if save else 0.0)
     key = "cost.spot_relative_lead" if r.saving > 0 else "cost.spot_relative_none"
     lead = say(key, lang, saving=_pct(r.saving), discount=_pct(discount.value), useful=_pct(r.useful),
-               effective=_pct(r.effective_price))
+               effective=_pct(r.effective_price), spot_name=term)
     save_text = say("cost.spot_relative_save", lang, save=count(save.value), every=count(every.value)) if save and every else ""
     details = [say("cost.spot_relative_detail", lang, per_day=count(round(per_day.value, 2)), lost=count(round(r.lost_minutes, 1)),
                    restart=count(restart.value if restart else 0), save=save_text)]
@@ -301,7 +304,7 @@ def _bill(qs, ctx, currency, lang) -> AskAnswer | None:
     if b is None:
         return None
     m = lambda v: _m(v, currency, lang)  # noqa: E731
-    option = (_mode(b.option, 0, lang) + ("：" if lang == "zh" else ": ")) if b.option in ("on-demand", "subscription", "spot", "reserved") else ""
+    option = (_mode(b.option, 0, lang, ctx) + ("：" if lang == "zh" else ": ")) if b.option in ("on-demand", "subscription", "spot", "reserved") else ""
     stated_total = _first(qs, "bill-total")
     plain = all(i.basis.replace(",", "").replace(".", "").isdigit() for i in b.items if i.monthly is not None)
     if plain and len(b.items) >= 3:  # a bill of stated amounts: what each item is of the whole
@@ -402,19 +405,28 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
         r.break_even_hours = monthly / rates["on-demand"]
         r.break_even_utilisation = r.break_even_hours / calc.HOURS_PER_MONTH
     m = lambda v: _m(v, currency, lang)  # noqa: E731
-    name = lambda mode: say(f"cost.mode_{mode}", lang) if not mode.startswith("option-") else say("cost.option_n", lang, n=mode.split("-")[1])  # noqa: E731
+    name = lambda mode: mode_name(mode, ctx, lang) if not mode.startswith("option-") else say("cost.option_n", lang, n=mode.split("-")[1])  # noqa: E731
     if r.modes:
         lead = say("cost.break_even_lead", lang, usage=count(round(hours)), cheap=name(r.modes[0].mode), saving=m(r.saving or 0),
+                   next=_next_mode(r.modes[1 if len(r.modes) > 1 else 0].mode, name, lang),
                    hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation))
     else:
         lead = say("cost.break_even_only", lang, hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation))
     details = [say("cost.mode_line", lang, mode=name(mode.mode), amount=m(mode.monthly), basis=_basis(mode.basis, currency, lang))
                for mode in r.modes]
     if "spot" in rates:
-        details.append(say("cost.spot_rate_caveat", lang))
+        details.append(spot_assumed(r.modes, ctx, m, lang))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-break-even", sources=calc.SOURCES["billing"],
                      figures={"break_even_hours": round(r.break_even_hours, 1), "currency": currency,
                               "saving_per_month": r.saving})
+
+
+def _next_mode(mode: str, name, lang: str) -> str:
+    """The runner-up mode's name inside a sentence ("than pay-as-you-go"); a provider's product keeps its case."""
+    text = name(mode)
+    if lang != "en" or mode not in ("on-demand", "subscription", "reserved"):
+        return text
+    return ("the " if mode == "subscription" else "") + text.lower()
 
 
 # -- 6. hourly quotes over the stated work ------------------------------------------------------------
@@ -440,9 +452,9 @@ def _quotes(qs, ctx, currency, lang) -> AskAnswer | None:
     m = lambda v: _m(v, currency, lang)  # noqa: E731
     work_text = (say("cost.work_gpu_hours", lang, hours=count(work.value)) if work is not None
                  else say("cost.work_wall", lang, hours=count(duration.value)))
-    lead = say("cost.cheaper_lead", lang, cheap=_mode(cheap[2].option, cheap[1], lang), cheap_total=m(cheap[0]),
-               dear=_mode(dear[2].option, dear[1], lang), dear_total=m(dear[0]), saving=m(dear[0] - cheap[0]), work=work_text)
-    details = [say("cost.option_line", lang, option=_mode(q.option, i, lang), rate=_rate(q, lang), hours=count(round(h, 1)),
+    lead = say("cost.cheaper_lead", lang, cheap=_mode(cheap[2].option, cheap[1], lang, ctx), cheap_total=m(cheap[0]),
+               dear=_mode(dear[2].option, dear[1], lang, ctx), dear_total=m(dear[0]), saving=m(dear[0] - cheap[0]), work=work_text)
+    details = [say("cost.option_line", lang, option=_mode(q.option, i, lang, ctx), rate=_rate(q, lang), hours=count(round(h, 1)),
                    total=m(t)) for t, i, q, h in sorted(totals, key=lambda t: t[1])]
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-quote-totals", sources=calc.SOURCES["run"],
                      figures={"cheapest_total": round(cheap[0], 2), "saving": round(dear[0] - cheap[0], 2), "currency": currency})

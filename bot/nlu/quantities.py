@@ -252,7 +252,9 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
         kw = num.value / (1 if m.group("u") in ("kw", "千瓦") else 1000)
         return make("size", "power-draw", value=kw, unit="kW", item="power", end=num.end + m.end())
     # working days a month: "22 个工作日", "22 working days a month"
-    m = re.match(r"\s*(?:个\s*)?(?:工作日|working\s+days?|work\s*days?|business\s+days?)", after)
+    m = re.match(r"\s*(?:个\s*)?(?:工作日|working\s+days?|work\s*days?|business\s+days?)", after) or (
+        re.search(r"(?:每月|每个月|一个月|一月)\s*(?:用|跑|开|工作|上班|大约|大概|约|\s)*$", before)
+        and re.match(r"\s*天", after))  # "每月 22 天": days of use a month, not a 22-day run
     if m:
         return make("usage", "days-per-month", unit="day", end=num.end + m.end())
     # MFU and utilisation
@@ -313,7 +315,7 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     # usage: hours a day, days a week, hours a month
     m = re.match(r"\s*(?:hours?|hrs?|h|小时|个小时)\s*(?:a|per|each|/|every)\s*(?P<p>day|天|日|week|周|month|月)(?![a-z])"
                  r"|\s*(?:hours?|hrs?|h|小时)\s*(?P<p2>daily)", after)
-    if m or re.search(r"(?:每天|每日|一天)\s*(?:只|仅|就|用|使用|跑|训练|推理|运行|工作|开|开机|约|大概|平均|\s)*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|h\b|hours?)", after):
+    if m or re.search(r"(?:每天|每日|一天)\s*(?:只|仅|就|用|使用|跑|训练|推理|运行|工作|开|开机|约|大约|大概|差不多|平均|\s)*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|h\b|hours?)", after):
         period = (m.group("p") or m.group("p2") or "day") if m else "day"
         end = num.end + (m.end() if m else re.match(r"\s*(?:个\s*)?(?:小时|h\b|hours?)", after).end())
         if period in ("month", "月"):

@@ -200,10 +200,27 @@ def test_a_bill_of_stated_amounts_leads_with_the_largest_share(advisor, text, la
 
 
 def test_working_days_price_the_month_and_the_subscription_is_weighed_against_pay_as_you_go(advisor):
-    reply, lines = cost_answer(advisor, "阿里云 A100 实例：按量 ¥34/小时，包月 ¥15,800，抢占式现在大概 ¥9/小时但会被回收。"
-                                        "我们一般每天训练 14 小时左右，一个月 22 个工作日。选哪个划算？")
+    reply, lines = cost_answer(advisor, "在阿里云租 A100：按量付费 ¥34 每小时，包月 ¥15,800，抢占式约 ¥9 每小时（可能被回收）。"
+                                        "每天大约用 14 小时，每月 22 个工作日，哪种计费方式最省？")
     assert "308 小时" in lines[0] and "465 小时" in lines[0]
-    assert any("¥10,472" in line for line in lines) and any("中断成本" in line for line in lines)
+    assert any("¥10,472" in line for line in lines)
+    # Alibaba Cloud's own term for its spot product, and spot's month priced with the default losses
+    assert "抢占式实例" in lines[0] and not any("竞价" in line for line in lines)
+    assumed = next(line for line in lines if "回收损失" in line)
+    assert "¥2,997" in assumed and "仍最便宜" in assumed  # 2,772 x (1 + 5% + 0.75 h / 24 h)
+
+
+@pytest.mark.parametrize("text, term, absent", [
+    ("On Alibaba Cloud: pay-as-you-go $4.80/h, monthly $2,100, spot $1.30/h. We use it 10 h a day, 22 days a month.",
+     "preemptible", "Spot"),
+    ("AWS: on-demand $4.80/h, a monthly reservation at $2,100, spot $1.30/h; about 10 h a day, 22 days a month.",
+     "Spot", "preemptible"),
+    ("AWS 上按需 $4.80/小时，包月 $2,100，竞价 $1.30/小时；每天用 10 小时，每月 22 天。", "Spot 实例", "抢占式"),
+])
+def test_spot_goes_by_its_providers_own_name(advisor, text, term, absent):
+    reply, lines = cost_answer(advisor, text)
+    body = "\n".join(lines[:-1])  # the read-as line quotes the user's own words
+    assert term in body and absent not in body
 
 
 def test_a_gpu_hour_allowance_against_the_runs_need(advisor):

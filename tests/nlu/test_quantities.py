@@ -125,6 +125,7 @@ def test_gpu_hours_with_a_multiplier(text, value):
 @settings(max_examples=40, deadline=None)
 @given(st.integers(min_value=1, max_value=23), st.sampled_from([
     ("{n} hours a day", "hours-per-day", 1), ("每天 {n} 小时", "hours-per-day", 1), ("每天用 {n} 小时", "hours-per-day", 1),
+    ("每天大约用 {n} 小时", "hours-per-day", 1), ("每天差不多跑 {n} 小时", "hours-per-day", 1),
     ("{n} h/day", "hours-per-day", 1), ("{n} hours of training", "duration", 1), ("跑 {n} 小时", "duration", 1),
     ("{n} days", "duration", 24), ("{n} 天", "duration", 24), ("within {n} days", "deadline", 24), ("{n} 天内", "deadline", 24),
     ("每月 {n} 小时", "hours-per-month", 1), ("{n} hours a month", "hours-per-month", 1),
@@ -361,7 +362,7 @@ def test_a_power_draw_is_in_kilowatts(text, kw):
     assert only(text, "power-draw").value == pytest.approx(kw)
 
 
-@pytest.mark.parametrize("text", ["一个月 22 个工作日", "22 working days a month"])
+@pytest.mark.parametrize("text", ["一个月 22 个工作日", "22 working days a month", "每月 22 天", "每个月用 22 天"])
 def test_working_days_a_month(text):
     assert only(text, "days-per-month").value == 22
     assert not [q for q in quantities(text) if q.role == "duration"]
@@ -425,3 +426,13 @@ def test_a_stated_use_share_is_a_utilisation(n, template):
 def test_a_hyphenated_duration_is_the_duration(text, hours):
     [duration] = [q for q in quantities(text) if q.role == "duration"]
     assert (duration.value, duration.unit) == (hours, "h")
+
+
+@pytest.mark.parametrize("text, provider", [
+    ("AWS 按需 $4.80/小时，包月 $2,100，每天 10 小时", "aws"),
+    ("AWS on-demand $4.80/h against a $2,100 monthly plan", "aws"),
+    ("阿里云 A10 按量 ¥9 每小时，包月 ¥4,000", "aliyun"),
+    ("Lambda $2.49/gpu-hr vs AWS $3.43/gpu-hr for 100 GPU hours", None),  # quotes naming vendors compare them
+])
+def test_the_provider_a_quote_names_is_the_messages_provider(text, provider):
+    assert parse(text).requirement.provider == provider

@@ -62,6 +62,7 @@ def extract(scan: Scan) -> None:
         named = scan.lex.catalog.instance(quote.label)
         if named is not None:  # "p4d.24xlarge at $32.77/hr": the whole instance, its GPUs
             quote.extras.setdefault("gpu_count", named.count)
+    _provider_named(scan, quotes)
     for quote in quotes:
         _record(scan, quote)
 
@@ -234,3 +235,24 @@ def _record(scan: Scan, quote: _Quote) -> None:
     cost = StatedCost(label=quote.extras.pop("label", None) or quote.label, gpu=quote.gpu, hourly_rate=quote.rate,
                       hours=quote.hours, currency=quote.currency, **quote.extras)
     scan.add("costs", cost.model_dump(mode="json", exclude_none=True), quote.start, quote.end)
+
+
+def _provider_named(scan: Scan, quotes: list[_Quote]) -> None:
+    """"AWS 按需 $4.80/小时，包月 …": the one provider the quotes name is the message's provider too (the
+    quotes claim their characters before the provider extractor reads them) when every quote is a
+    billing mode of that offer or names it; "a 4090 on RunPod at $0.74 vs an L40S at $1.14" or
+    "Lambda $2.49 vs AWS $3.43" compare offers and set none."""
+    named: dict[int, list[tuple[re.Match, str]]] = {}
+    for i, q in enumerate(quotes):
+        named[i] = [(m, value) for m in scan.lex.providers.pattern.finditer(scan.text, q.start, q.end)
+                    if (value := scan.lex.providers.lookup(m.group(0))) and scan.free(m.start(), m.end())]
+    found = [hit for hits in named.values() for hit in hits]
+    case_rx = scan.lex.provider_case_rx  # "Lambda", "Vast": names only when written as one; any counts here
+    if not found or len({value for _, value in found}) != 1 or (case_rx and any(
+            case_rx.search(scan.text, q.start, q.end) for q in quotes)):
+        return
+    if len(quotes) > 1 and not all(named[i] or q.extras.get("billing") for i, q in enumerate(quotes)):
+        return
+    m, value = found[0]
+    scan.set("provider", value, m.start(), m.end())
+    scan.name(m.start(), m.end())

@@ -1,0 +1,73 @@
+"""The name a provider gives its interruptible product, and spot priced at the default losses.
+
+Alibaba Cloud sells 抢占式实例 (preemptible instances), AWS Spot Instances, Google Cloud Spot VMs,
+an answer about one provider's offer uses that provider's own term
+(a user who wrote 抢占式 for Alibaba Cloud is not answered with 竞价). Without a provider the user's
+own word is kept, else the generic one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from bot.advice.bill import ModeCost
+from bot.compose import ComposeContext
+from bot.messages import say
+from bot.sizing.cost import (
+    SPOT_CHECKPOINT_INTERVAL_H,
+    SPOT_CHECKPOINT_OVERHEAD,
+    SPOT_MEAN_HOURS_BETWEEN_INTERRUPTIONS,
+    SPOT_RESTART_H,
+)
+
+# Providers whose spot product has its own name in the catalog (cost.spot_name_<provider>).
+NAMED = ("aliyun", "aws", "gcp")
+_PREEMPTIBLE = re.compile(r"抢占|preemptib|pre-emptib", re.IGNORECASE)
+
+
+def spot_name(ctx: ComposeContext, lang: str) -> str:
+    """The spot product's name for the requirement's provider, else the user's own word."""
+    provider = ctx.requirement.provider
+    if provider in NAMED:
+        return say(f"cost.spot_name_{provider}", lang)
+    if _PREEMPTIBLE.search(ctx.question or ""):
+        return say("cost.spot_name_aliyun", lang)  # the user's own word: preemptible / 抢占式实例
+    return say("cost.mode_spot", lang)
+
+
+def mode_name(mode: str, ctx: ComposeContext, lang: str) -> str:
+    """A billing mode's display name; spot under its provider's own term."""
+    return spot_name(ctx, lang) if mode == "spot" else say(f"cost.mode_{mode}", lang)
+
+
+def spot_loss_factor() -> float:
+    """Paid hours per hour of work on spot at the default losses the sizer prices spot with: the
+    checkpoint overhead, one interruption per SPOT_MEAN_HOURS_BETWEEN_INTERRUPTIONS hours, each losing
+    half a checkpoint interval plus the restart."""
+    lost = (SPOT_CHECKPOINT_INTERVAL_H / 2 + SPOT_RESTART_H) / SPOT_MEAN_HOURS_BETWEEN_INTERRUPTIONS
+    return 1 + SPOT_CHECKPOINT_OVERHEAD + lost
+
+
+def assumed_loss_params() -> dict[str, object]:
+    """The default losses, as the catalog's message parameters."""
+    return {"every": f"{SPOT_MEAN_HOURS_BETWEEN_INTERRUPTIONS:g}",
+            "lost": f"{SPOT_CHECKPOINT_INTERVAL_H / 2 + SPOT_RESTART_H:g}",
+            "overhead": f"{SPOT_CHECKPOINT_OVERHEAD:.0%}"}
+
+
+def spot_assumed(modes: Sequence[ModeCost], ctx: ComposeContext, money: Callable[[float], str], lang: str) -> str:
+    """A spot rate compared by the month without stated interruptions: its month at the default
+    losses, and whether it still beats the next mode."""
+    spot = next((mo for mo in modes if mo.mode == "spot"), None)
+    others = sorted((mo for mo in modes if mo.mode != "spot"), key=lambda mo: mo.monthly)
+    term = spot_name(ctx, lang)
+    if spot is None or not others:
+        return say("cost.spot_rate_caveat", lang, spot_name=term)
+    effective, nxt = spot.monthly * spot_loss_factor(), others[0]
+    next_name = mode_name(nxt.mode, ctx, lang) if not nxt.mode.startswith("option-") else nxt.mode
+    verdict = (say("cost.spot_rate_still_cheapest", lang, saving=money(nxt.monthly - effective), next=next_name)
+               if effective < nxt.monthly else
+               say("cost.spot_rate_no_longer", lang, next=next_name, next_amount=money(nxt.monthly)))
+    return say("cost.spot_rate_assumed", lang, spot_name=term, effective=money(effective), verdict=verdict,
+               **assumed_loss_params())
