@@ -26,8 +26,8 @@ RateSource = Literal["quote", "row", "table"]
 
 JobKind = Literal["decode", "prefill", "training", "unknown"]
 SpecKey = Literal["memory_gb", "bandwidth_gbs", "bf16", "fp8", "nvlink_gbs"]
-PickReason = Literal["fits", "supported", "fewer-gpus", "price", "premium", "bandwidth", "compute", "memory", "nvlink",
-                     "even", "open"]
+PickReason = Literal["fits", "supported", "fewer-gpus", "price", "premium", "bandwidth", "compute", "prefill", "memory",
+                     "nvlink", "even", "open"]
 
 # Under this ratio two figures are "about the same": the pick then falls to the next deciding spec.
 EVEN_RATIO = 1.05
@@ -239,7 +239,10 @@ def _pick(sides: Sequence[Side], lines: Sequence[SpecLine], job: JobKind,
         return None, "open", None  # nothing says which spec decides: each one's strengths instead
     # 5. The spec the job is bound by; then memory; then NVLink (once the job spans GPUs).
     bound: PickReason = "bandwidth" if deciding == "bandwidth_gbs" else "compute"
-    grounds: tuple[tuple[SpecKey, PickReason], ...] = ((deciding, bound), ("memory_gb", "memory"), ("nvlink_gbs", "nvlink"))
+    # serving at even bandwidth: the prompt's prefill (TTFT) is compute-bound, so the compute decides next
+    prefill: tuple[tuple[SpecKey, PickReason], ...] = (("bf16", "prefill"),) if deciding == "bandwidth_gbs" else ()
+    grounds: tuple[tuple[SpecKey, PickReason], ...] = ((deciding, bound), *prefill, ("memory_gb", "memory"),
+                                                       ("nvlink_gbs", "nvlink"))
     for key, reason in grounds:
         line = next(line for line in lines if line.key == key)
         values = [line.figures[i].value if i in sides_left else None for i in range(len(sides))]

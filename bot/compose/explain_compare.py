@@ -121,10 +121,29 @@ def _latency_rows(ctx: ComposeContext, c: Comparison) -> list[str]:
                        ttft=f"{ttft:.2f}" if ttft < 1 else f"{ttft:.1f}", tpot=f"{cand.tpot_ms:.0f}", users=users,
                        verdict=say("spec.latency_meets" if met else "spec.latency_misses", ctx.language)))
         if not met and "fp8" in side.gpu.tensor_precisions and (ctx.requirement.precision or "bf16") in ("bf16", "fp16"):
-            missed_fp8 = True
+            fp8 = _fp8_latency(ctx, side.gpu, cand, ttft, ttft_t, tpot_t)
+            missed_fp8 = missed_fp8 or fp8 is None
+            out += [fp8] if fp8 else []
     if out and missed_fp8:
         out.append(say("spec.latency_fp8", ctx.language))
     return out
+
+
+def _fp8_latency(ctx: ComposeContext, gpu: GpuSpec, cand, ttft: float, ttft_t: float | None,
+                 tpot_t: float | None) -> str | None:
+    """The same setup with FP8 weights, by the same model: prefill at the FP8 dense peak (compute-bound),
+    each decode step reading half the weights and the same KV cache (bandwidth-bound); None when the
+    estimate lacks the memory split or the GPU its FP8 figure."""
+    memory = ctx.answer.estimate.memory_gb if ctx.answer.estimate else None
+    bf16, fp8 = gpu.dense_tflops.get("bf16") or gpu.dense_tflops.get("fp16"), gpu.dense_tflops.get("fp8")
+    if memory is None or not memory.weights or not bf16 or not fp8 or cand.tpot_ms is None:
+        return None
+    ttft8 = ttft * bf16 / fp8
+    tpot8 = cand.tpot_ms * (memory.weights / 2 + memory.kv_cache) / (memory.weights + memory.kv_cache)
+    met = (ttft_t is None or ttft8 <= ttft_t) and (tpot_t is None or tpot8 <= tpot_t)
+    return say("spec.latency_fp8_row", ctx.language, count=cand.count, gpu=_name(ctx, gpu),
+               ttft=f"{ttft8:.2f}" if ttft8 < 1 else f"{ttft8:.1f}", tpot=f"{tpot8:.0f}",
+               verdict=say("spec.latency_meets" if met else "spec.latency_misses", ctx.language))
 
 
 _SAME_PRICE = re.compile(r"价格差不多|价格相近|差不多价|同价|价钱差不多|similar(?:ly)? price|same price|priced the same"
@@ -150,7 +169,8 @@ def _runner_up(c: Comparison) -> int:
     """The side the pick is measured against: for a spec-decided pick, the other with the best figure
     among those that hold the job (its ratio is against that one), else the first other side."""
     others = [i for i in range(len(c.sides)) if i != c.pick]
-    key = {"compute": c.deciding, "bandwidth": "bandwidth_gbs", "memory": "memory_gb", "nvlink": "nvlink_gbs"}.get(c.reason)
+    key = {"compute": c.deciding, "prefill": "bf16", "bandwidth": "bandwidth_gbs", "memory": "memory_gb",
+           "nvlink": "nvlink_gbs"}.get(c.reason)
     line = next((ln for ln in c.lines if ln.key == key), None) if key else None
     if line is None or len(others) == 1:
         return others[0]
@@ -204,6 +224,10 @@ def lead(c: Comparison, ctx: ComposeContext) -> str:
         return say("spec.pick_compute", language, job=job, precision=c.deciding.upper(),
                    pick_value=_value(c, c.deciding, c.pick, ctx), other_value=_value(c, c.deciding, _runner_up(c), ctx),
                    ratio=count(c.ratio or 1), reported=reported, **names)
+    if c.reason == "prefill":
+        return say("spec.pick_prefill", language, pick_value=_value(c, "bf16", c.pick, ctx),
+                   other_value=_value(c, "bf16", _runner_up(c), ctx), ratio=count(c.ratio or 1), reported=reported,
+                   bandwidth=_value(c, "bandwidth_gbs", c.pick, ctx), **names)
     if c.reason == "nvlink":
         return say("spec.pick_nvlink", language, job=job, pick_value=_value(c, "nvlink_gbs", c.pick, ctx),
                    other_value=_value(c, "nvlink_gbs", _runner_up(c), ctx), **names)

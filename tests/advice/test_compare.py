@@ -166,3 +166,9 @@ def test_a_stated_premium_is_weighed_against_the_speedup_on_the_job(catalog):
     assert even.pick is None and even.reason == "premium"
     # no job stated: nothing to weigh it against
     assert with_premium(compare(catalog, ["h100-sxm", "h200-sxm"], Requirement()), 1, 1.3).reason != "premium"
+
+
+def test_serving_at_even_bandwidth_is_decided_by_the_prefill_compute(catalog):
+    c = compare(catalog, ["l20", "l40s"], SERVE)  # 864 GB/s each: decode even, prefill (TTFT) is compute-bound
+    assert c.reason == "prefill" and c.sides[c.pick].gpu.id == "l40s"
+    assert c.ratio == pytest.approx(catalog.gpus["l40s"].dense_tflops["bf16"] / catalog.gpus["l20"].dense_tflops["bf16"], abs=0.01)

@@ -52,3 +52,15 @@ def test_one_prompts_ttft_reads_the_typed_input_length(advisor):
     # 8 prompts of a 4k context prefilled together take 8 s: one request's own 1k prompt is a quarter of its share
     assert one_prompt_ttft(Requirement(concurrency=8, context=4096, prompt_tokens=1024), cand) == pytest.approx(0.25)
     assert one_prompt_ttft(Requirement(concurrency=8, context=4096), cand) == pytest.approx(1.0)
+
+
+def test_a_comparison_that_misses_in_bf16_gives_each_cards_fp8_estimate(advisor):
+    _, lines = lead(advisor, "Qwen2.5-32B behind an API, 16 users, prompts of about 1,500 tokens, TTFT under 1 s and "
+                             "TPOT under 45 ms. L20 or L40S, which one?")
+    assert lines[0].startswith("L40S for serving:") and "prefill (TTFT) is compute-bound" in lines[0]
+    bf16 = [line for line in lines if "for one prompt" in line]
+    fp8 = [line for line in lines if line.strip().startswith("With FP8 weights")]
+    assert len(bf16) == len(fp8) == 2 and all("misses your targets" in line for line in bf16)
+    # prefill at twice the peak, half the weights read per decode step: faster on both counts
+    ttft = [float(line.split("TTFT ~")[1].split(" s")[0]) for line in bf16 + fp8]
+    assert ttft[2] < ttft[0] and ttft[3] < ttft[1]
