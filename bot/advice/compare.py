@@ -64,6 +64,8 @@ class Side:
     job_cost: float | None = None
     tokens_per_s: float | None = None
     ttft_s: float | None = None
+    need_gb: float | None = None  # per GPU at `count`, where sized
+    have_gb: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,6 +86,8 @@ class Comparison:
     dear: int | None = None
     premium: float | None = None
     speedup: float | None = None
+    # No side held the job in BF16 and the sides were refitted with FP8 weights (fp8_weights).
+    fp8_weights: bool = False
 
     def line(self, key: SpecKey) -> SpecLine:
         return next(line for line in self.lines if line.key == key)
@@ -170,9 +174,13 @@ def _side(catalog: Catalog, gpu: GpuSpec, req: Requirement, candidates: Sequence
         peak = gpu.dense_tflops[compute_precision_key(precision, gpu.dense_tflops)]
         hours = round(training_hours(flops, count, peak, mfu), 1)
     job_cost = round(rate * count * hours, 2) if rate and count and hours and fits is not False else None
+    sized = rec if rec is not None and rec.need_gb is not None else None
+    at_count = cand if cand is not None and cand.count == count else None
     return Side(gpu=gpu, count=count, fits=fits, hourly_rate=rate, currency=currency, rate_source=source,
                 hours=hours, job_cost=job_cost,
-                tokens_per_s=cand.tokens_per_s if cand else None, ttft_s=cand.ttft_s if cand else None)
+                tokens_per_s=cand.tokens_per_s if cand else None, ttft_s=cand.ttft_s if cand else None,
+                need_gb=sized.need_gb if sized else (at_count.need_gb if at_count else None),
+                have_gb=sized.have_gb if sized else (at_count.have_gb if at_count else None))
 
 
 def compare(catalog: Catalog, gpu_ids: Sequence[str], req: Requirement, *,
@@ -275,3 +283,22 @@ def with_premium(c: Comparison, dear: int, premium: float) -> Comparison:
         pick = other if ratio > 1 else dear
     return dataclasses.replace(c, pick=pick, reason="premium", ratio=round(max(ratio, 1 / ratio), 2), dear=dear,
                                premium=premium, speedup=round(speedup, 2))
+
+
+def refit_fp8(c: Comparison, weights_share: float) -> Comparison:
+    """Where no side holds the job as sized (BF16 weights), the sides with FP8 tensor cores refitted
+    with FP8 weights (`weights_share` of the memory is weights, and FP8 halves them) and the pick
+    decided again; unchanged where some side fits or a figure is missing."""
+    if not c.sides or any(s.fits is not False for s in c.sides) or not 0 < weights_share <= 1:
+        return c
+    sides = []
+    for side in c.sides:
+        if side.need_gb is None or side.have_gb is None or "fp8" not in side.gpu.tensor_precisions:
+            sides.append(side)
+            continue
+        need = round(side.need_gb * (1 - weights_share / 2), 1)
+        sides.append(dataclasses.replace(side, need_gb=need, fits=need <= side.have_gb))
+    if not any(s.fits for s in sides):
+        return c
+    pick, reason, ratio = _pick(sides, c.lines, c.job, c.deciding)
+    return dataclasses.replace(c, sides=tuple(sides), pick=pick, reason=reason, ratio=ratio, fp8_weights=True)

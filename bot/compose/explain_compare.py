@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from bot.advice.compare import Comparison, Side, SpecKey, compare, with_premium
+from bot.advice.compare import Comparison, Side, SpecKey, compare, refit_fp8, with_premium
 from bot.compose import ComposeContext
 from bot.compose.spec_figures import card_notes, mark, value_text
 from bot.knowledge import GpuSpec
@@ -47,6 +47,9 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     comparison = compare(
         ctx.catalog, ids, ctx.requirement, candidates=answer.candidates, recommendations=answer.recommendations,
         costs=answer.costs, flops=time.flops if time else None, **({"mfu": time.mfu} if time else {}))
+    memory = answer.estimate.memory_gb if answer.estimate else None
+    if memory is not None and memory.total and (ctx.requirement.precision or "bf16") in ("bf16", "fp16"):
+        comparison = refit_fp8(comparison, memory.weights / memory.total)  # neither holds it in BF16
     premium = stated_premium(ctx.question or ask.text, comparison, ctx)
     if premium is not None:  # "is the H200 worth +30%?": their premium against the speedup on this job
         comparison = with_premium(comparison, *premium)
@@ -363,4 +366,11 @@ def figures(c: Comparison) -> dict[str, float | str | None]:
 
 def render(c: Comparison, ctx: ComposeContext, kind: str = "explain") -> AskAnswer:
     sources = list(dict.fromkeys(s for side in c.sides for s in side.gpu.sources))
-    return AskAnswer(kind=kind, lead=lead(c, ctx), details=details(c, ctx), sources=sources, figures=figures(c))
+    first = lead(c, ctx)
+    if c.fp8_weights:  # neither held it in BF16: the FP8 fit the pick rests on, each side with its memory
+        fp8 = say("spec.fp8_refit", ctx.language, sides=("；" if ctx.language == "zh" else "; ").join(
+            say("spec.fp8_refit_side", ctx.language, count=s.count or 1, gpu=_name(ctx, s.gpu), need=f"{s.need_gb:.0f}",
+                have=f"{s.have_gb:.0f}", verdict=say("spec.fp8_fits" if s.fits else "spec.fp8_no_fit", ctx.language))
+            for s in c.sides if s.need_gb is not None and s.have_gb is not None))
+        first = first + ("" if ctx.language == "zh" else " ") + fp8  # the pick, then the fit it rests on
+    return AskAnswer(kind=kind, lead=first, details=details(c, ctx), sources=sources, figures=figures(c))

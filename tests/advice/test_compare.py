@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.advice.compare import EVEN_RATIO, compare, compute_key, job_kind, spec_lines, with_premium
+from bot.advice.compare import EVEN_RATIO, compare, compute_key, job_kind, refit_fp8, spec_lines, with_premium
 from bot.knowledge import DEFAULT_KNOWLEDGE_DIR, load_catalog
 from bot.models import Candidate, Cost, Recommendation, Requirement
 
@@ -172,3 +172,17 @@ def test_serving_at_even_bandwidth_is_decided_by_the_prefill_compute(catalog):
     c = compare(catalog, ["l20", "l40s"], SERVE)  # 864 GB/s each: decode even, prefill (TTFT) is compute-bound
     assert c.reason == "prefill" and c.sides[c.pick].gpu.id == "l40s"
     assert c.ratio == pytest.approx(catalog.gpus["l40s"].dense_tflops["bf16"] / catalog.gpus["l20"].dense_tflops["bf16"], abs=0.01)
+
+
+def test_when_neither_holds_the_job_in_bf16_fp8_weights_refit_both_and_decide(catalog):
+    recs = [Recommendation(rank=1, kind="compare", gpu="h100-pcie", count=1, fits=False, need_gb=100.0, have_gb=79.0,
+                           why="asked", rule="r"),
+            Recommendation(rank=2, kind="compare", gpu="l40s", count=2, fits=False, need_gb=51.0, have_gb=44.0,
+                           why="asked", rule="r")]
+    c = compare(catalog, ["h100-pcie", "l40s"], SERVE, recommendations=recs)
+    assert all(s.fits is False for s in c.sides)
+    refit = refit_fp8(c, weights_share=0.6)  # 60% weights: FP8 takes 30% off the need
+    assert refit.fp8_weights and [s.need_gb for s in refit.sides] == [70.0, 35.7]
+    assert all(s.fits for s in refit.sides) and refit.sides[refit.pick].gpu.id == "h100-pcie"
+    # a side that fits already: nothing to refit
+    assert refit_fp8(refit, 0.6) is refit
