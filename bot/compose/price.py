@@ -301,7 +301,9 @@ def _instance_answer(ctx: ComposeContext, name: str, region: str | None, billing
         spot = (say("price.instance_spot_part", lang, spot=_m(ctx, offer.spot), spot_gpu=_m(ctx, offer.per_gpu("spot")))
                 if offer.spot is not None else say("price.instance_no_spot", lang))
         lead = say("price.instance_lead", lang, spot=spot, **common)
-    details: list[str] = []
+    from bot.compose.price_duration import worth_lines  # "… and is it worth it for a 5 day run?"
+    whole = (ctx.question or text)[:MAX_TEXT]  # "…多少？训练 4 天用 spot 值不值？": the run may be its own ask
+    details: list[str] = worth_lines(ctx, offer, _hours(text) or _hours(whole), whole) if billing == "spot" else []
     if region and not found.region_found:
         details.append(say("price.region_not_listed", lang, instance=instance, asked=shown(region, 40),
                            region=_where(offer)))

@@ -35,3 +35,16 @@ def test_price_questions_lead_with_the_figure_and_its_date(advisor, question, le
     text = "\n".join(render_text(answer).splitlines())
     assert "2026-12-01" in text and ("confirm" in text or "确认" in text)
     assert "days ago" not in lines[0] and "天前" not in lines[0]
+
+
+@pytest.mark.parametrize("text, language", [
+    ("p5.48xlarge spot price in us-east-1? would it be worth trying for a 4 day job", "en"),
+    ("p5.48xlarge 在 us-east-1 的竞价价格多少？训练 4 天用 spot 值不值？", "zh"),
+])
+def test_a_spot_price_for_a_stated_run_weighs_the_run_with_reclaims_counted(advisor, text, language):
+    answer, lines = _first_lines(advisor, text, n=20)
+    assert answer.answers[0].kind == "price" and answer.language == language
+    # 96 h x $10.24 x (1 + 5% + 0.75 h / 24 h) = $1,063 on spot against 96 h x $55.04 = $5,284 on demand
+    run = lines[1]
+    assert "$1,063" in run and "$5,284" in run, run
+    assert any("Capacity Block" in line for line in lines[1:5])
