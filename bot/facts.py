@@ -118,7 +118,7 @@ def paste_facts(catalog: Catalog, req: Requirement) -> list[FactModel]:
     # catalog knows (a table cuts long names: "NVIDIA GeForce ..."; an excerpt may name none).
     named = bool(report.gpus) and all(recognise_gpu(catalog, g.name, g.memory_total_mib) for g in report.gpus)
     expect_gpu = req.gpu if named and req.gpu else None
-    expect_count = req.gpu_count if report.gpus and req.gpu_count and _whole_listing(paste) else None
+    expect_count = req.gpu_count if report.gpus and req.gpu_count and whole_listing(paste) else None
     # A pasted GPU whose output names no product (an excerpt, a CSV of a few columns) is the
     # model the question names, when it names one: "GPU 3 (NVIDIA A100 80GB SXM)", not unknown.
     named_as = {g.index: question_gpu_name(catalog, req, g.memory_total_mib) for g in report.gpus if not g.name}
@@ -127,10 +127,13 @@ def paste_facts(catalog: Catalog, req: Requirement) -> list[FactModel]:
                       named_as={i: n for i, n in named_as.items() if n})
 
 
-def _whole_listing(paste) -> bool:
+def whole_listing(paste) -> bool:
     """Whether the paste lists every GPU of the host (a table, CSV or whole `-q`), so its GPU count
-    can be held against what was rented; an excerpt of one GPU's block cannot."""
-    return any(b.kind in ("nvidia-smi-table", "nvidia-smi-csv", "nvidia-smi-xml") for b in paste.blocks) or any(
+    can be held against what was rented; an excerpt of one GPU's block cannot, nor a table or CSV cut to
+    the one GPU row pasted beside a question about several ("8 卡 H100 … below" with one row)."""
+    several = paste.report is not None and len(paste.report.gpus) > 1
+    return any(b.kind == "nvidia-smi-xml" or (several and b.kind in ("nvidia-smi-table", "nvidia-smi-csv"))
+               for b in paste.blocks) or any(
         b.kind == "nvidia-smi-q" and b.problem is None and b.lines > 200 for b in paste.blocks)
 
 

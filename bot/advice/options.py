@@ -273,6 +273,9 @@ def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> Optio
             continue
         if objectives is not None and over_budget(objectives, rate, plan.count):
             continue  # over the hourly or monthly budget
+        if "SUPERCHIP" in gpu.form_factor.upper() and not (objectives is not None and (
+                gpu.id in objectives.named or gpu.family in objectives.named)):
+            continue  # a Grace CPU module (an Arm host few clouds rent) is no default pick, only when named
         if objectives is not None and ctx.workload == "inference" and misses_latency(ctx, gpu.id, plan.count):
             continue  # its TTFT/TPOT estimate misses a stated target
         # Tensor parallelism across more than two PCIe cards pays its all-reduces over PCIe: fewer,

@@ -134,7 +134,7 @@ def _reading(gpu: GpuProbe, paste: Paste, lang: str) -> str:
     if reasons:
         mask = sum(CLOCK_EVENT_REASONS[r] for r in gpu.clock_event_reasons or [])
         named = ("、" if lang == "zh" else ", ").join(say(f"diagnose.reason_{r}", lang) for r in reasons)
-        bits.append(named + (say("diagnose.read_mask", lang, mask=f"0x{mask:X}") if len(reasons) > 1 else ""))
+        bits.append(named + (say("diagnose.read_mask", lang, mask=f"0x{mask:X}") if mask and reasons != ["gpu_idle"] else ""))
     if gpu.temperature_c is not None:
         limits = paste.threshold(gpu.index)
         if limits and limits.slowdown_temp_c:
@@ -189,7 +189,7 @@ def _meanings(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> list[tuple[in
                     "nvidia-smi -q -d PAGE_RETIREMENT"))
     perf = "nvidia-smi -q -d PERFORMANCE,TEMPERATURE,POWER"
     if reasons & _THERMAL:
-        key = "mean_cooling_fault" if share is None or share < 0.8 else "mean_thermal_at_power"
+        key = "mean_thermal" if share is None else "mean_cooling_fault" if share < 0.8 else "mean_thermal_at_power"
         out.append((3, say(f"diagnose.{key}", lang), perf))
     elif "hw_power_brake_slowdown" in reasons:
         out.append((3, say("diagnose.mean_power_brake", lang), perf))
@@ -257,6 +257,9 @@ def _gpus(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None
     _, _, worst, meanings = problems[0]
     lead = say("diagnose.gpu_meaning", lang, reading=_gpu_line(worst, paste, ctx), meaning=meanings[0][1])
     details += [m[1] for m in meanings[1:3]]
+    if len(gpus) > 1 and meanings[0][0] <= 5:  # a throttled rank holds back every synchronous step
+        from bot.compose.diagnose_straggler import straggler_lines
+        details += straggler_lines(gpus, worst, ctx.question, lang)
     shown = {worst.index}
     for _, _, gpu, more in problems[1:]:
         if len(shown) >= MAX_GPU_LINES:
@@ -309,8 +312,8 @@ def _expected(paste: Paste, ctx: ComposeContext) -> list[str]:
     out = []
     names = ", ".join(sorted({gpu_name(ctx.catalog, recognise_gpu(ctx.catalog, g.name)) if recognise_gpu(
         ctx.catalog, g.name) else (g.name or "?") for g in gpus}))
-    whole = any(b.kind in ("nvidia-smi-table", "nvidia-smi-csv", "nvidia-smi-xml") for b in paste.blocks) or any(
-        b.kind == "nvidia-smi-q" and b.problem is None and b.lines > 200 for b in paste.blocks)
+    from bot.facts import whole_listing
+    whole = whole_listing(paste)
     if req.gpu and req.gpu in ctx.catalog.gpus:
         family = ctx.catalog.gpus[req.gpu].family
         actual = {recognise_gpu(ctx.catalog, g.name) for g in gpus}

@@ -42,7 +42,7 @@ def _no_raw_ids(text):
 
 def test_thermal_throttle_with_low_power_is_a_cooling_fault_and_the_power_cap_is_normal(advisor):
     reply = _answer(advisor, f"why is GPU 0 slower?\n{CSV}")
-    assert reply.lead.startswith("GPU 0 (H100 SXM): SW thermal slowdown, 89 °C, SM 1140 of 1980 MHz, 402 of 700 W — ")
+    assert reply.lead.startswith("GPU 0 (H100 SXM): SW thermal slowdown (0x20), 89 °C, SM 1140 of 1980 MHz, 402 of 700 W — ")
     assert "cooling fault" in reply.lead and "hardware" in reply.lead
     gpu1 = next(d for d in reply.details if d.startswith("GPU 1"))
     assert "at its power cap" in gpu1 and "normal" in gpu1 and "700 of 700 W" in gpu1
@@ -265,3 +265,19 @@ def test_rma_and_our_code_questions_get_their_answer_word_first(advisor):
     log = "NVRM: Xid (PCI:0000:9b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.\n"
     reply = _answer(advisor, f"training job died overnight, found this in dmesg. is this our code??\n{log}")
     assert reply.lead.startswith("Not your code. 0000:9b:00 (Xid 79): the GPU fell off the bus")
+
+
+STRAGGLER_CSV = """index, temperature.gpu, clocks.sm [MHz], clocks_throttle_reasons.active
+0, 58, 1410 MHz, 0x0000000000000000
+1, 90, 1005 MHz, 0x0000000000000020
+2, 57, 1410 MHz, 0x0000000000000000
+3, 60, 1410 MHz, 0x0000000000000000"""
+
+
+def test_one_hot_rank_without_power_readings_bounds_the_job_and_says_what_it_leaves(advisor):
+    reply = _answer(advisor, f"4x A100 DDP, steps went from 1.0 s to 2.0 s since Monday, query below\n{STRAGGLER_CSV}")
+    assert reply.lead.startswith("GPU 1") and "(0x20)" in reply.lead
+    assert "power limit" not in reply.lead and "power.draw,power.limit" in reply.lead  # no power was pasted
+    text = " ".join(reply.details)
+    assert "waits for the slowest GPU" in text and "~1.40×" in text
+    assert "at most ~1.40× of the 2.0× slowdown" in text and "nvlink -s" in text
