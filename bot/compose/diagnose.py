@@ -81,7 +81,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     lead, details, rule, sources = parts[0]
     if parts[0][0] == gpu_part:
         lead, details = _judged(lead, details, worst_rank, ctx)
+    verdicts = [say(f"diagnose.{k}", lang) for k in ("verdict_rma", "verdict_not_rma_yet", "verdict_no_rma")]
     for more_lead, more_details, more_rule, more_sources in parts[1:]:
+        said = next((v for v in verdicts if lead.startswith(v) and more_lead.startswith(v)), None)
+        more_lead = more_lead[len(said):] if said else more_lead  # the verdict said once, in the lead
         details = [*details, more_lead, *more_details]
         rule = rule or more_rule
         sources = [*sources, *(s for s in more_sources if s not in sources)]
@@ -300,8 +303,17 @@ def _name_cut(gpus: list[GpuProbe], lang: str, ctx: ComposeContext | None = None
 
 def _gpu_line(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> str:
     reading = _reading(gpu, paste, ctx.language)
-    head = f"GPU {gpu.index}{_label(gpu, ctx)}"
+    head = f"GPU {_index(gpu, paste, ctx)}{_label(gpu, ctx)}"
     return f"{head}: {reading}" if reading and ctx.language != "zh" else f"{head}：{reading}" if reading else head
+
+
+_SMI_INDEX = re.compile(r"nvidia-smi\b[^\n]*?\s(?:-i|--id[= ])\s*([0-9]{1,2})\b")
+
+
+def _index(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> int:
+    """The GPU's index as the user ran it: one GPU's output of `nvidia-smi -q -i 3` is GPU 3, not 0."""
+    m = _SMI_INDEX.search(ctx.question or "")
+    return int(m.group(1)) if m and len(paste.report.gpus) == 1 and gpu.index == 0 else gpu.index
 
 
 def _expected(paste: Paste, ctx: ComposeContext) -> list[str]:

@@ -281,3 +281,18 @@ def test_one_hot_rank_without_power_readings_bounds_the_job_and_says_what_it_lea
     text = " ".join(reply.details)
     assert "waits for the slowest GPU" in text and "~1.40×" in text
     assert "at most ~1.40× of the 2.0× slowdown" in text and "nvlink -s" in text
+
+
+def test_one_gpus_remap_block_and_its_xids_say_the_verdict_once_under_the_index_queried(advisor):
+    text = ("gpu 5 on our rented node dropped a job, RMA?\n"
+            "NVRM: Xid (PCI:0000:ca:00): 94, pid=4411, name=python, Contained: SM (0x1). RST: No, D-RST: No\n"
+            "NVRM: Xid (PCI:0000:ca:00): 63, pid='<unknown>', name=<unknown>, Row Remapper: New row marked for remapping, reset gpu to activate.\n"
+            "$ nvidia-smi -q -i 5 -d ROW_REMAPPER\n"
+            "    Remapped Rows\n"
+            "        Correctable Error                 : 0\n"
+            "        Uncorrectable Error               : 1\n"
+            "        Pending                           : Yes\n"
+            "        Remapping Failure Occurred        : No\n")
+    reply = _answer(advisor, text)
+    assert reply.lead.startswith("Not an RMA yet. GPU 5")
+    assert not any(d.startswith("Not an RMA yet.") for d in reply.details)
