@@ -54,6 +54,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             lead, details, rule, sources = _error(error, lang)
             if error.kind == "driver-too-old" and (fix := _wheel_for_driver(ctx)) is not None:
                 details = [fix, *details]  # the fix that needs no root: a wheel of the driver's CUDA major
+            if error.kind == "nccl-timeout":  # which node, then who did not arrive
+                from bot.compose.diagnose_straggler import timeout_lines
+                details = [*details, *timeout_lines(ctx.question, 8, lang)]
             parts.append((lead, details, rule, sources))
         if paste.xids:
             parts.append(xids(paste, ctx))
@@ -379,6 +382,8 @@ def _nccl(paste: Paste, lang: str) -> tuple[str, list[str], str | None, list[str
     if nccl.transport == "socket":
         ifs = f": {', '.join(nccl.socket_interfaces)}" if nccl.socket_interfaces else ""
         text = say("diagnose.nccl_socket", lang, ifs=ifs)
+        return text, [*say("diagnose.nccl_socket_steps", lang).splitlines(), *nccl.warnings[:2]], None, \
+            ["nccl-env", "nccl-troubleshooting", "nccl-tests"]
     else:
         devs = f": {', '.join(nccl.ib_devices)}" if nccl.ib_devices else ""
         text = say("diagnose.nccl_ib", lang, devs=devs)

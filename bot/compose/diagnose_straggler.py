@@ -34,3 +34,21 @@ def straggler_lines(gpus: list[GpuProbe], slow: GpuProbe, question: str, lang: s
         if before > 0 and after / before > bound * 1.1:
             out.append(say("diagnose.straggler_rest", lang, bound=f"{bound:.2f}", seen=f"{after / before:.1f}"))
     return out
+
+
+# "only ranks 8-15 print it", "rank 8 到 15 报错"
+_RANKS = re.compile(r"ranks?\s*([0-9]{1,4})\s*(?:-|–|~|to|through|到|至)\s*([0-9]{1,4})", re.IGNORECASE)
+
+
+def timeout_lines(question: str, gpus_per_node: int, lang: str) -> list[str]:
+    """Where a collective timeout points: the node whose ranks report it, then how to find the one that
+    did not arrive (the flight recorder, py-spy, the node's Xids and IB counters, nccl-tests leaving it out)."""
+    out = []
+    m = _RANKS.search(question or "")
+    if m:
+        lo, hi = int(m.group(1)), int(m.group(2))
+        if hi >= lo and hi - lo + 1 == gpus_per_node and lo % gpus_per_node == 0:
+            out.append(say("diagnose.timeout_one_node", lang, lo=lo, hi=hi, node=lo // gpus_per_node + 1,
+                           per_node=gpus_per_node))
+    out += say("diagnose.timeout_steps", lang).splitlines()
+    return out

@@ -97,7 +97,7 @@ def test_nccl_on_sockets_says_so(advisor):
     text = ("node1:12:12 [0] NCCL INFO NET/IB : No device found.\n"
             "node1:12:12 [0] NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>\nwhy is multi-node training slow?")
     reply = _answer(advisor, text)
-    assert "TCP sockets" in reply.lead and "eth0" in reply.lead and "ibstat" in reply.lead
+    assert "TCP sockets" in reply.lead and "eth0" in reply.lead and any("ibstat" in d for d in reply.details)
 
 
 def test_tpot_with_tp8_on_pcie_cards_ranks_pcie_tensor_parallel_first(advisor):
@@ -296,3 +296,18 @@ def test_one_gpus_remap_block_and_its_xids_say_the_verdict_once_under_the_index_
     reply = _answer(advisor, text)
     assert reply.lead.startswith("Not an RMA yet. GPU 5")
     assert not any(d.startswith("Not an RMA yet.") for d in reply.details)
+
+
+def test_net_socket_in_the_log_gets_the_transport_fixes_with_the_bandwidth_gap(advisor):
+    reply = _answer(advisor, "2 台 8 卡机器训练很慢，日志里 NCCL INFO NET/Socket : Using [0]eth0:10.0.0.5<0>，为什么？")
+    assert "退回了 TCP 套接字" in reply.lead and "1-20 GB/s" in reply.lead
+    text = "\n".join(reply.details)
+    assert "NCCL_IB_HCA" in text and "nvidia-peermem" in text and "memlock" in text
+
+
+def test_a_timeout_reported_by_one_nodes_ranks_points_at_that_node():
+    from bot.compose.diagnose_straggler import timeout_lines
+    lines = timeout_lines("3 nodes, ranks 16-23 hit the watchdog", 8, "en")
+    assert lines[0].startswith("Only ranks 16-23 report it") and "node 3" in lines[0]
+    assert any("TORCH_NCCL_DUMP_ON_TIMEOUT" in line for line in lines)
+    assert not timeout_lines("ranks 4-11 hit it", 8, "en")[0].startswith("Only ranks")  # spans two nodes
