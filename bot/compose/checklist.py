@@ -140,8 +140,8 @@ def nccl(ctx: ComposeContext) -> AskAnswer:
                     node_gbs=f"{nics * req.network_gbps / 8:,.0f}", nvlink=nvlink)
     else:
         links = say("checklist.nccl_links_single", lang, nvlink=nvlink)
-    if spec is not None and spec.nvlink and spec.nvlink_bandwidth_gbs and _sxm(spec):
-        single = say("checklist.nccl_single_nvlink", lang, **_busbw(spec, lang))
+    if spec is not None and spec.nvlink and spec.nvlink_bandwidth_gbs and is_sxm(spec):
+        single = say("checklist.nccl_single_nvlink", lang, **busbw_figures(spec, lang))
     else:
         single = say("checklist.nccl_single_generic", lang)
     steps = say("checklist.nccl_steps", lang, ranks=gpus, single=single).splitlines()
@@ -198,8 +198,8 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
                    gpu=name, memory=count(spec.memory_gb), memory_errors=memory_errors,
                    power=f"{spec.board_power_w:.0f}" if spec.board_power_w else "…"),
                say("checklist.accept_xid", lang)]
-    if spec.nvlink and spec.nvlink_bandwidth_gbs and _sxm(spec):
-        links, per_link = _links(spec)
+    if spec.nvlink and spec.nvlink_bandwidth_gbs and is_sxm(spec):
+        links, per_link = nvlink_links(spec)
         details.append(say("checklist.accept_topology_nvlink", lang, nvlink=count(spec.nvlink_bandwidth_gbs),
                            links=links, per_link=f"{per_link:g}", pcie=spec.pcie_gen))
     elif spec.nvlink and spec.nvlink_bandwidth_gbs:
@@ -215,8 +215,8 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
                        low=count(round(bw * BANDWIDTH_LOW)), floor=count(round(bw * BANDWIDTH_FLOOR)),
                        h2d=_H2D_GBS.get(spec.pcie_gen, 25), pcie=spec.pcie_gen, pcie_lower=spec.pcie_gen - 1))
     if per_node > 1:
-        if spec.nvlink and spec.nvlink_bandwidth_gbs and _sxm(spec):
-            details.append(say("checklist.accept_nccl_multi", lang, count=per_node, **_busbw(spec, lang)))
+        if spec.nvlink and spec.nvlink_bandwidth_gbs and is_sxm(spec):
+            details.append(say("checklist.accept_nccl_multi", lang, count=per_node, **busbw_figures(spec, lang)))
         else:
             details.append(say("checklist.accept_nccl_pcie", lang, count=per_node))
     details.append(say("checklist.accept_burn", lang))
@@ -232,19 +232,19 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
                               "bandwidth_gbs": spec.bandwidth_gbs})
 
 
-def _sxm(spec) -> bool:
+def is_sxm(spec) -> bool:
     """An SXM module on an NVSwitch (or NVLink-meshed) baseboard: every GPU pair on NVLink."""
     return "SXM" in spec.form_factor.upper()
 
 
-def _links(spec) -> tuple[int, float]:
+def nvlink_links(spec) -> tuple[int, float]:
     """NVLink links per GPU and each one's bandwidth per direction: NVLink 3/4 (Ampere, Hopper) carry
     25 GB/s per direction a link (A100 12, A800/H800 8, H100 18), NVLink 5 (Blackwell) 50."""
     per_dir = 50.0 if spec.cc_number >= 10 else 25.0
     return round(spec.nvlink_bandwidth_gbs / (2 * per_dir)), per_dir
 
 
-def _busbw(spec, lang: str) -> dict[str, str]:
+def busbw_figures(spec, lang: str) -> dict[str, str]:
     """The single-node all-reduce busbw to pass and to reject, from the NVLink per direction."""
     per_dir = spec.nvlink_bandwidth_gbs / 2
     nvls = say("checklist.accept_nccl_nvls", lang) if spec.cc_number >= 9.0 else ""

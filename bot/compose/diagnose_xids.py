@@ -121,8 +121,15 @@ def stated_xids(ctx: ComposeContext) -> tuple[str, list[str], str | None, list[s
     details = [*_xid_context(groups, ctx), say("diagnose.xid_find_gpu", ctx.language)]
     spec = _named_spec(ctx)
     if key == "nvlink" and spec is not None and spec.nvlink_bandwidth_gbs:
-        details.insert(0, say("diagnose.xid_nvlink_spec", ctx.language, gpu=gpu_name(ctx.catalog, spec.id),
-                              bandwidth=f"{spec.nvlink_bandwidth_gbs:,.0f}"))
+        from bot.compose.checklist import busbw_figures, is_sxm, nvlink_links
+        if is_sxm(spec):  # the links each GPU has and the busbw a healthy board is back at after the reset
+            links, per_link = nvlink_links(spec)
+            details.insert(0, say("diagnose.xid_nvlink_links", ctx.language, gpu=gpu_name(ctx.catalog, spec.id),
+                                  bandwidth=f"{spec.nvlink_bandwidth_gbs:,.0f}", links=links, per_link=f"{per_link:g}",
+                                  busbw=busbw_figures(spec, ctx.language)["busbw"]))
+        else:
+            details.insert(0, say("diagnose.xid_nvlink_spec", ctx.language, gpu=gpu_name(ctx.catalog, spec.id),
+                                  bandwidth=f"{spec.nvlink_bandwidth_gbs:,.0f}"))
     if key == "app":
         details.insert(0, say("diagnose.xid_app_next", ctx.language))
     rule = next((f.rule for f in ctx.answer.findings if f.rule.startswith(("xid.", "host.xid"))), None)

@@ -311,3 +311,9 @@ def test_a_timeout_reported_by_one_nodes_ranks_points_at_that_node():
     assert lines[0].startswith("Only ranks 16-23 report it") and "node 3" in lines[0]
     assert any("TORCH_NCCL_DUMP_ON_TIMEOUT" in line for line in lines)
     assert not timeout_lines("ranks 4-11 hit it", 8, "en")[0].startswith("Only ranks")  # spans two nodes
+
+
+def test_an_nvlink_xid_on_a_named_sxm_board_counts_its_links_and_the_busbw_to_get_back(advisor):
+    reply = _answer(advisor, "our 8x A100 SXM box shows Xid 74 in dmesg and training hangs, where do I look?")
+    text = "\n".join(reply.details)
+    assert "12 NVLinks per GPU" in text and "≥ ~220 GB/s busbw" in text and "Fabric State" in text
