@@ -66,7 +66,9 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if consequence is None:
         return reply
     if asks_how_much(ask):  # "is 400 vs 600 a big deal?": the consequence for this job is the answer
-        return reply.model_copy(update={"lead": consequence, "details": [reply.lead, *reply.details]})
+        from bot.compose.explain_network import nvlink_measure  # the busbw to expect on each, measured how
+        return reply.model_copy(update={"lead": consequence,
+                                        "details": [*nvlink_measure(ctx, sides), reply.lead, *reply.details]})
     return reply.model_copy(update={"details": [consequence, *reply.details]})
 
 

@@ -91,6 +91,23 @@ def nvlink_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> st
     return say("explain.nvlink_general", lang, **names)
 
 
+def nvlink_measure(ctx: ComposeContext, gpus: list[GpuSpec]) -> list[str]:
+    """For two SXM boards of the same compute and different NVLink: the single-node busbw each should
+    reach (what to measure on the one rented) and how to turn the ratio into this job's cost."""
+    from bot.compose.checklist import busbw_figures, is_sxm
+    from bot.messages.format import gpu_name
+    if len(gpus) != 2 or not all(g.nvlink_bandwidth_gbs and is_sxm(g) for g in gpus) \
+            or gpus[0].dense_tflops.get("bf16") != gpus[1].dense_tflops.get("bf16") \
+            or gpus[0].nvlink_bandwidth_gbs == gpus[1].nvlink_bandwidth_gbs or (ctx.requirement.gpu_count or 0) > GPUS_PER_NODE:
+        return []
+    slow, fast = sorted(gpus, key=lambda g: g.nvlink_bandwidth_gbs or 0.0)
+    lang = ctx.language
+    return [say("explain.nvlink_measure", lang, slow=gpu_name(ctx.catalog, slow.id), fast=gpu_name(ctx.catalog, fast.id),
+                slow_busbw=busbw_figures(slow, lang)["busbw"], fast_busbw=busbw_figures(fast, lang)["busbw"],
+                ratio=f"{(fast.nvlink_bandwidth_gbs or 0.0) / (slow.nvlink_bandwidth_gbs or 1.0):.2f}".rstrip("0").rstrip("."),
+                cut=f"{100 * (1 - (slow.nvlink_bandwidth_gbs or 0.0) / (fast.nvlink_bandwidth_gbs or 1.0)):.0f}")]
+
+
 # PCIe x16 bandwidth per direction by generation, GB/s (PCI-SIG: 8/16/32/64 GT/s per lane).
 _PCIE_X16_GBS = {3: 16, 4: 32, 5: 64, 6: 128}
 
