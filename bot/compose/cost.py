@@ -19,7 +19,7 @@ import re
 
 from bot.advice import bill as calc
 from bot.compose import ComposeContext
-from bot.compose.cost_terms import mode_name, spot_assumed, spot_name
+from bot.compose.cost_terms import mode_name, power_included, spot_assumed, spot_name
 from bot.messages import say
 from bot.models import Ask, AskAnswer, Quantity
 from bot.messages.format import count, gpu_name, money
@@ -173,9 +173,10 @@ def _buy_vs_rent(qs, ctx, currency, lang) -> AskAnswer | None:
         key = "cost.buy_reserved_own" if full > r.own_monthly else "cost.buy_reserved_rent"
         lead = say(key, lang, full=m(full), own=m(r.own_monthly), saving=m(abs(full - r.own_monthly) * months),
                    months=count(months), use=_pct(stated_hours / calc.HOURS_PER_MONTH), at_use=m(r.rent_monthly))
+    included = r.power_monthly is None and hosting > 0 and power_included(ctx.question or "")
+    power = say("cost.power_in_hosting" if included else "cost.power_unknown", lang)
     details = [say("cost.buy_own", lang, purchase=m(purchase.value), months=count(months), dep=m(r.depreciation_monthly),
-                   hosting=m(r.hosting_monthly),
-                   power=m(r.power_monthly) if r.power_monthly is not None else say("cost.power_unknown", lang))]
+                   hosting=m(r.hosting_monthly), power=m(r.power_monthly) if r.power_monthly is not None else power)]
     if r.rent_monthly is not None:
         details.append(say("cost.buy_rent", lang, rate=m(rent_rate) + say("cost.per_gpu_hour", lang), gpus=gpus,
                            hours=count(round(hours)), rent=m(r.rent_monthly)))
@@ -184,7 +185,7 @@ def _buy_vs_rent(qs, ctx, currency, lang) -> AskAnswer | None:
         details.append(say("cost.buy_residual", lang, residual=m(residual.value)))
     if period is None:
         details.append(say("cost.buy_months_assumed", lang, months=count(months)))
-    if r.power_monthly is None:
+    if r.power_monthly is None and not included:
         details.append(say("cost.buy_no_power", lang))
     if spec is not None and (spec.product_line or ("geforce" if spec.gpu_class == "consumer" else None)) == "geforce":
         details.append(say("cost.geforce_caveat", lang))

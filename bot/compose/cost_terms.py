@@ -71,3 +71,13 @@ def spot_assumed(modes: Sequence[ModeCost], ctx: ComposeContext, money: Callable
                say("cost.spot_rate_no_longer", lang, next=next_name, next_amount=money(nxt.monthly)))
     return say("cost.spot_rate_assumed", lang, spot_name=term, effective=money(effective), verdict=verdict,
                **assumed_loss_params())
+
+
+# "colo is $2.5k/mo incl power", "托管含电", "power included": the hosting fee covers the power.
+_POWER_INCLUDED = re.compile(r"incl(?:uding|udes|\.)?\s+(?:the\s+)?(?:power|electricity)|(?:power|electricity)\s+(?:is\s+)?included"
+                             r"|with\s+power|含电|包电|电费在内|含电费|电费包含|包含电费", re.IGNORECASE)
+
+
+def power_included(text: str) -> bool:
+    """Whether the message says the hosting fee includes the power."""
+    return bool(_POWER_INCLUDED.search(text or ""))

@@ -82,7 +82,7 @@ _ITEMS = [  # (item, words): the bill line a number belongs to
     ("storage", r"essd|ssd|nvme|disks?|storage|block|云盘|硬盘|存储|块存储|cbs|ebs"),
     ("bandwidth", r"bandwidth|egress|traffic|mbps|带宽|公网|流量|网络费"),
     ("vcpu-memory", r"vcpus?|cpus?\b|内存|ram\b"),
-    ("hosting", r"hosting|colo(?:cation)?|rack|托管|机柜|机房"),
+    ("hosting", r"hosting|colo(?:cation)?|rack|data\s*cent(?:re|er)s?|\bidc\b|托管|机柜|机房|idc"),
     ("power", r"power|electricity|kwh|电费|电价|用电|度电"),
     ("support", r"support|ops\b|operations|运维|技术支持|人工"),
     ("compute", r"gpus?|instances?|compute|实例|算力|计算|按量|pay[\s-]*as[\s-]*you[\s-]*go|on[\s-]*demand|spot|竞价|包月|月租|卡"),
@@ -103,7 +103,7 @@ _BUDGET = re.compile(r"budget|预算|can\s+spend|have\s+only|only\s+have|at\s+mo
 _PURCHASE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|买下?|购置|采购|\bcapex\b|花了?|costs?\s+us")
 _RESIDUAL = re.compile(r"residual|resale|sell\s+(?:it|them)|残值|二手|转卖|卖掉")
 _SPOT_WORDS = re.compile(r"spot|竞价|抢占")
-_BUY_IN_MESSAGE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|自己买|买下|购置|采购|自建")
+_BUY_IN_MESSAGE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|自己买|买下|购置|采购|自建|自购|买还是租|租还是买|买不买|值得买")
 _DEPRECIATION = re.compile(r"depreciat\w*|amorti[sz]\w*|over|write[\s-]*off|折旧|摊销|分摊|用|回本")
 _DEADLINE = re.compile(r"within|in\s+under|deadline|by\b|before|内|之内|以内|截止|最多|不超过")
 _ACTIVE = re.compile(r"activ(?:e|ates?|ated|ating)|激活")
@@ -469,6 +469,8 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
         role, per, item, option = "purchase", "once", None, "buy"
     elif item not in (None, "compute"):
         role = "fee" if per in ("month", "year", "gb-month", "mbps-month", "day") else "bill-line"
+        if item == "hosting" and option != "buy" and _in_message(_BUY_IN_MESSAGE, text):
+            option = "buy"  # colo, hosting, 托管: a cost of owning the server, whatever "rent vs buy" came before
     elif per in ("month", "year", "gpu-month"):
         role, item, option = "subscription", "compute", "subscription"
     elif per is None:
@@ -542,6 +544,9 @@ def read_as(quantities: list[Quantity], language: str) -> str | None:
         role = say(f"quantities.role_{q.role}", language)
         if q.option and q.kind == "money":
             role = say("quantities.read_option", language, role=role, option=_option_name(q.option, language))
+        elif q.role == "interruptions-per-day" and not re.search(r"day|天|日", q.text, re.IGNORECASE):
+            # "every 10h", "1 interruption per 8 hrs": the rate the number became
+            role = say("quantities.read_option", language, role=role, option=f"{q.value:.2g}")
         parts.append(say("quantities.read_one", language, written=q.text.strip(), role=role))
     return say("quantities.read_as", language, items=("；" if language == "zh" else "; ").join(parts))
 

@@ -354,3 +354,17 @@ def test_options_with_their_own_run_lengths_give_totals_and_the_speed_up_that_de
     assert reply.figures["speedup_needed"] == pytest.approx(280 / 160, abs=0.001)
     assert "¥11,200" in lines[0] and "¥14,400" in lines[0]
 
+
+
+@pytest.mark.parametrize("text, language", [
+    ("Buy or rent? A 4x L40S server costs $60k, the datacentre charges $900/mo including power, 3 year life; "
+     "renting is $1.10/gpu-hr.", "en"),
+    ("4 卡 L40S 整机 40 万元，机房托管每月 6000 元含电，用 3 年；租的话 7 元/卡时，买还是租？", "zh"),
+])
+def test_hosting_that_includes_power_is_not_asked_for_a_power_price(advisor, text, language):
+    reply, lines = cost_answer(advisor, text)
+    own = lines[1]
+    assert ("included in hosting" in own) if language == "en" else ("含在托管费里" in own)
+    assert not any("kWh" in line or "每度电价" in line for line in lines)
+    fee = next(part for part in re.split(r"[;；]", lines[-1]) if "900" in part or "6000" in part)
+    assert ("(buy)" in fee) if language == "en" else ("（自购）" in fee)  # the hosting fee belongs to owning

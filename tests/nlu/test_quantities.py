@@ -436,3 +436,19 @@ def test_a_hyphenated_duration_is_the_duration(text, hours):
 ])
 def test_the_provider_a_quote_names_is_the_messages_provider(text, provider):
     assert parse(text).requirement.provider == provider
+
+
+@pytest.mark.parametrize("text, language, shown", [
+    ("we get interrupted about every 8h", "en", "interruptions a day (3)"),
+    ("平均每 6 小时被回收一次", "zh", "（4）"),
+])
+def test_read_as_shows_the_daily_rate_an_interruption_interval_became(text, language, shown):
+    line = read_as(list(quantities(text)), language)
+    assert line is not None and shown in line, line
+
+
+@pytest.mark.parametrize("text", ["buy a server for $90k, colo $1,800/mo", "rent vs buy: box $90k, data center $1,800/mo",
+                                  "整机 60 万元，机房托管每月 8000 元，买还是租"])
+def test_hosting_is_a_cost_of_owning(text):
+    fee = only(text, "fee")
+    assert (fee.item, fee.option) == ("hosting", "buy")

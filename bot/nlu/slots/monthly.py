@@ -44,7 +44,7 @@ def extract(scan: Scan) -> None:
 # A monthly amount for something other than the GPUs is a fee of the bill (bot.nlu.quantities), never
 # a subscription to compare with pay-as-you-go (issue #23: "100 Mbps at ¥2,300/month").
 _FEE_ITEM = re.compile(r"bandwidth|egress|mbps|带宽|公网|流量|essd|ssd|disks?|storage|云盘|存储|snapshots?|快照|镜像|"
-                       r"hosting|colo|rack|托管|机柜|机房|power|electricity|电费|support|运维")
+                       r"hosting|colo|rack|data\s*cent(?:re|er)|\bidc\b|托管|机柜|机房|power|electricity|电费|support|运维")
 _PER_GB = re.compile(r"\s*(?:/|per|每)\s*(?:gb|g\b|tb|mbps)")
 _CLAUSE = re.compile(r"[,，;；。\n]|\+|\band\b|加上?|另")
 
