@@ -167,7 +167,7 @@ def _same_price(ask: Ask, ctx: ComposeContext, c: Comparison) -> str | None:
 
 
 def _name(ctx: ComposeContext, gpu: GpuSpec) -> str:
-    return gpu_name(ctx.catalog, gpu.id)
+    return gpu_name(ctx.catalog, gpu.id, ctx.language)
 
 
 def _runner_up(c: Comparison) -> int:

@@ -53,7 +53,7 @@ def china_pick(ctx: ComposeContext, cards: list[GpuSpec]) -> Recommendation | No
     best = min(roomy, key=lambda c: (c.count, c.count > 1 and not catalog.gpus[c.gpu].nvlink,
                                      c.count * catalog.gpus[c.gpu].memory_gb))
     return Recommendation(rank=1, kind="market", gpu=best.gpu, count=best.count, fits=True, need_gb=best.need_gb,
-                          have_gb=best.have_gb, hours=best.hours, rule="selection.china-market",
+                          have_gb=best.have_gb, rated_gb=catalog.gpus[best.gpu].memory_gb, hours=best.hours, rule="selection.china-market",
                           why="the smallest China-market card that holds the job with room to spare")
 
 
@@ -95,7 +95,7 @@ def _roles(cards: list[GpuSpec]) -> dict[str, list[GpuSpec]]:
 
 def _names(ctx: ComposeContext, specs: list[GpuSpec]) -> str:
     sep = "、" if ctx.language == "zh" else ", "
-    return sep.join(gpu_name(ctx.catalog, s.id) for s in specs)
+    return sep.join(gpu_name(ctx.catalog, s.id, ctx.language) for s in specs)
 
 
 def _role_line(ctx: ComposeContext, role: str, specs: list[GpuSpec]) -> str | None:

@@ -62,7 +62,7 @@ def instance_notes(ask: Ask, ctx: ComposeContext) -> list[str]:
             continue
         key = "spec.instance_unnamed" if not instance.gpu_named else "spec.instance_gpus"
         out.append(say(key, ctx.language, instance=instance.name, count=instance.count,
-                       gpu=gpu_name(ctx.catalog, instance.gpu)))
+                       gpu=gpu_name(ctx.catalog, instance.gpu, ctx.language)))
     return out
 
 
@@ -75,7 +75,7 @@ def spec_reply(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> AskAnswer:
     language = ctx.language
     key = asked_figure(ask.text)
     gpu = gpus[0]
-    name = gpu_name(ctx.catalog, gpu.id)
+    name = gpu_name(ctx.catalog, gpu.id, ctx.language)
     details: list[str] = []
     if key is None:
         lead = say("spec.spec_summary", language, gpu=name,
@@ -88,7 +88,7 @@ def spec_reply(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> AskAnswer:
         lead = say("spec.spec_lead", language, gpu=name, spec=say(f"spec.spec_name_{key}", language),
                    value=value_text(gpu, key, language), reported=mark(figure_reported(gpu, key), language))
         for other in gpus[1:]:  # the family's other variants, when the ask named a family
-            details.append(say("spec.spec_variant", language, gpu=gpu_name(ctx.catalog, other.id),
+            details.append(say("spec.spec_variant", language, gpu=gpu_name(ctx.catalog, other.id, ctx.language),
                                value=value_text(other, key, language),
                                reported=mark(figure_reported(other, key), language)))
     details += instance_notes(ask, ctx) + card_notes(ctx, gpu, key)

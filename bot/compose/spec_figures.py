@@ -51,7 +51,7 @@ def raw_value(gpu: GpuSpec, key: FigureKey) -> float | None:
 def card_notes(ctx: ComposeContext, gpu: GpuSpec, key: FigureKey | None, why_reported: bool = True) -> list[str]:
     """What a buyer should know beyond the figure: why it is "reported", a weaker figure that was
     asked, a modified board, a China-market or workstation card."""
-    language, name = ctx.language, gpu_name(ctx.catalog, gpu.id)
+    language, name = ctx.language, gpu_name(ctx.catalog, gpu.id, ctx.language)
     out: list[str] = []
     if gpu.confidence == "reported" and why_reported:
         out.append(say("spec.spec_reported_why", language, gpu=name))

@@ -39,6 +39,9 @@ class Source(BaseModel):
 class GpuSpec(_Entry):
     id: str = Field(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")
     name: str
+    # The name Chinese answers use where `name` carries English words beside the product name
+    # ("Modified RTX 4090 48GB (aftermarket)" -> "RTX 4090 48GB 魔改卡").
+    name_zh: str | None = None
     family: str
     aliases: list[str] = Field(default_factory=list)
     gpu_class: Literal["consumer", "datacenter"]

@@ -36,18 +36,20 @@ def count(value: float) -> str:
 
 def gpu_setup(catalog: Catalog, gpu: str, count: int, language: str = "en") -> str:
     """'2× H100 SXM', '2 张 H100 SXM': a count of one GPU, as the answers write it."""
-    name = gpu_name(catalog, gpu)
+    name = gpu_name(catalog, gpu, language)
     return f"{count} 张 {name}" if language == "zh" else f"{count}× {name}"
 
 
-def gpu_name(catalog: Catalog, gpu: str | None) -> str:
-    """'RTX 4090', 'H100 SXM', 'A100 80GB PCIe': the catalog name without the brand prefix; an id
-    the catalog does not know is shown as written."""
+def gpu_name(catalog: Catalog, gpu: str | None, language: str | None = None) -> str:
+    """'RTX 4090', 'H100 SXM', 'A100 80GB PCIe': the catalog name without the brand prefix (in Chinese
+    its `name_zh` where it has one); an id the catalog does not know is shown as written."""
     if not gpu:
         return ""
     spec = catalog.gpus.get(gpu)
     if spec is None:
         return gpu
+    if language == "zh" and spec.name_zh:
+        return spec.name_zh
     name = spec.name
     for prefix in ("NVIDIA ", "GeForce ", "Tesla "):
         if name.startswith(prefix):

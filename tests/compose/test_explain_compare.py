@@ -147,3 +147,10 @@ def test_a_premium_the_user_states_decides_between_the_same_compute(catalog):
                             catalog=catalog, language="zh", question="部署 70B 推理，H100 和 H200 选哪个？H200 贵 20%")
     zh = compare_reply(Ask(kind="select", text=zh_ctx.question, subjects=["h100", "h200"]), zh_ctx)
     assert zh.lead.startswith("选 H200 SXM：做推理服务（解码受带宽限制），贵 20% 也值")
+
+
+def test_a_modified_board_goes_by_a_chinese_name_in_chinese_answers(catalog):
+    zh = reply(catalog, ["rtx-4090-48gb", "l20"], Requirement(workload="inference", params_b=32), "zh")
+    assert "RTX 4090 48GB 魔改卡" in zh.lead and "aftermarket" not in " ".join([zh.lead, *zh.details])
+    en = reply(catalog, ["rtx-4090-48gb", "l20"], Requirement(workload="inference", params_b=32), "en")
+    assert "Modified RTX 4090 48GB (aftermarket)" in " ".join([en.lead, *en.details])
