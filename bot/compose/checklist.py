@@ -151,7 +151,8 @@ def nccl(ctx: ComposeContext) -> AskAnswer:
 
 def aiperf(ctx: ComposeContext) -> AskAnswer:
     arch = ctx.catalog.models.get(ctx.requirement.model or "")
-    model = arch.name if arch is not None else "<served-model-name>"
+    # the Hugging Face repo id where the catalog lists one ("Qwen/Qwen3-32B"): what `vllm serve` and -m take
+    model = next((a for a in arch.aliases if "/" in a), arch.name) if arch is not None else "<served-model-name>"
     return AskAnswer(kind="checklist", lead=say("checklist.aiperf_lead", ctx.language),
                      details=say("checklist.aiperf_steps", ctx.language, model=model).splitlines(),
                      rule="checklist.aiperf", sources=["aiperf", "mlperf-inference-rules"])

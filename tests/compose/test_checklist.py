@@ -66,3 +66,10 @@ def test_the_nccl_how_to_states_the_single_node_busbw_to_reject(advisor):
     reply = _reply(advisor, "how do i measure nccl busbw on 2 nodes of 8x A100 SXM with 8x200G IB, what is good")
     assert any("below 180 GB/s reject" in d for d in reply.details)
     assert any("not \"normal for multi-node\"" in d for d in reply.details)
+
+
+def test_the_aiperf_command_serves_the_repo_id_and_fixes_the_output_length(advisor):
+    reply = _reply(advisor, "给个 AIPerf 命令，压测 vLLM 上 Qwen3-32B 的首字延迟和 TPOT")
+    text = "\n".join(reply.details)
+    assert "vllm serve Qwen/Qwen3-32B" in text and "-m Qwen/Qwen3-32B" in text
+    assert "ignore_eos:true" in text and "--warmup-request-count" in text and "--request-rate" in text
