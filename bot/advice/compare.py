@@ -237,9 +237,10 @@ def _pick(sides: Sequence[Side], lines: Sequence[SpecLine], job: JobKind,
         dearest = max(costs)
         if dearest / min(costs) >= EVEN_RATIO:
             return cheapest, "price", round(dearest / min(costs), 2)
-    # 4. Fewer GPUs for the same job (less tensor parallelism to pay for).
+    # 4. Fewer GPUs for the same job (less tensor parallelism to pay for), among counts that hold it.
     counts = [sides[i].count for i in sides_left]
-    if job != "unknown" and all(counts) and len(set(counts)) > 1:
+    held = not all(sides[i].fits is False for i in sides_left)
+    if job != "unknown" and held and all(counts) and len(set(counts)) > 1:
         fewest = sides_left[counts.index(min(counts))]
         if counts.count(min(counts)) == 1:
             return fewest, "fewer-gpus", round(max(counts) / min(counts), 2)

@@ -333,6 +333,19 @@ def _priced_rows(c: Comparison, ctx: ComposeContext, sep: str) -> list[str]:
     return out
 
 
+def _none_fit(c: Comparison, ctx: ComposeContext) -> str:
+    """Neither side holds the job at the counts asked: each one's GB per GPU, and the context sized."""
+    language = ctx.language
+    sides = ("；" if language == "zh" else "; ").join(
+        say("spec.none_fit_side", language, count=s.count or 1, gpu=_name(ctx, s.gpu), need=f"{s.need_gb:.0f}",
+            have=f"{s.have_gb:.0f}") for s in c.sides)
+    speed = ctx.answer.estimate.inference if ctx.answer.estimate else None
+    users = ctx.requirement.concurrency or 1
+    if speed is not None and users > 1:
+        return say("spec.none_fit_users", language, sides=sides, users=users, context=count(speed.prompt_tokens))
+    return say("spec.none_fit", language, sides=sides)
+
+
 def _fp8_exception(c: Comparison, ctx: ComposeContext) -> str | None:
     """Training picked on BF16 where the runner-up has FP8 tensor cores the pick lacks, at a rate near
     the pick's BF16: an FP8 recipe narrows the gap."""
@@ -375,4 +388,6 @@ def render(c: Comparison, ctx: ComposeContext, kind: str = "explain") -> AskAnsw
                 have=f"{s.have_gb:.0f}", verdict=say("spec.fp8_fits" if s.fits else "spec.fp8_no_fit", ctx.language))
             for s in c.sides if s.need_gb is not None and s.have_gb is not None))
         first = first + ("" if ctx.language == "zh" else " ") + fp8  # the pick, then the fit it rests on
+    elif c.sides and all(s.fits is False and s.need_gb and s.have_gb for s in c.sides):
+        first = first + ("" if ctx.language == "zh" else " ") + _none_fit(c, ctx)  # the pick, then what it must change
     return AskAnswer(kind=kind, lead=first, details=details(c, ctx), sources=sources, figures=figures(c))

@@ -186,3 +186,12 @@ def test_when_neither_holds_the_job_in_bf16_fp8_weights_refit_both_and_decide(ca
     assert all(s.fits for s in refit.sides) and refit.sides[refit.pick].gpu.id == "h100-pcie"
     # a side that fits already: nothing to refit
     assert refit_fp8(refit, 0.6) is refit
+
+
+def test_counts_that_hold_nothing_do_not_decide_by_fewer_gpus(catalog):
+    recs = [Recommendation(rank=1, kind="compare", gpu="l4", count=8, fits=False, need_gb=30.0, have_gb=22.0,
+                           why="asked", rule="r"),
+            Recommendation(rank=2, kind="compare", gpu="l40s", count=2, fits=False, need_gb=110.0, have_gb=44.0,
+                           why="asked", rule="r")]
+    c = compare(catalog, ["l4", "l40s"], Requirement(workload="inference", params_b=8), recommendations=recs)
+    assert c.reason == "bandwidth" and c.sides[c.pick].gpu.id == "l40s"  # decode: 864 against 300 GB/s

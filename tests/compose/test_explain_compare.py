@@ -154,3 +154,14 @@ def test_a_modified_board_goes_by_a_chinese_name_in_chinese_answers(catalog):
     assert "RTX 4090 48GB 魔改卡" in zh.lead and "aftermarket" not in " ".join([zh.lead, *zh.details])
     en = reply(catalog, ["rtx-4090-48gb", "l20"], Requirement(workload="inference", params_b=32), "en")
     assert "Modified RTX 4090 48GB (aftermarket)" in " ".join([en.lead, *en.details])
+
+
+def test_neither_holding_the_job_is_said_after_the_pick(catalog):
+    req = Requirement(workload="inference", params_b=8, concurrency=150)
+    recs = [Recommendation(rank=1, kind="compare", gpu="l4", count=8, fits=False, need_gb=30.0, have_gb=22.0,
+                           why="asked", rule="r"),
+            Recommendation(rank=2, kind="compare", gpu="l40s", count=2, fits=False, need_gb=110.0, have_gb=44.0,
+                           why="asked", rule="r")]
+    out = reply(catalog, ["l4", "l40s"], req, answer=Answer(requirement=req, recommendations=recs))
+    assert out.lead.startswith("L40S for serving") and "Neither holds this at the count asked" in out.lead
+    assert "2× L40S needs ~110 of 44 GB per GPU" in out.lead
