@@ -280,8 +280,8 @@ class Advisor:
             context = ComposeContext(requirement=resolved.requirement, answer=answer, catalog=self.catalog,
                                      language=language, today=self.config.today, question=question,
                                      paste=resolved.requirement.pasted)
-            answer.answers = compose_all(context)
-            answer.answers = self._parts_on_their_own_load(requirement, answer.answers, language)
+            answer.answers = compose_all(
+                context, lambda answers: self._parts_on_their_own_load(requirement, answers, language))
         return answer
 
     def _parts_on_their_own_load(self, requirement: Requirement, answers: list, language: str) -> list:

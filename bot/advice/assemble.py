@@ -204,6 +204,7 @@ def rank(records: list[RecommendationRecord]) -> list[Recommendation]:
 # Details of a training plan: they move the estimate by tens of percent, never by a factor of two.
 _DETAIL_QUESTIONS = frozenset({"selection.ask-training-precision", "selection.ask-optimizer", "selection.ask-batch-size"})
 _FAR_OFF = 2.0
+_ROOMY_PCT = 40.0
 
 
 # Asks about fitting or choosing hardware for a job: only they get sizing options and sizing questions.
@@ -221,6 +222,18 @@ _SIZING_QUESTIONS = {
 _VERSION_QUESTIONS = frozenset({"training.checklist-cuda", "cuda.error-ask-versions"})
 
 
+# Words of a part about versions: a driver, a CUDA release, a wheel, a toolkit, an architecture.
+_VERSION_WORDS = re.compile(r"driver|cuda|\bcu1[0-3][0-9]|wheel|toolkit|nvcc|version|\bsm_?[0-9]{2,3}|kernel\s+image"
+                            r"|驱动|版本|镜像", re.IGNORECASE)
+
+
+def _versions_matter(req: Requirement) -> bool:
+    """Driver and CUDA versions change the answer to a compatibility ask about versions, or to a
+    diagnosis of pasted output or an error, not to "training got slow" or a licence question."""
+    return req.pasted is not None or bool(req.xids) or any(
+        a.kind in ("compat", "diagnose") and _VERSION_WORDS.search(a.text) for a in req.asks)
+
+
 def sizes_hardware(req: Requirement) -> bool:
     """Whether the message asks to fit or choose hardware for a job (or asks nothing typed)."""
     return not req.asks or any(a.kind in SIZING_ASKS for a in req.asks)
@@ -234,6 +247,8 @@ def _questions_that_matter(result: EngineResult, req: Requirement | None = None)
     # Every recommended option is bound from an option fact, so the facts alone hold all stated options.
     stated = [f.data for f in result.facts.values() if f.kind == "option" and f.data.get("option") == "stated"]
     far_off = any(not o["fits"] and o["need_gb"] > _FAR_OFF * o["have_gb"] for o in stated)
+    # a plan with this much memory to spare fits whatever the batch size or optimizer turns out to be
+    far_off = far_off or (bool(stated) and all(o["fits"] and o.get("headroom_pct", 0) >= _ROOMY_PCT for o in stated))
     rules = result.question_rules or [""] * len(result.questions)
     kinds = {a.kind for a in req.asks} if req is not None else set()
     wanted = {slot for a in req.asks for slot in a.wants} if req is not None else set()
@@ -252,7 +267,7 @@ def _questions_that_matter(result: EngineResult, req: Requirement | None = None)
             given = any(getattr(req, slot, None) not in (None, [], "") for slot in slots)
             return not given and bool(kinds & SIZING_ASKS)
         if rule in _VERSION_QUESTIONS:
-            return bool(kinds & {"compat", "diagnose"})
+            return _versions_matter(req)
         return True
 
     return [q for q, rule in zip(result.questions, rules, strict=True) if matters(rule)]

@@ -9,7 +9,11 @@ for a sizing of its own.
 
 from __future__ import annotations
 
-from bot.models import Requirement
+import re
+from collections.abc import Callable
+
+from bot.advice.words import terms as _terms
+from bot.models import Ask, AskAnswer, Requirement
 
 # Quantity roles that are a load of the job, and the requirement slot each one sets.
 _LOAD = {"concurrency": "concurrency", "users": "concurrency", "context": "context"}
@@ -36,6 +40,10 @@ def own_load(req: Requirement) -> dict[int, dict]:
             clear["intent"] = None  # "how many?" was asked of a later part
         if any(k != "intent" for k in clear):
             out[index] = clear
+    for index in range(len(asks) - 1):
+        billing = _later_billing(req, index)
+        if billing:
+            out[index] = {**out.get(index, {}), **billing}
     return out
 
 
@@ -44,3 +52,101 @@ def part_requirement(req: Requirement, index: int, clear: dict) -> Requirement:
     ask = req.asks[index]
     quantities = [q for q in req.quantities if not (_LOAD.get(q.role) in clear and not ask.start <= q.start < ask.end)]
     return req.model_copy(update={**clear, "asks": [ask], "quantities": quantities})
+
+
+# A billing mode that only a later part names ("1) why can't I launch g5? 2) does Spot need its own
+# quota?"): the earlier part is about the default, on-demand, capacity.
+_SPOT_WORDS = re.compile(r"\bspot\b|preemptib|抢占|竞价", re.IGNORECASE)
+
+
+def _later_billing(req: Requirement, index: int) -> dict:
+    ask = req.asks[index]
+    if req.billing != "spot" or _SPOT_WORDS.search(ask.text):
+        return {}
+    return {"billing": None} if any(_SPOT_WORDS.search(a.text) for a in req.asks[index + 1:]) else {}
+
+
+def settle(answers: list[AskAnswer], asks: list[Ask],
+           alternative: Callable[[Ask, set[str]], AskAnswer | None]) -> list[AskAnswer]:
+    """Each part keeps its own answer (answers in ask order, `ask_index` set):
+
+    - an earlier answer that carries a later part's lead among its details (the message's driver
+      checked under "min driver for CUDA 12.8?" while "(b) we are on 535 — can we run it?" follows)
+      gives those lines up to that part;
+    - two parts answered with the same lead: the part whose words it shares most keeps it, the
+      other gets `alternative(ask, rules already used)`, and is dropped only where there is none;
+    - a detail line said under an earlier part is not repeated under a later one, and a detail that
+      speaks of another labelled part's words only is not said under this one."""
+    out = _give_up_absorbed([a.model_copy() for a in answers])
+    kept: list[AskAnswer] = []
+    for reply in out:
+        placed = _one_lead_each(reply, kept, asks, alternative)
+        if placed is None:
+            continue  # two parts that one answer answers: said once
+        said = {line for k in kept for line in (k.lead, *k.details)}
+        placed.details = [d for d in placed.details if d not in said]
+        kept.append(placed)
+    for reply in kept:
+        reply.details = [d for d in reply.details if not _belongs_elsewhere(d, reply.ask_index or 0, asks)]
+    return _covered(kept, asks)
+
+
+def _give_up_absorbed(out: list[AskAnswer]) -> list[AskAnswer]:
+    for i, a in enumerate(out):
+        for b in out[i + 1:]:
+            if b.lead in a.details:
+                theirs = {b.lead, *b.details}
+                a.details = [d for d in a.details if d not in theirs]
+    return out
+
+
+def _one_lead_each(reply: AskAnswer, kept: list[AskAnswer], asks: list[Ask],
+                   alternative: Callable[[Ask, set[str]], AskAnswer | None]) -> AskAnswer | None:
+    """`reply`, or where an earlier part already leads with the same line, the line for whichever
+    of the two parts it fits less (that part's alternative); None when neither has another."""
+    twin = next((k for k in kept if k.lead == reply.lead), None)
+    if twin is None:
+        return reply
+    mine, other = asks[reply.ask_index or 0], asks[twin.ask_index or 0]
+    used = {k.rule for k in kept if k.rule} | ({reply.rule} if reply.rule else set())
+    leads = {k.lead for k in kept}
+    if _shared(mine.text, reply.lead) > _shared(other.text, reply.lead):
+        swap = alternative(other, used)
+        if swap is not None and swap.lead not in leads:
+            kept[kept.index(twin)] = swap.model_copy(update={"ask_index": twin.ask_index, "label": twin.label})
+            return reply
+    swap = alternative(mine, used)
+    if swap is None or swap.lead in leads:
+        return None
+    return swap.model_copy(update={"ask_index": reply.ask_index, "label": reply.label})
+
+
+# A detail that shares no word with its own part and this many with another part answers that one.
+_ELSEWHERE = 2
+
+
+def _belongs_elsewhere(line: str, index: int, asks: list[Ask]) -> bool:
+    """Only between parts the user labelled apart: unlabelled parts are often one question."""
+    if len(asks) < 2 or index >= len(asks) or asks[index].label is None or _shared(asks[index].text, line):
+        return False
+    return any(_shared(a.text, line) >= _ELSEWHERE for i, a in enumerate(asks) if i != index and a.label)
+
+
+def _shared(text: str, line: str) -> int:
+    return len(_terms(text) & _terms(line))
+
+
+def _covered(kept: list[AskAnswer], asks: list[Ask]) -> list[AskAnswer]:
+    """A labelled part left without an answer whose every word another part's lead says ("2) which
+    AWS instance" beside "3) AWS on demand: the cheapest instance that holds this job is …") is
+    answered by that line: it carries both labels, "2) 3)"."""
+    answered = {k.ask_index for k in kept}
+    for index, ask in enumerate(asks):
+        words = _terms(ask.text)
+        if index in answered or ask.label is None or len(words) < _ELSEWHERE:
+            continue
+        host = next((k for k in kept if k.label and words <= _terms(k.lead)), None)
+        if host is not None:
+            labels = sorted([(index, ask.label), (host.ask_index or 0, host.label or "")])
+            host.label = " ".join(label for _, label in labels)
+    return kept

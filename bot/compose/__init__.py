@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Protocol
 
 from bot.knowledge import Catalog
@@ -58,19 +59,46 @@ def composer_for(kind: str) -> Composer | None:
     return getattr(module, "compose")
 
 
-def compose_all(ctx: ComposeContext) -> list[AskAnswer]:
-    """Each ask's answer, in the order asked; asks whose composer has nothing to add are skipped."""
+def compose_all(ctx: ComposeContext,
+                own: Callable[[list[AskAnswer]], list[AskAnswer]] | None = None) -> list[AskAnswer]:
+    """Each ask's answer, in the order asked; asks whose composer has nothing to add are skipped.
+    `own` replaces the answers of parts answered on a requirement of their own (the advisor's
+    re-sizing of a part on its own load) before the parts settle which lines are whose."""
+    from bot.advice.parts import settle
+
+    # the explanation composer's pick of findings, looked up as composer_for looks composers up
+    relevant_findings = importlib.import_module(f"{__name__}.explain").relevant_findings
+
     out: list[AskAnswer] = []
     for index, ask in enumerate(ctx.requirement.asks):
         compose = composer_for(ask.kind)
         if compose is None:
             continue
         reply = compose(ask, ctx)
-        if reply is not None and any(r.lead == reply.lead for r in out):
-            continue  # two parts that the same answer answers: said once
         if reply is not None:
             update: dict = {"ask_index": index}
             if reply.label is None and ask.label is not None:
                 update["label"] = ask.label
             out.append(reply.model_copy(update=update))
-    return out
+
+    def alternative(ask: Ask, used: set[str]) -> AskAnswer | None:
+        return relevant_findings(ask.text, ctx, ask.kind, exclude=used)
+
+    settled = settle(own(out) if own is not None else out, ctx.requirement.asks, alternative)
+    return _every_labelled_part(settled, ctx)
+
+
+def _every_labelled_part(answers: list[AskAnswer], ctx: ComposeContext) -> list[AskAnswer]:
+    """A part the user labelled ("(c) and the RTX 5090?") is never skipped without a word: where no
+    answer covers it, its line says so. The first part is answered by the verdict instead."""
+    from bot.messages import say
+
+    asks = ctx.requirement.asks
+    covered = {a.ask_index for a in answers} | {i for i, _ in enumerate(asks[:1])}
+    missing = [AskAnswer(kind=ask.kind, lead=say("explain.part_unanswered", ctx.language), label=ask.label,
+                         ask_index=i)
+               for i, ask in enumerate(asks) if ask.label and i not in covered
+               and not any(ask.label in (a.label or "").split() for a in answers)]
+    if not missing:
+        return answers
+    return sorted([*answers, *missing], key=lambda a: a.ask_index or 0)

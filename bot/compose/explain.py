@@ -22,6 +22,7 @@ from bot.compose.explain_network import inference_across_nodes, network_exchange
 from bot.compose.latency import expected
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.select import compared
+from bot.advice.words import terms
 from bot.messages import say
 from bot.models import Ask, AskAnswer, Finding
 
@@ -99,19 +100,9 @@ def _first_sentence(text: str) -> str:
     return first(text)
 
 
-# How much a finding speaks to the words of the ask: shared English words (stop words aside) and
-# shared Chinese character pairs. A finding that shares clearly more than the verdict leads instead.
-_STOP = frozenset("the and for with what how does this that are our can you your any will from have much more "
-                  "into its than then them they there when which who why would should could about".split())
+# How much a finding speaks to the words of the ask (bot.advice.words.terms): a finding that shares
+# clearly more than the verdict leads instead.
 _LEAD_MARGIN = 2
-
-
-def terms(text: str) -> set[str]:
-    text = text.lower()
-    words = {w for w in re.findall(r"[a-z][a-z0-9-]{2,}|[0-9]+", text) if w not in _STOP}
-    for run in re.findall(r"[\u4e00-\u9fff]{2,}", text):
-        words |= {run[i:i + 2] for i in range(len(run) - 1)}
-    return words
 
 
 def _more_relevant_than_verdict(text: str, ctx: ComposeContext) -> AskAnswer | None:
@@ -129,14 +120,19 @@ def _more_relevant_than_verdict(text: str, ctx: ComposeContext) -> AskAnswer | N
 MIN_SHARED_TERMS = 2
 
 
-def relevant_findings(text: str, ctx: ComposeContext, kind: str = "explain") -> AskAnswer | None:
+def relevant_findings(text: str, ctx: ComposeContext, kind: str = "explain",
+                      exclude: set[str] | None = None) -> AskAnswer | None:
     """The findings that share the most words with a later part of a message ("Q2: do we need NVLink?"),
-    or None when none shares at least MIN_SHARED_TERMS."""
+    or None when none shares at least MIN_SHARED_TERMS; findings of the rules in `exclude` (another
+    part's answer) are not offered."""
     words = terms(text)
-    scored = sorted(((len(words & terms(f.message)), i, f) for i, f in enumerate(ctx.answer.findings)),
+    scored = sorted(((len(words & terms(f.message)), i, f) for i, f in enumerate(ctx.answer.findings)
+                     if f.rule not in (exclude or ())),
                     key=lambda t: (-t[0], t[1]))
     needed = 1 if len(words) <= 6 else MIN_SHARED_TERMS  # a short part ("Q2 do we need nvlink?") names one thing
-    chosen = [f for score, _, f in scored if score >= needed][:1 + MAX_DETAILS - 1]
+    # the lead may share one word of a short part; a line under it is a key finding or shares two
+    chosen = [f for n, (score, _, f) in enumerate(s for s in scored if s[0] >= needed)
+              if n == 0 or f.tier == "key" or score >= MIN_SHARED_TERMS][:MAX_DETAILS]
     if not chosen:
         return None
     first, rest = chosen[0], chosen[1:]

@@ -27,8 +27,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
     lang, text = ctx.language, ask.text
     workload = ctx.requirement.workload
     if _PROVIDER.search(text):
+        asks = [f"? {say(q, lang)}" for q in ("open.ask_provider_job", "open.ask_provider_data")]
         return AskAnswer(kind="open", lead=say("open.provider_lead", lang),
-                         details=say("open.provider_items", lang).splitlines(),
+                         details=[*say("open.provider_items", lang).splitlines(), *asks],
                          rule="open.default-provider", sources=[*SOURCES, "cherry-servers", "runpod", "vast-ai"])
     china = _rents_in_china(ctx)
     picks = _CHINA_PICKS if china else _GLOBAL_PICKS
@@ -92,7 +93,7 @@ def how_many(ctx: ComposeContext) -> AskAnswer:
     """'How many GPUs do we need?' with no model: typical counts, and the one question that decides."""
     lang = ctx.language
     return AskAnswer(kind="fit", lead=say("open.how_many_lead", lang),
-                     details=[f"? {say('open.ask_model_method', lang)}", f"? {say('open.ask_model_users', lang)}"],
+                     details=[f"? {say('open.ask_model_job', lang)}"],  # the one question that decides it
                      rule="open.default-counts", sources=["zero-paper", "training-servers-guide"])
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.advice.assemble import option_name, plan_label
+from bot.advice.words import terms
 from bot.knowledge import default_catalog
 from bot.models import Answer
 from bot.messages.format import display_text, money
@@ -194,6 +195,30 @@ def ask_lines(answer: Answer) -> list[str]:
 
 
 MIN_DETAILS = 2
+# A warning whose words the answer above already says, this share of them or more, restates it.
+_RESTATED = 0.7
+
+
+def watch_outs(answer: Answer, lines: list[str]) -> list:
+    """The key findings worth a "Watch out" line under these answer lines: warnings and blocks (an
+    info line is a primer, behind "More"; only a rule base without verdicts and answers shows them),
+    each said once, and none that restates what the lines above already say."""
+    said = {line.strip() for line in lines}
+    said_terms = terms(" ".join(said))
+    bare = answer.verdict is None and not answer.answers
+    out, seen = [], set()
+    for f in answer.findings:
+        first = _first_sentence(f.message)
+        if f.tier != "key" or (f.severity == "info" and not bare) or first in seen:
+            continue
+        if first in said or any(first in line for line in said):
+            continue  # already given as an ask's answer
+        words = terms(first)
+        if words and len(words & said_terms) >= _RESTATED * len(words):
+            continue
+        seen.add(first)
+        out.append(f)
+    return out
 
 
 def render_brief(answer: Answer) -> str:
@@ -205,10 +230,7 @@ def render_brief(answer: Answer) -> str:
     if options:
         lines.append(t["options"])
         lines += [f"  {r.rank}. {recommendation_line(r, answer.language)}" for r in options]
-    said = {line.strip() for line in lines}
-    # a finding already given as an ask's answer is not repeated under "Watch out"
-    key = [f for f in answer.findings if f.tier == "key" and _first_sentence(f.message) not in said
-           and not any(_first_sentence(f.message) in line for line in said)]
+    key = watch_outs(answer, lines)
     questions = answer.questions[:3]
     # Key findings get what the verdict, options, questions and the closing line leave of MAX_LINES.
     room = MAX_LINES - len(lines) - (1 + len(questions) if questions else 0) - 2

@@ -25,7 +25,7 @@ def answered():
 def test_the_monthly_cost_part_names_an_aws_instance_that_holds_the_job_and_its_month(answered):
     advisor, answer = answered
     price = next(a for a in answer.answers if a.kind == "price")
-    assert price.label == "3)"
+    assert price.label == "2) 3)"  # the same line answers part 2, which AWS instance
     assert price.figures["provider"] == "aws"
     assert price.figures["per_month"] == pytest.approx(price.figures["per_hour"] * 730, abs=0.01)
     need = max(c.need_gb * c.count for c in answer.candidates if c.fits and c.count == 1)

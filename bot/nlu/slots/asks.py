@@ -131,7 +131,16 @@ def extract(scan: Scan) -> None:
         scan.set("workload", "inference", m.start(), m.end(), kind="implied")  # a KV cache is served, not trained
     for ask in read_asks(scan.text, scan.fields, [(s.slot, s.value, s.start) for s in scan.spans]):
         written = scan.original[ask.start:ask.end].strip()  # as typed, not folded
-        scan.add("asks", ask.model_copy(update={"text": written}).model_dump(), ask.start, ask.end, take=False)
+        update = {"text": written, "label": _as_typed(ask.label, scan.original[:ask.start])}
+        scan.add("asks", ask.model_copy(update=update).model_dump(), ask.start, ask.end, take=False)
+
+
+def _as_typed(label: str | None, before: str) -> str | None:
+    """The user's label as they wrote it ("Q1", not the folded "q1")."""
+    if label is None:
+        return None
+    at = before.lower().rfind(label.lower())
+    return before[at:at + len(label)] if at >= 0 else label
 
 
 def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, object, int]] | None = None) -> list[Ask]:
