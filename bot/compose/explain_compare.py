@@ -57,6 +57,9 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     timed = _latency_rows(ctx, comparison)
     if timed:  # stated TTFT/TPOT targets: each side's estimate against them, before the spec rows
         reply = reply.model_copy(update={"details": [*timed, *reply.details]})
+    deadline = _deadline(ctx, comparison)
+    if deadline:  # a deadline stated: which of the sides finishes inside it, said with the lead
+        reply = reply.model_copy(update={"lead": reply.lead + ("" if ctx.language == "zh" else " ") + deadline})
     same = _same_price(ask, ctx, comparison)
     if same:  # "the prices are about the same": the job's cost follows the speed ratio
         reply = reply.model_copy(update={"details": [same, *reply.details]})
@@ -331,6 +334,24 @@ def _priced_rows(c: Comparison, ctx: ComposeContext, sep: str) -> list[str]:
                                        if s.job_cost is not None else say("spec.price_none", language))
             for s in c.sides)))
     return out
+
+
+def _deadline(ctx: ComposeContext, c: Comparison) -> str | None:
+    """Each timed side against a stated deadline: both (all) finish inside it, only some, or none."""
+    from bot.advice.options import stated_targets
+    hours = stated_targets(ctx.requirement).get("deadline_hours")
+    timed = [s for s in c.sides if s.hours is not None and s.fits is not False]
+    if not hours or len(timed) < 2:
+        return None
+    inside = [s for s in timed if (s.hours or 0) <= hours]
+    language, limit = ctx.language, count(round(hours))
+    if len(inside) == len(timed):
+        return say("spec.deadline_all" if len(timed) == 2 else "spec.deadline_every", language, limit=limit,
+                   slack=count(round(hours - max(s.hours or 0 for s in timed))))
+    if not inside:
+        return say("spec.deadline_none", language, limit=limit)
+    return say("spec.deadline_only", language, limit=limit,
+               gpus=("、" if language == "zh" else ", ").join(_name(ctx, s.gpu) for s in inside))
 
 
 def _none_fit(c: Comparison, ctx: ComposeContext) -> str:

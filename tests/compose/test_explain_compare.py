@@ -165,3 +165,20 @@ def test_neither_holding_the_job_is_said_after_the_pick(catalog):
     out = reply(catalog, ["l4", "l40s"], req, answer=Answer(requirement=req, recommendations=recs))
     assert out.lead.startswith("L40S for serving") and "Neither holds this at the count asked" in out.lead
     assert "2× L40S needs ~110 of 44 GB per GPU" in out.lead
+
+
+def test_a_deadline_says_which_side_finishes_inside_it(catalog):
+    from bot.models import Estimate, TrainingTime
+    from bot.nlu import parse  # the deadline is read from the message's quantities
+    for text, expected in (("full fine-tune of a 13B on 5B tokens, must be done within 10 days: 8x H100 or 8x A100 80GB?",
+                            "Both finish inside your 240 h deadline"),
+                           ("full fine-tune of a 13B on 5B tokens, must be done within 2 days: 8x H100 or 8x A100 80GB?",
+                            "Only the H100 SXM finishes inside your 48 h deadline")):
+        req = parse(text).requirement
+        flops = 6 * 13e9 * 5e9
+        est = Estimate(time=TrainingTime(tokens=5e9, active_params_b=13, flops_per_param_token=6, flops=flops, mfu=0.4,
+                                         precision="bf16", formula="6ND"))
+        ctx = ComposeContext(requirement=req, answer=Answer(requirement=req, estimate=est), catalog=catalog,
+                             language="en", question=text)
+        out = compare_reply(Ask(kind="select", text=text, subjects=["h100", "a100-80gb-sxm"]), ctx)
+        assert expected in out.lead, out.lead
