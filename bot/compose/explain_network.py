@@ -186,8 +186,13 @@ def tp_over_pcie(ask: Ask, ctx: ComposeContext) -> str | None:
     from bot.sizing.estimate import DEFAULT_CONCURRENT_CONTEXT
     # the prompt the sizer prefilled: the stated context, else the model's whole one for a single request
     prompt = req.context or (arch.max_context if users == 1 else min(arch.max_context, DEFAULT_CONCURRENT_CONTEXT))
+    ttft = (cand.ttft_s or 0.0) / users
+    if not req.context and prompt > DEFAULT_CONCURRENT_CONTEXT:
+        # no context stated: an 8k prompt, not the model's whole window (prefill FLOPs scale about linearly
+        # in the prompt, attention's quadratic part makes this slightly high)
+        ttft, prompt = ttft * DEFAULT_CONCURRENT_CONTEXT / prompt, DEFAULT_CONCURRENT_CONTEXT
     return say("explain.tp_pcie", ctx.language, count=count, gpu=_gpu(ctx, spec.id), layers=arch.layers,
-               allreduces=2 * arch.layers, tpot=f"{cand.tpot_ms:.0f}", ttft=_s((cand.ttft_s or 0.0) / users),
+               allreduces=2 * arch.layers, tpot=f"{cand.tpot_ms:.0f}", ttft=_s(ttft),
                prompt=count_text(prompt),
                pcie=count_text(_PCIE_X16_GBS.get(spec.pcie_gen, 32)), gen=spec.pcie_gen)
 

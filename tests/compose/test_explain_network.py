@@ -87,3 +87,9 @@ def test_an_nvlink_only_difference_says_what_busbw_to_measure_on_each(advisor):
     answer = Conversations(advisor).ask("t", "8 卡训练，H800 和 H100 的 NVLink 差一倍多，影响大吗？")
     text = render_text(answer)
     assert "约 150 GB/s" in text and "约 340 GB/s" in text and "乘以 2.25" in text and "整体慢 56%" in text
+
+
+def test_tp_over_pcie_without_a_stated_context_times_an_8k_prompt_not_the_whole_window(advisor):
+    answer = Conversations(advisor).ask("t", "Llama 3.1 70B in FP8 across 4 L40S cards with TP=4: does the lack of NVLink hurt?")
+    line = render_text(answer).splitlines()[0]
+    assert "8,192-token prompt" in line and "131,072" not in line
