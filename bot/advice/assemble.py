@@ -190,7 +190,7 @@ def rank(records: list[RecommendationRecord]) -> list[Recommendation]:
             precision=o.get("precision") or (f"kv {o['kv_precision']}" if o.get("kv_precision") else None),
             plan=o.get("plan"), strategy=o.get("strategy"), batch_size=o.get("batch_size"),
             accumulation=o.get("accumulation"), fits=o["fits"], tight=o.get("tight", False), need_gb=o["need_gb"],
-            have_gb=o["have_gb"], headroom_pct=o["headroom_pct"], hours=o.get("hours"), cost=o.get("cost"),
+            have_gb=o["have_gb"], rated_gb=o.get("rated_gb"), headroom_pct=o["headroom_pct"], hours=o.get("hours"), cost=o.get("cost"),
             cost_per_hour=o.get("cost_per_hour"),
             currency=o.get("currency"), why=record.why, rule=record.rule,
         ))

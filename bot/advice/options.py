@@ -80,11 +80,17 @@ def _form(form_factor: str) -> str:
     return "sxm" if "SXM" in text else ("pcie" if "PCIE" in text else "other")
 
 
+# Over the usable memory by at most this share: the verdict says "just short" with the numbers, since a
+# shorter context, an FP8 KV cache or a lower gpu_memory_utilization can decide it, not a flat no.
+NEAR_PCT = 5.0
+
+
 def _option(kind: str, plan: Plan, stated: bool = False, form_factor: str = "", **fields) -> OptionFact:
     pct = headroom_pct(plan.need_gb, plan.have_gb)
     return OptionFact(
         option=kind, gpu=plan.gpu, count=plan.count, fits=plan.fits, tight=plan.fits and pct < TIGHT_PCT,
-        need_gb=round(plan.need_gb, 1), have_gb=plan.have_gb, headroom_pct=pct, stated=stated,
+        need_gb=round(plan.need_gb, 1), have_gb=plan.have_gb, rated_gb=plan.rated_gb or plan.have_gb,
+        near=not plan.fits and plan.need_gb <= plan.have_gb * (1 + NEAR_PCT / 100), headroom_pct=pct, stated=stated,
         plan=plan.label, strategy=plan.strategy, form=_form(form_factor), **fields,
     )
 
@@ -267,15 +273,15 @@ def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> Optio
             continue  # a GeForce rig beyond one node is not a setup anyone rents
         if plan.count > 1 and not gpu.nvlink and _form(gpu.form_factor) == "other":
             continue  # a superchip rented one per instance (GH200): several are joined by the network only
+        if "SUPERCHIP" in gpu.form_factor.upper() and not (objectives is not None and (
+                gpu.id in objectives.named or gpu.family in objectives.named)):
+            continue  # a Grace CPU module (an Arm host few clouds rent) is no default pick, only when named
         # The price table is US clouds' (USD): it does not rank cards rented in China.
         rate = None if china else typical_rate(ctx.catalog, gpu.id)
         if rate is None and ctx.workload == "training" and plan.count > 1 and _bf16(gpu) < fastest * SLOW_TRAINING_SHARE:
             continue
         if objectives is not None and over_budget(objectives, rate, plan.count):
             continue  # over the hourly or monthly budget
-        if "SUPERCHIP" in gpu.form_factor.upper() and not (objectives is not None and (
-                gpu.id in objectives.named or gpu.family in objectives.named)):
-            continue  # a Grace CPU module (an Arm host few clouds rent) is no default pick, only when named
         if objectives is not None and ctx.workload == "inference" and misses_latency(ctx, gpu.id, plan.count):
             continue  # its TTFT/TPOT estimate misses a stated target
         # Tensor parallelism across more than two PCIe cards pays its all-reduces over PCIe: fewer,

@@ -12,6 +12,7 @@ import re
 
 from bot.compose import ComposeContext
 from bot.messages import say
+from bot.sizing.memory import GB
 from bot.models import Ask, AskAnswer
 
 _HOW = re.compile(r"kv[\s-]?cache.{0,20}(?:怎么算|如何计算|how (?:is|do you|to) (?:it )?(?:computed|calculated|sized)|formula)"
@@ -44,13 +45,13 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                    per_request=_gb(per_token * tokens))
         details, sources = [], list(arch.sources[:1])
     return AskAnswer(kind="explain", lead=lead, details=details, rule="sizing.kv-formula", sources=sources,
-                     figures={"bytes_per_token": float(per_token), "per_request_gb": round(per_token * tokens / 1e9, 2)})
+                     figures={"bytes_per_token": float(per_token), "per_request_gb": round(per_token * tokens / GB, 2)})
 
 
 def _kb(value: float) -> str:
-    return f"{value / 1e3:,.1f}"
+    return f"{value / 1024:,.1f}"
 
 
 def _gb(value: float) -> str:
-    gb = value / 1e9
+    gb = value / GB
     return f"{gb:,.1f}" if gb < 100 else f"{gb:,.0f}"

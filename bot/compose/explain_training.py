@@ -14,6 +14,7 @@ import re
 
 from bot.compose import ComposeContext
 from bot.messages import say
+from bot.sizing.memory import GB
 from bot.models import Ask, AskAnswer
 
 _ZERO = re.compile(r"zero[\s-]?[0-3]|zero stage|each zero|deepspeed stage|zero2|zero3", re.IGNORECASE)
@@ -55,8 +56,8 @@ def _previous(ask: Ask, ctx: ComposeContext) -> Ask | None:
 
 
 def model_state_gb(params_b: float, gpus: int) -> dict[str, float]:
-    """Model-state GB per GPU for each ZeRO stage (params in billions, 1e9 bytes per GB)."""
-    p, n = params_b, max(gpus, 1)
+    """Model-state GB (GiB, as capacities) per GPU for each ZeRO stage (params in billions)."""
+    p, n = params_b * 1e9 / GB, max(gpus, 1)
     return {"ddp": p * (WEIGHT_B + GRAD_B + ADAM_B), "zero-1": p * (WEIGHT_B + GRAD_B) + p * ADAM_B / n,
             "zero-2": p * WEIGHT_B + p * (GRAD_B + ADAM_B) / n, "zero-3": p * (WEIGHT_B + GRAD_B + ADAM_B) / n}
 
@@ -97,8 +98,8 @@ def recompute(ctx: ComposeContext) -> AskAnswer:
     arch = ctx.catalog.models.get(req.model or "")
     seq, batch = req.context or 4096, req.batch_size or 1
     if arch is not None:
-        before = 34 * seq * batch * arch.hidden * arch.layers / 1e9
-        after = (2 * seq * batch * arch.hidden * arch.layers + 34 * seq * batch * arch.hidden) / 1e9
+        before = 34 * seq * batch * arch.hidden * arch.layers / GB
+        after = (2 * seq * batch * arch.hidden * arch.layers + 34 * seq * batch * arch.hidden) / GB
         where = say("training.recompute_where", lang, model=arch.name, seq=f"{seq:,}", batch=batch)
     else:  # no model: the ratio is what generalises
         return AskAnswer(kind="explain", lead=say("training.recompute_lead_ratio", lang),

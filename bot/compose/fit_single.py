@@ -9,6 +9,7 @@ from bot.compose import ComposeContext
 from bot.messages import say
 from bot.messages.format import gpu_name, gpu_setup
 from bot.sizing.estimate import SizingInput, estimate_memory
+from bot.sizing.memory import PER_B
 from bot.sizing.plans import plan_on
 from bot.sizing.sizer import gpu_slot, proxy_shape, reference_shape, shape_from_arch
 
@@ -39,7 +40,7 @@ def single_card_fixes(ctx: ComposeContext) -> list[str]:
     micro = None
     if not offload.fits and (job.batch_size or 1) > 1:  # with a micro-batch of 1 and gradient accumulation
         micro = plan_on(estimate_memory(_with(job, offload="optimizer", batch_size=1)), "training", slot, count)
-    host = job.model.params_b * OPTIMIZER_BYTES_PER_PARAM
+    host = job.model.params_b * OPTIMIZER_BYTES_PER_PARAM * PER_B
     name = gpu_setup(ctx.catalog, spec.id, count, lang)
     if offload.fits:
         out.append(say("fit.offload_single", lang, gpu=name, need=f"{offload.need_gb:.0f}",

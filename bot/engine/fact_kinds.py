@@ -15,7 +15,7 @@ import types
 import typing
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
 from bot.errors import ConfigError
 from bot.host_report import GpuProbe
@@ -231,7 +231,9 @@ class OptionFact(FactModel):
     fits: bool
     tight: bool = Field(description="fits with under 10% of the GPU memory to spare")
     need_gb: float = Field(description="per GPU")
-    have_gb: float
+    have_gb: float = Field(description="usable GB per GPU (GiB, as capacities are labelled), what fits is judged on")
+    rated_gb: float | None = Field(default=None, description="the vendor's capacity figure (80 for an H100 80GB)")
+    near: bool = Field(default=False, description="does not fit, but is within 5% of the usable memory")
     headroom_pct: float
     stated: bool = Field(default=False, description="the user's own setup")
     method: str | None = None
@@ -252,6 +254,13 @@ class OptionFact(FactModel):
     cost_label: str | None = Field(default=None, description="the quote or price row the cost comes from")
     cost_per_hour: float | None = Field(default=None, description="the quoted rate for this setup, when no duration is known")
     cheapest: bool | None = Field(default=None, description="lowest cost among the compared options")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _rated_defaults_to_usable(cls, data):
+        if isinstance(data, dict) and data.get("rated_gb") is None and data.get("have_gb") is not None:
+            data = {**data, "rated_gb": data["have_gb"]}
+        return data
 
 
 class BreakEvenFact(FactModel):

@@ -159,7 +159,7 @@ def recommendation_line(rec, language: str) -> str:
     state = t["short"] if rec.fits is False else (t["tight"] if rec.tight else t["fits"])
     numbers = [state]
     if rec.need_gb is not None and rec.have_gb is not None:
-        used = f"{rec.need_gb:.0f}/{rec.have_gb:.0f} GB"
+        used = f"{rec.need_gb:.0f}/{rec.rated_gb or rec.have_gb:.0f} GB"
         numbers.append((f"{used}（空余 {rec.headroom_pct:.0f}%）" if zh else f"{used} ({rec.headroom_pct:.0f}% free)")
                        if rec.fits else used)
     if rec.hours is not None:

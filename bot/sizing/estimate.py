@@ -14,6 +14,7 @@ from bot.sizing.memory import (
     BYTES_PER_PARAM,
     DEFAULT_OVERHEAD_GB,
     GB,
+    PER_B,
     DEFAULT_ATTENTION,
     Attention,
     MemoryEstimate,
@@ -230,9 +231,9 @@ def _training(job: SizingInput, est: MemoryEstimate) -> None:
         mixed = BYTES_PER_PARAM[train_precision] < 4 and not pure
         wb = BYTES_PER_PARAM[train_precision]
         ob = optimizer_bytes_per_param(optimizer, mixed, pure)
-        est.weights = p * wb
-        est.gradients = p * wb
-        est.optimizer = p * ob
+        est.weights = p * wb * PER_B
+        est.gradients = p * wb * PER_B
+        est.optimizer = p * ob * PER_B
         est.trainable_params_b = p
         est.weights_trainable = True
         est.sharded_extra_bytes = ZERO_EXTRA_BYTES_MIXED if mixed else 0.0
@@ -265,7 +266,7 @@ def _training(job: SizingInput, est: MemoryEstimate) -> None:
             act_bytes = 2.0
         else:
             base_precision = precision if precision in BYTES_PER_PARAM else "bf16"
-            est.weights = p * BYTES_PER_PARAM[base_precision]
+            est.weights = p * BYTES_PER_PARAM[base_precision] * PER_B
             est.assumptions.append(f"LoRA: frozen base weights in {base_precision.removeprefix('pure-')}")
             act_bytes = 4.0 if BYTES_PER_PARAM[base_precision] >= 4 else 2.0
         if shape.complete:
@@ -278,9 +279,9 @@ def _training(job: SizingInput, est: MemoryEstimate) -> None:
             adapters = p * 0.0059 * rank / DEFAULT_LORA_RANK
             est.assumptions.append("architecture unknown: adapter size scaled from Llama-2-7B (0.59% at r=16)")
         ob = optimizer_bytes_per_param(optimizer, mixed_precision=False)
-        est.weights += adapters * 4
-        est.gradients = adapters * 4
-        est.optimizer = adapters * ob
+        est.weights += adapters * 4 * PER_B
+        est.gradients = adapters * 4 * PER_B
+        est.optimizer = adapters * ob * PER_B
         est.trainable_params_b = adapters
         est.assumptions.append(
             f"adapters: {adapters * 1000:.1f}M parameters in fp32 with fp32 gradients and {name} states "
@@ -351,14 +352,14 @@ def _inference(job: SizingInput, est: MemoryEstimate) -> None:
     if precision in ("int4", "int8", "fp8") and shape.embedding_params_b:
         embed = shape.embedding_params_b
         per_param = BYTES_PER_PARAM[precision] + (INT4_GROUP_OVERHEAD_BYTES if precision == "int4" else 0.0)
-        est.weights = ((p - embed) * per_param + embed * 2.0)
+        est.weights = ((p - embed) * per_param + embed * 2.0) * PER_B
         est.assumptions.append(
             f"{precision} weights on the linear layers"
             + (" with fp16 group scales (group 128)" if precision == "int4" else "")
             + "; embeddings and output head stay 16-bit"
         )
     else:
-        est.weights = p * BYTES_PER_PARAM[precision]
+        est.weights = p * BYTES_PER_PARAM[precision] * PER_B
     kv_shape = _shape_for_activity(job, est)
     tokens = inference_context(job)
     est.context_tokens = tokens

@@ -1,7 +1,11 @@
-"""Memory calculators: pure functions, GB = 10^9 bytes.
+"""Memory calculators: pure functions, GB = 2^30 bytes (GiB), the unit NVIDIA's capacities are in.
+
+An "80 GB" H100 reports 81,559 MiB in nvidia-smi, a "24 GB" RTX 4090 24,564 MiB: vendors and users
+label GiB "GB", so needs are in that unit too, and a need compares with a capacity as written
+(8B parameters in 16-bit = 16.06e9 bytes = 15.0 GB of an 80 GB card).
 
 Sources:
-- weights by precision (training-servers guide: 7B in 16-bit = 14 GB);
+- weights by precision (training-servers guide: 7B in 16-bit = 14e9 bytes, 13.0 GB in GiB);
 - model states for mixed-precision Adam = 16 bytes/parameter (ZeRO paper, Rajbhandari et al. 2020,
   section 3.1: 2 + 2 + K with K = 12);
 - activations per transformer layer (Korthikanti et al. 2022, "Reducing Activation Recomputation in
@@ -43,7 +47,9 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-GB = 1e9
+GB = float(2**30)
+# GB per billion bytes: B parameters x bytes/param is 10^9-byte units; x PER_B gives GB (GiB).
+PER_B = 1e9 / GB
 
 BYTES_PER_PARAM: dict[str, float] = {
     "fp32": 4.0,
@@ -117,7 +123,7 @@ def optimizer_label(name: str | None) -> str:
 
 
 def weights_gb(params_b: float, precision: str) -> float:
-    """Weights alone: 7B parameters in 16-bit = 14 GB."""
+    """Weights alone: 7B parameters in 16-bit = 14e9 bytes = 13.04 GB (GiB)."""
     return params_b * 1e9 * BYTES_PER_PARAM[precision] / GB
 
 
@@ -145,7 +151,7 @@ def model_states_gb(params_b: float, precision: str = "bf16", optimizer: str = "
     return (
         weights_gb(params_b, precision)
         + gradients_gb(params_b, precision)
-        + params_b * optimizer_bytes_per_param(optimizer, mixed, pure)
+        + params_b * 1e9 * optimizer_bytes_per_param(optimizer, mixed, pure) / GB
     )
 
 

@@ -64,7 +64,7 @@ def decision_notes(
         if c.memory_basis == "measured" and c.gpu in measured:
             row = measured[c.gpu]
             notes.append(SizingNote(code="memory_measured", params={
-                "gpu": name, "usable": f"{c.have_gb:.1f}", "total": f"{row.total_mib * 1048576 / 1e9:.1f}",
+                "gpu": name, "usable": f"{c.have_gb:.1f}", "total": f"{row.total_mib / 1024:.1f}",
                 "marketing": marketing}))
         else:
             notes.append(SizingNote(code="memory_marketing", params={"gpu": name, "marketing": marketing}))

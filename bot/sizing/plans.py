@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields, replace
 
-from bot.sizing.memory import GB, MemoryEstimate, activations_parallel_gb, kv_tp_divisor, zero_offload_model_states
+from bot.sizing.memory import GB, PER_B, MemoryEstimate, activations_parallel_gb, kv_tp_divisor, zero_offload_model_states
 
 GPUS_PER_NODE = 8
 # Counts tried when one GPU is not enough: powers of two within a node, then whole nodes.
@@ -90,6 +90,8 @@ class Plan:
     pipeline_parallel: int = 1
     cpu_gb: float | None = None
     memory_basis: str = "marketing"
+    # The vendor's capacity figure (80 for an H100 80GB): what answers show beside `have_gb`, the usable GB.
+    rated_gb: float | None = None
     # The recompute the plan's activations assume (training), when it differs from the estimate's.
     recompute: str | None = None
 
@@ -136,7 +138,7 @@ def per_gpu_memory(
             parts["activations"] /= t
             parts["kv_cache"] /= p * kv_tp_divisor(t, est.kv_heads, est.kv_latent, est.dp_attention)
         return parts
-    extra = est.sharded_extra_bytes * est.trainable_params_b  # GB: DeepSpeed's fp32 gradient buffers
+    extra = est.sharded_extra_bytes * est.trainable_params_b * PER_B  # GB: DeepSpeed's fp32 gradient buffers
     if strategy == "3d":
         t, p = tp or 1, pp or 1
         d = max(1, n // (t * p))
@@ -157,7 +159,7 @@ def per_gpu_memory(
             strategy.endswith("-params"), est.largest_layer_params_b * 1e9,
         )
         # LoRA/QLoRA: the frozen base stays on the GPU; only the fp32 adapters' states move.
-        frozen = est.weights - est.trainable_params_b * 4.0 if not est.weights_trainable else 0.0
+        frozen = est.weights - est.trainable_params_b * 4.0 * PER_B if not est.weights_trainable else 0.0
         parts["weights"] = gpu_bytes / GB + max(frozen, 0.0)
         parts["gradients"] = 0.0
         parts["optimizer"] = 0.0
@@ -169,7 +171,7 @@ def per_gpu_memory(
     elif strategy == "zero3":
         # 4 x largest layer: the gathered 16-bit parameters of the layer being computed, and the next
         # one prefetched (DeepSpeed's estimate_zero3_model_states_mem_needs).
-        parts["weights"] = parts["weights"] / n + 4 * est.largest_layer_params_b
+        parts["weights"] = parts["weights"] / n + 4 * est.largest_layer_params_b * PER_B
         parts["gradients"] /= n
         parts["optimizer"] = (parts["optimizer"] + extra) / n
     return parts
@@ -251,7 +253,7 @@ def _build(est: MemoryEstimate, workload: str, slot: GpuSlot, count: int, strate
         per_gpu=per_gpu_memory(est, workload, strategy, count, tp, pp), have_gb=slot.memory_gb,
         interconnect=interconnect, interconnect_ok=ok, interconnect_note=note,
         nodes=math.ceil(count / GPUS_PER_NODE), tensor_parallel=tp or 1, pipeline_parallel=pp or 1,
-        memory_basis=slot.memory_basis,
+        memory_basis=slot.memory_basis, rated_gb=slot.marketing_gb,
     )
     if "offload" in strategy:
         _, cpu = zero_offload_model_states(
@@ -334,12 +336,12 @@ def _label(plan: Plan) -> str:
 def zero_paper_line(est: MemoryEstimate, count: int) -> str:
     """The ZeRO paper's theoretical ZeRO-2 figure next to the estimator's, for the assumptions."""
     p = est.trainable_params_b
-    w = est.weights / p
-    g = est.gradients / p
-    sharded_paper = est.optimizer / p + g
-    sharded_practical = est.optimizer / p + 2 * est.sharded_extra_bytes
-    practical_gb = (w + g) * p + sharded_practical * p / count
-    paper_gb = w * p + sharded_paper * p / count
+    w = est.weights / p / PER_B  # bytes per parameter
+    g = est.gradients / p / PER_B
+    sharded_paper = est.optimizer / p / PER_B + g
+    sharded_practical = est.optimizer / p / PER_B + 2 * est.sharded_extra_bytes
+    practical_gb = ((w + g) * p + sharded_practical * p / count) * PER_B
+    paper_gb = (w * p + sharded_paper * p / count) * PER_B
     return (
         f"ZeRO-2 model states per GPU = {w + g:g}P + {sharded_practical:g}P/N bytes (DeepSpeed's estimator, what a "
         f"run needs: 16-bit weights and gradients whole on each GPU, fp32 states sharded); the ZeRO paper's "

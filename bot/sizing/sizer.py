@@ -26,7 +26,7 @@ from bot.sizing.cost import (
     rank,
 )
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory, inference_context, training_defaults
-from bot.sizing.memory import MemoryEstimate
+from bot.sizing.memory import GB, MemoryEstimate
 from bot.sizing.performance import (
     DEFAULT_BANDWIDTH_EFFICIENCY,
     DEFAULT_MFU,
@@ -101,13 +101,31 @@ def proxy_shape(catalog: Catalog, params_b: float) -> ModelShape | None:
     return reference_shape(catalog, params_b)
 
 
+# A GPU without a capture (knowledge/gpu_memory.yaml): its vendor figure, less what the captured cards
+# lose. HBM and GeForce captures report 99.5-100% of the figure as total and keep 0.3-0.6 GB reserved
+# (H100 80GB: 81,559 MiB total, 551 reserved); a data-centre GDDR card runs with ECC on, which takes
+# 1/16 of the memory for check bits (L40S 48 GB: 46,068 MiB total; T4 16 GB: 15,360 MiB).
+UNMEASURED_TOTAL_SHARE = 0.995
+UNMEASURED_RESERVE_GB = 0.5
+GDDR_ECC_SHARE = 15 / 16
+
+
+def unmeasured_usable_gb(gpu: GpuSpec) -> float:
+    """Usable GB (GiB) of a GPU model with no nvidia-smi capture, from its vendor figure."""
+    share = UNMEASURED_TOTAL_SHARE
+    if gpu.ecc and "GDDR" in gpu.memory_type.upper() and gpu.gpu_class == "datacenter" \
+            and gpu.product_line in (None, "datacenter"):
+        share = GDDR_ECC_SHARE
+    return round(gpu.memory_gb * share - UNMEASURED_RESERVE_GB, 2)
+
+
 def gpu_slot(gpu: GpuSpec, measured_memory: dict | None = None) -> GpuSlot:
     """What a plan may use of one GPU: the bytes an idle GPU of this model reports free (a real
     nvidia-smi -q capture, knowledge/gpu_memory.yaml) where we have one, else the marketing figure.
     `measured_memory`: that table, read once by a caller that makes a slot per catalog GPU."""
     domain = 8 if "SXM" in gpu.form_factor.upper() else (2 if gpu.nvlink else 1)
     measured = (load_gpu_memory() if measured_memory is None else measured_memory).get(gpu.id)
-    memory = round(measured.usable_bytes / 1e9, 2) if measured else gpu.memory_gb
+    memory = round(measured.usable_bytes / GB, 2) if measured else unmeasured_usable_gb(gpu)
     return GpuSlot(gpu=gpu.id, memory_gb=memory, nvlink=gpu.nvlink, nvlink_domain=domain,
                    memory_basis="measured" if measured else "marketing", marketing_gb=gpu.memory_gb)
 
@@ -501,7 +519,7 @@ def _inference_timing(plan: Plan, memory: MemoryEstimate, job: SizingInput, gpu:
     peak = gpu.dense_tflops[compute_precision_key(req.precision, gpu.dense_tflops)]
     tp = plan.tensor_parallel if plan.strategy in ("tp", "tp-pp") else plan.count
     timing = inference_timing(
-        active_weight_bytes=memory.weights * 1e9 * active_share, kv_bytes=memory.kv_cache * 1e9,
+        active_weight_bytes=memory.weights * GB * active_share, kv_bytes=memory.kv_cache * GB,
         prompt_tokens=inference_context(job), concurrency=req.concurrency or 1,
         active_params_b=job.model.compute_params_b, layers=shape.layers if shape else None,
         attn_width=(shape.heads * shape.head_dim) if shape else None, gpus=plan.count,

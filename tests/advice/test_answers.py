@@ -70,7 +70,7 @@ def ask(advisor, text: str):
 def test_full_fine_tune_on_one_4090_says_no_with_the_number_and_offers_lora_and_qlora(advisor):
     answer = ask(advisor, "Can I fully fine-tune a 7B model on one RTX 4090?")
     assert answer.verdict.answer == "no"
-    assert re.match(r"No — this job needs about 1\d\d GB per GPU; 1 x rtx-4090 has 25 GB each\.", answer.verdict.text)
+    assert re.match(r"No — this job needs about 1\d\d GB per GPU; 1 x rtx-4090 has 24 GB each\.", answer.verdict.text)
     assert "LoRA (≈" in answer.verdict.text and "QLoRA (≈" in answer.verdict.text
     kinds = [(r.kind, r.method) for r in answer.recommendations]
     assert kinds[:2] == [("method", "lora"), ("method", "qlora")]

@@ -2,6 +2,8 @@
 
 import pytest
 
+from bot.sizing.memory import GB, PER_B  # GB = 2**30 bytes; PER_B: GB per 10^9 bytes
+
 from bot.advisor import Advisor
 from bot.conversation import Conversations
 from bot.render.text import render_text
@@ -48,7 +50,7 @@ def test_a_kv_cache_question_leads_with_the_kv_figure(advisor):
     answer = ask(advisor, "How big is the KV cache for Llama-3.1-8B at 32k context with 4 concurrent requests?")
     # 32 layers x 8 KV heads x 128 dims x 2 (K and V) x 2 bytes per token, per sequence
     per_token = 32 * 8 * 128 * 2 * 2
-    expected_gb = per_token * 32_768 * 4 / 1e9
+    expected_gb = per_token * 32_768 * 4 / GB
     assert answer.answers[0].kind == "fit"
     assert answer.answers[0].figures["kv_cache_gb"] == pytest.approx(expected_gb, rel=0.05)
     assert render_text(answer).startswith(f"KV cache: ~{expected_gb:,.0f} GB")
@@ -102,10 +104,11 @@ def test_zero_stages_per_gpu_follow_the_zero_paper(advisor):
     answer = ask(advisor, "13B full fine-tune on 8x A100 80GB: what does each ZeRO stage save per GPU?")
     figures = answer.answers[0].figures
     p = answer.requirement.params_b
-    assert figures["ddp"] == pytest.approx(16 * p, rel=1e-3)
-    assert figures["zero-1"] == pytest.approx(4 * p + 12 * p / 8, rel=1e-3)
-    assert figures["zero-2"] == pytest.approx(2 * p + 14 * p / 8, rel=1e-3)
-    assert figures["zero-3"] == pytest.approx(16 * p / 8, rel=1e-3)
+    # in GB as capacities are labelled (2^30 bytes): 16 bytes x 13B = 208e9 bytes = 193.7 GB
+    assert figures["ddp"] == pytest.approx(16 * p * PER_B, rel=1e-3)
+    assert figures["zero-1"] == pytest.approx((4 * p + 12 * p / 8) * PER_B, rel=1e-3)
+    assert figures["zero-2"] == pytest.approx((2 * p + 14 * p / 8) * PER_B, rel=1e-3)
+    assert figures["zero-3"] == pytest.approx(16 * p / 8 * PER_B, rel=1e-3)
 
 
 def test_checkpointing_savings_use_the_models_shape_and_the_second_part_gets_the_speed_cost(advisor):
@@ -113,7 +116,7 @@ def test_checkpointing_savings_use_the_models_shape_and_the_second_part_gets_the
                           "2) and how much slower is it?")
     first, second = answer.answers[0], answer.answers[1]
     arch = advisor.catalog.models["qwen2.5-7b"]
-    assert first.figures["activations_gb"] == pytest.approx(34 * 4096 * 4 * arch.hidden * arch.layers / 1e9, rel=0.01)
+    assert first.figures["activations_gb"] == pytest.approx(34 * 4096 * 4 * arch.hidden * arch.layers / GB, rel=0.01)
     assert "30-35%" in second.lead
 
 

@@ -53,9 +53,13 @@ def test_every_row_names_a_catalog_gpu_and_a_known_source():
 def test_gpu_slot_uses_measured_bytes_where_captured_else_the_marketing_figure():
     catalog = default_catalog()
     h100 = gpu_slot(catalog.gpus["h100-sxm"])
-    assert (h100.memory_gb, h100.memory_basis, h100.marketing_gb) == (84.94, "measured", 80)
+    # (81,559 - 551) MiB free = 79.11 GB (GiB, the unit of the card's "80 GB")
+    assert (h100.memory_gb, h100.memory_basis, h100.marketing_gb) == (79.11, "measured", 80)
     a100 = gpu_slot(catalog.gpus["a100-80gb-sxm"])
-    assert (a100.memory_gb, a100.memory_basis) == (80, "marketing")
+    # no capture: the vendor figure less what captured HBM cards lose (99.5% total, 0.5 GB reserved)
+    assert (a100.memory_gb, a100.memory_basis) == (79.1, "marketing")
+    # a data-centre GDDR card runs ECC on: 1/16 of it holds check bits (the L40S capture: 46,068 MiB of 48 GB)
+    assert gpu_slot(catalog.gpus["l20"]).memory_gb == pytest.approx(48 * 15 / 16 - 0.5)
 
 
 def test_a_bad_row_is_named_by_field(tmp_path):

@@ -1,4 +1,5 @@
-"""Memory calculators against exact values worked out from first principles (GB = 10^9 bytes).
+"""Memory calculators against exact values worked out from first principles (GB = 2^30 bytes, as
+NVIDIA labels capacities; PER_B converts a figure in 10^9-byte units).
 
 The published-figure oracles (tests/sizing/test_memory_oracles.py) check the whole estimate within a
 window; these check each formula exactly, including the scalings a window cannot see: batch > 1,
@@ -7,6 +8,8 @@ tensor-parallel division, fp32 activations, fp32 training against mixed precisio
 """
 
 from __future__ import annotations
+
+from bot.sizing.memory import GB, PER_B  # GB = 2**30 bytes; PER_B: GB per 10^9 bytes
 
 import pytest
 from hypothesis import given, settings
@@ -43,8 +46,8 @@ L, H, A, D, FF = 32, 4096, 32, 128, 11008
     ("int8", 7.0), ("int4", 3.5),
 ])
 def test_weights_and_gradients_by_precision(precision, gb):
-    assert weights_gb(7, precision) == pytest.approx(gb, rel=1e-12)
-    assert gradients_gb(7, precision) == pytest.approx(gb, rel=1e-12)
+    assert weights_gb(7, precision) == pytest.approx(PER_B * (gb), rel=1e-12)
+    assert gradients_gb(7, precision) == pytest.approx(PER_B * (gb), rel=1e-12)
 
 
 @pytest.mark.parametrize("optimizer,mixed,fp32,pure", [
@@ -55,8 +58,8 @@ def test_optimizer_bytes_per_parameter(optimizer, mixed, fp32, pure):
     assert optimizer_bytes_per_param(optimizer, mixed_precision=False) == fp32
     assert optimizer_bytes_per_param(optimizer, mixed_precision=True, pure_bf16=True) == pure
     assert optimizer_bytes_per_param(optimizer, mixed_precision=False, pure_bf16=True) == pure
-    assert optimizer_gb(7, optimizer, True) == pytest.approx(7 * mixed, rel=1e-12)
-    assert optimizer_gb(7, optimizer, False) == pytest.approx(7 * fp32, rel=1e-12)
+    assert optimizer_gb(7, optimizer, True) == pytest.approx(PER_B * (7 * mixed), rel=1e-12)
+    assert optimizer_gb(7, optimizer, False) == pytest.approx(PER_B * (7 * fp32), rel=1e-12)
 
 
 @pytest.mark.parametrize("precision,optimizer,gb", [
@@ -72,17 +75,17 @@ def test_optimizer_bytes_per_parameter(optimizer, mixed, fp32, pure):
     ("fp32", "sgd", 28 + 28 + 28),
 ])
 def test_model_states(precision, optimizer, gb):
-    assert model_states_gb(7, precision, optimizer) == pytest.approx(gb)
+    assert model_states_gb(7, precision, optimizer) == pytest.approx(PER_B * (gb))
 
 
 def test_fp32_training_keeps_no_separate_master_copy():
     # 16 B/param both ways for Adam, but split differently: fp32 has 8 B of optimizer state, not 12.
-    assert model_states_gb(1, "fp32") - weights_gb(1, "fp32") - gradients_gb(1, "fp32") == pytest.approx(8.0)
-    assert model_states_gb(1, "bf16") - weights_gb(1, "bf16") - gradients_gb(1, "bf16") == pytest.approx(12.0)
+    assert model_states_gb(1, "fp32") - weights_gb(1, "fp32") - gradients_gb(1, "fp32") == pytest.approx(8.0 * PER_B)
+    assert model_states_gb(1, "bf16") - weights_gb(1, "bf16") - gradients_gb(1, "bf16") == pytest.approx(12.0 * PER_B)
 
 
 def test_model_states_default_to_bf16_adamw():
-    assert model_states_gb(10) == pytest.approx(160.0)
+    assert model_states_gb(10) == pytest.approx(PER_B * (160.0))
 
 
 # -- QLoRA ------------------------------------------------------------------------------------------
@@ -90,13 +93,13 @@ def test_model_states_default_to_bf16_adamw():
 def test_nf4_with_double_quantisation_is_4_127_bits():
     assert NF4_DOUBLE_QUANT_BYTES == pytest.approx((4 + 8 / 64 + 32 / (64 * 256)) / 8)
     assert NF4_DOUBLE_QUANT_BYTES * 8 == pytest.approx(4.127, abs=0.0005)
-    assert nf4_weights_gb(1.0) == pytest.approx(0.515869140625)
+    assert nf4_weights_gb(1.0) == pytest.approx(PER_B * (0.515869140625))
 
 
 def test_qlora_adds_the_16_bit_part_to_the_nf4_weights():
     # 6.5B linear weights in NF4 + 0.5B of embeddings/head/norms kept in 16-bit (2 B each)
-    assert nf4_weights_gb(6.5, 0.5) == pytest.approx(6.5 * 0.515869140625 + 1.0, rel=1e-12)
-    assert nf4_weights_gb(6.5, 0.5, unquantised_bytes=4.0) == pytest.approx(6.5 * 0.515869140625 + 2.0, rel=1e-12)
+    assert nf4_weights_gb(6.5, 0.5) == pytest.approx(PER_B * (6.5 * 0.515869140625 + 1.0), rel=1e-12)
+    assert nf4_weights_gb(6.5, 0.5, unquantised_bytes=4.0) == pytest.approx(PER_B * (6.5 * 0.515869140625 + 2.0), rel=1e-12)
     assert nf4_weights_gb(6.5, 0.5) > nf4_weights_gb(6.5)
 
 
@@ -106,17 +109,17 @@ SBH = 4096 * 2 * H  # seq 4096, batch 2
 
 
 def test_selective_recompute_keeps_34_sbh_bytes_per_layer():
-    assert activations_gb(L, H, A, seq=4096, batch=2) == pytest.approx(L * 34 * SBH / 1e9)
-    assert activations_gb(L, H, A, seq=4096, batch=2) == pytest.approx(36.507222016)
+    assert activations_gb(L, H, A, seq=4096, batch=2) == pytest.approx(L * 34 * SBH / GB)
+    assert activations_gb(L, H, A, seq=4096, batch=2) == pytest.approx(PER_B * (36.507222016))
 
 
 def test_no_recompute_adds_the_attention_scores():
     # s*b*h*(34 + 5*a*s/h) per layer: 5 * 32 * 4096 / 4096 = 160
-    assert activations_gb(L, H, A, seq=4096, batch=2, recompute="none") == pytest.approx(L * SBH * 194 / 1e9)
+    assert activations_gb(L, H, A, seq=4096, batch=2, recompute="none") == pytest.approx(L * SBH * 194 / GB)
 
 
 def test_full_recompute_keeps_layer_inputs_and_one_layer_being_recomputed():
-    assert activations_gb(L, H, A, seq=4096, batch=2, recompute="full") == pytest.approx((L * 2 + 34) * SBH / 1e9)
+    assert activations_gb(L, H, A, seq=4096, batch=2, recompute="full") == pytest.approx((L * 2 + 34) * SBH / GB)
 
 
 @pytest.mark.parametrize("recompute", ["none", "selective", "full"])
@@ -136,13 +139,13 @@ def test_activations_without_recompute_grow_quadratically_with_sequence():
     # doubling s doubles the 34 term and quadruples the 5as/h term
     short = activations_gb(1, H, A, seq=1024, batch=1, recompute="none")
     long = activations_gb(1, H, A, seq=2048, batch=1, recompute="none")
-    assert short == pytest.approx(1024 * H * (34 + 5 * A * 1024 / H) / 1e9)
-    assert long == pytest.approx(2048 * H * (34 + 5 * A * 2048 / H) / 1e9)
+    assert short == pytest.approx(1024 * H * (34 + 5 * A * 1024 / H) / GB)
+    assert long == pytest.approx(2048 * H * (34 + 5 * A * 2048 / H) / GB)
 
 
 def test_logits_in_fp32_with_their_gradient():
-    assert logits_gb(4096, 2, 32000) == pytest.approx(2 * 4096 * 2 * 32000 * 4 / 1e9)
-    assert logits_gb(4096, 2, 32000) == pytest.approx(2.097152)
+    assert logits_gb(4096, 2, 32000) == pytest.approx(2 * 4096 * 2 * 32000 * 4 / GB)
+    assert logits_gb(4096, 2, 32000) == pytest.approx(PER_B * (2.097152))
 
 
 @settings(max_examples=60, deadline=None)
@@ -193,7 +196,7 @@ def test_windowed_layers(mode, pattern, layers, expected):
 
 def test_kv_cache_full_attention_scales_with_tokens_and_concurrency():
     one = kv_cache_gb(32, 32, 128, tokens=4096)
-    assert one == pytest.approx(512 * 1024 * 4096 / 1e9)
+    assert one == pytest.approx(512 * 1024 * 4096 / GB)
     assert kv_cache_gb(32, 32, 128, tokens=4096, concurrency=16) == pytest.approx(16 * one)
     assert kv_cache_gb(32, 32, 128, tokens=4096, bytes_per_value=1.0) == pytest.approx(one / 2)
 
@@ -201,16 +204,16 @@ def test_kv_cache_full_attention_scales_with_tokens_and_concurrency():
 def test_sliding_window_caps_the_windowed_layers_only():
     # Mistral-7B: all 32 layers windowed at 4096; 8 KV heads of 128 -> 4096 bytes per layer and token
     assert kv_cache_gb(32, 8, 128, tokens=32768, sliding_window=4096, sliding_window_layers="all") == (
-        pytest.approx(4096 * 32 * 4096 / 1e9))
+        pytest.approx(4096 * 32 * 4096 / GB))
     # shorter than the window: every token is kept
     assert kv_cache_gb(32, 8, 128, tokens=2000, sliding_window=4096, sliding_window_layers="all") == (
-        pytest.approx(4096 * 32 * 2000 / 1e9))
+        pytest.approx(4096 * 32 * 2000 / GB))
     # Gemma 2 style: half the layers windowed
     assert kv_cache_gb(42, 8, 256, tokens=8192, sliding_window=4096, sliding_window_layers="alternate") == (
-        pytest.approx(2 * 8 * 256 * 2 * (21 * 8192 + 21 * 4096) / 1e9))
+        pytest.approx(2 * 8 * 256 * 2 * (21 * 8192 + 21 * 4096) / GB))
     # Gemma 3 style: 5 in 6 windowed
     assert kv_cache_gb(62, 16, 128, tokens=32768, sliding_window=1024, sliding_window_layers="interleaved",
-                       sliding_window_pattern=6) == pytest.approx(2 * 16 * 128 * 2 * (10 * 32768 + 52 * 1024) / 1e9)
+                       sliding_window_pattern=6) == pytest.approx(2 * 16 * 128 * 2 * (10 * 32768 + 52 * 1024) / GB)
     # a window with no windowed layers, or windowed layers with no window, caps nothing
     full = kv_cache_gb(32, 8, 128, tokens=32768)
     assert kv_cache_gb(32, 8, 128, tokens=32768, sliding_window=4096) == pytest.approx(full)
@@ -219,7 +222,7 @@ def test_sliding_window_caps_the_windowed_layers_only():
 
 def test_latent_attention_cache():
     assert kv_cache_gb(61, 128, 128, tokens=1000, latent_dim=576, concurrency=2) == pytest.approx(
-        61 * 576 * 2 * 1000 * 2 / 1e9)
+        61 * 576 * 2 * 1000 * 2 / GB)
 
 
 @settings(max_examples=60, deadline=None)

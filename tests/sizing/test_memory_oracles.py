@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bot.sizing.memory import GB, PER_B  # GB = 2**30 bytes; PER_B: GB per 10^9 bytes
+
 import pytest
 
 from bot.knowledge import default_catalog
@@ -18,19 +20,19 @@ def catalog_shape(model_id: str) -> ModelShape:
 
 def test_7b_in_16_bit_is_14_gb_of_weights():
     # Training-servers guide (seed document 001): "7B parameters in 16-bit = 14 GB" of weights alone.
-    assert weights_gb(7, "bf16") == pytest.approx(14.0)
-    assert weights_gb(7, "fp16") == pytest.approx(14.0)
+    assert weights_gb(7, "bf16") == pytest.approx(PER_B * (14.0))
+    assert weights_gb(7, "fp16") == pytest.approx(PER_B * (14.0))
 
 
 def test_zero_paper_model_states():
     # Rajbhandari et al., "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models" (2020),
     # section 3.1: mixed-precision Adam keeps 2 + 2 + 12 = 16 bytes/param; a 7.5B model needs 120 GB,
     # and GPT-2 (1.5B) needs at least 24 GB of model states.
-    assert model_states_gb(7.5, "fp16", "adam") == pytest.approx(120.0)
-    assert model_states_gb(1.5, "fp16", "adam") == pytest.approx(24.0)
+    assert model_states_gb(7.5, "fp16", "adam") == pytest.approx(PER_B * (120.0))
+    assert model_states_gb(1.5, "fp16", "adam") == pytest.approx(PER_B * (24.0))
     gpt2_xl = catalog_shape("gpt2-xl")
     est = estimate_memory(SizingInput("training", "full", gpt2_xl, precision="fp16", optimizer="Adam"))
-    assert est.weights + est.gradients + est.optimizer >= 24.0
+    assert est.weights + est.gradients + est.optimizer >= 24.0 * PER_B
 
 
 # LLaMA-65B, from Touvron et al. 2023 (LLaMA paper, Table 2: 65.2B params, dim 8192, 64 heads, 80 layers)
@@ -84,7 +86,7 @@ def test_llama_factory_llama2_7b_within_30_percent(method, precision, measured_g
     # gradient checkpointing on (our LoRA default), AdamW.
     est = estimate_memory(SizingInput("training", method, catalog_shape("llama-2-7b"), precision=precision,
                                       batch_size=4, context=1024, lora_rank=8))
-    assert est.total == pytest.approx(measured_gb, rel=window)
+    assert est.total == pytest.approx(PER_B * (measured_gb), rel=window)
 
 
 @pytest.mark.parametrize(("model", "kib"), [("llama-2-7b", 512), ("llama-3-8b", 128), ("llama-3-70b", 320)])
@@ -102,7 +104,7 @@ def test_kv_cache_reads_head_dim_and_caps_gemma2_sliding_layers():
     est = estimate_memory(SizingInput("inference", None, gemma, context=8192))
     per_token_all = 2 * 42 * 8 * 256 * 2
     expected = (21 * 8192 + 21 * 4096) * per_token_all / 42 / 1e9
-    assert est.kv_cache == pytest.approx(expected)
+    assert est.kv_cache == pytest.approx(PER_B * (expected))
     assert est.kv_cache < per_token_all * 8192 / 1e9  # the cap matters
 
 
@@ -117,7 +119,7 @@ def test_mistral_window_caps_every_layer_and_fp8_halves_kv():
 
 def test_inference_defaults_one_request_at_model_context_and_are_listed():
     est = estimate_memory(SizingInput("inference", None, catalog_shape("llama-3-8b")))
-    assert est.kv_cache == pytest.approx(128 * KIB * 8192 / 1e9)
+    assert est.kv_cache == pytest.approx(128 * KIB * 8192 / GB)
     text = " ".join(est.assumptions)
     assert "8192 tokens" in text and "one request" in text and "CUDA context" in text
 
@@ -138,13 +140,13 @@ def test_activation_modes_follow_korthikanti():
     selective = estimate_memory(SizingInput("training", "full", shape, recompute="selective", **base))
     full = estimate_memory(SizingInput("training", "full", shape, recompute="full", **base))
     s, h, a, layers = 2048, 4096, 32, 32
-    logits = 2 * s * 32000 * 4 / 1e9
-    assert none.activations == pytest.approx(layers * s * h * (34 + 5 * a * s / h) / 1e9 + logits)
-    assert selective.activations == pytest.approx(layers * 34 * s * h / 1e9 + logits)
-    assert full.activations == pytest.approx((layers * 2 * s * h + 34 * s * h) / 1e9 + logits)
+    logits = 2 * s * 32000 * 4 / GB
+    assert none.activations == pytest.approx(layers * s * h * (34 + 5 * a * s / h) / GB + logits)
+    assert selective.activations == pytest.approx(layers * 34 * s * h / GB + logits)
+    assert full.activations == pytest.approx((layers * 2 * s * h + 34 * s * h) / GB + logits)
     # No recompute with FlashAttention/SDPA (the default): no s x s scores, 34*s*b*h per layer (#27).
     flash = estimate_memory(SizingInput("training", "full", shape, recompute="none", **base))
-    assert flash.activations == pytest.approx(layers * 34 * s * h / 1e9 + logits)
+    assert flash.activations == pytest.approx(layers * 34 * s * h / GB + logits)
 
 
 def test_optimizer_choices():
@@ -152,13 +154,13 @@ def test_optimizer_choices():
     adam = estimate_memory(SizingInput("training", "full", shape, precision="bf16", optimizer="AdamW"))
     adam8 = estimate_memory(SizingInput("training", "full", shape, precision="bf16", optimizer="adamw_bnb_8bit"))
     sgd = estimate_memory(SizingInput("training", "full", shape, precision="bf16", optimizer="SGD"))
-    assert (adam.optimizer, adam8.optimizer, sgd.optimizer) == pytest.approx((12.0, 6.0, 8.0))
+    assert (adam.optimizer, adam8.optimizer, sgd.optimizer) == pytest.approx((12.0 * PER_B, 6.0 * PER_B, 8.0 * PER_B))
 
 
 def test_moe_holds_total_params_in_memory():
     mixtral = catalog_shape("mixtral-8x7b")
     est = estimate_memory(SizingInput("inference", None, mixtral, precision="bf16", context=4096))
-    assert est.weights == pytest.approx(46.7 * 2)
+    assert est.weights == pytest.approx(PER_B * (46.7 * 2))
     assert mixtral.compute_params_b == pytest.approx(12.9)
 
 
@@ -172,7 +174,7 @@ def test_deepseek_v3_mla_kv_cache_is_the_compressed_latent():
     v3 = catalog_shape("deepseek-v3")
     assert kv_cache_bytes_per_token(v3.layers, v3.kv_heads, v3.head_dim, 2, v3.kv_latent_dim) == 70_272
     est = estimate_memory(SizingInput("inference", None, v3, context=32768, concurrency=4))
-    assert est.kv_cache == pytest.approx(70_272 * 32768 * 4 / 1e9)
+    assert est.kv_cache == pytest.approx(70_272 * 32768 * 4 / GB)
     assert "compressed latent" in " ".join(est.assumptions)
     assert catalog_shape("deepseek-r1").kv_latent_dim == 576  # R1 is the V3 architecture
 
@@ -183,19 +185,19 @@ def test_gemma3_interleaves_five_local_layers_per_global_one():
     g = catalog_shape("gemma-3-27b")
     est = estimate_memory(SizingInput("inference", None, g, context=131072))
     per_layer_token = 2 * 16 * 128 * 2
-    assert est.kv_cache == pytest.approx(per_layer_token * (10 * 131072 + 52 * 1024) / 1e9)
+    assert est.kv_cache == pytest.approx(per_layer_token * (10 * 131072 + 52 * 1024) / GB)
 
 
 def test_pure_bf16_7b_full_fine_tune_matches_llama_factory():
     # LLaMA-Factory README, hardware requirement table: full fine-tuning of a 7B model in pure 16-bit
     # (pure_bf16, no fp32 master copy) ~60 GB, against ~120 GB with mixed precision (AMP).
     # Model states 2 + 2 + 4 (AdamW moments in bf16) = 8 bytes/param.
-    assert model_states_gb(7, "pure-bf16", "adamw") == pytest.approx(56.0)
+    assert model_states_gb(7, "pure-bf16", "adamw") == pytest.approx(PER_B * (56.0))
     pure = estimate_memory(SizingInput("training", "full", ModelShape(params_b=7), precision="pure-bf16"))
-    assert pure.weights + pure.gradients + pure.optimizer == pytest.approx(56.0)
+    assert pure.weights + pure.gradients + pure.optimizer == pytest.approx(PER_B * (56.0))
     assert "no fp32 master copy" in " ".join(pure.assumptions)
     mixed = estimate_memory(SizingInput("training", "full", ModelShape(params_b=7), precision="bf16"))
-    assert mixed.weights + mixed.gradients + mixed.optimizer == pytest.approx(112.0)
+    assert mixed.weights + mixed.gradients + mixed.optimizer == pytest.approx(PER_B * (112.0))
 
 
 def test_bitsandbytes_8bit_adamw_keeps_two_bytes_of_state():
@@ -206,12 +208,12 @@ def test_bitsandbytes_8bit_adamw_keeps_two_bytes_of_state():
     for name in ("adamw_8bit", "AdamW8bit", "paged_adamw_8bit", "PagedAdamW8bit", "adamw_bnb_8bit"):
         mixed = estimate_memory(SizingInput("training", "full", shape, precision="bf16", optimizer=name))
         pure = estimate_memory(SizingInput("training", "full", shape, precision="pure-bf16", optimizer=name))
-        assert (mixed.optimizer, pure.optimizer) == pytest.approx((6.0, 2.0)), name
+        assert (mixed.optimizer, pure.optimizer) == pytest.approx((6.0 * PER_B, 2.0 * PER_B)), name
     paged = estimate_memory(SizingInput("training", "full", shape, precision="bf16", optimizer="paged_adamw_8bit"))
     text = " ".join(paged.assumptions)
     assert "2 bytes of state" in text and "paged" in text and "CPU RAM" in text
     paged32 = estimate_memory(SizingInput("training", "full", shape, precision="bf16", optimizer="paged_adamw_32bit"))
-    assert paged32.optimizer == pytest.approx(12.0)  # a paged 32-bit AdamW keeps the full state
+    assert paged32.optimizer == pytest.approx(PER_B * (12.0))  # a paged 32-bit AdamW keeps the full state
 
 
 def test_qlora_bare_7b_no_longer_borrows_bloom():
@@ -226,5 +228,5 @@ def test_qlora_bare_7b_no_longer_borrows_bloom():
     assert bare.total < 10.7
     assert "Llama-like shape scaled from Llama-3.1-8B" in " ".join(bare.assumptions)
     llama2 = estimate_memory(SizingInput("training", "qlora", catalog_shape("llama-2-7b")))
-    assert llama2.total == pytest.approx(7.4, abs=0.1)
-    assert llama2.total == pytest.approx(6.0, rel=0.30)
+    assert llama2.total == pytest.approx(PER_B * (7.4), abs=0.1)
+    assert llama2.total == pytest.approx(PER_B * (6.0), rel=0.30)

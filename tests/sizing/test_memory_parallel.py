@@ -3,6 +3,8 @@ kernel, KV cache under tensor parallelism, and DeepSpeed's offload estimators.""
 
 from __future__ import annotations
 
+from bot.sizing.memory import GB, PER_B  # GB = 2**30 bytes; PER_B: GB per 10^9 bytes
+
 import math
 
 import pytest
@@ -17,27 +19,27 @@ L, H, A = 126, 16384, 128
 def test_selective_activations_under_tp_sp_and_1f1b_pp(t, p):
     s, b = 8192, 1
     # Korthikanti et al. 2022, 4.2.3: the first stage keeps p micro-batches of L/p layers, 34*s*b*h/t each.
-    expected = math.ceil(L / p) * p * 34 * s * b * H / t / 1e9
+    expected = math.ceil(L / p) * p * 34 * s * b * H / t / GB
     assert activations_parallel_gb(L, H, A, s, b, "selective", t, p) == pytest.approx(expected)
     # = 34*s*b*h*L/t, up to the rounding of L/p layers per stage (126 layers over 16 stages: 8 each).
-    assert expected == pytest.approx(34 * s * b * H * L / t / 1e9, rel=0.02)
+    assert expected == pytest.approx(34 * s * b * H * L / t / GB, rel=0.02)
 
 
 def test_full_recompute_keeps_each_layer_input_and_one_layer():
     s, b, t, p = 8192, 1, 8, 16
-    expected = (math.ceil(L / p) * p * 2 * s * b * H + 34 * s * b * H) / t / 1e9
+    expected = (math.ceil(L / p) * p * 2 * s * b * H + 34 * s * b * H) / t / GB
     assert activations_parallel_gb(L, H, A, s, b, "full", t, p) == pytest.approx(expected)
     # 405B on TP8 x PP16 at 8K (8 layers a stage): 4.9 GB with full recompute against 73 GB without.
-    assert expected == pytest.approx(4.87, abs=0.01)
-    assert activations_parallel_gb(L, H, A, s, b, "selective", t, p) == pytest.approx(73.01, abs=0.01)
+    assert expected == pytest.approx(PER_B * (4.87), abs=0.01)
+    assert activations_parallel_gb(L, H, A, s, b, "selective", t, p) == pytest.approx(PER_B * (73.01), abs=0.01)
 
 
 def test_flash_attention_stores_no_scores_eager_does():
     s, b, h, a, layers = 4096, 2, 4096, 32, 32
     eager = activations_gb(layers, h, a, s, b, "none", attention="eager")
     flash = activations_gb(layers, h, a, s, b, "none", attention="flash")
-    assert eager == pytest.approx(layers * s * b * h * (34 + 5 * a * s / h) / 1e9)
-    assert flash == pytest.approx(layers * s * b * h * 34 / 1e9)
+    assert eager == pytest.approx(layers * s * b * h * (34 + 5 * a * s / h) / GB)
+    assert flash == pytest.approx(layers * s * b * h * 34 / GB)
     assert activations_parallel_gb(layers, h, a, s, b, "none", attention="eager") == pytest.approx(eager)
     assert activations_parallel_gb(layers, h, a, s, b, "none") == pytest.approx(flash)
 

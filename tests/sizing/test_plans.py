@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bot.sizing.memory import PER_B  # GB per 10^9 bytes (GB = 2**30 bytes)
+
 import pytest
 
 from bot.knowledge import default_catalog
@@ -25,9 +27,9 @@ def test_deepspeed_estimators(n):
     est = full_estimate()
     fixed = est.activations + est.overhead
     zero2 = per_gpu_memory(est, "training", "zero2", n)
-    assert sum(zero2.values()) - fixed == pytest.approx(4 * P + 16 * P / n)
+    assert sum(zero2.values()) - fixed == pytest.approx(PER_B * (4 * P + 16 * P / n))
     zero3 = per_gpu_memory(est, "training", "zero3", n)
-    assert sum(zero3.values()) - fixed == pytest.approx(4 * est.largest_layer_params_b + 18 * P / n)
+    assert sum(zero3.values()) - fixed == pytest.approx(PER_B * (4 * est.largest_layer_params_b + 18 * P / n))
     # One estimator covers stages 1 and 2: ZeRO-1 is planned with the same figure.
     zero1 = per_gpu_memory(est, "training", "zero1", n)
     assert sum(zero1.values()) == pytest.approx(sum(zero2.values()))
@@ -38,28 +40,29 @@ def test_zero2_at_eight_gpus_is_29_percent_above_the_old_figure():
     est = full_estimate()
     fixed = est.activations + est.overhead
     states = sum(per_gpu_memory(est, "training", "zero2", 8).values()) - fixed
-    assert 1 - (2 * P + 18 * P / 8) / states == pytest.approx(0.29, abs=0.005)
+    assert 1 - PER_B * (2 * P + 18 * P / 8) / states == pytest.approx(0.29, abs=0.005)
 
 
 def test_zero_paper_figure_is_kept_as_an_assumption_line():
     # ZeRO paper (arXiv:1910.02054) Fig. 1, P_os+g: 2P + 14P/N; the estimator's 4P + 16P/N is planned.
     line = zero_paper_line(full_estimate(), 8)
     assert "4P + 16P/N" in line and "2P + 14P/N" in line
-    assert f"{2 * P + 14 * P / 8:.1f} GB against {4 * P + 16 * P / 8:.1f} GB" in line
+    assert f"{PER_B * (2 * P + 14 * P / 8):.1f} GB against {PER_B * (4 * P + 16 * P / 8):.1f} GB" in line
 
 
 def test_smallest_fitting_count_prefers_least_sharding():
     est = full_estimate()  # 160 GB of model states
-    slot = GpuSlot("gpu88", 88.0, nvlink=True, nvlink_domain=8)
+    slot = GpuSlot("gpu82", 82.0, nvlink=True, nvlink_domain=8)
     assert not plan_on(est, "training", slot, 1).fits
     plan = smallest_fitting_plan(est, "training", slot)
     assert plan is not None and plan.fits
-    # At 2 GPUs ZeRO-2 needs 4*10 + 16*10/2 = 120 GB, ZeRO-3 18*10/2 + 4 x largest layer = 90.8 GB (+ overhead):
-    # neither fits 88 GB. At 4, ZeRO-2's 40 + 40 = 80 GB (+ overhead) fits, before ZeRO-3 is tried.
+    # At 2 GPUs ZeRO-2 needs 4*10 + 16*10/2 = 120e9 bytes (111.8 GB), ZeRO-3 18*10/2 + 4 x largest layer =
+    # 90.8e9 (84.6 GB, + overhead): neither fits 82 GB. At 4, ZeRO-2's 80e9 bytes (74.5 GB, + overhead) fits,
+    # before ZeRO-3 is tried.
     assert plan.count == 4 and plan.strategy == "zero2"
     assert plan.interconnect == "pcie" and plan.interconnect_ok
-    # On 80 GB cards ZeRO-2 at 4 GPUs is 81.5 GB with the overhead: the planner shards the weights too.
-    tight = smallest_fitting_plan(est, "training", GpuSlot("gpu80", 80.0, nvlink=True, nvlink_domain=8))
+    # On 75 GB cards ZeRO-2 at 4 GPUs is 76.0 GB with the overhead: the planner shards the weights too.
+    tight = smallest_fitting_plan(est, "training", GpuSlot("gpu75", 75.0, nvlink=True, nvlink_domain=8))
     assert tight.count == 4 and tight.strategy == "zero3"
 
 

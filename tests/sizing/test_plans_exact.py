@@ -3,6 +3,8 @@ stays in one node, the NVLink domain decides tensor parallelism, a plan that exa
 
 from __future__ import annotations
 
+from bot.sizing.memory import GB, PER_B  # GB = 2**30 bytes; PER_B: GB per 10^9 bytes
+
 import pytest
 
 from bot.sizing.memory import MemoryEstimate
@@ -32,7 +34,7 @@ SXM = GpuSlot("h100-sxm", 80.0, nvlink=True, nvlink_domain=8)
 @pytest.mark.parametrize("n", [2, 4, 8, 16])
 def test_zero2_shards_fp32_states_and_the_gradient_partition_only(n):
     parts = per_gpu_memory(training(), "training", "zero2", n)
-    assert parts == pytest.approx({"weights": 14.0, "gradients": 14.0, "optimizer": (84.0 + 2 * 2.0 * 7.0) / n,
+    assert parts == pytest.approx({"weights": 14.0, "gradients": 14.0, "optimizer": (84.0 + 2 * 2.0 * 7.0 * PER_B) / n,
                                    "activations": 6.0, "kv_cache": 0.0, "overhead": 1.5})
     # the same figure for ZeRO-1 (one DeepSpeed estimator for both stages)
     assert per_gpu_memory(training(), "training", "zero1", n) == parts
@@ -41,10 +43,10 @@ def test_zero2_shards_fp32_states_and_the_gradient_partition_only(n):
 @pytest.mark.parametrize("n", [2, 4, 8, 16])
 def test_zero3_shards_everything_but_gathers_the_largest_layer(n):
     parts = per_gpu_memory(training(), "training", "zero3", n)
-    assert parts == pytest.approx({"weights": 14.0 / n + 4 * 0.25, "gradients": 14.0 / n,
-                                   "optimizer": (84.0 + 2.0 * 7.0) / n, "activations": 6.0, "kv_cache": 0.0,
+    assert parts == pytest.approx({"weights": 14.0 / n + 4 * 0.25 * PER_B, "gradients": 14.0 / n,
+                                   "optimizer": (84.0 + 2.0 * 7.0 * PER_B) / n, "activations": 6.0, "kv_cache": 0.0,
                                    "overhead": 1.5})
-    assert sum(parts.values()) - 7.5 == pytest.approx(4 * 0.25 + 18 * 7.0 / n)
+    assert sum(parts.values()) - 7.5 == pytest.approx(4 * 0.25 * PER_B + (16 * 7.0 + 2 * 7.0 * PER_B) / n)
 
 
 def test_one_gpu_and_plain_data_parallel_keep_everything_whole():
@@ -122,16 +124,26 @@ def test_training_interconnect_notes():
 
 # -- choosing the plan ----------------------------------------------------------------------------------
 
+def zero2_need(n: int) -> float:
+    """training() on n GPUs under ZeRO-2: 16-bit weights and gradients whole, fp32 states and the
+    DeepSpeed gradient partition (2 B x 7B parameters, in 10^9-byte units) sharded, + activations and overhead."""
+    return 14 + 14 + (84 + 2 * 2.0 * 7.0 * PER_B) / n + 7.5
+
+
+def zero3_need(n: int) -> float:
+    return (14 + 14) / n + 4 * 0.25 * PER_B + (84 + 2.0 * 7.0 * PER_B) / n + 7.5
+
+
 def test_zero2_is_chosen_when_it_fits_and_zero3_only_when_it_must():
-    # At 4 GPUs: ZeRO-2 = 14 + 14 + 112/4 + 7.5 = 63.5 GB; ZeRO-3 = 3.5 + 1 + 3.5 + 24.5 + 7.5 = 40 GB.
-    roomy = GpuSlot("g", 63.5, nvlink=False)
+    # At 4 GPUs: ZeRO-2 = 14 + 14 + (84 + 26.1)/4 + 7.5 = 63.0 GB; ZeRO-3 = 3.5 + 0.9 + 3.5 + 24.3 + 7.5 = 39.7 GB.
+    roomy = GpuSlot("g", zero2_need(4), nvlink=False)
     assert plan_on(training(), "training", roomy, 4).strategy == "zero2"
-    tight = GpuSlot("g", 63.4, nvlink=False)
+    tight = GpuSlot("g", zero2_need(4) - 0.1, nvlink=False)
     plan = plan_on(training(), "training", tight, 4)
-    assert plan.strategy == "zero3" and plan.need_gb == pytest.approx(40.0) and plan.fits
+    assert plan.strategy == "zero3" and plan.need_gb == pytest.approx(zero3_need(4)) and plan.fits
     assert "ZeRO-3/FSDP gathers weights every step" in plan.interconnect_note
     # neither fits: the most sharded plan is returned, not fitting
-    small = GpuSlot("g", 39.9, nvlink=False)
+    small = GpuSlot("g", zero3_need(4) - 0.1, nvlink=False)
     plan = plan_on(training(), "training", small, 4)
     assert plan.strategy == "zero3" and not plan.fits
     assert plan.headroom_gb == pytest.approx(-0.1)
@@ -145,13 +157,13 @@ def test_a_plan_that_exactly_fills_the_gpu_fits():
 
 
 def test_smallest_fitting_plan_walks_the_counts_in_order():
-    # one GPU: 119.5 GB; two: ZeRO-2 91.5, ZeRO-3 7 + 1 + 7 + 49 + 7.5 = 71.5 GB; four: ZeRO-2 63.5 GB
+    # one GPU: 119.5 GB; two: ZeRO-2 ~90.1, ZeRO-3 7 + 0.9 + 7 + 48.5 + 7.5 = ~70.9 GB; four: ZeRO-2 ~63.0 GB
     assert smallest_fitting_plan(training(), "training", GpuSlot("g", 119.5, nvlink=False)).count == 1
-    plan = smallest_fitting_plan(training(), "training", GpuSlot("g", 91.5, nvlink=False))
+    plan = smallest_fitting_plan(training(), "training", GpuSlot("g", zero2_need(2), nvlink=False))
     assert (plan.count, plan.strategy) == (2, "zero2")
-    plan = smallest_fitting_plan(training(), "training", GpuSlot("g", 71.5, nvlink=False))
+    plan = smallest_fitting_plan(training(), "training", GpuSlot("g", zero3_need(2), nvlink=False))
     assert (plan.count, plan.strategy) == (2, "zero3")
-    plan = smallest_fitting_plan(training(), "training", GpuSlot("g", 71.4, nvlink=False))
+    plan = smallest_fitting_plan(training(), "training", GpuSlot("g", zero3_need(2) - 0.1, nvlink=False))
     assert (plan.count, plan.strategy) == (4, "zero2")
 
 
@@ -188,7 +200,7 @@ def test_interconnect_notes_in_full():
         "tensor parallelism over 8 GPUs wants NVLink/NVSwitch (l40s has no NVLink: over PCIe it runs, but every "
         "layer waits on all-reduces); crosses nodes (2 nodes of 8): needs a fast inter-node network (InfiniBand "
         "or RoCE, 200-400 Gb/s per GPU class)")
-    zero3 = plan_on(training(), "training", GpuSlot("g", 63.4, nvlink=False), 4)
+    zero3 = plan_on(training(), "training", GpuSlot("g", zero2_need(4) - 0.1, nvlink=False), 4)
     assert zero3.interconnect_note == "ZeRO-3/FSDP gathers weights every step: PCIe works, NVLink/NVSwitch recommended"
 
 

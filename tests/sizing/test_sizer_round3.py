@@ -3,6 +3,8 @@ estimate, the deciding notes, offload, KV under TP, PP decode, GPU-hours on a st
 
 from __future__ import annotations
 
+from bot.sizing.memory import GB, PER_B  # GB = 2**30 bytes; PER_B: GB per 10^9 bytes
+
 import datetime as dt
 
 import pytest
@@ -40,21 +42,21 @@ def codes(result):
 def test_pure_bf16_is_8_bytes_per_param_and_8bit_adam_6(catalog):
     pure = size(catalog, workload="training", method="full", model="llama-2-7b", precision="pure-bf16")
     p = catalog.models["llama-2-7b"].params_b
-    assert (pure.memory.weights + pure.memory.gradients + pure.memory.optimizer) == pytest.approx(8 * p)
+    assert (pure.memory.weights + pure.memory.gradients + pure.memory.optimizer) == pytest.approx(8 * p * PER_B)
     adam8 = size(catalog, workload="training", method="full", model="llama-2-7b", optimizer="adam8bit")
-    assert adam8.memory.optimizer == pytest.approx(6 * p)  # fp32 master 4 + two 8-bit moments 2
+    assert adam8.memory.optimizer == pytest.approx(6 * p * PER_B)  # fp32 master 4 + two 8-bit moments 2
 
 
 def test_without_gradient_checkpointing_with_flash_attention_keeps_34sbh(catalog):
     res = size(catalog, workload="training", method="full", model="llama-2-7b", recompute="none", context=4096,
                batch_size=1)
     s, h, layers, vocab = 4096, 4096, 32, 32000
-    assert res.memory.activations == pytest.approx(layers * 34 * s * h / 1e9 + 2 * s * vocab * 4 / 1e9)
+    assert res.memory.activations == pytest.approx(layers * 34 * s * h / GB + 2 * s * vocab * 4 / GB)
     assert codes(res)[:1] == ["attention_flash"] and "recompute_none" in codes(res)
     eager = size(catalog, workload="training", method="full", model="llama-2-7b", recompute="none", context=4096,
                  batch_size=1, attention="eager")
     assert eager.memory.activations == pytest.approx(
-        layers * s * h * (34 + 5 * 32 * s / h) / 1e9 + 2 * s * vocab * 4 / 1e9)
+        layers * s * h * (34 + 5 * 32 * s / h) / GB + 2 * s * vocab * 4 / GB)
     assert "attention_eager" in codes(eager)
 
 
@@ -72,8 +74,8 @@ def test_zero_offload_13b_on_one_v100_32gb(catalog):
     c = stated(res, "v100-sxm2", 1)
     p = catalog.models["llama-2-13b"].params_b
     assert c.fits and c.strategy == "zero2-offload"
-    assert c.memory_gb.weights == pytest.approx(2 * p, rel=1e-3)
-    assert c.cpu_memory_gb == pytest.approx(p * 16 * 1.5, abs=0.1)
+    assert c.memory_gb.weights == pytest.approx(2 * p * PER_B, rel=1e-3)
+    assert c.cpu_memory_gb == pytest.approx(p * 16 * 1.5 * PER_B, abs=0.1)
     assert "offload_plan" in codes(res)
     # Without offload no single V100 holds it (16 bytes/param = 208 GB).
     assert not stated(size(catalog, ["v100-sxm2"], workload="training", method="full", model="llama-2-13b",
@@ -106,7 +108,7 @@ def test_pp_decode_counts_one_stages_bandwidth(catalog):
     assert (c.strategy, c.tensor_parallel, c.pipeline_parallel) == ("tp-pp", 8, 2)
     bw = catalog.gpus["h100-sxm"].bandwidth_gbs
     # TPOT = (weights / TP + KV / min(TP, kv_heads)) / (bandwidth x efficiency), TP = 8, not 16
-    tpot = (res.memory.weights * 1e9 / 8 + res.memory.kv_cache * 1e9 / 8) / (bw * 1e9 * DEFAULT_BANDWIDTH_EFFICIENCY)
+    tpot = (res.memory.weights * GB / 8 + res.memory.kv_cache * GB / 8) / (bw * 1e9 * DEFAULT_BANDWIDTH_EFFICIENCY)
     assert c.tpot_ms == pytest.approx(tpot * 1000, rel=1e-3)
     assert "pp_decode" in codes(res)
 
@@ -156,10 +158,10 @@ def test_a_verdict_says_which_memory_figure_it_used(catalog):
     res = size(catalog, ["h100-sxm", "a100-80gb-sxm"], workload="inference", model="llama-3.1-70b",
                gpu="h100-sxm", gpu_options=["h100-sxm", "a100-80gb-sxm"])
     by_code = {n.code: n for n in res.estimate.notes}
-    assert by_code["memory_measured"].params["usable"] == "84.9"
+    assert by_code["memory_measured"].params["usable"] == "79.1"
     assert by_code["memory_marketing"].params["marketing"] == "80"
     en, zh = notes_text(res.estimate.notes), notes_text(res.estimate.notes, "zh")
-    assert "84.9 GB usable" in en[0] and "84.9 GB" in zh[0] and "实际可用" in zh[0]
+    assert "79.1 GB usable" in en[0] and "79.1 GB" in zh[0] and "实际可用" in zh[0]
     assert all("h100-sxm" not in line for line in en + zh)  # display names, never raw ids
 
 
@@ -171,7 +173,7 @@ def test_a_stated_plan_that_does_not_fit_gets_numbers_on_offload(catalog):
     assert not stated(res, "a100-80gb-sxm", 1).fits
     note = next(n for n in res.estimate.notes if n.code == "offload_alternative")
     p = catalog.models["llama-2-13b"].params_b
-    assert note.params["cpu_gb"] == f"{round(p * 16 * 1.5):,}"
+    assert note.params["cpu_gb"] == f"{round(p * 16 * 1.5 * PER_B):,}"
     assert 2 * p < float(note.params["gpu_gb"]) < 80
     assert "ZeRO-Offload" in note_text(note) and "ZeRO-Offload" in note_text(note, "zh")
     # asked for offload already: no alternative repeated

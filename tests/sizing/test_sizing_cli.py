@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bot.sizing.memory import GB, PER_B  # GB = 2**30 bytes; PER_B: GB per 10^9 bytes
+
 import json
 import subprocess
 import sys
@@ -34,7 +36,7 @@ def test_json_fills_estimate_candidates_costs(training_answer):
     assert memory["total"] == pytest.approx(sum(memory[k] for k in
                                                  ("weights", "gradients", "optimizer", "activations", "kv_cache",
                                                   "overhead")), abs=0.01)
-    assert memory["weights"] == pytest.approx(8.03 * 2, rel=1e-3)
+    assert memory["weights"] == pytest.approx(8.03 * 2 * PER_B, rel=1e-3)
     time = answer["estimate"]["time"]
     assert time["tokens"] == pytest.approx(3e9) and time["mfu"] == 0.35 and time["flops_per_param_token"] == 6  # stated MFU: model FLOPs (#27)
     catalog = default_catalog()
@@ -69,7 +71,7 @@ def test_inference_answer_has_labelled_speed_estimates():
     assert proc.returncode == 0, proc.stderr
     answer = json.loads(proc.stdout)
     assert answer["estimate"]["inference"]["label"] == "estimate"
-    assert answer["estimate"]["memory_gb"]["kv_cache"] == pytest.approx(320 * 1024 / 2 * 8192 * 4 / 1e9, abs=1e-3)
+    assert answer["estimate"]["memory_gb"]["kv_cache"] == pytest.approx(320 * 1024 / 2 * 8192 * 4 / GB, abs=1e-3)
     plans = [c for c in answer["candidates"] if c["fits"]]
     assert plans and all(c["ttft_s"] > 0 and c["tpot_ms"] > 0 for c in plans)
     assert any(c["strategy"] == "tp" and c["interconnect"] == "nvlink" for c in plans)
