@@ -381,6 +381,9 @@ def _verdict(result: EngineResult, recommendations: list[Recommendation], langua
 def with_parse(answer: Answer, stated) -> Answer:
     """The answer with the question's parse attached, and the parser's notices (names it does not
     know) first among the follow-up questions, still at most MAX_QUESTIONS."""
-    questions = list(dict.fromkeys([*stated.notices(), *answer.questions, *answer.more_questions]))
+    # a provider the price answer already said the table lacks ("no AutoDL prices in the catalog") is no question
+    said = {str(a.figures.get("missing_provider")).lower() for a in answer.answers if a.figures.get("missing_provider")}
+    notices = [n for n in stated.notices() if not any(name in n.lower() for name in said)]
+    questions = list(dict.fromkeys([*notices, *answer.questions, *answer.more_questions]))
     return answer.model_copy(update={"parse": stated.summary(), "questions": questions[:MAX_QUESTIONS],
                                      "more_questions": questions[MAX_QUESTIONS:]})

@@ -48,3 +48,9 @@ def test_a_spot_price_for_a_stated_run_weighs_the_run_with_reclaims_counted(advi
     run = lines[1]
     assert "$1,063" in run and "$5,284" in run, run
     assert any("Capacity Block" in line for line in lines[1:5])
+
+
+def test_a_platform_the_table_lacks_is_said_once_not_asked_back(advisor):
+    answer = Conversations(advisor).ask("t", "AutoDL 上租一张 RTX 4090 每小时大概多少钱？")
+    assert answer.answers[0].figures.get("missing_provider")
+    assert not any("AutoDL" in q or "autodl" in q for q in answer.questions + answer.more_questions)
