@@ -67,8 +67,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         for block in paste.blocks:
             if block.problem:
                 parts.append((say("diagnose.unreadable_block", lang, problem=block.problem), [], None, []))
-    if paste is None and ask == first and ctx.requirement.xids:
+    if (paste is None or not paste.xids) and ask == first and ctx.requirement.xids:
         stated = stated_xids(ctx)  # "dmesg 里有 Xid 74": the codes without their lines
+        if stated is not None and paste is not None and paste.report and paste.report.gpus:
+            find = say("diagnose.xid_find_gpu", lang)  # the pasted block already names the GPU
+            stated = (stated[0], [d for d in stated[1] if d != find], stated[2], stated[3])
         if stated is not None:
             parts.append(stated)
     measured = _measurement(ask, ctx)
@@ -98,7 +101,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 # -- GPUs --------------------------------------------------------------------------------------
 
 # "acceptable or not?", "is this normal?", "是不是有问题": the reading is judged in those terms first.
-_RMA_Q = re.compile(r"\b(?:rma|swap|replace\w*)\b|换卡|返修|要不要换", re.IGNORECASE)
+_RMA_Q = re.compile(r"\b(?:rma|swap|replace\w*)\b|send\s+(?:it|them)\s+back|换卡|返修|要不要换|退回|退货", re.IGNORECASE)
 _ACCEPT_Q = re.compile(r"acceptab\w*|accept\s+it|sign\s+off|验收|能不能收|能收吗", re.IGNORECASE)
 _NORMAL_Q = re.compile(r"\b(?:normal|ok|okay|fine)\b|正常吗|是不是有问题|有问题吗|是不是问题", re.IGNORECASE)
 _UTIL = re.compile(r"util\w*\s*(?:is\s+|are\s+|都|=|:)?\s*(?:at\s+)?100\s*%|gpu-util\s+100|利用率\s*(?:都)?\s*100", re.IGNORECASE)
@@ -140,7 +143,11 @@ def _reading(gpu: GpuProbe, paste: Paste, lang: str) -> str:
     if reasons:
         mask = sum(CLOCK_EVENT_REASONS[r] for r in gpu.clock_event_reasons or [])
         named = ("、" if lang == "zh" else ", ").join(say(f"diagnose.reason_{r}", lang) for r in reasons)
-        bits.append(named + (say("diagnose.read_mask", lang, mask=f"0x{mask:X}") if mask and reasons != ["gpu_idle"] else ""))
+        shown = mask and reasons != ["gpu_idle"]
+        if shown and lang == "zh" and named.endswith("）"):  # "达到功耗上限（SW Power Cap，0x4）", one pair of brackets
+            bits.append(f"{named[:-1]}，0x{mask:X}）")
+        else:
+            bits.append(named + (say("diagnose.read_mask", lang, mask=f"0x{mask:X}") if shown else ""))
     if gpu.temperature_c is not None:
         limits = paste.threshold(gpu.index)
         if limits and limits.slowdown_temp_c:

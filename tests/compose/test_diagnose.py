@@ -317,3 +317,21 @@ def test_an_nvlink_xid_on_a_named_sxm_board_counts_its_links_and_the_busbw_to_ge
     reply = _answer(advisor, "our 8x A100 SXM box shows Xid 74 in dmesg and training hangs, where do I look?")
     text = "\n".join(reply.details)
     assert "12 NVLinks per GPU" in text and "≥ ~220 GB/s busbw" in text and "Fabric State" in text
+
+
+def test_xids_named_in_words_beside_a_pasted_block_are_read_too(advisor):
+    text = ("our A100 SXM keeps losing jobs, dmesg has Xid 94 and Xid 63; do we send it back?\n"
+            "    Remapped Rows\n"
+            "        Correctable Error                 : 0\n"
+            "        Uncorrectable Error               : 3\n"
+            "        Pending                           : Yes\n"
+            "        Remapping Failure Occurred        : No\n")
+    reply = _answer(advisor, text)
+    assert reply.lead.startswith("Not an RMA yet.")
+    assert any("(Xid 63, 94)" in d for d in reply.details)
+    assert not any("names the GPU" in d for d in reply.details)  # the paste already does
+    reply = _answer(advisor, "满载时是这样，正常吗？\n    Clocks Event Reasons\n        Idle                              : Not Active\n"
+                             "        SW Power Cap                      : Active\n        HW Slowdown                       : Not Active\n"
+                             "    GPU Power Readings\n        Power Draw                        : 440.00 W\n"
+                             "        Current Power Limit               : 450.00 W\n")
+    assert "（SW Power Cap，0x4）" in reply.lead + " ".join(reply.details)
