@@ -536,7 +536,8 @@ def _needed(ctx: ComposeContext):
     if not peak:
         return None
     need = time.flops / (peak * 1e12 * time.mfu) / 3600
-    formula = f"{time.flops_per_param_token} × {time.active_params_b:g}B × {time.tokens / 1e9:,.0f}B tokens, MFU {_pct(time.mfu)}"
+    formula = say("cost.hours_formula", ctx.language, k=time.flops_per_param_token, n=f"{time.active_params_b:g}",
+                  d=f"{time.tokens / 1e9:,.0f}", mfu=_pct(time.mfu))
     return need, formula, spec, time.mfu
 
 
@@ -573,5 +574,8 @@ def _gpu_hours_budget(qs, ctx, currency, lang) -> AskAnswer | None:
     details = []
     gpus = next((int(q.value) for q in qs if q.role == "gpus"), None) or req.gpu_count or 8
     details.append(say("cost.hours_wall", lang, days=count(round(need / gpus / 24, 1)), gpus=gpus))
+    time = ctx.answer.estimate.time
+    if time is not None and time.flops_per_param_token == 8:  # recompute assumed: the 6·N·D figure beside it
+        details.append(say("cost.hours_recompute", lang, need=count(round(need * 6 / 8))))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-gpu-hours", sources=calc.SOURCES["run"],
                      figures={"need_gpu_hours": round(need, 1), "have_gpu_hours": have.value})

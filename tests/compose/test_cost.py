@@ -368,3 +368,11 @@ def test_hosting_that_includes_power_is_not_asked_for_a_power_price(advisor, tex
     assert not any("kWh" in line or "每度电价" in line for line in lines)
     fee = next(part for part in re.split(r"[;；]", lines[-1]) if "900" in part or "6000" in part)
     assert ("(buy)" in fee) if language == "en" else ("（自购）" in fee)  # the hosting fee belongs to owning
+
+
+def test_a_run_timed_with_recompute_gives_the_six_n_d_figure_too(advisor):
+    reply, lines = cost_answer(advisor, "领导给了 6000 卡时 A800 的额度，准备对 Qwen2.5-14B 做全参 SFT，训练数据 15 亿 token，"
+                                        "2 个 epoch，够不够？")
+    need = reply.figures["need_gpu_hours"]
+    six = next(line for line in lines if "6 × N × D" in line)
+    assert f"{round(need * 6 / 8):,}" in six and "token" in lines[0] and "tokens" not in lines[0]
