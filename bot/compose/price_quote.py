@@ -63,10 +63,14 @@ def _judged(ctx: ComposeContext, gpus: list[str], rows: list[Offer], quote: Stat
                median=money(median, quote.currency, lang), low=money(_per_gpu(best), best.currency, lang),
                provider=provider_name(catalog, best.provider), instance=shown(best.instance_type or "-", 40),
                pct=f"{abs(rate / median - 1):.0%}")
-    details = [say("price.quote_month", lang, count=count(n), gpu=name,
-                   quoted=money(rate * n * HOURS_PER_MONTH, quote.currency, lang),
-                   median=money(median * n * HOURS_PER_MONTH, quote.currency, lang),
-                   gap=money((rate - median) * n * HOURS_PER_MONTH, quote.currency, lang)),
+    term = next((q for q in ctx.requirement.quantities if q.role == "duration" and q.unit == "month"), None)
+    months = term.value if term is not None and 1 < term.value <= 60 else 1  # "3-month term": the whole commitment
+    hours = HOURS_PER_MONTH * months
+    details = [say("price.quote_month" if months == 1 else "price.quote_term", lang, count=count(n), gpu=name,
+                   months=count(months), hours=count(round(hours)),
+                   quoted=money(rate * n * hours, quote.currency, lang),
+                   median=money(median * n * hours, quote.currency, lang),
+                   gap=money((rate - median) * n * hours, quote.currency, lang)),
                say("price.quote_includes", lang)]
     figures = {"quote_per_gpu_hour": rate, "median_per_gpu_hour": round(median, 4),
                "cheapest_per_gpu_hour": _per_gpu(best), "gpus": n, "currency": quote.currency}

@@ -54,3 +54,9 @@ def test_a_platform_the_table_lacks_is_said_once_not_asked_back(advisor):
     answer = Conversations(advisor).ask("t", "AutoDL 上租一张 RTX 4090 每小时大概多少钱？")
     assert answer.answers[0].figures.get("missing_provider")
     assert not any("AutoDL" in q or "autodl" in q for q in answer.questions + answer.more_questions)
+
+
+def test_a_quote_for_a_term_is_totalled_over_the_term(advisor):
+    answer, lines = _first_lines(advisor, "a neocloud offers 16x H100 at $2.90/gpu/hr on a 6-month term, is that a fair price?", n=12)
+    term = next(line for line in lines if "6-month term" in line)
+    assert "$203,232" in term  # 2.90 x 16 GPUs x 730 h x 6 months
