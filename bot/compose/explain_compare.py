@@ -134,7 +134,29 @@ def _latency_rows(ctx: ComposeContext, c: Comparison) -> list[str]:
             out += [fp8] if fp8 else []
     if out and missed_fp8:
         out.append(say("spec.latency_fp8", ctx.language))
+    if not out and tpot_t and c.job == "decode":
+        out += _decode_ceilings(ctx, c, tpot_t)
     return out
+
+
+def _decode_ceilings(ctx: ComposeContext, c: Comparison, tpot_t: float) -> list[str]:
+    """One user's decode ceiling on one GPU of each side (a token reads every weight once, at the
+    sizer's bandwidth efficiency) against a TPOT target, where no sized setup could be timed."""
+    from bot.sizing.performance import DEFAULT_BANDWIDTH_EFFICIENCY
+    memory = ctx.answer.estimate.memory_gb if ctx.answer.estimate else None
+    if memory is None or not memory.weights:
+        return []
+    rows = []
+    for side in c.sides:
+        if memory.weights >= side.gpu.memory_gb:
+            continue  # the weights alone span GPUs: no one-GPU replica to bound
+        tps = side.gpu.bandwidth_gbs * DEFAULT_BANDWIDTH_EFFICIENCY / memory.weights
+        rows.append(say("spec.decode_ceiling_side", ctx.language, gpu=_name(ctx, side.gpu), tps=f"{tps:.0f}",
+                        bandwidth=count(side.gpu.bandwidth_gbs)))
+    if not rows:
+        return []
+    return [say("spec.decode_ceiling", ctx.language, weights=f"{memory.weights:.0f}", target=f"{1000 / tpot_t:.0f}",
+                sides=("；" if ctx.language == "zh" else "; ").join(rows))]
 
 
 def _fp8_latency(ctx: ComposeContext, gpu: GpuSpec, cand, ttft: float, ttft_t: float | None,

@@ -276,6 +276,13 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
                         unit="tokens", end=num.end + m.end())
         active = _ACTIVE.search(before[-24:]) or re.match(r"\s*(?:are\s+|is\s+)?(?:active|activated|激活)", tail)
         return make("params", "active-params" if active else "total-params", unit="B", end=num.end + m.end())
+    # a decode speed per user ("30+ tok/s per user", "每路 20 token/s") is a TPOT target of 1000/N ms
+    per_user = re.search(r"(?:每人|每路|每个用户|单用户)\s*(?:至少|要|需要|大于|>)?\s*$", before) is not None
+    m = re.match(r"\s*\+?\s*(?:tok(?:en)?s?\s*/\s*s(?:ec)?|tokens?\s+(?:per|a)\s+sec(?:ond)?|tps)\s*"
+                 r"(?:per|each|/|for\s+each|a|每)\s*(?:user|stream|request|sequence|session|人|路|个用户)s?", after) \
+        or (re.match(r"\s*(?:token|tok)s?\s*/\s*(?:s|秒)", after) if per_user else None)
+    if m and num.value > 0:
+        return make("latency", "tpot", value=round(1000 / num.value, 1), unit="ms", end=num.end + m.end())
     # throughput
     m = re.match(r"\s*(?:tokens?|tok)\s*(?:/|per\s+)\s*(?:s|sec|second)\b|\s*(?:tokens?|token)\s*/\s*秒|\s*(?:qps|rps|req/s|requests?\s+(?:per|a|/)\s*s(?:ec(?:ond)?)?)\b", after)
     if m:

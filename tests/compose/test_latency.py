@@ -64,3 +64,11 @@ def test_a_comparison_that_misses_in_bf16_gives_each_cards_fp8_estimate(advisor)
     # prefill at twice the peak, half the weights read per decode step: faster on both counts
     ttft = [float(line.split("TTFT ~")[1].split(" s")[0]) for line in bf16 + fp8]
     assert ttft[2] < ttft[0] and ttft[3] < ttft[1]
+
+
+def test_a_per_user_speed_bounds_each_card_by_its_bandwidth(advisor):
+    _, lines = lead(advisor, "internal assistant on Llama 3.1 8B for 300 people at once, 25+ tok/s per user: "
+                             "a 4x L4 server or a 2x L40S server, which one?")
+    ceiling = next(line for line in lines if "Per-user speed is capped by bandwidth" in line)
+    l4, l40s = (float(ceiling.split(" tokens/s on one " + name)[0].split("~")[-1]) for name in ("L4 ", "L40S "))
+    assert l40s > 25 > l4  # 864 against 300 GB/s over the same weights

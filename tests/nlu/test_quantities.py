@@ -452,3 +452,17 @@ def test_read_as_shows_the_daily_rate_an_interruption_interval_became(text, lang
 def test_hosting_is_a_cost_of_owning(text):
     fee = only(text, "fee")
     assert (fee.item, fee.option) == ("hosting", "buy")
+
+
+@pytest.mark.parametrize("text, tpot_ms", [
+    ("chat assistant on Mistral 7B, 60 users, at least 25 tok/s per user", 40.0),
+    ("部署 Qwen2.5-7B，并发 30，每人 20 token/s", 50.0),
+])
+def test_a_decode_speed_per_user_is_a_tpot_target(text, tpot_ms):
+    from bot.advice.options import stated_targets
+    assert stated_targets(parse(text).requirement)["tpot_ms"] == pytest.approx(tpot_ms)
+
+
+def test_a_throughput_is_no_per_user_target():
+    from bot.advice.options import stated_targets
+    assert "tpot_ms" not in stated_targets(parse("we measured 900 tokens/s on one H100").requirement)
