@@ -199,6 +199,13 @@ MIN_DETAILS = 2
 _RESTATED = 0.7
 
 
+# The verdicts that say the user's setup is short of the job, and the warnings that only say it again
+# (the need against the memory, "check your framework's parallelism" for the sharded plans listed).
+_SHORT_VERDICTS = frozenset({"verdict.does-not-fit", "verdict.does-not-fit-aside", "verdict.just-short"})
+_RESTATE_A_SHORT_VERDICT = frozenset({"memory.single-gpu-too-small", "memory.planned-count-short",
+                                      "selection.framework-parallelism"})
+
+
 def watch_outs(answer: Answer, lines: list[str]) -> list:
     """The key findings worth a "Watch out" line under these answer lines: warnings and blocks (an
     info line is a primer, behind "More"; only a rule base without verdicts and answers shows them),
@@ -206,11 +213,14 @@ def watch_outs(answer: Answer, lines: list[str]) -> list:
     said = {line.strip() for line in lines}
     said_terms = terms(" ".join(said))
     bare = answer.verdict is None and not answer.answers
+    short = answer.verdict is not None and answer.verdict.rule in _SHORT_VERDICTS
     out, seen = [], set()
     for f in answer.findings:
         first = _first_sentence(f.message)
         if f.tier != "key" or (f.severity == "info" and not bare) or first in seen:
             continue
+        if short and f.rule in _RESTATE_A_SHORT_VERDICT:
+            continue  # "this GPU is too small / still short": the verdict's own numbers, said again
         if first in said or any(first in line for line in said):
             continue  # already given as an ask's answer
         words = terms(first)
@@ -229,7 +239,8 @@ def render_brief(answer: Answer) -> str:
     options = [r for r in answer.recommendations if r.rank not in led]
     if options:
         lines.append(t["options"])
-        lines += [f"  {r.rank}. {recommendation_line(r, answer.language)}" for r in options]
+        # numbered as shown: the option a part already led with leaves no gap ("2." with no "1.")
+        lines += [f"  {n}. {recommendation_line(r, answer.language)}" for n, r in enumerate(options, start=1)]
     key = watch_outs(answer, lines)
     questions = answer.questions[:3]
     # Key findings get what the verdict, options, questions and the closing line leave of MAX_LINES.

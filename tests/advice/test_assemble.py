@@ -296,3 +296,15 @@ def test_the_answer_carries_what_the_calculators_gave():
     assert (answer.estimate, answer.candidates, answer.costs) == (estimate, candidates, costs)
     assert (answer.language, answer.rule_base_version, answer.gpu_family) == ("zh", "v9", ["h100-sxm", "h100-pcie"])
     assert answer.verdict.because == [] and answer.recommendations == []
+
+
+
+def test_version_questions_are_asked_of_a_version_ask_not_of_a_slow_training_run(advisor):
+    from bot.nlu import parse
+
+    def version_questions(text: str, language: str = "en") -> list[str]:
+        answer = advisor.answer(parse(text, advisor.catalog).requirement, language)
+        return [q for q in answer.questions + answer.more_questions if "CUDA" in q and ("driver" in q or "驱动" in q)]
+
+    assert version_questions("which driver and CUDA release should our H100 fine-tuning hosts run?")
+    assert not version_questions("我们的训练这两天明显变慢了，该从哪查起？", "zh")

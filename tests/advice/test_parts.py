@@ -16,7 +16,7 @@ def advisor() -> Advisor:
 
 @pytest.mark.parametrize("text", [
     "1) can one H100 serve llama-3.1-70b in fp8? 2) how many for 64 concurrent users at 16k context?",
-    "两件事：1）H20 96G 单卡能不能跑 Qwen2.5-72B 推理？2）如果要 32 并发、8k 上下文，要几张？",
+    "两个问题：1）一张 H20 96GB 能跑 Qwen2.5-72B 推理吗？2）要撑 32 路并发、8k 上下文的话需要几张？",
 ])
 def test_the_first_part_is_sized_without_the_second_parts_load(advisor, text):
     parsed = parse(text, advisor.catalog)

@@ -56,3 +56,18 @@ def test_recommendation_lines_carry_time_and_cost_when_known():
                                               "~1,826 h, $36,366 — one of the options you asked about")
     tight = rec.model_copy(update={"tight": True, "headroom_pct": 6})
     assert ": tight, 36/80 GB (6% free)" in recommendation_line(tight, "en")
+
+
+
+def test_watch_out_holds_warnings_said_once_and_none_the_answer_already_says():
+    from bot.models import AskAnswer
+    from bot.render.text import watch_outs
+
+    warn = Finding(rule="r.warn", topic="memory", severity="warn", tier="key", message="Keep a spare node for restarts.")
+    primer = Finding(rule="r.info", topic="storage", severity="info", tier="key", message="Training reads data often.")
+    said = Finding(rule="r.said", topic="memory", severity="warn", tier="key", message="The job needs about 200 GB.")
+    answer = Answer(requirement=Requirement(), answers=[AskAnswer(kind="fit", lead="No — the job needs about 200 GB.")],
+                    findings=[warn, warn.model_copy(update={"rule": "r.again"}), primer, said])
+    assert [f.rule for f in watch_outs(answer, ["No — the job needs about 200 GB in all."])] == ["r.warn"]
+    bare = Answer(requirement=Requirement(), findings=[primer])  # a rule base without verdicts: its primers show
+    assert [f.rule for f in watch_outs(bare, [])] == ["r.info"]
