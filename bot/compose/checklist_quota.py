@@ -45,20 +45,27 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                          for i in members)
         parts.append(say("checklist.quota_part", lang, instances=each, name=AWS_QUOTA_NAMES[code], code=code, need=need))
     lead = say("checklist.quota_lead", lang, parts="; ".join(parts))
+    details = _details(instances, codes, spot, text, lang)
+    return AskAnswer(kind="checklist", lead=lead, details=details, rule="checklist.aws-quota", sources=SOURCES,
+                     figures={"vcpus_" + code: sum(_many(text, i) * int(i.vcpus or 0) for i in members)
+                              for code, members in codes.items()})
+
+
+def _details(instances: list[InstanceType], codes: dict[str, list[InstanceType]], spot: bool, text: str,
+             lang: str) -> list[str]:
+    """vCPUs summed per family, the other billing's own quotas, the command to file, Capacity Blocks."""
     first_code, first = next(iter(codes.items()))
     details = [say("checklist.quota_vcpus", lang)]
-    other = {i.quota_code("on-demand" if spot else "spot") for i in instances} - {None}
+    other = sorted(c for c in {i.quota_code("on-demand" if spot else "spot") for i in instances} if c)
     if other:
         key = "checklist.quota_on_demand_separate" if spot else "checklist.quota_spot_separate"
-        quotas = [say("checklist.quota_name", lang, name=AWS_QUOTA_NAMES[c], code=c) for c in sorted(other) if c in AWS_QUOTA_NAMES]
+        quotas = [say("checklist.quota_name", lang, name=AWS_QUOTA_NAMES[c], code=c) for c in other if c in AWS_QUOTA_NAMES]
         details.append(say(key, lang, quotas=", ".join(quotas)))
     details.append(say("checklist.quota_file", lang, code=first_code,
                        need=sum(_many(text, i) * int(i.vcpus or 0) for i in first)))
     if any(i.name.startswith("p") for i in instances):
         details.append(say("checklist.quota_meanwhile", lang))
-    return AskAnswer(kind="checklist", lead=lead, details=details, rule="checklist.aws-quota", sources=SOURCES,
-                     figures={"vcpus_" + code: sum(_many(text, i) * int(i.vcpus or 0) for i in members)
-                              for code, members in codes.items()})
+    return details
 
 
 def _many(text: str, inst: InstanceType) -> int:

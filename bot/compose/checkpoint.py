@@ -85,7 +85,7 @@ def handling(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if not (spot and _HANDLE.search(ask.text)) or _STATED_PRICE.search(ask.text):
         return None
     reply = compose(ask, ctx)
-    if reply is None or "overhead_pct" not in reply.figures and not _WORTH.search(ask.text):
+    if reply is None or ("overhead_pct" not in reply.figures and not _WORTH.search(ask.text)):
         return reply
     overhead = reply.figures.get("overhead_pct") or _overhead(reply)
     if _WORTH.search(ask.text) and overhead is not None:

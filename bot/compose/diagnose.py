@@ -323,7 +323,8 @@ _SMI_INDEX = re.compile(r"nvidia-smi\b[^\n]*?\s(?:-i|--id[= ])\s*([0-9]{1,2})\b"
 def _index(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> int:
     """The GPU's index as the user ran it: one GPU's output of `nvidia-smi -q -i 3` is GPU 3, not 0."""
     m = _SMI_INDEX.search(ctx.question or "")
-    return int(m.group(1)) if m and len(paste.report.gpus) == 1 and gpu.index == 0 else gpu.index
+    one = paste.report is not None and len(paste.report.gpus) == 1
+    return int(m.group(1)) if m and one and gpu.index == 0 else gpu.index
 
 
 def _expected(paste: Paste, ctx: ComposeContext) -> list[str]:
@@ -386,6 +387,7 @@ def _error(error: ErrorReading, lang: str) -> tuple[str, list[str], str | None, 
 
 def _nccl(paste: Paste, lang: str) -> tuple[str, list[str], str | None, list[str]]:
     nccl = paste.nccl
+    assert nccl is not None  # the caller reads a paste with NCCL lines only
     if nccl.transport == "socket":
         ifs = f": {', '.join(nccl.socket_interfaces)}" if nccl.socket_interfaces else ""
         text = say("diagnose.nccl_socket", lang, ifs=ifs)
