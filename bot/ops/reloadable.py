@@ -30,6 +30,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel
 
 from bot.errors import GpuAdvisorError
+from bot.ops.polling import PollLoop
 
 log = logging.getLogger("gpu_advisor.config")
 
@@ -185,10 +186,11 @@ class ConfigReloader(Generic[T]):
 class ConfigSync:
     """Every replica serves the same configs: versions in the store, followed by polling.
 
-    One thread per replica polls every `interval_s`: each config's file (reload on new content),
-    then each config's row (a new generation naming another version: reload from own files)."""
+    Each poll (on the replica's `PollLoop`, every `interval_s`) looks at each config's file (reload
+    on new content), then at its row (a new generation naming another version: reload from own files)."""
 
     ROW_PREFIX = "config:"
+    POLL_LABEL = "the published config versions"
 
     def __init__(self, store, reloaders: Iterable[ConfigReloader], interval_s: float = 5.0):
         if interval_s <= 0:
@@ -197,8 +199,7 @@ class ConfigSync:
         self.reloaders = {r.name: r for r in reloaders}
         self.interval_s = interval_s
         self.seen: dict[str, int] = {}
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._loop: PollLoop | None = None
 
     def _row(self, name: str) -> str:
         return self.ROW_PREFIX + name
@@ -237,27 +238,19 @@ class ConfigSync:
                                 "serving %s", name, version, reloader.version)
         return done
 
-    def start(self) -> ConfigSync:
+    def start(self, loop: PollLoop | None = None) -> ConfigSync:
+        """Publish or adopt each config's version, then poll on `loop` (the replica's one polling
+        thread, shared with the rule base's sync; a loop of its own when none is given)."""
         for name, reloader in self.reloaders.items():
             state = self.store.rule_base_state(name=self._row(name))
             if state is None or state[0] != reloader.version:
                 self._publish(name)
             else:
                 self.seen[name] = state[1]
-
-        def loop() -> None:
-            while not self._stop.wait(self.interval_s):
-                try:
-                    self.check()
-                except Exception:  # a store outage must not end the sync: try again next poll
-                    log.exception("checking the published config versions failed")
-
-        self._thread = threading.Thread(target=loop, name="config-sync", daemon=True)
-        self._thread.start()
+        self._loop = (loop or PollLoop(self.interval_s, name="config-sync")).add(self.POLL_LABEL, self.check)
         return self
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
+        if self._loop is not None:
+            self._loop.remove(self.POLL_LABEL)
+            self._loop = None

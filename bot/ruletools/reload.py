@@ -298,13 +298,13 @@ class RuleBaseManager:
         """Rules and knowledge versions together: what replicas converge on."""
         return f"{self.version}+{self.knowledge_version}"
 
-    def _content_digest(self) -> str:
-        """The rule and knowledge files' digest by relative paths ("" when the folder cannot be read:
-        the reload itself then says what failed)."""
+    def _rules_digest(self) -> str:
+        """The rule files' digest by relative paths, read only when they did not load (a loaded
+        rule base's version is that digest already); "" when the folder cannot be read."""
         from bot.engine.rulebase import rule_files
 
         try:
-            return f"{_digest(rule_files([self.rules_dir]), self.rules_dir)}+{self._knowledge_digest()}"
+            return _digest(rule_files([self.rules_dir]), self.rules_dir)
         except Exception:
             log.warning("could not digest the rule folder %s", self.rules_dir, exc_info=True)
             return ""
@@ -357,23 +357,26 @@ class RuleBaseManager:
 
     def _reload(self) -> ReloadResult:
         started = time.monotonic()
-        content = self._content_digest()  # what is about to be checked, before any swap
+        # The knowledge files are digested once, before the check; the rule files are read once, by
+        # the load, whose version (relative paths and contents) is their digest: the content checked.
+        knowledge = self._knowledge_digest() if self.knowledge_dir is not None else None
         try:
-            result = self._check_and_swap()
+            result = self._check_and_swap(knowledge)
         except Exception as exc:  # an unexpected failure is a rejected reload, reported like one
             log.exception("rule reload failed")
             result = ReloadResult(ok=False, version=self.version, problems=[f"the reload failed: {exc!r}"])
         result.knowledge = self.knowledge_version
-        result.content = content
+        result.content = f"{result.candidate or self._rules_digest()}+{knowledge or self._current.knowledge}"
         result.seconds = time.monotonic() - started
         self._notify(result)
         return result
 
-    def _check_and_swap(self) -> ReloadResult:
+    def _check_and_swap(self, read: str | None) -> ReloadResult:
+        """`read`: the knowledge files' digest (None: no knowledge folder, the catalog is fixed)."""
         current = self.version
         catalog, knowledge = self._current.catalog, self._current.knowledge
-        if self.knowledge_dir is not None:
-            knowledge = self._knowledge_digest()
+        if self.knowledge_dir is not None and read is not None:
+            knowledge = read
             if knowledge != self._current.knowledge:
                 from bot.knowledge import load_catalog
 

@@ -172,14 +172,16 @@ def build_app(settings: SlackSettings, mode: Mode = "socket", *, rules: RuleSour
         # After the App, whose start checks the token: a failed start leaves no workers behind.
         slack.answer_pool = start_answer_pool(settings, rules, store, slack.conversations)
         if store is not None and settings.rules_sync_s > 0:
+            from bot.ops.polling import PollLoop
+            from bot.ops.reloadable import ConfigSync
             from bot.store.rulesync import RuleBaseSync
 
-            slack.rule_sync = RuleBaseSync(store, rules, interval_s=settings.rules_sync_s).start()
-            from bot.ops.reloadable import ConfigSync
-
+            # One polling thread follows the store for the rule base and the configs alike.
+            loop = PollLoop(settings.rules_sync_s, name="store-sync")
+            slack.rule_sync = RuleBaseSync(store, rules, interval_s=settings.rules_sync_s).start(loop)
             # The role file reloads when edited, and every replica follows the version published.
             configs = [c for c in (slack.role_book, core.inventory_config) if c is not None]
-            slack.config_sync = ConfigSync(store, configs, interval_s=settings.rules_sync_s).start()
+            slack.config_sync = ConfigSync(store, configs, interval_s=settings.rules_sync_s).start(loop)
         from bot.ops.metrics import track_replica
 
         track_replica(configs=[slack.role_book])  # the role file's version in gpu_advisor_config_info

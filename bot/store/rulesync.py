@@ -8,7 +8,8 @@ The row `rule_base_state('serving')` holds the rules+knowledge version (`serving
   (the newest deploy wins).
 - `/gpu rules reload` on any replica (`reload_everywhere`) reloads there and publishes even an
   unchanged version: the generation rises, so every replica looks at its files again.
-- Every replica polls the row every `interval_s` seconds; a new generation naming another version
+- Every replica polls the row every `interval_s` seconds (on its one `bot.ops.polling.PollLoop`,
+  beside the configs' sync); a new generation naming another version
   than it serves makes it reload from its own files. Replicas share the files (one image, one
   volume or ConfigMap), so they converge on the version in the row; a replica whose files cannot
   build it (not yet propagated) keeps serving what it has, logs it, and converges when its own
@@ -22,7 +23,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
+from bot.ops.polling import PollLoop
 from bot.seams import RuleBaseRecords, RuleSource
 from bot.store.db import StoreError
 
@@ -30,6 +33,8 @@ log = logging.getLogger("gpu_advisor.rules")
 
 
 class RuleBaseSync:
+    POLL_LABEL = "the published rule-base version"
+
     def __init__(self, store: RuleBaseRecords, rules: RuleSource, interval_s: float = 2.0):
         if interval_s <= 0:
             raise ValueError(f"interval_s must be positive, got {interval_s}")
@@ -40,9 +45,8 @@ class RuleBaseSync:
         self.followed = 0  # reloads this replica ran because another one published
         # Set while this replica reloads to follow the row: that reload is not published back.
         self._following = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-        self._unsubscribe = None
+        self._loop: PollLoop | None = None
+        self._unsubscribe: Callable[[], None] | None = None
 
     # -- publishing ------------------------------------------------------------------------
     def _published(self) -> tuple[str, int] | None:
@@ -97,31 +101,22 @@ class RuleBaseSync:
                         "" if result.ok else f" ({'; '.join(result.problems[:3])})")
         return True
 
-    def start(self) -> "RuleBaseSync":
-        """Publish this replica's version if the row names another one, then poll in a thread."""
+    def start(self, loop: PollLoop | None = None) -> RuleBaseSync:
+        """Publish this replica's version if the row names another one, then poll on `loop` (the
+        replica's one polling thread, shared with the configs' sync; one of its own when none)."""
         state = self._published()
         if state is None or state[0] != self.rules.serving_version:
             self._publish(self.rules.serving_version)
         else:
             self.seen_generation = state[1]
         self._unsubscribe = self.rules.subscribe(self._on_reload)
-
-        def loop() -> None:
-            while not self._stop.wait(self.interval_s):
-                try:
-                    self.check()
-                except Exception:  # a store outage must not end the sync: log, try again next poll
-                    log.exception("checking the published rule-base version failed")
-
-        self._thread = threading.Thread(target=loop, name="rules-sync", daemon=True)
-        self._thread.start()
+        self._loop = (loop or PollLoop(self.interval_s, name="rules-sync")).add(self.POLL_LABEL, self.check)
         return self
 
     def stop(self) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-            self._thread = None
+        if self._loop is not None:
+            self._loop.remove(self.POLL_LABEL)
+            self._loop = None
         if self._unsubscribe is not None:
             self._unsubscribe()
             self._unsubscribe = None
