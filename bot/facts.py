@@ -141,7 +141,7 @@ def requirement_fact(req: Requirement, *, named: list[GpuSpec], family: str | No
                      instance: InstanceType | None, unknown_gpu_fits: bool | None = None) -> RequirementFact:
     """The question as understood, with what rules need derived from it (version numbers, flags).
     `unknown_gpu_fits`: the job fits on one card of the memory the user gave for a GPU we don't know."""
-    data = req.model_dump(exclude=_LIST_FIELDS)
+    data = req.model_dump(exclude=set(_LIST_FIELDS))
     data.update(
         unknown_gpu_fits=unknown_gpu_fits,
         has_size=req.params_b is not None, gpu_named=bool(named), multi_gpu=(req.gpu_count or 1) > 1,
@@ -491,7 +491,7 @@ def expected_for(catalog: Catalog, result: BenchmarkResult, report: ProbeReport)
         return None
     spec = catalog.gpus[gpu_id]
     if result.kind == "matmul" and result.precision:
-        return spec.dense_tflops.get(result.precision)
+        return {str(k): v for k, v in spec.dense_tflops.items()}.get(result.precision)
     if result.kind == "membw":
         return spec.bandwidth_gbs
     return None

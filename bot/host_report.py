@@ -119,7 +119,7 @@ class GpuProbe(BaseModel):
     not_supported: list[str] = Field(default_factory=list)
     errors: dict[str, str] = Field(default_factory=dict, description="queries that failed for another reason")
 
-    def mark_unsupported(self) -> "GpuProbe":
+    def mark_unsupported(self) -> GpuProbe:
         """Fill `not_supported` from the fields left None."""
         self.not_supported = [f for f in OPTIONAL_GPU_FIELDS if getattr(self, f) is None]
         return self
@@ -223,11 +223,11 @@ Counter = Literal["ecc_uncorrected", "ecc_corrected", "remapped_uncorrectable", 
 
 
 def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 def as_utc(value: dt.datetime) -> dt.datetime:
-    return value.replace(tzinfo=dt.timezone.utc) if value.tzinfo is None else value.astimezone(dt.timezone.utc)
+    return value.replace(tzinfo=dt.UTC) if value.tzinfo is None else value.astimezone(dt.UTC)
 
 
 class GpuCounters(BaseModel):

@@ -171,7 +171,7 @@ def create_app(config: AgentConfig) -> FastAPI:
         cached = metrics_cache.get("probe")
         if cached is None or time.monotonic() - cached[0] > config.metrics_max_age_s:
             try:
-                report = await asyncio.to_thread(config.gpu_probe)
+                report: ProbeReport | None = await asyncio.to_thread(config.gpu_probe)
             except Exception:  # a failing probe leaves the job counters scrapeable
                 report = manager.last_probe
             metrics_cache["probe"] = (time.monotonic(), report)

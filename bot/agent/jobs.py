@@ -24,6 +24,7 @@ from bot.agent_contract import (  # noqa: F401  the contract's names, re-exporte
     ProbeJob, ServingJob, is_loopback_ip)
 from bot.host_report import BenchmarkBatch, ProbeReport
 from bot.errors import ServiceError
+import contextlib
 
 
 class SlotBusy(ServiceError):
@@ -72,7 +73,7 @@ class JobManager:
     def running(self) -> int:
         return sum(1 for j in self.jobs.values() if j.state in ("queued", "running"))
 
-    def submit(self, params: BaseModel) -> Job:
+    def submit(self, params: JobParams) -> Job:
         slot = slot_of(params)
         if slot and slot in self.slots:
             raise SlotBusy(slot, self.slots[slot])
@@ -107,10 +108,8 @@ class JobManager:
         job = self.jobs.get(job_id)
         if job is None or job.version != seen_version:
             return
-        try:
+        with contextlib.suppress(asyncio.TimeoutError, KeyError):
             await asyncio.wait_for(self._events[job_id].wait(), timeout)
-        except (asyncio.TimeoutError, KeyError):
-            pass
 
     def _progress_callback(self, job: Job) -> Callable[[float, str], None]:
         loop = asyncio.get_running_loop()
@@ -124,7 +123,7 @@ class JobManager:
 
         return update
 
-    async def _run(self, job: Job, params: BaseModel, slot: str | None) -> None:
+    async def _run(self, job: Job, params: JobParams, slot: str | None) -> None:
         job.state, job.started_at = "running", time.time()
         self._touch(job)
         progress = self._progress_callback(job)
@@ -140,7 +139,7 @@ class JobManager:
                 result = await asyncio.wait_for(asyncio.shield(worker), time_limit(params))
             job.result = result
             job.state, job.progress, job.message = "done", 1.0, "done"
-        except asyncio.TimeoutError:
+        except TimeoutError:
             stop.set()
             job.state, job.error = "failed", f"time limit of {time_limit(params):g} s exceeded"
         except Exception as exc:  # reported to the caller as the job's error, never a crash
@@ -156,7 +155,7 @@ class JobManager:
                 else:
                     self.slots.pop(slot, None)
 
-    async def _execute(self, params: BaseModel, progress, stop: threading.Event) -> dict[str, Any]:
+    async def _execute(self, params: JobParams, progress, stop: threading.Event) -> dict[str, Any]:
         if isinstance(params, ProbeJob):
             report = await asyncio.to_thread(self.probe, params)
             self.last_probe = report

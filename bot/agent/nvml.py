@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import time
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from bot.host_report import (ARCHITECTURES, BRANDS, CLOCK_EVENT_REASONS, GpuProbe, GpuProcess, ProbeReport,
                               normalise_version)
 from bot.diagnostics.probe_fields import NVML_PLAIN, ProbeField
 from bot.errors import ServiceError
+import contextlib
 
 MIB = 1024 * 1024
 
@@ -174,10 +176,8 @@ def probe_nvml(nvml: Any | None = None) -> ProbeReport:
         cuda = calls.get("cuda_driver", nvml.nvmlSystemGetCudaDriverVersion_v2)
         gpus = [_gpu(nvml, i) for i in range(nvml.nvmlDeviceGetCount())]
     finally:
-        try:
+        with contextlib.suppress(nvml.NVMLError):
             nvml.nvmlShutdown()
-        except nvml.NVMLError:
-            pass
     return ProbeReport(
         source="nvml",
         driver=normalise_version(_text(driver)) if driver is not None else None,  # as the smi parser does

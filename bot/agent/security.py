@@ -163,7 +163,7 @@ class SignedRequests:
                                 (b"connection", b"close")]})
         await send({"type": "http.response.body", "body": body})
 
-    async def _read_body(self, receive) -> bytes | None | str:
+    async def _read_body(self, receive) -> bytes | str | None:
         """The body; None if the client went away; "too_large" past max_body."""
         chunks, size = [], 0
         while True:

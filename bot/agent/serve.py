@@ -87,7 +87,7 @@ def free_port(host: str = "127.0.0.1") -> int:
 class ServerPool:
     """Uvicorn servers for several ASGI apps, on one loop in a daemon thread. Use as a context manager."""
 
-    def __init__(self, apps: list, host: str = "127.0.0.1", limits: "ConnectionLimits | None" = None):
+    def __init__(self, apps: list, host: str = "127.0.0.1", limits: ConnectionLimits | None = None):
         import uvicorn
 
         self.host = host
@@ -103,7 +103,7 @@ class ServerPool:
         self.servers = [
             uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="error", lifespan="off",
                                           access_log=False, **(limits or ConnectionLimits()).uvicorn_options()))
-            for app, port in zip(apps, self.ports)
+            for app, port in zip(apps, self.ports, strict=False)
         ]
         for server in self.servers:
             server.install_signal_handlers = lambda: None  # not the main thread
@@ -117,10 +117,10 @@ class ServerPool:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
         loop.run_until_complete(asyncio.gather(*(s.serve(sockets=[sock])
-                                                 for s, sock in zip(self.servers, self._sockets))))
+                                                 for s, sock in zip(self.servers, self._sockets, strict=False))))
         loop.close()
 
-    def __enter__(self) -> "ServerPool":
+    def __enter__(self) -> ServerPool:
         self._thread.start()
         deadline = time.monotonic() + 20
         while not all(s.started for s in self.servers):
@@ -138,7 +138,7 @@ class ServerPool:
 
 
 def serve_forever(app, host: str, port: int, tls_cert: str | None, tls_key: str | None, user: str | None,
-                  limits: "ConnectionLimits | None" = None) -> None:
+                  limits: ConnectionLimits | None = None) -> None:
     import uvicorn
 
     from bot.ops.lifecycle import GracefulStop

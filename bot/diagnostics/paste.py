@@ -104,7 +104,9 @@ def _cut(text: str, removed: list[tuple[int, int]]) -> tuple[str, list[tuple[int
     if cursor < len(text):
         spans.append((cursor, len(text)))
     kept = [(a, b) for a, b in spans if not _FILLER.match(text[a:b])] if removed else spans
-    out, pieces, length = [], [], 0
+    out: list[str] = []
+    pieces: list[tuple[int, int, int]] = []
+    length = 0
     for a, b in kept:
         if out and not (out[-1][-1:].isspace() or text[a:a + 1].isspace()):
             out.append(" ")
@@ -215,7 +217,7 @@ def _q_run_end(lines: list[str], i: int) -> int | None:
             break
         if _KV.match(line):
             kv += 1
-        elif not (line.startswith((" ", "\t")) or _GPU_HEADER.match(line) or line.startswith("=")):
+        elif not (line.startswith((" ", "\t", "=")) or _GPU_HEADER.match(line)):
             break
         j += 1
     return j if kv >= 3 else None
@@ -257,7 +259,7 @@ def _is_error_line(line: str) -> bool:
     """A line of a log or an exception, not a sentence of the question that quotes one."""
     if _CJK.search(line) or not ERROR_LINE.search(line):
         return False
-    return bool(_EXCEPTION_LINE.match(line) or line.rstrip().endswith((".", ")")) and not line.rstrip().endswith("?"))
+    return bool(_EXCEPTION_LINE.match(line) or (line.rstrip().endswith((".", ")")) and not line.rstrip().endswith("?")))
 
 
 # -- inline readings --------------------------------------------------------------------------

@@ -92,7 +92,7 @@ def parse_query_csv(text: str, origin: str = "<query-gpu>") -> tuple[ProbeReport
         reasons: list[str] | None = None
         flagged: dict[str, bool] = {}
         pstate = None
-        for column, raw in zip(columns, row):
+        for column, raw in zip(columns, row, strict=False):
             if column in _FIELDS:
                 field, kind = _FIELDS[column]
                 converted = _convert(raw, kind)

@@ -38,7 +38,7 @@ class SmiParseError(ConfigError):
 class Entry:
     key: str
     value: str | None = None
-    children: list["Entry"] = field(default_factory=list)
+    children: list[Entry] = field(default_factory=list)
     attrs: dict[str, str] = field(default_factory=dict)
 
 
@@ -159,9 +159,10 @@ def _ecc_counts(node: Entry | None, scope: str) -> tuple[int | None, int | None]
         if child.children or "threshold" in child.key:
             continue
         value = _clean(child.value)
-        if value is None or not _NUMBER.match(value):
+        match = _NUMBER.match(value) if value is not None else None
+        if match is None:
             continue
-        count = int(_NUMBER.match(value).group(0))
+        count = int(match.group(0))
         if "uncorrectable" in child.key:
             uncorrected = (uncorrected or 0) + count
         elif "correctable" in child.key:

@@ -22,7 +22,7 @@ _UTIL = re.compile(r"(?P<util>\d+)%")
 
 
 def _cells(line: str) -> list[str]:
-    return [c for c in line.strip().strip("|").split("|")]
+    return list(line.strip().strip("|").split("|"))
 
 
 def _int(text: str | None) -> int | None:

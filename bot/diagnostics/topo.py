@@ -47,7 +47,7 @@ def parse_topo(text: str, origin: str = "<topo -m>") -> Topology:
             continue
         row = cells[0]
         (gpus if row.startswith("GPU") else nics).append(row)
-        for column, link in zip(columns, cells[1: 1 + len(columns)]):
+        for column, link in zip(columns, cells[1: 1 + len(columns)], strict=False):
             if column == row:
                 continue
             kind, count = _kind(link)

@@ -38,10 +38,10 @@ LIVENESS_PATH = "/healthz"
 READINESS_PATH = "/readyz"
 
 
-_LIVE: "weakref.WeakSet[DrainableExecutor]" = weakref.WeakSet()
+_LIVE: weakref.WeakSet[DrainableExecutor] = weakref.WeakSet()
 
 
-def live_executors() -> list["DrainableExecutor"]:
+def live_executors() -> list[DrainableExecutor]:
     """Every `DrainableExecutor` of this process not yet drained (what a stop waits for)."""
     return [executor for executor in list(_LIVE) if not executor.drained]
 
@@ -231,7 +231,7 @@ class HealthServer:
         self.port = self.server.server_address[1]
         self._thread = threading.Thread(target=self.server.serve_forever, name="health", daemon=True)
 
-    def start(self) -> "HealthServer":
+    def start(self) -> HealthServer:
         self._thread.start()
         return self
 

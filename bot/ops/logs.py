@@ -94,7 +94,7 @@ def _from_record(_logger, _method, event: dict[str, Any]) -> dict[str, Any]:
     """Time, level and logger from the stdlib record; the caller's `extra=` fields."""
     record: logging.LogRecord | None = event.get("_record")
     if record is not None:
-        event.setdefault("time", dt.datetime.fromtimestamp(record.created, dt.timezone.utc)
+        event.setdefault("time", dt.datetime.fromtimestamp(record.created, dt.UTC)
                          .isoformat(timespec="milliseconds"))
         event["level"] = record.levelname
         event["logger"] = record.name
@@ -102,7 +102,7 @@ def _from_record(_logger, _method, event: dict[str, Any]) -> dict[str, Any]:
             if key not in _STANDARD and not key.startswith("_") and key not in event:
                 event[key] = value
     else:  # a structlog logger's call
-        event.setdefault("time", dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds"))
+        event.setdefault("time", dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds"))
         event.setdefault("level", _method.upper())
     for key in ID_KEYS:
         if event.get(key) is None:

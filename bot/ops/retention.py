@@ -29,7 +29,7 @@ class PurgeResult(BaseModel):
 
 def purge_expired(store: StoreSeam, conversation_retention_days: float, now: dt.datetime | None = None) -> PurgeResult:
     """Delete expired event claims and conversations older than the retention (0: keep them)."""
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or dt.datetime.now(dt.UTC)
     events = store.purge_events(now=now)
     cutoff = None
     conversations = 0
@@ -49,7 +49,7 @@ class RetentionPurger:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="retention-purge", daemon=True)
 
-    def start(self) -> "RetentionPurger":
+    def start(self) -> RetentionPurger:
         if self.interval_s > 0:
             self._thread.start()
         return self

@@ -44,7 +44,7 @@ def engine_import_problem(exc: ImportError) -> str | None:
         return None
     reason = version_problem() or (
         "the rule engine (durable-rules) is not installed or does not load; reinstall gpu-advisor "
-        f"(`pip install --force-reinstall durable-rules==2.0.28` needs a C compiler)")
+        "(`pip install --force-reinstall durable-rules==2.0.28` needs a C compiler)")
     return f"{reason} [{text.splitlines()[0][:200] if text else type(exc).__name__}]"
 
 

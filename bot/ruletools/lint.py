@@ -13,9 +13,10 @@ linting one changed file still knows about the rules it chains with.
 from __future__ import annotations
 
 import re
+import contextlib
 import typing
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -112,10 +113,8 @@ def _load_file(path: Path, out: _Collector, root: Path | None = None) -> tuple[Y
     for index, raw in enumerate(raw_rules if isinstance(raw_rules, list) else []):
         if index in bad:
             continue
-        try:
+        with contextlib.suppress(ValidationError):  # already reported
             loaded.append(LoadedRule(rule=Rule.model_validate(raw), doc=doc, index=index))
-        except ValidationError:
-            pass  # already reported
     return doc, loaded
 
 
@@ -149,7 +148,7 @@ def _rulebase_checks(item: LoadedRule, known_sources: set[str] | None, out: _Col
 # -- value checks: impossible literals and unknown knowledge references -------------------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def _adapter(kind: str, name: str) -> TypeAdapter:
     return TypeAdapter(FACT_KINDS[kind].model_fields[name].annotation)
 

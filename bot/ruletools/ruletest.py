@@ -176,7 +176,7 @@ def _check_findings(wanted: list[ExpectedFinding], result: EngineResult, engine)
 def _check_derived(wanted: list[ExpectedFact], result: EngineResult, engine) -> list[str]:
     failures = []
     for want in wanted:
-        fields = {k: v for k, v in (want.model_extra or {}).items()}
+        fields = dict((want.model_extra or {}).items())
         matches = [r for r in result.derived(want.fact) if all(r.data.get(k) == v for k, v in fields.items())]
         if not matches:
             have = [r.data for r in result.derived(want.fact)]
