@@ -76,11 +76,11 @@ def render_full(answer: Answer, max_candidates: int = 8) -> str:
             lines.append(f"  … +{len(answer.candidates) - max_candidates}")
     if answer.costs:
         lines.append(f"{t['costs']}:")
-        for c in answer.costs:
-            gpu = f" [{c.gpu}]" if c.gpu else ""
-            note = f" ({localise(c.note, answer.language)})" if c.note else ""
-            lines.append(f"  {c.label}{gpu}: {c.hourly_rate:g}{t['per_hour']} x {c.hours:g} {t['hours']} = "
-                         f"{c.total:,.2f} {c.currency}{note} [{t['origin_' + c.origin]}]")
+        for cost in answer.costs:
+            gpu = f" [{cost.gpu}]" if cost.gpu else ""
+            note = f" ({localise(cost.note, answer.language)})" if cost.note else ""
+            lines.append(f"  {cost.label}{gpu}: {cost.hourly_rate:g}{t['per_hour']} x {cost.hours:g} {t['hours']} = "
+                         f"{cost.total:,.2f} {cost.currency}{note} [{t['origin_' + cost.origin]}]")
     if answer.verdict:
         v = answer.verdict
         lines.append(f"{t['verdict']}: {v.text}")
