@@ -6,12 +6,14 @@ inference (L20), development on GeForce boards (RTX 4090 D, modified 48 GB board
 
 from __future__ import annotations
 
-from bot.advice.options import market_for
+import re
+
+from bot.advice.options import HOURS_PER_MONTH, market_for, stated_targets
 from bot.compose import ComposeContext
 from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.messages.format import count as fmt_count
-from bot.messages.format import gpu_name, gpu_setup
+from bot.messages.format import gpu_name, gpu_setup, money
 from bot.models import Ask, AskAnswer, Recommendation
 
 
@@ -29,6 +31,9 @@ def china_choice(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     top = china_pick(ctx, cards)
     lead = listed if top is None else _pick(ctx, top) + ("" if lang == "zh" else " ") + listed  # the pick first
     details = [line for line in (_role_line(ctx, name, specs) for name, specs in roles.items()) if line]
+    budget = _budget_line(ctx, top)
+    if budget:
+        details.insert(0, budget)
     details.append(say("select.china_confirm", lang))
     return AskAnswer(kind="select", lead=lead, details=details, rule="selection.china-market",
                      sources=sorted({s for c in cards for s in c.sources[:2]}),
@@ -59,6 +64,24 @@ def china_pick(ctx: ComposeContext, cards: list[GpuSpec]) -> Recommendation | No
 
 # Free memory a China pick keeps: a longer sequence or a bigger batch still fits (24 GB for a 19 GB job does not).
 ROOM = 0.3
+
+
+_MONTHLY = re.compile(r"每个?月|一个月|月预算|/\s*月|per\s+month|a\s+month|/\s*mo\b|monthly", re.IGNORECASE)
+
+
+def _budget_line(ctx: ComposeContext, top: Recommendation | None) -> str | None:
+    """A yuan budget against the pick: no price table covers Chinese clouds, so the budget is turned
+    into the most per GPU-hour it pays for (a month around the clock, or the whole sum in GPU-hours)."""
+    req = ctx.requirement
+    if not req.budget or req.budget_currency != "CNY" or top is None or top.gpu is None:
+        return None
+    gpus = top.count or 1
+    setup = gpu_setup(ctx.catalog, top.gpu, gpus, ctx.language)
+    budget = money(req.budget, "CNY", ctx.language)
+    if stated_targets(req).get("budget_period") == "month" or _MONTHLY.search(ctx.question or ""):
+        rate = money(req.budget / (HOURS_PER_MONTH * gpus), "CNY", ctx.language)
+        return say("select.china_budget_month", ctx.language, budget=budget, setup=setup, rate=rate)
+    return None
 
 
 def china_cards(ctx: ComposeContext) -> list[GpuSpec]:

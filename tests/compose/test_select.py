@@ -76,3 +76,11 @@ def test_compared_options_rank_tensor_parallel_over_many_pcie_cards_last(advisor
     answer = ask(advisor, "considering renting an 8x RTX 4090 box to serve Qwen2.5-72B (AWQ int4) instead of 2x H100 "
                           "— the 4090 box is way cheaper per hour. thoughts?")
     assert [(r.gpu, r.count) for r in answer.recommendations[:2]] == [("h100-sxm", 2), ("rtx-4090", 8)]
+
+
+def test_a_yuan_budget_a_month_is_turned_into_the_rate_it_pays_for(advisor):
+    answer = ask(advisor, "团队每个月预算两万，想租卡做 7B 的 LoRA 微调，选什么卡？")
+    lines = render_text(answer).splitlines()
+    budget = next(line for line in lines if "的预算" in line)
+    # ¥20,000 over 730 hours for one card: about ¥27.40 per GPU-hour
+    assert "每月 ¥20,000 的预算" in budget and "约 ¥27.40/卡时" in budget

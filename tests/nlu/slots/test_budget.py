@@ -19,3 +19,16 @@ def test_a_budget_is_read_with_its_currency(text, budget, currency):
 
 def test_a_bare_number_with_no_currency_anywhere_is_no_budget():
     assert "budget" not in parse("budget is 30k").extracted
+
+
+@pytest.mark.parametrize("text, value", [
+    ("我们预算一个月两万，做 13B 的 LoRA", 20_000.0),
+    ("每月预算 5 万，部署 Qwen2.5-32B", 50_000.0),
+])
+def test_a_chinese_budget_in_wan_is_yuan_even_with_its_month_between(text, value):
+    req = parse(text).requirement
+    assert (req.budget, req.budget_currency) == (value, "CNY")
+
+
+def test_a_span_of_months_is_no_budget():
+    assert parse("预算三个月，做 7B 微调").requirement.budget is None
