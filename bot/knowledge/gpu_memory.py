@@ -39,7 +39,8 @@ class GpuMemory(_Entry):
 
 def load_gpu_memory(knowledge_dir: Path | str = DEFAULT_KNOWLEDGE_DIR) -> dict[str, GpuMemory]:
     """Usable memory per GPU id; an absent file is an empty table (GPUs keep their marketing figure)."""
-    return dict(_cached_gpu_memory(Path(knowledge_dir)))
+    # a Path is used as it is: the sizer asks once per candidate GPU, and re-parsing was most of the cost
+    return dict(_cached_gpu_memory(knowledge_dir if isinstance(knowledge_dir, Path) else Path(knowledge_dir)))
 
 
 @lru_cache(maxsize=4)
