@@ -218,7 +218,8 @@ class _Question:
 
 
 class _Host(durable.Host):
-    """A durable-rules host that resolves `rule:<id>` actions against one Engine."""
+    """A durable-rules host that holds one Engine's ruleset. The engine drives the C core itself
+    (`Engine._assert`): the host only registers the ruleset and checks every `run` names a rule."""
 
     def __init__(self, engine: "Engine"):
         self._engine = engine
@@ -229,6 +230,15 @@ class _Host(durable.Host):
 
     def get_action(self, name: str):
         return self._engine._action_for(name)
+
+
+def _asserted(result, fact: dict) -> int:
+    """The state handle of an assert, as durable's Ruleset reads the C core's result."""
+    if result[0] == 1:
+        raise durable.MessageNotHandledException(fact)
+    if result[0] == 2:
+        raise durable.MessageObservedException(fact)
+    return 0 if result[0] == 3 else result[1]
 
 
 class Engine:
@@ -253,31 +263,59 @@ class Engine:
         # set_rulesets deletes each rule's 'run' key: compile_rulebase builds those dicts afresh on
         # every call, so no copy is needed (a deep copy was a third of a cold start's engine set-up).
         self._host.set_rulesets(compile_rulebase(rulebase))
+        self._handle = self._host.get_ruleset(self.ruleset)._handle
 
     # -- actions -----------------------------------------------------------------------
     def _action_for(self, name: str):
-        if name == OPEN_ACTION:
-            return lambda c: None
-        if name not in self._actions:
+        """The placeholder durable's Ruleset keeps for a rule's `run`: `_assert` runs the rules itself."""
+        if name != OPEN_ACTION and name not in self._actions:
             raise KeyError(f"no rule for action {name!r}")
-        rule = self._rules[self._actions[name]]
+        return lambda c: None
 
-        def action(c):
-            question = self._questions[str(c.s["sid"])]
+    def _assert(self, question: _Question, fact: dict) -> None:
+        """Assert one input fact and run every action it starts, depth by depth, as durable's
+        Host.assert_fact does (start the sid's next action, run it, store the state, complete it
+        and start the next), without its per-firing Closure, clock reads and state re-encoding:
+        our actions never change the sid's state, so its JSON is written once per input fact."""
+        handle = self._handle
+        fact_json = encoding.EngineJson.dumps(fact, ensure_ascii=False)
+        state_handle = _asserted(durable_rules_engine.assert_fact(handle, fact_json), fact)
+        started = durable_rules_engine.start_action_for_state(handle, state_handle)
+        if not started:
+            return
+        state_json = encoding.EngineJson.dumps(json.loads(started[0]), ensure_ascii=False)
+        message = json.loads(started[1])
+        while True:
+            name, matched = next(iter(message.items()))
+            rule = self._rules.get(name)
+            if rule is not None:
+                try:
+                    self._fire(rule, matched, question)
+                except BaseException as exc:  # the library would swallow it; run() raises it
+                    question.error = question.error or exc
             try:
-                self._fire(rule, c, question)
-            except BaseException as exc:  # the library would swallow it
-                question.error = question.error or exc
+                durable_rules_engine.update_state(handle, state_json)
+                following = durable_rules_engine.complete_and_start_action(handle, state_handle)
+            except BaseException:
+                durable_rules_engine.abandon_action(handle, state_handle)
+                raise
+            if not following:
+                return
+            message = json.loads(following)
 
-        return action
+    def _post(self, question: _Question, fact: dict) -> None:
+        """Assert a derived fact from inside an action (its rules run after the action completes)."""
+        fact.setdefault("sid", question.sid)
+        fact_json = encoding.EngineJson.dumps(fact, ensure_ascii=False)
+        _asserted(durable_rules_engine.assert_fact(self._handle, fact_json), fact)
 
-    def _fire(self, rule: Rule, c, question: _Question) -> None:
+    def _fire(self, rule: Rule, matched: dict[str, dict], question: _Question) -> None:
         bound: dict[str, dict] = {}
         premises: list[str] = []
         for alias in self._aliases[rule.id]:
             # The matched fact as durable-rules holds it (with sid, kind and _fid); templates and
             # assertions read fields by name, so it is used as it is, without a copy.
-            data = getattr(c, alias)._d
+            data = matched[alias]
             bound[alias] = data
             fid = data.get("_fid")
             if fid:
@@ -289,7 +327,7 @@ class Engine:
             asserted.append(record.fid)
             if is_new:
                 try:
-                    c.assert_fact({"kind": fact_kind, "_fid": record.fid, **data})
+                    self._post(question, {"kind": fact_kind, "_fid": record.fid, **data})
                 except durable.MessageNotHandledException:
                     pass  # nothing consumes this fact: normal
         question.firings.append(Firing(rule=rule.id, premises=premises, asserted=asserted))
@@ -354,15 +392,14 @@ class Engine:
             question = _Question(sid, language)
             self._questions[sid] = question
             try:
-                self._host.assert_fact(self.ruleset, {"sid": sid, **OPEN_FACT})
-                for kind, data in checked:
-                    clean = {k: v for k, v in data.items() if v is not None}
-                    encoding.check_finite(kind, clean)
-                    record = question.add_input(kind, clean)
-                    if not self._relevant(kind, clean):
+                self._assert(question, {"sid": sid, **OPEN_FACT})
+                for kind, data in checked:  # model_dump(exclude_none=True): no None values
+                    encoding.check_finite(kind, data)
+                    record = question.add_input(kind, data)
+                    if not self._relevant(kind, data):
                         continue  # kept for explanations, never asserted
                     try:
-                        self._host.assert_fact(self.ruleset, {"sid": sid, "kind": kind, "_fid": record.fid, **clean})
+                        self._assert(question, {"sid": sid, "kind": kind, "_fid": record.fid, **data})
                     except durable.MessageNotHandledException:
                         pass  # a fact no rule matches is normal
                     if question.error is not None:
