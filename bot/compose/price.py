@@ -38,6 +38,7 @@ from bot.prices.lookup import (
 from bot.prices.skypilot import shown
 from bot.messages.format import count, gpu_name, money
 
+RESERVE_HOURS = 24 * 7  # a run of a week or more: a reserved window is worth asking for
 MAX_TEXT = 4_000  # the ask text read for region names, durations and instance names
 _SPOT = re.compile(r"\bspot\b|竞价|抢占", re.IGNORECASE)
 _ON_DEMAND = re.compile(r"on[\s-]?demand|按需|按量", re.IGNORECASE)
@@ -423,7 +424,8 @@ def _job(ctx: ComposeContext, gpus: list[str], n: int, hours: float | None, bill
     if hours is None:
         lead = say("price.job_hourly_lead", lang, per_gpu=_m(ctx, best.hourly / best.gpus_paid, offer.currency), **common)
     else:
-        lead = say("price.job_lead", lang, hours=say("price.hours", lang, hours=count(hours)),
+        work = say("price.job_work", lang, gpu_hours=count(round(n * hours))) if n > 1 and hours > 1 else ""
+        lead = say("price.job_lead", lang, hours=say("price.hours", lang, hours=count(hours)), work=work,
                    total=_m(ctx, best.total, offer.currency), **common)
     details = []
     if best.gpus_paid > n:
@@ -446,6 +448,8 @@ def _job(ctx: ComposeContext, gpus: list[str], n: int, hours: float | None, bill
         line = _zone_line(ctx, offer, "spot")
         if line:
             details.append(line)
+    elif hours and hours >= RESERVE_HOURS:  # "8xH200 for ~2 weeks starting mid next month"
+        details.append(say("price.job_reserve", lang))
     figures = {"gpus": n, "hours": hours, "total": best.total if hours else None, "per_hour": best.hourly,
                "instances": best.instances, "gpus_paid": best.gpus_paid, "instance_type": offer.instance_type,
                "provider": offer.provider, "region": offer.region, "currency": offer.currency}

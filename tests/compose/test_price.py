@@ -90,8 +90,8 @@ def test_x_vs_y_per_gpu_hour(catalog):
 
 def test_a_count_for_a_duration_is_priced_on_one_instance_and_says_what_a_split_costs(catalog):
     reply = _answer(catalog, "how much for 8 H100s for 100 hours?", subjects=["h100"], gpu="h100", gpu_count=8)
-    assert reply.lead == ("8× H100 SXM on demand for 100 h: from $1,707 at Vast.ai (1× 8x-H100_SXM-32-65536 in US, NA, "
-                          "$17.07/h).")
+    assert reply.lead == ("8× H100 SXM on demand for 100 h (800 GPU-hours): from $1,707 at Vast.ai "
+                          "(1× 8x-H100_SXM-32-65536 in US, NA, $17.07/h).")
     assert reply.figures["total"] == pytest.approx(1707.0) and reply.figures["instances"] == 1
     assert "Split over separate instances it is $1,440 at Vast.ai (8× 1x-H100_SXM-32-65536)" in reply.details[0]
     assert reply.details[1].startswith("Next: RunPod $1,912 (8x_H100_SECURE, CA)")

@@ -60,3 +60,13 @@ def test_a_quote_for_a_term_is_totalled_over_the_term(advisor):
     answer, lines = _first_lines(advisor, "a neocloud offers 16x H100 at $2.90/gpu/hr on a 6-month term, is that a fair price?", n=12)
     term = next(line for line in lines if "6-month term" in line)
     assert "$203,232" in term  # 2.90 x 16 GPUs x 730 h x 6 months
+
+
+@pytest.mark.parametrize("text, work", [
+    ("how much would renting 8 H100s for 10 days cost?", "(1,920 GPU-hours)"),
+    ("8 张 H100 连续租 10 天大概多少钱？", "（1,920 卡时）"),
+])
+def test_a_multi_gpu_rental_of_days_gives_its_gpu_hours_and_a_reservation_to_price(advisor, text, work):
+    answer, lines = _first_lines(advisor, text, n=12)
+    assert work in lines[0], lines[0]
+    assert any("Capacity Blocks" in line for line in lines[1:6])
