@@ -223,6 +223,11 @@ def lead(c: Comparison, ctx: ComposeContext) -> str:
     leading = [i for i in range(len(c.sides)) if c.strengths(i)]
     if c.pick is None and len(leading) == 1:
         others = [_name(ctx, s.gpu) for i, s in enumerate(c.sides) if i != leading[0]]
+        if "bf16" not in c.strengths(leading[0]) and c.line("bf16").figures[leading[0]].value:
+            # the same compute: training runs as fast on either, so the lead is memory and bandwidth
+            return say("spec.pick_one_sided_same_compute", language, gpu=_name(ctx, c.sides[leading[0]].gpu),
+                       what=_better_at(c, leading[0], language), others=("、" if language == "zh" else ", ").join(others),
+                       bf16=_value(c, "bf16", leading[0], ctx))
         return say("spec.pick_one_sided", language, gpus=" / ".join(_name(ctx, s.gpu) for s in c.sides),
                    gpu=_name(ctx, c.sides[leading[0]].gpu), what=_better_at(c, leading[0], language),
                    others=("、" if language == "zh" else ", ").join(others))

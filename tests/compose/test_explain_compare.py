@@ -115,11 +115,15 @@ def test_an_nvidia_product_is_picked_before_a_modified_board(catalog):
 
 
 def test_when_one_side_leads_on_nothing_it_is_said_once(catalog):
-    out = reply(catalog, ["a800", "a100"])  # no job stated
-    assert out.lead.startswith("A800 SXM4 80GB / A100 80GB SXM: the A100 80GB SXM is better at splitting one model "
-                               "across GPUs (NVLink); the A800 SXM4 80GB leads on none of these specs.")
+    out = reply(catalog, ["a800", "a100"])  # no job stated, the same compute: a verdict with its condition
+    assert out.lead.startswith("A100 80GB SXM if it costs about the same; otherwise it depends on the job: with the "
+                               "same dense BF16 (312 TFLOPS)")
+    assert out.lead.count("splitting one model across GPUs (NVLink)") == 1
     zh = reply(catalog, ["a800", "a100"], language="zh")
-    assert "A800 SXM4 80GB 在这几项规格上都不占优" in zh.lead
+    assert zh.lead.startswith("价格相近就选 A100 80GB SXM") and zh.lead.count("多卡切分同一模型（NVLink）") == 1
+    # a side that leads on compute too is not "the same compute"
+    other = reply(catalog, ["l4", "l40s"])
+    assert "the L40S is better at" in other.lead and "the L4 leads on none of these specs" in other.lead
 
 
 def test_stated_latency_targets_are_judged_on_each_compared_side():
