@@ -75,8 +75,10 @@ def zero_stages(ctx: ComposeContext) -> AskAnswer | None:
     details = say("training.zero_stages", lang, activations=_gb(activations)).splitlines()
     spec = ctx.catalog.gpus.get(req.gpu or "")
     if spec is not None:
+        # ZeRO-1 and ZeRO-2 communicate what DDP does, and ZeRO-2 holds less: it is the pick whenever it
+        # fits; ZeRO-3 (~1.5x the traffic) only when it must.
         fitting = [(stage, gb + activations) for stage, gb in states.items()
-                   if stage != "ddp" and gb + activations <= spec.memory_gb * (1 - HEADROOM)]
+                   if stage in ("zero-2", "zero-3") and gb + activations <= spec.memory_gb * (1 - HEADROOM)]
         if fitting:
             stage, need = fitting[0]
             details.append(say("training.zero_pick", lang, stage=_STAGE_NAMES[stage], memory=_gb(spec.memory_gb),

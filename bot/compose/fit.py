@@ -45,11 +45,18 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if explained is not None:
         verdict = ctx.answer.verdict  # "…and is it enough?": the verdict follows the technique's figure
         details = ([verdict.text] if verdict is not None and (req.model or req.params_b) else []) + explained.details
-        if verdict is not None and verdict.answer == "no":
-            from bot.compose.fit_single import context_split, single_card_fixes  # "…is it enough?" no: what works
+        if verdict is not None and verdict.answer == "no" and (req.model or req.params_b):
+            # "…is it enough?" no: the verdict leads, then what works (the fewest GPUs when the count is
+            # asked, a context split, single-card fixes), then the technique's figure and its detail
+            from bot.compose.fit_single import context_split, single_card_fixes
             split = context_split(ctx)
-            head = 1 if req.model or req.params_b else 0  # the verdict, then what works, then the technique's detail
-            details = details[:head] + ([split] if split else []) + details[head:head + 1] + single_card_fixes(ctx)
+            fewest = _fewest(ctx) if "gpu_count" in ask.wants else None
+            from bot.render.text import recommendation_line
+            first = recommendation_line(fewest, ctx.language) if fewest is not None else None
+            details = [d for d in (first, split, explained.lead) if d] + explained.details[:1] + single_card_fixes(ctx)
+            figures = {**explained.figures, **({"leads_with_rank": fewest.rank} if fewest is not None else {})}
+            return explained.model_copy(update={"kind": "fit", "lead": verdict.text, "details": details,
+                                                "rule": verdict.rule, "figures": figures})
         return explained.model_copy(update={"kind": "fit", "details": details})
     if req.model is None and req.params_b is None:
         able = capability(ask, ctx)  # "what can an L40S do?": the model sizes it holds
@@ -108,6 +115,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 
 MAX_NOTES = 2
+
+
+def _fewest(ctx: ComposeContext):
+    """The fewest GPUs of the user's type that hold the job ("how many?"), an option, or None."""
+    return next((r for r in ctx.answer.recommendations if r.fits and r.kind == "more-gpus"), None)
 # Within this share of the memory either way, the assumptions (usable bytes, KV replication, recompute)
 # decide the verdict, so the answer says them; far from it they are detail for --full.
 CLOSE_CALL = 0.15

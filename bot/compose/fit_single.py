@@ -92,15 +92,17 @@ def smallest_single(ctx: ComposeContext) -> str | None:
     named_consumer = any(ctx.catalog.gpus[i].gpu_class == "consumer" for i in _ids(ctx, req.gpu))
     from bot.advice.options import Objectives, in_market, typical_rate
     objectives = Objectives.of(req, ctx.language, ctx.question)
-    singles = []
+    singles, close = [], []
     for c in ctx.answer.candidates:
         spec = ctx.catalog.gpus.get(c.gpu)
-        if c.count != 1 or not c.fits or spec is None or not spec.nvidia_product or c.have_gb <= 0 \
-                or not in_market(spec, objectives):
+        if c.count != 1 or spec is None or not spec.nvidia_product or c.have_gb <= 0 \
+                or not in_market(spec, objectives) or _superchip(spec):
             continue
         if spec.gpu_class == "consumer" and (not named_consumer or req.deployment in ("datacenter", "commercial-hosting")):
             continue
         if (c.have_gb - c.need_gb) / c.have_gb < ROOM:
+            if c.need_gb <= c.have_gb * (1 + NEAR):  # holds it only just, or a few percent short
+                close.append((spec.memory_gb, c, spec))
             continue
         rate = None if objectives.market == "china" else typical_rate(ctx.catalog, spec.id)
         singles.append((spec.memory_gb, rate if rate is not None else float("inf"), c, spec))
@@ -109,8 +111,26 @@ def smallest_single(ctx: ComposeContext) -> str | None:
     _, _, best, spec = min(singles, key=lambda t: (t[0], t[1]))  # least memory, then cheapest
     same = sorted({gpu_name(ctx.catalog, s.id) for m, _, _, s in singles if m == spec.memory_gb} - {gpu_name(ctx.catalog, spec.id)})
     key = "fit.smallest_single" if same else "fit.smallest_single_alone"
-    return say(key, ctx.language, gpu=gpu_name(ctx.catalog, spec.id), need=f"{best.need_gb:.0f}",
-               have=f"{best.have_gb:.0f}", others=("、" if ctx.language == "zh" else ", ").join(same[:3]))
+    line = say(key, ctx.language, gpu=gpu_name(ctx.catalog, spec.id), need=f"{best.need_gb:.0f}",
+               have=f"{spec.memory_gb:g}", others=("、" if ctx.language == "zh" else ", ").join(same[:3]))
+    smaller = [t for t in close if t[0] < spec.memory_gb and t[0] > ctx.catalog.gpus[stated.gpu].memory_gb]
+    if smaller:  # "…or do I need a 48 GB card?": the card between, judged honestly (tight, with the numbers)
+        _, c, tight = min(smaller, key=lambda t: (t[1].need_gb - t[1].have_gb, t[0]))
+        key = ("fit.smaller_tight" if c.need_gb <= c.have_gb else "fit.smaller_short") + (
+            "_training" if req.workload == "training" else "")
+        line += ("" if ctx.language == "zh" else " ") + say(
+            key, ctx.language, gpu=gpu_name(ctx.catalog, tight.id), rated=f"{tight.memory_gb:g}",
+            need=f"{c.need_gb:.1f}", have=f"{c.have_gb:.1f}")
+    return line
+
+
+# A card this share over its usable memory is named as "only just" beside the smallest that holds it.
+NEAR = 0.05
+
+
+def _superchip(spec) -> bool:
+    """A Grace superchip (GH200, GB200) is a different machine, not a bigger card: never offered unnamed."""
+    return "superchip" in spec.form_factor.lower()
 
 
 # Room a single card must leave to be offered as "the smallest that holds it" (the options' 10%).

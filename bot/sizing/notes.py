@@ -67,7 +67,8 @@ def decision_notes(
                 "gpu": name, "usable": f"{c.have_gb:.1f}", "total": f"{row.total_mib / 1024:.1f}",
                 "marketing": marketing}))
         else:
-            notes.append(SizingNote(code="memory_marketing", params={"gpu": name, "marketing": marketing}))
+            notes.append(SizingNote(code="memory_marketing", params={"gpu": name, "marketing": marketing,
+                                                                     "usable": f"{c.have_gb:.1f}"}))
 
     workload = req.workload or "inference"
     lead = next((c for c in focus if c.fits), focus[0] if focus else None)
