@@ -237,7 +237,7 @@ def _missing(ctx: ComposeContext, gpus: list[str], billing: PriceBilling, missin
                                                   ctx.requirement.gpu_count, text)
     reply = _answer(ctx, lead, details, billing, figures)
     if missing.provider == "aliyun":
-        reply.sources = [*reply.sources, "aliyun-gpu-billing"]
+        reply.sources = [*reply.sources, "aliyun-gpu-billing", "aliyun-preemptible-create", "aliyun-preemptible-response"]
     return reply
 
 

@@ -134,6 +134,8 @@ def answer(ctx: ComposeContext, gpus: list[str], what: str, billing: PriceBillin
             details.append(say(key, lang))
         except MessageError:  # a platform without its own page note gets the general one
             details.append(say("price.page_generic", lang, provider=platform_name(ctx, missing.provider)).strip())
+        if missing.provider == "aliyun":  # its billing modes: subscription, pay-as-you-go, preemptible
+            details.append(say("price.modes_aliyun", lang))
     return lead, details, figures
 
 

@@ -70,3 +70,11 @@ def test_a_multi_gpu_rental_of_days_gives_its_gpu_hours_and_a_reservation_to_pri
     answer, lines = _first_lines(advisor, text, n=12)
     assert work in lines[0], lines[0]
     assert any("Capacity Blocks" in line for line in lines[1:6])
+
+
+def test_an_alibaba_cloud_price_the_table_lacks_gives_its_billing_modes_with_their_sources(advisor):
+    answer = Conversations(advisor).ask("t", "在阿里云开一台 A10 的实例，按小时算多少钱？")
+    reply = answer.answers[0]
+    modes = next(line for line in reply.details if "抢占式实例" in line)
+    assert "5 分钟" in modes and "1 小时" in modes and "包年包月" in modes
+    assert {"aliyun-preemptible-create", "aliyun-preemptible-response"} <= set(reply.sources)
