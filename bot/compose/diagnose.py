@@ -563,16 +563,18 @@ def _measurement(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | N
         expected = round(PCIE_LANE_GBS[gpu.pcie_gen] * 16 * _H2D_SHARE)
         verdict = say("diagnose.measure_h2d_ok" if measured >= _H2D_OK * expected else "diagnose.measure_h2d_low", lang)
         lead = say("diagnose.measure_h2d", lang, measured=f"{measured:g}", gen=gpu.pcie_gen, expected=expected, verdict=verdict)
-        return lead, [], None, list(dict.fromkeys([*gpu.sources, "nvidia-smi-docs"]))
+        more = [] if measured >= _H2D_OK * expected else say("diagnose.measure_h2d_next", lang).splitlines()
+        return lead, more, None, list(dict.fromkeys([*gpu.sources, "nvidia-smi-docs"]))
     if _MEMBW.search(text) and gpu.bandwidth_gbs:
-        others = ", ".join(f"{gpu_name(ctx.catalog, v.id)} {v.bandwidth_gbs:,.0f} GB/s" for v in variants
-                           if v.id != gpu.id and v.bandwidth_gbs)
+        others = ("、" if lang == "zh" else ", ").join(f"{gpu_name(ctx.catalog, v.id)} {v.bandwidth_gbs:,.0f} GB/s"
+                                                       for v in variants if v.id != gpu.id and v.bandwidth_gbs)
         ratio = measured / gpu.bandwidth_gbs
         verdict = say("diagnose.measure_membw_ok" if ratio >= _MEMBW_OK else "diagnose.measure_membw_low", lang)
         lead = say("diagnose.measure_membw", lang, measured=f"{measured:,.0f}", percent=round(ratio * 100), gpu=name,
                    spec=f"{gpu.bandwidth_gbs:,.0f}", variants=say("diagnose.measure_variants", lang, others=others)
                    if others else "", verdict=verdict)
-        return lead, [], None, list(dict.fromkeys([*gpu.sources]))
+        more = [] if ratio >= _MEMBW_OK else say("diagnose.measure_membw_next", lang).splitlines()
+        return lead, more, None, list(dict.fromkeys([*gpu.sources]))
     return None
 
 

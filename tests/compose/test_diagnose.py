@@ -335,3 +335,11 @@ def test_xids_named_in_words_beside_a_pasted_block_are_read_too(advisor):
                              "    GPU Power Readings\n        Power Draw                        : 440.00 W\n"
                              "        Current Power Limit               : 450.00 W\n")
     assert "（SW Power Cap，0x4）" in reply.lead + " ".join(reply.details)
+
+
+def test_low_bandwidth_measurements_say_what_to_check_next_and_when_to_go_to_the_provider(advisor):
+    reply = _answer(advisor, "measured memory bandwidth on our rented A100 SXM is only 1.2 TB/s, is that normal?")
+    assert "59%" in reply.lead and any("MIG slice" in d for d in reply.details)
+    assert any("provider" in d for d in reply.details)
+    reply = _answer(advisor, "A100 服务器 pinned host-to-device 只有 9 GB/s，正常吗")
+    assert any("numactl" in d for d in reply.details) and any("LnkSta" in d for d in reply.details)
