@@ -22,9 +22,16 @@ class YamlDocument:
     path: Path
     data: Any
     positions: dict[Loc, tuple[int, int]] = field(default_factory=dict)
+    # The parsed node tree, kept until a position is first asked for: most files load without an
+    # error to place, and recording every node's position up front was a fifth of reading the
+    # 420 KB price table on a first start.
+    root: yaml.Node | None = field(default=None, repr=False, compare=False)
 
     def position(self, loc: Loc) -> tuple[int, int]:
         """1-based (line, column) of the deepest known node on `loc`."""
+        if self.root is not None:
+            _record_positions(self.root, self.positions)
+            self.root = None
         loc = tuple(loc)
         while loc:
             if loc in self.positions:
@@ -48,21 +55,32 @@ MAX_YAML_DEPTH = 64
 MAX_YAML_NODES = 200_000  # counted with aliases expanded: what a consumer walking the data would see
 
 
-def _walk(root: yaml.Node, path: Path, positions: dict[Loc, tuple[int, int]]) -> None:
-    """Record each value's position, iteratively, refusing documents nested deeper than
-    MAX_YAML_DEPTH or bigger than MAX_YAML_NODES once aliases are expanded (an alias bomb)."""
-    stack: list[tuple[yaml.Node, Loc, tuple[int, int] | None]] = [(root, (), None)]
+def _walk(root: yaml.Node, path: Path) -> None:
+    """Refuse, iteratively, documents nested deeper than MAX_YAML_DEPTH or bigger than
+    MAX_YAML_NODES once aliases are expanded (an alias bomb)."""
+    stack: list[tuple[yaml.Node, int]] = [(root, 0)]
     visited = 0
     while stack:
-        node, loc, key_mark = stack.pop()
+        node, depth = stack.pop()
         visited += 1
         if visited > MAX_YAML_NODES:
             line, col = node.start_mark.line + 1, node.start_mark.column + 1
             raise YamlError(f"{path}:{line}:{col}: more than {MAX_YAML_NODES} values once aliases are expanded "
                             "(an alias bomb?)")
-        if len(loc) > MAX_YAML_DEPTH:
+        if depth > MAX_YAML_DEPTH:
             line, col = node.start_mark.line + 1, node.start_mark.column + 1
             raise YamlError(f"{path}:{line}:{col}: nested more than {MAX_YAML_DEPTH} levels deep")
+        if isinstance(node, yaml.MappingNode):
+            stack += [(value_node, depth + 1) for _, value_node in reversed(node.value)]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += [(value_node, depth + 1) for value_node in reversed(node.value)]
+
+
+def _record_positions(root: yaml.Node, positions: dict[Loc, tuple[int, int]]) -> None:
+    """Each value's position by its path in the document (a tree `_walk` has bounded)."""
+    stack: list[tuple[yaml.Node, Loc, tuple[int, int] | None]] = [(root, (), None)]
+    while stack:
+        node, loc, key_mark = stack.pop()
         # A field's errors point at its key, which is where an editor's cursor should go.
         positions[loc] = key_mark or (node.start_mark.line + 1, node.start_mark.column + 1)
         if isinstance(node, yaml.MappingNode):
@@ -160,7 +178,7 @@ def load_yaml(path: Path | str, text: str | None = None, root: Path | str | None
         text = read_text(path, root)
     if len(text) > MAX_YAML_BYTES:
         raise YamlError(f"{path}: {len(text)} characters; YAML files are read up to {MAX_YAML_BYTES}")
-    positions: dict[Loc, tuple[int, int]] = {}
+    node = None
     try:
         # Parse once, with libyaml when available: keep the node tree for positions and
         # construct the data from that same tree, only once the tree is known to be bounded
@@ -170,7 +188,7 @@ def load_yaml(path: Path | str, text: str | None = None, root: Path | str | None
             node = loader.get_single_node()
             data = None
             if node is not None:
-                _walk(node, path, positions)
+                _walk(node, path)
                 try:
                     data = loader.construct_document(node)
                 except (ValueError, OverflowError) as exc:  # e.g. a date that does not exist: 2026-02-30
@@ -184,7 +202,7 @@ def load_yaml(path: Path | str, text: str | None = None, root: Path | str | None
         raise YamlError(f"{where}: YAML syntax error: {problem}") from exc
     except RecursionError as exc:  # the pure-Python parser, without libyaml's own nesting limit
         raise YamlError(f"{path}: nested more than {MAX_YAML_DEPTH} levels deep") from exc
-    return YamlDocument(path=path, data=data, positions=positions)
+    return YamlDocument(path=path, data=data, root=node)
 
 
 def describe_validation_error(
