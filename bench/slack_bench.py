@@ -199,6 +199,17 @@ def answer_cpu_ms(events: int) -> float:
         rules.close()
 
 
+def stop(process: subprocess.Popen, grace_s: float = 30.0) -> None:
+    """SIGTERM, then SIGKILL after `grace_s`: on a loaded machine `serve` may still be draining
+    answers, and the bench must neither hang on it nor leave it running."""
+    process.terminate()
+    try:
+        process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=grace_s)
+
+
 def run(kind: str, api: LocalSlackApi, events: int, concurrency: int, tag: str, answer_processes: int = 0) -> dict:
     process, url = start(kind, api, answer_processes)
     try:
@@ -209,8 +220,7 @@ def run(kind: str, api: LocalSlackApi, events: int, concurrency: int, tag: str, 
         answers, working = answered(api, result["sent"], timeout=120)
         cpu = cpu_seconds(process.pid) - cpu_before
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop(process)
     acks = sorted(result["acks"])
     return {
         "kind": kind, "cpu_s": cpu, "non_200": sum(s != 200 for s in result["statuses"]), "working": working,
