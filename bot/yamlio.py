@@ -27,6 +27,12 @@ class YamlDocument:
     # 420 KB price table on a first start.
     root: yaml.Node | None = field(default=None, repr=False, compare=False)
 
+    def __getstate__(self) -> dict:
+        """Pickled (a rule base in the start-up cache holds its files' documents) with the positions
+        recorded and without the node tree, as before it was kept."""
+        self.position(())
+        return dict(self.__dict__)
+
     def position(self, loc: Loc) -> tuple[int, int]:
         """1-based (line, column) of the deepest known node on `loc`."""
         if self.root is not None:
