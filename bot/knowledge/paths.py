@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]  # bot/knowledge/paths.py -> the checkout
@@ -11,7 +11,7 @@ KNOWLEDGE_DIR_ENV = "GPU_ADVISOR_KNOWLEDGE_DIR"
 RULES_DIR_ENV = "GPU_ADVISOR_RULES_DIR"
 
 
-@lru_cache(maxsize=None)  # where the package lies does not change in a process; resolving it cost 1 ms per answer
+@cache  # where the package lies does not change in a process; resolving it cost 1 ms per answer
 def shipped_data_dir(name: str) -> Path:
     """The shipped `rules/` or `knowledge/` folder.
 
