@@ -213,8 +213,9 @@ def _provider(ctx: ComposeContext, text: str) -> str | frozenset[str] | None:
     listed = {o.provider for o in offers(ctx.catalog)}
     req = ctx.requirement
     named = [p for p in dict.fromkeys([req.provider, *req.provider_options]) if p in listed]
+    whole = (ctx.question or text)[:MAX_TEXT]  # "…per hr? lambda/runpod/whatever. and vs aws": named in a later part
     named += [p for p, rx in _PROVIDER_WORDS.items()
-              if p in listed and p not in named and re.search(rx, text, re.IGNORECASE)]
+              if p in listed and p not in named and re.search(rx, whole, re.IGNORECASE)]
     if not named:
         return None
     return named[0] if len(named) == 1 else frozenset(named)

@@ -78,3 +78,9 @@ def test_an_alibaba_cloud_price_the_table_lacks_gives_its_billing_modes_with_the
     modes = next(line for line in reply.details if "抢占式实例" in line)
     assert "5 分钟" in modes and "1 小时" in modes and "包年包月" in modes
     assert {"aliyun-preemptible-create", "aliyun-preemptible-response"} <= set(reply.sources)
+
+
+def test_providers_named_in_a_later_part_of_the_message_limit_the_lookup(advisor):
+    answer, lines = _first_lines(advisor, "rough hourly price for an H100 these days? thinking lambda or runpod. and compared with aws", n=3)
+    named = " ".join(lines[:2])
+    assert "Lambda" in named and "RunPod" in named and "AWS" in named and "Vast.ai" not in named
