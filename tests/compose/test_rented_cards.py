@@ -28,7 +28,7 @@ QUESTIONS = {
 @pytest.mark.parametrize("gpu", sorted(RENTED_GPUS))
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_every_rented_card_answers_a_fit_from_its_own_entry(advisor, gpu, language):
-    name = gpu_name(advisor.catalog, gpu)
+    name = gpu_name(advisor.catalog, gpu, language)
     template, verdicts = QUESTIONS[language]
     answer = Conversations(advisor).ask(f"t-{gpu}-{language}", template.format(name=name))
     first = render_text(answer).splitlines()[0]
