@@ -52,7 +52,8 @@ class ProbeJob(_Params):
 class MatmulJob(_Params):
     kind: Literal["matmul"] = "matmul"
     gpu: int = Field(default=0, ge=0, le=63)
-    precisions: list[MatmulPrecision] = Field(default_factory=lambda: ["bf16"], min_length=1, max_length=5)
+    precisions: list[MatmulPrecision] = Field(default_factory=lambda: list[MatmulPrecision](["bf16"]), min_length=1,
+                                              max_length=5)
     size: int = Field(default=8192, ge=256, le=16384)
     seconds: float = Field(default=5.0, gt=0, le=120, description="time budget per precision")
 

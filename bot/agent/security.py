@@ -182,9 +182,9 @@ class SignedRequests:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        checked = self.verifier is not None and scope["path"] not in self.open_paths
-        if checked:
-            refused = self.verifier.precheck(headers)
+        verifier = self.verifier if scope["path"] not in self.open_paths else None
+        if verifier is not None:
+            refused = verifier.precheck(headers)
             if refused:
                 return await self._refuse(send, 401, *refused)
         declared = headers.get("content-length")
@@ -198,13 +198,13 @@ class SignedRequests:
                                       f"request body not received within {self.body_timeout_s:g} s")
         if body is None:
             return None
-        if body == "too_large":
+        if isinstance(body, str):  # "too_large"
             return await self._refuse(send, 413, "too_large", f"request body over {self.max_body} bytes")
-        if checked:
+        if verifier is not None:
             # The target as sent (percent-encoded), which is what the client signed.
             raw_path = scope.get("raw_path")
             path = raw_path.decode("latin-1") if raw_path else scope["path"]
-            secret, refused = self.verifier.authenticate(scope["method"], path,
+            secret, refused = verifier.authenticate(scope["method"], path,
                                                          scope.get("query_string", b"").decode("latin-1"), headers, body)
             if refused:
                 return await self._refuse(send, 401, *refused)

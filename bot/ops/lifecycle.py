@@ -153,7 +153,7 @@ class GracefulStop:
                 continue
             outcome: dict = {}
 
-            def run(step=step, left=left) -> None:
+            def run(step=step, left=left, outcome=outcome) -> None:
                 try:
                     outcome["result"] = step(left)
                 except Exception as exc:  # one failing step must not keep the others from running
