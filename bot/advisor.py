@@ -246,7 +246,9 @@ class Advisor:
         out: list[FactModel] = []
         # Each provider's cheapest row per GPU and billing mode: an imported catalog has hundreds of regions.
         providers = {req.provider, *req.provider_options} if req.provider else None
-        rows = [r for r in self.catalog.prices if providers is None or r.provider in providers]
+        # Only the asked GPUs' rows (in the table's order per GPU, as cheapest_rows groups them).
+        rows = [r for gpu in gpus for r in self.catalog.prices_by_gpu.get(gpu, ())
+                if providers is None or r.provider in providers]
         for row in cheapest_rows(rows, gpus, None, req.billing):
             age = (self.config.today - row.quoted_on).days
             out.append(price_fact(row, age_days=age, stale=age > self.config.price_max_age_days,
