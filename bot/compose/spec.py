@@ -28,10 +28,17 @@ _ASKED: tuple[tuple[str, re.Pattern], ...] = (
 )
 
 
+# Bandwidth between machines (the network, a NIC, InfiniBand) is no GPU figure: not this composer's.
+_NETWORK = re.compile(r"网络|网卡|跨机|节点间|机器之间|两台|多机|以太网|network|\bnics?\b|infiniband|\bib\b|roce|ethernet"
+                      r"|inter-?node|between (?:the )?(?:nodes|machines|servers)|gbps|gbe\b")
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     gpus = subject_gpus(ask, ctx)
     if not gpus:
         return None
+    if asked_figure(ask.text) == "bandwidth_gbs" and _NETWORK.search(ask.text.lower()):
+        return None  # "网络带宽多少够用" asks about the network, not the GPU's memory bandwidth
     if len({g.family for g in gpus}) > 1:
         return compare_reply(ask, ctx)
     return spec_reply(ask, ctx, gpus)

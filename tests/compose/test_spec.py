@@ -110,3 +110,9 @@ def test_an_instance_the_provider_does_not_name_the_gpu_of_says_so(catalog):
     assert any(d.startswith("ecs.gn8v-8x.48xlarge：8 张 GPU；云厂商页面没有写明型号") for d in reply.details)
     named = ask(catalog, "g6.12xlarge memory", ["g6.12xlarge"])
     assert named.lead == "L4: Memory 24 GB." and "g6.12xlarge: 4 × L4." in named.details
+
+
+def test_network_bandwidth_is_no_gpu_figure(catalog):
+    assert ask(catalog, "两台 4090 服务器之间的网络带宽多少合适？", ["rtx-4090"], "zh") is None
+    assert ask(catalog, "what network bandwidth between the nodes do we need for 8x L40S?", ["l40s"]) is None
+    assert ask(catalog, "L40S 带宽多少", ["l40s"], "zh").lead.startswith("L40S 的显存带宽")
