@@ -206,8 +206,8 @@ class SignedRequests:
             path = raw_path.decode("latin-1") if raw_path else scope["path"]
             secret, refused = verifier.authenticate(scope["method"], path,
                                                          scope.get("query_string", b"").decode("latin-1"), headers, body)
-            if refused:
-                return await self._refuse(send, 401, *refused)
+            if refused or secret is None:  # a secret, or the refusal: never neither
+                return await self._refuse(send, 401, *(refused or ("bad_signature", "bad signature")))
             scope = {**scope, SECRET_SCOPE_KEY: secret}  # the reply (and its events) are signed with it
             send = _signing_send(send, secret, headers[SIGNATURE])
         replayed = False
