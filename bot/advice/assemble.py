@@ -330,6 +330,11 @@ def _second(text: str, language: str) -> str:
 _SIZING_VERDICT = re.compile(r"^verdict\.(?:does-not-fit|fits|cheapest-setup|how-many|context-|unknown-gpu-|compare-(?:only|none|roomier))")
 
 
+def is_sizing_verdict(rule: str) -> bool:
+    """Whether a verdict answers "does it fit / what fits" (a fit or choice part can be answered by it)."""
+    return bool(_SIZING_VERDICT.match(rule))
+
+
 # The verdict families that answer each kind of ask, where one of them fired.
 _PREFERRED_VERDICTS = {
     "compat": re.compile(r"^verdict\.(?:license|driver|cuda|toolkit|fp8|bf16|no-kernel)"),

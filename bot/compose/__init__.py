@@ -82,7 +82,9 @@ def compose_all(ctx: ComposeContext,
             out.append(reply.model_copy(update=update))
 
     def alternative(ask: Ask, used: set[str]) -> AskAnswer | None:
-        return relevant_findings(ask.text, ctx, ask.kind, exclude=used)
+        # another part's next-best answer is a key finding, never a primer from behind "More"
+        primers = {f.rule for f in ctx.answer.findings if f.tier != "key"}
+        return relevant_findings(ask.text, ctx, ask.kind, exclude=used | primers)
 
     settled = settle(own(out) if own is not None else out, ctx.requirement.asks, alternative)
     return _every_labelled_part(settled, ctx)
@@ -95,10 +97,37 @@ def _every_labelled_part(answers: list[AskAnswer], ctx: ComposeContext) -> list[
 
     asks = ctx.requirement.asks
     covered = {a.ask_index for a in answers} | {i for i, _ in enumerate(asks[:1])}
-    missing = [AskAnswer(kind=ask.kind, lead=say("explain.part_unanswered", ctx.language), label=ask.label,
-                         ask_index=i)
-               for i, ask in enumerate(asks) if ask.label and i not in covered
+    missing = [i for i, ask in enumerate(asks) if ask.label and i not in covered
                and not any(ask.label in (a.label or "").split() for a in answers)]
     if not missing:
         return answers
-    return sorted([*answers, *missing], key=lambda a: a.ask_index or 0)
+    # the message's verdict answers the first part only where that part has nothing of its own
+    verdict_free = ctx.answer.verdict is not None and any(a.ask_index == 0 for a in answers)
+    added = []
+    for i in missing:
+        ask = asks[i]
+        reply = _sized_reply(ask, ctx, verdict_free)
+        verdict_free = verdict_free and (reply is None or reply.rule != ctx.answer.verdict.rule)  # type: ignore[union-attr]
+        if reply is None:
+            reply = AskAnswer(kind=ask.kind, lead=say("explain.part_unanswered", ctx.language))
+        added.append(reply.model_copy(update={"label": ask.label, "ask_index": i}))
+    return sorted([*answers, *added], key=lambda a: a.ask_index or 0)
+
+
+def _sized_reply(ask: Ask, ctx: ComposeContext, verdict_free: bool) -> AskAnswer | None:
+    """A fit or choice part ("(2) will it run on 2x L40S?") answered by the message's own sizing: its
+    verdict where no part has said it yet, else the recommended option on the hardware the part names."""
+    if ask.kind not in ("fit", "select", "open"):
+        return None
+    from bot.advice.assemble import is_sizing_verdict
+
+    verdict = ctx.answer.verdict
+    if verdict_free and verdict is not None and is_sizing_verdict(verdict.rule):
+        return AskAnswer(kind=ask.kind, lead=verdict.text, rule=verdict.rule, sources=verdict.sources)
+    from bot.render.text import recommendation_line  # the one way a recommendation reads
+
+    named = [r for r in ctx.answer.recommendations if r.gpu in ask.subjects]
+    if not named:
+        return None
+    return AskAnswer(kind=ask.kind, lead=recommendation_line(named[0], ctx.language), rule=named[0].rule,
+                     figures={"leads_with_rank": named[0].rank})

@@ -14,7 +14,7 @@ import re
 
 from bot.compose import ComposeContext, is_primary
 from bot.compose.cuda_check import check
-from bot.compose.explain import _from_findings, is_generic, relevant_findings
+from bot.compose.explain import _from_findings, is_generic, precision_support, relevant_findings
 from bot.knowledge import Catalog
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -42,7 +42,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return stack
     if not is_primary(ask, ctx):
         return (_with_limits(driver_check(ask.text, ctx.catalog, ctx.language) or _stated_pair(ask, ctx), ctx)
-                or relevant_findings(ask.text, ctx, "compat"))
+                or precision_support(ask, ctx) or relevant_findings(ask.text, ctx, "compat"))
     verdict = ctx.answer.verdict
     if verdict is None or is_generic(verdict.rule):
         reply = _from_findings(ctx, ask.text)

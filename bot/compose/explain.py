@@ -24,6 +24,7 @@ from bot.compose.explain_training import compose as explain_training
 from bot.compose.select import compared
 from bot.advice.words import terms
 from bot.messages import say
+from bot.messages.format import gpu_name
 from bot.models import Ask, AskAnswer, Finding
 
 # Questions whose "yes" means "the thing is a problem / is required".
@@ -42,6 +43,26 @@ def is_generic(rule: str) -> bool:
 
 _SEVERITY_ORDER = {"block": 0, "warn": 1, "info": 2}
 MAX_DETAILS = 3
+
+
+_PRECISION = re.compile(r"\b(fp8|fp4|bf16|tf32)\b", re.IGNORECASE)
+
+
+def precision_support(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"L20 能不能用 FP8": whether the one card the part names has tensor cores for that format."""
+    found = _PRECISION.search(ask.text)
+    gpus = [g for g in ask.subjects if g in ctx.catalog.gpus] or \
+        [next(g.id for g in ctx.catalog.gpus.values() if g.family == s) for s in ask.subjects
+         if any(g.family == s for g in ctx.catalog.gpus.values())]  # "the A100": its family's first entry
+    if found is None or len(gpus) != 1:
+        return None
+    spec, precision = ctx.catalog.gpus[gpus[0]], found.group(1).lower()
+    tflops = {str(k): v for k, v in spec.dense_tflops.items()}.get(precision)
+    params = {"gpu": gpu_name(ctx.catalog, spec.id, ctx.language), "arch": spec.architecture, "precision": precision.upper(),
+              "cc": spec.compute_capability, "tflops": f"{tflops:,.0f}" if tflops else "", "bf16": f"{spec.dense_tflops.get('bf16', 0):,.0f}"}
+    key = "explain.precision_yes" if tflops else "explain.precision_no"
+    return AskAnswer(kind=ask.kind, lead=say(key, ctx.language, **params), rule="explain.precision-support",
+                     sources=list(spec.sources), figures={"tflops": tflops})
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

@@ -78,3 +78,20 @@ def test_a_part_before_the_one_that_names_spot_is_answered_on_demand(advisor):
     first, second = (next(a for a in answer.answers if a.ask_index == i) for i in (0, 1))
     assert "On-Demand" in first.lead and "All G and VT Spot" not in first.lead
     assert "Spot" in second.lead and second.lead != first.lead
+
+
+def test_a_fit_part_after_a_sizing_part_is_answered_from_the_sizing(advisor):
+    parsed = parse("(1) memory needed to serve Qwen2.5-32B in bf16? (2) and would 2x L40S hold it?", advisor.catalog)
+    answer = advisor.answer(parsed.requirement, parsed.language)
+    second = next(a for a in answer.answers if a.ask_index == 1)
+    assert second.label == "(2)" and "L40S" in second.lead.upper() and "fits" in second.lead
+
+
+def test_a_part_asking_for_a_number_format_is_answered_from_the_cards_tensor_cores(advisor):
+    parsed = parse("1) 租一张 L40S 大概多少钱一小时 2) L40S 支持 FP8 吗", advisor.catalog)
+    answer = advisor.answer(parsed.requirement, parsed.language)
+    second = next(a for a in answer.answers if a.ask_index == 1)
+    assert second.lead.startswith("能") and "FP8" in second.lead and "TFLOPS" in second.lead
+    parsed = parse("1) hourly price of an A100 80GB? 2) can the A100 do fp8?", advisor.catalog)
+    second = next(a for a in advisor.answer(parsed.requirement, "en").answers if a.ask_index == 1)
+    assert second.lead.startswith("No") and "FP8" in second.lead

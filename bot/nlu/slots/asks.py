@@ -39,7 +39,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|(?:tpot|ttft|延迟|吞吐)\s*(?:很|太|特别)?\s*(?:差|高|低|慢)")),
     ("price", lx.rx(
         r"\B<(?:how\s+much\s+(?:is|are|does|do|for|would)|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:price|cost|rate)"
-        r"|price\s+(?:of|for|in|on)|prices?\s*\?|going\s+for|ballpark|cheapest|hourly|per\s+hour\s+(?:price|cost)"
+        r"|price\s+(?:of|for|in|on)|prices?\s*\?|going\s+for|rents?\s+for|ballpark|cheapest|hourly|per\s+hour\s+(?:price|cost)"
         r"|(?:gonna|going\s+to)\s+cost|cost\s+roughly|price\s+list|on[\s-]demand\s+price|spot\s+price"
         r"|(?:monthly|hourly|daily|rough|total)\s+cost|costs?\s+(?:per|an?\s+hour|on[\s-]demand|hourly)"
         r"|what\s+(?:does|would|will)\b[^?.]{0,60}?\bcost)>\E"
@@ -121,6 +121,11 @@ _PRICES_COMPARED = lx.rx(r"价格(?:差不多|相近|接近|一样|相当)|差�
                          r"|[0-9]+\s*%\s+(?:more\s+expensive|pricier|dearer|premium))>\E"
                          r"|贵\s*(?:了)?\s*[0-9]+\s*%|溢价\s*[0-9]+\s*%")
 _SUBJECT_SLOTS = ("gpu", "gpu_options", "instance", "instance_options", "model")
+# "does the L20 support FP8", "L20 能不能用 FP8": a number format the card supports.
+_PRECISION_SUPPORT = lx.rx(r"\B<(?:support\w*|use|run|do(?:es)?)\s+(?:native\s+)?(?:fp8|fp4|bf16|tf32)>\E"
+                           r"|(?:支持|能用|可以用|用|跑|能跑)\s*(?:原生)?\s*(?:fp8|fp4|bf16|tf32)")
+_MEMORY_WORDS = lx.rx(r"\B<(?:vram|memory|fit|fits|gb)>\E|显存|放得下|装得下|放下|装下|几张|多少张")
+_FIT_WORDS = lx.rx(r"\B<(?:enough|hold|serve|train)>\E|够|能跑.{0,6}[0-9]+\s*b")
 
 
 _SERVING = lx.rx(r"\B<(?:kv[\s-]?cache|serv(?:e|es|ed|ing)|inference|ttft|tpot|vllm|sglang)>\E|推理|上线服务")
@@ -224,6 +229,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "cost"  # "vendor quoted $3.80/gpu/hr, good or bad?": their quote, judged
     if _REALISM.search(part) and _TIME_WORD.search(part):
         return "cost"  # "is 3 wks realistic": the run's time against the plan (bot/compose/cost.py)
+    if not whole and _PRECISION_SUPPORT.search(part) and not _MEMORY_WORDS.search(part) and not _FIT_WORDS.search(part):
+        return "compat"  # "can the L20 use FP8?": what the card supports, not whether a job fits
     found = {kind for kind, pattern in _KIND_CUES if pattern.search(part)}
     if "price" in found and _PRICES_COMPARED.search(part):
         found.discard("price")  # "价格差不多", "the A100 box is cheaper per hour": said, not asked
