@@ -56,7 +56,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         reply = _deadline(qs, ctx, lang)
         if reply is not None:
             return reply
-    for answer in (_buy_vs_rent, _spot, _budget, _bill, _subscription, _quotes, _run, _gpu_hours_budget):
+    from bot.compose.cost_short_term import compose as short_term  # "only 5 days: is the monthly plan worth it?"
+    for answer in (_buy_vs_rent, _spot, _budget, _bill, short_term, _subscription, _quotes, _run, _gpu_hours_budget):
         reply = answer(qs, ctx, currency, lang)
         if reply is not None:
             from bot.nlu.quantities import read_as  # the numbers as bound, so a misread shows

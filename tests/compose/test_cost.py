@@ -376,3 +376,14 @@ def test_a_run_timed_with_recompute_gives_the_six_n_d_figure_too(advisor):
     need = reply.figures["need_gpu_hours"]
     six = next(line for line in lines if "6 × N × D" in line)
     assert f"{round(need * 6 / 8):,}" in six and "token" in lines[0] and "tokens" not in lines[0]
+
+
+@pytest.mark.parametrize("text, first", [
+    ("L40S: ¥7,000 包月 或 按量 ¥9 每小时，我们就用 4 天，包月划算吗？", ["4 天（96 小时）", "¥864", "¥7,000", "778 小时"]),
+    ("H100 monthly plan $1,900 vs $2.50/h on demand; we need it for 10 days. monthly worth it?",
+     ["10-day run (240 h)", "$600", "$1,900", "760 h"]),
+])
+def test_a_run_shorter_than_the_month_weighs_pay_as_you_go_against_one_whole_month(advisor, text, first):
+    reply, lines = cost_answer(advisor, text)
+    assert all(part in lines[0] for part in first), lines[0]
+    assert len(lines) <= 12
