@@ -232,7 +232,7 @@ class OptionFact(FactModel):
     tight: bool = Field(description="fits with under 10% of the GPU memory to spare")
     need_gb: float = Field(description="per GPU")
     have_gb: float = Field(description="usable GB per GPU (GiB, as capacities are labelled), what fits is judged on")
-    rated_gb: float | None = Field(default=None, description="the vendor's capacity figure (80 for an H100 80GB)")
+    rated_gb: float = Field(default=0.0, description="the vendor's capacity figure (80 for an H100 80GB); the usable GB where not given")
     near: bool = Field(default=False, description="does not fit, but is within 5% of the usable memory")
     headroom_pct: float
     stated: bool = Field(default=False, description="the user's own setup")
