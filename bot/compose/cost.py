@@ -19,6 +19,11 @@ import re
 
 from bot.advice import bill as calc
 from bot.compose import ComposeContext
+from bot.compose.cost_terms import first_role as _first
+from bot.compose.cost_terms import gpu_total as _gpus
+from bot.compose.cost_terms import hourly_quotes as _hourly_quotes
+from bot.compose.cost_terms import money_text as _m
+from bot.compose.cost_terms import percent as _pct
 from bot.compose.cost_terms import mode_name, power_included, spot_assumed, spot_name
 from bot.messages import say
 from bot.models import Ask, AskAnswer, Quantity
@@ -91,9 +96,6 @@ def _read_from_question(ctx: ComposeContext) -> list[Quantity]:
 
 # -- helpers ------------------------------------------------------------------------------------------
 
-def _m(amount: float, currency: str | None, lang: str) -> str:
-    """Money in its currency; an amount whose currency was never written is shown bare (none is invented)."""
-    return money(amount, currency, lang) if currency else count(round(amount, 2 if abs(amount) < 100 else 0))
 
 
 def _rate(q: Quantity, lang: str) -> str:
@@ -102,13 +104,8 @@ def _rate(q: Quantity, lang: str) -> str:
     return money(q.value, q.currency, lang) + say(f"cost.{unit}", lang)
 
 
-def _pct(fraction: float) -> str:
-    return f"{fraction * 100:.0f}%"
 
 
-def _gpus(qs: list[Quantity], ctx: ComposeContext) -> int:
-    stated = next((q for q in qs if q.role == "gpus" and q.value >= 1), None)
-    return int(stated.value) if stated else int(ctx.requirement.gpu_count or 1)
 
 
 def _mode(option: str | None, index: int, lang: str, ctx: ComposeContext) -> str:
@@ -117,13 +114,8 @@ def _mode(option: str | None, index: int, lang: str, ctx: ComposeContext) -> str
     return say("cost.option_n", lang, n=index + 1)
 
 
-def _hourly_quotes(qs: list[Quantity]) -> list[Quantity]:
-    return [q for q in qs if q.kind == "money" and q.role == "quote"
-            and q.per in ("instance-hour", "gpu-hour", "gpu-minute", "minute", "day")]
 
 
-def _first(qs: list[Quantity], *roles: str) -> Quantity | None:
-    return next((q for q in qs if q.role in roles), None)
 
 
 # -- 1. buy vs rent -----------------------------------------------------------------------------------

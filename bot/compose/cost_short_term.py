@@ -7,13 +7,17 @@ from __future__ import annotations
 
 from bot.advice import bill as calc
 from bot.compose import ComposeContext
+from bot.compose.cost_terms import first_role as _first
+from bot.compose.cost_terms import gpu_total as _gpus
+from bot.compose.cost_terms import hourly_quotes as _hourly_quotes
+from bot.compose.cost_terms import money_text as _m
+from bot.compose.cost_terms import percent as _pct
 from bot.messages import say
 from bot.messages.format import count
 from bot.models import AskAnswer, Quantity
 
 
 def compose(qs: list[Quantity], ctx: ComposeContext, currency: str | None, lang: str) -> AskAnswer | None:
-    from bot.compose.cost import _first, _gpus, _hourly_quotes, _m, _pct  # the cost composer's helpers
     sub = _first(qs, "subscription") or next(  # "monthly plan is $1,600": a price of the subscription option
         (q for q in qs if q.kind == "money" and q.role in ("quote", "bill-line") and q.option == "subscription"
          and q.per is None), None)

@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from bot.advice.bill import ModeCost
 from bot.compose import ComposeContext
 from bot.messages import say
+from bot.messages.format import count, money
+from bot.models import Quantity
 from bot.sizing.cost import (
     SPOT_CHECKPOINT_INTERVAL_H,
     SPOT_CHECKPOINT_OVERHEAD,
@@ -81,3 +83,30 @@ _POWER_INCLUDED = re.compile(r"incl(?:uding|udes|\.)?\s+(?:the\s+)?(?:power|elec
 def power_included(text: str) -> bool:
     """Whether the message says the hosting fee includes the power."""
     return bool(_POWER_INCLUDED.search(text or ""))
+
+
+# -- helpers the cost composers share (cost.py and cost_short_term.py) --------------------------------
+
+
+
+def money_text(amount: float, currency: str | None, lang: str) -> str:
+    """Money in its currency; an amount whose currency was never written is shown bare (none is invented)."""
+    return money(amount, currency, lang) if currency else count(round(amount, 2 if abs(amount) < 100 else 0))
+
+
+def percent(fraction: float) -> str:
+    return f"{fraction * 100:.0f}%"
+
+
+def gpu_total(qs: list[Quantity], ctx: ComposeContext) -> int:
+    stated = next((q for q in qs if q.role == "gpus" and q.value >= 1), None)
+    return int(stated.value) if stated else int(ctx.requirement.gpu_count or 1)
+
+
+def hourly_quotes(qs: list[Quantity]) -> list[Quantity]:
+    return [q for q in qs if q.kind == "money" and q.role == "quote"
+            and q.per in ("instance-hour", "gpu-hour", "gpu-minute", "minute", "day")]
+
+
+def first_role(qs: list[Quantity], *roles: str) -> Quantity | None:
+    return next((q for q in qs if q.role in roles), None)
