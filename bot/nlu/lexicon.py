@@ -93,8 +93,11 @@ BILLING = table([
 DEPLOYMENT = table([
     (r"(?:部署|放|托管)?(?:在|到|进)?\s*(?:[a-z]*\s*)?(?:商业托管|托管服务|gpu\s*云服务|算力租赁|对外出租)"
      r"|对外(?:收费|售卖|出售|卖)"  # "对外收费的推理服务": a service sold to others
+     # "给客户提供按调用计费的接口", "向用户收费": charged per call or to customers, not a billing mode of ours
+     r"|按\s*(?:调用|次|tokens?|请求)(?:次数)?\s*(?:付费|收费|计费)|(?:向|跟|找)(?:客户|用户)收费|卖(?:给客户|api|接口)"
      r"|\B<(?:commercial(?:ly)?[\s-]*host\w*|hosting\s+(?:service|business|provider)s?|"
-     r"paid\s+(?:\w+\s+){0,2}(?:api|service)s?|sell\s+(?:an?\s+)?(?:\w+\s+)?api|"
+     r"paid\s+(?:\w+\s+){0,2}(?:api|service|endpoint)s?|sell\w*\s+(?:\w+\s+){0,3}?(?:api|endpoint|inference|access)|"
+     r"charg\w*\s+(?:our\s+|the\s+)?(?:customers|clients|users)|bill\w*\s+(?:our\s+)?(?:customers|clients)|"
      r"gpu\s+cloud\s+(?:service|business|offering)s?|rent\s+(?:\w+\s+){0,2}out|resell\w*)>\E"
      r"(?:\s+deployment)?", "commercial-hosting"),
     # "部署在我们的数据中心": a place the servers go, so 部署 here is not an inference workload
@@ -165,7 +168,8 @@ TOPICS: list[tuple[re.Pattern, str]] = table([
     (r"\B<(?:tensor[\s-]parallel\w*|pipeline[\s-]parallel\w*|data[\s-]parallel\w*|model[\s-]parallel\w*|fsdp|zero[\s-]?[123]|deepspeed|megatron|"
      r"parallelism|shard\w*|split\s+(?:the\s+)?model)>\E|并行|切分模型|模型切分", "parallelism"),
     (r"\B<(?:nvlink|nvswitch|pcie|infiniband|ib|roce|interconnect\w*|p2p|gpudirect)>\E|互联|互连", "interconnect"),
-    (r"\B<(?:licen[cs]e\w*|eula|allowed\s+to|legal\w*|terms\s+of\s+use|compliance|compliant)>\E|许可|授权|协议|合规|违规|允许", "license"),
+    (r"\B<(?:licen[cs]\w*|eula|allowed\s+to|(?:is|are)\s+(?:it|that|this|they)\s+(?:allowed|permitted)|legal\w*|illegal\w*"
+     r"|terms\s+of\s+use|compliance|compliant)>\E|许可|授权|协议|合规|违规|允许", "license"),
     (r"\B<(?:power\s+supply|psu|watts?|tdp|power\s+draw|power\s+consumption|power\s+limit|wattage|[0-9]{2,5}\s*w)>\E|电源|功耗|供电|功率|瓦", "power"),
     (r"\B<(?:cuda\s+version|which\s+cuda|cuda\s+toolkit|cuda\s+compat\w*|cudnn|driver\s+version|compatib\w*|incompatib\w*)>\E"
      r"|cuda\s*版本|驱动版本|兼容|版本匹配|版本对应", "cuda"),

@@ -25,6 +25,9 @@ def kinds(text: str) -> list[str]:
     ("Qwen2.5-14B 推理需要多少显存？", "fit"),
     ("which GPU should we rent to serve Llama-3-8B for 30 users?", "select"),
     ("is CUDA 12.8 supported by driver 535?", "compat"),
+    # whether the plan is allowed is a licence verdict, however it is worded
+    ("can we legally host a paid chatbot on RTX 5090 cards in a colo?", "compat"),
+    ("putting 4090s in a rented rack for a customer API — is that allowed?", "compat"),
     ("训练跑着跑着就挂了，dmesg 里有 Xid 79", "diagnose"),
     ("what should we check on a newly rented 4x L40S box? give me the list", "checklist"),
     ("新机器到手，验收清单给一个", "checklist"),
@@ -91,11 +94,11 @@ def test_the_count_of_asks_is_bounded_and_long_messages_stay_fast():
 
 
 def test_a_question_without_a_cue_is_context_for_the_cue_that_follows():
-    got = asks("测出来显存带宽只有 2.1 TB/s，官方不是 3.35 吗？正常吗")
+    got = asks("实测 HBM 带宽才 3.9 TB/s，官网标的不是 4.8 吗？正常吗")
     assert [a.kind for a in got] == ["diagnose"] and got[0].start == 0
 
 
-@pytest.mark.parametrize("text", ["TPOT is bad with TP=8 on 8x L20", "8 张 L20 上 TP=8，TPOT 很差", "our inference is slow, help"])
+@pytest.mark.parametrize("text", ["TPOT is bad with TP=8 on 8x L20", "8 张 L20 上 TP=8，TPOT 很差", "the vLLM endpoint on our A10G box is really slow, ideas?"])
 def test_a_symptom_is_a_diagnosis(text):
     assert kinds(text)[0] == "diagnose"
 
