@@ -63,7 +63,7 @@ def _consumer(ctx: ComposeContext) -> GpuSpec | None:
 
 def _licence(spec: GpuSpec, text: str, ctx: ComposeContext) -> AskAnswer:
     lang = ctx.language
-    name = gpu_name(ctx.catalog, spec.id)
+    name = gpu_name(ctx.catalog, spec.id, lang)
     paid, dc, rented = bool(_PAID.search(text)), bool(_DATACENTRE.search(text)), bool(_RENTED.search(text))
     case = ("case_rented_paid" if rented and paid else "case_dc_paid" if dc and paid else "case_dc" if dc
             else "case_paid" if paid else "case_generic")
@@ -84,15 +84,15 @@ def _cards(ctx: ComposeContext, lang: str) -> str:
     for gpu in _ALTERNATIVES_CN if china else _ALTERNATIVES:
         spec = ctx.catalog.gpus.get(gpu)
         if spec is not None:
-            out.append(say("compat.licence_card", lang, gpu=gpu_name(ctx.catalog, gpu), memory=f"{spec.memory_gb:g}",
-                           power=f"{spec.board_power_w:g}" if spec.board_power_w else "?"))
+            out.append(say("compat.licence_card", lang, gpu=gpu_name(ctx.catalog, gpu, lang),
+                           memory=f"{spec.memory_gb:g}", power=f"{spec.board_power_w:g}" if spec.board_power_w else "?"))
     return ("、" if lang == "zh" else ", ").join(out)
 
 
 def _aftermarket(spec: GpuSpec, ctx: ComposeContext) -> AskAnswer:
     lang = ctx.language
     donor = "RTX 4090 D" if "4090d" in spec.id else "RTX 4090"
-    lead = say("compat.aftermarket_lead", lang, gpu=gpu_name(ctx.catalog, spec.id), donor=donor,
+    lead = say("compat.aftermarket_lead", lang, gpu=gpu_name(ctx.catalog, spec.id, lang), donor=donor,
                memory=f"{spec.memory_gb:g}")
     details = [say("compat.aftermarket_accept", lang), say("compat.aftermarket_pitfalls", lang)]
     return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.aftermarket-card",
@@ -102,7 +102,7 @@ def _aftermarket(spec: GpuSpec, ctx: ComposeContext) -> AskAnswer:
 def _sharing(spec: GpuSpec, ctx: ComposeContext) -> AskAnswer:
     """Sharing one GPU among VMs or tenants: what the card supports, and which way needs a licence."""
     lang = ctx.language
-    name = gpu_name(ctx.catalog, spec.id)
+    name = gpu_name(ctx.catalog, spec.id, lang)
     if spec.mig_max_instances:
         lead = say("compat.share_mig_yes", lang, gpu=name, n=spec.mig_max_instances)
     else:

@@ -24,7 +24,8 @@ def _answer(advisor, text):
 
 
 def test_a_paid_api_on_geforce_in_a_colo_is_not_licensed_and_the_alternatives_have_numbers(advisor):
-    answer = _answer(advisor, "is it actually legal to put rtx 4090s in our colo rack and sell an inference API on them?")
+    answer = _answer(advisor, "can we legally run twelve RTX 4090 boxes in a colo and charge clients per token for an "
+                              "LLM endpoint? before we sign the PO")
     lines = ask_lines(answer)
     assert lines[0].startswith("Not under NVIDIA's licence") and "commercial hosting" in lines[0]
     assert any("not legal advice" in line for line in lines)
@@ -33,7 +34,7 @@ def test_a_paid_api_on_geforce_in_a_colo_is_not_licensed_and_the_alternatives_ha
 
 
 def test_an_issue_question_is_answered_yes_and_renting_does_not_move_the_risk(advisor):
-    answer = _answer(advisor, "云厂商给我们的是 4090 服务器（8卡），我们在上面跑对外收费的推理服务，会不会有授权问题？")
+    answer = _answer(advisor, "我们在某云平台租了 6 卡 4090 的整机，打算拿来给客户提供按调用计费的大模型 API，这样用有没有授权上的麻烦？")
     assert answer.requirement.deployment == "commercial-hosting"
     lines = ask_lines(answer)
     assert lines[0].startswith("有授权风险") and "云厂商" in lines[0]
@@ -42,9 +43,9 @@ def test_an_issue_question_is_answered_yes_and_renting_does_not_move_the_risk(ad
 
 
 def test_an_aftermarket_card_gets_its_own_answer_and_not_the_generic_pitfalls(advisor):
-    answer = _answer(advisor, "4090 48G 魔改卡，官方驱动能用吗？CUDA 能认全 48G 吗？有啥坑")
+    answer = _answer(advisor, "买了两张魔改 4090，48G 显存的那种，装 NVIDIA 官网驱动能正常用吗？系统能不能看到完整的 48G？有啥坑")
     lines = ask_lines(answer)
-    assert lines[0].startswith("Modified RTX 4090 48GB (aftermarket) 不是 NVIDIA 的产品")
+    assert lines[0].startswith("RTX 4090 48GB 魔改卡 不是 NVIDIA 的产品")  # its Chinese name, not the English one
     assert not any("租 GPU 服务器常见的坑" in line for line in lines)
 
 
