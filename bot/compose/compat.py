@@ -81,7 +81,10 @@ def _first_compat(ask: Ask, ctx: ComposeContext) -> bool:
     return next((a for a in ctx.requirement.asks if a.kind == "compat"), ask).start == ask.start
 
 
-_MIN_DRIVER = re.compile(r"min(?:imum)?\.?\s+driver|driver\s+(?:do\s+i|does\s+it)\s+need|which\s+driver|需要什么驱动|驱动.{0,4}(?:版本|要求)|最低驱动",
+# "min driver for 12.8", "which driver does it need", "最低要装哪个版本的驱动", "至少要什么驱动"
+_MIN_DRIVER = re.compile(r"min(?:imum)?\.?\s+driver|(?:lowest|oldest|earliest)\s+driver|which\s+driver|what\s+driver"
+                         r"|driver\s+(?:version\s+)?(?:do\s+(?:i|we)|does\s+it)\s+need|driver\s+(?:is|are)\s+required"
+                         r"|需要什么驱动|驱动.{0,4}(?:版本|要求)|(?:哪个|什么|哪一?版)版?本?的?驱动|最低.{0,4}驱动|至少.{0,4}驱动",
                          re.IGNORECASE)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bot.advisor import Advisor
@@ -9,17 +11,9 @@ from bot.compose import ComposeContext, compose_all
 from bot.nlu.parser import parse
 from bot.render.text import ask_lines
 
-TABLE = """+-----------------------------------------------------------------------------+
-| NVIDIA-SMI 525.125.06   Driver Version: 525.125.06   CUDA Version: 12.0     |
-|-------------------------------+----------------------+----------------------+
-| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |
-| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |
-|                               |                      |               MIG M. |
-|===============================+======================+======================|
-|   0  NVIDIA GeForce ...  Off  | 00000000:01:00.0 Off |                    0 |
-|ERR!   38C    P5    49W / 450W |   2021MiB / 23028MiB |      0%   E. Process |
-|                               |                      |                  N/A |
-+-------------------------------+----------------------+----------------------+"""
+# A real plain `nvidia-smi` table (driver 525.125.06, compute mode E. Process), read from the shared fixtures.
+TABLE = (Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "nvidia-smi"
+         / "default-table-525__525.125.06__nvidia-smi__leptonai-gpud.txt")
 
 
 @pytest.fixture(scope="module")
@@ -43,11 +37,14 @@ def test_toolkit_question_is_answered_no_because_the_wheel_brings_its_runtime(ad
     assert any("minor-version compatibility" in d for d in answer.answers[0].details)
 
 
+@pytest.mark.skipif(not TABLE.is_file(), reason=f"shared fixture {TABLE.name} is not beside this checkout")
 def test_each_wheel_on_a_pasted_driver_gets_its_verdict_before_the_paste_notes(advisor):
-    answer = _answer(advisor, f"rented box shows this. can i run a pytorch cu121 wheel on it? what about cu124 / cu128?\n{TABLE}")
+    question = "got this from the provider's node. will torch builds for cu118 and cu126 work on it?"
+    answer = _answer(advisor, f"{question}\n{TABLE.read_text()}")
     lead = ask_lines(answer)[0]
-    assert lead.startswith("On driver 525.125.06: cu121, cu124, cu128 — yes, under minor-version compatibility")
-    assert "530.30.02, 550.54.14, 570.26" in lead
+    # 11.8 natively (its minimum 520.61.05 <= 525.125.06); 12.6 only under 12.x minor-version compatibility
+    assert lead.startswith("On driver 525.125.06: cu118 — yes") and "520.61.05" in lead
+    assert "cu126 — yes, under minor-version compatibility" in lead and "560.28.03" in lead
     assert any("compute mode E. Process" in d for d in answer.answers[-1].details)  # the paste's note, after
 
 
@@ -57,12 +54,13 @@ def test_a_driver_too_old_for_the_wheels_major_says_no(advisor):
 
 
 def test_three_versions_are_each_named_and_the_build_mismatch_found(advisor):
-    answer = _answer(advisor, 'nvidia-smi says "Driver Version: 550.90.07  CUDA Version: 12.4", nvcc -V says 12.1, and '
-                              "torch.version.cuda says 12.6. which one matters?? building flash-attn from source fails on H100")
+    answer = _answer(advisor, "driver 535.183.01 and nvidia-smi reports CUDA 12.2, but nvcc --version prints 11.8 and "
+                              "torch.version.cuda is 12.1 — which of these counts? compiling apex on our A100s errors out")
     reply = answer.answers[0]
-    assert "newest CUDA the 550.90.07 driver supports" in reply.lead and "nvcc 12.1" in reply.lead
-    assert "torch.version.cuda 12.6" in reply.lead
-    assert any("nvcc 12.1 against torch's CUDA 12.6" in d and 'TORCH_CUDA_ARCH_LIST="9.0"' in d for d in reply.details)
+    assert "newest CUDA the 535.183.01 driver supports" in reply.lead and "nvcc 11.8" in reply.lead
+    assert "torch.version.cuda 12.1" in reply.lead
+    # the A100 is sm_80: the arch list is the card's, not a fixed one
+    assert any("nvcc 11.8 against torch's CUDA 12.1" in d and 'TORCH_CUDA_ARCH_LIST="8.0"' in d for d in reply.details)
 
 
 def test_chinese_toolkit_question_is_answered_in_chinese(advisor):
@@ -71,8 +69,15 @@ def test_chinese_toolkit_question_is_answered_in_chinese(advisor):
 
 
 def test_minimum_driver_question_with_the_hosts_driver_checks_it_and_says_the_limits(advisor):
-    answer = _answer(advisor, "CUDA 12.8 需要什么驱动版本？我们机器是 535，能不能直接跑用 12.8 编的程序")
+    answer = _answer(advisor, "用 CUDA 12.6 编译的程序，最低要装哪个版本的驱动？集群上现在是 550，能直接跑吗")
     reply = answer.answers[0]
-    assert reply.lead.startswith("CUDA 12.8 需要 570.26 及以上的 Linux 驱动")
-    assert reply.details[0].startswith("CUDA 12.8 跑在驱动 535 上：可以，靠次版本兼容")
-    assert any("原生支持到 CUDA 12.2" in d for d in reply.details) and any("PTX" in d for d in reply.details)
+    assert reply.lead.startswith("CUDA 12.6 需要 560.28.03 及以上的 Linux 驱动")
+    assert reply.details[0].startswith("CUDA 12.6 跑在驱动 550 上：可以，靠次版本兼容")
+    assert any("原生支持到 CUDA 12.4" in d for d in reply.details) and any("PTX" in d for d in reply.details)
+
+
+def test_a_minimum_driver_question_in_other_words_gets_the_minimum_and_the_hosts_check(advisor):
+    answer = _answer(advisor, "what driver do I need for CUDA 12.4? our cluster is on 535")
+    reply = answer.answers[0]
+    assert reply.rule == "compat.min-driver" and reply.lead.startswith("CUDA 12.4 needs Linux driver 550.54.14 or newer")
+    assert reply.details[0].startswith("CUDA 12.4 on driver 535: yes, under minor-version compatibility")

@@ -29,9 +29,11 @@ _NVCC_RELEASE = lx.rx(r"\B<(?:nvcc|cuda\s+compilation\s+tools)>\E[^\n]{0,60}?\B<
 # "our A100 nodes are on 535", "我们机器是 535": a driver branch named by the machines running it, read
 # only when the message is about CUDA or drivers at all.
 _HOST_DRIVER = lx.rx(
-    r"\B<(?:machines?|nodes?|hosts?|boxes?|servers?)\s+(?:are|is|run|runs|running)?\s*(?:on|at)>\E\s+"
+    r"\B<(?:machines?|nodes?|hosts?|boxes?|servers?|clusters?)\s+(?:are|is|run|runs|running)?\s*(?:on|at)>\E\s+"
     r"([4-6][0-9]{2}(?:\.[0-9]{1,3}){0,2})(?![0-9.]*[0-9])(?!\s*(?:gb|w\b|mhz|tflops|g\b))"
-    r"|(?:机器|节点|服务器|主机)\s*(?:是|用的是|装的是|跑的是|上是)\s*([4-6][0-9]{2}(?:\.[0-9]{1,3}){0,2})(?![0-9.]*[0-9])"
+    # "我们机器是 535", "集群上现在是 525", "节点目前装的 550"
+    r"|(?:机器|机子|节点|服务器|主机|宿主机|集群)\s*上?\s*(?:现在|目前|都)?\s*(?:是|用的是|装的是|跑的是|装的|用的)\s*"
+    r"([4-6][0-9]{2}(?:\.[0-9]{1,3}){0,2})(?![0-9.]*[0-9])(?!\s*(?:gb|g\b|w\b|瓦|块|张|台))"
 )
 _ABOUT_VERSIONS = lx.rx(r"\B<(?:cuda|cu1[0-9]{2}|driver|wheel|toolkit|nvcc)>\E|驱动")
 

@@ -42,3 +42,7 @@ def test_a_driver_named_by_the_machines_running_it():
     assert parse("CUDA 12.8 需要什么驱动？我们机器是 535").requirement.driver == "535"
     assert parse("our nodes are on 535 - can we run the cu128 wheel?").requirement.driver == "535"
     assert parse("our nodes are on 550 GB disks").requirement.driver is None  # not about drivers at all
+    assert parse("cu126 的 wheel 能用吗？集群上现在是 550").requirement.driver == "550"
+    assert parse("节点目前装的 570.86，跑 CUDA 12.8 编的程序行不行").requirement.driver == "570.86"
+    assert parse("our cluster is on 535, is the cu124 wheel fine?").requirement.driver == "535"
+    assert parse("CUDA 12.4 的机器是 512 GB 内存").requirement.driver is None  # memory, not a driver
