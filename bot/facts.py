@@ -441,6 +441,17 @@ def _power_throttled(probe: GpuProbe, reasons: set[str]) -> bool:
     return bool(active)
 
 
+# A power limit under this share of the card's board power is a host configured down (an H100 SXM
+# capped at 400 of 700 W): its clocks drop under load although nothing is broken.
+LOW_POWER_LIMIT = 0.8
+
+
+def _power_limit_low(probe: GpuProbe, spec_power_w: int | None) -> bool | None:
+    if probe.power_limit_w is None or not spec_power_w:
+        return None
+    return probe.power_limit_w < LOW_POWER_LIMIT * spec_power_w
+
+
 def host_gpu_fact(catalog: Catalog, report: ProbeReport, probe: GpuProbe, named_as: str | None = None) -> HostGpuFact:
     gpu_id = recognise_gpu(catalog, probe.name, probe.memory_total_mib)
     reasons = set(probe.clock_event_reasons or [])
@@ -448,6 +459,7 @@ def host_gpu_fact(catalog: Catalog, report: ProbeReport, probe: GpuProbe, named_
     retired = None
     if probe.retired_pages_sbe is not None or probe.retired_pages_dbe is not None:
         retired = (probe.retired_pages_sbe or 0) + (probe.retired_pages_dbe or 0)
+    spec_power = catalog.gpus[gpu_id].board_power_w if gpu_id else None
     downgraded = None
     if probe.pcie_gen_current is not None and probe.pcie_gen_max is not None:
         downgraded = probe.pcie_gen_current < probe.pcie_gen_max or (
@@ -461,7 +473,8 @@ def host_gpu_fact(catalog: Catalog, report: ProbeReport, probe: GpuProbe, named_
         throttle_reasons=", ".join(sorted(reasons)) if reasons else None,
         power_throttle=_power_throttled(probe, reasons) if known_reasons else None,
         thermal_throttle=bool(reasons & THERMAL_REASONS) if known_reasons else None,
-        pcie_downgraded=downgraded, busy=_busy(probe),
+        pcie_downgraded=downgraded, busy=_busy(probe), spec_power_w=spec_power,
+        power_limit_low=_power_limit_low(probe, spec_power),
     )
 
 

@@ -412,8 +412,12 @@ def test_a_host_gpu_fact_copies_the_probe_and_derives_what_rules_compare(catalog
         "remapped_rows_pending": False, "remapped_rows_failure": True, "temperature_c": 71, "power_draw_w": 300.5,
         "power_limit_w": 450.0, "throttle_reasons": "sw_power_cap, sw_thermal_slowdown", "power_throttle": True,
         "thermal_throttle": True, "pcie_gen_current": 4, "pcie_gen_max": 4, "pcie_width_current": 8,
-        "pcie_width_max": 16, "pcie_downgraded": True, "busy": True, "persistence_mode": True, "mig_mode": False,
+        "pcie_width_max": 16, "pcie_downgraded": True, "busy": True, "spec_power_w": 450, "power_limit_low": False,
+        "persistence_mode": True, "mig_mode": False,
     }
+    capped = probe.model_copy(update={"power_limit_w": 300.0})  # 300 of the RTX 4090's 450 W: set well below spec
+    assert host_gpu_fact(catalog, report, capped).power_limit_low is True
+    assert host_gpu_fact(catalog, report, probe.model_copy(update={"power_limit_w": 370.0})).power_limit_low is False
     bare = GpuProbe(index=0, bus_id="x")
     fact = host_gpu_fact(catalog, ProbeReport(source="nvml", gpus=[bare]), bare)
     assert (fact.name, fact.gpu, fact.gpu_class, fact.driver_num, fact.retired_pages_total, fact.busy) == (

@@ -414,6 +414,9 @@ class _HostGpuExtras(FactModel):
     thermal_throttle: bool | None = None
     pcie_downgraded: bool | None = None
     busy: bool = Field(default=False, description="under load when probed (not idle)")
+    spec_power_w: int | None = Field(default=None, description="the catalog's board power for the recognised GPU")
+    power_limit_low: bool | None = Field(
+        default=None, description="power limit set well below the card's board power (under LOW_POWER_LIMIT of it)")
 
 
 # GpuProbe fields no rule reads yet; a new probe field is a fact field unless listed here.
@@ -424,7 +427,8 @@ _HostGpuFact = derive("HostGpuFact", GpuProbe, _HostGpuExtras, exclude=_PROBE_NO
     "gpu": "bus_id", "gpu_class": "brand", "driver": "gpu_class", "driver_num": "driver", "cuda_driver": "driver_num",
     "ecc_volatile_corrected": "ecc_aggregate_uncorrected", "retired_pages_total": "retired_pages_dbe",
     "throttle_reasons": "power_limit_w", "power_throttle": "throttle_reasons", "thermal_throttle": "power_throttle",
-    "pcie_downgraded": "pcie_width_max", "busy": "pcie_downgraded", "persistence_mode": "busy",
+    "pcie_downgraded": "pcie_width_max", "busy": "pcie_downgraded", "spec_power_w": "busy",
+    "power_limit_low": "spec_power_w", "persistence_mode": "power_limit_low",
     "mig_mode": "persistence_mode"})
 HOST_GPU_COPIED: frozenset[str] = _HostGpuFact.copied  # type: ignore[attr-defined]  # bot.facts copies these
 
