@@ -544,7 +544,8 @@ def _measurement(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | N
             numbers = [float(n.replace(",", "")) for n in re.findall(r"(?<![\d.])\d{1,2},\d{3}|(?<![\d.,])\d{3,5}(?![\d,])", text)]
             sparse = ""
             for number in numbers:
-                owner = next((v for v in variants if v.dense_tflops.get(precision)
+                # the card's own figure first: "624" on an A100 80GB SXM is its own sparse peak, not a sibling's
+                owner = next((v for v in sorted(variants, key=lambda v: v.id != gpu.id) if v.dense_tflops.get(precision)
                               and abs(number - 2 * v.dense_tflops[precision]) <= 0.02 * number), None)
                 if owner is not None and number > measured:
                     sparse = say("diagnose.measure_sparse_note", lang, stated=f"{number:,.0f}",

@@ -32,10 +32,12 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
     ("diagnose", lx.rx(
         r"\B<(?:xid|nvrm|dmesg|kern\.log|journalctl|nvidia-smi\s+-q|fallen\s+off\s+the\s+bus|oom|out\s+of\s+memory"
         r"|not\s+compatible|no\s+kernel\s+image|watchdog|timed?\s*out|hangs?|hung|crash\w*|died|killing|(?:got|is|are|runs?|running|became|gets?|getting)\s+(?:so\s+|really\s+|very\s+|too\s+)?slow(?:er)?|slowed\s+down|slower\s+than\s+(?:before|usual|expected)|too\s+slow"
-        r"|throttl\w*|ecc\s+errors?|remapp\w*|retired\s+pages|is\s+(?:this|that|it)\s+(?:ok|okay|normal|fine|bad)"
-        r"|acceptable\s+or\s+not|bad\s+gpu|rma|what\s+do\s+(?:these|this)\s+mean|being\s+scammed|ERR!)>\E"
+        r"|throttl\w*|ecc\s+errors?|remapp\w*|retired\s+pages|is\s+(?:this|that|it)\s+(?:ok|okay|normal|fine|bad|legit|expected|reasonable)"
+        r"|acceptable\s+or\s+not|bad\s+gpu|rma|what\s+do\s+(?:these|this)\s+mean|being\s+scammed|scam\w*|ERR!"
+        # a measured figure doubted against the spec: "did the provider shortchange us?", "underperforming?"
+        r"|shortchang\w*|short[\s-]changed|ripped\s+off|rip[\s-]?off|cheated|underperform\w*|below\s+(?:the\s+)?spec\w*)>\E"
         r"|\B<(?:tpot|ttft|latency|throughput|tokens?/s)\s+(?:is|are|was|looks?|got)\s+(?:so\s+|really\s+|very\s+)?(?:bad|poor|high|terrible|awful|low)>\E"
-        r"|报错|挂了|卡死|慢了|很慢|变慢|太慢|死机|掉卡|正常吗|是不是有问题|是不是被坑|坏卡|卡坏|有问题吗|怎么查|啥意思|什么意思"
+        r"|报错|挂了|卡死|慢了|很慢|变慢|太慢|死机|掉卡|正常吗|是不是有问题|是不是被坑|被坑|缩水|假卡|不达标|坏卡|卡坏|有问题吗|怎么查|啥意思|什么意思"
         r"|(?:tpot|ttft|延迟|吞吐)\s*(?:很|太|特别)?\s*(?:差|高|低|慢)")),
     ("price", lx.rx(
         r"\B<(?:how\s+much\s+(?:is|are|does|do|for|would)|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:price|cost|rate)"

@@ -98,7 +98,11 @@ def test_a_question_without_a_cue_is_context_for_the_cue_that_follows():
     assert [a.kind for a in got] == ["diagnose"] and got[0].start == 0
 
 
-@pytest.mark.parametrize("text", ["TPOT is bad with TP=8 on 8x L20", "8 张 L20 上 TP=8，TPOT 很差", "the vLLM endpoint on our A10G box is really slow, ideas?"])
+@pytest.mark.parametrize("text", ["TPOT is bad with TP=8 on 8x L20", "8 张 L20 上 TP=8，TPOT 很差",
+                                  "the vLLM endpoint on our A10G box is really slow, ideas?",
+                                  # a measured figure doubted against the spec sheet
+                                  "our L40S only hits 250 TFLOPS fp16 against a 733 datasheet, did the host shortchange us?",
+                                  "租来的 4090 跑分只有官方的一半，是不是缩水卡"])
 def test_a_symptom_is_a_diagnosis(text):
     assert kinds(text)[0] == "diagnose"
 
