@@ -98,7 +98,8 @@ DEPLOYMENT = table([
      r"|\B<(?:commercial(?:ly)?[\s-]*host\w*|hosting\s+(?:service|business|provider)s?|"
      r"paid\s+(?:\w+\s+){0,2}(?:api|service|endpoint)s?|sell\w*\s+(?:\w+\s+){0,3}?(?:api|endpoint|inference|access)|"
      r"charg\w*\s+(?:our\s+|the\s+)?(?:customers|clients|users)|bill\w*\s+(?:our\s+)?(?:customers|clients)|"
-     r"gpu\s+cloud\s+(?:service|business|offering)s?|rent\s+(?:\w+\s+){0,2}out|resell\w*)>\E"
+     # "we resell GPU time"; "a reseller quotes" is the vendor's trade, not our plan
+     r"gpu\s+cloud\s+(?:service|business|offering)s?|rent\s+(?:\w+\s+){0,2}out|resell(?:s|ing)?)>\E"
      r"(?:\s+deployment)?", "commercial-hosting"),
     # "部署在我们的数据中心": a place the servers go, so 部署 here is not an inference workload
     (r"(?:部署|放|托管)?(?:在|到|进)?\s*(?:(?:我们|我|公司|客户|自己|自建)的?\s*)?(?:数据中心|机房|idc机房|idc)(?:部署|里)?"

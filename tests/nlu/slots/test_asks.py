@@ -31,6 +31,7 @@ def kinds(text: str) -> list[str]:
     ("训练跑着跑着就挂了，dmesg 里有 Xid 79", "diagnose"),
     ("what should we check on a newly rented 4x L40S box? give me the list", "checklist"),
     ("新机器到手，验收清单给一个", "checklist"),
+    ("the seller claims 9k tokens/s on our model; what do we ask them and what do we benchmark ourselves?", "checklist"),
     ("what's the difference between NVLink and PCIe for tensor parallel?", "explain"),
     ("we need some GPUs, any recs?", "open"),
     # a premium stated and weighed is a choice, not a price lookup (#24)

@@ -30,3 +30,13 @@ def test_the_first_billing_word_is_the_billing():
 def test_geforce_in_a_data_centre_is_a_licence_question():
     assert "license" in parse("数据中心里能不能用 GeForce 卡？").extracted["topics"]
     assert "interconnect" in parse("H100 SXM vs H100 PCIe").extracted["topics"]
+
+
+@pytest.mark.parametrize("text, deployment", [
+    ("we'll bill our clients per request for a model hosted on 5090s", "commercial-hosting"),
+    ("打算向客户收费，用几台 4090 提供大模型接口", "commercial-hosting"),
+    ("a reseller quotes 2.10 an hour for an H100", None),  # the vendor's trade, not where ours runs
+    ("按量付费的 L40S 一小时多少钱", None),  # a billing mode of ours, not a paid service
+])
+def test_a_service_sold_to_others_is_commercial_hosting(text, deployment):
+    assert parse(text).requirement.deployment == deployment
