@@ -176,8 +176,10 @@ def _fp8_latency(ctx: ComposeContext, gpu: GpuSpec, cand, ttft: float, ttft_t: f
                verdict=say("spec.latency_meets" if met else "spec.latency_misses", ctx.language))
 
 
-_SAME_PRICE = re.compile(r"价格差不多|价格相近|差不多价|同价|价钱差不多|similar(?:ly)? price|same price|priced the same"
-                         r"|cost(?:s)? about the same|similar cost", re.IGNORECASE)
+# "价格基本一样", "租金差不多", "similarly priced", "cost roughly the same" (the ask splitter reads the same words)
+_SAME_PRICE = re.compile(r"(?:价格|价钱|租金|单价)(?:都|也)?(?:基本|几乎|大致|大体)?(?:差不多|相近|接近|一样|相同|相当|持平)"
+                         r"|差不多价|同价|similar(?:ly)? price|same (?:hourly )?price|priced (?:about |roughly )?the same"
+                         r"|cost(?:s)? (?:about |roughly )?the same|similar cost", re.IGNORECASE)
 
 
 def _same_price(ask: Ask, ctx: ComposeContext, c: Comparison) -> str | None:

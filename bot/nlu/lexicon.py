@@ -50,7 +50,8 @@ TRAINING = table([
     # job; "we trained X, now serve it" reports a finished one, and "my fine-tuned model" is a noun.
     (rf"\B<(?:anyone|anybody|someone|somebody|who|ever|have\s+you)\s+"
      rf"(?:{_FINE_TUNE}ed|trained|pre[\s-]?trained)>\E(?!\s+(?:model|version|checkpoint|weights|adapter)s?\b)", "training"),
-    (r"(?:训练|微调|精调|预训练|炼丹)(?!好的|后的|过的|完的|好|出来的)", "training"),
+    (r"(?:训练|微调|精调|预训练|炼丹)(?!好的|后的|过的|完的|好|出来的)"
+     r"|训(?:一个|个|一版|一下)(?!好|完)|(?<![培集])训\s*(?=[0-9]+(?:\.[0-9]+)?\s*b\b)", "training"),  # "训一个 14B", "训 7B"
 ])
 INFERENCE = table([
     (r"\B<(?:inference|inferencing|infer|infrence|infernce|inferance|inferece|inferene|serve|serves|serving|deploy|deploys|deploying|deployment|"

@@ -34,8 +34,8 @@ def test_fsdp_across_nodes_on_100gbe_is_said_in_seconds_per_step(advisor):
 
 
 def test_an_nvlink_cut_on_the_same_compute_is_judged_by_what_is_exposed(advisor):
-    line = first_line(advisor, "A800 vs A100 for 8-GPU training — is the 400 GB/s NVLink vs 600 actually a big deal?")
-    assert line.startswith("Only where communication is exposed") and "1.5×" in line
+    line = first_line(advisor, "H800 or H100 for an 8-card fine-tune: does 400 GB/s of NVLink instead of 900 really matter?")
+    assert line.startswith("Only where communication is exposed") and "2.25×" in line  # 900 / 400
     zh = first_line(advisor, "H800 和 H100 做多机训练差多少？听说 H800 的 NVLink 被砍了，我们 64 卡训 13B，影响大吗")
     assert zh.startswith("64 卡跨机训练时影响不大")
 
@@ -77,7 +77,8 @@ def test_serving_across_two_nodes_says_what_crosses_them_under_pipeline_parallel
 
 
 def test_the_pcie_pairs_line_needs_a_bridged_pcie_card_against_an_sxm_one(advisor):
-    text = render_text(Conversations(advisor).ask("t", "H20 还是 A800 训练 13B？两边价格差不多"))
+    text = render_text(Conversations(advisor).ask("t", "训一个 14B 模型，租 H20 和 A800 的价格基本一样，选哪个？"))
+    assert text.splitlines()[0].startswith("训练（受算力限制）选 A800")  # "训一个" is training, the price is said
     assert "NVSwitch" not in text.splitlines()[1]  # both are SXM boards: no PCIe pairs to speak of
     assert "47%" in text  # the same hourly price: the job costs 1/2.11 on the A800
 

@@ -116,7 +116,8 @@ _WANTS = (
                         r"|几张|多少张|几台|多少卡")),
 )
 _OOM = lx.rx(r"\B<(?:oom|out\s+of\s+memory)>\E|爆显存|显存不够|显存不足")
-_PRICES_COMPARED = lx.rx(r"价格(?:差不多|相近|接近|一样|相当)|差不多(?:的)?价格|\B<(?:similar(?:ly)?\s+priced|same\s+price|"
+_PRICES_COMPARED = lx.rx(r"(?:价格|价钱|租金|单价)(?:都|也)?(?:基本|几乎|大致|大体)?(?:差不多|相近|接近|一样|相同|相当|持平)"
+                         r"|差不多(?:的)?价格|\B<(?:similar(?:ly)?\s+priced|same\s+price|"
                          r"price\s+is\s+(?:similar|about\s+the\s+same)|cheaper\s+per\s+hour"
                          # a premium stated and weighed: "is the H200 worth +30% price?", "贵 30% 值吗"
                          r"|worth\s+(?:the\s+|a\s+)?[+~]?[0-9]+\s*%(?:\s+(?:more|higher|extra))?\s*(?:price|premium|cost)?"

@@ -37,6 +37,7 @@ def kinds(text: str) -> list[str]:
     # a premium stated and weighed is a choice, not a price lookup (#24)
     ("deciding between the L40S and the A100 80GB for serving Qwen2.5-14B; is the A100 worth 40% more?", "select"),
     ("A100 还是 H100 训练 13B？H100 贵 50%", "select"),
+    ("训一个 7B，L40S 和 A100 租金基本一样，选哪个", "select"),  # a price said, not asked
 ])
 def test_each_kind_is_read_from_its_cues(text, kind):
     assert kinds(text)[0] == kind

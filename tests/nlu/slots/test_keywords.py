@@ -18,7 +18,8 @@ def test_a_method_implies_training():
 
 
 @pytest.mark.parametrize("text, workload", [("训练 100 小时", "training"), ("deploy on spot instances", "inference"),
-                                            ("train then serve it", "training")])
+                                            ("train then serve it", "training"), ("想训一个 14B 的模型", "training"),
+                                            ("4 张卡训 7B 够吗", "training")])
 def test_the_workload(text, workload):
     assert parse(text).extracted["workload"] == workload
 
