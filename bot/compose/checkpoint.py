@@ -33,8 +33,11 @@ _EVERY = re.compile(rf"(?:interrupt\w*|preempt\w*|reclaim\w*|evict\w*)\s+(?:abou
 # "what should the trainer do?", "被回收了怎么办？", "值不值得": the handling asked, so the notice and the schedule
 _HANDLE = re.compile(r"怎么办|怎么处理|怎么应对|值不值|划算|what\s+(?:do|should)\s+(?:we|i|the\s+\w+)\s+do|handl(?:e|ing)"
                      r"|worth\s+it|how\s+(?:do|should)\s+(?:we|i)\s+(?:deal|cope|survive)", re.IGNORECASE)
+# "断了之后怎么续上，别丢进度", "how do we resume without losing progress": carrying on asks for the schedule
+_CARRY_ON = re.compile(r"怎么续|怎么恢复|怎么接住|(?:不|别)丢进度|\bresum\w*|without\s+losing", re.IGNORECASE)
 _MULTI_NODE = re.compile(r"multi[\s-]?node|多机|多节点|跨机", re.IGNORECASE)
-_NODES = re.compile(rf"{_NUM}\s*(?:nodes?\b|台)", re.IGNORECASE)
+# "4 nodes", "2 p5 nodes", "3 台": the count, never the digit of an instance family ("p5 nodes" is not 5)
+_NODES = re.compile(rf"(?<![a-z0-9.]){_NUM}\s*(?:[a-z][a-z0-9.-]*\s+)?(?:nodes?\b|台)", re.IGNORECASE)
 # Instance families that only AWS sells, for "4 nodes of p5" without the provider named.
 _AWS_FAMILY = re.compile(r"\b(?:p4de?|p5e?n?|p6|g5|g6e?|trn1|ec2)\b", re.IGNORECASE)
 _PROVIDER_WORDS = (("aws", re.compile(r"\baws\b|amazon", re.I)), ("gcp", re.compile(r"\bgcp\b|google|谷歌", re.I)),
@@ -47,7 +50,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     handling = spot and bool(_HANDLE.search(text))
     wants_notice = (bool(_NOTICE.search(text)) or handling) and spot
     wants_interval = (bool(_INTERVAL.search(text)) and (bool(_CHECKPOINT.search(text)) or spot)) or handling
-    wants_interval = wants_interval or (bool(_CHECKPOINT.search(text)) and not wants_notice and spot)
+    wants_interval = wants_interval or (bool(_CHECKPOINT.search(text)) and not wants_notice and spot) \
+        or (spot and bool(_CARRY_ON.search(text)))
     if not (wants_notice or wants_interval):
         return None
     lang = ctx.language

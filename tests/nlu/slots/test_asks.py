@@ -115,3 +115,10 @@ def test_a_preamble_that_asks_nothing_is_the_context_of_the_numbered_parts():
     # a preamble that asks, or numbered parts without a cue of their own, keep it
     asks = read_asks("we need the price of an h100: 1) on aws 2) on runpod")
     assert asks[0].kind == "price" and asks[0].label is None
+
+
+def test_a_notice_question_and_a_resume_question_are_two_parts():
+    got = asks("用竞价实例训练，被回收前会有多长时间的通知？之后怎么恢复训练？")
+    assert [a.text for a in got] == ["用竞价实例训练，被回收前会有多长时间的通知？", "之后怎么恢复训练？"]
+    got = asks("spot or on-demand for a 3-node run? and what checkpoint interval should we pick?")
+    assert len(got) == 2 and got[1].text.startswith("and what checkpoint interval")
