@@ -31,7 +31,7 @@ _QUESTION_END = re.compile(r"[?？]+")
 _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
     ("diagnose", lx.rx(
         r"\B<(?:xid|nvrm|dmesg|kern\.log|journalctl|nvidia-smi\s+-q|fallen\s+off\s+the\s+bus|oom|out\s+of\s+memory"
-        r"|not\s+compatible|no\s+kernel\s+image|watchdog|timed?\s*out|hangs?|hung|crash\w*|died|killing|(?:got|is|are|runs?|running|became|gets?|getting)\s+(?:so\s+|really\s+|very\s+|too\s+)?slow(?:er)?|slowed\s+down|slower\s+than\s+(?:before|usual|expected)|too\s+slow"
+        r"|not\s+compatible|no\s+kernel\s+image|watchdog|timed?\s*out|hangs?|hung|crash\w*|died|killing|(?:got|is|are|runs?|running|became|gets?|getting)\s+(?:so\s+|really\s+|very\s+|too\s+)?slow(?:er)?|slowed\s+down|slower\s+than\s+(?:before|usual|expected)|(?:way|much|a\s+lot|far|significantly|noticeably)\s+slower|too\s+slow"
         r"|throttl\w*|ecc\s+errors?|remapp\w*|retired\s+pages|is\s+(?:this|that|it)\s+(?:ok|okay|normal|fine|bad|legit|expected|reasonable)"
         r"|acceptable\s+or\s+not|bad\s+gpu|rma|what\s+do\s+(?:these|this)\s+mean|being\s+scammed|scam\w*|ERR!"
         # a measured figure doubted against the spec: "did the provider shortchange us?", "underperforming?"
@@ -49,6 +49,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
     ("cost", lx.rx(
         r"\B<(?:cheaper|which\s+one\s+is\s+cheaper|break[\s-]?even|pay\s+(?:back|off)|buy(?:ing)?\s+(?:vs|or|instead)"
         r"|renting\s+(?:vs|or|cheaper)|rent\s+or\s+buy|worth\s+buying|bill|gpu[\s-]hours?\s+(?:for|budget|enough)"
+        r"|how\s+many\s+gpu[\s-]hours?|gpu[\s-]hours?\b[^?.]{0,40}?\benough\b"
         r"|enough\s+or|total\s+cost|how\s+expensive|save\s+money|where\s+can\s+we\s+save"
         r"|spot\s+or\s+on[\s-]demand|on[\s-]demand\s+or\s+spot|reserved\s+or)>\E"
         r"|划算|回本|值不值|账单|总费用|总花费|总成本|总价|费用.{0,2}(?:低|高|少|多)|哪个(?:更)?便宜|(?<!最)便宜多少(?!钱)|费用怎么算|怎么算钱|会不会很贵|哪里能省|省钱|买还是租|租还是买|自己买|卡时"
@@ -82,6 +83,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
     ("select", lx.rx(
         r"\B<(?:which\s+(?:\w+\s+)?(?:gpu|instance|card|one|box|node|machine|cloud)s?|what\s+(?:gpu|instance|card|config)s?"
         r"|recommend\w*|recs|suggest\w*|what\s+should\s+(?:i|we)\s+(?:get|rent|buy)|thoughts|should\s+(?:i|we)\s+(?:get|rent|buy)"
+        r"|(?:a\s+)?(?:good|bad|smart|sensible)\s+(?:idea|call|plan|move)"
         r"|(?:choos\w*|decid\w*|pick\w*)\s+between)>\E"
         r"|租什么|买什么|选什么|什么卡|哪张卡|哪种卡|哪款|哪个更适合|有什么建议|什么配置|租哪家|哪家好|用什么卡")),
     # A budget constrains a choice; alone ("is 3万 enough for …") it asks what the money buys.
@@ -122,6 +124,9 @@ _OOM = lx.rx(r"\B<(?:oom|out\s+of\s+memory)>\E|爆显存|显存不够|显存不�
 _PRICES_COMPARED = lx.rx(r"(?:价格|价钱|租金|单价)(?:都|也)?(?:基本|几乎|大致|大体)?(?:差不多|相近|接近|一样|相同|相当|持平)"
                          r"|差不多(?:的)?价格|\B<(?:similar(?:ly)?\s+priced|same\s+price|"
                          r"price\s+is\s+(?:similar|about\s+the\s+same)|cheaper\s+per\s+hour"
+                         # "the 4090 box rents for far less per hour", "costs a lot less an hour": said, not asked
+                         r"|(?:rents?|costs?|goes)\s+(?:for\s+)?(?:far\s+|much\s+|way\s+|a\s+lot\s+)?less(?:\s+(?:per|an|a|by\s+the)\s+hour)?"
+                         r"|(?:far|much|way|a\s+lot)\s+cheaper"
                          # a premium stated and weighed: "is the H200 worth +30% price?", "贵 30% 值吗"
                          r"|worth\s+(?:the\s+|a\s+)?[+~]?[0-9]+\s*%(?:\s+(?:more|higher|extra))?\s*(?:price|premium|cost)?"
                          r"|[0-9]+\s*%\s+(?:more\s+expensive|pricier|dearer|premium))>\E"
