@@ -31,13 +31,13 @@ _QUESTION_END = re.compile(r"[?？]+")
 _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
     ("diagnose", lx.rx(
         r"\B<(?:xid|nvrm|dmesg|kern\.log|journalctl|nvidia-smi\s+-q|fallen\s+off\s+the\s+bus|oom|out\s+of\s+memory"
-        r"|not\s+compatible|no\s+kernel\s+image|watchdog|timed?\s*out|hangs?|hung|crash\w*|died|killing|(?:got|is|are|runs?|running|became|gets?|getting)\s+(?:so\s+|really\s+|very\s+|too\s+)?slow(?:er)?|slowed\s+down|slower\s+than\s+(?:before|usual|expected)|(?:way|much|a\s+lot|far|significantly|noticeably)\s+slower|too\s+slow"
+        r"|not\s+compatible|no\s+kernel\s+image|watchdog|timed?\s*out|hangs?|hung|crash\w*|died|killing|(?:got|is|are|runs?|running|became|gets?|getting)\s+(?:so\s+|really\s+|very\s+|too\s+)?slow(?:er)?|slowed\s+down|slower\s+than\s+(?:before|usual|expected)|(?:way|much|a\s+lot|far|significantly|noticeably)\s+slower|too\s+slow|crawl(?:s|ing)"
         r"|throttl\w*|ecc\s+errors?|remapp\w*|retired\s+pages|is\s+(?:this|that|it)\s+(?:ok|okay|normal|fine|bad|legit|expected|reasonable)"
         r"|acceptable\s+or\s+not|bad\s+gpu|rma|what\s+do\s+(?:these|this)\s+mean|being\s+scammed|scam\w*|ERR!"
         # a measured figure doubted against the spec: "did the provider shortchange us?", "underperforming?"
         r"|shortchang\w*|short[\s-]changed|ripped\s+off|rip[\s-]?off|cheated|underperform\w*|below\s+(?:the\s+)?spec\w*)>\E"
         r"|\B<(?:tpot|ttft|latency|throughput|tokens?/s)\s+(?:is|are|was|looks?|got)\s+(?:so\s+|really\s+|very\s+)?(?:bad|poor|high|terrible|awful|low)>\E"
-        r"|报错|挂了|卡死|慢了|很慢|变慢|太慢|死机|掉卡|正常吗|是不是有问题|是不是被坑|被坑|缩水|假卡|不达标|坏卡|卡坏|有问题吗|怎么查|啥意思|什么意思"
+        r"|报错|挂了|卡死|卡住|慢了|很慢|变慢|太慢|死机|掉卡|正常吗|是不是有问题|是不是被坑|被坑|缩水|假卡|不达标|坏卡|卡坏|有问题吗|怎么查|啥意思|什么意思"
         r"|(?:tpot|ttft|延迟|吞吐)\s*(?:很|太|特别)?\s*(?:差|高|低|慢)")),
     ("price", lx.rx(
         r"\B<(?:how\s+much\s+(?:is|are|does|do|for|would)|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:price|cost|rate)"
@@ -139,6 +139,24 @@ _MEMORY_WORDS = lx.rx(r"\B<(?:vram|memory|fit|fits|gb)>\E|显存|放得下|装�
 _FIT_WORDS = lx.rx(r"\B<(?:enough|hold|serve|train)>\E|够|能跑.{0,6}[0-9]+\s*b")
 
 
+# What a part weighs when it names a link, a benchmark or a colleague's claim and not memory: "is 25GbE
+# enough between the nodes", "is MLPerf Offline the number to judge by", "is he right about NVLink".
+_EXPLAINED = lx.rx(r"\B<(?:ethernet|[0-9]+\s*(?:gbe|gbps|gbit|gb/s\s+(?:ethernet|link|network))|roce|rdma|infiniband|ib|nvlink|nvswitch"
+                   r"|interconnect|nics?|mlperf|benchmark\w*|genai-perf|aiperf|colleague|coworker|teammate|(?:is|are)\s+(?:he|she|they)\s+right)>\E"
+                   r"|以太网|网卡|互联|互连|跑分|成绩|同事|说得对|说的对|有道理|参考意义|参考价值")
+_MEMORY_ASKED = lx.rx(r"\B<(?:vram|memory|fits?|oom|gb\s+per|how\s+many\s+(?:gpus?|cards?)"
+                      r"|(?:can|could|will|would)\b[^.?]{0,50}\b(?:run|serve|train|fine[\s-]?tune|hold|load))>\E"
+                      r"|显存|放得下|装得下|几张|多少张|爆|能跑|跑得动|能不能跑|跑得了")
+_ENOUGH = lx.rx(r"\B<(?:enough|sufficient|good\s+enough|ok|okay|fine)>\E|够用|够吗|够不够|够了|行不行|行吗")
+# "which is faster", "哪个快，快多少": a speed compared, not a pick for a job.
+_FASTER = lx.rx(r"\B<(?:which\s+(?:one\s+)?is\s+(?:faster|quicker)|(?:faster|quicker)\s+(?:and\s+)?by\s+how\s+much"
+                r"|how\s+much\s+(?:faster|quicker))>\E|哪个(?:更)?快|快多少|快几倍")
+
+
+def _explained_topic(part: str) -> bool:
+    return bool(_EXPLAINED.search(part)) and not _MEMORY_ASKED.search(part)
+
+
 _SERVING = lx.rx(r"\B<(?:kv[\s-]?cache|serv(?:e|es|ed|ing)|inference|ttft|tpot|vllm|sglang)>\E|推理|上线服务")
 
 
@@ -174,7 +192,7 @@ def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, obje
         elif kind is None and _QUESTION.search(part):
             # a question of its own with no cue: about a model on hardware it is a fit, else explained
             sized = (fields.get("model") or fields.get("params_b")) and (fields.get("gpu") or fields.get("instance"))
-            kind = "fit" if sized else "explain"
+            kind = "fit" if sized and not _explained_topic(part) else "explain"
         if kind is None:
             continue
         if continues and label is None:
@@ -243,6 +261,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
     if not whole and _PRECISION_SUPPORT.search(part) and not _MEMORY_WORDS.search(part) and not _FIT_WORDS.search(part):
         return "compat"  # "can the L20 use FP8?": what the card supports, not whether a job fits
     found = {kind for kind, pattern in _KIND_CUES if pattern.search(part)}
+    if _FASTER.search(part) and len(fields.get("gpu_options", [])) > 1 and not ({"price", "cost"} & found):
+        return "explain"  # "which is faster, X or Y?": a comparison of speed, answered from the specs
     if "price" in found and _PRICES_COMPARED.search(part):
         found.discard("price")  # "价格差不多", "the A100 box is cheaper per hour": said, not asked
     if "price" in found and _LATENCY_WORDS.search(part) and not _STATED_MONEY.search(part) and not _PRICE_WORDS.search(part):
@@ -273,6 +293,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "spec"  # "how much memory does an L20 have"; "how much memory does the 7B need" is a fit
     if "select" in found or ("explain" in found and _sized_choice(fields)):
         return "open" if _is_open(fields) else "select"
+    if "fit" in found and _ENOUGH.search(part) and _explained_topic(part) and not ({"select", "or"} & found and len(fields.get("gpu_options", [])) > 1):
+        return "explain"  # "is 25GbE between the nodes enough?": the link weighed, not the memory
     if "fit" in found and (fields.get("model") or fields.get("params_b") or "显存" in part or "vram" in part):
         return "fit"
     if "explain" in found and "or" not in found:

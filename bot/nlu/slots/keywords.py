@@ -15,6 +15,8 @@ from bot.nlu.scan import Scan
 
 _GEFORCE = lx.rx(r"\B<geforce>\E")
 _ALLOWED = lx.rx(r"\B<(?:allowed|permitted|prohibit\w*|forbid\w*|banned)>\E|能不能用|可以用|能用吗|禁止")
+# "Llama-3.1-70B in AWQ int4": checkpoint formats made for serving
+_SERVING_FORMAT = lx.rx(r"\B<(?:awq|gptq|gguf|exl2)>\E")
 
 
 def settings(scan: Scan) -> None:
@@ -42,6 +44,9 @@ def workload(scan: Scan) -> None:
     chosen = training or inference  # a job that trains and then serves is sized for training
     if chosen:
         scan.set("workload", chosen[1], chosen[0].start(), chosen[0].end())
+    elif (m := next(scan.matches(_SERVING_FORMAT, scan.names), None)) is not None:
+        # "Llama-3.1-70B in AWQ int4 on 8x 4090": a checkpoint format made for serving, never trained in
+        scan.set("workload", "inference", m.start(), m.end(), note="implied by a serving-only format", kind="implied")
 
 
 def topics(scan: Scan) -> None:

@@ -29,6 +29,9 @@ def kinds(text: str) -> list[str]:
     ("can we legally host a paid chatbot on RTX 5090 cards in a colo?", "compat"),
     ("putting 4090s in a rented rack for a customer API — is that allowed?", "compat"),
     ("训练跑着跑着就挂了，dmesg 里有 Xid 79", "diagnose"),
+    # a slowdown or a hang said in other words is a symptom to triage, not a topic to explain (#25)
+    ("pretraining runs a lot slower on the rented nodes, thoughts?", "diagnose"),
+    ("多机任务又卡住了", "diagnose"),
     ("what should we check on a newly rented 4x L40S box? give me the list", "checklist"),
     ("新机器到手，验收清单给一个", "checklist"),
     ("the seller claims 9k tokens/s on our model; what do we ask them and what do we benchmark ourselves?", "checklist"),
@@ -38,6 +41,7 @@ def kinds(text: str) -> list[str]:
     ("deciding between the L40S and the A100 80GB for serving Qwen2.5-14B; is the A100 worth 40% more?", "select"),
     ("A100 还是 H100 训练 13B？H100 贵 50%", "select"),
     ("训一个 7B，L40S 和 A100 租金基本一样，选哪个", "select"),  # a price said, not asked
+    ("an 8x 4090 box rents for far less per hour than 2x H100 for our 70B AWQ model, good idea?", "select"),
 ])
 def test_each_kind_is_read_from_its_cues(text, kind):
     assert kinds(text)[0] == kind

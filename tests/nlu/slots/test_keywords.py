@@ -19,7 +19,10 @@ def test_a_method_implies_training():
 
 @pytest.mark.parametrize("text, workload", [("训练 100 小时", "training"), ("deploy on spot instances", "inference"),
                                             ("train then serve it", "training"), ("想训一个 14B 的模型", "training"),
-                                            ("4 张卡训 7B 够吗", "training")])
+                                            ("4 张卡训 7B 够吗", "training"),
+                                            # a serving-only checkpoint format implies serving; a method still wins
+                                            ("Qwen2.5-32B as AWQ int4 on two L40S", "inference"),
+                                            ("QLoRA on top of a GPTQ checkpoint", "training")])
 def test_the_workload(text, workload):
     assert parse(text).extracted["workload"] == workload
 
