@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext
+from bot.compose.diagnose_slow import COMPARED, slow_training
 from bot.compose.diagnose_xids import stated_xids, xids
 from bot.diagnostics.models import ErrorReading, Paste
 from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe
@@ -443,7 +444,8 @@ def _wheel_for_driver(ctx: ComposeContext) -> str | None:
 
 # -- symptoms ----------------------------------------------------------------------------------
 
-_SLOW = re.compile(r"\b(?:slow\w*|slower|sluggish|throughput\s+(?:dropped|is\s+low))\b|变慢|很慢|慢了|速度下降|掉速", re.I)
+_SLOW = re.compile(r"\b(?:slow\w*|slower|sluggish|crawl\w*|throughput\s+(?:dropped|is\s+low))\b"
+                   r"|变慢|很慢|慢了|太慢|特别慢|好慢|跑得慢|速度下降|掉速", re.I)
 _STRAGGLER = re.compile(r"\bone\s+(?:gpu|card|rank)\b.{0,30}\b(?:slow\w*|lag\w*|behind)|某\s*张\s*卡.{0,6}慢|一张卡.{0,6}慢", re.I)
 _HANG = re.compile(r"\b(?:hang\w*|hung|stuck|freez\w*|deadlock\w*)\b|卡住|卡死|不动了|挂起", re.I)
 _TPOT = re.compile(r"\b(?:tpot|itl|inter-token|decode\s+(?:is\s+)?slow|tokens?/s\s+(?:is\s+)?low)\b", re.I)
@@ -491,6 +493,8 @@ def _symptom(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None,
                    (say("diagnose.cause_throttling", lang), say("diagnose.cmd_dmon", lang))]
         if count > 1 and nvlink is not True:
             causes.append((say("diagnose.cause_tp_pcie_generic", lang), say("diagnose.cmd_topo", lang)))
+    elif _SLOW.search(text) and (COMPARED.search(text) or not (req.gpu or req.gpu_count)):
+        return slow_training(text, ctx)
     elif _SLOW.search(text):
         causes += [(say("diagnose.cause_throttling", lang), say("diagnose.cmd_dmon", lang)),
                    (say("diagnose.cause_dataloader", lang), say("diagnose.cmd_profiler", lang))]
@@ -506,6 +510,8 @@ def _symptom(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None,
     details = ranked[1:]
     if paste is None or not (paste.report and paste.report.gpus):
         details.append(say("diagnose.symptom_paste_hint", lang))
+    if lead_key == "diagnose.symptom_lead" and not (req.gpu or req.gpu_count):
+        lead_key = "diagnose.symptom_lead_general"  # nothing was described: no "for what you describe"
     lead = say(lead_key, lang, first=ranked[0].split(". ", 1)[1])
     return lead, details, None, ["nccl-tests", "nvidia-smi-docs", "nvidia-nvlink"]
 

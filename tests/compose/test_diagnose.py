@@ -134,6 +134,38 @@ def test_slow_serving_splits_ttft_from_tpot_and_never_blames_the_dataloader(advi
     assert "dataloader" not in lines and "数据加载" not in lines
 
 
+@pytest.mark.parametrize("text, lead, last", [
+    ("our pretraining job crawls, what should we look at?", "Find the bottleneck before changing hardware", "compute settings"),
+    ("预训练跑得特别慢，怎么排查", "先定位瓶颈", "计算设置"),
+    ("fine-tuning takes twice as long as it did on our previous provider, slower than the old setup",
+     "Same job, slower than before or elsewhere", "software that differs"),
+    ("同样的脚本在新集群上慢了一半", "同样的任务比之前或别家慢", "两边不同的软件"),
+])
+def test_slow_training_with_no_setup_gets_a_ranked_triage_and_the_deciding_paste(advisor, text, lead, last):
+    reply = _answer(advisor, text, ask=Ask(kind="diagnose", text=text))
+    lines = " ".join([reply.lead, *reply.details])
+    assert reply.lead.startswith(lead) and "nvidia-smi dmon" in reply.lead
+    ranked = [d for d in reply.details if re.match(r"\d\. ", d)]
+    assert [d[0] for d in ranked] == ["2", "3", "4", "5"] and last in ranked[-1]
+    assert "PERFORMANCE,POWER" in ranked[0] and "topo -m" in ranked[1] and "NET/Socket" in ranked[1]
+    assert "num_workers" in ranked[2] and "TPOT" not in lines and "按你描述" not in lines
+    questions = [d for d in reply.details if d.startswith("? ")]
+    assert 1 <= len(questions) <= 2 and "pytorch-tuning-guide" in reply.sources
+
+
+def test_slow_training_on_one_gpu_skips_the_communication_step_and_the_setup_question(advisor):
+    text = "single-GPU LoRA run became slow, any tips?"
+    reply = _answer(advisor, text, ask=Ask(kind="diagnose", text=text), gpu_count=1)
+    lines = " ".join([reply.lead, *reply.details])
+    assert "nccl-tests" not in lines and not any("Which model and GPUs" in d for d in reply.details)
+
+
+def test_a_symptom_with_nothing_described_does_not_claim_a_description(advisor):
+    text = "训练老是卡住"
+    reply = _answer(advisor, text, ask=Ask(kind="diagnose", text=text))
+    assert reply.lead.startswith("最常见的原因") and "py-spy" in reply.lead
+
+
 def test_a_hang_in_chinese(advisor):
     text = "8 卡训练卡住不动了"
     reply = _answer(advisor, text, ask=Ask(kind="diagnose", text=text))
