@@ -54,6 +54,9 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if premium is not None:  # "is the H200 worth +30%?": their premium against the speedup on this job
         comparison = with_premium(comparison, *premium)
     reply = render(comparison, ctx, kind=ask.kind)
+    faster = _faster_lead(ask, comparison, ctx)
+    if faster is not None:  # "which is faster, and by how much?": the compute ratio, then where the other leads
+        reply = reply.model_copy(update={"lead": faster})
     timed = _latency_rows(ctx, comparison)
     if timed:  # stated TTFT/TPOT targets: each side's estimate against them, before the spec rows
         reply = reply.model_copy(update={"details": [*timed, *reply.details]})
@@ -63,16 +66,44 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     same = _same_price(ask, ctx, comparison)
     if same:  # "the prices are about the same": the job's cost follows the speed ratio
         reply = reply.model_copy(update={"details": [same, *reply.details]})
-    from bot.compose.explain_network import asks_how_much, nvlink_consequence, pcie_pairs_consequence
+    from bot.compose.explain_network import (GPUS_PER_NODE, asks_how_much, judges_claim, nvlink_consequence,
+                                             pcie_pairs_consequence)
     sides = [s.gpu for s in comparison.sides]
     consequence = nvlink_consequence(ask, ctx, sides) or pcie_pairs_consequence(ask, ctx, sides)
     if consequence is None:
         return reply
-    if asks_how_much(ask):  # "is 400 vs 600 a big deal?": the consequence for this job is the answer
+    if asks_how_much(ask) or judges_claim(ctx.question or ask.text) or (ctx.requirement.gpu_count or 0) > GPUS_PER_NODE:
+        # "is 400 vs 600 a big deal?", "my colleague says we need the SXM one, is he right?", a job across
+        # nodes: what the difference means for this job is the verdict, not which side has more NVLink
         from bot.compose.explain_network import nvlink_measure  # the busbw to expect on each, measured how
         return reply.model_copy(update={"lead": consequence,
                                         "details": [*nvlink_measure(ctx, sides), reply.lead, *reply.details]})
     return reply.model_copy(update={"details": [consequence, *reply.details]})
+
+
+# "which is faster", "how much quicker", "哪个快，快多少": speed asked with no job to pick for.
+_FASTER = re.compile(r"\bfaster\b|\bquicker\b|哪个(?:更)?快|快多少|快几倍", re.IGNORECASE)
+
+
+def _faster_lead(ask: Ask, c: Comparison, ctx: ComposeContext) -> str | None:
+    """Two GPUs and "which is faster?" without a job: dense BF16 compute decides training and prefill,
+    so its ratio is the answer; where the slower one has more memory bandwidth, decode is its side."""
+    if c.pick is not None or len(c.sides) != 2 or not _FASTER.search(ask.text):
+        return None
+    compute, bandwidth = c.line("bf16"), c.line("bandwidth_gbs")
+    a, b = (compute.figures[i].value or 0.0 for i in (0, 1))
+    if not a or not b or a == b:
+        return None
+    fast, slow = (0, 1) if a > b else (1, 0)
+    names = {"fast": _name(ctx, c.sides[fast].gpu), "slow": _name(ctx, c.sides[slow].gpu),
+             "fast_value": _value(c, "bf16", fast, ctx), "slow_value": _value(c, "bf16", slow, ctx),
+             "ratio": count(round(max(a, b) / min(a, b), 1)),
+             "reported": mark(any(f.reported for f in compute.figures), ctx.language)}
+    first = say("explain.faster_compute", ctx.language, **names)
+    if (bandwidth.figures[slow].value or 0.0) > (bandwidth.figures[fast].value or 0.0):
+        first += say("explain.faster_but_decode", ctx.language, slow=names["slow"],
+                     slow_bw=_value(c, "bandwidth_gbs", slow, ctx), fast_bw=_value(c, "bandwidth_gbs", fast, ctx))
+    return first
 
 
 # "worth +30% price", "30% more expensive", "贵 30%", "溢价 30%": a premium per hour, stated.

@@ -160,6 +160,16 @@ def asks_how_much(ask: Ask) -> bool:
     return bool(_MATTERS.search(ask.text))
 
 
+# A claim put to us to judge ("my colleague says …, is he right?", "同事说…，对吗"): the verdict on the claim leads.
+_CLAIM = re.compile(r"\b(?:colleague|co-?worker|teammate|boss|manager|cto)s?\b.{0,200}?\b(?:right|correct|true|agree)\b"
+                    r"|\b(?:is|are)\s+(?:he|she|they)\s+(?:right|correct)\b|同事|领导|老板|说得对|说的对|有道理吗|对吗|对不对",
+                    re.IGNORECASE | re.DOTALL)
+
+
+def judges_claim(text: str) -> bool:
+    return bool(_CLAIM.search(text))
+
+
 def _s(seconds: float) -> str:
     return f"{seconds:.2f}" if seconds < 1 else f"{seconds:,.0f}" if seconds >= 10 else f"{seconds:.1f}"
 

@@ -186,3 +186,24 @@ def test_a_deadline_says_which_side_finishes_inside_it(catalog):
                              language="en", question=text)
         out = compare_reply(Ask(kind="select", text=text, subjects=["h100", "a100-80gb-sxm"]), ctx)
         assert expected in out.lead, out.lead
+
+
+def test_which_is_faster_without_a_job_is_answered_with_the_compute_ratio(catalog):
+    req = Requirement()
+    ctx = ComposeContext(requirement=req, answer=Answer(requirement=req), catalog=catalog)
+    out = compare_reply(Ask(kind="explain", text="h800 or h20 — how much quicker is one than the other?",
+                            subjects=["h800", "h20"]), ctx)
+    assert out.lead.startswith("The H800 SXM5 80GB is faster: 6.7× the dense BF16 compute (989 TFLOPS against "
+                               "148 TFLOPS on the H20 96GB)")
+    assert "the H20 96GB is ahead (4,000 GB/s against 3,350 GB/s)" in out.lead  # decode is the other's side
+    zh_ctx = ComposeContext(requirement=req, answer=Answer(requirement=req), catalog=catalog, language="zh")
+    zh = compare_reply(Ask(kind="explain", text="h800 和 h20 谁快，快几倍", subjects=["h800", "h20"]), zh_ctx)
+    assert zh.lead.startswith("H800 SXM5 80GB 更快：稠密 BF16 算力是 H20 96GB 的 6.7 倍")
+
+
+def test_a_job_given_keeps_its_pick_even_when_speed_is_asked(catalog):
+    req = Requirement(workload="inference", params_b=70)
+    ctx = ComposeContext(requirement=req, answer=Answer(requirement=req), catalog=catalog)
+    out = compare_reply(Ask(kind="explain", text="serving 70B: is the h800 or the h20 faster?",
+                            subjects=["h800", "h20"]), ctx)
+    assert out.lead.startswith("H20 96GB for serving")

@@ -94,3 +94,15 @@ def test_tp_over_pcie_without_a_stated_context_times_an_8k_prompt_not_the_whole_
     answer = Conversations(advisor).ask("t", "Llama 3.1 70B in FP8 across 4 L40S cards with TP=4: does the lack of NVLink hurt?")
     line = render_text(answer).splitlines()[0]
     assert "8,192-token prompt" in line and "131,072" not in line
+
+
+def test_a_colleagues_nvlink_claim_for_a_job_across_nodes_is_judged_first(advisor):
+    line = first_line(advisor, "Our lead wants A100 instead of A800 for pretraining a 20B model on 24 GPUs over "
+                               "3 nodes, because the NVLink is 600 and not 400 GB/s. Is she right?")
+    assert line.startswith("Little at 24 GPUs across nodes")
+
+
+def test_an_ethernet_link_asked_about_for_a_sized_job_is_not_answered_with_memory(advisor):
+    line = first_line(advisor, "2 nodes of 8x H100 will fully fine-tune a 70B model; the boxes only talk over "
+                               "25GbE. Good enough, or is RoCE a must?")
+    assert "GB per GPU" not in line and "25 Gb/s" in line

@@ -145,7 +145,7 @@ _EXPLAINED = lx.rx(r"\B<(?:ethernet|[0-9]+\s*(?:gbe|gbps|gbit|gb/s\s+(?:ethernet
                    r"|interconnect|nics?|mlperf|benchmark\w*|genai-perf|aiperf|colleague|coworker|teammate|(?:is|are)\s+(?:he|she|they)\s+right)>\E"
                    r"|以太网|网卡|互联|互连|跑分|成绩|同事|说得对|说的对|有道理|参考意义|参考价值")
 _MEMORY_ASKED = lx.rx(r"\B<(?:vram|memory|fits?|oom|gb\s+per|how\s+many\s+(?:gpus?|cards?)"
-                      r"|(?:can|could|will|would)\b[^.?]{0,50}\b(?:run|serve|train|fine[\s-]?tune|hold|load))>\E"
+                      r"|(?:can|could)\b[^.?]{0,50}\b(?:run|serve|train|fine[\s-]?tune|hold|load)|will\s+it\s+(?:run|fit|load))>\E"
                       r"|显存|放得下|装得下|几张|多少张|爆|能跑|跑得动|能不能跑|跑得了")
 _ENOUGH = lx.rx(r"\B<(?:enough|sufficient|good\s+enough|ok|okay|fine)>\E|够用|够吗|够不够|够了|行不行|行吗")
 # "which is faster", "哪个快，快多少": a speed compared, not a pick for a job.
@@ -291,6 +291,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "compat"
     if "spec" in found and (fields.get("gpu") or fields.get("gpu_options")) and not (fields.get("model") or fields.get("params_b")):
         return "spec"  # "how much memory does an L20 have"; "how much memory does the 7B need" is a fit
+    if found <= {"budget", "or"} and _explained_topic(part) and len(fields.get("gpu_options", [])) < 2:
+        return "explain"  # "…a p99 latency budget; the vendor sends MLPerf numbers, trust them?"
     if "select" in found or ("explain" in found and _sized_choice(fields)):
         return "open" if _is_open(fields) else "select"
     if "fit" in found and _ENOUGH.search(part) and _explained_topic(part) and not ({"select", "or"} & found and len(fields.get("gpu_options", [])) > 1):

@@ -126,3 +126,27 @@ def test_a_notice_question_and_a_resume_question_are_two_parts():
     assert [a.text for a in got] == ["用竞价实例训练，被回收前会有多长时间的通知？", "之后怎么恢复训练？"]
     got = asks("spot or on-demand for a 3-node run? and what checkpoint interval should we pick?")
     assert len(got) == 2 and got[1].text.startswith("and what checkpoint interval")
+
+
+@pytest.mark.parametrize("text", [
+    # a link, a benchmark or a colleague's claim weighed for a sized job: explained, not sized (#22)
+    "we fine-tune a 34B model on two 8x A100 boxes joined by 25GbE; is that sufficient or do we want RDMA?",
+    "三台 8 卡 H800 训练 Qwen2.5-72B，机器之间是 100G 以太网，够不够？",
+    "Llama-3-70B on 4x H200 behind a chatbot with a p99 latency budget: the provider sends MLPerf numbers. Should we trust those?",
+    "Qwen2.5-32B 放在 4 卡 L40S 上做在线问答，对方给了一个跑分，对我们有参考价值吗？",
+    "My manager says a 13B training job on 16 A100s needs the SXM version for NVLink. Is she right?",
+    # speed compared between two named GPUs: answered from their specs, not a pick
+    "L40S vs A100: which is faster, and by how much?",
+    "H100 和 H20 哪个快？快多少？",
+])
+def test_a_link_benchmark_claim_or_speed_question_is_an_explanation(text):
+    assert kinds(text)[0] == "explain"
+
+
+@pytest.mark.parametrize("text", [
+    "Can two RTX 4090 without NVLink run Qwen2.5-32B in 4-bit?",
+    "Is one H100 enough to serve Qwen2.5-32B for 20 users?",
+    "两张 4090 没有 NVLink 能跑 Qwen2.5-72B 的 4bit 吗？",
+])
+def test_naming_a_link_does_not_turn_a_fit_question_into_an_explanation(text):
+    assert kinds(text) == ["fit"]
