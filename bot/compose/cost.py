@@ -43,6 +43,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if reply is not None:
         return reply
     qs = list(ctx.requirement.quantities) or _read_from_question(ctx)
+    from bot.compose.cost_gpu_hours import compose as gpu_hours  # "how many GPU-hours a month are 8 cards?"
+    reply = gpu_hours(ask, ctx, qs)
+    if reply is not None:
+        return reply
     from bot.compose.cost_spot_choice import compose as spot_choice  # "spot or on-demand?" for a stated run
     reply = spot_choice(ask, ctx, qs)
     if reply is not None:
@@ -201,15 +205,22 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
     discount = _first(qs, "discount")
     if work_hours is None and discount is not None:
         return _spot_relative(qs, discount, per_day, lost, lang, spot_name(ctx, lang))
+    quotes = _hourly_quotes(qs)
+    spot = next((q for q in quotes if q.option == "spot"), None)
+    od = next((q for q in quotes if q.option in ("on-demand", None) and q is not spot), None)
+    month = work_hours is None and spot is not None and od is not None  # "$1.2/h spot vs $3/h, for a month?"
+    if month:
+        work_hours = calc.usage_hours(qs) or calc.HOURS_PER_MONTH
     if work_hours is None:
         return None
     restart = _first(qs, "restart-minutes")
     every = _first(qs, "checkpoint-minutes")
+    if month and lost is None and every is None:  # the redone work, never 0: the default checkpoint interval
+        from bot.sizing.cost import SPOT_CHECKPOINT_INTERVAL_H
+        every = Quantity(kind="time", role="checkpoint-minutes", value=SPOT_CHECKPOINT_INTERVAL_H * 60, unit="min",
+                         text="", start=0, end=0)
     # no stated loss: half the checkpoint interval is lost per interruption, on average (said below)
     lost_min = lost.value if lost else (every.value / 2 if every else 0.0)
-    quotes = _hourly_quotes(qs)
-    spot = next((q for q in quotes if q.option == "spot"), None)
-    od = next((q for q in quotes if q.option in ("on-demand", None) and q is not spot), None)
     rate = lambda q: calc.hourly(q.value, q.per, gpus) if q.per in ("gpu-hour", "gpu-minute") else q.value  # noqa: E731
     r = calc.spot_with_losses(work_hours, gpus, per_day.value if per_day else 1.0, lost_min,
                               restart.value if restart else 0.0, spot_rate=rate(spot) if spot else None,
@@ -234,6 +245,8 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
     ]
     if lost is None and every is not None:
         details.append(say("cost.spot_lost_assumed", lang, every=count(every.value)))
+    if month and not calc.usage_hours(qs):
+        details.append(say("cost.hours_assumed", lang, hours=count(calc.HOURS_PER_MONTH)))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-spot-losses", sources=calc.SOURCES["spot"],
                      figures={"spot_effective": r.spot_effective_total, "on_demand": r.on_demand_total,
                               "saving": r.saving, "lost_gpu_hours": round(r.lost_gpu_hours, 2), "currency": currency})
@@ -429,6 +442,9 @@ def _quotes(qs, ctx, currency, lang) -> AskAnswer | None:
     quotes = _hourly_quotes(qs)
     work = _first(qs, "work")
     duration = _first(qs, "duration")
+    used = calc.usage_hours(qs)  # "10 h a day, 22 days a month": each quote over the month's hours of use
+    if used is not None and work is None and duration is None:
+        duration = Quantity(kind="time", role="duration", value=used, unit="h")
     if len(quotes) < 2 or (work is None and duration is None):
         return None
     gpus = _gpus(qs, ctx)
@@ -469,6 +485,8 @@ def _run(qs, ctx, currency, lang) -> AskAnswer | None:
         hours = work.value / gpus
     elif duration is not None:
         hours = duration.value
+    elif (used := calc.usage_hours(qs)) is not None:  # "22 days a month, 14 h a day": the hours of use a month
+        hours = used
     else:
         hours = _estimated_hours(ctx, gpus)
         estimated = hours is not None

@@ -73,7 +73,7 @@ _PER = re.compile(
     r"|(?P<year>years?\b|yr\b|年))")
 _PER_WORD_AFTER = re.compile(r"\s*(?:(?P<hour>hourly|an\s+hour|per\s+hour|每小时)|(?P<month>monthly|a\s+month|per\s+month|每月)"
                              r"|(?P<year>yearly|a\s+year|per\s+year|每年))")
-_PER_WORD_BEFORE = re.compile(r"(?:(?P<hour>每(?:个)?小时|一小时|hourly|per\s+hour)|(?P<month>每月|每个月|月租|月付|包月|monthly)"
+_PER_WORD_BEFORE = re.compile(r"(?:(?P<hour>每(?:个)?小时|一小时|hourly|per\s+hour)|(?P<month>每月|每个月|月租|月付|包月|monthly(?:\s+(?:reservation|reserved(?:\s+\w+)?|plan|subscription|commitment|package|contract))?)"
                               r"|(?P<year>每年|包年|年付|yearly)|(?P<gpuhour>每卡时|每卡每小时))\s*(?:是|要|收|为|at|of|is|:)?\s*$")
 
 _ITEMS = [  # (item, words): the bill line a number belongs to
@@ -116,7 +116,8 @@ _TOTAL_BEFORE = re.compile(r"(?:total|in\s+all|altogether|合计|总共|一共|�
 _TOTAL_AFTER = re.compile(r"\s*(?:total|in\s+all|altogether)\b")
 _PRICE_BEFORE = re.compile(r"(?:报价|价格|售价|要价|花了?|quote[sd]?|price[sd]?|costs?|is|为|是)\s*[~约≈]?\s*$")
 _PER_MONTH_AFTER = re.compile(r"\s*(?:元|块)?\s*(?:/|每|一)\s*个?\s*月|\s*(?:a|per)\s+month\b|\s*/\s*mo\b")
-_CHECKPOINT = re.compile(r"checkpoint\w*|ckpt|存档|保存")
+_PER_DAY_EVENTS = re.compile(r"\s*(?:内|里|大概|大约|约|会|要|平均)?\s*(?:被|回收|中断|抢占|[0-9一二两三四五六七八九十几]+\s*次)")
+_CHECKPOINT = re.compile(r"checkpoint\w*|ckpt|存档|保存|检查点")
 _TTFT = re.compile(r"ttft|first\s+token|首\s*(?:个\s*)?token|首字|首词")
 _TPOT = re.compile(r"tpot|per\s+output\s+token|inter[\s-]*token|itl|每个?\s*(?:输出\s*)?token|吐字")
 _TIMES_BEFORE = re.compile(r"(?:[x×*]|每条|each|per\s+sample)\s*$")
@@ -252,7 +253,8 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
         kw = num.value / (1 if m.group("u") in ("kw", "千瓦") else 1000)
         return make("size", "power-draw", value=kw, unit="kW", item="power", end=num.end + m.end())
     # working days a month: "22 个工作日", "22 working days a month"
-    m = re.match(r"\s*(?:个\s*)?(?:工作日|working\s+days?|work\s*days?|business\s+days?)", after) or (
+    m = re.match(r"\s*(?:个\s*)?(?:工作日|working\s+days?|work\s*days?|business\s+days?|week\s*days?)"
+                 r"|\s*(?:days?|天)\s*(?:a|per|each|/|every)\s*(?:month|月)(?![a-z])", after) or (
         re.search(r"(?:每月|每个月|一个月|一月)\s*(?:用|跑|开|工作|上班|大约|大概|约|\s)*$", before)
         and re.match(r"\s*天", after))  # "每月 22 天": days of use a month, not a 22-day run
     if m:
@@ -376,6 +378,8 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
             role = "depreciation" if _DEPRECIATION.search(window) or any(q.role == "purchase" for q in done) else "duration"
             return make("time", role, value=num.value * months, high=num.high * months if num.high else None,
                         unit="month", end=end)
+        if m.group("d") and num.words and num.value == 1 and _PER_DAY_EVENTS.match(after[m.end():]):
+            return None  # "一天被回收 3 次": the day is the period of the interruptions, not a one-day run
         hours = 24 if m.group("d") else 168 if m.group("w") else 1
         role = "deadline" if _DEADLINE.search(before[-14:] + after_clause[m.end():m.end() + 6]) else "duration"
         return make("time", role, value=num.value * hours, high=num.high * hours if num.high else None,
@@ -445,7 +449,7 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
         if per == "minute" and re.search(r"gpu|卡", text[m.start():m.end() + 4] + before[-12:]):
             per = "gpu-minute"
     else:
-        w = _PER_WORD_AFTER.match(text, end) or _PER_WORD_BEFORE.search(_CUR_BEFORE.sub("", before[-16:]))
+        w = _PER_WORD_AFTER.match(text, end) or _PER_WORD_BEFORE.search(_CUR_BEFORE.sub("", before[-32:]))
         if w:
             group = next(g for g, v in w.groupdict().items() if v)
             per = {"hour": "instance-hour", "month": "month", "year": "year", "gpuhour": "gpu-hour"}[group]

@@ -387,3 +387,22 @@ def test_a_run_shorter_than_the_month_weighs_pay_as_you_go_against_one_whole_mon
     reply, lines = cost_answer(advisor, text)
     assert all(part in lines[0] for part in first), lines[0]
     assert len(lines) <= 12
+
+
+@pytest.mark.parametrize("text, restart", [
+    ("Preemptible A100 $0.9/h or on-demand $2.2/h; we get reclaimed twice a day and each restart takes 10 minutes. Monthly, which wins?", 10),
+    ("抢占式 6 元/小时，按量 15 元/小时，一天被回收 3 次，每次重启 25 分钟，一个月下来哪个便宜？", 25),
+])
+def test_spot_against_on_demand_for_a_month_counts_the_stated_restart_and_redone_work(advisor, text, restart):
+    reply, lines = cost_answer(advisor, text)
+    assert reply.rule == "cost-spot-losses"
+    assert reply.figures["on_demand"] is not None and reply.figures["spot_effective"] is not None
+    assert reply.figures["lost_gpu_hours"] > 0
+    assert f"{restart} " in lines[1]  # the restart time as stated, never 0
+    assert "730" in " ".join(lines)  # a month of work, said
+
+
+def test_a_chinese_checkpoint_interval_is_not_a_run_length():
+    from bot.nlu import parse as read
+    qs = read("每 45 分钟存一次检查点，每天被回收 2 次").requirement.quantities
+    assert [q.value for q in qs if q.role == "checkpoint-minutes"] == [45]

@@ -143,6 +143,14 @@ def test_days_a_week(n, template):
 
 
 @settings(max_examples=20, deadline=None)
+@given(st.integers(min_value=1, max_value=31), st.sampled_from(["on {n} days a month", "{n} days per month", "{n} weekdays",
+                                                               "每月 {n} 天", "{n} 天/月"]))
+def test_days_a_month_are_days_of_use_not_a_run(n, template):
+    q = only(template.format(n=n), "days-per-month")
+    assert q.value == n and not [x for x in quantities(template.format(n=n)) if x.role == "duration"]
+
+
+@settings(max_examples=20, deadline=None)
 @given(st.integers(min_value=1, max_value=8), st.sampled_from(["depreciated over {n} years", "折旧 {n} 年",
                                                               "buy it for $200,000 and use it {n} years"]))
 def test_a_depreciation_period_is_in_months(n, template):

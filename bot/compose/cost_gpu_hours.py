@@ -1,0 +1,57 @@
+"""How many GPU-hours a fleet gives (issue #23): "how many GPU-hours a month are 8 cards running all
+day?" is arithmetic, GPUs x hours of use (730 h a month around the clock, 365 x 24 / 12; or the hours
+a day x days stated), never a price the user did not give. A rate they give prices those hours.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.advice import bill as calc
+from bot.compose import ComposeContext
+from bot.compose.cost_terms import first_role, gpu_total, hourly_quotes
+from bot.messages import say
+from bot.messages.format import count, money
+from bot.models import Ask, AskAnswer, Quantity
+
+_HOW_MANY = re.compile(r"how\s+many\s+(?:total\s+)?gpu[\s-]*(?:hours?|hrs?)|多少\s*(?:个\s*)?(?:卡时|gpu\s*(?:小时|时))",
+                       re.IGNORECASE)
+THIRTY_DAY_MONTH_H = 720.0
+_PER = {"gpu-hour": "cost.per_gpu_hour", "gpu-minute": "cost.per_gpu_minute", "instance-hour": "cost.per_instance_hour",
+        "day": "cost.per_day", "minute": "cost.per_minute"}
+
+
+def compose(ask: Ask, ctx: ComposeContext, qs: list[Quantity]) -> AskAnswer | None:
+    text = ctx.question or ask.text or ""
+    if not _HOW_MANY.search(text) or first_role(qs, "work", "budget") is not None:
+        return None  # GPU-hours or money to spend: judged against the run or priced (bot.compose.cost)
+    if first_role(qs, "gpus") is None and not ctx.requirement.gpu_count:
+        return None  # "how many GPU-hours does the run need?": the training estimate, not a count
+    gpus = gpu_total(qs, ctx)
+    lang = ctx.language
+    used = calc.usage_hours(qs) or ctx.requirement.usage_hours_per_month
+    duration = first_role(qs, "duration")
+    if used and used < calc.HOURS_PER_MONTH:
+        hours, key = used, "cost.gpu_hours_used"
+    elif duration is not None:
+        hours = duration.value * (calc.HOURS_PER_MONTH if duration.unit == "month" else 1)
+        key = "cost.gpu_hours_run"
+    else:
+        hours, key = calc.HOURS_PER_MONTH, "cost.gpu_hours_month"
+    total = gpus * hours
+    lead = say(key, lang, gpus=count(gpus), hours=count(round(hours, 1)), total=count(round(total)))
+    details = []
+    if key == "cost.gpu_hours_month":
+        details.append(say("cost.gpu_hours_month_basis", lang, total30=count(round(gpus * THIRTY_DAY_MONTH_H))))
+    figures: dict = {"gpu_hours": round(total, 1), "gpus": gpus, "hours": round(hours, 1)}
+    quotes = hourly_quotes(qs)
+    if len(quotes) == 1:
+        quote = quotes[0]
+        cost = calc.run_cost(gpus, hours, quote.value, quote.per).total
+        details.append(say("cost.gpu_hours_priced", lang, total=money(cost, quote.currency, lang),
+                           rate=money(quote.value, quote.currency, lang) + say(_PER.get(quote.per or "", "cost.per_instance_hour"), lang)))
+        figures.update(total=round(cost, 2), currency=quote.currency)
+    else:
+        details.append(say("cost.gpu_hours_unpriced", lang))
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-gpu-hours-count",
+                     sources=calc.SOURCES["run"], figures=figures)
