@@ -10,16 +10,16 @@ and the answer assembler ranks them.
 from __future__ import annotations
 
 import dataclasses
-import re
 import statistics
 from collections.abc import Iterable
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
+from bot.advice.stated import (  # noqa: F401  (re-exported: the options' callers import them from here)
+    HOURS_PER_MONTH, Objectives, default_precision, gpu_limit, in_market, judge, judge_recommendation, market_for, meets,
+    option_cost, rank_by_objectives, stated_targets,
+)
 from bot.engine.fact_kinds import OptionFact
 from bot.knowledge import Catalog, GpuSpec
-from bot.models import Candidate, Cost, ObjectiveCheck, Recommendation, Requirement
+from bot.models import Cost, Requirement
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory
 from bot.sizing.performance import compute_precision_key, training_hours
 from bot.sizing.plans import SEARCH_COUNTS, Plan, plan_on, smallest_fitting_plan
@@ -50,7 +50,7 @@ class OptionContext:
     consumer_named: bool = False  # the user named a GeForce card, so suggesting others is fair
     # What the user asked for besides fitting (issue #24): where they rent, a budget, a deadline.
     # None: fitting with headroom at the lowest price, as before.
-    objectives: "Objectives | None" = None
+    objectives: Objectives | None = None
 
     def job(self, **changes) -> SizingInput:
         req = self.req
@@ -158,14 +158,65 @@ def stated_options(ctx: OptionContext, gpu: GpuSpec, count: int) -> list[OptionF
             most = _most(lambda n: ctx.plan(gpu, count, context=n), 2048, req.context - 1, step=1024)
             if most is not None:
                 out.append(_option("context", ctx.plan(gpu, count, context=most), context=most))
+    if ctx.workload == "inference" and not any(o.fits for o in out[1:]):
+        out += quantised_options(ctx, exclude=() if plan.count == 1 else (gpu.id,))
+    limit = gpu_cap(ctx)
     more = _smallest_comfortable(ctx, gpu, above=count)
     if more is not None and ctx.workload == "inference" and not gpu.nvlink and more.count > MAX_PCIE_TP:
         more = None  # tensor parallel over PCIe across this many cards is no fix (every layer waits on PCIe)
-    if more is not None:
+    if more is not None and (limit is None or more.count <= limit):
         out.append(_option("more-gpus", more, hours=ctx.hours(gpu, more.count)))
+    if more is not None:
         fewest = _smallest_fitting(ctx, gpu, above=count, below=more.count)
-        if fewest is not None:  # fewer GPUs that fit, tightly: said, never ranked above the comfortable count
+        if fewest is not None and (limit is None or fewest.count <= limit):
+            # fewer GPUs that fit, tightly: said, never ranked above the comfortable count
             out.append(_option("more-gpus", fewest, hours=ctx.hours(gpu, fewest.count)))
+    return out
+
+
+def gpu_cap(ctx: OptionContext) -> int | None:
+    """The most GPUs the user allows ("no more than 1 card"), or None."""
+    return ctx.objectives.max_gpus if ctx.objectives is not None else None
+
+
+# Weight formats a serving job can drop to on a card it does not fit in 16-bit, least lossy first:
+# FP8 where the card has FP8 tensor cores (Ada, Hopper, Blackwell), 4-bit weight-only (AWQ/GPTQ) on any.
+_QUANTISED = ("fp8", "int4")
+
+
+def quantised_options(ctx: OptionContext, exclude: Iterable[str] = ()) -> list[OptionFact]:
+    """For a 16-bit serving job the user's card cannot hold: the cheapest single card that holds it with
+    room to spare in FP8 weights, and the cheapest in 4-bit weights where that is a cheaper card: the
+    lower-precision way to fit, often a smaller rental than the bigger card the 16-bit job needs."""
+    if _weights_bits(ctx.req.precision) <= 8:
+        return []
+    excluded = set(exclude)
+    objectives = ctx.objectives
+    china = objectives is not None and objectives.market == "china"
+    out: list[OptionFact] = []
+    for precision in _QUANTISED:
+        best: tuple[tuple, Plan] | None = None
+        for gpu in ctx.catalog.gpus.values():
+            if gpu.id in excluded or not usable_for(ctx, gpu) or not gpu.nvidia_product \
+                    or "SUPERCHIP" in gpu.form_factor.upper():
+                continue  # a Grace CPU module is no default pick (as in comfortable_option)
+            if objectives is not None and not in_market(gpu, objectives):
+                continue
+            if precision == "fp8" and "fp8" not in gpu.tensor_precisions:
+                continue
+            plan = ctx.plan(gpu, 1, precision=precision)
+            if not _comfortable(plan):
+                continue
+            rate = None if china else typical_rate(ctx.catalog, gpu.id)
+            if objectives is not None and over_budget(objectives, rate, 1):
+                continue
+            key = (rate if rate is not None else float("inf"), gpu.memory_gb, -_bf16(gpu))
+            if best is None or key < best[0]:
+                best = (key, plan)
+        if best is not None and not any(o.gpu == best[1].gpu for o in out):
+            # a comfortable setup of another card (rules/advice/options.yaml says why, in its precision):
+            # not a "fits on it" change to the user's card
+            out.append(_option("comfortable", best[1], precision=precision))
     return out
 
 
@@ -271,6 +322,9 @@ def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> Optio
                 plan, hours = late.plan, late.hours
         if plan is None or (gpu.gpu_class == "consumer" and plan.count > 8):
             continue  # a GeForce rig beyond one node is not a setup anyone rents
+        cap = gpu_cap(ctx)
+        if cap is not None and plan.count > cap:
+            continue  # more GPUs than the user will rent
         if plan.count > 1 and not gpu.nvlink and _form(gpu.form_factor) == "other":
             continue  # a superchip rented one per instance (GH200): several are joined by the network only
         if "SUPERCHIP" in gpu.form_factor.upper() and not (objectives is not None and (
@@ -291,7 +345,11 @@ def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> Optio
         pcie_cluster = plan.count > 8 and _form(gpu.form_factor) != "sxm"
         # Without a price, the memory rented (count x memory per GPU) stands in for the cost, then the
         # faster card; fewer GPUs break ties.
-        key = (plan.count > 8, tp_over_pcie, pcie_cluster, rate * plan.count if rate else float("inf"),
+        # Serving a model whose weights sit well inside one card: splitting it over PCIe only buys cache
+        # room, which one larger card (or replicas) gives without every layer waiting on PCIe.
+        small_split = (ctx.workload == "inference" and plan.count > 1 and not gpu.nvlink
+                       and plan.strategy in ("tp", "tp-pp") and ctx.sizing.memory.weights <= plan.have_gb * SMALL_MODEL_SHARE)
+        key = (plan.count > 8, tp_over_pcie, pcie_cluster, small_split, rate * plan.count if rate else float("inf"),
                plan.count * gpu.memory_gb, -_bf16(gpu), plan.count)
         if best is None or key < best[0]:
             best = (key, plan, hours)
@@ -300,10 +358,12 @@ def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> Optio
     return _option("comfortable", best[1], hours=best[2])
 
 
+# Weights under this share of one card's usable memory: the model fits one card, a PCIe split is no pick.
+SMALL_MODEL_SHARE = 0.5
 # A training run longer than this, with no deadline stated, is planned as the cluster that finishes
 # in this time (pretraining is weeks on many GPUs, never one GPU for years).
 DEFAULT_TRAINING_HOURS = 30 * 24.0
-def over_budget(objectives: "Objectives", rate: float | None, count: int) -> bool:
+def over_budget(objectives: Objectives, rate: float | None, count: int) -> bool:
     """Whether `count` GPUs at `rate` (USD per GPU-hour) exceed an hourly or monthly budget in USD."""
     per = {"hour": 1.0, "month": HOURS_PER_MONTH}.get(objectives.budget_period)
     if not objectives.budget or per is None or rate is None or objectives.budget_currency != "USD":
@@ -382,129 +442,6 @@ def fewest_that_fit(ctx: OptionContext, gpu: GpuSpec) -> int | None:
     return plan.count if plan is not None else None
 
 
-# -- objectives (issue #24) ------------------------------------------------------------------
-# Choosing is more than fitting: each recommendation is judged against what the user asked for
-# (budget, deadline, latency targets, where they rent) and says which objectives it meets and by
-# how much. `judge` works on the sizer's candidates (memory, hours, TTFT/TPOT per plan).
-
-ObjectiveName = Literal["memory", "budget", "deadline", "ttft", "tpot", "market"]
-HOURS_PER_MONTH = 730.0
-# Where a message says it rents in China: a Chinese cloud or GPU marketplace named, or prices in yuan.
-_CHINA_CLOUDS = re.compile(r"阿里云|aliyun|alibaba cloud|autodl|火山引擎|volcengine|volcano engine|腾讯云|tencent cloud"
-                           r"|华为云|huawei cloud|百度智能云|天翼云|ctyun|恒源云|矩池云|featurize", re.IGNORECASE)
-_CHINA_PROVIDERS = frozenset({"aliyun"})
-# A team that says it is in China ("China-based", "a Shenzhen team", "in mainland China"), in any language.
-_CHINA_TEAM = re.compile(r"\bchina(?:-based)?\b|\bchinese (?:team|company|cloud|market|provider)s?\b|\bmainland\b"
-                         r"|\b(?:shenzhen|beijing|shanghai|hangzhou|guangzhou|chengdu|nanjing|wuhan)\b|国内|大陆|境内",
-                         re.IGNORECASE)
-
-
-class Objectives(BaseModel):
-    """What a recommendation must meet besides fitting: typed targets, each optional."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    budget: float | None = Field(default=None, gt=0, le=1e12)
-    budget_currency: str = "USD"
-    budget_period: Literal["total", "hour", "month"] = "total"
-    deadline_hours: float | None = Field(default=None, gt=0, le=24 * 3650)
-    ttft_s: float | None = Field(default=None, gt=0, le=3600)
-    tpot_ms: float | None = Field(default=None, gt=0, le=60_000)
-    market: Literal["global", "china"] = "global"
-    # GPUs (ids or families) the user named: kept whatever the market.
-    named: list[str] = Field(default_factory=list, max_length=64)
-
-    @classmethod
-    def of(cls, req: Requirement, language: str = "en", question: str = "", **targets) -> "Objectives":
-        """The requirement's own targets (its budget, the GPUs it named, where it rents) plus `targets`
-        (deadline_hours, ttft_s, tpot_ms, budget_period) the caller read."""
-        named = [g for g in [req.gpu, *req.gpu_options] if g]
-        return cls(budget=req.budget, budget_currency=req.budget_currency or "USD", named=named,
-                   market=market_for(req, language, question), **targets)
-
-
-def market_for(req: Requirement, language: str = "en", question: str = "") -> Literal["global", "china"]:
-    """China when the question is in Chinese, names a Chinese cloud, or prices in yuan."""
-    if language == "zh" or (req.provider in _CHINA_PROVIDERS) or _CHINA_CLOUDS.search(question or "") \
-            or _CHINA_TEAM.search(question or ""):
-        return "china"
-    if req.budget_currency == "CNY" or any(c.currency == "CNY" for c in req.costs):
-        return "china"
-    return "global"
-
-
-def in_market(gpu: GpuSpec, objectives: Objectives) -> bool:
-    """Rented where the user rents, or named by them."""
-    if gpu.id in objectives.named or gpu.family in objectives.named:
-        return True
-    return objectives.market in gpu.markets
-
-
-def _margin(value: float, target: float, lower_is_better: bool = True) -> float:
-    return round(((target - value) if lower_is_better else (value - target)) / target * 100, 1)
-
-
-def _within(objective: ObjectiveName, value: float | None, target: float | None, unit: str) -> ObjectiveCheck | None:
-    if target is None:
-        return None
-    if value is None:
-        return ObjectiveCheck(objective=objective, met=None, target=target, unit=unit)
-    return ObjectiveCheck(objective=objective, met=value <= target, value=round(value, 3), target=target,
-                          margin_pct=_margin(value, target), unit=unit)
-
-
-def option_cost(catalog: Catalog, candidate: Candidate, objectives: Objectives,
-                costs: Iterable[Cost] = ()) -> float | None:
-    """What the option costs over the budget's period, in the budget's currency; None when unpriced
-    in that currency or (a total budget) when the job's hours are unknown."""
-    from bot.advice.compare import rate_for
-
-    rate, currency, _ = rate_for(catalog, catalog.gpus[candidate.gpu], list(costs))
-    if rate is None or currency != objectives.budget_currency:
-        return None
-    hours = {"hour": 1.0, "month": HOURS_PER_MONTH}.get(objectives.budget_period, candidate.hours)
-    return None if hours is None else round(rate * candidate.count * hours, 2)
-
-
-def judge(catalog: Catalog, candidate: Candidate, objectives: Objectives,
-          costs: Iterable[Cost] = ()) -> list[ObjectiveCheck]:
-    """Every objective the user set, judged on one candidate plan (memory always)."""
-    checks = [ObjectiveCheck(objective="memory", met=candidate.fits, value=candidate.need_gb, target=candidate.have_gb,
-                             margin_pct=_margin(candidate.need_gb, candidate.have_gb) if candidate.have_gb else None,
-                             unit="GB")]
-    if objectives.budget is not None:
-        checks.append(_within("budget", option_cost(catalog, candidate, objectives, costs), objectives.budget,
-                              objectives.budget_currency))
-    for check in (_within("deadline", candidate.hours, objectives.deadline_hours, "h"),
-                  _within("ttft", candidate.ttft_s, objectives.ttft_s, "s"),
-                  _within("tpot", candidate.tpot_ms, objectives.tpot_ms, "ms")):
-        if check is not None:
-            checks.append(check)
-    gpu = catalog.gpus[candidate.gpu]
-    checks.append(ObjectiveCheck(objective="market", met=in_market(gpu, objectives), unit=objectives.market))
-    return checks
-
-
-def meets(checks: Iterable[ObjectiveCheck]) -> bool:
-    """No objective failed (one that cannot be judged does not exclude the option)."""
-    return all(c.met is not False for c in checks)
-
-
-def rank_by_objectives(catalog: Catalog, candidates: Iterable[Candidate], objectives: Objectives,
-                       costs: Iterable[Cost] = ()) -> list[tuple[Candidate, list[ObjectiveCheck]]]:
-    """Candidates that meet every objective first (cheapest, then fewest GPUs), then the rest in
-    the same order, each with its checks."""
-    costs = list(costs)
-    judged = [(c, judge(catalog, c, objectives, costs)) for c in candidates]
-
-    def key(item: tuple[Candidate, list[ObjectiveCheck]]) -> tuple:
-        candidate, checks = item
-        failed = sum(c.met is False for c in checks)
-        cost = option_cost(catalog, candidate, objectives.model_copy(update={"budget_period": "hour"}), costs)
-        return failed, cost if cost is not None else float("inf"), candidate.count, candidate.gpu
-    return sorted(judged, key=key)
-
-
 @dataclasses.dataclass(frozen=True)
 class DeadlinePlan:
     """The fewest GPUs of one type that finish the job in time: nodes of `per_node` GPUs, and days."""
@@ -539,15 +476,6 @@ def deadline_plan(ctx: OptionContext, gpu: GpuSpec, deadline_hours: float, per_n
     return None
 
 
-def default_precision(req: Requirement, catalog: Catalog) -> str | None:
-    """The weight precision to size in: the user's, else the one the model was released in (DeepSeek-V3/R1:
-    fp8), else None (bf16)."""
-    if req.precision or not req.model:
-        return req.precision
-    model = catalog.models.get(req.model)
-    return model.released_precision if model else None
-
-
 def kv_precision_change(ctx: OptionContext, gpu: GpuSpec) -> tuple[float, float, int | None, int | None]:
     """The KV cache per GPU in bf16 and in fp8, and the fewest GPUs that hold the job with each:
     an FP8 KV cache halves the cache and, for long contexts or many users, the GPU count."""
@@ -559,32 +487,3 @@ def kv_precision_change(ctx: OptionContext, gpu: GpuSpec) -> tuple[float, float,
         plan = smallest_fitting_plan(est, ctx.workload, slot)
         count[name] = plan.count if plan else None
     return bf16.kv_cache, fp8.kv_cache, count["bf16"], count["fp8"]
-
-
-def judge_recommendation(catalog: Catalog, rec: Recommendation, objectives: Objectives,
-                         candidates: Iterable[Candidate] = (), costs: Iterable[Cost] = ()) -> Recommendation:
-    """The recommendation with its objectives judged (for the answer's JSON): the sizer's candidate
-    of the same GPU and count gives the timing where there is one."""
-    if rec.gpu is None or rec.gpu not in catalog.gpus or rec.count is None:
-        return rec
-    cand = next((c for c in candidates if c.gpu == rec.gpu and c.count == rec.count), None)
-    if cand is None:
-        need, have = rec.need_gb or 0.0, rec.have_gb or 0.0
-        cand = Candidate(gpu=rec.gpu, count=rec.count, fits=bool(rec.fits), need_gb=need, have_gb=have,
-                         headroom_gb=round(have - need, 2), hours=rec.hours)
-    return rec.model_copy(update={"objectives": judge(catalog, cand, objectives, costs)})
-
-
-def stated_targets(req: Requirement) -> dict:
-    """The deadline, latency targets and budget period the user wrote (Requirement.quantities), as the
-    objectives take them: hours, seconds, milliseconds and "total"/"hour"/"month"."""
-    targets: dict = {}
-    for q in req.quantities:
-        if q.role == "deadline" and q.kind == "time":
-            targets["deadline_hours"] = q.value * (24 if q.unit in ("d", "day", "days") else 1)
-        elif q.role in ("ttft", "tpot") and q.kind == "latency":
-            ms = q.value * (1000 if q.unit == "s" else 1)
-            targets["ttft_s" if q.role == "ttft" else "tpot_ms"] = ms / 1000 if q.role == "ttft" else ms
-        elif q.role == "budget" and q.kind == "money" and q.per in ("month", "gpu-hour", "instance-hour"):
-            targets["budget_period"] = "month" if q.per == "month" else "hour"
-    return targets

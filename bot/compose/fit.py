@@ -71,7 +71,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if reply is not None:
             return reply
     if "gpu_count" in ask.wants and not is_primary(ask, ctx):
-        fewest = next((r for r in ctx.answer.recommendations if r.fits and r.kind in ("more-gpus", "stated", "comfortable")),
+        fewest = next((r for r in ctx.answer.recommendations if r.fits and r.kind in ("more-gpus", "stated", "comfortable")
+                       and not (r.kind == "comfortable" and r.precision)),
                       None)  # "…and with 32 users, how many?": the fewest that hold it
         if fewest is not None:
             from bot.render.text import recommendation_line

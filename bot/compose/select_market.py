@@ -35,9 +35,15 @@ def china_choice(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if budget:
         details.insert(0, budget)
     details.append(say("select.china_confirm", lang))
+    figures = {"gpu": top.gpu if top else None, "count": top.count if top else None}
+    # The catalog-wide cheapest setup on another card (an A30 beside an L20 pick) would contradict the
+    # pick: the pick stands in its place in the list (rendered as the option this answer leads with).
+    other = next((r for r in ctx.answer.recommendations if top is not None and r.kind == "comfortable"
+                  and r.gpu != top.gpu), None)
+    if other is not None:
+        figures["leads_with_rank"] = other.rank
     return AskAnswer(kind="select", lead=lead, details=details, rule="selection.china-market",
-                     sources=sorted({s for c in cards for s in c.sources[:2]}),
-                     figures={"gpu": top.gpu if top else None, "count": top.count if top else None})
+                     sources=sorted({s for c in cards for s in c.sources[:2]}), figures=figures)
 
 
 def china_pick(ctx: ComposeContext, cards: list[GpuSpec]) -> Recommendation | None:
