@@ -150,3 +150,28 @@ def _covered(kept: list[AskAnswer], asks: list[Ask]) -> list[AskAnswer]:
             labels = sorted([(index, ask.label), (host.ask_index or 0, host.label or "")])
             host.label = " ".join(label for _, label in labels)
     return kept
+
+
+# The kinds a part left unanswered is tried as, in this order, before the "ask it on its own" line: the
+# kinds its own words cue, then the card's specs, facts of the catalog, never findings picked by shared words.
+_ROUTE = ("explain", "compat", "spec", "price", "cost")
+_UNCUED = ("spec",)
+
+
+def route_unanswered(ask: Ask, kinds_cued: set[str], answers: list[AskAnswer],
+                     compose: Callable[[Ask], AskAnswer | None]) -> AskAnswer | None:
+    """A labelled part no composer of its kind answered ("(c) and the RTX 5090 workstation?"): the
+    composer of each other kind its own words cue, then the card's specs, each given the part as that
+    kind; the first whose lead no other part says (and, uncued, that names the part's words) answers it."""
+    said = {line for a in answers for line in (a.lead, *a.details)}
+    order = [k for k in _ROUTE if k in kinds_cued] + [k for k in _UNCUED if k not in kinds_cued]
+    for kind in order:
+        if kind == ask.kind:
+            continue
+        reply = compose(ask.model_copy(update={"kind": kind}))
+        if reply is None or reply.lead in said:
+            continue
+        if kind not in kinds_cued and not (_shared(ask.text, reply.lead) or set(ask.subjects) & _terms(reply.lead)):
+            continue  # a kind the part never asked for answers it only where it speaks of the part's words
+        return reply
+    return None

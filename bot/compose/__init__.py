@@ -103,15 +103,44 @@ def _every_labelled_part(answers: list[AskAnswer], ctx: ComposeContext) -> list[
         return answers
     # the message's verdict answers the first part only where that part has nothing of its own
     verdict_free = ctx.answer.verdict is not None and any(a.ask_index == 0 for a in answers)
-    added = []
+    added: list[AskAnswer] = []
     for i in missing:
         ask = asks[i]
         reply = _sized_reply(ask, ctx, verdict_free)
         verdict_free = verdict_free and (reply is None or reply.rule != ctx.answer.verdict.rule)  # type: ignore[union-attr]
+        if reply is None:  # each part by its own ask type (explain, compat, spec, price, cost) before giving up
+            reply = _routed(ask, ctx, [*answers, *added])
         if reply is None:
             reply = AskAnswer(kind=ask.kind, lead=say("explain.part_unanswered", ctx.language))
         added.append(reply.model_copy(update={"label": ask.label, "ask_index": i}))
     return sorted([*answers, *added], key=lambda a: a.ask_index or 0)
+
+
+def _routed(ask: Ask, ctx: ComposeContext, answers: list[AskAnswer]) -> AskAnswer | None:
+    from bot.advice.parts import route_unanswered
+    from bot.nlu.slots.asks import cued_kinds
+
+    def compose(as_kind: Ask) -> AskAnswer | None:
+        composer = composer_for(as_kind.kind)
+        return composer(as_kind, ctx) if composer is not None else None
+
+    return _on_own_gpus(ask, ctx) or route_unanswered(ask, cued_kinds(ask.text.lower()), answers, compose)
+
+
+def _on_own_gpus(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"c) would 8 GPUs be enough" under a training plan with a duration: the run's time on the part's
+    own GPU count against that duration (the deadline check of bot/compose/cost.py)."""
+    from bot.compose.cost import _deadline
+
+    req = ctx.requirement
+    own = [q for q in req.quantities if q.role == "gpus" and ask.start <= q.start < ask.end]
+    if not own or ask.kind not in ("fit", "select", "open"):
+        return None
+    rest = [q for q in req.quantities if q not in own]
+    part = ComposeContext(requirement=req.model_copy(update={"gpu_count": int(own[0].value), "quantities": own + rest}),
+                          answer=ctx.answer, catalog=ctx.catalog, language=ctx.language, question=ctx.question,
+                          today=ctx.today, paste=ctx.paste)
+    return _deadline(own + rest, part, ctx.language)
 
 
 def _sized_reply(ask: Ask, ctx: ComposeContext, verdict_free: bool) -> AskAnswer | None:

@@ -227,3 +227,18 @@ def test_latency_targets_pick_the_cheapest_setup_whose_estimates_meet_them(advis
     assert not cheaper
     top = answer.recommendations[0]  # the ranked options agree with the lead
     assert (top.gpu, top.count) == (pick["gpu"], pick["count"])
+
+
+def test_a_labelled_part_asking_about_fewer_gpus_gets_the_run_time_on_that_count(advisor):
+    answer = ask(advisor, "plan: 32x H100 at $3.10/gpu-hr for 2 weeks, pretraining a 2B model on 400B tokens. "
+                          "(1) what will it cost (2) is 16 gpus enough")
+    second = next(a for a in answer.answers if a.label == "(2)")
+    assert second.lead.startswith("Yes:") and "on 16 GPUs" in second.lead
+    assert second.figures["gpus"] == 16 and second.figures["wall_hours"] <= second.figures["limit_hours"]
+    assert "can't answer this part" not in render_text(answer)
+
+
+def test_a_labelled_part_without_a_cue_is_routed_to_the_card_it_names_before_giving_up(advisor):
+    answer = ask(advisor, "1) which driver do I need for CUDA 12.6? 2) and what about our L40S box?")
+    second = next(a for a in answer.answers if a.label == "2)")
+    assert "L40S" in second.lead and "can't answer this part" not in second.lead

@@ -308,6 +308,11 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
     return "explain"
 
 
+def cued_kinds(text: str) -> set[str]:
+    """The ask kinds whose cue phrases a (folded) part carries: where a part left unanswered is routed."""
+    return {kind for kind, pattern in _KIND_CUES if pattern.search(text)}
+
+
 def _sized_choice(fields: dict) -> bool:
     """'L40S vs A100 for serving Llama-3-8B': two GPUs weighed for one job is a choice, not a primer."""
     return len(fields.get("gpu_options", [])) > 1 and bool(fields.get("model") or fields.get("params_b"))
