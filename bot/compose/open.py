@@ -19,7 +19,10 @@ from bot.messages.format import gpu_name, money
 
 SOURCES = ["training-servers-guide", "rental-selection-guide", "geforce-eula", "skypilot-catalog"]
 _PROVIDER = re.compile(r"哪家|which (?:provider|cloud|company)|where (?:to|should we) rent|租哪|provider", re.IGNORECASE)
-_INFERENCE = re.compile(r"deploy|serv(?:e|ing)|inference|部署|推理|上线|chatbot|api", re.IGNORECASE)
+_INFERENCE = re.compile(r"deploy|serv(?:e|ing)|inference|assistant|部署|推理|上线|问答|客服|知识库|助手|chatbot|api",
+                        re.IGNORECASE)
+_TEAM = re.compile(r"\b(?:team|group|lab|company|department)\b|我们组|团队|公司|部门|实验室|课题组", re.IGNORECASE)
+_BUY = re.compile(r"\b(?:buy\w*|purchas\w*|procur\w*)\b|要买|想买|购买|采购|买.{0,6}(?:卡|GPU|服务器|机器)", re.IGNORECASE)
 _TRAINING = re.compile(r"train|fine[\s-]?tun|训练|微调|box for the team", re.IGNORECASE)
 
 
@@ -35,6 +38,15 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
     picks = _CHINA_PICKS if china else _GLOBAL_PICKS
     names = {k: gpu_name(ctx.catalog, g) if g in ctx.catalog.gpus else g for k, g in picks.items()}
     training = workload == "training" or (workload is None and _TRAINING.search(text))
+    team, buy = bool(_TEAM.search(text)), bool(_BUY.search(text))
+    if training and (team or buy):  # a team's box or a purchase: a node or workstations, not one card
+        return _team_training(ctx, names, buy and not team)
+    if china and not training and not (workload == "inference" or _INFERENCE.search(text)):
+        lead = say("open.china_general_lead", lang, big=names["big"], mid=names["mid"], infer=names["infer"])
+        details = [say("open.china_inference", lang, small=names["small"], mid=names["mid"], big=names["infer"]),
+                   say("open.china_training_rent", lang, big=names["big"], node=names["node"])]
+        details = _numbered(details) + [f"? {say(q, lang)}" for q in ("open.ask_workload", "open.ask_model_method")]
+        return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
     if china and (training or workload == "inference" or _INFERENCE.search(text)):
         if training:
             lead = say("open.training_lead", lang, big=f"1× {names['big']}" if lang != "zh" else f"1 张 {names['big']}")
@@ -69,6 +81,24 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
         questions = ["open.ask_workload", "open.ask_model_method"]
     details = _numbered(details) + [f"? {say(q, lang)}" for q in questions]
     return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
+
+
+def _team_training(ctx: ComposeContext, names: dict[str, str], buy_first: bool) -> AskAnswer:
+    """A training box for a team, or a purchase: an 8-GPU NVLink node rented by the job or 2-4 four-GPU
+    workstations bought (data-centre licensed cards), one rented card only for one person's experiments."""
+    lang = ctx.language
+    lead_key = "open.buy_training_lead" if buy_first else "open.team_training_lead"
+    lead = say(lead_key, lang, node=names["node"], work=names["work"])
+    rate = "" if _rents_in_china(ctx) else _rate(ctx, "h100-sxm")
+    details = [say("open.training_node", lang, node=names["node"], rate=rate),
+               say("open.training_buy", lang, work=names["work"]),
+               say("open.team_rent_single", lang, big=names["big"])]
+    if buy_first:
+        details = [details[1], details[0], details[2]]
+    questions = ["open.ask_buy_budget" if buy_first else "open.ask_budget", "open.ask_model_method"]
+    details = _numbered(details) + [f"? {say(q, lang)}" for q in questions]
+    return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup",
+                     sources=[*SOURCES, "zero-paper"])
 
 
 def _numbered(lines: list[str]) -> list[str]:

@@ -1,0 +1,48 @@
+"""Open asks (bot/compose/open.py): a default with its reason, then at most two questions."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bot.advisor import Advisor
+from bot.conversation import Conversations
+
+
+@pytest.fixture(scope="module")
+def advisor() -> Advisor:
+    return Advisor()
+
+
+def _open(advisor, text):
+    answer = Conversations(advisor).ask("t", text).answers[0]
+    assert answer.kind == "open"
+    return answer, [d for d in answer.details if d.startswith("? ")]
+
+
+@pytest.mark.parametrize("text, node", [
+    ("our lab needs a fine-tuning machine, any suggestions?", "8× H100 SXM"),
+    ("课题组要一台做微调的机器，怎么配", "8 卡 H800"),
+])
+def test_a_team_box_is_a_node_or_a_few_four_gpu_servers_not_one_card(advisor, text, node):
+    answer, questions = _open(advisor, text)
+    assert node in answer.lead and re.search(r"4× L40S|4 卡 L20", answer.lead)
+    assert "1× H100 SXM" not in answer.lead and "1 张" not in answer.lead
+    assert 1 <= len(questions) <= 2
+
+
+def test_a_stated_purchase_leads_with_what_to_buy_and_never_asks_whether_to_buy(advisor):
+    answer, questions = _open(advisor, "thinking about purchasing a couple of GPUs for training")
+    assert answer.lead.startswith("Default purchase for training") and "data-centre licensed" in answer.lead
+    assert not any("is buying on the table" in q for q in questions)
+    assert any("where will the machine sit" in q for q in questions)
+
+
+@pytest.mark.parametrize("text", ["给推荐下 GPU", "公司内部想用大模型做问答，机器怎么配"])
+def test_a_chinese_default_names_a_licensed_card_and_the_geforce_caveat_without_us_rates(advisor, text):
+    answer, questions = _open(advisor, text)
+    lines = " ".join([answer.lead, *answer.details])
+    assert "L20 48 GB" in lines and "GeForce 许可不允许数据中心部署" in lines
+    assert "$" not in lines and "美国云" not in lines
+    assert 1 <= len(questions) <= 2
