@@ -24,12 +24,12 @@ def _replies(advisor, text):
 
 
 def test_interval_across_nodes_divides_the_interruption_interval_and_says_the_restart_scope(advisor):
-    replies = _replies(advisor, "two qs on our 10-day pretraining run on 32 H100s (4 nodes of p5): spot or on-demand? "
-                                "and how often should we checkpoint?")
+    replies = _replies(advisor, "two things about our 2-week pretraining job on 16 H100s (2 p5 nodes): spot or "
+                                "on-demand? and what checkpoint interval should we use?")
     reply = next(r for r in replies if r.rule == "checkpoint.young-interval")
-    assert reply.lead.startswith("Checkpoint about every 22 min")  # √(2 × 2 × 120)
-    assert "÷ 4 nodes" in reply.lead and "assumed" in reply.lead
-    assert any("restarts all 32 GPUs" in d for d in reply.details)
+    assert reply.lead.startswith("Checkpoint about every 31 min")  # √(2 × 2 × 240): 8 h per node ÷ 2 nodes
+    assert "÷ 2 nodes" in reply.lead and "assumed" in reply.lead  # 2 nodes, not the 5 of "p5"
+    assert any("restarts all 16 GPUs" in d for d in reply.details)
     assert any("S3" in d for d in reply.details)  # p5 is AWS: its storage and its 2-minute notice
     assert any("2 minutes" in d for d in reply.details)
     assert "young-1974" in reply.sources
@@ -44,7 +44,7 @@ def test_the_users_write_time_and_interruption_rate_are_used(advisor):
 
 
 def test_chinese_notice_and_checkpoint_parts_are_answered_each_once(advisor):
-    replies = _replies(advisor, "阿里云抢占式 GPU 实例被回收前能提前多久知道？训练怎么接住不丢进度？")
+    replies = _replies(advisor, "在阿里云上用抢占式 GPU 跑训练，实例回收前会给多长时间的预警？断了之后怎么续上，别丢进度？")
     notice = next(r for r in replies if r.rule == "checkpoint.spot-notice")
     interval = next(r for r in replies if r.rule == "checkpoint.young-interval")
     assert notice.lead.startswith("阿里云回收抢占式实例前会提前约5分钟通知") and notice.figures["notice_s"] == 300
