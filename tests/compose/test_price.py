@@ -147,10 +147,10 @@ def test_nothing_to_price_gives_nothing_and_a_missing_gpu_says_so(catalog):
 
 
 def test_a_provider_the_catalog_lacks_is_said_with_the_nearest_figures_and_how_to_read_its_page(catalog):
-    text = "阿里云 A10 单卡（gn7i 那种）按量一小时多少钱？华东"
-    reply = _answer(catalog, text, language="zh", subjects=["a10"], gpu="a10", gpu_count=1, provider="aliyun")
+    text = "想在阿里云华北开一台单卡 T4 的 gn6i，按量计费每小时大概多少钱？"
+    reply = _answer(catalog, text, language="zh", subjects=["t4"], gpu="t4", gpu_count=1, provider="aliyun")
     assert reply.lead.startswith("SkyPilot 价格目录里没有阿里云的报价（只收录 AWS、Google Cloud、Lambda、RunPod、Vast.ai）")
-    assert "最接近的参考：A10（按需）最低 $0.26/卡时，Vast.ai" in reply.lead  # the region 华东 is not theirs
+    assert "最接近的参考：T4（按需）最低 $0.53/卡时，AWS" in reply.lead  # the region 华北 is not theirs
     assert any("ECS 价格计算器" in d and "云盘、公网带宽、镜像、快照另计" in d for d in reply.details)
     assert "aliyun-gpu-billing" in reply.sources
     # a platform named only in the text, English answer

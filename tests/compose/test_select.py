@@ -73,8 +73,8 @@ def test_a_cluster_for_a_training_run_leads_with_nodes_days_and_cost(advisor):
 
 
 def test_compared_options_rank_tensor_parallel_over_many_pcie_cards_last(advisor):
-    answer = ask(advisor, "considering renting an 8x RTX 4090 box to serve Qwen2.5-72B (AWQ int4) instead of 2x H100 "
-                          "— the 4090 box is way cheaper per hour. thoughts?")
+    answer = ask(advisor, "thinking about an 8x RTX 4090 server for Llama-3.1-70B in AWQ int4 rather than 2x H100 SXM, "
+                          "since the 4090 box rents for far less per hour — good idea?")
     assert [(r.gpu, r.count) for r in answer.recommendations[:2]] == [("h100-sxm", 2), ("rtx-4090", 8)]
 
 
