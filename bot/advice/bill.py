@@ -117,6 +117,8 @@ def bill(quantities: list[Quantity], hours_per_month: float | None = None, gpus:
     for name in ("storage", "snapshot", "image"):
         if name in sizes and name not in seen_sizes and not any(i.item == name for i in items):
             items.append(LineItem(item=name, monthly=None, basis=f"{_n(sizes[name].value)} GB"))
+    if "bandwidth" in sizes and not any(i.item == "bandwidth" for i in items):  # "50 Mbps", no price: listed, unpriced
+        items.append(LineItem(item="bandwidth", monthly=None, basis=f"{_n(sizes['bandwidth'].value)} Mbps"))
     priced = [i for i in items if i.monthly is not None]
     if len(priced) < 2 and len(items) < 3:
         return None

@@ -317,7 +317,12 @@ def _bill(qs, ctx, currency, lang) -> AskAnswer | None:
     if plain and len(b.items) >= 3:  # a bill of stated amounts: what each item is of the whole
         return _bill_shares(b, stated_total, currency, lang, levers=bool(_CUT.search(ctx.question or "")),
                             question=ctx.question or "")
-    lead = say("cost.total_lead", lang, option=option, total=m(b.total_per_month), count=len([i for i in b.items if i.monthly is not None]))
+    priced = len([i for i in b.items if i.monthly is not None])
+    unpriced = [(lambda n: n if lang == "zh" else n[:1].lower() + n[1:])(say(f"cost.item_{i.item}", lang))
+                for i in b.items if i.monthly is None]  # inside a sentence
+    lead = (say("cost.total_lead_partial", lang, option=option, total=m(b.total_per_month),
+                items=("、" if lang == "zh" else ", ").join(unpriced)) if priced == 1 and unpriced else
+            say("cost.total_lead", lang, option=option, total=m(b.total_per_month), count=priced))
     details = []
     for item in b.items:
         name = say(f"cost.item_{item.item}", lang)

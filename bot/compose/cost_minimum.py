@@ -66,18 +66,15 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         figures.update(runs_per_day=runs, billed_hours_per_day=round(billed_h, 2), useful_hours_per_day=round(useful_h, 2))
         lead = say("cost.minimum_hours_lead", lang, runs=count(runs), minimum=count(minimum), provider=name,
                    billed=count(round(billed_h, 1)), useful=count(round(useful_h, 1)), run=count(run_s))
-        found = instance_price(ctx.catalog, ctx.requirement.instance, None) if ctx.requirement.instance else None
-        offer = found.chosen if found is not None else None
-        if offer is not None and offer.on_demand:
-            rate = offer.on_demand
+        rate, currency, rate_line = _rate(ctx, lang)
+        if rate is not None:
             daily, always = billed_h * rate, 24 * rate
             figures.update(rate=rate, per_day=round(daily, 2), always_on_per_day=round(always, 2))
             lead = say("cost.minimum_bill_lead", lang, provider=name, run=count(run_s), minimum=count(minimum),
-                       daily=money(daily, offer.currency, lang), monthly=money(daily * DAYS_PER_MONTH, offer.currency, lang),
+                       daily=money(daily, currency, lang), monthly=money(daily * DAYS_PER_MONTH, currency, lang),
                        billed=count(round(billed_h, 1)), useful=count(round(useful_h, 1)))
-            details = [say("cost.minimum_rate", lang, instance=offer.instance_type or "-", region=offer.region or "-",
-                           rate=money(rate, offer.currency, lang)),
-                       say("cost.minimum_always_on", lang, always=money(always, offer.currency, lang),
+            details = [rate_line,
+                       say("cost.minimum_always_on", lang, always=money(always, currency, lang),
                            useful=count(round(useful_h, 1)))
                        if useful_h <= 24 else say("cost.minimum_pool", lang, n=count(-(-useful_h // 24)))]
         else:  # no row for the instance: the same comparison in billed hours, priced from the provider's page
@@ -90,3 +87,20 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                    if runs else say("cost.minimum_startup_plain", lang))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost.minimum-billed-time",
                      sources=list(provider.sources), figures=figures)
+
+
+def _rate(ctx: ComposeContext, lang: str) -> tuple[float | None, str | None, str]:
+    """The hourly rate the runs are billed at: the table's on-demand row for the instance, else the
+    user's own quote (an instance missing from the table is said to be missing, and their rate used)."""
+    instance = ctx.requirement.instance
+    found = instance_price(ctx.catalog, instance, None) if instance else None
+    offer = found.chosen if found is not None else None
+    if offer is not None and offer.on_demand:
+        return offer.on_demand, offer.currency, say("cost.minimum_rate", lang, instance=offer.instance_type or "-",
+                                                    region=offer.region or "-", rate=money(offer.on_demand, offer.currency, lang))
+    quote = next((c for c in ctx.requirement.costs if c.hourly_rate and not c.per_gpu), None)
+    if quote is None or quote.hourly_rate is None:
+        return None, None, ""
+    key = "cost.minimum_user_rate_missing" if instance else "cost.minimum_user_rate"
+    return quote.hourly_rate, quote.currency, say(key, lang, instance=instance or "-",
+                                                  rate=money(quote.hourly_rate, quote.currency, lang))

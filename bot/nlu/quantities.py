@@ -103,6 +103,9 @@ _BUDGET = re.compile(r"budget|预算|can\s+spend|have\s+only|only\s+have|at\s+mo
 _PURCHASE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|买下?|购置|采购|\bcapex\b|花了?|costs?\s+us")
 _RESIDUAL = re.compile(r"residual|resale|sell\s+(?:it|them)|残值|二手|转卖|卖掉")
 _SPOT_WORDS = re.compile(r"spot|竞价|抢占")
+# an IDC's or colo's own monthly quote for the servers (no purchase, no server of one's own): a rental option
+_QUOTED = re.compile(r"quot\w*|offer\w*|报价|报了|开价|给的价")
+_OWN_SERVER = re.compile(r"\bown(?:ed)?\s+(?:the\s+)?(?:servers?|box(?:es)?|machines?|hardware|gpus?)\b|\bwe\s+own\b|自有|自己的(?:服务器|机器)|已有的?(?:服务器|机器)")
 _BUY_IN_MESSAGE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|自己买|买下|购置|采购|自建|自购|买还是租|租还是买|买不买|值得买")
 _DEPRECIATION = re.compile(r"depreciat\w*|amorti[sz]\w*|over|write[\s-]*off|折旧|摊销|分摊|用|回本")
 _DEADLINE = re.compile(r"within|in\s+under|deadline|by\b|before|内|之内|以内|截止|最多|不超过")
@@ -388,7 +391,8 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     m = re.match(r"\s*(?P<u>tb|tib|gb|gib|g(?![a-z0-9]))(?![a-z])", after)
     if m and not num.words:
         gb = num.value * (1024 if m.group("u") in ("tb", "tib") else 1)  # disks are sold in GiB: 2 TB is 2,048
-        item = _item(before[-24:] + " " + after_clause[m.end():m.end() + 16])
+        # the word right after the size names it ("2TB ESSD 云盘、50 Mbps 带宽": the disk), else the last before
+        item = _item_first(after_clause[m.end():m.end() + 12]) or _item(before[-24:])
         role = "storage" if item in ("storage", "snapshot", "image") else "memory"
         return make("size", role, value=gb, unit="GB", item=item if role == "storage" else None, end=num.end + m.end())
     m = re.match(r"\s*(?P<u>mbps|m(?:bit)?/s|兆|m(?=\s*(?:带宽|bandwidth))|gbps)(?![a-z])", after)
@@ -478,6 +482,9 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
     elif per is None and (_PURCHASE.search(near_before) or option == "buy"
                           or (value >= 10_000 and _in_message(_BUY_IN_MESSAGE, text) and item in (None, "compute", "hosting"))):
         role, per, item, option = "purchase", "once", None, "buy"
+    elif item == "hosting" and per in ("month", "year") and _QUOTED.search(before[-40:]) \
+            and not _in_message(_BUY_IN_MESSAGE, text) and not _in_message(_OWN_SERVER, text):
+        role, item, option = "subscription", "compute", "subscription"  # "our IDC quoted $6,500 a month": a rental
     elif item not in (None, "compute"):
         role = "fee" if per in ("month", "year", "gb-month", "mbps-month", "day") else "bill-line"
         if item == "hosting" and option != "buy" and _in_message(_BUY_IN_MESSAGE, text):
@@ -490,6 +497,12 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
         role, item = "quote", item or "compute"
     return make("money", role, value=value, high=high, end=end, unit=currency, currency=currency or None, per=per,
                 item=item, option=option, start=start)
+
+
+def _item_first(window: str) -> str | None:
+    """The bill item named first in the window (the words just after a number)."""
+    found = [(m.start(), item) for item, rx in _ITEM_RX if (m := rx.search(window))]
+    return min(found)[1] if found else None
 
 
 def _item(window: str) -> str | None:

@@ -406,3 +406,37 @@ def test_a_chinese_checkpoint_interval_is_not_a_run_length():
     from bot.nlu import parse as read
     qs = read("每 45 分钟存一次检查点，每天被回收 2 次").requirement.quantities
     assert [q.value for q in qs if q.role == "checkpoint-minutes"] == [45]
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("Rate is $3.4/h on demand; we also attach a 1TB ESSD disk and 100 Mbps of bandwidth. Monthly bill?", "en"),
+    ("按量 30 元/小时，再挂 1TB ESSD 云盘，外加 100 Mbps 带宽，每月账单多少？", "zh"),
+])
+def test_unpriced_disk_and_bandwidth_are_listed_and_said_to_come_on_top(advisor, text, lang):
+    reply, lines = cost_answer(advisor, text)
+    assert reply.rule == "cost-bill-total"
+    assert ("block storage" in lines[0] and "bandwidth" in lines[0]) if lang == "en" else ("块存储" in lines[0] and "带宽" in lines[0])
+    assert any("1,024 GB" in line for line in lines) and any("100 Mbps" in line for line in lines)
+
+
+def test_a_disk_size_before_the_bandwidth_is_storage_not_gpu_memory():
+    from bot.nlu import parse as read
+    qs = read("加一块 4TB ESSD 云盘、30 Mbps 带宽").requirement.quantities
+    assert [q.role for q in qs if q.unit == "GB"] == ["storage"]
+
+
+@pytest.mark.parametrize("text", [
+    "Cloud: 4x L40S at $7/h on demand. A local IDC quoted $3,000 a month for the same servers, power in. We run them nonstop; which?",
+    "云上 4 卡 L40S 按量 50 元/小时；本地 IDC 报价每月 2 万元同配置，含电。全天跑，选哪个？",
+])
+def test_an_idc_monthly_quote_is_an_option_against_the_cloud_not_a_fee_on_top(advisor, text):
+    reply, lines = cost_answer(advisor, text)
+    assert reply.rule == "cost-break-even"
+    assert "730" in lines[0]
+
+
+def test_short_runs_on_an_instance_missing_from_the_table_are_priced_at_the_users_rate(advisor):
+    reply, lines = cost_answer(advisor, "On AWS each job starts its own g5.xlarge and finishes in 12 seconds; "
+                                        "we do 3,000 jobs a day and pay $1.10/h. Are we overpaying with the billing minimum?")
+    assert reply.figures["rate"] == 1.1
+    assert "$" in lines[0] and "g5.xlarge" in lines[1] and "$1.10" in lines[1]
