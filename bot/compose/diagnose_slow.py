@@ -16,7 +16,7 @@ from bot.messages import say
 # "than before", "than the other provider", "on the new cluster", "比别家", "以前": two setups to compare.
 COMPARED = re.compile(r"\bthan\s+(?:before|usual|last|on|at|the|our|another|other|elsewhere|it\s+used)|\belsewhere\b"
                       r"|\bnew\s+(?:cluster|nodes?|machines?|servers?|provider|box)\b|\bused\s+to\b|\bsince\s+(?:we|the|yesterday|last)"
-                      r"|别家|别的|之前|以前|原来|换了|新集群|新机器|新服务器|同配置", re.I)
+                      r"|别家|别的|另一家|其他家|之前|以前|原来|换了|新集群|新机器|新服务器|同配置|同样配置|同样的配置", re.I)
 
 
 def slow_training(text: str, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]]:
@@ -29,7 +29,8 @@ def slow_training(text: str, ctx: ComposeContext) -> tuple[str, list[str], str |
     steps = ["locate", "clocks"] + (["comms"] if req.gpu_count != 1 else []) + ["input"]
     steps.append("versions" if compared else "compute")
     ranked = [say("diagnose.symptom_cause", lang, rank=i, cause=say(f"diagnose.slow_{k}", lang),
-                  command=say(f"diagnose.cmd_{k}", lang)) for i, k in enumerate(steps, 1)]
+                  command=say(f"diagnose.cmd_{k}", lang, count=min(req.gpu_count or 8, 8)))
+              for i, k in enumerate(steps, 1)]
     questions = ([] if req.gpu or req.gpu_count else ["diagnose.ask_slow_setup"]) + ["diagnose.ask_slow_numbers"]
     details = [*ranked[1:], say("diagnose.slow_paste", lang), *(f"? {say(q, lang)}" for q in questions)]
     lead = say("diagnose.slow_compared_lead" if compared else "diagnose.slow_training_lead", lang,

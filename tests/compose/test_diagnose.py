@@ -140,6 +140,7 @@ def test_slow_serving_splits_ttft_from_tpot_and_never_blames_the_dataloader(advi
     ("fine-tuning takes twice as long as it did on our previous provider, slower than the old setup",
      "Same job, slower than before or elsewhere", "software that differs"),
     ("同样的脚本在新集群上慢了一半", "同样的任务比之前或别家慢", "两边不同的软件"),
+    ("4 卡 A800 跑预训练，比另一家同样配置慢了不少", "同样的任务比之前或别家慢", "两边不同的软件"),
 ])
 def test_slow_training_with_no_setup_gets_a_ranked_triage_and_the_deciding_paste(advisor, text, lead, last):
     reply = _answer(advisor, text, ask=Ask(kind="diagnose", text=text))
