@@ -11,8 +11,8 @@ from bot.compose.price_fit import holding_offers
 from bot.nlu import parse
 from bot.prices.lookup import offers
 
-QUESTION = ("3 qs: 1) how much vram for llama-3.1-70b inference fp8 @ 8k context for 16 users 2) which aws instance "
-            "3) rough monthly cost on-demand")
+QUESTION = ("three quick ones: (a) how much GPU memory to serve qwen2.5-72b in fp8 with 16k context for 8 concurrent "
+            "users (b) which aws instance (c) ballpark monthly cost on-demand")
 
 
 @pytest.fixture(scope="module")
@@ -25,12 +25,12 @@ def answered():
 def test_the_monthly_cost_part_names_an_aws_instance_that_holds_the_job_and_its_month(answered):
     advisor, answer = answered
     price = next(a for a in answer.answers if a.kind == "price")
-    assert price.label == "2) 3)"  # the same line answers part 2, which AWS instance
+    assert price.label == "(b) (c)"  # the same line answers part (b), which AWS instance
     assert price.figures["provider"] == "aws"
     assert price.figures["per_month"] == pytest.approx(price.figures["per_hour"] * 730, abs=0.01)
     need = max(c.need_gb * c.count for c in answer.candidates if c.fits and c.count == 1)
     spec = advisor.catalog.gpus[price.figures["gpu"]]
-    assert spec.memory_gb * price.figures["gpus"] >= need  # the instance's GPUs hold the ~118 GB
+    assert spec.memory_gb * price.figures["gpus"] >= need  # the instance's GPUs hold the ~112 GB
     assert "a month running 24/7" in price.lead and "$" in price.lead
 
 
