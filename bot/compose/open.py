@@ -77,7 +77,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
         lead = say("open.general_lead", lang, big=names["big"], small=names["small"], mid=names["mid"])
         details = [say("open.inference_small", lang, small=names["small"], mid=names["mid"], rate=_rate(ctx, "l4"),
                        rate2=_rate(ctx, "l40s")),
-                   say("open.training_rent", lang, big=names["big"], rate=_rate(ctx, "h100-sxm"))]
+                   say("open.training_rent", lang, big=names["big"], rate=_rate(ctx, "h100-sxm")),
+                   say("open.training_buy", lang, work=names["work"])]  # rent or buy, and the GeForce limit
         questions = ["open.ask_workload", "open.ask_model_method"]
     details = _numbered(details) + [f"? {say(q, lang)}" for q in questions]
     return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
