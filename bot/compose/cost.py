@@ -24,7 +24,7 @@ from bot.compose.cost_terms import gpu_total as _gpus
 from bot.compose.cost_terms import hourly_quotes as _hourly_quotes
 from bot.compose.cost_terms import money_text as _m
 from bot.compose.cost_terms import percent as _pct
-from bot.compose.cost_terms import mode_name, power_included, spot_assumed, spot_name
+from bot.compose.cost_terms import mode_name, power_included, spot_assumed, spot_name, spot_unpriced
 from bot.messages import say
 from bot.models import Ask, AskAnswer, Quantity
 from bot.messages.format import count, gpu_name, money
@@ -428,6 +428,8 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
                for mode in r.modes]
     if "spot" in rates:
         details.append(spot_assumed(r.modes, ctx, m, lang))
+    elif (line := spot_unpriced(r.modes, hours, min(rates.values()), ctx, m, lang)) is not None:  # named, no price
+        details.append(line)
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-break-even", sources=calc.SOURCES["billing"],
                      figures={"break_even_hours": round(r.break_even_hours, 1), "currency": currency,
                               "saving_per_month": r.saving})

@@ -75,6 +75,25 @@ def spot_assumed(modes: Sequence[ModeCost], ctx: ComposeContext, money: Callable
                **assumed_loss_params())
 
 
+_SPOT_NAMED = re.compile(r"抢占|竞价|可中断|\bspot\b|preemptib|pre-emptib|interruptible", re.IGNORECASE)
+
+
+def spot_unpriced(modes: Sequence[ModeCost], hours: float | None, cheapest_hourly: float, ctx: ComposeContext,
+                  money: Callable[[float], str], lang: str) -> str | None:
+    """Spot named as acceptable but not priced: the price it must beat, the cheapest option's hourly
+    figure divided by the paid hours per hour of work at the default losses, or None when not named."""
+    if not _SPOT_NAMED.search(ctx.question or ""):
+        return None
+    best = min(modes, key=lambda mo: mo.monthly) if modes and hours else None
+    per_hour = best.monthly / hours if best is not None and hours else cheapest_hourly
+    best_name = mode_name(best.mode, ctx, lang) if best is not None and not best.mode.startswith("option-") else ""
+    if lang == "en" and best is not None and best.mode in ("on-demand", "subscription", "reserved"):
+        best_name = best_name[:1].lower() + best_name[1:]  # inside a sentence
+    return say("cost.spot_unpriced", lang, spot_name=spot_name(ctx, lang), limit=money(per_hour / spot_loss_factor()),
+               best=best_name or money(per_hour), per_hour=money(per_hour), factor=f"{spot_loss_factor():.2f}",
+               **assumed_loss_params())
+
+
 # "colo is $2.5k/mo incl power", "托管含电", "power included": the hosting fee covers the power.
 _POWER_INCLUDED = re.compile(r"incl(?:uding|udes|\.)?\s+(?:the\s+)?(?:power|electricity)|(?:power|electricity)\s+(?:is\s+)?included"
                              r"|with\s+power|含电|包电|电费在内|含电费|电费包含|包含电费", re.IGNORECASE)

@@ -335,7 +335,7 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
         if period in ("week", "周"):
             return make("usage", "hours-per-day", value=num.value / 7, unit="h", end=end)
         return make("usage", "hours-per-day", unit="h", end=end)
-    if re.search(r"(?:每月|每个月|一个月|月均)\s*(?:只|仅|就|用|使用|跑|约|大概|平均|\s)*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|hours?)", after):
+    if re.search(r"(?:每月|每个月|一个月|月均)\s*(?:只|仅|就|用|使用|跑|约|大约|大概|差不多|平均|\s)*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|hours?)", after):
         return make("usage", "hours-per-month", unit="h", end=num.end + re.match(r"\s*(?:个\s*)?(?:小时|hours?)", after).end())
     m = re.match(r"\s*(?:days?|天)\s*(?:a|per|each|/|every)\s*(?:week|周)(?![a-z])", after)
     if m or (re.search(r"每周\s*(?:用|跑|工作)?\s*$", before) and re.match(r"\s*天", after)):

@@ -441,3 +441,14 @@ def test_short_runs_on_an_instance_missing_from_the_table_are_priced_at_the_user
                                         "we do 3,000 jobs a day and pay $1.10/h. Are we overpaying with the billing minimum?")
     assert reply.figures["rate"] == 1.1
     assert "$" in lines[0] and "g5.xlarge" in lines[1] and "$1.10" in lines[1]
+
+
+@pytest.mark.parametrize("text", [
+    "L4 box: $0.95/h hourly or $520 per month, and preemptible is fine for us too. We need roughly 500 h a month; cheapest?",
+    "L4 实例按量 7 元/小时，包月 3800 元，竞价实例我们也能用。每月大概 500 小时，选哪种？",
+])
+def test_a_spot_option_named_without_a_price_gets_the_price_it_must_beat(advisor, text):
+    reply, lines = cost_answer(advisor, text)
+    assert reply.rule == "cost-break-even"
+    line = next(line for line in lines if "1.08" in line)  # paid hours per hour of work at the default losses
+    assert re.search(r"[$¥]\d", line)
