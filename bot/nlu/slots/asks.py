@@ -57,7 +57,8 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|\B<(?:billed\s+(?:per|by|for)\s+(?:the\s+)?(?:second|minute)|per[\s-]second\s+billing|minimum\s+(?:charge|billed))>\E")),
     ("compat", lx.rx(
         r"\B<(?:driver|cuda\s*1[0-3]|cu1[0-3][0-9]|wheel|toolkit|nvcc|sm_?[0-9]{2,3}|compute\s+capability|licen[cs]e"
-        r"|licen[cs](?:es|ed|ing)|legal(?:ly)?|illegal|eula|allowed|permitted|supported|support\s+fp8|run\s+fp8|compatib\w*)>\E"
+        # "is it (actually) legal", "legally", not the department ("legal asked me to check")
+        r"|licen[cs](?:es|ed|ing)|(?:it|this|that|be|even)\s+(?:\w+\s+)?legal|legally|illegal|eula|allowed|permitted|supported|support\s+fp8|run\s+fp8|compatib\w*)>\E"
         r"|驱动|授权|许可|合规|能不能用|兼容|官方驱动|支持\s*fp8|跑\s*fp8|能跑\s*fp8|cuda\s*1[0-3]")),
     ("checklist", lx.rx(
         r"\B<(?:check\s*list|what\s+should\s+(?:we|i)\s+(?:check|verify|test|measure|ask)|before\s+kicking\s+off"

@@ -150,3 +150,8 @@ def test_a_link_benchmark_claim_or_speed_question_is_an_explanation(text):
 ])
 def test_naming_a_link_does_not_turn_a_fit_question_into_an_explanation(text):
     assert kinds(text) == ["fit"]
+
+
+def test_the_legal_department_is_not_a_licence_question_of_its_own():
+    got = asks("we plan a paid endpoint on RTX 5090s in a colo. licensing ok? our legal team wants to know")
+    assert [a.kind for a in got] == ["compat"]
