@@ -19,6 +19,9 @@ from bot.models import Ask, AskAnswer
 _KV = re.compile(r"kv[\s-]?cache|\bkv\b", re.IGNORECASE)
 _HOW_MUCH = re.compile(r"how much (?:vram|memory|gpu memory)|how big|多少显存|显存.{0,4}多大|要多少显存|需要多少显存|多大显存",
                        re.IGNORECASE)
+# "…and how much concurrency can it take?" said beside a fit question (the parse may not split it off).
+_HOW_MANY_USERS = re.compile(r"多少(?:个)?(?:并发|用户|请求|路)|扛多少|并发(?:能|可以)?(?:有|到)?多少|how many (?:concurrent |simultaneous )?"
+                             r"(?:users|requests|sequences|streams|sessions)|how much concurrency", re.IGNORECASE)
 # vLLM's default gpu_memory_utilization: the share of each GPU the engine plans with.
 GPU_MEMORY_UTILIZATION = 0.90
 _PARTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
@@ -54,9 +57,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             from bot.render.text import recommendation_line
             first = recommendation_line(fewest, ctx.language) if fewest is not None else None
             details = [d for d in (first, split, explained.lead) if d] + explained.details[:1] + single_card_fixes(ctx)
+            details += [line for line in [across_nodes(ctx)] if line and is_primary(ask, ctx)]
             figures = {**explained.figures, **({"leads_with_rank": fewest.rank} if fewest is not None else {})}
             return explained.model_copy(update={"kind": "fit", "lead": verdict.text, "details": details,
                                                 "rule": verdict.rule, "figures": figures})
+        details += [line for line in [across_nodes(ctx)] if line and is_primary(ask, ctx)]
         return explained.model_copy(update={"kind": "fit", "details": details})
     if req.model is None and req.params_b is None:
         able = capability(ask, ctx)  # "what can an L40S do?": the model sizes it holds
@@ -106,13 +111,39 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         from bot.compose.fit_single import smallest_single  # "…or do I need a 48 GB card?"
         bigger = smallest_single(ctx)
         fixes = [bigger, *fixes] if bigger else fixes
+    network = [line for line in [across_nodes(ctx)] if line] if is_primary(ask, ctx) else []
+    if is_primary(ask, ctx) and verdict is not None and verdict.answer != "no" and "concurrency" not in ask.wants \
+            and _HOW_MANY_USERS.search(ctx.question or ask.text) and memory.kv_cache:
+        held = capacity(ctx)  # "does it fit, and how many concurrent users?": the second half, with its number
+        network = [held.lead, *network] if held is not None else network
     if fixes and verdict is not None:
-        return AskAnswer(kind="fit", lead=verdict.text, details=[*notes, *fixes][:MAX_NOTES + 2], rule=verdict.rule,
+        return AskAnswer(kind="fit", lead=verdict.text, details=[*notes, *fixes][:MAX_NOTES + 2] + network,
+                         rule=verdict.rule,
                          sources=list(dict.fromkeys([*verdict.sources, "zero-offload-paper", "zero-paper"])))
-    if is_primary(ask, ctx) and verdict is not None and notes:
+    if is_primary(ask, ctx) and verdict is not None and (notes or network):
         # the verdict, with the assumptions that decided it (usable bytes, KV replication, recompute)
-        return AskAnswer(kind="fit", lead=verdict.text, details=notes, rule=verdict.rule, sources=verdict.sources)
+        return AskAnswer(kind="fit", lead=verdict.text, details=notes + network, rule=verdict.rule,
+                         sources=list(dict.fromkeys([*verdict.sources, *(["zero-paper", "nccl-tests"] if network else [])])))
     return None
+
+
+def across_nodes(ctx: ComposeContext) -> str | None:
+    """For full training sharded over several 8-GPU nodes (the user's count, or the count the answer
+    offers), the bytes each step moves through each node's network at RDMA and at 100 Gb/s Ethernet;
+    None where a network speed was stated (the network answer judges it) or the job fits one node."""
+    from bot.compose.explain_network import GPUS_PER_NODE, RDMA_NODE_GBPS, params_b
+    req = ctx.requirement
+    size = params_b(ctx)
+    if req.workload != "training" or req.method in ("lora", "qlora") or req.network_gbps is not None or not size:
+        return None
+    offered = next((r for r in ctx.answer.recommendations if r.fits and r.kind in ("more-gpus", "stated")
+                    and r.method in (None, "full") and r.gpu == req.gpu), None)
+    count = max(req.gpu_count or 0, offered.count if offered and offered.count else 0)
+    if count <= GPUS_PER_NODE or not (req.zero_stage == 3 or (offered is not None and offered.strategy == "zero3")):
+        return None  # one node, or a plan that is not ZeRO-3 (its traffic is the gradient all-reduce)
+    traffic = 3 * size * 2  # GB: two all-gathers of the bf16 weights and a reduce-scatter of the gradients
+    return say("fit.network_across_nodes", ctx.language, nodes=-(-count // GPUS_PER_NODE), traffic=f"{traffic:,.0f}",
+               params=f"{size:g}", fast=f"{traffic / (RDMA_NODE_GBPS / 8):.1f}", slow=f"{traffic / (100 / 8):.0f}")
 
 
 MAX_NOTES = 2
