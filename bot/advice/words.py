@@ -11,9 +11,31 @@ _STOP = frozenset({"the", "and", "for", "with", "what", "how", "does", "this", "
                    "they", "there", "when", "which", "who", "why", "would", "should", "could", "about"})
 
 
+# A word (a hyphen splits one: "rtx-4090" reads as "RTX 4090") or a number as written: "1,359", "400.0".
+_TERM = re.compile(r"[a-z][a-z0-9]{2,}|[0-9]+(?:,[0-9]{3})*(?:\.[0-9]+)?")
+# The brand words a probe name adds ("NVIDIA GeForce RTX 4090") say nothing its display name does not.
+_BRAND = frozenset({"nvidia", "geforce", "tesla"})
+
+
+# A log's timestamp ("2025-01-21T04:41:44,284616+00:00") says when, not what: no terms of its own.
+_TIMESTAMP = re.compile(r"\b[0-9]{4}-[0-9]{2}-[0-9]{2}[t ][0-9:.,]+(?:[+-][0-9]{2}:?[0-9]{2}|z)?", re.IGNORECASE)
+
+
+def _term(written: str) -> str:
+    """'400.0' and '400' are one number, '1,359' and '1359' too, and '67.74' is the '68' a line rounds
+    it to (from 10 up; '2.5' stays '2.5')."""
+    if not written[0].isdigit():
+        return written
+    plain = written.replace(",", "")
+    if "." not in plain:
+        return plain
+    value = float(plain)
+    return str(round(value)) if value >= 10 else plain.rstrip("0").rstrip(".")
+
+
 def terms(text: str) -> set[str]:
-    text = text.lower()
-    words = {w for w in re.findall(r"[a-z][a-z0-9-]{2,}|[0-9]+", text) if w not in _STOP}
+    text = _TIMESTAMP.sub(" ", text.lower())
+    words = {_term(w) for w in _TERM.findall(text.replace("-", " ")) if w not in _STOP and w not in _BRAND}
     for run in re.findall(r"[\u4e00-\u9fff]{2,}", text):
         words |= {run[i:i + 2] for i in range(len(run) - 1)}
     return words

@@ -123,7 +123,7 @@ _ABBREVIATIONS = ("e.g", "i.e", "etc", "vs", "approx", "incl")
 
 
 def _sentence_end(text: str, end: str) -> int:
-    """Where the first sentence ends ("e.g. " and "vs. " do not end one)."""
+    """Where the first sentence ends at `end` ("e.g. " and "vs. " do not end one)."""
     start = 0
     while (i := text.find(end, start)) != -1:
         if not any(text[:i].lower().endswith(a) for a in _ABBREVIATIONS):
@@ -132,17 +132,25 @@ def _sentence_end(text: str, end: str) -> int:
     return -1
 
 
-def _first_sentence(text: str, limit: int = 220) -> str:
-    """One line of a finding: its first sentence, cut at a word boundary."""
+# What ends a sentence: a full stop, question or exclamation mark, each followed by a space in English.
+_SENTENCE_ENDS = (". ", "? ", "! ", "。", "？", "！")
+
+
+def _first_sentence(text: str) -> str:
+    """One line of a finding or question: its whole first sentence, never cut mid-sentence (a reader
+    of "…so…" cannot tell what was left out; the rest of the text is behind --full / "More")."""
     text = " ".join(text.split())
-    for end in (". ", "。"):
-        i = _sentence_end(text, end)
-        if 0 < i < limit:
-            return text[:i + 1].rstrip()
-    if len(text) <= limit:
-        return text
-    cut = text[:limit].rsplit(" ", 1)[0] if " " in text[:limit] else text[:limit]
-    return cut.rstrip(",;:，；：") + "…"
+    ends = [i for i in (_sentence_end(text, end) for end in _SENTENCE_ENDS) if i > 0]
+    return text[:min(ends) + 1].rstrip() if ends else text
+
+
+_QUESTION_LINE = 200
+
+
+def _question_line(question: str) -> str:
+    """A follow-up question with the reason it gives, where both fit one line; else the question alone."""
+    text = " ".join(question.split())
+    return text if len(text) <= _QUESTION_LINE else _first_sentence(text)
 
 
 def recommendation_line(rec, language: str) -> str:
@@ -206,6 +214,28 @@ _RESTATE_A_SHORT_VERDICT = frozenset({"memory.single-gpu-too-small", "memory.pla
                                       "selection.framework-parallelism"})
 
 
+_NAME_TERMS: dict[int, frozenset[str]] = {}
+_MIN_CONTENT = 3
+
+
+def _content_terms(text: str) -> set[str]:
+    """A finding's terms less those of GPU names, where enough are left to judge by: "GPU 0 (NVIDIA H100
+    80GB HBM3) is power-throttled" says what the line "GPU 0 (H100 SXM): HW power brake" says, whichever
+    name each gives the card."""
+    catalog = default_catalog()
+    names = _NAME_TERMS.get(id(catalog))
+    if names is None:
+        names = frozenset().union(*(terms(" ".join([gpu_id, spec.name, spec.name_zh or "", spec.memory_type, *spec.aliases]))
+                                    for gpu_id, spec in catalog.gpus.items()))
+        _NAME_TERMS[id(catalog)] = names
+    words = terms(text)
+    content = words - names
+    return content if len(content) >= _MIN_CONTENT else words
+
+
+_SAYS_SHORT = ("does not fit", "doesn't fit", "放不下", "装不下")
+
+
 def watch_outs(answer: Answer, lines: list[str]) -> list:
     """The key findings worth a "Watch out" line under these answer lines: warnings and blocks (an
     info line is a primer, behind "More"; only a rule base without verdicts and answers shows them),
@@ -213,7 +243,9 @@ def watch_outs(answer: Answer, lines: list[str]) -> list:
     said = {line.strip() for line in lines}
     said_terms = terms(" ".join(said))
     bare = answer.verdict is None and not answer.answers
-    short = answer.verdict is not None and answer.verdict.rule in _SHORT_VERDICTS
+    # the verdict, or a line above ("1× RTX 4090: does not fit, 37/24 GB"), already says a setup is short
+    short = (answer.verdict is not None and answer.verdict.rule in _SHORT_VERDICTS) or any(
+        w in line for line in said for w in _SAYS_SHORT)
     out, seen = [], set()
     for f in answer.findings:
         first = _first_sentence(f.message)
@@ -223,7 +255,7 @@ def watch_outs(answer: Answer, lines: list[str]) -> list:
             continue  # "this GPU is too small / still short": the verdict's own numbers, said again
         if first in said or any(first in line for line in said):
             continue  # already given as an ask's answer
-        words = terms(first)
+        words = _content_terms(first)
         if words and len(words & said_terms) >= _RESTATED * len(words):
             continue
         seen.add(first)
@@ -251,7 +283,7 @@ def render_brief(answer: Answer) -> str:
         lines += [f"  {_MARK[f.severity].strip()} {_first_sentence(f.message)}" for f in shown]
     if questions:
         lines.append(t["ask"])
-        lines += [f"  ? {_first_sentence(q, 200)}" for q in questions]
+        lines += [f"  ? {_question_line(q)}" for q in questions]
     hidden = len(answer.findings) - len(shown)
     if hidden > 0:
         lines.append(t["more"].format(n=hidden))

@@ -71,3 +71,40 @@ def test_watch_out_holds_warnings_said_once_and_none_the_answer_already_says():
     assert [f.rule for f in watch_outs(answer, ["No — the job needs about 200 GB in all."])] == ["r.warn"]
     bare = Answer(requirement=Requirement(), findings=[primer])  # a rule base without verdicts: its primers show
     assert [f.rule for f in watch_outs(bare, [])] == ["r.info"]
+
+
+def test_a_brief_line_is_a_whole_first_sentence_never_cut_mid_sentence():
+    from bot.render.text import _first_sentence
+
+    long = ("Keep the hosts on a 12.x toolkit with a driver of the 535 branch or newer, because the wheels built "
+            "for the newer major no longer carry kernels for this architecture, so every import of the extension "
+            "fails at start-up with a missing kernel image on older boards that the vendor still ships")
+    assert _first_sentence(long) == long  # no sentence end: all of it, no "…"
+    assert _first_sentence(long + ". A second sentence.") == long + "."
+    asked = "How many requests arrive at once (typical and peak)? Size the benchmark to that."
+    assert _first_sentence(asked) == "How many requests arrive at once (typical and peak)?"
+    assert _first_sentence("先确认驱动分支是否支持这张卡？再看框架。") == "先确认驱动分支是否支持这张卡？"
+    assert _first_sentence("Use e.g. bf16 here. Then more.") == "Use e.g. bf16 here."
+
+
+def test_a_warning_the_option_lines_already_call_short_is_not_said_again():
+    from bot.models import AskAnswer
+    from bot.render.text import watch_outs
+
+    too_small = Finding(rule="memory.single-gpu-too-small", topic="memory", severity="warn", tier="key",
+                        message="On one card of this kind the job needs well over its memory.")
+    other = Finding(rule="r.other", topic="memory", severity="warn", tier="key", message="Order spare fans early.")
+    picked = Answer(requirement=Requirement(), answers=[AskAnswer(kind="select", lead="Pick the larger card.")],
+                    findings=[too_small, other])
+    assert [f.rule for f in watch_outs(picked, ["Pick the larger card.", "  3. 1 x rtx-4090: does not fit, 37/24 GB"])] \
+        == ["r.other"]
+    assert [f.rule for f in watch_outs(picked, ["Pick the larger card."])] == ["memory.single-gpu-too-small", "r.other"]
+
+
+def test_a_question_keeps_its_reason_where_both_fit_one_line_else_it_is_asked_alone():
+    from bot.render.text import _question_line
+
+    short = "Which optimizer will you use? Adam keeps two extra values per weight."
+    assert _question_line(short) == short
+    reason = " ".join(["The answer moves with it by tens of percent on every card we compare here"] * 3) + "."
+    assert _question_line("How long are the prompts? " + reason) == "How long are the prompts?"
