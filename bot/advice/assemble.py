@@ -13,6 +13,7 @@ has the same shape, in this order:
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 from dataclasses import dataclass, field
 
 from bot.engine.session import EngineResult, RecommendationRecord
@@ -202,7 +203,8 @@ def rank(records: list[RecommendationRecord]) -> list[Recommendation]:
 # -- questions ------------------------------------------------------------------------------------------
 
 # Details of a training plan: they move the estimate by tens of percent, never by a factor of two.
-_DETAIL_QUESTIONS = frozenset({"selection.ask-training-precision", "selection.ask-optimizer", "selection.ask-batch-size"})
+_DETAIL_QUESTIONS = frozenset({"selection.ask-training-precision", "selection.ask-optimizer", "selection.ask-batch-size",
+                               "selection.ask-batch-size-at-length"})
 _FAR_OFF = 2.0
 _ROOMY_PCT = 40.0
 
@@ -214,12 +216,14 @@ _SIZING_TOPICS = frozenset({"memory", "parallelism", "precision"})
 _SIZING_QUESTIONS = {
     "selection.ask-workload": ("workload",), "selection.ask-model-size": ("params_b", "model"),
     "selection.ask-training-precision": ("precision",), "selection.ask-optimizer": ("optimizer",),
-    "selection.ask-batch-size": ("batch_size",), "benchmark.ask-request-mode": ("request_mode", "concurrency"),
+    "selection.ask-batch-size": ("batch_size",), "selection.ask-batch-size-at-length": ("batch_size",),
+    "benchmark.ask-request-mode": ("request_mode", "concurrency"),
     "benchmark.ask-concurrency": ("concurrency",), "training.checklist-goal": ("method",),
     "training.checklist-model-size": ("params_b", "model"), "training.checklist-accelerator": ("gpu",),
 }
 # Version questions: they matter to a compatibility or diagnosis ask, not to a sizing one.
 _VERSION_QUESTIONS = frozenset({"training.checklist-cuda", "cuda.error-ask-versions"})
+_DRIVER_FREE_VERDICTS = frozenset({"verdict.cuda-drops-gpu"})
 
 
 # Words of a part about versions: a driver, a CUDA release, a wheel, a toolkit, an architecture.
@@ -232,6 +236,38 @@ def _versions_matter(req: Requirement) -> bool:
     diagnosis of pasted output or an error, not to "training got slow" or a licence question."""
     return req.pasted is not None or bool(req.xids) or any(
         a.kind in ("compat", "diagnose") and _VERSION_WORDS.search(a.text) for a in req.asks)
+
+
+# Words saying the cards are rented from someone else's cloud or platform: where they run is the
+# provider's business, so "where will the GeForce cards run?" is a question about what was given.
+_RENTED_WORDS = re.compile(r"\brent(?:s|ed|ing|al)?\b|\bcloud\b|\bon[\s-]demand\b|\bspot\b|\bmarketplace\b"
+                           r"|租|云|按量|算力平台|平台", re.IGNORECASE)
+# Words saying the job serves requests: "training or inference?" is answered by them.
+_SERVING_WORDS = re.compile(r"\bserv(?:e|es|ed|ing)\b|\bchat(?:bot)?s?\b|\bonline\s+service|\bconcurren\w*|\bqps\b"
+                            r"|\brps\b|\bendpoint|\binference\b|\blatency\b|\bttft\b|\btokens?/s\b|\busers\b"
+                            r"|上线|客服|推理|在线服务|并发|对外服务|部署.{0,6}服务|延迟|首字", re.IGNORECASE)
+# A licence question about GeForce cards matters to an ask that puts them in a plan.
+_LICENCE_ASKS = frozenset({"fit", "select", "compat"})
+
+
+def _serves(req: Requirement) -> bool:
+    """The message says the job serves requests (a concurrency, a request mode or serving words)."""
+    return (req.workload is not None or req.concurrency is not None or req.request_mode is not None
+            or any(_SERVING_WORDS.search(a.text) for a in req.asks))
+
+
+def _geforce_in_plan(result: EngineResult, req: Requirement, kinds: Set[str]) -> bool:
+    """Whether "where will the GeForce cards run?" can change the answer: an ask that plans hardware or
+    asks about the licence, cards the user runs themselves (not rented from a cloud or platform), and
+    a GeForce card the answer still offers (one that holds the job, where the job was sized)."""
+    if not kinds & _LICENCE_ASKS or any(_RENTED_WORDS.search(a.text) for a in req.asks):
+        return False
+    consumer = {f.data.get("gpu") for f in result.facts.values() if f.kind == "consumer_gpu"}
+    sized = [f.data for f in result.facts.values() if f.kind == "option" and f.data.get("gpu") in consumer]
+    # the user's own setup (or the one compared) decides where they gave one ("one card only": four of
+    # them are no plan of theirs)
+    stated = [o for o in sized if o.get("option") in ("stated", "compare")]
+    return not sized or any(o.get("fits") for o in stated or sized)
 
 
 def sizes_hardware(req: Requirement) -> bool:
@@ -252,6 +288,9 @@ def _questions_that_matter(result: EngineResult, req: Requirement | None = None)
     rules = result.question_rules or [""] * len(result.questions)
     kinds = {a.kind for a in req.asks} if req is not None else set()
     wanted = {slot for a in req.asks for slot in a.wants} if req is not None else set()
+    primary = next((i for i, a in enumerate(req.asks) if a.text.strip()), 0) if req is not None else 0
+    # a verdict no driver version changes (the CUDA release dropped this GPU's generation)
+    decided = any(v.rule in _DRIVER_FREE_VERDICTS for v in result.verdicts)
 
     def matters(rule: str) -> bool:
         if far_off and rule in _DETAIL_QUESTIONS:
@@ -260,6 +299,14 @@ def _questions_that_matter(result: EngineResult, req: Requirement | None = None)
             return True
         if req.asks[0].kind == "open":
             return False  # the default answer asks its own two questions
+        if rule == "license.ask-deployment":
+            return _geforce_in_plan(result, req, kinds)
+        if rule == "selection.ask-workload" and _serves(req):
+            return False  # "serve", "chat", "QPS", "上线": the message says inference
+        if rule in _DETAIL_QUESTIONS and req.asks[primary].kind not in ("fit", "select"):
+            return False  # precision, optimizer and batch size do not change a price, link or diagnosis
+        if rule == "cuda.ask-driver" and decided:
+            return False  # "CUDA 13 does not support this GPU": no driver changes that
         if rule in _SIZING_QUESTIONS:
             slots = _SIZING_QUESTIONS[rule]
             if wanted & set(slots):

@@ -308,3 +308,27 @@ def test_version_questions_are_asked_of_a_version_ask_not_of_a_slow_training_run
 
     assert version_questions("which driver and CUDA release should our H100 fine-tuning hosts run?")
     assert not version_questions("我们的训练这两天明显变慢了，该从哪查起？", "zh")
+
+
+def test_no_question_about_what_the_message_already_says(advisor):
+    from bot.nlu import parse
+
+    def asked(text: str, language: str = "en") -> list[str]:
+        answer = advisor.answer(parse(text, advisor.catalog).requirement, language)
+        return answer.questions + answer.more_questions
+
+    def where(questions: list[str]) -> bool:
+        return any("GeForce" in q for q in questions)
+
+    # where GeForce cards run: asked of our own cards, not of rented ones or of a card the answer ruled out
+    assert where(asked("Could one RTX 4090 take a QLoRA fine-tune of a 7B model?"))
+    assert not where(asked("We hire RTX 4090s by the hour from a cloud marketplace; will a 7B QLoRA run fit on one?"))
+    assert not where(asked("单卡跑 13B 的 LoRA，bf16，RTX 4090、L40S、A100 80G 选哪张？", "zh"))
+    # serving words answer "training or inference?"
+    assert not any("inference" in q for q in asked("Which card would you put behind a 13B support-chat endpoint, L40S or L4?"))
+    # a sequence length given is not asked again
+    length = [q for q in asked("Full fine-tune of a 13B model on 2x A100 80GB at 8192 tokens per sequence: will it fit?")
+              if "batch" in q]
+    assert length and all("sequence length)" not in q and "8,192" in q for q in length)
+    # no driver changes "this CUDA release dropped the GPU's generation"
+    assert not any("driver" in q.lower() for q in asked("Can CUDA 13 builds run on our V100 nodes?"))
