@@ -57,6 +57,10 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     faster = _faster_lead(ask, comparison, ctx)
     if faster is not None:  # "which is faster, and by how much?": the compute ratio, then where the other leads
         reply = reply.model_copy(update={"lead": faster})
+    difference = _difference_lead(ask, comparison, ctx) if faster is None else None
+    if difference is not None:  # "what's the difference?": the differences, then the pick for the job if any
+        picked = [reply.lead] if comparison.pick is not None else []
+        reply = reply.model_copy(update={"lead": difference, "details": [*picked, *reply.details]})
     timed = _latency_rows(ctx, comparison)
     if timed:  # stated TTFT/TPOT targets: each side's estimate against them, before the spec rows
         reply = reply.model_copy(update={"details": [*timed, *reply.details]})
@@ -104,6 +108,30 @@ def _faster_lead(ask: Ask, c: Comparison, ctx: ComposeContext) -> str | None:
         first += say("explain.faster_but_decode", ctx.language, slow=names["slow"],
                      slow_bw=_value(c, "bandwidth_gbs", slow, ctx), fast_bw=_value(c, "bandwidth_gbs", fast, ctx))
     return first
+
+
+# "what's the difference between X and Y", "X 和 Y 啥区别": the differences asked, not a pick.
+_DIFFERENCE = re.compile(r"\bdiffer\w*|区别|差别|差在哪|差异|不同", re.IGNORECASE)
+_PICK_WORDS = re.compile(r"\bwhich\b|\bpick\b|\bchoose\b|\bor\b|哪个|哪张|选|还是", re.IGNORECASE)
+
+
+def _difference_lead(ask: Ask, c: Comparison, ctx: ComposeContext) -> str | None:
+    """Two GPUs and "what's the difference?": what they share, then what each is better at, with the
+    largest gap's ratio; the pick for the job stays among the details."""
+    if len(c.sides) != 2 or not _DIFFERENCE.search(ask.text) or _PICK_WORDS.search(ask.text):
+        return None
+    lang = ctx.language
+    same = [line.key for line in c.lines if line.key in ("memory_gb", "bandwidth_gbs")
+            and line.figures[0].value and line.figures[0].value == line.figures[1].value]
+    shared = say("explain.difference_same", lang, values=" / ".join(_value(c, k, 0, ctx) for k in same)) if same else ""
+    compute = c.line("bf16")
+    a, b = (compute.figures[i].value or 0.0 for i in (0, 1))
+    ratio = say("explain.difference_compute", lang, ratio=count(round(max(a, b) / min(a, b), 2)),
+                gpu=_name(ctx, c.sides[0 if a > b else 1].gpu)) if a and b and a != b else ""
+    order = sorted(range(2), key=lambda i: not c.strengths(i))  # the side that leads on something first
+    strengths = _semi(lang).join(_strength(ctx, c, i, lang) for i in order)
+    return say("explain.difference", lang, gpus=" / ".join(_name(ctx, s.gpu) for s in c.sides), same=shared,
+               strengths=strengths, compute=ratio)
 
 
 # "worth +30% price", "30% more expensive", "贵 30%", "溢价 30%": a premium per hour, stated.

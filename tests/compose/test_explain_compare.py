@@ -207,3 +207,13 @@ def test_a_job_given_keeps_its_pick_even_when_speed_is_asked(catalog):
     out = compare_reply(Ask(kind="explain", text="serving 70B: is the h800 or the h20 faster?",
                             subjects=["h800", "h20"]), ctx)
     assert out.lead.startswith("H20 96GB for serving")
+
+
+def test_the_difference_asked_leads_with_what_differs_and_keeps_the_pick_below(catalog):
+    req = Requirement(workload="inference", params_b=32)
+    ctx = ComposeContext(requirement=req, answer=Answer(requirement=req), catalog=catalog)
+    out = compare_reply(Ask(kind="explain", text="how do the l40s and the l20 differ for serving a 32b model",
+                            subjects=["l40s", "l20"]), ctx)
+    assert out.lead.startswith("L40S / L20: the same 48 GB / 864 GB/s; the L40S is better at prefill and training")
+    assert "3.04× the dense BF16" in out.lead
+    assert out.details[0].startswith("L40S for serving")  # the pick for the job, after the differences

@@ -78,7 +78,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|how\s+often|what\s+(?:does|do)\s+each|which\s+(?:one\s+)?(?:should|to)\s+(?:we\s+)?(?:look|use|read)"
         # "what checkpoint interval should we use?", "how do we resume without losing progress?"
         r"|(?:what|which)\s+(?:checkpoint(?:ing)?\s+)?(?:interval|frequency|cadence)|how\s+(?:do|should|can)\s+(?:we|i)\s+resume)>\E"
-        r"|区别|差在哪|差别|有啥区别|影响大吗|影响|什么意思|怎么算|要不要上|够不够用|能提前多久|提前多久|怎么接住|该看哪个|看哪个"
+        r"|区别|差在哪|差别|有啥区别|有(?:什么|啥)不(?:同|一样)|差异|影响大吗|影响|什么意思|怎么算|要不要上|够不够用|能提前多久|提前多久|怎么接住|该看哪个|看哪个"
         r"|怎么续|怎么恢复|(?:不|别)丢进度|(?:多长时间|多久)的?(?:预警|通知)|提前(?:多长时间|多少时间)"
         r"|速度代价|代价|选哪个|怎么做|是什么|能干啥|能做什么")),
     ("select", lx.rx(

@@ -152,6 +152,11 @@ def test_naming_a_link_does_not_turn_a_fit_question_into_an_explanation(text):
     assert kinds(text) == ["fit"]
 
 
+def test_a_difference_asked_in_other_words_is_a_part_of_its_own():
+    parts = asks("两个问题：1）A800 跟 H800 有啥不同 2）训练 7B 用哪个")
+    assert len(parts) == 2 and "有啥不同" in parts[0].text
+
+
 def test_the_legal_department_is_not_a_licence_question_of_its_own():
     got = asks("we plan a paid endpoint on RTX 5090s in a colo. licensing ok? our legal team wants to know")
     assert [a.kind for a in got] == ["compat"]
