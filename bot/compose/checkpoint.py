@@ -47,11 +47,7 @@ _PROVIDER_WORDS = (("aws", re.compile(r"\baws\b|amazon", re.I)), ("gcp", re.comp
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     text, whole = ask.text, ctx.question or ask.text
     spot = ctx.requirement.billing == "spot" or bool(_SPOT.search(whole))
-    handling = spot and bool(_HANDLE.search(text))
-    wants_notice = (bool(_NOTICE.search(text)) or handling) and spot
-    wants_interval = (bool(_INTERVAL.search(text)) and (bool(_CHECKPOINT.search(text)) or spot)) or handling
-    wants_interval = wants_interval or (bool(_CHECKPOINT.search(text)) and not wants_notice and spot) \
-        or (spot and bool(_CARRY_ON.search(text)))
+    wants_notice, wants_interval = _wants(text, spot)
     if not (wants_notice or wants_interval):
         return None
     lang = ctx.language
@@ -80,6 +76,15 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         figures = {"interval_minutes": round(plan.interval_minutes), "overhead_pct": round(plan.overhead_fraction * 100)}
     return AskAnswer(kind=ask.kind, lead=lead, details=details, rule=rule,
                      sources=list(dict.fromkeys([*sources, "rental-selection-guide"])), figures=figures)
+
+
+def _wants(text: str, spot: bool) -> tuple[bool, bool]:
+    """(the notice, the checkpoint schedule): what a part asks for."""
+    handling = spot and bool(_HANDLE.search(text))
+    notice = (bool(_NOTICE.search(text)) or handling) and spot
+    interval = (bool(_INTERVAL.search(text)) and (bool(_CHECKPOINT.search(text)) or spot)) or handling
+    interval = interval or (bool(_CHECKPOINT.search(text)) and not notice and spot)
+    return notice, interval or (spot and bool(_CARRY_ON.search(text)))
 
 
 def handling(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

@@ -44,9 +44,11 @@ def workload(scan: Scan) -> None:
     chosen = training or inference  # a job that trains and then serves is sized for training
     if chosen:
         scan.set("workload", chosen[1], chosen[0].start(), chosen[0].end())
-    elif (m := next(scan.matches(_SERVING_FORMAT, scan.names), None)) is not None:
+        return
+    for m in scan.matches(_SERVING_FORMAT, scan.names):
         # "Llama-3.1-70B in AWQ int4 on 8x 4090": a checkpoint format made for serving, never trained in
         scan.set("workload", "inference", m.start(), m.end(), note="implied by a serving-only format", kind="implied")
+        break
 
 
 def topics(scan: Scan) -> None:
