@@ -392,7 +392,8 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if m and not num.words:
         gb = num.value * (1024 if m.group("u") in ("tb", "tib") else 1)  # disks are sold in GiB: 2 TB is 2,048
         # the word right after the size names it ("2TB ESSD 云盘、50 Mbps 带宽": the disk), else the last before
-        item = _item_first(after_clause[m.end():m.end() + 12]) or _item(before[-24:])
+        named = [(x.start(), it) for it, rx in _ITEM_RX if (x := rx.search(after_clause[m.end():m.end() + 12]))]
+        item = min(named)[1] if named else _item(before[-24:])
         role = "storage" if item in ("storage", "snapshot", "image") else "memory"
         return make("size", role, value=gb, unit="GB", item=item if role == "storage" else None, end=num.end + m.end())
     m = re.match(r"\s*(?P<u>mbps|m(?:bit)?/s|兆|m(?=\s*(?:带宽|bandwidth))|gbps)(?![a-z])", after)
@@ -497,12 +498,6 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
         role, item = "quote", item or "compute"
     return make("money", role, value=value, high=high, end=end, unit=currency, currency=currency or None, per=per,
                 item=item, option=option, start=start)
-
-
-def _item_first(window: str) -> str | None:
-    """The bill item named first in the window (the words just after a number)."""
-    found = [(m.start(), item) for item, rx in _ITEM_RX if (m := rx.search(window))]
-    return min(found)[1] if found else None
 
 
 def _item(window: str) -> str | None:
