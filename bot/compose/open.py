@@ -41,32 +41,45 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
     team, buy = bool(_TEAM.search(text)), bool(_BUY.search(text))
     if training and (team or buy):  # a team's box or a purchase: a node or workstations, not one card
         return _team_training(ctx, names, buy and not team)
-    if china and not training and not (workload == "inference" or _INFERENCE.search(text)):
+    inference = workload == "inference" or bool(_INFERENCE.search(text))
+    if china:
+        return _china_default(ctx, names, bool(training), inference)
+    return _global_default(ctx, names, bool(training), inference)
+
+
+def _china_default(ctx: ComposeContext, names: dict[str, str], training: bool, inference: bool) -> AskAnswer:
+    """Renting in China: the cards rented there (L20, H20, A800/H800), without USD rates."""
+    lang = ctx.language
+    if not training and not inference:
         lead = say("open.china_general_lead", lang, big=names["big"], mid=names["mid"], infer=names["infer"])
         details = [say("open.china_inference", lang, small=names["small"], mid=names["mid"], big=names["infer"]),
                    say("open.china_training_rent", lang, big=names["big"], node=names["node"])]
         details = _numbered(details) + [f"? {say(q, lang)}" for q in ("open.ask_workload", "open.ask_model_method")]
         return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
-    if china and (training or workload == "inference" or _INFERENCE.search(text)):
-        if training:
-            lead = say("open.training_lead", lang, big=f"1× {names['big']}" if lang != "zh" else f"1 张 {names['big']}")
-            details = [say("open.china_training_rent", lang, big=names["big"], node=names["node"]),
-                       say("open.training_buy", lang, work=names["work"])]
-            questions = ["open.ask_budget", "open.ask_model_method"]
-        else:
-            lead = say("open.inference_lead", lang)
-            details = [say("open.china_inference", lang, small=names["small"], mid=names["mid"], big=names["infer"]),
-                       say("open.inference_engine", lang)]
-            questions = ["open.ask_model_users", "open.ask_budget"]
-        details = _numbered(details) + [f"? {say(q, lang)}" for q in questions]
-        return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
+    if training:
+        lead = say("open.training_lead", lang, big=f"1× {names['big']}" if lang != "zh" else f"1 张 {names['big']}")
+        details = [say("open.china_training_rent", lang, big=names["big"], node=names["node"]),
+                   say("open.training_buy", lang, work=names["work"])]
+        questions = ["open.ask_budget", "open.ask_model_method"]
+    else:
+        lead = say("open.inference_lead", lang)
+        details = [say("open.china_inference", lang, small=names["small"], mid=names["mid"], big=names["infer"]),
+                   say("open.inference_engine", lang)]
+        questions = ["open.ask_model_users", "open.ask_budget"]
+    details = _numbered(details) + [f"? {say(q, lang)}" for q in questions]
+    return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
+
+
+def _global_default(ctx: ComposeContext, names: dict[str, str], training: bool, inference: bool) -> AskAnswer:
+    """Renting anywhere: the catalog's cards with their rates, rent or buy, and the GeForce limit."""
+    lang = ctx.language
     if training:
         lead = say("open.training_lead", lang, big=f"1× {names['big']}" if lang != "zh" else f"1 张 {names['big']}")
         details = [say("open.training_rent", lang, big=names["big"], rate=_rate(ctx, "h100-sxm")),
                    say("open.training_node", lang, node=names["node"], rate=""),
                    say("open.training_buy", lang, work=names["work"])]
         questions = ["open.ask_budget", "open.ask_model_method"]
-    elif workload == "inference" or _INFERENCE.search(text):
+    elif inference:
         lead = say("open.inference_lead", lang)
         details = [say("open.inference_small", lang, small=names["small"], mid=names["mid"], rate=_rate(ctx, "l4"),
                        rate2=_rate(ctx, "l40s")),
