@@ -246,6 +246,11 @@ _RENTED_WORDS = re.compile(r"\brent(?:s|ed|ing|al)?\b|\bcloud\b|\bon[\s-]demand\
 _SERVING_WORDS = re.compile(r"\bserv(?:e|es|ed|ing)\b|\bchat(?:bot)?s?\b|\bonline\s+service|\bconcurren\w*|\bqps\b"
                             r"|\brps\b|\bendpoint|\binference\b|\blatency\b|\bttft\b|\btokens?/s\b|\busers\b"
                             r"|上线|客服|推理|在线服务|并发|对外服务|部署.{0,6}服务|延迟|首字", re.IGNORECASE)
+# Words asking how fast the service runs: how requests arrive changes what to measure only for them.
+_LOAD_WORDS = re.compile(r"\blatenc\w*|\bthroughput\b|\bttft\b|\btpot\b|\btokens?/s|\bbenchmark\w*|\bmlperf\b|\bqps\b"
+                         r"|延迟|吞吐|首字|基准|压测|每秒", re.IGNORECASE)
+# "one request", "一个请求": the load is given, one sequence.
+_ONE_REQUEST = re.compile(r"\b(?:one|a\s+single|a|per|each)\s+request\b|(?:一个|单个|每个)请求", re.IGNORECASE)
 # A licence question about GeForce cards matters to an ask that puts them in a plan.
 _LICENCE_ASKS = frozenset({"fit", "select", "compat"})
 
@@ -305,6 +310,11 @@ def _questions_that_matter(result: EngineResult, req: Requirement | None = None)
             return False  # "serve", "chat", "QPS", "上线": the message says inference
         if rule in _DETAIL_QUESTIONS and req.asks[primary].kind not in ("fit", "select"):
             return False  # precision, optimizer and batch size do not change a price, link or diagnosis
+        if rule == "benchmark.ask-request-mode" and not any(_LOAD_WORDS.search(a.text) for a in req.asks):
+            return False  # a memory fit or a price: how requests arrive changes what to measure, not this
+        if rule == "benchmark.ask-concurrency" and (req.asks[primary].kind == "price"
+                                                     or any(_ONE_REQUEST.search(a.text) for a in req.asks)):
+            return False
         if rule == "cuda.ask-driver" and decided:
             return False  # "CUDA 13 does not support this GPU": no driver changes that
         if rule in _SIZING_QUESTIONS:

@@ -332,3 +332,17 @@ def test_no_question_about_what_the_message_already_says(advisor):
     assert length and all("sequence length)" not in q and "8,192" in q for q in length)
     # no driver changes "this CUDA release dropped the GPU's generation"
     assert not any("driver" in q.lower() for q in asked("Can CUDA 13 builds run on our V100 nodes?"))
+
+
+def test_load_questions_only_where_the_load_changes_the_answer(advisor):
+    from bot.nlu import parse
+
+    def asked(text: str) -> list[str]:
+        answer = advisor.answer(parse(text, advisor.catalog).requirement, "en")
+        return answer.questions + answer.more_questions
+
+    # how requests arrive changes what to measure, not whether the weights fit or what an hour costs
+    assert not any("arrive" in q for q in asked("Does a 13B model fit for inference on a single L40S?"))
+    assert any("arrive" in q for q in asked("What latency can we get serving a 13B model from one L40S?"))
+    # "one request" is the load
+    assert not any("concurrent" in q for q in asked("How much GPU memory does one request at 64k context take on Llama-3.1-8B?"))
