@@ -130,7 +130,8 @@ def _routed(ask: Ask, ctx: ComposeContext, answers: list[AskAnswer]) -> AskAnswe
 def _on_own_gpus(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     """"c) would 8 GPUs be enough" under a training plan with a duration: the run's time on the part's
     own GPU count against that duration (the deadline check of bot/compose/cost.py)."""
-    from bot.compose.cost import _deadline
+    # the cost composer's deadline check, looked up as composer_for looks composers up (no import cycle)
+    deadline = importlib.import_module(f"{__name__}.cost").deadline
 
     req = ctx.requirement
     own = [q for q in req.quantities if q.role == "gpus" and ask.start <= q.start < ask.end]
@@ -140,7 +141,7 @@ def _on_own_gpus(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     part = ComposeContext(requirement=req.model_copy(update={"gpu_count": int(own[0].value), "quantities": own + rest}),
                           answer=ctx.answer, catalog=ctx.catalog, language=ctx.language, question=ctx.question,
                           today=ctx.today, paste=ctx.paste)
-    return _deadline(own + rest, part, ctx.language)
+    return deadline(own + rest, part, ctx.language)
 
 
 def _sized_reply(ask: Ask, ctx: ComposeContext, verdict_free: bool) -> AskAnswer | None:

@@ -62,7 +62,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                          rule="cost-one-currency", sources=calc.SOURCES["bill"],
                          figures={"currencies": ",".join(exc.currencies)})
     if _REALISM.search(ask.text or ""):  # "is 3 wks realistic": the run's time against the plan
-        reply = _deadline(qs, ctx, lang)
+        reply = deadline(qs, ctx, lang)
         if reply is not None:
             return reply
     from bot.compose.cost_short_term import compose as short_term  # "only 5 days: is the monthly plan worth it?"
@@ -559,7 +559,7 @@ def _needed(ctx: ComposeContext):
     return need, formula, spec, time.mfu
 
 
-def _deadline(qs, ctx, lang) -> AskAnswer | None:
+def deadline(qs, ctx, lang) -> AskAnswer | None:
     """Whether the run finishes in the time stated, on the GPUs stated: the deciding days first."""
     limit = _first(qs, "deadline", "duration")
     needed = _needed(ctx)
