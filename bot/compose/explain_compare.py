@@ -53,14 +53,7 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     premium = stated_premium(ctx.question or ask.text, comparison, ctx)
     if premium is not None:  # "is the H200 worth +30%?": their premium against the speedup on this job
         comparison = with_premium(comparison, *premium)
-    reply = render(comparison, ctx, kind=ask.kind)
-    faster = _faster_lead(ask, comparison, ctx)
-    if faster is not None:  # "which is faster, and by how much?": the compute ratio, then where the other leads
-        reply = reply.model_copy(update={"lead": faster})
-    difference = _difference_lead(ask, comparison, ctx) if faster is None else None
-    if difference is not None:  # "what's the difference?": the differences, then the pick for the job if any
-        picked = [reply.lead] if comparison.pick is not None else []
-        reply = reply.model_copy(update={"lead": difference, "details": [*picked, *reply.details]})
+    reply = _with_asked_lead(ask, ctx, comparison, render(comparison, ctx, kind=ask.kind))
     timed = _latency_rows(ctx, comparison)
     if timed:  # stated TTFT/TPOT targets: each side's estimate against them, before the spec rows
         reply = reply.model_copy(update={"details": [*timed, *reply.details]})
@@ -70,6 +63,25 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     same = _same_price(ask, ctx, comparison)
     if same:  # "the prices are about the same": the job's cost follows the speed ratio
         reply = reply.model_copy(update={"details": [same, *reply.details]})
+    return _with_network_consequence(ask, ctx, comparison, reply)
+
+
+def _with_asked_lead(ask: Ask, ctx: ComposeContext, comparison: Comparison, reply: AskAnswer) -> AskAnswer:
+    """The lead in the question's terms: "which is faster?" the compute ratio, "what's the difference?"
+    the differences (the pick for the job, if any, moves to the first detail)."""
+    faster = _faster_lead(ask, comparison, ctx)
+    if faster is not None:  # "which is faster, and by how much?": the compute ratio, then where the other leads
+        return reply.model_copy(update={"lead": faster})
+    difference = _difference_lead(ask, comparison, ctx)
+    if difference is not None:  # "what's the difference?": the differences, then the pick for the job if any
+        picked = [reply.lead] if comparison.pick is not None else []
+        return reply.model_copy(update={"lead": difference, "details": [*picked, *reply.details]})
+    return reply
+
+
+def _with_network_consequence(ask: Ask, ctx: ComposeContext, comparison: Comparison, reply: AskAnswer) -> AskAnswer:
+    """Two boards that differ in NVLink or PCIe pairing: what that means for this job, as the lead where
+    the question weighs it ("is 400 vs 600 a big deal?", a colleague's claim, a job across nodes)."""
     from bot.compose.explain_network import (GPUS_PER_NODE, asks_how_much, judges_claim, nvlink_consequence,
                                              pcie_pairs_consequence)
     sides = [s.gpu for s in comparison.sides]
