@@ -492,7 +492,7 @@ def _run(qs, ctx, currency, lang) -> AskAnswer | None:
         hours = work.value / gpus
     elif duration is not None:
         hours = duration.value
-    elif (used := calc.usage_hours(qs)) is not None:  # "22 days a month, 14 h a day": the hours of use a month
+    elif (used := calc.usage_hours(qs)) is not None and len(ctx.requirement.billing_options) < 2:  # "22 days a month, 14 h a day"
         hours = used
     else:
         hours = _estimated_hours(ctx, gpus)
