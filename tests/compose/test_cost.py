@@ -452,3 +452,13 @@ def test_a_spot_option_named_without_a_price_gets_the_price_it_must_beat(advisor
     assert reply.rule == "cost-break-even"
     line = next(line for line in lines if "1.08" in line)  # paid hours per hour of work at the default losses
     assert re.search(r"[$¥]\d", line)
+
+
+def test_hours_a_day_with_two_billing_modes_is_not_a_one_rate_total(advisor):
+    text = "包年 4 卡服务器 20万/年 vs 按量 9元/卡/小时，每天用 8 小时，怎么选？"
+    parsed = parse(text, advisor.catalog)
+    answer = advisor.answer(parsed.requirement, language=parsed.language)
+    ctx = ComposeContext(requirement=answer.requirement, answer=answer, catalog=advisor.catalog,
+                         language=parsed.language, question=text)
+    reply = compose(Ask(kind="cost", text=text), ctx)
+    assert reply is None or reply.rule != "cost-run-total"
