@@ -137,6 +137,7 @@ def refuse_unreadable_numbers(text: str) -> None:
         raise ParseError(field, f"{m.group(0)!r} (at {m.start()}-{m.end()}) is out of range: a "
                                 f"{'count' if field == 'gpu_count' else 'size'} cannot be negative")
     for m in _HUGE_COUNT.finditer(text):
-        if int(m["n"]) > MAX_GPU_COUNT_WRITTEN:
+        # a digit run past Python's int-conversion limit is out of range too, not a crash
+        if len(m["n"]) > len(str(MAX_GPU_COUNT_WRITTEN)) or int(m["n"]) > MAX_GPU_COUNT_WRITTEN:
             raise ParseError("gpu_count", f"{m['n']!r} (at {m.start()}-{m.end()}) is out of range: "
                                           f"at most {MAX_GPU_COUNT_WRITTEN} GPUs")

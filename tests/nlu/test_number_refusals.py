@@ -32,3 +32,8 @@ def test_a_tiny_model_is_answered_not_an_engine_error():
     parsed = parse("Can we fine-tune a 0.00001B model on one H100?")
     answer = Advisor().answer(parsed.requirement)  # used to raise "Could not assert fact, error code: 204"
     assert answer.requirement.params_b == pytest.approx(0.00001)
+
+
+def test_a_digit_run_too_long_for_an_integer_is_refused_as_a_count_not_a_crash():
+    with pytest.raises(ParseError, match="out of range"):
+        parse("need " + "4090" * 1500 + " gpus for serving")  # 6,000 digits: past int()'s conversion limit
