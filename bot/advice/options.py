@@ -416,7 +416,7 @@ def compare_options(ctx: OptionContext, gpus: list[GpuSpec], count: int | None,
         cost = next((c for c in costs if c.gpu in (gpu.id, gpu.family)), None)
         wanted = ((counts or {}).get(gpu.id) or (cost.gpus if cost and cost.gpus else None) or count
                   or (fewest_that_fit(ctx, gpu) if fewest else None) or 1)
-        plan = ctx.plan(gpu, wanted)
+        plan = replicas(ctx, gpu, wanted) or ctx.plan(gpu, wanted)
         hourly_only = cost is not None and cost.per_hour_only  # no duration known: compare rates
         out.append(_option(
             "compare", plan, form_factor=gpu.form_factor, fewest=fewest, family=gpu.family,
@@ -434,6 +434,19 @@ def compare_options(ctx: OptionContext, gpus: list[GpuSpec], count: int | None,
         for o in priced:
             o.cheapest = o.cost == cheapest
     return out
+
+
+def replicas(ctx: OptionContext, gpu: GpuSpec, count: int) -> Plan | None:
+    """Several PCIe cards for a serving job one of them holds with room to spare: independent replicas, each
+    with its share of the requests (no tensor parallel over PCIe, and one card failing leaves the rest
+    serving); None where one card does not hold it comfortably."""
+    if ctx.workload != "inference" or count < 2 or _form(gpu.form_factor) == "sxm":  # over NVSwitch, TP costs little
+        return None
+    share = -(-(ctx.req.concurrency or 1) // count)
+    one = ctx.plan(gpu, 1, concurrency=share) if share != (ctx.req.concurrency or 1) else ctx.plan(gpu, 1)
+    if not _comfortable(one):
+        return None
+    return dataclasses.replace(one, count=count, strategy="replicas", label=f"{count} replicas, data parallel")
 
 
 def fewest_that_fit(ctx: OptionContext, gpu: GpuSpec) -> int | None:

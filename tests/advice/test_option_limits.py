@@ -85,3 +85,22 @@ def test_the_limit_travels_with_the_objectives(catalog):
     req = Requirement(workload="inference", params_b=8)
     assert Objectives.of(req, "en", "one card only").max_gpus == 1
     assert dataclasses.replace(context(catalog, req), objectives=None).objectives is None
+
+
+def test_two_cards_compared_for_a_model_one_card_holds_are_two_replicas(catalog):
+    from bot.advice.options import compare_options
+
+    ctx = context(catalog, Requirement(workload="inference", params_b=8, concurrency=20, context=4096))
+    pair = next(o for o in compare_options(ctx, [catalog.gpus["a100-40gb-pcie"]], 2, [])
+                if o.option == "compare")
+    assert (pair.count, pair.strategy, pair.fits) == (2, "replicas", True)
+    one = ctx.plan(catalog.gpus["a100-40gb-pcie"], 1, concurrency=10)
+    assert pair.need_gb == pytest.approx(round(one.need_gb, 1))  # each card: the weights and half the users
+
+
+def test_a_model_no_single_card_holds_is_still_split(catalog):
+    from bot.advice.options import compare_options
+
+    ctx = context(catalog, Requirement(workload="inference", params_b=70, concurrency=8, context=4096))
+    pair = next(o for o in compare_options(ctx, [catalog.gpus["a100-80gb-pcie"]], 2, []) if o.option == "compare")
+    assert pair.strategy != "replicas"
