@@ -219,7 +219,10 @@ def _interval(ctx: ComposeContext, text: str, notice: calc.SpotNotice | None, la
     storage = (notice.storage_zh if lang == "zh" else notice.storage_en) if notice else say("checkpoint.storage_generic", lang)
     details.append(say("checkpoint.how", lang, storage=storage))
     if nodes > 1:
-        gpus = ctx.requirement.gpu_count or nodes * calc.GPUS_PER_NODE
+        req = ctx.requirement
+        # "2 p5 nodes": the instance's GPUs are one node's, so the job has them on every node
+        per_node = req.gpu_count if req.instance and req.gpu_count and req.gpu_count <= calc.GPUS_PER_NODE else None
+        gpus = per_node * nodes if per_node else (req.gpu_count or nodes * calc.GPUS_PER_NODE)
         details.append(say("checkpoint.scope_multi", lang, nodes=nodes, gpus=gpus))
     elif _MULTI_NODE.search(text):
         details.append(say("checkpoint.scope_multi_generic", lang))

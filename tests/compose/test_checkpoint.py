@@ -92,3 +92,11 @@ def test_the_trainer_on_multi_node_spot_is_told_the_whole_job_restarts():
     assert reply.lead.startswith("AWS warns 2 minutes")
     assert any("whole job restarts" in d and "--max-restarts" in d for d in reply.details)
     assert any("Checkpoint about every" in d for d in reply.details)
+
+
+def test_an_instance_named_per_node_counts_its_gpus_on_every_node(advisor):
+    replies = _replies(advisor, "spot training across 3 p4d nodes, what checkpoint interval should we pick?")
+    reply = next(r for r in replies if r.rule == "checkpoint.young-interval")
+    assert "÷ 3 nodes" in reply.lead  # 8 h per node ÷ 3: √(2 × 2 × 160) ≈ 25 min
+    assert reply.lead.startswith("Checkpoint about every 25 min")
+    assert any("restarts all 24 GPUs" in d for d in reply.details)  # 3 × the p4d's 8 A100s
