@@ -218,10 +218,10 @@ _NAME_TERMS: dict[int, frozenset[str]] = {}
 _MIN_CONTENT = 3
 
 
-def _content_terms(text: str) -> set[str]:
-    """A finding's terms less those of GPU names, where enough are left to judge by: "GPU 0 (NVIDIA H100
-    80GB HBM3) is power-throttled" says what the line "GPU 0 (H100 SXM): HW power brake" says, whichever
-    name each gives the card."""
+def _content_terms(text: str, said: set[str]) -> set[str]:
+    """A finding's terms less those of GPU names the lines above do not use, where enough are left to
+    judge by: "GPU 0 (NVIDIA H100 80GB HBM3) is power-throttled" says what the line "GPU 0 (H100 SXM):
+    HW power brake" says, whichever name each gives the card."""
     catalog = default_catalog()
     names = _NAME_TERMS.get(id(catalog))
     if names is None:
@@ -229,7 +229,7 @@ def _content_terms(text: str) -> set[str]:
                                     for gpu_id, spec in catalog.gpus.items()))
         _NAME_TERMS[id(catalog)] = names
     words = terms(text)
-    content = words - names
+    content = words - (names - said)
     return content if len(content) >= _MIN_CONTENT else words
 
 
@@ -255,7 +255,7 @@ def watch_outs(answer: Answer, lines: list[str]) -> list:
             continue  # "this GPU is too small / still short": the verdict's own numbers, said again
         if first in said or any(first in line for line in said):
             continue  # already given as an ask's answer
-        words = _content_terms(first)
+        words = _content_terms(first, said_terms)
         if words and len(words & said_terms) >= _RESTATED * len(words):
             continue
         seen.add(first)

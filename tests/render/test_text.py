@@ -108,3 +108,17 @@ def test_a_question_keeps_its_reason_where_both_fit_one_line_else_it_is_asked_al
     assert _question_line(short) == short
     reason = " ".join(["The answer moves with it by tens of percent on every card we compare here"] * 3) + "."
     assert _question_line("How long are the prompts? " + reason) == "How long are the prompts?"
+
+
+def test_a_warning_is_a_restatement_whichever_name_it_gives_the_card():
+    from bot.models import AskAnswer
+    from bot.render.text import watch_outs
+
+    probe = Finding(rule="r.probe", topic="health", severity="warn", tier="key",
+                    message="GPU 2 (NVIDIA H100 80GB HBM3) is power-throttled (hw_power_brake_slowdown; drawing 71.3 W of a 700.0 W limit).")
+    named = Finding(rule="r.named", topic="license", severity="warn", tier="key",
+                    message="RTX 4090 is a GeForce card: the licence restricts the software for commercial hosting services.")
+    answer = Answer(requirement=Requirement(), answers=[AskAnswer(kind="diagnose", lead="x")], findings=[probe, named])
+    lines = ["GPU 2 (H100 SXM): HW power brake slowdown, 71 of 700 W — throttled; check the power limit",
+             "Yes: the licence restricts the software for commercial hosting on an RTX 4090."]
+    assert watch_outs(answer, lines) == []
