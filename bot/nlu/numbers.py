@@ -138,6 +138,7 @@ def refuse_unreadable_numbers(text: str) -> None:
                                 f"{'count' if field == 'gpu_count' else 'size'} cannot be negative")
     for m in _HUGE_COUNT.finditer(text):
         # a digit run past Python's int-conversion limit is out of range too, not a crash
-        if len(m["n"]) > len(str(MAX_GPU_COUNT_WRITTEN)) or int(m["n"]) > MAX_GPU_COUNT_WRITTEN:
+        digits = m["n"].lstrip("0")  # "0999999" is 999999: leading zeros are no size
+        if len(digits) > len(str(MAX_GPU_COUNT_WRITTEN)) or int(digits or "0") > MAX_GPU_COUNT_WRITTEN:
             raise ParseError("gpu_count", f"{m['n']!r} (at {m.start()}-{m.end()}) is out of range: "
                                           f"at most {MAX_GPU_COUNT_WRITTEN} GPUs")
