@@ -17,6 +17,7 @@ import re
 
 from bot.compose import ComposeContext
 from bot.compose.cuda_check import check
+from bot.knowledge.models import ArchFloor
 from bot.messages import say
 from bot.models import Ask, AskAnswer
 
@@ -49,11 +50,74 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     named = sum(bool(v) for v in (smi, nvcc, runtime))
     if named >= 2 and (nvcc or _WHICH.search(text)):
         return _which(smi, nvcc, runtime, driver, text, ctx)
+    if driver and not wheels and _PLAIN.search(text):  # "pip install torch (latest)", "2.11 默认包": the default build judged
+        plain = _plain(wheels, driver, text, ctx)
+        if plain is not None:
+            return plain
     if _TOOLKIT_Q.search(ask.text) or (_TOOLKIT_Q.search(text) and ask.start == 0):
         return _toolkit(wheels[0] if wheels else req.cuda, driver, smi, ctx)
     if wheels and driver and _TORCH.search(text):
         return _wheels(wheels, driver, ctx)
     return None
+
+
+# A plain install of the current or a named release: "pip install torch", "latest PyTorch", "最新 PyTorch（2.11 默认包）".
+_PLAIN = re.compile(r"pip\s+install\s+(?:-U\s+)?torch\b(?!\S*\s+--(?:index|extra-index)-url)(?!\s*==)"
+                    r"|(?:latest|newest|current|default)\s+(?:(?:pip|pypi)\s+)?(?:(?:package|wheel|build)s?\s+(?:of\s+)?)?(?:pytorch|torch)|(?:pytorch|torch)\s*\(?(?:latest|newest)"
+                    r"|最新(?:版|的)?\s*(?:pytorch|torch)|(?:pytorch|torch)\s*[0-9.]*\s*(?:最新|默认)|默认包|默认的?\s*wheel",
+                    re.IGNORECASE)
+_RELEASE = re.compile(r"(?:pytorch|torch)\s*(?:==\s*)?(2\.[0-9]{1,2})(?![0-9])|(2\.[0-9]{1,2})\s*(?:的)?\s*默认", re.IGNORECASE)
+_BYPASS = re.compile(r"绕过|绕开|\bwork\s*around\b|\bget\s+around\b|\binstead\s+of\s+(?:upgrading|updating)\s+the\s+driver"
+                     r"|\bbypass\b|代替(?:升级)?驱动|不升级驱动", re.IGNORECASE)
+
+
+def _plain(wheels: list[str], driver: str, text: str, ctx: ComposeContext) -> AskAnswer | None:
+    """A plain install judged on the driver (the default build of the release named, else the newest),
+    each cuXXX build the message also names, and "a toolkit in the container gets around it?" answered."""
+    from bot.compose.cuda_check import plain_install
+
+    lang = ctx.language
+    named = _RELEASE.search(text)
+    floor = _floor(ctx)
+    plain = plain_install(driver, ctx.catalog, lang, (named.group(1) or named.group(2)) if named else None,
+                          floor.min_cuda if floor else None)
+    if plain is None:
+        return None
+    lines = []
+    builds = [*wheels, *([ctx.requirement.cuda] if ctx.requirement.cuda and ctx.requirement.cuda not in wheels else [])]
+    for cuda in builds[:3]:  # "vLLM built with CUDA 12.4": each build the message names, on the same driver
+        run = _run(cuda, driver, ctx)
+        if run is not None:
+            lines.append(run[1].lead)
+    if _BYPASS.search(text) and re.search(r"toolkit|容器|container|docker|镜像", text, re.IGNORECASE):
+        lines.append(say("compat.toolkit_no_bypass", lang))
+    if floor is not None:
+        lines.append(_floor_line(floor, driver, ctx))
+    lines.append(say("compat.wheel_runtime", lang))
+    lines.append(say("compat.wheel_test", lang))
+    return AskAnswer(kind="compat", lead=plain.lead, details=lines, rule="compat.plain-install",
+                     sources=[*SOURCES, "pytorch-release-matrix", "pytorch-cuda13-stable-2-11"], figures=plain.figures)
+
+
+def _floor(ctx: ComposeContext) -> ArchFloor | None:
+    """The architecture floor of the GPU the question names (sm_120 for an RTX 5090), where it has one."""
+    from bot.compose.cuda_check import arch_floor
+
+    spec = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
+    return arch_floor(ctx.catalog, spec.compute_capability) if spec is not None else None
+
+
+def _floor_line(floor: ArchFloor, driver: str | None, ctx: ComposeContext) -> str:
+    """"sm_120 is supported from CUDA 12.8: PyTorch ≥ 2.7 cu128, driver ≥ 570.26 — your 570.124.06 meets it"."""
+    from bot.compose.cuda_check import _tag, _version
+
+    lang = ctx.language
+    yours = ""
+    if driver:
+        ok = _version(driver) + (999, 999)[: 3 - len(_version(driver))] >= _version(floor.min_driver)
+        yours = say("compat.arch_floor_yours_ok" if ok else "compat.arch_floor_yours_old", lang, have=driver)
+    return say("compat.arch_floor_ok", lang, arch=floor.arch, sm="sm_" + floor.cc.replace(".", ""), cuda=floor.min_cuda,
+               torch=floor.min_torch, tag=_tag(floor.min_cuda), driver=floor.min_driver, yours=yours)
 
 
 def _group(pattern: re.Pattern, text: str) -> str | None:
@@ -153,8 +217,13 @@ def _wheels(wheels: list[str], driver: str, ctx: ComposeContext) -> AskAnswer | 
     details = [say("compat.wheel_runtime", lang)]
     if "minor" in words:
         details.append(say("compat.wheel_minor_limits", lang))
-    details += [say("compat.wheel_pin", lang, wheel="cu" + wheels[0].replace(".", ""), driver=driver),
-                say("compat.wheel_test", lang)]
+    details.append(say("compat.wheel_pin", lang, wheel="cu" + wheels[0].replace(".", ""), driver=driver))
+    from bot.compose.cuda_check import plain_install
+
+    plain = plain_install(driver, ctx.catalog, lang)
+    if plain is not None and plain.figures["works"] == "no":  # what the plain install would take, concretely
+        details.append(plain.lead)
+    details.append(say("compat.wheel_test", lang))
     paste = ctx.paste if ctx.paste is not None else ctx.requirement.pasted
     if paste is not None and any(t.compute_mode in ("E. Process", "Prohibited") for t in getattr(paste, "thresholds", [])):
         mode = next(t.compute_mode for t in paste.thresholds if t.compute_mode in ("E. Process", "Prohibited"))

@@ -4,6 +4,7 @@ minor-version compatibility, cuda-compatibility), shared by the compat composers
 from __future__ import annotations
 
 from bot.knowledge import Catalog
+from bot.knowledge.models import ArchFloor, TorchRelease
 from bot.messages import say
 from bot.models import AskAnswer
 
@@ -36,3 +37,67 @@ def check(cuda: str, driver: str, catalog: Catalog, language: str) -> AskAnswer 
 
 def _version(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in text.split(".") if p.isdigit())
+
+
+def torch_release(catalog: Catalog, version: str | None = None) -> TorchRelease | None:
+    """The PyTorch release named ("2.11", "2.5.1"), else the newest one the table knows."""
+    known = catalog.cuda.torch
+    if version:
+        major_minor = ".".join(version.split(".")[:2])
+        return next((t for t in known if t.version == major_minor), None)
+    return max(known, key=lambda t: _version(t.version)) if known else None
+
+
+def best_build(release: TorchRelease, driver: str, catalog: Catalog, min_cuda: str | None = None) -> str | None:
+    """The newest CUDA build of a PyTorch release that runs on `driver` (natively or under minor-version
+    compatibility) and, with `min_cuda`, is at least that CUDA (an architecture's floor)."""
+    fits = [c for c in release.cuda if (r := check(c, driver, catalog, "en")) is not None and r.figures["works"] == "yes"
+            and (min_cuda is None or _version(c) >= _version(min_cuda))]
+    return max(fits, key=_version) if fits else None
+
+
+def plain_install(driver: str, catalog: Catalog, language: str, version: str | None = None,
+                  min_cuda: str | None = None) -> AskAnswer | None:
+    """What a plain `pip install torch` (of `version`, else the newest release) takes and whether it runs
+    on `driver`: the default build's CUDA against the driver (pytorch-release-matrix), and the index of
+    the build to take instead when it does not."""
+    release = torch_release(catalog, version)
+    if release is None:
+        return None
+    ran = check(release.default, driver, catalog, language)
+    if ran is None:
+        return None
+    major = catalog.cuda_major(int(release.default.split(".")[0]))
+    need = _short(major.min_driver) if major else str(ran.figures["release_min"])
+    params = {"release": release.version, "cuda": release.default, "tag": _tag(release.default), "driver": driver,
+              "need": need}
+    if ran.figures["works"] == "yes":
+        return AskAnswer(kind="compat", lead=say("compat.plain_install_ok", language, **params),
+                         rule="compat.plain-install", sources=[*SOURCES, "pytorch-release-matrix"],
+                         figures={"works": "yes", "default": release.default})
+    fit, pin = best_build(release, driver, catalog, min_cuda), release.version
+    older = sorted((t for t in catalog.cuda.torch if _version(t.version) < _version(release.version)),
+                   key=lambda t: _version(t.version), reverse=True)
+    for earlier in older if fit is None else []:  # the newest release that still has a build for this driver
+        fit, pin = best_build(earlier, driver, catalog, min_cuda), earlier.version
+        if fit is not None:
+            break
+    key = "compat.plain_install_old_none" if fit is None else (
+        "compat.plain_install_old" if pin == release.version else "compat.plain_install_old_pin")
+    lead = say(key, language, **params, fit=fit or "", fit_tag=_tag(fit) if fit else "", pin=pin)
+    return AskAnswer(kind="compat", lead=lead, rule="compat.plain-install", sources=[*SOURCES, "pytorch-release-matrix"],
+                     figures={"works": "no", "default": release.default, "fit": fit or ""})
+
+
+def arch_floor(catalog: Catalog, cc: str) -> ArchFloor | None:
+    """The CUDA, PyTorch and driver floor of a compute capability ("12.0"), where the table has one."""
+    return next((a for a in catalog.cuda.arch_floors if a.cc == cc), None)
+
+
+def _tag(cuda: str) -> str:
+    return "cu" + cuda.replace(".", "")
+
+
+def _short(driver: str) -> str:
+    """'580.00' -> '580': a branch floor written as NVIDIA's table writes it reads as the branch."""
+    return driver[:-3] if driver.endswith(".00") else driver

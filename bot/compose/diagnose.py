@@ -53,7 +53,12 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             worst_rank = min((m[0][0] for m in (_meanings(g, paste, ctx) for g in paste.report.gpus) if m), default=99)
         for error in paste.errors:
             lead, details, rule, sources = _error(error, lang)
-            if error.kind == "driver-too-old" and (fix := _wheel_for_driver(ctx)) is not None:
+            plain = _plain_install(ctx) if error.kind == "driver-too-old" else None
+            if plain is not None and any(a.kind == "compat" for a in ctx.requirement.asks):
+                continue  # the compat part judges the plain install on the driver, with the fix
+            if plain is not None:
+                lead, details = plain, [lead, *details]  # what `pip install torch` took, and why it fails
+            elif error.kind == "driver-too-old" and (fix := _wheel_for_driver(ctx)) is not None:
                 details = [fix, *details]  # the fix that needs no root: a wheel of the driver's CUDA major
             if error.kind == "nccl-timeout":  # which node, then who did not arrive
                 from bot.compose.diagnose_straggler import timeout_lines
@@ -416,6 +421,19 @@ _WHEEL = re.compile(r"\bcu(1[0-3])([0-9])\b", re.IGNORECASE)
 # PyTorch's wheel index per CUDA major (pytorch-get-started): cu118 is its CUDA 11 build, cu126 a 12.x one.
 _INDEX_TAG = {11: "cu118", 12: "cu126"}
 _TORCH_VERSION = re.compile(r"\btorch\s*(?:==\s*)?([0-9]\.[0-9]+(?:\.[0-9]+)?)", re.IGNORECASE)
+
+
+def _plain_install(ctx: ComposeContext) -> str | None:
+    """'driver too old' after a plain `pip install torch` (no cuXXX named) on a stated driver: the release's
+    default build does not run on it; the build to take instead (bot.compose.cuda_check.plain_install)."""
+    from bot.compose.compat_stack import _PLAIN
+    from bot.compose.cuda_check import plain_install
+
+    driver, text = ctx.requirement.driver, ctx.question or ""
+    if not driver or _WHEEL.search(text) or not _PLAIN.search(text):
+        return None
+    reply = plain_install(driver, ctx.catalog, ctx.language)
+    return reply.lead if reply is not None and reply.figures["works"] == "no" else None
 
 
 def _wheel_for_driver(ctx: ComposeContext) -> str | None:

@@ -140,11 +140,31 @@ class CudaRelease(_Entry):
         return int(self.version.split(".")[0])
 
 
+class TorchRelease(_Entry):
+    """One PyTorch release's CUDA wheel builds (`cu126` …) and the one a plain `pip install torch` takes."""
+
+    version: str = Field(pattern=r"^\d+\.\d+$")
+    cuda: list[str]
+    default: str = Field(pattern=r"^\d+\.\d+$")
+
+
+class ArchFloor(_Entry):
+    """The oldest CUDA, PyTorch wheel and driver that run a compute capability (sm_120: 12.8, 2.7, 570)."""
+
+    cc: str = Field(pattern=r"^\d+\.\d+$")
+    arch: str
+    min_cuda: str = Field(pattern=r"^\d+\.\d+$")
+    min_torch: str = Field(pattern=r"^\d+\.\d+$")
+    min_driver: str = Field(pattern=r"^\d+(\.\d+){0,2}$")
+
+
 class CudaCatalog(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
     majors: list[CudaMajor]
     releases: list[CudaRelease]
+    torch: list[TorchRelease] = Field(default_factory=list)
+    arch_floors: list[ArchFloor] = Field(default_factory=list)
 
 
 class BillingMode(_Entry):

@@ -29,6 +29,8 @@ def _entry_source_errors(catalog: Catalog, knowledge_dir: Path) -> list[str]:
         *(("xids.yaml", x) for x in catalog.xids.values()),
         *(("cuda.yaml", m) for m in catalog.cuda.majors),
         *(("cuda.yaml", r) for r in catalog.cuda.releases),
+        *(("cuda.yaml", t) for t in catalog.cuda.torch),
+        *(("cuda.yaml", a) for a in catalog.cuda.arch_floors),
     ]
     for filename, entry in entries:
         for source in entry.sources:

@@ -81,3 +81,26 @@ def test_a_minimum_driver_question_in_other_words_gets_the_minimum_and_the_hosts
     reply = answer.answers[0]
     assert reply.rule == "compat.min-driver" and reply.lead.startswith("CUDA 12.4 needs Linux driver 550.54.14 or newer")
     assert reply.details[0].startswith("CUDA 12.4 on driver 535: yes, under minor-version compatibility")
+
+
+def test_a_plain_install_of_a_named_release_is_judged_by_its_default_build_with_the_build_that_fits(advisor):
+    answer = _answer(advisor, "our nodes run driver 550.54 — will the default pip package of torch 2.11 work, "
+                              "or does a CUDA 12 toolkit inside docker get around it?")
+    lead = ask_lines(answer)[0]
+    assert "PyTorch 2.11" in lead and "CUDA 13.0" in lead and "≥ 580" in lead  # 2.11's default is cu130
+    assert "whl/cu128" in lead  # its newest build the 550 driver runs (12.x minor-version compatibility)
+    details = answer.answers[0].details
+    assert any(d.startswith("No — a CUDA toolkit installed in the container") for d in details)
+
+
+def test_a_blackwell_card_is_not_pointed_at_a_build_without_its_kernels(advisor):
+    answer = _answer(advisor, "RTX 5090 on driver 570.86: I ran pip install torch and cuda is not available, "
+                              "what now?")
+    text = "\n".join([ask_lines(answer)[0], *answer.answers[0].details])
+    assert "cu126" not in text  # no sm_120 in a CUDA 12.6 build
+    assert "cu128" in text and "sm_120" in text and "570.26" in text
+
+
+def test_a_plain_install_on_a_new_enough_driver_is_a_yes(advisor):
+    answer = _answer(advisor, "driver 580.95 on the box, is a plain pip install torch of the latest release fine?")
+    assert "runs on driver 580.95" in ask_lines(answer)[0]

@@ -17,7 +17,7 @@ _SMI_HEADER = re.compile(r"CUDA Version:")  # nvidia-smi's own header, capitalis
 _CU_WHEEL = re.compile(r"(?<![a-z0-9])cu[0-9]{3}(?![0-9])")
 _SMI_BEFORE = re.compile(r"nvidia-smi[^.;,，。]{0,20}$|smi\s*(?:shows|says|显示|里)[^.;,，。]{0,12}$")
 _DRIVER = lx.rx(
-    r"(?:\B<(?:nvidia\s+)?driver\s*(?:version\s*)?(?:(?:upgrade[ds]?|update[ds]?|is|was|now|at|of|version)\s+){0,3}(?:to\s+|=\s*|:\s*|v|r)?"
+    r"(?:\B<(?:nvidia\s+)?driver\s*(?:version\s*)?(?:(?:upgrade[ds]?|update[ds]?|is|was|now|at|of|version)\s+){0,3}(?:to\s+|=\s*|:\s*|v|r|是\s*|为\s*)?"
     r"|驱动\s*(?:版本)?\s*(?:升级到|更新到|是|为|:)?\s*)"
     r"([0-9]{3}(?:\.[0-9]{1,3}){0,2})(?![0-9.]*[0-9])"
     r"|(?<![0-9.])([0-9]{3}(?:\.[0-9]{1,3}){0,2})\s*(?:driver>\E|驱动)"
