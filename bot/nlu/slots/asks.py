@@ -253,6 +253,10 @@ def _clean_label(label: str | None) -> str | None:
     return label.strip().rstrip(":").strip() if label else None
 
 
+_LICENCE_Q = re.compile(r"licen[cs]\w*\s+(?:problems?|issues?|risks?|concerns?|question)|\b(?:is\s+(?:it|this|that)|be)\s+legal\b"
+                        r"|(?:授权|许可|合规)(?:问题|风险)", re.IGNORECASE)
+
+
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
     if _QUOTE_JUDGED.search(part) and _STATED_MONEY.search(part):
@@ -278,6 +282,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "fit"  # "it OOMs; will checkpointing make it fit?" sizes a job
     if "diagnose" in found and not ({"price", "checklist"} & found and "xid" not in part):
         return "diagnose"
+    if "compat" in found and not money and _LICENCE_Q.search(part):
+        return "compat"  # "…way cheaper than L40S. any licence problem?": the licence is what is asked
     if money and ({"cost", "select", "explain", "price"} & found):
         return "cost"  # their own prices: which is cheaper, not what the table says
     if "checklist" in found:

@@ -42,6 +42,8 @@ def kinds(text: str) -> list[str]:
     ("A100 还是 H100 训练 13B？H100 贵 50%", "select"),
     ("训一个 7B，L40S 和 A100 租金基本一样，选哪个", "select"),  # a price said, not asked
     ("an 8x 4090 box rents for far less per hour than 2x H100 for our 70B AWQ model, good idea?", "select"),
+    # cheaper said, the licence asked: "any licence problem?" is a compat question, not a cost one
+    ("we'd rack RTX 5090s for a paid chatbot since they're far cheaper than H100s; any licensing risk?", "compat"),
 ])
 def test_each_kind_is_read_from_its_cues(text, kind):
     assert kinds(text)[0] == kind

@@ -13,6 +13,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 @pytest.mark.parametrize("text, driver, cuda", [
     ("driver 535.104 with CUDA 12.1", "535.104", "12.1"),
     ("驱动版本 550，cuda 12.4", "550", "12.4"),
+    ("节点 driver 是 550.xx，跑 CUDA 12.6 的镜像", "550", "12.6"),  # "driver 是 …", the minor elided
 ])
 def test_driver_and_toolkit_versions(text, driver, cuda):
     slots = parse(text).extracted
