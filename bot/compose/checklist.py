@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from bot.advice.options import representative
-from bot.compose import ComposeContext, checklist_quota, explain_benchmark
+from bot.compose import ComposeContext, checklist_measured, checklist_quota, explain_benchmark
 from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -30,9 +30,16 @@ BANDWIDTH_FLOOR = 0.60
 BANDWIDTH_LOW = 0.75
 # nccl-tests busbw of an all-reduce inside an NVSwitch node is bounded by the NVLink bandwidth one GPU
 # carries per direction (half the bidirectional catalog figure); healthy boards reach ~75-95% of it
-# (A800 ~150-170 of 200, A100 ~230 of 300); NVLink SHARP on Hopper/Blackwell NVSwitch can exceed it.
+# (A800 ~150-170 of 200, A100 ~230 of 300). Hopper boards with all 18 NVLinks (900 GB/s: H100, H200,
+# H20) reduce in the NVSwitch (NVLink SHARP) and read ~460-480 GB/s at large sizes, above the 450 per
+# direction; more than 20% under that is a fault (alayanew-nccl-tests: a cloud's acceptance figures).
 BUSBW_PASS = 0.75
 BUSBW_FAIL = 0.60
+NVLS_TYPICAL_GBS = (460, 480)
+NVLS_SHORTFALL = 0.80
+# Eight PCIe cards without NVSwitch: ~10-25 GB/s busbw on Gen4, ~35-45 on Gen5 (alayanew-nccl-tests);
+# the pass line is the low end, 80% of it on Gen5.
+PCIE_BUSBW_PASS = {4: 10.0, 5: 28.0}
 _H2D_GBS = {3: 13, 4: 25, 5: 50, 6: 100}
 
 _PITFALLS = re.compile(r"坑|pitfall|gotcha|注意什么|要注意|注意事项|watch out", re.IGNORECASE)
@@ -54,6 +61,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if _aftermarket_answered(ask, ctx):
             return None  # "魔改卡官方驱动能用吗？有啥坑": the card's own pitfalls were the answer
         return _pitfalls(ctx.language)
+    if (measured := _measured(ask, ctx)) is not None:
+        return measured  # "GEMM 610 TFLOPS, busbw 355 GB/s, H2D 24 GB/s: sign off?": each figure judged
     if _FABRIC.search(ask.text) and not _NCCL_HOWTO.search(ask.text):
         return fabric(ctx)
     if _NCCL.search(ask.text):
@@ -69,6 +78,24 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if _MEASUREMENT.search(ask.text):
         return None  # a quota or MLPerf question: the rules of that topic answer it
     return acceptance(ctx)
+
+
+def _measured(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """Figures the user measured on the GPU named, judged against this checklist's reference lines."""
+    spec = _spec(ctx)
+    if spec is None or (_nodes(ctx) or 1) > 1:
+        return None  # across nodes the busbw line is the network's, not NVLink's
+    lang = ctx.language
+    if spec.nvlink and spec.nvlink_bandwidth_gbs and is_sxm(spec):
+        busbw = busbw_figures(spec, lang)
+        busbw_pass, basis = float(busbw["busbw"].replace(",", "")), busbw["basis"]
+    else:  # PCIe cards (a bridge joins pairs at most): the all-reduce crosses PCIe
+        busbw_pass, basis = PCIE_BUSBW_PASS.get(spec.pcie_gen, 10.0), say("checklist.busbw_basis_pcie", lang)
+    lines = checklist_measured.Lines(busbw_pass=busbw_pass, busbw_basis=basis, h2d_gbs=_H2D_GBS.get(spec.pcie_gen, 25))
+    name = gpu_name(ctx.catalog, spec.id)
+    n = ctx.requirement.gpu_count or 1
+    setup = say("checklist.setup_count", lang, count=n, gpu=name) if n > 1 else name
+    return checklist_measured.judge(ask.text, spec, name, setup, lines, lang)
 
 
 def fabric(ctx: ComposeContext) -> AskAnswer:
@@ -145,6 +172,8 @@ def nccl(ctx: ComposeContext) -> AskAnswer:
     else:
         single = say("checklist.nccl_single_generic", lang)
     steps = say("checklist.nccl_steps", lang, ranks=gpus, single=single).splitlines()
+    if nodes == 1:  # one node: the NVLink test and the baseline, no cross-node steps
+        steps = [steps[0], "2." + steps[-1].split(".", 1)[1]]
     return AskAnswer(kind="checklist", lead=say("checklist.nccl_lead", lang, links=links), details=steps,
                      rule="checklist.nccl-bandwidth", sources=["nccl-tests", "nvidia-nvlink"])
 
@@ -246,11 +275,23 @@ def nvlink_links(spec) -> tuple[int, float]:
 
 
 def busbw_figures(spec, lang: str) -> dict[str, str]:
-    """The single-node all-reduce busbw to pass and to reject, from the NVLink per direction."""
+    """The single-node all-reduce busbw to pass and to reject, and the basis of the pass line: the
+    typical NVLink SHARP figure on full-NVLink Hopper boards, else 75% of the NVLink per direction."""
     per_dir = spec.nvlink_bandwidth_gbs / 2
+    fail = count(round(per_dir * BUSBW_FAIL, -1))
+    if nvls_board(spec):
+        low, high = NVLS_TYPICAL_GBS
+        return {"busbw": count(round(low * NVLS_SHORTFALL, -1)), "fail": fail, "typical": f"{low}-{high}",
+                "basis": say("checklist.busbw_basis_nvls", lang, typical=f"{low}-{high}", per_dir=count(per_dir))}
     nvls = say("checklist.accept_nccl_nvls", lang) if spec.cc_number >= 9.0 else ""
-    return {"busbw": count(round(per_dir * BUSBW_PASS, -1)), "fail": count(round(per_dir * BUSBW_FAIL, -1)),
-            "per_dir": count(per_dir), "nvlink": count(spec.nvlink_bandwidth_gbs), "nvls": nvls}
+    return {"busbw": count(round(per_dir * BUSBW_PASS, -1)), "fail": fail, "typical": "",
+            "basis": say("checklist.busbw_basis_ratio", lang, per_dir=count(per_dir), nvlink=count(spec.nvlink_bandwidth_gbs),
+                         nvls=nvls)}
+
+
+def nvls_board(spec) -> bool:
+    """A Hopper SXM board with all 18 NVLinks (900 GB/s a GPU): its NVSwitch reduces in the fabric."""
+    return is_sxm(spec) and 9.0 <= spec.cc_number < 10 and (spec.nvlink_bandwidth_gbs or 0) >= 900
 
 
 def _numbered(steps: list[str]) -> list[str]:

@@ -53,7 +53,7 @@ def test_acceptance_gives_reject_thresholds_from_the_nvlink_of_the_gpu_rented(ad
     assert "约 150 GB/s" in text and "低于 120 GB/s" in text and "数百 GB/s" not in text
     # H100 SXM: 18 links, 900 GB/s; memory copy judged against 80-90% of 3,350 GB/s
     text = "\n".join(_reply(advisor, "an 8x H100 SXM server arrived, what do we check before accepting it?").details)
-    assert "NV18" in text and "below 270 GB/s (60%) reject" in text
+    assert "NV18" in text and "≥ ~370 GB/s" in text and "460-480 GB/s" in text and "below 270 GB/s reject" in text
     assert "2,680-3,020 GB/s" in text and "Gen4 or x8" in text
 
 
@@ -73,3 +73,9 @@ def test_the_aiperf_command_serves_the_repo_id_and_fixes_the_output_length(advis
     text = "\n".join(reply.details)
     assert "vllm serve Qwen/Qwen3-32B" in text and "-m Qwen/Qwen3-32B" in text
     assert "ignore_eos:true" in text and "--warmup-request-count" in text and "--request-rate" in text
+
+
+def test_a_one_node_nccl_how_to_has_no_cross_node_step(advisor):
+    reply = _reply(advisor, "how do i measure nccl bandwidth on a single 8x H200 box, what busbw is fine")
+    assert len(reply.details) == 2 and not any("mpirun" in d for d in reply.details)
+    assert "≥ ~370 GB/s" in reply.details[0]

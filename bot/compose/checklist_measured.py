@@ -1,0 +1,145 @@
+"""Acceptance figures the user measured and pasted ("GEMM 610 TFLOPS, busbw 355 GB/s, H2D 24 GB/s: sign
+off or push back?"): each figure judged against the reference for what was measured, on the GPU named.
+
+- GEMM TFLOPS against the dense peak of the precision the clause states (FP8, TF32, FP16…; BF16 only
+  where none is stated), never the sparse figure; SXM boards reach 70-80% on large GEMMs, power-capped
+  PCIe cards ~60-75% (the floors of `checklist.GEMM_HEALTHY` and the host matmul rule).
+- NCCL all-reduce busbw inside one NVSwitch node against `checklist.busbw_figures`' pass line.
+- Pinned host-to-device against ~80% of the PCIe x16 link per direction.
+- Device memory bandwidth against 80% of the spec (`checklist.BANDWIDTH_LOW` re-measure, below it low).
+
+The lead says which way it goes (push back: the figures below the line; sign off: all in range), one
+line per figure with its reference and what to check, then what the figures do not cover.
+The caller (bot.compose.checklist) passes the GPU spec and the reference lines, so this module
+imports no other composer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.knowledge import GpuSpec
+from bot.messages import say
+from bot.messages.format import count
+from bot.models import AskAnswer
+
+_NUMBER = r"(?<![\d.,])(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+_TFLOPS = re.compile(_NUMBER + r"\s*(?:TFLOPS|TFLOP/s|TF/s)", re.IGNORECASE)
+_RATE = re.compile(_NUMBER + r"\s*(?P<u>[GT])B/s", re.IGNORECASE)
+_PRECISION = re.compile(r"\b(bf16|fp16|fp8|tf32|fp32|int8)\b", re.IGNORECASE)
+# a clause that quotes the reference, not a measurement ("the spec sheet says 1979")
+_REFERENCE = re.compile(r"spec|sheet|datasheet|peak|rated|advertis|标称|官方|峰值|规格", re.IGNORECASE)
+_BUSBW = re.compile(r"busbw|nccl|all[\s_-]?reduce", re.IGNORECASE)
+_H2D = re.compile(r"\bh2d\b|\bhtod\b|host[\s-]*to[\s-]*device|pinned|主机到设备|锁页", re.IGNORECASE)
+_MEMBW = re.compile(r"memory\s+bandwidth|\bmembw\b|\bhbm\b|device[\s-]*to[\s-]*device|\bd2d\b|显存带宽|显存拷贝", re.IGNORECASE)
+_CLAUSE = re.compile(r"[;，；。\n]|\.\s|,(?!\d{3}(?!\d))")  # "1,350" is one number
+
+GEMM_SXM, GEMM_PCIE = 0.70, 0.60
+H2D_OK = 0.70
+MEMBW_OK = 0.80
+_ABOVE_PEAK = 1.05
+
+
+@dataclass(frozen=True)
+class Lines:
+    """The reference lines the checklist uses for this GPU."""
+
+    busbw_pass: float | None  # single-node all-reduce busbw, None where not an NVLink board
+    busbw_basis: str
+    h2d_gbs: float
+
+
+@dataclass(frozen=True)
+class Figure:
+    kind: str  # gemm | busbw | h2d | membw
+    value: float
+    precision: str = ""
+
+
+def figures(text: str) -> list[Figure]:
+    """The measured figures of the message, one per clause that states one, in the order written."""
+    found: list[Figure] = []
+    for clause in _CLAUSE.split(text):
+        if _REFERENCE.search(clause):
+            continue
+        if (m := _TFLOPS.search(clause)) is not None:
+            p = _PRECISION.search(clause)
+            found.append(Figure("gemm", float(m["n"].replace(",", "")), p.group(1).lower() if p else ""))
+            continue
+        if (r := _RATE.search(clause)) is None:
+            continue
+        value = float(r["n"].replace(",", "")) * (1000 if r["u"].upper() == "T" else 1)
+        kind = "busbw" if _BUSBW.search(clause) else "h2d" if _H2D.search(clause) else "membw" if _MEMBW.search(clause) else ""
+        if kind:
+            found.append(Figure(kind, value))
+    return found
+
+
+def judge(text: str, spec: GpuSpec, name: str, setup: str, lines: Lines, lang: str) -> AskAnswer | None:
+    """The verdict on two or more pasted acceptance figures (one where it is a busbw, which no other
+    composer judges); None where the message states fewer."""
+    found = figures(text)
+    if len(found) < 2 and not any(f.kind == "busbw" for f in found):
+        return None
+    judged = [j for f in found if (j := _judge_one(f, spec, lines, lang)) is not None]
+    if not judged:
+        return None
+    low = [label for ok, label, _ in judged if not ok]
+    if low and len(low) == len(judged):
+        lead = say("checklist.measured_push_back_all", lang, total=len(judged), setup=setup)
+    elif low:
+        lead = say("checklist.measured_push_back", lang, low=len(low), total=len(judged), setup=setup,
+                   which=("、" if lang == "zh" else ", ").join(low))
+    else:
+        lead = say("checklist.measured_sign_off", lang, total=len(judged), setup=setup)
+    details = [line for _, _, line in judged]
+    details.append(say("checklist.measured_rest", lang, gpu=name))
+    return AskAnswer(kind="checklist", lead=lead, details=details, rule="checklist.measured",
+                     sources=list(dict.fromkeys([*spec.sources, "nvidia-gpu-specs", "nccl-tests", "alayanew-nccl-tests"])),
+                     figures={f"{f.kind}_measured": f.value for f in found})
+
+
+def _judge_one(f: Figure, spec: GpuSpec, lines: Lines, lang: str) -> tuple[bool, str, str] | None:
+    """(within range, the figure's short label, its line) or None where there is no reference."""
+    if f.kind == "gemm":
+        return _gemm(f, spec, lang)
+    if f.kind == "busbw":
+        if lines.busbw_pass is None:
+            return None
+        ok = f.value >= lines.busbw_pass
+        return ok, say("checklist.measured_busbw_label", lang), say(
+            "checklist.measured_busbw", lang, value=count(f.value), line=count(lines.busbw_pass), basis=lines.busbw_basis,
+            verdict=say("checklist.measured_ok" if ok else "checklist.measured_busbw_low", lang))
+    if f.kind == "h2d":
+        ok = f.value >= H2D_OK * lines.h2d_gbs
+        return ok, say("checklist.measured_h2d_label", lang), say(
+            "checklist.measured_h2d", lang, value=count(f.value), expected=count(lines.h2d_gbs), gen=spec.pcie_gen,
+            verdict=say("checklist.measured_ok" if ok else "checklist.measured_h2d_low", lang, lower=spec.pcie_gen - 1,
+                        gen=spec.pcie_gen))
+    if not spec.bandwidth_gbs:
+        return None
+    ratio = f.value / spec.bandwidth_gbs
+    ok = ratio >= MEMBW_OK
+    return ok, say("checklist.measured_membw_label", lang), say(
+        "checklist.measured_membw", lang, value=count(f.value), pct=round(100 * ratio), spec=count(spec.bandwidth_gbs),
+        verdict=say("checklist.measured_ok" if ok else "checklist.measured_membw_low", lang))
+
+
+def _gemm(f: Figure, spec: GpuSpec, lang: str) -> tuple[bool, str, str] | None:
+    precision = f.precision or ("bf16" if spec.dense_tflops.get("bf16") else "fp16")
+    peak = next((tflops for key, tflops in spec.dense_tflops.items() if key == precision), None)
+    label = say("checklist.measured_gemm_label", lang, precision=precision.upper())
+    if not peak:
+        return False, label, say("checklist.measured_gemm_unsupported", lang, value=count(f.value),
+                                 precision=precision.upper())
+    ratio = f.value / peak
+    floor = GEMM_SXM if "SXM" in spec.form_factor.upper() else GEMM_PCIE
+    if ratio > _ABOVE_PEAK:
+        return False, label, say("checklist.measured_gemm_above", lang, value=count(f.value), precision=precision.upper(),
+                                 peak=count(peak))
+    ok = ratio >= floor
+    return ok, label, say("checklist.measured_gemm", lang, value=count(f.value), pct=round(100 * ratio),
+                          precision=precision.upper(), peak=count(peak), line=count(round(peak * floor)),
+                          floor=round(100 * floor), power=f"{spec.board_power_w:.0f}" if spec.board_power_w else "…",
+                          verdict=say("checklist.measured_ok" if ok else "checklist.measured_gemm_low", lang))
