@@ -73,7 +73,8 @@ def question_facts(catalog: Catalog, req: Requirement, *, named: list[GpuSpec], 
 
     The order is part of the answer: rules of equal priority fire in the order their facts arrive,
     and the answer lists findings in firing order."""
-    facts: list[FactModel] = [gpu_fact(gpu, gpu.id in selected) for gpu in catalog.gpus.values()]
+    gpu_facts = catalog_gpu_facts(catalog)
+    facts: list[FactModel] = [gpu_facts[gpu_id, gpu_id in selected] for gpu_id in catalog.gpus]
     # Pasted output is judged as a host, ahead of the question: its verdict leads at equal priority.
     facts += paste_facts(catalog, req) if req.pasted is not None else []
     unknown_gpu_fits = None
@@ -196,6 +197,23 @@ def asks_elsewhere(req: Requirement) -> bool:
     return bool(set(req.topics) - _SIZING_TOPICS or req.symptoms or req.xids or req.costs or req.billing or req.cuda
                 or req.driver_cuda or req.driver or req.provider_options or req.billing_options
                 or req.intent == "first-check")
+
+
+# catalog id -> (the catalog, its GPU facts): a catalog is immutable once loaded (a reload builds a new
+# one), and every question states all its GPUs, so they are built once per catalog, not per question.
+_GPU_FACTS: dict[int, tuple[Catalog, dict[tuple[str, bool], GpuFact]]] = {}
+
+
+def catalog_gpu_facts(catalog: Catalog) -> dict[tuple[str, bool], GpuFact]:
+    """{(gpu id, selected): its fact} for every catalog GPU, built once per catalog."""
+    held = _GPU_FACTS.get(id(catalog))
+    if held is not None and held[0] is catalog:
+        return held[1]
+    facts = {(gpu.id, selected): gpu_fact(gpu, selected) for gpu in catalog.gpus.values() for selected in (False, True)}
+    if len(_GPU_FACTS) >= 8:  # reloads and tests build new catalogs; keep only the latest few
+        _GPU_FACTS.clear()
+    _GPU_FACTS[id(catalog)] = (catalog, facts)
+    return facts
 
 
 def gpu_fact(gpu: GpuSpec, selected: bool) -> GpuFact:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from pydantic import ValidationError
 
 from bot.engine.fact_kinds import (
     BenchmarkResultFact,
@@ -12,6 +13,7 @@ from bot.engine.fact_kinds import (
     CudaReleaseFact,
     HostExpectFact,
     HostFact,
+    GpuFact,
     HostGpuFact,
     HostXidFact,
     RequirementFact,
@@ -28,7 +30,7 @@ from bot.facts import (
     trend_facts,
 )
 from bot.host_report import BenchmarkResult, GpuCounters, GpuProbe, HostCheck, KernelLogReport, ProbeReport, XidEvent
-from bot.knowledge import default_catalog
+from bot.knowledge import default_catalog, load_catalog
 from bot.models import Cost, Requirement
 from bot.sizing.estimate import ModelShape
 from bot.sizing.sizer import size_requirement
@@ -83,6 +85,21 @@ def test_question_facts_mark_the_gpus_it_concerns_and_look_up_xids(catalog):
     [release] = [f for f in facts if isinstance(f, CudaReleaseFact)]
     assert (release.version, release.major, release.known_release) == ("12.4", 12, True)
     assert len([f for f in facts if isinstance(f, RequirementFact)]) == 1
+
+
+def test_every_question_states_the_same_frozen_gpu_facts_of_its_catalog(catalog):
+    def gpu_facts(selected: set[str], of=catalog):
+        return {f.gpu: f for f in question_facts(of, Requirement(gpu="l40s"), named=[], selected=selected,
+                                                 family=None, instance=None) if isinstance(f, GpuFact)}
+
+    first, again = gpu_facts({"l40s"}), gpu_facts({"l40s"})
+    assert all(first[g] is again[g] for g in first), "built again for the same catalog"
+    assert first["l40s"].selected and not gpu_facts(set())["l40s"].selected
+    with pytest.raises(ValidationError):  # shared by every question: nobody may change one
+        first["l40s"].selected = False
+    reloaded = load_catalog()  # a reload is a new catalog, with facts of its own
+    assert reloaded is not catalog and gpu_facts({"l40s"}, reloaded)["l40s"] is not first["l40s"]
+    assert gpu_facts({"l40s"}, reloaded)["l40s"] == first["l40s"]
 
 
 def test_a_cuda_major_outside_the_table_has_no_release_fact(catalog):

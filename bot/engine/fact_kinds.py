@@ -145,6 +145,10 @@ class RequirementFact(_RequirementBase):
 class GpuFact(FactModel):
     """A GPU from the catalog that the question concerns (`selected` when the user named it)."""
 
+    # Frozen: one instance per catalog GPU and flag is built once and asserted by every question
+    # (bot.facts.catalog_gpu_facts), and the engine keeps its checked form (Engine.run).
+    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
+
     gpu: str
     name: str
     family: str

@@ -254,7 +254,9 @@ class Engine:
             rid: [(a.fact, [(k, parse_reference(v), v) for k, v in a.set.items()]) for a in rule.then.assert_]
             for rid, rule in self._rules.items()
         }
-        self._questions: dict[str, _Question] = {}
+        # id(fact) -> (fact, kind, fields, relevant) for frozen input facts (the catalog's GPUs, built
+        # once per catalog and stated by every question): checked, finite and filtered once.
+        self._frozen_inputs: dict[int, tuple[BaseModel, str, dict, bool]] = {}
         self._lock = threading.Lock()
         self._sids = itertools.count(1)
         self._closed = False
@@ -380,23 +382,35 @@ class Engine:
         return lines
 
     # -- questions ---------------------------------------------------------------------
+    def _input(self, fact: BaseModel) -> tuple[str, dict, bool]:
+        """(kind, fields, whether any rule reads it) of a typed input fact; a frozen one is worked out once."""
+        held = self._frozen_inputs.get(id(fact))
+        if held is not None and held[0] is fact:
+            return held[1], held[2], held[3]
+        kind, data = _checked(fact)
+        encoding.check_finite(kind, data)
+        found = (kind, data, self._relevant(kind, data))
+        if fact.model_config.get("frozen"):
+            if len(self._frozen_inputs) >= 4096:  # new catalogs on reload: the old facts are let go
+                self._frozen_inputs.clear()
+            self._frozen_inputs[id(fact)] = (fact, *found)
+        return found
+
     def run(self, facts: Sequence[BaseModel], language: str = "en") -> EngineResult:
         """Answer one question given its input facts, typed fact models built by `bot.facts` (or
         `fact_from_fields`), so a misspelled or mistyped field is an error where it is built."""
-        checked = [_checked(fact) for fact in facts]  # any other model is an EngineError here
+        checked = [self._input(fact) for fact in facts]  # any other model is an EngineError here
         with self._lock:
             # Checked under the lock: close() frees the C ruleset while holding it.
             if self._closed:
                 raise EngineError(f"engine for rule base {self.version} is closed")
             sid = str(next(self._sids))
             question = _Question(sid, language)
-            self._questions[sid] = question
             try:
                 self._assert(question, {"sid": sid, **OPEN_FACT})
-                for kind, data in checked:  # model_dump(exclude_none=True): no None values
-                    encoding.check_finite(kind, data)
+                for kind, data, relevant in checked:  # model_dump(exclude_none=True): no None values
                     record = question.add_input(kind, data)
-                    if not self._relevant(kind, data):
+                    if not relevant:
                         continue  # kept for explanations, never asserted
                     try:
                         self._assert(question, {"sid": sid, "kind": kind, "_fid": record.fid, **data})
@@ -405,7 +419,6 @@ class Engine:
                     if question.error is not None:
                         break
             finally:
-                self._questions.pop(sid, None)
                 self._host.delete_state(self.ruleset, sid)
         if question.error is not None:
             raise EngineError(f"rule action failed: {question.error!r}") from question.error

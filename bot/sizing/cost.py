@@ -190,20 +190,25 @@ def price_rows_for(
     """
     if not isinstance(rows, list):
         return _quotes_and_best_instances(rows, gpu, provider, billing, min_gpus=count, key=_row_key)
-    # A catalog's row lists are built once and every question scans them again: the answer is kept
-    # per list (held, so its id stays unique; its length guards against an append).
-    cache_key = (id(rows), len(rows), gpu, count, provider, billing)
-    hit = _ROWS_FOR.get(cache_key)
+    return _kept_per_list(rows, ("rows_for", gpu, count, provider, billing),
+                          lambda: _quotes_and_best_instances(rows, gpu, provider, billing, min_gpus=count, key=_row_key))
+
+
+# A catalog's row lists are built once and every question scans them again: a scan's answer is kept
+# per list (held, so its id stays unique; its length guards against an append). (id, len, key) -> (list, rows)
+_KEPT: dict[tuple, tuple[list, tuple]] = {}
+
+
+def _kept_per_list(rows: list, key: tuple, scan) -> list[PriceRow]:
+    cache_key = (id(rows), len(rows), *key)
+    hit = _KEPT.get(cache_key)
     if hit is not None and hit[0] is rows:
         return list(hit[1])
-    found = _quotes_and_best_instances(rows, gpu, provider, billing, min_gpus=count, key=_row_key)
-    if len(_ROWS_FOR) >= 4096:
-        _ROWS_FOR.clear()
-    _ROWS_FOR[cache_key] = (rows, tuple(found))
+    found = scan()
+    if len(_KEPT) >= 4096:
+        _KEPT.clear()
+    _KEPT[cache_key] = (rows, tuple(found))
     return found
-
-
-_ROWS_FOR: dict[tuple, tuple[list, tuple]] = {}
 
 
 def cheapest_rows(
@@ -212,6 +217,15 @@ def cheapest_rows(
     """Per GPU, the rows an answer quotes: every per-GPU quote, and each provider's cheapest instance
     row per billing mode (by price per GPU-hour). Keeps a catalog of hundreds of regions to a few lines."""
     wanted = set(gpus)
+    if not isinstance(rows, list):
+        return _cheapest_rows(rows, wanted, provider, billing)
+    # A GPU-hour question scans the whole table for every GPU it compares: a tenth of such an answer.
+    return _kept_per_list(rows, ("cheapest", tuple(sorted(wanted)), provider, billing),
+                          lambda: _cheapest_rows(rows, wanted, provider, billing))
+
+
+def _cheapest_rows(rows: Iterable[PriceRow], wanted: set[str], provider: str | None,
+                   billing: str | None) -> list[PriceRow]:
     by_gpu: dict[str, list] = {gpu: [] for gpu in wanted}
     for row in rows:  # one pass over the table, not one per GPU
         if row.gpu in wanted:

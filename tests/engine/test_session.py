@@ -72,7 +72,6 @@ def test_many_questions_do_not_leak_sessions(engine):
         assert [f.rule for f in engine.run(question).findings] == ["license.geforce-datacenter"]
     gc.collect()
     assert threading.active_count() <= threads
-    assert engine._questions == {}, "finished questions are still held by the engine"
     for sid in ("1", "800", "1600"):
         with pytest.raises(Exception, match="309"):  # durable-rules: no state for this sid
             engine._host.get_state(engine.ruleset, sid)

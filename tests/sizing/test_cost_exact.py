@@ -339,3 +339,19 @@ def test_runners_up_are_the_next_cheapest_in_each_currency():
     assert runners_up([b, c, f], {0, 1}) == {2}
     assert runners_up([a], {0}) == set()
     assert runners_up([], set()) == set()
+
+
+def test_a_scan_kept_for_a_row_list_is_not_reused_after_the_list_grows_or_for_another_list():
+    rows = [AWS_EU]
+    assert cheapest_rows(rows, ["h100"]) == [AWS_EU]
+    assert price_rows_for(rows, "h100", count=8) == [AWS_EU]
+    rows.append(QUOTE)  # the length guards a kept answer against an append
+    assert cheapest_rows(rows, ["h100"]) == [QUOTE, AWS_EU]
+    assert price_rows_for(rows, "h100", count=8) == [QUOTE, AWS_EU]
+    other = [GCP]  # another list, even at the same length, is scanned on its own
+    assert cheapest_rows(other, ["h100"]) == [GCP]
+    # the answer handed out is a copy: changing it changes no later answer
+    cheapest_rows(rows, ["h100"]).clear()
+    assert cheapest_rows(rows, ["h100"]) == [QUOTE, AWS_EU]
+    # a generator is scanned every time (no list to keep an answer for)
+    assert cheapest_rows(iter([GCP, AWS_SPOT]), ["h100"]) == [AWS_SPOT, GCP]
