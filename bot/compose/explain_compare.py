@@ -14,7 +14,7 @@ import re
 
 from bot.advice.compare import Comparison, Side, SpecKey, compare, refit_fp8, with_premium
 from bot.compose import ComposeContext
-from bot.compose.spec_figures import card_notes, mark, value_text
+from bot.compose.spec_figures import card_notes, mark, price_read_on, value_text
 from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -398,7 +398,8 @@ def details(c: Comparison, ctx: ComposeContext) -> list[str]:
     sep = _SEP["zh" if language == "zh" else "en"]
     out = [say("spec.row", language, spec=say(f"spec.spec_name_{key}", language),
                values=sep.join(f"{_name(ctx, s.gpu)} {_value(c, key, i, ctx)}"
-                               f"{mark(c.line(key).figures[i].reported and c.line(key).figures[i].value is not None, language)}"
+                               # a card NVIDIA publishes no datasheet for is said once, below the table
+                               f"{mark(c.line(key).figures[i].reported and c.line(key).figures[i].value is not None and s.gpu.confidence != 'reported', language)}"
                                for i, s in enumerate(c.sides)))
            for key in _ROW_KEYS]
     if c.pick is not None:
@@ -418,7 +419,11 @@ def details(c: Comparison, ctx: ComposeContext) -> list[str]:
 def _priced_rows(c: Comparison, ctx: ComposeContext, sep: str) -> list[str]:
     """Each side's price, its time to finish the job and the finished job's cost, where known."""
     language = ctx.language
-    out = [say("spec.price_row", language, values=sep.join(f"{_name(ctx, s.gpu)} {_price(s, language)}" for s in c.sides))]
+    # a price row only where a side is priced ("unpriced | unpriced" says nothing), dated where from the table
+    values = sep.join(f"{_name(ctx, s.gpu)} {_price(s, language)}" for s in c.sides)
+    from_table = any(s.hourly_rate is not None and s.rate_source != "quote" for s in c.sides)
+    out = [say("spec.price_row_dated", language, values=values, date=price_read_on(ctx)) if from_table
+           else say("spec.price_row", language, values=values)] if any(s.hourly_rate is not None for s in c.sides) else []
     if any(s.hours is not None for s in c.sides):
         out.append(say("spec.job_time_row", language, values=sep.join(
             f"{_name(ctx, s.gpu)} " + (say("spec.job_time_value", language, hours=count(round(s.hours)), count=s.count)

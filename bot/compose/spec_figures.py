@@ -10,6 +10,7 @@ from bot.compose import ComposeContext
 from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.messages.format import count, gpu_name
+from bot.prices.lookup import table_source
 
 FigureKey = SpecKey | str
 
@@ -70,3 +71,11 @@ def card_notes(ctx: ComposeContext, gpu: GpuSpec, key: FigureKey | None, why_rep
     if gpu.line == "geforce" and gpu.nvidia_product:
         out.append(say("spec.geforce", language, gpu=name))
     return out
+
+
+def price_read_on(ctx: ComposeContext) -> str:
+    """The date the price table was read (or its newest row was quoted), as a price row says it: a
+    price from the table is always dated."""
+    source = table_source(ctx.catalog, today=ctx.today)
+    day = source.read_on or source.newest_quote
+    return day.isoformat() if day else "-"

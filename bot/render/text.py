@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from bot.advice.assemble import option_name, plan_label
 from bot.advice.words import terms
 from bot.knowledge import default_catalog
 from bot.models import Answer
-from bot.messages.format import display_text, money
+from bot.messages import say
+from bot.messages.format import display_text, gpu_name, money
 from bot.render.zh import localise
 
 _LABELS = {
@@ -109,14 +112,6 @@ def render_full(answer: Answer, max_candidates: int = 8) -> str:
 
 
 MAX_LINES = 20
-_BRIEF = {
-    "en": {"options": "What to do:", "watch": "Watch out:", "ask": "To sharpen this, tell me:",
-           "more": "{n} more finding(s): --full, or \"More\" in Slack", "fits": "fits", "short": "does not fit",
-           "tight": "tight", "free": "free", "of": "of", "h": "h", "cut": "… {n} more: --full, or \"More\" in Slack"},
-    "zh": {"options": "建议：", "watch": "注意：", "ask": "补充这些信息可以判断得更准：",
-           "more": "另有 {n} 条结论：加 --full，或在 Slack 点 \"More\"", "fits": "放得下", "short": "放不下",
-           "tight": "余量紧张", "free": "空余", "of": "/", "h": "小时", "cut": "…… 另有 {n} 条：加 --full，或在 Slack 点 \"More\""},
-}
 
 
 _ABBREVIATIONS = ("e.g", "i.e", "etc", "vs", "approx", "incl")
@@ -157,14 +152,13 @@ def recommendation_line(rec, language: str) -> str:
     """'LoRA @ 1 x rtx-4090 (single GPU): fits, 17 of 24 GB (29% free), ~12 h, $1,234 — why' (ids become
     display names in `render_brief`; the rule is in --full and --json)."""
     zh = language == "zh"
-    t = _BRIEF.get(language, _BRIEF["en"])
     plan = plan_label(rec.strategy, rec.count, language, rec.plan)
     setup = f"{rec.count} 张 {rec.gpu}" if zh else f"{rec.count} x {rec.gpu}"
     if plan:
         setup += f"（{plan}）" if zh else f" ({plan})"
     if rec.kind in ("batch", "method", "precision", "kv-cache"):
         setup = f"{setup}，用 {option_name(rec, language)}" if zh else f"{option_name(rec, language)} @ {setup}"
-    state = t["short"] if rec.fits is False else (t["tight"] if rec.tight else t["fits"])
+    state = say("format.short" if rec.fits is False else ("format.tight" if rec.tight else "format.fits"), language)
     numbers = [state]
     if rec.need_gb is not None and rec.have_gb is not None:
         used = f"{rec.need_gb:.0f}/{rec.rated_gb or rec.have_gb:.0f} GB"
@@ -198,7 +192,7 @@ def ask_lines(answer: Answer) -> list[str]:
         shown = reply.details[:share]
         lines += [f"  {d}" for d in shown]
         if len(reply.details) > len(shown):
-            lines.append("  " + _BRIEF.get(answer.language, _BRIEF["en"])["cut"].format(n=len(reply.details) - len(shown)))
+            lines.append("  " + say("format.cut", answer.language, n=len(reply.details) - len(shown)))
     return lines
 
 
@@ -260,32 +254,67 @@ def watch_outs(answer: Answer, lines: list[str]) -> list:
             continue
         seen.add(first)
         out.append(f)
+    return _merge_named(out)
+
+
+_GPU_NAMES: dict[int, re.Pattern] = {}
+
+
+def _gpu_names() -> re.Pattern:
+    """Every way an answer writes a GPU: its id, its catalog name with or without the brand, its
+    Chinese name; the longest first, so "GeForce RTX 4090" is one name, not "RTX 4090" in it."""
+    catalog = default_catalog()
+    pattern = _GPU_NAMES.get(id(catalog))
+    if pattern is None:
+        names = {n for gpu_id, spec in catalog.gpus.items()
+                 for n in (gpu_id, spec.name, spec.name_zh, gpu_name(catalog, gpu_id)) if n}
+        names |= {f"{brand}{n}" for n in list(names) for brand in ("NVIDIA ", "GeForce ", "NVIDIA GeForce ")}
+        pattern = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) + r")(?![\w-])")
+        _GPU_NAMES[id(catalog)] = pattern
+    return pattern
+
+
+def _merge_named(findings: list) -> list:
+    """One line for a rule's warnings that differ only in the GPU they name ("RTX 5090 cannot be assumed
+    …", "RTX 4090 cannot be assumed …"): the first, naming all of them ("RTX 5090 / RTX 4090")."""
+    pattern = _gpu_names()
+    groups: dict[tuple[str, str], list] = {}
+    for f in findings:
+        groups.setdefault((f.rule, pattern.sub("\0", _first_sentence(f.message))), []).append(f)
+    out = []
+    for (_, shape), group in groups.items():
+        first = group[0]
+        names = list(dict.fromkeys(m.group(0) for f in group for m in pattern.finditer(_first_sentence(f.message))))
+        if len(group) > 1 and "\0" in shape and len(names) > 1:
+            first = first.model_copy(update={"message": shape.replace("\0", " / ".join(names))})
+        out.append(first)
     return out
 
 
 def render_brief(answer: Answer) -> str:
-    t = _BRIEF.get(answer.language, _BRIEF["en"])
+    language = answer.language
     lines: list[str] = ask_lines(answer)
     # An option already given as an ask's answer is not listed again.
     led = {a.figures.get("leads_with_rank") for a in answer.answers}
     options = [r for r in answer.recommendations if r.rank not in led]
     if options:
-        lines.append(t["options"])
+        lines.append(say("format.options", language))
         # numbered as shown: the option a part already led with leaves no gap ("2." with no "1.")
-        lines += [f"  {n}. {recommendation_line(r, answer.language)}" for n, r in enumerate(options, start=1)]
+        lines += [f"  {n}. {recommendation_line(r, language)}" for n, r in enumerate(options, start=1)]
     key = watch_outs(answer, lines)
     questions = answer.questions[:3]
     # Key findings get what the verdict, options, questions and the closing line leave of MAX_LINES.
     room = MAX_LINES - len(lines) - (1 + len(questions) if questions else 0) - 2
     shown = key[:max(room, 0)]
     if shown:
-        lines.append(t["watch"])
+        lines.append(say("format.watch", language))
         lines += [f"  {_MARK[f.severity].strip()} {_first_sentence(f.message)}" for f in shown]
     if questions:
-        lines.append(t["ask"])
+        lines.append(say("format.ask", language))
         lines += [f"  ? {_question_line(q)}" for q in questions]
-    hidden = len(answer.findings) - len(shown)
-    if hidden > 0:
-        lines.append(t["more"].format(n=hidden))
+    # The pointer to --full only where it hides a warning this plan needs (one the room left out):
+    # primers, spec cards and warnings the lines above already say are no reason to read on.
+    if len(key) > len(shown):
+        lines.append(say("format.more", language, n=len(key) - len(shown)))
     catalog = default_catalog()
-    return "\n".join(display_text(line, catalog, answer.language) for line in lines[:MAX_LINES])
+    return "\n".join(display_text(line, catalog, language) for line in lines[:MAX_LINES])

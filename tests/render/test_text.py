@@ -30,14 +30,14 @@ def test_the_order_is_verdict_options_warnings_questions_and_a_pointer_to_the_re
     assert 7 == watch < ask
     assert lines[watch + 1] == "  [WARN] Finding 1."  # one line each: the first sentence
     assert lines[ask + 1:ask + 4] == ["  ? question 0?", "  ? question 1?", "  ? question 2?"]
-    assert lines[-1].startswith("2") and "--full" in lines[-1]
+    assert lines[-1].startswith("8 more warning") and "--full" in lines[-1]  # the key warnings left out
     assert len(lines) == MAX_LINES
 
 
 def test_a_short_answer_stays_short():
     short = answer(findings=1, questions=0).model_copy(update={"recommendations": []})
-    assert render_text(short).splitlines() == ["No — 116 GB needed; 24 GB on one card.",
-                                               '1 more finding(s): --full, or "More" in Slack']
+    # a primer behind --full is no reason for a pointer to it
+    assert render_text(short).splitlines() == ["No — 116 GB needed; 24 GB on one card."]
 
 
 def test_chinese_labels_and_options_are_chinese():
@@ -122,3 +122,37 @@ def test_a_warning_is_a_restatement_whichever_name_it_gives_the_card():
     lines = ["GPU 2 (H100 SXM): HW power brake slowdown, 71 of 700 W — throttled; check the power limit",
              "Yes: the licence restricts the software for commercial hosting on an RTX 4090."]
     assert watch_outs(answer, lines) == []
+
+
+def test_warnings_of_one_rule_that_differ_only_in_the_card_named_are_one_line_naming_each():
+    from bot.models import AskAnswer
+    from bot.render.text import watch_outs
+
+    def warn(gpu: str) -> Finding:
+        return Finding(rule="r.hosting", topic="license", severity="warn", tier="key",
+                       message=f"Hosting paid inference on {gpu} needs the vendor's written terms. Ask first.")
+    other = Finding(rule="r.fans", topic="power", severity="warn", tier="key", message="Order spare fans early.")
+    answer = Answer(requirement=Requirement(), answers=[AskAnswer(kind="price", lead="$0.30 an hour.")],
+                    findings=[warn("rtx-5090"), warn("GeForce RTX 4090"), other])
+    shown = watch_outs(answer, ["$0.30 an hour."])
+    assert [f.rule for f in shown] == ["r.hosting", "r.fans"]
+    assert shown[0].message == "Hosting paid inference on rtx-5090 / GeForce RTX 4090 needs the vendor's written terms."
+    text = render_text(answer)
+    assert "RTX 5090 / GeForce RTX 4090" in text and text.count("[WARN]") == 2
+
+
+def test_the_pointer_to_full_shows_only_where_it_hides_a_warning_and_is_one_line():
+    from bot.models import AskAnswer
+
+    primers = [Finding(rule=f"r.primer{i}", topic="memory", severity="info", tier="more", message=f"Primer {i}.")
+               for i in range(6)]
+    base = Answer(requirement=Requirement(), answers=[AskAnswer(kind="explain", lead="It depends on the link.")],
+                  findings=primers, language="zh")
+    assert render_text(base).splitlines() == ["It depends on the link."]
+    # warnings the room leaves out are worth one line pointing to them
+    warnings = [Finding(rule=f"r.w{i}", topic="power", severity="warn", tier="key", message=f"Check fan {i} of {i + 1}.")
+                for i in range(30)]
+    crowded = base.model_copy(update={"findings": warnings})
+    lines = render_text(crowded).splitlines()
+    assert len(lines) <= MAX_LINES and lines[-1].startswith("另有 ") and "--full" in lines[-1]
+    assert sum("--full" in line for line in lines) == 1
