@@ -18,7 +18,7 @@ from bot.compose.checkpoint import compose as checkpoint
 from bot.compose.explain_benchmark import compose as mlperf
 from bot.compose.explain_capability import compose as capability
 from bot.compose.explain_kv import compose as kv_formula
-from bot.compose.explain_network import inference_across_nodes, network_exchange, tp_over_pcie
+from bot.compose.explain_network import inference_across_nodes, network_exchange, slow_network_training, tp_over_pcie
 from bot.compose.latency import expected
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.select import compared
@@ -70,8 +70,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
              or expected(ask, ctx))
     if reply is not None:
         return reply
-    if not is_primary(ask, ctx):
-        return relevant_findings(ask.text, ctx)  # the message's verdict answers its first ask, not this one
+    if not is_primary(ask, ctx):  # the message's verdict answers its first ask, not this one
+        return slow_network_training(ask, ctx) or relevant_findings(ask.text, ctx)
     verdict = ctx.answer.verdict
     nodes = inference_across_nodes(ask, ctx)  # "two 8-GPU nodes serving one model: IB or RoCE?"
     if nodes is not None:

@@ -34,30 +34,110 @@ def params_b(ctx: ComposeContext) -> float | None:
     return getattr(model, "params_b", None) if model else None
 
 
+def exchange_gb(size_b: float, sharded: bool, nodes: int) -> float:
+    """GB through each node's network per step: FSDP/ZeRO-3 ~3x the bf16 weights (two all-gathers and a
+    reduce-scatter); data parallel the ring all-reduce of the bf16 gradients, 2(N-1)/N of them over N
+    nodes (nccl-tests' busbw factor), so 1x on two nodes."""
+    if sharded:
+        return 3 * size_b * 2
+    return 2 * (nodes - 1) / nodes * size_b * 2 if nodes > 1 else 0.0
+
+
 def network_exchange(ask: Ask, ctx: ComposeContext, framed: str) -> AskAnswer | None:
     """The per-step exchange across nodes at the stated network speed, for a multi-node training job
     the verdict found the network too slow for; `framed` is the answer word ("Yes, you need it — ")."""
+    verdict = ctx.answer.verdict
+    if verdict is None or "network" not in verdict.rule:
+        return None
+    return _exchange(ask, ctx, framed, verdict.rule, list(verdict.sources))
+
+
+def slow_network_training(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """A later part about the network ("…能跑吗？要不要上 RoCE？") of a multi-node training plan on a
+    network under 200 Gb/s: the same per-step exchange, whatever the message's first verdict was."""
+    req = ctx.requirement
+    if req.network_gbps is None or req.network_gbps >= 200 or not _NETWORK_ASK.search(ask.text):
+        return None
+    framed = say("explain.yes_needed" if _NEED_ASK.search(ask.text) else "explain.yes_hurts", ctx.language)
+    return _exchange(ask, ctx, framed, "network.inter-node", ["training-servers-guide"])
+
+
+def stated_network_line(ctx: ComposeContext) -> str | None:
+    """For a fit answer of multi-node training on a stated network under 200 Gb/s: the per-step exchange
+    line, "Yes, you need it — " first where the message asks whether it needs a faster fabric; None where
+    a later part about the network answers it (slow_network_training) or nothing crosses the nodes."""
+    req, asks = ctx.requirement, ctx.requirement.asks
+    if req.network_gbps is None or req.network_gbps >= 200 or not asks:
+        return None
+    if any(a.kind == "explain" and _NETWORK_ASK.search(a.text) for a in asks[1:]):
+        return None
+    text = ctx.question or asks[0].text
+    framed = say("explain.yes_needed", ctx.language) if _NETWORK_ASK.search(text) and _NEED_ASK.search(text) else ""
+    reply = _exchange(asks[0], ctx, framed, "network.inter-node", ["training-servers-guide"])
+    return reply.lead if reply is not None else None
+
+
+_NETWORK_ASK = re.compile(r"infiniband|\bib\b|roce|rdma|network|ethernet|\bgbe\b|网络|以太网|网卡|交换机", re.IGNORECASE)
+_NEED_ASK = re.compile(r"need|required|要不要|需不需要|需要|必须|够不够|够吗|enough", re.IGNORECASE)
+
+
+def _exchange(ask: Ask, ctx: ComposeContext, framed: str, rule: str, sources: list[str]) -> AskAnswer | None:
     req = ctx.requirement
     size = params_b(ctx)
-    verdict = ctx.answer.verdict
     if (req.network_gbps is None or req.workload != "training" or not size or (req.gpu_count or 0) <= GPUS_PER_NODE
-            or req.method in ("lora", "qlora") or verdict is None or "network" not in verdict.rule):
+            or req.method in ("lora", "qlora")):
         return None
-    sharded = req.zero_stage == 3 or bool(_SHARDED.search(ask.text)) or size >= 20
-    factor = 3 if sharded else 2
-    traffic = factor * size * 2  # GB of bf16 weights or gradients per step
+    sharded = req.zero_stage == 3 or bool(_SHARDED.search(ctx.question or ask.text)) or size >= 20
+    nodes = -(-(req.gpu_count or 0) // GPUS_PER_NODE)
+    traffic = exchange_gb(size, sharded, nodes)
     slow = traffic / (req.network_gbps / 8)
     fast = traffic / (RDMA_NODE_GBPS / 8)
     lang = ctx.language
     lead = framed + say("explain.network_exchange", lang, gbps=count(req.network_gbps),
-                        gbytes=count(round(req.network_gbps / 8, 1)), factor=factor,
+                        gbytes=count(round(req.network_gbps / 8, 1)), factor=f"{traffic / (size * 2):.3g}",
                         how=say("explain.network_sharded" if sharded else "explain.network_ddp", lang),
                         traffic=count(round(traffic)), params=count(size), slow=_s(slow), fast=_s(fast))
     details = [say("explain.network_lora", lang), say("explain.network_check", lang)]
-    return AskAnswer(kind="explain", lead=lead, details=details, rule=verdict.rule,
-                     sources=list(dict.fromkeys([*verdict.sources, "zero-paper", "nccl-tests"])),
+    if (premium := _fabric_premium(ctx, slow - fast)) is not None:
+        details.insert(0, premium)
+    return AskAnswer(kind="explain", lead=lead, details=details, rule=rule,
+                     sources=list(dict.fromkeys([*sources, "zero-paper", "nccl-tests"])),
                      figures={"traffic_gb": round(traffic, 1), "seconds_at_stated": round(slow, 1),
                               "seconds_at_rdma": round(fast, 2)})
+
+
+# "+$0.40/gpu/hr for IB", "IB 每卡每小时多 3 元": what the faster fabric costs on top, per GPU-hour
+_PREMIUM = re.compile(r"(?:\+|extra|more|premium|surcharge|加|多)\s*(?P<cur>[$¥￥])\s*(?P<n>\d+(?:\.\d+)?)\s*/\s*(?:gpu|卡)"
+                      r"\s*[/-]?\s*(?:hr|hour|h|小时)", re.IGNORECASE)
+
+
+def _fabric_premium(ctx: ComposeContext, extra_s: float) -> str | None:
+    """The fabric's surcharge per GPU-hour against the catalog's median on-demand rate of the GPU: the
+    share of the run the slower network must add for the surcharge to pay, and the step compute time
+    below which the extra seconds of exchange add more than that."""
+    m = _PREMIUM.search(ctx.question or "")
+    gpus = ctx.requirement.gpu_count or 0
+    if m is None or not gpus:
+        return None
+    import statistics
+
+    from bot.compose.checklist import _spec
+    from bot.messages.format import gpu_name, money
+    from bot.prices.lookup import offers
+    currency = "USD" if m["cur"] == "$" else "CNY"
+    premium, lang = float(m["n"]), ctx.language
+    spec = _spec(ctx)
+    rates = [o.per_gpu("on-demand") or 0.0 for o in offers(ctx.catalog)
+             if spec is not None and o.gpu == spec.id and o.currency == currency and o.on_demand is not None]
+    total = money(premium * gpus, currency, lang)
+    if not rates or spec is None:
+        return say("explain.network_premium_total", lang, premium=money(premium, currency, lang), gpus=count(gpus),
+                   total=total)
+    median = statistics.median(rates)
+    share = premium / median
+    return say("explain.network_premium", lang, premium=money(premium, currency, lang), gpus=count(gpus), total=total,
+               pct=f"{share:.0%}", gpu=gpu_name(ctx.catalog, spec.id), median=money(median, currency, lang),
+               slow=_s(extra_s), breakeven=count(round(extra_s / share)))
 
 
 def nvlink_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> str | None:
@@ -72,9 +152,9 @@ def nvlink_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> st
     slow, fast = sorted((a, b), key=lambda g: g.nvlink_bandwidth_gbs)
     lang = ctx.language
     from bot.messages.format import gpu_name
-    names = dict(slow=gpu_name(ctx.catalog, slow.id), fast=gpu_name(ctx.catalog, fast.id),
-                 slow_bw=count(slow.nvlink_bandwidth_gbs), fast_bw=count(fast.nvlink_bandwidth_gbs),
-                 ratio=count(round(fast.nvlink_bandwidth_gbs / slow.nvlink_bandwidth_gbs, 2)))
+    names = {"slow": gpu_name(ctx.catalog, slow.id), "fast": gpu_name(ctx.catalog, fast.id),
+                 "slow_bw": count(slow.nvlink_bandwidth_gbs), "fast_bw": count(fast.nvlink_bandwidth_gbs),
+                 "ratio": count(round(fast.nvlink_bandwidth_gbs / slow.nvlink_bandwidth_gbs, 2))}
     req = ctx.requirement
     if (req.gpu_count or 0) > GPUS_PER_NODE:
         return say("explain.nvlink_multinode", lang, gpus=count(req.gpu_count), **names)
@@ -127,8 +207,8 @@ def pcie_pairs_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -
     from bot.messages.format import gpu_name
     lang = ctx.language
     pcie = _PCIE_X16_GBS.get(card.pcie_gen, 32)
-    names = dict(sxm=gpu_name(ctx.catalog, sxm.id), card=gpu_name(ctx.catalog, card.id), n=n,
-                 sxm_bw=count(sxm.nvlink_bandwidth_gbs), pcie=count(pcie), gen=card.pcie_gen)
+    names = {"sxm": gpu_name(ctx.catalog, sxm.id), "card": gpu_name(ctx.catalog, card.id), "n": n,
+                 "sxm_bw": count(sxm.nvlink_bandwidth_gbs), "pcie": count(pcie), "gen": card.pcie_gen}
     size = params_b(ctx)
     worth = _worth_it(ask, ctx, sxm, card)
     if not size:

@@ -130,11 +130,14 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 def across_nodes(ctx: ComposeContext) -> str | None:
     """For full training sharded over several 8-GPU nodes (the user's count, or the count the answer
     offers), the bytes each step moves through each node's network at RDMA and at 100 Gb/s Ethernet;
-    None where a network speed was stated (the network answer judges it) or the job fits one node."""
+    with a network speed stated, that speed's seconds per step (explain_network); None on one node."""
     from bot.compose.explain_network import GPUS_PER_NODE, RDMA_NODE_GBPS, params_b
     req = ctx.requirement
     size = params_b(ctx)
-    if req.workload != "training" or req.method in ("lora", "qlora") or req.network_gbps is not None or not size:
+    if req.network_gbps is not None:  # the stated network judged: its seconds per step, unless a part asks it
+        from bot.compose.explain_network import stated_network_line
+        return stated_network_line(ctx)
+    if req.workload != "training" or req.method in ("lora", "qlora") or not size:
         return None
     offered = next((r for r in ctx.answer.recommendations if r.fits and r.kind in ("more-gpus", "stated")
                     and r.method in (None, "full") and r.gpu == req.gpu), None)

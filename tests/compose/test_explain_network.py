@@ -43,7 +43,7 @@ def test_an_nvlink_cut_on_the_same_compute_is_judged_by_what_is_exposed(advisor)
 def test_with_the_model_known_the_gradient_all_reduce_is_timed_on_both(advisor):
     answer = Conversations(advisor).ask("t", "A800 or A100 for full fine-tuning a 13B on 8 GPUs?")
     text = render_text(answer)
-    line = next(l for l in text.splitlines() if "all-reduce of a 13B model" in l)
+    line = next(x for x in text.splitlines() if "all-reduce of a 13B model" in x)
     fast, slow = seconds(line)
     assert slow == pytest.approx(fast * 1.5, rel=0.05)
 
@@ -106,3 +106,30 @@ def test_an_ethernet_link_asked_about_for_a_sized_job_is_not_answered_with_memor
     line = first_line(advisor, "2 nodes of 8x H100 will fully fine-tune a 70B model; the boxes only talk over "
                                "25GbE. Good enough, or is RoCE a must?")
     assert "GB per GPU" not in line and "25 Gb/s" in line
+
+
+def answer_text(advisor, text):
+    return render_text(Conversations(advisor).ask("t", text))
+
+
+def test_a_fit_of_a_data_parallel_plan_on_slow_ethernet_gets_the_gradient_exchange_in_seconds(advisor):
+    text = answer_text(advisor, "3 台 8 卡 H100 做 13B 全参数据并行训练，内存够吗？机器之间只有 50G 以太网，需要换 IB 吗？")
+    line = next(x for x in text.splitlines() if "50 Gb/s" in x).strip()
+    assert line.startswith("需要——50 Gb/s 折合每节点 6.2 GB/s")
+    # ring all-reduce over 3 nodes: 2 x 2/3 of the 26 GB of bf16 gradients, ~35 GB through each node
+    assert "约 35 GB" in line and "1.33 倍" in line
+
+
+def test_a_later_part_asking_for_roce_gets_the_exchange_after_the_fit(advisor):
+    lines = answer_text(advisor, "两台 8 卡 H100 跑 7B 全参训练，机房只有 10G 以太网，显存够不够？要不要上 RoCE？").splitlines()
+    assert lines[0].startswith("可以")
+    line = next(x for x in lines if "10 Gb/s" in x).strip()
+    assert line.startswith("需要——10 Gb/s 折合每节点 1.2 GB/s") and "约 14 GB" in line  # 1x the gradients on 2 nodes
+
+
+def test_a_fabric_surcharge_is_weighed_against_the_gpu_hour_and_the_step_time(advisor):
+    text = answer_text(advisor, "do we need IB for a full fine-tune of a 34B with FSDP on 3 nodes of 8x H100, or will 100GbE do? "
+                                "IB costs +$0.50/gpu/hr")
+    line = next(x for x in text.splitlines() if "$0.50/GPU-hour" in x)
+    assert line.strip().startswith("Worth it: the fabric's extra $0.50/GPU-hour is $12.00/h for 24 GPUs")
+    assert "median on-demand H100 SXM" in line and "unless a step computes for over" in line
