@@ -133,6 +133,8 @@ def whole_listing(paste) -> bool:
     can be held against what was rented; an excerpt of one GPU's block cannot, nor a table or CSV cut to
     the one GPU row pasted beside a question about several ("8 卡 H100 … below" with one row)."""
     several = paste.report is not None and len(paste.report.gpus) > 1
+    if several and sorted(g.index for g in paste.report.gpus) != list(range(len(paste.report.gpus))):
+        return False  # rows 5, 6, 7 of a CSV: the rows cut from a longer listing, not the whole host
     return any(b.kind == "nvidia-smi-xml" or (several and b.kind in ("nvidia-smi-table", "nvidia-smi-csv"))
                for b in paste.blocks) or any(
         b.kind == "nvidia-smi-q" and b.problem is None and b.lines > 200 for b in paste.blocks)

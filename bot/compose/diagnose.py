@@ -15,8 +15,11 @@ import re
 
 from bot.compose import ComposeContext
 from bot.compose.diagnose_slow import COMPARED, slow_training
+from bot.compose.diagnose_errors import error_part as _error
+from bot.compose.diagnose_errors import plain_install_fix as _plain_install
+from bot.compose.diagnose_errors import wheel_for_driver as _wheel_for_driver
 from bot.compose.diagnose_xids import stated_xids, xids
-from bot.diagnostics.models import ErrorReading, Paste
+from bot.diagnostics.models import Paste
 from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -26,18 +29,6 @@ MAX_GPU_LINES = 8
 # (severity rank, message id): lower ranks lead.
 _THERMAL = {"sw_thermal_slowdown", "hw_thermal_slowdown"}
 _SOURCES_HEALTH = ["nvidia-smi-docs", "nvidia-row-remapping", "nvidia-page-retirement", "nvml-api"]
-_ERROR_SOURCES = {
-    "arch-unsupported": ["pytorch-2-7-release", "pytorch-get-started", "cuda-gpus", "cuda-release-notes"],
-    "no-kernel-image": ["pytorch-2-7-release", "pytorch-get-started", "cuda-gpus"],
-    "driver-too-old": ["cuda-compatibility", "cuda-release-notes"],
-    "oom": ["pytorch-cuda-memory"],
-    "illegal-address": ["nvidia-xid"], "ecc": ["nvidia-row-remapping", "nvidia-xid"],
-    "device-assert": ["cuda-docs"], "no-device": ["k8s-device-plugin", "cuda-docs"],
-    "cpu-build": ["pytorch-get-started"], "missing-library": ["pytorch-get-started"],
-    "smi-no-driver": ["nvidia-smi-docs"],
-    "nccl-error": ["nccl-troubleshooting", "nccl-env", "nccl-tests"],
-    "nccl-timeout": ["nccl-troubleshooting", "nccl-tests"],
-}
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
@@ -111,7 +102,10 @@ _RMA_Q = re.compile(r"\b(?:rma|swap|replace\w*)\b|send\s+(?:it|them)\s+back|换�
 _ACCEPT_Q = re.compile(r"acceptab\w*|accept\s+it|sign\s+off|验收|能不能收|能收吗", re.IGNORECASE)
 _NORMAL_Q = re.compile(r"\b(?:normal|ok|okay|fine)\b|正常吗|是不是有问题|有问题吗|是不是问题", re.IGNORECASE)
 _UTIL = re.compile(r"util\w*\s*(?:is\s+|are\s+|都|=|:)?\s*(?:at\s+)?100\s*%|gpu-util\s+100|利用率\s*(?:都)?\s*100", re.IGNORECASE)
-_HARDWARE_RANK = 5  # ranks below this are faults (memory, throttling, heat, link); above, notes
+_HARDWARE_RANK = 5  # ranks below this are faults (memory 0-2, throttling and heat 3, a lowered limit 4); above, notes
+_HW_Q = re.compile(r"\b(?:sw|software)\s+or\s+(?:hw|hardware)\b|\b(?:hw|hardware)\s+or\s+(?:sw|software)\b"
+                   r"|\bhardware\s+(?:issue|problem|fault)|\bis\s+(?:it|this)\s+(?:a\s+)?hardware\b"
+                   r"|硬件问题|硬件故障|软件还是硬件|硬件还是软件", re.IGNORECASE)
 
 
 def _judged(lead: str, details: list[str], worst: int, ctx: ComposeContext) -> tuple[str, list[str]]:
@@ -120,6 +114,9 @@ def _judged(lead: str, details: list[str], worst: int, ctx: ComposeContext) -> t
     bad = worst < _HARDWARE_RANK
     if _RMA_Q.search(text):
         key = "verdict_rma" if worst == 0 else "verdict_not_rma_yet" if worst < _HARDWARE_RANK else "verdict_no_rma"
+    elif _HW_Q.search(text):  # "sw or hw?", "硬件问题吗？": which of the two, from what the worst reading is
+        key = ("verdict_hw_memory" if worst < 3 else "verdict_hw_facility" if worst == 3 else "verdict_config" if worst == 4
+               else "verdict_not_hw")
     elif _ACCEPT_Q.search(text):
         key = "verdict_not_acceptable" if bad else "verdict_acceptable"
     elif _NORMAL_Q.search(text):
@@ -189,15 +186,20 @@ def _meanings(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> list[tuple[in
     out: list[tuple[int, str, str]] = []
     reasons = set(gpu.clock_event_reasons or [])
     share = (gpu.power_draw_w / gpu.power_limit_w) if gpu.power_draw_w is not None and gpu.power_limit_w else None
+    if share is None and gpu.power_draw_w is not None and paste.report is not None:
+        # no limit in the query: the draw against the other GPUs' (418 W beside 650 W is not full load)
+        peers = sorted(g.power_draw_w for g in paste.report.gpus if g.index != gpu.index and g.power_draw_w)
+        share = gpu.power_draw_w / peers[len(peers) // 2] if peers else None
     if gpu.remapped_rows_failure:
         out.append((0, say("diagnose.mean_remap_failure", lang), "nvidia-smi -q -d ROW_REMAPPER"))
-    if gpu.ecc_volatile_uncorrected:
-        out.append((1, say("diagnose.mean_volatile_dbe", lang, count=gpu.ecc_volatile_uncorrected),
-                    "nvidia-smi -q -d ECC,ROW_REMAPPER"))
+    repairing = bool(gpu.remapped_rows_pending and not gpu.remapped_rows_failure)
     if gpu.remapped_rows_pending:
         rows = gpu.remapped_rows_uncorrectable or 1
         out.append((2, say("diagnose.mean_remap_pending", lang, rows=rows), "nvidia-smi -q -d ROW_REMAPPER"))
-    elif gpu.remapped_rows_uncorrectable:
+    if gpu.ecc_volatile_uncorrected:  # with a remap pending, the error is the one the remap repairs: after it
+        out.append((2 if repairing else 1, say("diagnose.mean_volatile_dbe", lang, count=gpu.ecc_volatile_uncorrected),
+                    "nvidia-smi -q -d ECC,ROW_REMAPPER"))
+    if gpu.remapped_rows_uncorrectable and not gpu.remapped_rows_pending:
         out.append((6, say("diagnose.mean_remapped_rows", lang, rows=gpu.remapped_rows_uncorrectable),
                     "nvidia-smi -q -d ROW_REMAPPER"))
     if gpu.retired_pages_pending:
@@ -214,20 +216,22 @@ def _meanings(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> list[tuple[in
         out.append((3, say("diagnose.mean_power_brake", lang), perf))
     elif "hw_slowdown" in reasons:
         out.append((3, say("diagnose.mean_hw_slowdown", lang), perf))
-    elif "sw_power_cap" in reasons:
+    spec = _spec(gpu, paste, ctx)
+    lowered = bool(spec is not None and spec.board_power_w and gpu.power_limit_w
+                   and gpu.power_limit_w < 0.85 * spec.board_power_w and share is not None and share >= 0.9)
+    if "sw_power_cap" in reasons and not reasons & _THERMAL and not reasons & {"hw_power_brake_slowdown", "hw_slowdown"} \
+            and not lowered:  # at a lowered limit the cap is not "normal": the line below says why
         normal = share is None or share >= 0.85
         out.append((9 if normal else 5, say("diagnose.mean_power_cap_normal" if normal else "diagnose.mean_power_cap_low",
                                             lang), perf))
-    spec = _spec(gpu, paste, ctx)
-    if (spec is not None and spec.board_power_w and gpu.power_limit_w and gpu.power_limit_w < 0.85 * spec.board_power_w
-            and share is not None and share >= 0.9):
+    if lowered and spec is not None:
         # drawing at a limit set well below the card's rated power: it clocks down to stay there
         out.append((4, say("diagnose.mean_power_limit_low", lang, limit=f"{gpu.power_limit_w:.0f}",
                            rated=f"{spec.board_power_w:.0f}", gpu=gpu_name(ctx.catalog, spec.id)), "nvidia-smi -q -d POWER,CLOCK"))
     limits = paste.threshold(gpu.index)
     if (gpu.temperature_c is not None and limits and limits.slowdown_temp_c and gpu.temperature_c >= limits.slowdown_temp_c
             and not reasons & _THERMAL):
-        out.append((4, say("diagnose.mean_hot", lang, slowdown=limits.slowdown_temp_c), perf))
+        out.append((3, say("diagnose.mean_hot", lang, slowdown=limits.slowdown_temp_c), perf))  # heat: a facility fault
     if (gpu.pcie_gen_current is not None and gpu.pcie_gen_max and gpu.pcie_width_current and gpu.pcie_width_max
             and (gpu.pcie_gen_current < gpu.pcie_gen_max or gpu.pcie_width_current < gpu.pcie_width_max)
             and "gpu_idle" not in reasons):
@@ -278,7 +282,7 @@ def _gpus(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None
     details += [m[1] for m in meanings[1:3]]
     if len(gpus) > 1 and meanings[0][0] <= 5:  # a throttled rank holds back every synchronous step
         from bot.compose.diagnose_straggler import straggler_lines
-        details += straggler_lines(gpus, worst, ctx.question, lang)
+        details += straggler_lines(gpus, worst, ctx.question, lang, ctx.requirement.gpu_count)
     shown = {worst.index}
     for _, _, gpu, more in problems[1:]:
         if len(shown) >= MAX_GPU_LINES:
@@ -366,31 +370,6 @@ def _health_rule(ctx: ComposeContext) -> tuple[str | None, list[str]]:
 # -- errors, Xids, NCCL, topology ---------------------------------------------------------------
 
 
-def _error(error: ErrorReading, lang: str) -> tuple[str, list[str], str | None, list[str]]:
-    sources = _ERROR_SOURCES.get(error.kind, ["cuda-docs"])
-    if error.kind == "arch-unsupported":
-        arch = error.arch or "sm_?"
-        digits = re.sub(r"\D", "", arch)
-        cc = f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else arch
-        ships = say("diagnose.err_arch_ships", lang, archs=" ".join(error.supported_archs)) if error.supported_archs else ""
-        text = say("diagnose.err_arch_unsupported", lang, gpu=error.gpu_name or "This GPU", arch=arch, cc=cc, ships=ships)
-    elif error.kind == "driver-too-old":
-        found = say("diagnose.err_driver_found", lang, cuda=error.driver_cuda) if error.driver_cuda else ""
-        text = say("diagnose.err_driver_too_old", lang, found=found)
-    elif error.kind == "oom":
-        numbers = ""
-        if error.tried_gib is not None and error.total_gib is not None and error.free_gib is not None:
-            numbers = say("diagnose.err_oom_numbers", lang, tried=f"{error.tried_gib:g}", free=f"{error.free_gib:g}",
-                          total=f"{error.total_gib:g}", index=error.gpu_index if error.gpu_index is not None else 0)
-        if error.allocated_gib is not None and error.reserved_gib is not None:
-            numbers += say("diagnose.err_oom_reserved", lang, allocated=f"{error.allocated_gib:g}",
-                           reserved=f"{error.reserved_gib:g}")
-        text = say("diagnose.err_oom", lang, numbers=numbers)
-    else:
-        text = say(f"diagnose.err_{error.kind.replace('-', '_')}", lang)
-    return text, [], None, sources
-
-
 def _nccl(paste: Paste, lang: str) -> tuple[str, list[str], str | None, list[str]]:
     nccl = paste.nccl
     assert nccl is not None  # the caller reads a paste with NCCL lines only
@@ -415,49 +394,6 @@ def _topology(paste: Paste, lang: str) -> tuple[str, list[str], str | None, list
         links = ", ".join(sorted({link.link for link in topo.gpu_links if link.kind == "NV"}))
         text = say("diagnose.topo_nvlink", lang, pairs=topo.nvlink_pairs, total=total, links=links)
     return text, [], None, ["nvidia-smi-docs", "nvidia-nvlink"]
-
-
-_WHEEL = re.compile(r"\bcu(1[0-3])([0-9])\b", re.IGNORECASE)
-# PyTorch's wheel index per CUDA major (pytorch-get-started): cu118 is its CUDA 11 build, cu126 a 12.x one.
-_INDEX_TAG = {11: "cu118", 12: "cu126"}
-_TORCH_VERSION = re.compile(r"\btorch\s*(?:==\s*)?([0-9]\.[0-9]+(?:\.[0-9]+)?)", re.IGNORECASE)
-
-
-def _plain_install(ctx: ComposeContext) -> str | None:
-    """'driver too old' after a plain `pip install torch` (no cuXXX named) on a stated driver: the release's
-    default build does not run on it; the build to take instead (bot.compose.cuda_check.plain_install)."""
-    from bot.compose.compat_stack import _PLAIN
-    from bot.compose.cuda_check import plain_install
-
-    driver, text = ctx.requirement.driver, ctx.question or ""
-    if not driver or _WHEEL.search(text) or not _PLAIN.search(text):
-        return None
-    reply = plain_install(driver, ctx.catalog, ctx.language)
-    return reply.lead if reply is not None and reply.figures["works"] == "no" else None
-
-
-def _wheel_for_driver(ctx: ComposeContext) -> str | None:
-    """'driver too old' with the driver and a cuXXX wheel stated: the newest CUDA major the driver runs
-    under minor-version compatibility, as the wheel to take instead, or the driver the wheel needs."""
-    from bot.compose.cuda_check import _version
-
-    driver, text = ctx.requirement.driver, ctx.question or ""
-    wheel = _WHEEL.search(text)
-    if not driver or wheel is None:
-        return None
-    have = _version(driver)
-    runs = [m for m in ctx.catalog.cuda.majors if _version(m.min_driver) <= have]
-    wanted = ctx.catalog.cuda_major(int(wheel.group(1)))
-    if not runs or wanted is None or int(wheel.group(1)) <= max(m.major for m in runs):
-        return None
-    best = max(runs, key=lambda m: m.major)
-    tag = _INDEX_TAG.get(best.major)
-    if tag is None:
-        return None
-    torch = _TORCH_VERSION.search(text)
-    return say("diagnose.err_driver_wheel_fix", ctx.language, driver=driver, major=best.major, major_min=best.min_driver,
-               wheel=f"cu{wheel.group(1)}{wheel.group(2)}", wanted_min=wanted.min_driver, wanted_major=wanted.major,
-               torch=f"=={torch.group(1)}" if torch else "", tag=tag)
 
 
 # -- symptoms ----------------------------------------------------------------------------------

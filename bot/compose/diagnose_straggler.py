@@ -17,8 +17,9 @@ _STEP = re.compile(rf"from\s*~?\s*{_NUM}\s*(?:s|sec|seconds?|ms)?\s*(?:/\s*step)
                    re.IGNORECASE)
 
 
-def straggler_lines(gpus: list[GpuProbe], slow: GpuProbe, question: str, lang: str) -> list[str]:
-    """The whole job's bound from the slow GPU's clock, and what it leaves unexplained, or []."""
+def straggler_lines(gpus: list[GpuProbe], slow: GpuProbe, question: str, lang: str, job_gpus: int | None = None) -> list[str]:
+    """The whole job's bound from the slow GPU's clock, and what it leaves unexplained, or []. `job_gpus`:
+    the job's GPU count as stated ("8xH100") when the paste shows only some of its rows."""
     others = sorted(g.sm_clock_mhz for g in gpus if g is not slow and g.sm_clock_mhz)
     if len(others) < 1 or not slow.sm_clock_mhz:
         return []
@@ -27,7 +28,7 @@ def straggler_lines(gpus: list[GpuProbe], slow: GpuProbe, question: str, lang: s
         return []
     bound = median / slow.sm_clock_mhz
     out = [say("diagnose.straggler", lang, index=slow.index, clock=f"{slow.sm_clock_mhz:,}", others=f"{median:,}",
-               bound=f"{bound:.2f}", n=len(gpus))]
+               bound=f"{bound:.2f}", n=max(len(gpus), job_gpus or 0))]
     m = _STEP.search(question or "")
     if m:
         before, after = (float(m.group(1)), float(m.group(2))) if m.group(1) else (float(m.group(4)), float(m.group(5)))

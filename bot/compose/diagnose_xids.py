@@ -36,9 +36,40 @@ def xids(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None,
     rule = next((f.rule for f in ctx.answer.findings if f.rule.startswith("host.xid")), None)
     verdicts = _device_verdicts(groups, ctx)
     extra = _xid_context(groups, ctx, paste.host_oom)
-    if verdicts:
+    if verdicts:  # each Xid said as the part it plays in its GPU's verdict, never a verdict of its own
+        lines = _verdict_lines(groups, ctx)
         return verdicts[0], [*verdicts[1:], *extra, *lines[:8], say("diagnose.xid_confirm", lang)], rule, ["nvidia-xid"]
     return lines[0], [*lines[1:8], *extra, say("diagnose.xid_confirm", lang)], rule, ["nvidia-xid"]
+
+
+# The Xid that settles each verdict (nvidia-xid, nvidia-row-remapping): with 48 and 63 on one GPU, 63
+# (the remap recorded) decides "reset, not replace"; 48 is the error it repairs.
+_DECIDES = {"offbus": {79}, "remap_failed": {64}, "uncontained": {95}, "remap_recorded": {63}, "dbe": {48, 94},
+            "nvlink": {74}, "gsp": {119, 120}, "app": set()}
+
+
+def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> list[str]:
+    """One line per Xid that agrees with its GPU's verdict: what the Xid is, and whether it is the one
+    that decides the verdict or a part the verdict already covers (naming the one that decides)."""
+    lang = ctx.language
+    devices: dict[str, set[int]] = {}
+    for code, pci in groups:
+        devices.setdefault(pci, set()).add(code)
+    keys = {pci: _device_key(codes, ctx) for pci, codes in devices.items()}
+    lines = []
+    for (code, pci), times in groups.items():
+        entry = ctx.catalog.xids.get(code)
+        meaning = "?" if entry is None else (entry.meaning_zh if lang == "zh" and entry.meaning_zh else entry.meaning)
+        key = keys.get(pci) or ""
+        deciders = sorted(_DECIDES.get(key, set()) & devices[pci])
+        if key == "app":
+            role = say("diagnose.xid_role_app", lang)
+        elif code in deciders:
+            role = say("diagnose.xid_role_decides", lang)
+        else:
+            role = say("diagnose.xid_role_covered", lang, decider=("、" if lang == "zh" else ", ").join(map(str, deciders)))
+        lines.append(say("diagnose.xid_line", lang, code=code, pci=pci, times=times, meaning=meaning, role=role))
+    return lines
 
 
 # The question asks whether the GPU is broken ("bad GPU?", "RMA or not?", "还能用吗？").

@@ -85,7 +85,41 @@ def split_paste(text: str) -> tuple[str, Paste | None]:
     if paste is None:
         return text, None
     paste.question_map = pieces
+    _one_gpu_as_stated(paste, question)
     return question, paste
+
+
+# "job on gpu 3 … died", "`nvidia-smi -q -i 3`": the one GPU a single-GPU block is about.
+_STATED_GPU = re.compile(r"\bgpu\s*#?\s*([0-9]{1,2})\b(?!\s*(?:x|×|gpus?|cards?|nodes?|hours?|%))|nvidia-smi\b[^\n]*?\s(?:-i|--id[= ])\s*([0-9]{1,2})\b"
+                         r"|(?:第\s*)?([0-9]{1,2})\s*号\s*(?:卡|GPU)", re.IGNORECASE)
+
+
+def _one_gpu_as_stated(paste: Paste, question: str) -> None:
+    """A block of one GPU, printed without its index (`nvidia-smi -q` excerpts read as GPU 0), is the GPU
+    the question names when it names exactly one ("job on gpu 3"); without a bus id it takes the PCI
+    address of the one GPU the pasted Xid lines name. The findings then say "GPU 3 (…, 00000000:4E:00.0)"."""
+    report = paste.report
+    if report is None or len(report.gpus) != 1:
+        return
+    gpu = report.gpus[0]
+    update: dict = {}
+    named = {int(next(g for g in m.groups() if g)) for m in _STATED_GPU.finditer(question)}
+    if gpu.index == 0 and len(named) == 1 and (n := named.pop()) < 64:
+        update["index"] = n
+    pcis = {e.pci for e in paste.xids}
+    if not gpu.bus_id and len(pcis) == 1:
+        update["bus_id"] = _pci_bus(pcis.pop())
+    if not update:
+        return
+    report.gpus[0] = gpu.model_copy(update=update)
+    if "index" in update:
+        paste.thresholds = [t.model_copy(update={"index": update["index"]}) if t.index == 0 else t for t in paste.thresholds]
+
+
+def _pci_bus(pci: str) -> str:
+    """'0000:4e:00' (an Xid line's address) as nvidia-smi writes a bus id: '00000000:4E:00.0'."""
+    domain, _, rest = pci.partition(":")
+    return f"{domain.zfill(8)}:{rest.upper()}.0" if rest and "." not in rest else pci.upper()
 
 
 _BUG_REPORT_FRAME = re.compile(r"^(?:_{20,}|\*\*\* .*|Start of NVIDIA bug report log file.*|End of NVIDIA bug report log file.*)\s*$")

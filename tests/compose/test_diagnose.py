@@ -377,3 +377,44 @@ def test_low_bandwidth_measurements_say_what_to_check_next_and_when_to_go_to_the
     assert any("provider" in d for d in reply.details)
     reply = _answer(advisor, "A100 服务器 pinned host-to-device 只有 9 GB/s，正常吗")
     assert any("numactl" in d for d in reply.details) and any("LnkSta" in d for d in reply.details)
+
+
+def test_each_xid_line_agrees_with_its_gpus_verdict_and_names_the_xid_that_decides(advisor):
+    log = ("NVRM: Xid (PCI:0000:1a:00): 94, pid=7001, name=python, Contained: SM (0x1)\n"
+           "NVRM: Xid (PCI:0000:1a:00): 63, pid=7001, name=python, Row Remapper: New row marked for remapping\n"
+           "NVRM: Xid (PCI:0000:2c:00): 94, pid=7002, name=python, Contained: SM (0x1)\n"
+           "NVRM: Xid (PCI:0000:2c:00): 64, pid=7002, name=python, Row Remapper: failed\n")
+    reply = compose_text(advisor, f"two of our GPUs logged these overnight, which one should go back to the vendor?\n{log}")
+    lines = [line for line in reply.splitlines() if line.startswith("Xid ")]
+    assert len(lines) == 4
+    assert not any("hardware or driver" in line for line in lines)  # no verdict of their own
+    assert any(line.startswith("Xid 94 on 0000:1a:00") and "Xid 63 decides" in line for line in lines)
+    assert any(line.startswith("Xid 64 on 0000:2c:00") and "decides the verdict" in line for line in lines)
+
+
+def test_a_power_cap_at_a_lowered_limit_is_a_configuration_not_normal(advisor):
+    block = ("    GPU Power Readings\n        Power Draw                        : 298.40 W\n"
+             "        Current Power Limit               : 300.00 W\n        Default Power Limit               : 700.00 W\n"
+             "    Clocks Event Reasons\n        SW Power Cap                      : Active\n"
+             "        HW Slowdown                       : Not Active\n        SW Thermal Slowdown               : Not Active\n")
+    reply = compose_text(advisor, f"our rented H100 SXM runs a third slower than last month, is it a hardware fault?\n{block}")
+    lead = reply.splitlines()[0]
+    assert lead.startswith("A configuration, not a hardware fault")
+    assert "normal" not in reply.lower()
+
+
+def test_rows_cut_from_a_longer_listing_are_not_read_as_missing_gpus(advisor):
+    rows = ("index, temperature.gpu, power.draw [W], clocks.sm [MHz], clocks_event_reasons.active\n"
+            "2, 64, 640.00 W, 1980 MHz, 0x0000000000000000\n"
+            "3, 90, 402.00 W, 1200 MHz, 0x0000000000000060\n"
+            "4, 65, 645.00 W, 1980 MHz, 0x0000000000000000\n")
+    reply = compose_text(advisor, f"our 8x H100 job is slower this week, these are the rows around the odd one:\n{rows}")
+    assert "you rented 8" not in reply and "holds all 8 back" in reply
+    assert "well under its power limit" in reply  # 402 W beside the others' 640 W: not heat at full load
+
+
+def compose_text(advisor, text):
+    """The diagnosis as lines: the lead, then its details."""
+    reply = _answer(advisor, text)
+    assert reply is not None
+    return "\n".join([reply.lead, *reply.details])

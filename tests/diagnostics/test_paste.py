@@ -160,3 +160,20 @@ def test_an_nvidia_bug_report_snippet_is_read_and_its_framing_left_out():
     assert question == "is this GPU dead? from nvidia-bug-report.log:"
     assert paste.kinds == ["nvidia-smi-q", "kernel-log"] and paste.report.gpus[0].remapped_rows_failure is True
     assert [x.code for x in paste.xids] == [64] and paste.driver == "535.161.08"
+
+
+def test_one_gpus_block_is_the_gpu_the_question_names_with_the_xid_lines_bus_id():
+    text = ("the run on gpu 5 crashed, here is what the box says\n"
+            "NVRM: Xid (PCI:0000:9c:00): 94, pid=4242, name=python, Contained: SM (0x1)\n"
+            "    Remapped Rows\n        Correctable Error                 : 0\n        Uncorrectable Error               : 1\n"
+            "        Pending                           : Yes\n        Remapping Failure Occurred        : No\n")
+    _, paste = split_paste(text)
+    assert paste is not None and paste.report is not None
+    gpu = paste.report.gpus[0]
+    assert (gpu.index, gpu.bus_id) == (5, "00000000:9C:00.0")
+
+
+def test_a_block_of_several_gpus_keeps_its_own_indices():
+    text = ("gpu 3 looks off\nindex, temperature.gpu, clocks.sm [MHz]\n0, 60, 1980 MHz\n1, 88, 1200 MHz\n")
+    _, paste = split_paste(text)
+    assert paste is not None and [g.index for g in paste.report.gpus] == [0, 1]

@@ -1,0 +1,93 @@
+"""Error messages in a diagnosis (issue #25): each pasted PyTorch/CUDA/NCCL error mapped to its cause
+and fix with the versions that matter, and the no-root fixes for a driver too old for the build (a
+wheel of the driver's CUDA major; after a plain `pip install torch`, the release's default build
+against the driver, bot.compose.cuda_check.plain_install)."""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.diagnostics.models import ErrorReading
+from bot.messages import say
+
+_ERROR_SOURCES = {
+    "arch-unsupported": ["pytorch-2-7-release", "pytorch-get-started", "cuda-gpus", "cuda-release-notes"],
+    "no-kernel-image": ["pytorch-2-7-release", "pytorch-get-started", "cuda-gpus"],
+    "driver-too-old": ["cuda-compatibility", "cuda-release-notes"],
+    "oom": ["pytorch-cuda-memory"],
+    "illegal-address": ["nvidia-xid"], "ecc": ["nvidia-row-remapping", "nvidia-xid"],
+    "device-assert": ["cuda-docs"], "no-device": ["k8s-device-plugin", "cuda-docs"],
+    "cpu-build": ["pytorch-get-started"], "missing-library": ["pytorch-get-started"],
+    "smi-no-driver": ["nvidia-smi-docs"],
+    "nccl-error": ["nccl-troubleshooting", "nccl-env", "nccl-tests"],
+    "nccl-timeout": ["nccl-troubleshooting", "nccl-tests"],
+}
+
+
+def error_part(error: ErrorReading, lang: str) -> tuple[str, list[str], str | None, list[str]]:
+    sources = _ERROR_SOURCES.get(error.kind, ["cuda-docs"])
+    if error.kind == "arch-unsupported":
+        arch = error.arch or "sm_?"
+        digits = re.sub(r"\D", "", arch)
+        cc = f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else arch
+        ships = say("diagnose.err_arch_ships", lang, archs=" ".join(error.supported_archs)) if error.supported_archs else ""
+        text = say("diagnose.err_arch_unsupported", lang, gpu=error.gpu_name or "This GPU", arch=arch, cc=cc, ships=ships)
+    elif error.kind == "driver-too-old":
+        found = say("diagnose.err_driver_found", lang, cuda=error.driver_cuda) if error.driver_cuda else ""
+        text = say("diagnose.err_driver_too_old", lang, found=found)
+    elif error.kind == "oom":
+        numbers = ""
+        if error.tried_gib is not None and error.total_gib is not None and error.free_gib is not None:
+            numbers = say("diagnose.err_oom_numbers", lang, tried=f"{error.tried_gib:g}", free=f"{error.free_gib:g}",
+                          total=f"{error.total_gib:g}", index=error.gpu_index if error.gpu_index is not None else 0)
+        if error.allocated_gib is not None and error.reserved_gib is not None:
+            numbers += say("diagnose.err_oom_reserved", lang, allocated=f"{error.allocated_gib:g}",
+                           reserved=f"{error.reserved_gib:g}")
+        text = say("diagnose.err_oom", lang, numbers=numbers)
+    else:
+        text = say(f"diagnose.err_{error.kind.replace('-', '_')}", lang)
+    return text, [], None, sources
+
+
+_WHEEL = re.compile(r"\bcu(1[0-3])([0-9])\b", re.IGNORECASE)
+# PyTorch's wheel index per CUDA major (pytorch-get-started): cu118 is its CUDA 11 build, cu126 a 12.x one.
+_INDEX_TAG = {11: "cu118", 12: "cu126"}
+_TORCH_VERSION = re.compile(r"\btorch\s*(?:==\s*)?([0-9]\.[0-9]+(?:\.[0-9]+)?)", re.IGNORECASE)
+
+
+def plain_install_fix(ctx: ComposeContext) -> str | None:
+    """'driver too old' after a plain `pip install torch` (no cuXXX named) on a stated driver: the release's
+    default build does not run on it; the build to take instead (bot.compose.cuda_check.plain_install)."""
+    from bot.compose.compat_stack import _PLAIN
+    from bot.compose.cuda_check import plain_install
+
+    driver, text = ctx.requirement.driver, ctx.question or ""
+    if not driver or _WHEEL.search(text) or not _PLAIN.search(text):
+        return None
+    reply = plain_install(driver, ctx.catalog, ctx.language)
+    return reply.lead if reply is not None and reply.figures["works"] == "no" else None
+
+
+def wheel_for_driver(ctx: ComposeContext) -> str | None:
+    """'driver too old' with the driver and a cuXXX wheel stated: the newest CUDA major the driver runs
+    under minor-version compatibility, as the wheel to take instead, or the driver the wheel needs."""
+    from bot.compose.cuda_check import _version
+
+    driver, text = ctx.requirement.driver, ctx.question or ""
+    wheel = _WHEEL.search(text)
+    if not driver or wheel is None:
+        return None
+    have = _version(driver)
+    runs = [m for m in ctx.catalog.cuda.majors if _version(m.min_driver) <= have]
+    wanted = ctx.catalog.cuda_major(int(wheel.group(1)))
+    if not runs or wanted is None or int(wheel.group(1)) <= max(m.major for m in runs):
+        return None
+    best = max(runs, key=lambda m: m.major)
+    tag = _INDEX_TAG.get(best.major)
+    if tag is None:
+        return None
+    torch = _TORCH_VERSION.search(text)
+    return say("diagnose.err_driver_wheel_fix", ctx.language, driver=driver, major=best.major, major_min=best.min_driver,
+               wheel=f"cu{wheel.group(1)}{wheel.group(2)}", wanted_min=wanted.min_driver, wanted_major=wanted.major,
+               torch=f"=={torch.group(1)}" if torch else "", tag=tag)
