@@ -190,7 +190,8 @@ class SpotResult(BaseModel):
     work_hours: float = Field(description="wall-clock hours the job needs without interruptions")
     wall_hours: float = Field(description="wall-clock hours on spot, interruptions included")
     interruptions: float
-    lost_gpu_hours: float
+    lost_gpu_hours: float = Field(description="work redone and restarts, on every GPU")
+    save_gpu_hours: float = Field(default=0.0, description="time spent saving checkpoints, on every GPU")
     on_demand_total: float | None = None
     spot_nominal_total: float | None = None
     spot_effective_total: float | None = None
@@ -200,17 +201,22 @@ class SpotResult(BaseModel):
 
 def spot_with_losses(work_hours: float, gpus: int, interruptions_per_day: float, lost_minutes: float,
                      restart_minutes: float = 0.0, spot_rate: float | None = None,
-                     on_demand_rate: float | None = None) -> SpotResult:
+                     on_demand_rate: float | None = None, checkpoint_minutes: float | None = None,
+                     save_minutes: float = 0.0) -> SpotResult:
     """Each interruption costs the work since the last checkpoint plus the restart, on every GPU; the
-    lost time is itself interrupted, so wall = work / (1 - interruptions a day x loss / 24 h). Rates
-    are per hour of the whole option (all GPUs)."""
+    lost time is itself interrupted, so wall = work / (1 - interruptions a day x loss / 24 h); a stated
+    save time takes its share of every checkpoint interval (save / (interval + save)). Rates are per
+    hour of the whole option (all GPUs)."""
     loss_h = (lost_minutes + restart_minutes) / 60
     productive = 1 - interruptions_per_day * loss_h / 24
-    if productive <= 0.05:
+    saving_share = checkpoint_minutes / (checkpoint_minutes + save_minutes) if checkpoint_minutes and save_minutes else 1.0
+    if productive * saving_share <= 0.05:
         raise ValueError(f"{interruptions_per_day:g} interruptions a day losing {loss_h:g} h each leave no time to work")
-    wall = work_hours / productive
-    result = SpotResult(gpus=gpus, work_hours=work_hours, wall_hours=wall, interruptions=interruptions_per_day * wall / 24,
-                        lost_gpu_hours=(wall - work_hours) * gpus)
+    wall = work_hours / (productive * saving_share)
+    interruptions = interruptions_per_day * wall / 24
+    lost = interruptions * loss_h * gpus
+    result = SpotResult(gpus=gpus, work_hours=work_hours, wall_hours=wall, interruptions=interruptions,
+                        lost_gpu_hours=lost, save_gpu_hours=max((wall - work_hours) * gpus - lost, 0.0))
     if spot_rate is not None:
         result.spot_nominal_total = spot_rate * work_hours
         result.spot_effective_total = spot_rate * wall

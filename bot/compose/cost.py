@@ -224,7 +224,8 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
     rate = lambda q: calc.hourly(q.value, q.per, gpus) if q.per in ("gpu-hour", "gpu-minute") else q.value  # noqa: E731
     r = calc.spot_with_losses(work_hours, gpus, per_day.value if per_day else 1.0, lost_min,
                               restart.value if restart else 0.0, spot_rate=rate(spot) if spot else None,
-                              on_demand_rate=rate(od) if od else None)
+                              on_demand_rate=rate(od) if od else None, checkpoint_minutes=every.value if every else None,
+                              save_minutes=save.value if (save := _first(qs, "save-minutes")) else 0.0)
     m = lambda v: _m(v, currency, lang)  # noqa: E731
     term = spot_name(ctx, lang)
     mid = term[:1].lower() + term[1:] if lang == "en" else term  # inside an English sentence
@@ -243,6 +244,9 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
         say("cost.spot_wall", lang, work=count(round(work_hours, 1)), wall=count(round(r.wall_hours, 1)),
             per_day=count(per_day.value if per_day else 1), spot_name=mid),
     ]
+    if save and every and r.save_gpu_hours:
+        details.append(say("cost.spot_save_overhead", lang, save=count(save.value), every=count(every.value),
+                           gpu_hours=count(round(r.save_gpu_hours, 1))))
     if lost is None and every is not None:
         details.append(say("cost.spot_lost_assumed", lang, every=count(every.value)))
     if month and not calc.usage_hours(qs):

@@ -111,7 +111,7 @@ _DEPRECIATION = re.compile(r"depreciat\w*|amorti[sz]\w*|over|write[\s-]*off|折�
 _DEADLINE = re.compile(r"within|in\s+under|deadline|by\b|before|内|之内|以内|截止|最多|不超过")
 _ACTIVE = re.compile(r"activ(?:e|ates?|ated|ating)|激活")
 _LOST = re.compile(r"los[et]s?|lost|wast\w*|丢失?|损失|回滚|白跑|浪费")
-_RESTART = re.compile(r"restart\w*|reload\w*|recover\w*|reschedul\w*|resum\w*|重启|恢复|重新|拉起|加载")
+_RESTART = re.compile(r"restart\w*|reload\w*|\bload\w*|requeu\w*|recover\w*|reschedul\w*|resum\w*|重启|恢复|重新|拉起|加载")
 _SAVE = re.compile(r"(?:sav(?:e|es|ing)|writ(?:e|es|ing)|保存|写入?|存盘)\w*\s*(?:takes?|took|needs?|需要|要|耗时|用时)?\s*[~约≈]?\s*$")
 _DISCOUNT = re.compile(r"\s*%\s*(?:cheaper|less|off|discount|lower|便宜|折扣|优惠)")
 _BILL_WORDS = re.compile(r"\bbill\b|invoice|line\s+items|账单|明细|费用|开销|花费")
@@ -163,6 +163,7 @@ def extract(scan: Scan) -> None:
             raise ParseError("quantities", f"more than {MAX_QUANTITIES} numbers with units in one message "
                                            f"(the next at {q.start}-{q.end}); ask about fewer at a time")
     _share_rate_units(out)
+    _weekdays(scan.text, out)
     if out:
         scan.fields["quantities"] = out
 
@@ -241,6 +242,9 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if money is not None:
         return _money_quantity(scan, num, money, before, after_clause, last_end, make)
 
+    share = _share_of_quote(text, num, before, after, done, make)
+    if share is not None:
+        return share
     # GPU-hours / 卡时: work, never a count of GPUs ("200 GPU hours", "3 万卡时", "12,000 H100 GPU-hours")
     m = re.match(r"\s*(?:[a-z]{1,4}[0-9]{2,4}[a-z]?\s*)?(?:gpu[\s-]*(?:hours?|hrs?|h\b)|卡时|卡小时|gpu·h)", after)
     if m:
@@ -383,6 +387,9 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
                         unit="month", end=end)
         if m.group("d") and num.words and num.value == 1 and _PER_DAY_EVENTS.match(after[m.end():]):
             return None  # "一天被回收 3 次": the day is the period of the interruptions, not a one-day run
+        if m.group("d") and 1 <= num.value <= 31 and _WEEKDAY_WORDS.search(before_all[-32:]) \
+                and any(q.role == "hours-per-day" for q in done):
+            return make("usage", "days-per-month", unit="day", end=end)  # "14 h a day, weekdays only (~22 days)"
         hours = 24 if m.group("d") else 168 if m.group("w") else 1
         role = "deadline" if _DEADLINE.search(before[-14:] + after_clause[m.end():m.end() + 6]) else "duration"
         return make("time", role, value=num.value * hours, high=num.high * hours if num.high else None,
@@ -402,6 +409,45 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
         return make("size", "bandwidth", value=mbps, unit="Mbps", item="bandwidth", end=num.end + m.end())
     # counts: GPUs, nodes, users, concurrency, samples
     return _count(scan, num, before, after, make)
+
+
+_ZHE = re.compile(r"\s*折(?!叠|旧|算|合)")  # "3 折": 30% of the price ("折旧" is depreciation, "折合" a conversion)
+_SHARE_OF = re.compile(r"(?:on[\s-]*demand|按量|按需|pay[\s-]*as[\s-]*you[\s-]*go)\s*(?:价格?|单价|price|rate)?\s*(?:的|of)?\s*$")
+
+_SHARE_OF_AFTER = re.compile(r"\s*%\s*of\s+(?:the\s+)?(?:on[\s-]*demand|pay[\s-]*as[\s-]*you[\s-]*go)(?:\s+(?:price|rate))?")
+
+
+def _share_of_quote(text: str, num: _Num, before: str, after: str, done: list[Quantity], make) -> Quantity | None:
+    """"抢占式大概是按量的 3 折", "spot at 30% of on-demand": the spot rate as a share of the on-demand
+    quote stated before it, so the spot option is priced like the others."""
+    m = _ZHE.match(after) if 1 <= num.value < 10 else None
+    share = num.value / 10 if m else None
+    if m is None and 0 < num.value < 100:
+        p = _SHARE_OF_AFTER.match(after) or (_SHARE_OF.search(before[-24:]) and re.match(r"\s*%", after))
+        if p:
+            m, share = p, num.value / 100
+    if m is None or share is None or not _SPOT_WORDS.search(before):
+        return None
+    od = next((q for q in reversed(done) if q.role == "quote" and q.option == "on-demand"
+               and q.per in ("instance-hour", "gpu-hour", "gpu-minute")), None)
+    if od is None:
+        return None
+    return make("money", "quote", value=round(od.value * share, 4), end=num.end + m.end(), unit=od.unit,
+                currency=od.currency, per=od.per, item="compute", option="spot")
+
+
+_WEEKDAY_WORDS = re.compile(r"week\s*days?|work\s*days?|working\s+days?|business\s+days?|工作日|周一到周五|周末(?:不|休息)")
+
+
+def _weekdays(text: str, out: list[Quantity]) -> None:
+    """"14 hrs/day on weekdays", "工作日每天 10 小时": five days of use a week when no number of days
+    is stated."""
+    if not any(q.role == "hours-per-day" for q in out) or any(q.role in ("days-per-month", "days-per-week") for q in out):
+        return
+    m = _WEEKDAY_WORDS.search(text)
+    if m:
+        out.append(Quantity(kind="usage", role="days-per-week", value=5.0, unit="day", start=m.start(), end=m.end(),
+                            text=text[m.start():m.end()]))
 
 
 _UNIT_AFTER = re.compile(r"\s*(?:%|[a-z]|卡|张|台|小时|天|年|个|次|条|分钟|秒|度|瓦|千瓦|token|人|位|路|倍|成)", re.I)

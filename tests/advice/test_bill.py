@@ -92,6 +92,16 @@ def test_spot_with_stated_losses_on_eight_gpus():
     assert r.saving_pct < 1 - 0.8 / 2.0  # less than the rates alone suggest
 
 
+def test_spot_pays_for_the_stated_checkpoint_saves_too():
+    # 4 GPUs x 100 h; reclaimed every 6 h, checkpoint every 30 min taking 3 min, 10 min to restart
+    r = calc.spot_with_losses(100, 4, 4, 15, 10, spot_rate=4.0, on_demand_rate=10.0, checkpoint_minutes=30, save_minutes=3)
+    wall = 100 / ((1 - 4 * (25 / 60) / 24) * 30 / 33)
+    assert r.wall_hours == pytest.approx(wall)
+    assert r.lost_gpu_hours == pytest.approx(4 * (wall / 6) * 25 / 60)
+    assert r.lost_gpu_hours + r.save_gpu_hours == pytest.approx((wall - 100) * 4)
+    assert r.spot_effective_total == pytest.approx(4.0 * wall)
+
+
 def test_spot_that_loses_all_its_time_is_refused():
     with pytest.raises(ValueError, match="no time to work"):
         calc.spot_with_losses(100, 1, 24, 60, 0)

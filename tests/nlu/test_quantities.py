@@ -474,3 +474,33 @@ def test_a_decode_speed_per_user_is_a_tpot_target(text, tpot_ms):
 def test_a_throughput_is_no_per_user_target():
     from bot.advice.options import stated_targets
     assert "tpot_ms" not in stated_targets(parse("we measured 900 tokens/s on one H100").requirement)
+
+
+@pytest.mark.parametrize("text", ["ckpt every 20 min, then requeue and ckpt load take ~12 min",
+                                  "每 20 分钟存一次检查点，排队加载大约 12 分钟"])
+def test_a_restart_named_by_its_steps_is_the_restart_time(text):
+    assert only(text, "restart-minutes").value == 12
+
+
+@pytest.mark.parametrize("text, days", [("we run it 9 h a day on weekdays only (about 21 days)", 21),
+                                        ("每天 9 小时，只在工作日（约 21 天）", 21)])
+def test_days_after_a_weekday_schedule_are_days_of_use(text, days):
+    assert only(text, "days-per-month").value == days
+    assert not [q for q in quantities(text) if q.role == "duration"]
+
+
+@pytest.mark.parametrize("text", ["the box runs 11 hours a day, weekdays", "工作日每天跑 11 小时"])
+def test_a_weekday_schedule_without_a_count_is_five_days_a_week(text):
+    assert only(text, "days-per-week").value == 5
+
+
+@pytest.mark.parametrize("text, rate", [("按量 ¥120/小时，抢占式约为按量的 2 折", 24.0),
+                                        ("on-demand $4.00/h, spot runs at 35% of on-demand", 1.4)])
+def test_a_spot_rate_given_as_a_share_of_on_demand_is_a_spot_quote(text, rate):
+    spot = [q for q in quantities(text) if q.role == "quote" and q.option == "spot"]
+    assert len(spot) == 1 and spot[0].value == pytest.approx(rate)
+    assert spot[0].per == "instance-hour"
+
+
+def test_a_share_with_no_on_demand_rate_before_it_is_no_quote():
+    assert not [q for q in quantities("抢占式大概 2 折") if q.role == "quote"]
