@@ -69,6 +69,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return nccl(ctx)
     if _IDENTITY.search(ask.text):
         return identity(ctx)
+    if (first := explain_benchmark.which_first(ask, ctx)) is not None:
+        return first  # "MLPerf or AIPerf?": which one first, not the AIPerf how-to alone
     if _AIPERF.search(ask.text):
         return aiperf(ctx)
     if (scenarios := explain_benchmark.compose(ask, ctx)) is not None:

@@ -23,7 +23,29 @@ _BATCH = re.compile(r"\bbatch|offline\s+(?:job|processing)|批量|离线任务|�
 _CLAIM = re.compile(r"[0-9][0-9,.]*\s*(?:k\s*)?(?:tokens?|tok)\s*/\s*s|tokens?\s+per\s+second|[0-9]\s*tokens?/秒", re.IGNORECASE)
 
 
+_AIPERF = re.compile(r"aiperf|genai-perf|genaiperf", re.IGNORECASE)
+_WHICH = re.compile(r"which|\bor\b|\bvs\.?\b|versus|first|instead|哪个|哪一个|选哪|用哪|还是|先", re.IGNORECASE)
+
+
+def which_first(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"MLPerf or AIPerf, which one?": AIPerf first (your model, lengths and load on the box you would
+    rent); MLPerf's published results to shortlist systems, in the scenario that fits the use."""
+    text = ctx.question or ask.text
+    if not (_MLPERF.search(text) and _AIPERF.search(text) and _WHICH.search(text)):
+        return None
+    lang = ctx.language
+    interactive = bool(_INTERACTIVE.search(text)) or ctx.requirement.request_mode == "server"
+    batch = bool(_BATCH.search(text)) or ctx.requirement.request_mode == "offline"
+    scenario = "server" if interactive or not batch else "offline"
+    details = [say("benchmark.which_aiperf_run", lang), say(f"benchmark.which_mlperf_{scenario}", lang),
+               say("benchmark.mlperf_same_stack", lang)]
+    return AskAnswer(kind=ask.kind, lead=say("benchmark.which_aiperf_first", lang), details=details,
+                     rule="benchmark.mlperf-scenarios", sources=SOURCES)
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    if (first := which_first(ask, ctx)) is not None:
+        return first
     text = ctx.question or ask.text
     scenarios = {m.group(0).lower().replace(" ", "").replace("-", "") for m in _SCENARIO.finditer(text)}
     if not _MLPERF.search(text) or not (scenarios or _CLAIM.search(text)):

@@ -45,3 +45,12 @@ def test_an_offline_tokens_per_second_claim_for_a_chatbot_is_the_wrong_number(ad
 def test_batch_jobs_read_offline(advisor):
     replies = _replies(advisor, "we run nightly batch jobs, which MLPerf scenario should we look at, Server or Offline?")
     assert any(r.lead.startswith("For batch jobs, read the Offline results") for r in replies)
+
+
+def test_mlperf_or_aiperf_names_aiperf_first_and_the_mlperf_scenario_to_read(advisor):
+    reply = _replies(advisor, "for picking a GPU host for our support assistant, is MLPerf or AIPerf the better thing to rely on?")[0]
+    assert reply.lead.startswith("AIPerf first")
+    assert "aiperf profile" in reply.details[0] and "--streaming" in reply.details[0]
+    assert reply.details[1].startswith("Reading MLPerf for an interactive service: the Server scenario")
+    zh = _replies(advisor, "离线批量跑摘要任务，评测机器看 MLPerf 还是自己用 AIPerf 测？")[0]
+    assert zh.lead.startswith("先用 AIPerf") and any(d.startswith("批量任务看 MLPerf 的 Offline 场景") for d in zh.details)
