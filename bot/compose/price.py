@@ -304,8 +304,11 @@ def _instance_answer(ctx: ComposeContext, name: str, region: str | None, billing
                 if offer.spot is not None else say("price.instance_no_spot", lang))
         lead = say("price.instance_lead", lang, spot=spot, **common)
     from bot.compose.price_duration import worth_lines  # "… and is it worth it for a 5 day run?"
-    whole = (ctx.question or text)[:MAX_TEXT]  # "…多少？训练 4 天用 spot 值不值？": the run may be its own ask
+    whole = (ctx.question or text)[:MAX_TEXT]
+    stated = _stated_against(ctx, offer, billing)  # "…多少？训练 4 天用 spot 值不值？": the run may be its own ask
     details: list[str] = worth_lines(ctx, offer, _hours(text) or _hours(whole), whole) if billing == "spot" else []
+    if stated:
+        details.insert(0, stated)
     if region and not found.region_found:
         details.append(say("price.region_not_listed", lang, instance=instance, asked=shown(region, 40),
                            region=_where(offer)))
@@ -326,6 +329,22 @@ def _instance_answer(ctx: ComposeContext, name: str, region: str | None, billing
                "on_demand_per_gpu_hour": offer.per_gpu("on-demand"), "spot_per_gpu_hour": offer.per_gpu("spot"),
                "zone": offer.zone(billing), "currency": offer.currency}
     return _answer(ctx, lead, details, billing, figures)
+
+
+def _stated_against(ctx: ComposeContext, offer: Offer, billing: PriceBilling) -> str | None:
+    """"my mgr's deck says ~$98/hr": the one hourly figure the user states for this instance, set
+    against the dated row (same currency only; no exchange rate is made up)."""
+    listed = offer.spot if billing == "spot" else offer.on_demand
+    quotes = [q for q in ctx.requirement.quantities
+              if q.role == "quote" and q.per in ("instance-hour", "gpu-hour") and q.value > 0]
+    if len(quotes) != 1 or not listed or quotes[0].currency != offer.currency:
+        return None
+    q = quotes[0]
+    per_hour = q.value * (offer.gpu_count if q.per == "gpu-hour" else 1)
+    ratio = per_hour / listed - 1
+    key = ("price.stated_above" if ratio > 0.1 else "price.stated_below" if ratio < -0.1 else "price.stated_same")
+    return say(key, ctx.language, stated=_m(ctx, per_hour, offer.currency), listed=_m(ctx, listed, offer.currency),
+               pct=f"{abs(ratio):.0%}")
 
 
 def _zone_line(ctx: ComposeContext, offer: Offer, billing: PriceBilling) -> str | None:

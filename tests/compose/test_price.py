@@ -261,3 +261,22 @@ def test_several_named_providers_each_give_their_cheapest_row_once(catalog):
     providers = [reply.figures["provider"]] + [reply.figures[k] for k in ("provider_2", "provider_3") if k in reply.figures]
     assert len(providers) == len(set(providers)) and set(providers) <= {"runpod", "vast", "aws"}
     assert "aws" in providers
+
+
+def test_a_figure_the_user_holds_for_the_instance_is_set_against_the_dated_row(catalog):
+    from bot.models import Quantity
+    text = "what's the on-demand rate for p5.48xlarge in us-east-1? our slides say $80/hr"
+    stated = [Quantity(kind="money", role="quote", value=80, currency="USD", per="instance-hour", text="$80/hr")]
+    reply = _answer(catalog, text, subjects=["p5.48xlarge", "h100-sxm"], instance="p5.48xlarge", gpu="h100-sxm",
+                    gpu_count=8, billing="on-demand", quantities=stated)
+    assert reply.lead.startswith("p5.48xlarge (8× H100 SXM) in us-east-1: $55.04/h on demand")
+    assert reply.details[0].startswith(f"The $80.00/h you have is {80 / 55.04 - 1:.0%} above this dated listing ($55.04/h)")
+    # a per-GPU figure is set against the instance's GPUs; another currency is not compared at all
+    per_gpu = [Quantity(kind="money", role="quote", value=6.9, currency="USD", per="gpu-hour", text="$6.9/gpu-hr")]
+    reply = _answer(catalog, text, subjects=["p5.48xlarge"], instance="p5.48xlarge", gpu="h100-sxm", gpu_count=8,
+                    billing="on-demand", quantities=per_gpu)
+    assert reply.details[0].startswith("The $55.20/h you have matches this dated listing")
+    yuan = [Quantity(kind="money", role="quote", value=400, currency="CNY", per="instance-hour", text="¥400/小时")]
+    reply = _answer(catalog, text, subjects=["p5.48xlarge"], instance="p5.48xlarge", gpu="h100-sxm", gpu_count=8,
+                    billing="on-demand", quantities=yuan)
+    assert not any("you have" in d for d in reply.details)

@@ -44,7 +44,8 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|price\s+(?:of|for|in|on)|prices?\s*\?|going\s+for|rents?\s+for|ballpark|cheapest|hourly|per\s+hour\s+(?:price|cost)"
         r"|(?:gonna|going\s+to)\s+cost|cost\s+roughly|price\s+list|on[\s-]demand\s+price|spot\s+price"
         r"|(?:monthly|hourly|daily|rough|total)\s+cost|costs?\s+(?:per|an?\s+hour|on[\s-]demand|hourly)"
-        r"|what\s+(?:does|would|will)\b[^?.]{0,60}?\bcost)>\E"
+        r"|what\s+(?:does|would|will)\b[^?.]{0,60}?\bcost"
+        r"|whats\s+(?:the\s+)?(?:price|cost|rate)|what(?:'s|s|\s+is)\s+(?:the\s+)?(?:on[\s-]*demand|spot)\s+(?:for|of|on|in)\b)>\E"
         r"|多少钱|啥价|什么价|价格|报价多少|最便宜|多贵|一小时多少|一卡时多少|每小时多少")),
     ("cost", lx.rx(
         r"\B<(?:cheaper|which\s+one\s+is\s+cheaper|break[\s-]?even|pay\s+(?:back|off)|buy(?:ing)?\s+(?:vs|or|instead)"

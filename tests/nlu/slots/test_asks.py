@@ -162,3 +162,9 @@ def test_a_difference_asked_in_other_words_is_a_part_of_its_own():
 def test_the_legal_department_is_not_a_licence_question_of_its_own():
     got = asks("we plan a paid endpoint on RTX 5090s in a colo. licensing ok? our legal team wants to know")
     assert [a.kind for a in got] == ["compat"]
+
+
+@pytest.mark.parametrize("text", ["whats the price of a g6e.2xlarge in eu-west-1?",
+                                  "what's on-demand for p4de.24xlarge in us-west-2 today?"])
+def test_a_price_asked_in_chat_spelling_is_a_price(text):
+    assert kinds(text) == ["price"]
