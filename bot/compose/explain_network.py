@@ -77,6 +77,28 @@ def stated_network_line(ctx: ComposeContext) -> str | None:
     return reply.lead if reply is not None else None
 
 
+def zero_over_network(ctx: ComposeContext, states_gb: dict[str, float], activations_gb: float) -> str | None:
+    """"ZeRO-2 or ZeRO-3 across nodes on 100GbE?": the stage for the stated network under 200 Gb/s, with
+    each stage's exchange per node per step (ZeRO-2 the gradient all-reduce's, ZeRO-3 about 1.5x it, the
+    ZeRO paper's count) and the memory that decides whether ZeRO-2 is possible."""
+    from bot.compose.checklist import _spec
+    req = ctx.requirement
+    size = params_b(ctx)
+    nodes = -(-(req.gpu_count or 0) // GPUS_PER_NODE)
+    spec = _spec(ctx)
+    if req.network_gbps is None or req.network_gbps >= 200 or nodes < 2 or not size or spec is None:
+        return None
+    z2 = exchange_gb(size, False, nodes)
+    z3 = 1.5 * z2
+    per_node = req.network_gbps / 8
+    need = states_gb["zero-2"] + activations_gb
+    params = {"gbps": count(req.network_gbps), "gbytes": count(round(per_node, 1)), "z2": count(round(z2)),
+              "z3": count(round(z3)), "t2": _s(z2 / per_node), "t3": _s(z3 / per_node), "need": count(round(need, 1)),
+              "memory": count(spec.memory_gb), "f3": _s(z3 / (RDMA_NODE_GBPS / 8))}
+    fits = need <= spec.memory_gb * 0.9
+    return say("explain.zero_network_z2" if fits else "explain.zero_network_z3", ctx.language, **params)
+
+
 _NETWORK_ASK = re.compile(r"infiniband|\bib\b|roce|rdma|network|ethernet|\bgbe\b|网络|以太网|网卡|交换机", re.IGNORECASE)
 _NEED_ASK = re.compile(r"need|required|要不要|需不需要|需要|必须|够不够|够吗|enough", re.IGNORECASE)
 
@@ -149,14 +171,14 @@ def nvlink_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> st
     if a.dense_tflops.get("bf16") != b.dense_tflops.get("bf16") or not a.nvlink_bandwidth_gbs \
             or not b.nvlink_bandwidth_gbs or a.nvlink_bandwidth_gbs == b.nvlink_bandwidth_gbs:
         return None
-    slow, fast = sorted((a, b), key=lambda g: g.nvlink_bandwidth_gbs)
+    slow, fast = sorted((a, b), key=lambda g: g.nvlink_bandwidth_gbs or 0.0)
+    slow_link, fast_link = slow.nvlink_bandwidth_gbs or 0.0, fast.nvlink_bandwidth_gbs or 0.0  # both set (checked above)
     lang = ctx.language
     from bot.messages.format import gpu_name
     names = {"slow": gpu_name(ctx.catalog, slow.id), "fast": gpu_name(ctx.catalog, fast.id),
-                 "slow_bw": count(slow.nvlink_bandwidth_gbs), "fast_bw": count(fast.nvlink_bandwidth_gbs),
-                 "ratio": count(round(fast.nvlink_bandwidth_gbs / slow.nvlink_bandwidth_gbs, 2))}
+             "slow_bw": count(slow_link), "fast_bw": count(fast_link), "ratio": count(round(fast_link / slow_link, 2))}
     req = ctx.requirement
-    if (req.gpu_count or 0) > GPUS_PER_NODE:
+    if req.gpu_count and req.gpu_count > GPUS_PER_NODE:
         return say("explain.nvlink_multinode", lang, gpus=count(req.gpu_count), **names)
     size = params_b(ctx)
     if size:
@@ -208,7 +230,7 @@ def pcie_pairs_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -
     lang = ctx.language
     pcie = _PCIE_X16_GBS.get(card.pcie_gen, 32)
     names = {"sxm": gpu_name(ctx.catalog, sxm.id), "card": gpu_name(ctx.catalog, card.id), "n": n,
-                 "sxm_bw": count(sxm.nvlink_bandwidth_gbs), "pcie": count(pcie), "gen": card.pcie_gen}
+             "sxm_bw": count(sxm.nvlink_bandwidth_gbs or 0.0), "pcie": count(pcie), "gen": card.pcie_gen}
     size = params_b(ctx)
     worth = _worth_it(ask, ctx, sxm, card)
     if not size:

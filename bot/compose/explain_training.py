@@ -70,9 +70,15 @@ def zero_stages(ctx: ComposeContext) -> AskAnswer | None:
     states = model_state_gb(req.params_b, gpus)
     memory = ctx.answer.estimate.memory_gb
     activations = memory.activations if memory is not None else 0.0
-    lead = say("training.zero_lead", lang, params=f"{req.params_b:g}", gpus=gpus, ddp=_gb(states["ddp"]),
-               z1=_gb(states["zero-1"]), z2=_gb(states["zero-2"]), z3=_gb(states["zero-3"]))
+    if req.gpu_count == 1:  # "ZeRO-2 on one GPU": no stage shards anything without data-parallel ranks
+        lead = say("training.zero_one_gpu", lang, params=f"{req.params_b:g}", ddp=_gb(states["ddp"]))
+    else:
+        lead = say("training.zero_lead", lang, params=f"{req.params_b:g}", gpus=gpus, ddp=_gb(states["ddp"]),
+                   z1=_gb(states["zero-1"]), z2=_gb(states["zero-2"]), z3=_gb(states["zero-3"]))
     details = say("training.zero_stages", lang, activations=_gb(activations)).splitlines()
+    fewest = fewest_per_stage(ctx)
+    if fewest:
+        details.insert(0, fewest)
     spec = ctx.catalog.gpus.get(req.gpu or "")
     if spec is not None:
         # ZeRO-1 and ZeRO-2 communicate what DDP does, and ZeRO-2 holds less: it is the pick whenever it
@@ -86,8 +92,52 @@ def zero_stages(ctx: ComposeContext) -> AskAnswer | None:
         else:
             details.append(say("training.zero_pick_none", lang, need=_gb(states["zero-3"] + activations),
                                memory=_gb(spec.memory_gb)))
+    from bot.compose.explain_network import zero_over_network
+    if (network := zero_over_network(ctx, states, activations)) is not None:
+        lead, details = network, [lead, *details]  # over a slow link between nodes the traffic picks the stage
     return AskAnswer(kind="explain", lead=lead, details=details, rule="training.zero-stages",
                      sources=["zero-paper", "deepspeed-memory"], figures={k: round(v, 2) for k, v in states.items()})
+
+
+# Data-parallel counts tried for "the fewest GPUs with ZeRO-N": one node's, then whole nodes.
+_COUNTS = (2, 4, 8, 16, 24, 32, 48, 64)
+_STAGE_ASKED = re.compile(r"zero[\s_-]?(?:stage[\s_-]?)?([1-3])|stage[\s_-]?([1-3])|ZeRO[-‐]?([1-3])", re.IGNORECASE)
+
+
+def fewest_per_stage(ctx: ComposeContext) -> str | None:
+    """For each ZeRO stage the message names (ZeRO-3 when none), the fewest GPUs of the stated type
+    that hold the job under that stage (DeepSpeed's estimators, with activations), and the fewest that
+    leave 10% to spare; only where the stated count does not hold it."""
+    from bot.compose.fit_single import training_job, with_changes
+    from bot.messages.format import gpu_name
+    from bot.sizing.estimate import estimate_memory
+    from bot.sizing.plans import plan_on
+    from bot.sizing.sizer import gpu_slot
+    req, lang = ctx.requirement, ctx.language
+    spec = ctx.catalog.gpus.get(req.gpu or "")
+    job = training_job(ctx) if req.workload == "training" and req.method in (None, "full") else None
+    if spec is None or job is None:
+        return None
+    stages = sorted({int(next(g for g in m.groups() if g)) for m in _STAGE_ASKED.finditer(ctx.question or "")}) or [3]
+    slot, lines = gpu_slot(spec), []
+    for stage in stages:
+        est = estimate_memory(with_changes(job, zero_stage=stage))
+        if plan_on(est, "training", slot, req.gpu_count or 1).fits:
+            return None  # the stated count holds it: the question is which stage, not how many
+        plans = [plan_on(est, "training", slot, n) for n in _COUNTS]
+        floor = next((p for p in plans if p.fits), None)
+        room = next((p for p in plans if p.need_gb <= p.have_gb * (1 - HEADROOM)), None)
+        if floor is None or room is None:
+            continue
+        name = f"ZeRO-{stage}"
+        if floor.count == room.count:
+            lines.append(say("training.zero_fewest_room", lang, stage=name, gpu=gpu_name(ctx.catalog, spec.id),
+                             room=room.count, room_need=_gb(room.need_gb), have=_gb(room.have_gb)))
+        else:
+            lines.append(say("training.zero_fewest", lang, stage=name, gpu=gpu_name(ctx.catalog, spec.id),
+                             floor=floor.count, floor_need=_gb(floor.need_gb), have=_gb(floor.have_gb),
+                             room=room.count, room_need=_gb(room.need_gb)))
+    return (" " if lang == "en" else "").join(lines) or None
 
 
 def fsdp_vs_zero(ctx: ComposeContext) -> AskAnswer:

@@ -133,3 +133,11 @@ def test_a_fabric_surcharge_is_weighed_against_the_gpu_hour_and_the_step_time(ad
     line = next(x for x in text.splitlines() if "$0.50/GPU-hour" in x)
     assert line.strip().startswith("Worth it: the fabric's extra $0.50/GPU-hour is $12.00/h for 24 GPUs")
     assert "median on-demand H100 SXM" in line and "unless a step computes for over" in line
+
+
+def test_zero_2_or_3_across_nodes_on_slow_ethernet_is_picked_by_the_traffic_where_zero_2_fits(advisor):
+    line = first_line(advisor, "we fine-tune a 13B across 2 servers of 8x H100 linked by 100GbE: ZeRO-2 or ZeRO-3?")
+    assert line.startswith("ZeRO-2 over 100 Gb/s between nodes (12.5 GB/s per node)")
+    assert "~26 GB" in line and "~39 GB" in line  # 1x the bf16 gradients on two nodes, ZeRO-3 1.5x
+    zh = first_line(advisor, "4 台 8 卡 H100 全参训练 70B，节点间 100G 以太网，ZeRO-2 还是 ZeRO-3？")
+    assert zh.startswith("选 ZeRO-3，因为显存需要") and "RDMA" in zh
