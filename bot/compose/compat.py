@@ -27,8 +27,11 @@ SOURCES = ["cuda-release-notes", "cuda-compatibility"]
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    from bot.compose import compat_licence, compat_stack
+    from bot.compose import compat_licence, compat_nvlink, compat_stack
 
+    nvlink = compat_nvlink.compose(ask, ctx)  # "does LoRA need NVLink?": the decision and its bytes
+    if nvlink is not None:
+        return nvlink
     minimum = min_driver(ask.text, ctx.catalog, ctx.language)
     if minimum is not None:
         req = ctx.requirement

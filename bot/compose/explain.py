@@ -66,7 +66,9 @@ def precision_support(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    reply = (checkpoint(ask, ctx) or mlperf(ask, ctx) or compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
+    from bot.compose import compat_nvlink
+
+    reply = (compat_nvlink.compose(ask, ctx) or checkpoint(ask, ctx) or mlperf(ask, ctx) or compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
              or expected(ask, ctx))
     if reply is not None:
         return reply

@@ -1,0 +1,70 @@
+"""'Does LoRA need NVLink?' answered with a decision and the bytes that decide it.
+
+With LoRA (lora-paper) the base weights are frozen: in plain data parallel only the adapters'
+gradients are all-reduced each step, well under 1% of the weights, so a PCIe link carries them in
+milliseconds. NVLink starts to matter where the model has to be split: FSDP / ZeRO-3 all-gathers
+the frozen weights for the forward and again for the backward pass, 2(N-1)/N of them per GPU
+(zero-paper), and tensor parallelism all-reduces every layer; full fine-tuning all-reduces every
+gradient, 2(N-1)/N of the bf16 weights per GPU (nccl-tests' busbw factor). A PCIe x16 link carries
+about 16/32/64 GB/s each way at Gen3/4/5 (half the bidirectional figure NVIDIA's spec pages print).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.compose.explain_network import _s, params_b
+from bot.messages import say
+from bot.messages.format import count, gpu_name
+from bot.models import Ask, AskAnswer
+
+_NVLINK = re.compile(r"nvlink|nv-?link|nvswitch", re.IGNORECASE)
+_LORA = re.compile(r"\bq?lora\b|\bpeft\b|适配器", re.IGNORECASE)
+_NEED = re.compile(r"\bneed\w*|\brequire\w*|\bnecessary|\bwithout\b|\bno\s+nvlink|\bpcie\s+(?:is\s+)?(?:fine|ok|okay|enough)"
+                   r"|\bmust\b|\bmatter|需要|需不需要|要不要|必须|没有|不带|行不行|可以吗|够不够|有影响|影响大", re.IGNORECASE)
+_PCIE_ONE_WAY_GBS = {3: 16.0, 4: 32.0, 5: 64.0, 6: 128.0}
+_ADAPTER_SHARE = 0.01  # the upper bound said: "well under 1% of the weights"
+_HEADROOM = 0.8  # the frozen weights may take this share of one GPU's memory and leave room for activations
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    text = ask.text or ctx.question
+    req = ctx.requirement
+    lora = req.method in ("lora", "qlora") or bool(_LORA.search(text))
+    if not (lora and _NVLINK.search(text) and _NEED.search(text)) or req.workload == "inference":
+        return None
+    lang = ctx.language
+    spec = ctx.catalog.gpus.get(req.gpu or "")
+    n = max(req.gpu_count or 2, 2)
+    gen = spec.pcie_gen if spec is not None else 4
+    bw = _PCIE_ONE_WAY_GBS.get(gen, 32.0)
+    size = params_b(ctx)
+    sources = ["lora-paper", "zero-paper", "nccl-tests", *(spec.sources if spec is not None else [])]
+    check = say("compat.nvlink_check", lang)
+    if not size:
+        return AskAnswer(kind="compat", lead=say("compat.nvlink_lora_general", lang), details=[check],
+                         rule="compat.lora-nvlink", sources=list(dict.fromkeys(sources)))
+    qlora = req.method == "qlora" or bool(re.search(r"\bqlora\b|4[- ]?bit|nf4", text, re.IGNORECASE))
+    weights = size * (0.55 if qlora else 2.0)  # GB of frozen weights: 4-bit NF4 with its scales, else bf16
+    ring = 2 * (n - 1) / n
+    grads_mb = size * 1e3 * _ADAPTER_SHARE * 2 * ring  # MB per GPU per step: the adapters' bf16 gradients
+    gathered = ring * weights  # GB per GPU per step when the frozen weights are sharded
+    full = ring * size * 2  # GB per GPU per step for full fine-tuning's gradients
+    params = {"params": count(size), "n": n, "gpu": gpu_name(ctx.catalog, spec.id, lang) if spec else "GPU",
+              "mem": count(spec.memory_gb) if spec else "?", "weights": count(round(weights)), "gen": gen,
+              "bw": count(bw), "grads_mb": count(round(grads_mb)), "ms": count(max(1, round(grads_mb / bw))),
+              "gathered": count(round(gathered)), "gathered_s": _s(gathered / bw), "full": count(round(full)),
+              "full_s": _s(full / bw)}
+    fits = spec is None or weights <= _HEADROOM * spec.memory_gb
+    lead = say("compat.nvlink_lora_no" if fits else "compat.nvlink_lora_sharded", lang, **params)
+    details = [say("compat.nvlink_when" if fits else "compat.nvlink_when_full", lang, **params)]
+    if not fits and not qlora and spec is not None and size * 0.55 <= _HEADROOM * spec.memory_gb:
+        details.insert(0, say("compat.nvlink_qlora_fits", lang, q=count(round(size * 0.55)), **params))
+    if spec is not None:  # whether the card has the link at all
+        details.append(say("compat.nvlink_has" if spec.nvlink else "compat.nvlink_none", lang, gpu=params["gpu"]))
+    details.append(check)
+    return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.lora-nvlink",
+                     sources=list(dict.fromkeys(sources)),
+                     figures={"needs_nvlink": "no" if fits else "helps", "adapter_mb": round(grads_mb),
+                              "gathered_gb": round(gathered, 1)})
