@@ -35,6 +35,11 @@ _LABELS = {
 _MARK = {"block": "[BLOCK]", "warn": "[WARN] ", "info": "[info] "}
 
 
+def _brief_mark(severity: str, language: str) -> str:
+    """A Watch-out line's marker in the answer's language ("[WARN]", "[警告]")."""
+    return say(f"format.mark_{severity}", language)
+
+
 def _time(candidate, language: str = "en") -> str | None:
     if candidate.hours is not None:
         return f"约 {candidate.hours:,.1f} 小时" if language == "zh" else f"~{candidate.hours:,.1f} h"
@@ -227,6 +232,14 @@ def _content_terms(text: str, said: set[str]) -> set[str]:
     return content if len(content) >= _MIN_CONTENT else words
 
 
+# "Xid 63", "Xid 48, 63", "Xid 48、63", "Xids 31 and 95": the Xid codes a line speaks of.
+_XID_LIST = re.compile(r"\bXids?\s+(\d+(?:\s*(?:,|、|/|and|和)\s*\d+)*)", re.IGNORECASE)
+
+
+def _xids(text: str) -> set[str]:
+    return {code for m in _XID_LIST.finditer(text) for code in re.findall(r"\d+", m.group(1))}
+
+
 _SAYS_SHORT = ("does not fit", "doesn't fit", "放不下", "装不下")
 
 
@@ -236,6 +249,7 @@ def watch_outs(answer: Answer, lines: list[str]) -> list:
     each said once, and none that restates what the lines above already say."""
     said = {line.strip() for line in lines}
     said_terms = terms(" ".join(said))
+    said_xids = _xids(" ".join(said))
     bare = answer.verdict is None and not answer.answers
     # the verdict, or a line above ("1× RTX 4090: does not fit, 37/24 GB"), already says a setup is short
     short = (answer.verdict is not None and answer.verdict.rule in _SHORT_VERDICTS) or any(
@@ -249,6 +263,8 @@ def watch_outs(answer: Answer, lines: list[str]) -> list:
             continue  # "this GPU is too small / still short": the verdict's own numbers, said again
         if first in said or any(first in line for line in said):
             continue  # already given as an ask's answer
+        if _xids(first) and _xids(first) <= said_xids:
+            continue  # "Xid 63: ECC page retirement …" under an answer that already judged Xid 63
         words = _content_terms(first, said_terms)
         if words and len(words & said_terms) >= _RESTATED * len(words):
             continue
@@ -308,7 +324,7 @@ def render_brief(answer: Answer) -> str:
     shown = key[:max(room, 0)]
     if shown:
         lines.append(say("format.watch", language))
-        lines += [f"  {_MARK[f.severity].strip()} {_first_sentence(f.message)}" for f in shown]
+        lines += [f"  {_brief_mark(f.severity, language)} {_first_sentence(f.message)}" for f in shown]
     if questions:
         lines.append(say("format.ask", language))
         lines += [f"  ? {_question_line(q)}" for q in questions]

@@ -156,3 +156,14 @@ def test_the_pointer_to_full_shows_only_where_it_hides_a_warning_and_is_one_line
     lines = render_text(crowded).splitlines()
     assert len(lines) <= MAX_LINES and lines[-1].startswith("另有 ") and "--full" in lines[-1]
     assert sum("--full" in line for line in lines) == 1
+
+
+def test_an_xid_the_answer_already_judged_is_no_watch_out_and_chinese_marks_are_chinese():
+    from bot.models import AskAnswer
+
+    xid = Finding(rule="r.xid", topic="health", severity="warn", tier="key", message="Xid 31: a memory page fault. Restart.")
+    other = Finding(rule="r.other", topic="health", severity="warn", tier="key", message="Xid 119: GSP timed out. Upgrade.")
+    answer = Answer(requirement=Requirement(), language="zh", findings=[xid, other],
+                    answers=[AskAnswer(kind="diagnose", lead="0000:1a:00（Xid 31、95）：应用程序错误，不是坏卡。")])
+    lines = render_text(answer).splitlines()
+    assert lines[1:] == ["注意：", "  [警告] Xid 119: GSP timed out."]  # Xid 31 is judged in the lead already
