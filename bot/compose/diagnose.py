@@ -15,6 +15,7 @@ import re
 
 from bot.compose import ComposeContext
 from bot.compose.diagnose_slow import COMPARED, slow_training
+from bot.compose.diagnose_errors import default_wheel_note
 from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
 from bot.compose.diagnose_errors import wheel_for_driver as _wheel_for_driver
@@ -43,7 +44,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             gpu_part = parts[-1][0]
             worst_rank = min((m[0][0] for m in (_meanings(g, paste, ctx) for g in paste.report.gpus) if m), default=99)
         for error in paste.errors:
-            lead, details, rule, sources = _error(error, lang)
+            lead, details, rule, sources = _error(error, lang, ctx.catalog)
             plain = _plain_install(ctx) if error.kind == "driver-too-old" else None
             if plain is not None and any(a.kind == "compat" for a in ctx.requirement.asks):
                 continue  # the compat part judges the plain install on the driver, with the fix
@@ -51,6 +52,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                 lead, details = plain, [lead, *details]  # what `pip install torch` took, and why it fails
             elif error.kind == "driver-too-old" and (fix := _wheel_for_driver(ctx)) is not None:
                 details = [fix, *details]  # the fix that needs no root: a wheel of the driver's CUDA major
+            if error.kind == "arch-unsupported" and (note := default_wheel_note(error, ctx)) is not None:
+                details = [*details, note]  # today's default wheel carries the arch, on a newer driver
             if error.kind == "nccl-timeout":  # which node, then who did not arrive
                 from bot.compose.diagnose_straggler import timeout_lines
                 details = [*details, *timeout_lines(ctx.question, 8, lang)]

@@ -9,6 +9,7 @@ import re
 
 from bot.compose import ComposeContext
 from bot.diagnostics.models import ErrorReading
+from bot.knowledge import Catalog
 from bot.messages import say
 
 _ERROR_SOURCES = {
@@ -25,14 +26,23 @@ _ERROR_SOURCES = {
 }
 
 
-def error_part(error: ErrorReading, lang: str) -> tuple[str, list[str], str | None, list[str]]:
+def error_part(error: ErrorReading, lang: str, catalog: Catalog | None = None) -> tuple[str, list[str], str | None, list[str]]:
     sources = _ERROR_SOURCES.get(error.kind, ["cuda-docs"])
     if error.kind == "arch-unsupported":
         arch = error.arch or "sm_?"
         digits = re.sub(r"\D", "", arch)
         cc = f"{digits[:-1]}.{digits[-1]}" if len(digits) >= 2 else arch
         ships = say("diagnose.err_arch_ships", lang, archs=" ".join(error.supported_archs)) if error.supported_archs else ""
-        text = say("diagnose.err_arch_unsupported", lang, gpu=error.gpu_name or "This GPU", arch=arch, cc=cc, ships=ships)
+        from bot.compose.cuda_check import arch_floor
+
+        floor = arch_floor(catalog, cc) if catalog is not None else None
+        if floor is not None:  # knowledge/cuda.yaml's floor for the arch: the CUDA, PyTorch and driver it needs
+            text = say("diagnose.err_arch_floor", lang, gpu=error.gpu_name or "This GPU", arch=arch, cc=cc, ships=ships,
+                       cuda=floor.min_cuda, tag="cu" + floor.min_cuda.replace(".", ""), torch=floor.min_torch,
+                       driver=floor.min_driver, family=floor.arch)
+        else:
+            text = say("diagnose.err_arch_unsupported", lang, gpu=error.gpu_name or "This GPU", arch=arch, cc=cc,
+                       ships=ships)
     elif error.kind == "driver-too-old":
         found = say("diagnose.err_driver_found", lang, cuda=error.driver_cuda) if error.driver_cuda else ""
         text = say("diagnose.err_driver_too_old", lang, found=found)
@@ -91,3 +101,19 @@ def wheel_for_driver(ctx: ComposeContext) -> str | None:
     return say("diagnose.err_driver_wheel_fix", ctx.language, driver=driver, major=best.major, major_min=best.min_driver,
                wheel=f"cu{wheel.group(1)}{wheel.group(2)}", wanted_min=wanted.min_driver, wanted_major=wanted.major,
                torch=f"=={torch.group(1)}" if torch else "", tag=tag)
+
+
+def default_wheel_note(error: ErrorReading, ctx: ComposeContext) -> str | None:
+    """For a GPU newer than the build ("sm_120 is not compatible"): what a plain `pip install torch` of the
+    newest release takes (pytorch-release-matrix) and the driver it needs, where it carries the arch."""
+    from bot.compose.cuda_check import _short, _tag, _version, arch_floor, torch_release
+
+    digits = re.sub(r"\D", "", error.arch or "")
+    floor = arch_floor(ctx.catalog, f"{digits[:-1]}.{digits[-1]}") if len(digits) >= 2 else None
+    release = torch_release(ctx.catalog)
+    if floor is None or release is None or _version(release.default) < _version(floor.min_cuda):
+        return None
+    major = ctx.catalog.cuda_major(int(release.default.split(".")[0]))
+    need = _short(major.min_driver) if major is not None else "?"
+    return say("diagnose.err_arch_default_wheel", ctx.language, release=release.version, cuda=release.default,
+               tag=_tag(release.default), arch=error.arch, need=need, floor_driver=floor.min_driver)

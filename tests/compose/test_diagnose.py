@@ -418,3 +418,12 @@ def compose_text(advisor, text):
     reply = _answer(advisor, text)
     assert reply is not None
     return "\n".join([reply.lead, *reply.details])
+
+
+def test_an_arch_newer_than_the_build_gets_the_floor_from_the_cuda_table_and_todays_default_wheel(advisor):
+    text = ('our B200 node fails at import: "NVIDIA B200 with CUDA capability sm_100 is not compatible with the '
+            'current PyTorch installation." we have torch 2.5 there')
+    reply = compose_text(advisor, text)
+    lead = reply.splitlines()[0]
+    assert "sm_100 (Blackwell" in lead and "CUDA 12.8" in lead and "PyTorch 2.7" in lead and "570.26" in lead
+    assert "needs a driver ≥ 580" in reply  # the default cu130 wheel of the newest release in the table
