@@ -319,7 +319,9 @@ def lead(c: Comparison, ctx: ComposeContext) -> str:
                    other_count=other.count, pick_hours=count(round(pick.hours or 0)),
                    other_hours=count(round(other.hours or 0)), **names)
     if c.reason == "supported":
-        return say("spec.pick_supported", language, **names)
+        # a genuine GeForce card has no ECC licence edge over the modified board: both are GeForce
+        key = "spec.pick_supported_geforce" if pick.gpu.line == "geforce" else "spec.pick_supported"
+        return say(key, language, **names)
     if c.reason == "fewer-gpus":
         return say("spec.pick_fewer", language, pick_count=pick.count, other_count=other.count, **names)
     job = say(f"spec.job_{c.job}", language) if c.job != "unknown" else ""

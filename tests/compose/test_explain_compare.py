@@ -116,6 +116,17 @@ def test_an_nvidia_product_is_picked_before_a_modified_board(catalog):
     assert zh.lead.startswith("选 L20：NVIDIA 正规产品")
 
 
+def test_a_geforce_card_beats_a_modified_board_without_a_data_centre_claim(catalog):
+    # the stock card wins on its warranty alone: no ECC, and the GeForce licence binds both sides
+    out = reply(catalog, ["rtx-4090", "rtx-4090-48gb"], Requirement(workload="inference", params_b=13))
+    assert out.figures["pick"] == "rtx-4090" and out.figures["reason"] == "supported"
+    assert "ECC" not in out.lead and "data-centre product" not in out.lead
+    assert "Both are GeForce cards" in out.lead and "L40S" in out.lead
+    zh = reply(catalog, ["rtx-4090d", "rtx-4090-48gb"], Requirement(workload="inference", params_b=13), "zh")
+    assert zh.lead.startswith("选 RTX 4090 D：NVIDIA 正规产品，有原厂保修") and "ECC" not in zh.lead
+    assert "L20" in zh.lead
+
+
 def test_when_one_side_leads_on_nothing_it_is_said_once(catalog):
     out = reply(catalog, ["a800", "a100"])  # no job stated, the same compute: a verdict with its condition
     assert out.lead.startswith("A100 80GB SXM if it costs about the same; otherwise it depends on the job: with the "
