@@ -79,7 +79,8 @@ def zero_stages(ctx: ComposeContext) -> AskAnswer | None:
     fewest = fewest_per_stage(ctx)
     if fewest:
         details.insert(0, fewest)
-    spec = ctx.catalog.gpus.get(req.gpu or "")
+    from bot.compose.fit_single import stated_spec
+    spec = stated_spec(ctx, req.gpu)
     if spec is not None:
         # ZeRO-1 and ZeRO-2 communicate what DDP does, and ZeRO-2 holds less: it is the pick whenever it
         # fits; ZeRO-3 (~1.5x the traffic) only when it must.
@@ -108,13 +109,13 @@ def fewest_per_stage(ctx: ComposeContext) -> str | None:
     """For each ZeRO stage the message names (ZeRO-3 when none), the fewest GPUs of the stated type
     that hold the job under that stage (DeepSpeed's estimators, with activations), and the fewest that
     leave 10% to spare; only where the stated count does not hold it."""
-    from bot.compose.fit_single import training_job, with_changes
+    from bot.compose.fit_single import stated_spec, training_job, with_changes
     from bot.messages.format import gpu_name
     from bot.sizing.estimate import estimate_memory
     from bot.sizing.plans import plan_on
     from bot.sizing.sizer import gpu_slot
     req, lang = ctx.requirement, ctx.language
-    spec = ctx.catalog.gpus.get(req.gpu or "")
+    spec = stated_spec(ctx, req.gpu)
     job = training_job(ctx) if req.workload == "training" and req.method in (None, "full") else None
     if spec is None or job is None:
         return None

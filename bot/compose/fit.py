@@ -84,11 +84,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             return AskAnswer(kind="fit", lead=recommendation_line(fewest, lang), rule=fewest.rule,
                              figures={"leads_with_rank": fewest.rank, "count": fewest.count})
     if _KV.search(ask.text) and memory.kv_cache:
-        lead = say("fit.kv_lead", lang, kv=_gb(memory.kv_cache), sequences=req.concurrency or 1,
-                   context=f"{req.context:,}" if req.context else "?", precision=(req.kv_precision or "bf16").upper(),
-                   weights=_gb(memory.weights), total=_gb(memory.total))
-        return AskAnswer(kind="fit", lead=lead, rule="sizing.kv-cache", sources=["vllm-fp8-weight-only"],
-                         figures={"kv_cache_gb": memory.kv_cache, "total_gb": memory.total})
+        return kv_answer(ask, ctx)
     if _HOW_MUCH.search(ask.text) and memory is not None:
         parts = [say(f"fit.part_{p}", lang, gb=_gb(getattr(memory, p))) for p in _PARTS if getattr(memory, p)]
         sep = "、" if lang == "zh" else " + "
@@ -125,6 +121,27 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return AskAnswer(kind="fit", lead=verdict.text, details=notes + network, rule=verdict.rule,
                          sources=list(dict.fromkeys([*verdict.sources, *(["zero-paper", "nccl-tests"] if network else [])])))
     return None
+
+
+def kv_answer(ask: Ask, ctx: ComposeContext) -> AskAnswer:
+    """"How big is the KV cache?": the figure first; "will it fit on our cards?": the verdict on that
+    setup with the KV figure as its reason, then how many full-length sequences the setup holds."""
+    req, lang, verdict = ctx.requirement, ctx.language, ctx.answer.verdict
+    memory = ctx.answer.estimate.memory_gb
+    assert memory is not None
+    context = f"{req.context:,}" if req.context else "?"
+    precision = (req.kv_precision or "bf16").upper()
+    lead = say("fit.kv_lead", lang, kv=_gb(memory.kv_cache), sequences=req.concurrency or 1, context=context,
+               precision=precision, weights=_gb(memory.weights), total=_gb(memory.total))
+    details: list[str] = []
+    if req.gpu and verdict is not None and verdict.answer in ("yes", "no", "tight") and is_primary(ask, ctx):
+        lead = say("fit.kv_verdict", lang, verdict=verdict.text, kv=_gb(memory.kv_cache),
+                   sequences=req.concurrency or 1, context=context, precision=precision, weights=_gb(memory.weights))
+        held = capacity(ctx) if req.workload in (None, "inference") else None
+        if held is not None and int(held.figures.get("sequences") or 0) < (req.concurrency or 1):
+            details = [held.lead, *held.details]
+    return AskAnswer(kind="fit", lead=lead, details=details, rule="sizing.kv-cache", sources=["vllm-fp8-weight-only"],
+                     figures={"kv_cache_gb": memory.kv_cache, "total_gb": memory.total})
 
 
 def across_nodes(ctx: ComposeContext) -> str | None:

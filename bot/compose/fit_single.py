@@ -25,21 +25,21 @@ def single_card_fixes(ctx: ComposeContext) -> list[str]:
     count = req.gpu_count or 1
     if req.workload != "training" or req.method not in (None, "full") or count > 8 or not req.gpu:
         return []
-    spec = _spec(ctx, req.gpu)
+    spec = stated_spec(ctx, req.gpu)
     stated = next((c for c in ctx.answer.candidates if spec and c.gpu == spec.id and c.count == count), None)
     spec = ctx.catalog.gpus.get(stated.gpu) if stated else None
     if stated is None or stated.fits or spec is None:
         return []
-    job = _job(ctx)
+    job = training_job(ctx)
     if job is None:
         return []
     slot = gpu_slot(spec)
     lang = ctx.language
     out = []
-    offload = plan_on(estimate_memory(_with(job, offload="optimizer")), "training", slot, count)
+    offload = plan_on(estimate_memory(with_changes(job, offload="optimizer")), "training", slot, count)
     micro = None
     if not offload.fits and (job.batch_size or 1) > 1:  # with a micro-batch of 1 and gradient accumulation
-        micro = plan_on(estimate_memory(_with(job, offload="optimizer", batch_size=1)), "training", slot, count)
+        micro = plan_on(estimate_memory(with_changes(job, offload="optimizer", batch_size=1)), "training", slot, count)
     host = job.model.params_b * OPTIMIZER_BYTES_PER_PARAM * PER_B
     name = gpu_setup(ctx.catalog, spec.id, count, lang)
     if offload.fits:
@@ -48,10 +48,10 @@ def single_card_fixes(ctx: ComposeContext) -> list[str]:
     elif micro is not None and micro.fits:
         out.append(say("fit.offload_micro", lang, gpu=name, need=f"{micro.need_gb:.0f}", have=f"{micro.have_gb:.0f}",
                        host=f"{host:,.0f}", accumulation=job.batch_size))
-    adam8 = plan_on(estimate_memory(_with(job, optimizer="adam8bit")), "training", slot, count)
+    adam8 = plan_on(estimate_memory(with_changes(job, optimizer="adam8bit")), "training", slot, count)
     adam8_micro = None
     if not adam8.fits and (job.batch_size or 1) > 1:
-        adam8_micro = plan_on(estimate_memory(_with(job, optimizer="adam8bit", batch_size=1)), "training", slot, count)
+        adam8_micro = plan_on(estimate_memory(with_changes(job, optimizer="adam8bit", batch_size=1)), "training", slot, count)
     if adam8_micro is not None and adam8_micro.fits:
         out.append(say("fit.adam8_micro", lang, need=f"{adam8_micro.need_gb:.0f}", have=f"{adam8_micro.have_gb:.0f}",
                        accumulation=job.batch_size))
@@ -61,12 +61,13 @@ def single_card_fixes(ctx: ComposeContext) -> list[str]:
     return out
 
 
-def _with(job: SizingInput, **changes) -> SizingInput:
+def with_changes(job: SizingInput, **changes) -> SizingInput:
     import dataclasses
     return dataclasses.replace(job, **changes)
 
 
-def _job(ctx: ComposeContext) -> SizingInput | None:
+def training_job(ctx: ComposeContext) -> SizingInput | None:
+    """The stated training job as the sizer's input (the model's shape, or a reference one by size)."""
     req, catalog = ctx.requirement, ctx.catalog
     arch = catalog.models.get(req.model) if req.model else None
     shape = shape_from_arch(arch) if arch is not None else (
@@ -156,7 +157,7 @@ def context_split(ctx: ComposeContext) -> str | None:
     degree at which they do on the stated GPU, with the per-GPU figure."""
     req = ctx.requirement
     memory = ctx.answer.estimate.memory_gb if ctx.answer.estimate else None
-    spec = _spec(ctx, req.gpu)
+    spec = stated_spec(ctx, req.gpu)
     if req.workload != "training" or memory is None or spec is None or (req.context or 0) < 32768:
         return None
     fixed = memory.weights + memory.gradients + memory.optimizer + memory.overhead
@@ -172,7 +173,7 @@ def context_split(ctx: ComposeContext) -> str | None:
     return None
 
 
-def _spec(ctx: ComposeContext, name: str | None):
+def stated_spec(ctx: ComposeContext, name: str | None):
     """The GPU a name stands for: itself, or a family's representative (the SXM board, as rented)."""
     if not name:
         return None

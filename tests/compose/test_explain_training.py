@@ -1,0 +1,47 @@
+"""ZeRO answers in the terms asked: a stage on one GPU shards nothing, and "how many with ZeRO-N?"
+gets the fewest GPUs under that stage, through the real parser, sizer and planner."""
+
+import pytest
+
+from bot.advisor import Advisor
+from bot.conversation import Conversations
+from bot.render.text import render_text
+from bot.sizing.memory import PER_B
+
+
+@pytest.fixture(scope="module")
+def advisor() -> Advisor:
+    return Advisor()
+
+
+def ask(advisor, text):
+    return Conversations(advisor).ask("t", text)
+
+
+def test_a_zero_stage_on_one_gpu_is_said_to_shard_nothing(advisor):
+    answer = ask(advisor, "full fine-tune of a 13B model on a single A100 80GB with ZeRO-3, bf16 adamw, seq 2048 — ok?")
+    text = render_text(answer)
+    states = 13 * 16 * PER_B
+    assert f"{states:,.0f} GB" in text and "shards anything" in text
+    assert "DDP" not in text.splitlines()[1]  # no per-stage table for one GPU: every stage is the same
+
+
+def test_the_fewest_gpus_under_the_named_stage_hold_the_job(advisor):
+    answer = ask(advisor, "one H100 for a full finetune of qwen2.5 7b with zero3, 4k seq? what's the smallest number of cards with zero-3")
+    text = render_text(answer)
+    line = next(row for row in text.splitlines() if row.strip().startswith("ZeRO-3 on H100 SXM"))
+    floor = int(line.split(":")[1].split("GPUs")[0])
+    assert floor >= 2
+    need, have = (float(x) for x in line.split("(~")[1].split(" GB")[0].split(" of "))
+    assert need <= have
+
+
+def test_the_stated_count_that_holds_the_job_gets_no_fewest_line(advisor):
+    text = render_text(ask(advisor, "13B full fine-tune on 8x A100 80GB: zero2 or zero3?"))
+    assert "is the floor" not in text and "ZeRO-2" in text
+
+
+def test_chinese_single_card_zero_answer_is_chinese(advisor):
+    text = render_text(ask(advisor, "一张 H800 80G 用 ZeRO-2 全参训练 Llama-3.1-8B，seq 4096，够吗？ZeRO-3 最少几张"))
+    assert "单卡上任何 ZeRO 阶段都切不了东西" in text
+    assert "ZeRO-3 用 H800" in text
