@@ -179,7 +179,9 @@ def nvlink_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> st
              "slow_bw": count(slow_link), "fast_bw": count(fast_link), "ratio": count(round(fast_link / slow_link, 2))}
     req = ctx.requirement
     if req.gpu_count and req.gpu_count > GPUS_PER_NODE:
-        return say("explain.nvlink_multinode", lang, gpus=count(req.gpu_count), **names)
+        # "colleague says the NVLink cut will kill us: true?": the claim judged first
+        key = "explain.nvlink_multinode_claim" if judges_claim(ctx.question or ask.text) else "explain.nvlink_multinode"
+        return say(key, lang, gpus=count(req.gpu_count), **names)
     size = params_b(ctx)
     if size:
         n = min(req.gpu_count or GPUS_PER_NODE, GPUS_PER_NODE)

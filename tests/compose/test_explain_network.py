@@ -99,7 +99,7 @@ def test_tp_over_pcie_without_a_stated_context_times_an_8k_prompt_not_the_whole_
 def test_a_colleagues_nvlink_claim_for_a_job_across_nodes_is_judged_first(advisor):
     line = first_line(advisor, "Our lead wants A100 instead of A800 for pretraining a 20B model on 24 GPUs over "
                                "3 nodes, because the NVLink is 600 and not 400 GB/s. Is she right?")
-    assert line.startswith("Little at 24 GPUs across nodes")
+    assert line.startswith("Mostly not true: at 24 GPUs across nodes the NVLink cut changes little")
 
 
 def test_an_ethernet_link_asked_about_for_a_sized_job_is_not_answered_with_memory(advisor):
