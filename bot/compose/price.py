@@ -272,6 +272,9 @@ def _source_lines(ctx: ComposeContext, billing: PriceBilling) -> tuple[list[str]
 
 def _answer(ctx: ComposeContext, lead: str, details: list[str], billing: PriceBilling, figures: dict) -> AskAnswer:
     source_lines, source_figures, sources, rule = _source_lines(ctx, billing)
+    theirs = price_quote.monthly_quote_line(ctx, figures.get("currency") or "USD")
+    if theirs:  # their own monthly quote first, beside the table's rows
+        details = [theirs, *details]
     return AskAnswer(kind="price", lead=lead, details=[*details, *source_lines][:8], rule=rule, sources=sources,
                      figures={**figures, **source_figures})
 

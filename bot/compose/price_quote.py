@@ -128,3 +128,23 @@ def _family(ctx: ComposeContext, gpu: str) -> set[str]:
         return set(ctx.catalog.resolve_gpu(gpu))
     except UnknownNameError:  # a name the catalog does not know has no family
         return set()
+
+
+def monthly_quote_line(ctx: ComposeContext, table_currency: str | None) -> str | None:
+    """"IDC 报 8 卡 H800 整机 ¥75,000/台/月": the user's monthly price for a node, per GPU-hour over a
+    730-hour month, so it can sit beside the table's hourly rows; another currency than the table's
+    is said, not converted."""
+    qs = ctx.requirement.quantities
+    monthly = [q for q in qs if q.role == "subscription" and q.per in ("month", "gpu-month") and q.value > 0]
+    if len(monthly) != 1:
+        return None
+    q = monthly[0]
+    gpus = 1 if q.per == "gpu-month" else int(next((x.value for x in qs if x.role == "gpus" and x.value >= 1), 0)
+                                               or ctx.requirement.gpu_count or 0)
+    if gpus < 1:
+        return None
+    shown = lambda v: money(v, q.currency, ctx.language) if q.currency else (  # noqa: E731
+        f"{v:,.2f}" if v < 100 else f"{v:,.0f}")
+    key = "price.monthly_quote_same" if q.currency and q.currency == table_currency else "price.monthly_quote_other"
+    return say(key, ctx.language, monthly=shown(q.value), gpus=count(gpus), hours=count(gpus * HOURS_PER_MONTH),
+               rate=shown(q.value / (gpus * HOURS_PER_MONTH)))

@@ -61,6 +61,7 @@ _CUR_AFTER = re.compile(rf"\s?(?:(?P<usd>usd|dollars?|bucks|美元|美金|刀)|(
 _PER = re.compile(
     r"\s*(?:/|per\s+|an?\s+|每|一)\s*(?:个\s*)?(?:"
     r"(?P<gpumonth>(?:gpu|card|卡)\s*(?:/|per|a|每)\s*(?:months?\b|mo\b|月))"
+    r"|(?P<nodemonth>(?:台|node|server|box|machine)\s*(?:/|per|a|每)\s*(?:months?\b|mo\b|月))"
     r"|(?P<gpuhour>gpu[\s-]*(?:hours?|hrs?|h)\b|卡\s*[/·]?\s*(?:小时|时)|卡时|张卡?\s*/?\s*(?:小时|时)|gpu\s*/\s*(?:hours?|hrs?|h)\b)"
     r"|(?P<gpumin>gpu[\s-]*min(?:ute)?s?\b|卡\s*/?\s*分钟)"
     r"|(?P<min>min(?:ute)?\b|分钟)"
@@ -117,7 +118,8 @@ _DISCOUNT = re.compile(r"\s*%\s*(?:cheaper|less|off|discount|lower|便宜|折扣
 _BILL_WORDS = re.compile(r"\bbill\b|invoice|line\s+items|账单|明细|费用|开销|花费")
 _TOTAL_BEFORE = re.compile(r"(?:total|in\s+all|altogether|合计|总共|一共|总计|账单|bill(?:\s+(?:was|is|came\s+to))?)\s*(?:是|为|:|=|of|was|is|came\s+to)?\s*$")
 _TOTAL_AFTER = re.compile(r"\s*(?:total|in\s+all|altogether)\b")
-_PRICE_BEFORE = re.compile(r"(?:报价|价格|售价|要价|花了?|quote[sd]?|price[sd]?|costs?|is|为|是)\s*[~约≈]?\s*$")
+_PRICE_BEFORE = re.compile(r"(?:报价|报了|开价|价格|售价|要价|花了?|quote[sd]?|price[sd]?|costs?|is|为|是)"
+                           r"\s*(?:每个?月|一个月|包月|月租|每小时|每卡时)?\s*(?:是|为|要)?\s*[~约≈]?\s*$")
 _PER_MONTH_AFTER = re.compile(r"\s*(?:元|块)?\s*(?:/|每|一)\s*个?\s*月|\s*(?:a|per)\s+month\b|\s*/\s*mo\b")
 _PER_DAY_EVENTS = re.compile(r"\s*(?:内|里|大概|大约|约|会|要|平均)?\s*(?:被|回收|中断|抢占|[0-9一二两三四五六七八九十几]+\s*次)")
 _CHECKPOINT = re.compile(r"checkpoint\w*|ckpt|存档|保存|检查点")
@@ -483,7 +485,11 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
     text = scan.text
     if not currency and (m := _PER_MONTH_AFTER.match(text, end)):
         end = m.end()  # "托管三千一个月": the month it is per
-        return make("money", "fee", end=end, unit="", per="month", item=_item(before[-10:]) or "hosting",
+        item = _item(before[-10:])
+        if item in (None, "compute") and _PRICE_BEFORE.search(before[-8:]) and not _in_message(_BUY_IN_MESSAGE, text):
+            # "有家报了 9 万一个月": a provider's monthly price for the servers, a rental
+            return make("money", "subscription", end=end, unit="", per="month", item="compute", option="subscription")
+        return make("money", "fee", end=end, unit="", per="month", item=item or "hosting",
                     option=_option(before, after_clause))
     symbol = _CUR_BEFORE.search(text[max(0, num.start - 6):num.start])
     start = num.start - (len(symbol.group(0)) if symbol else 0)
@@ -491,7 +497,7 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
     m = _PER.match(text, end)
     if m:
         group = next(g for g, v in m.groupdict().items() if v)
-        per = {"gpumonth": "gpu-month", "gpuhour": "gpu-hour", "gpumin": "gpu-minute", "min": "minute", "gbmonth": "gb-month",
+        per = {"gpumonth": "gpu-month", "nodemonth": "month", "gpuhour": "gpu-hour", "gpumin": "gpu-minute", "min": "minute", "gbmonth": "gb-month",
                "mbps": "mbps-month", "kwh": "kwh", "hour": "instance-hour", "day": "day", "month": "month",
                "year": "year"}[group]
         end = m.end()

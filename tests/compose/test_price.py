@@ -280,3 +280,14 @@ def test_a_figure_the_user_holds_for_the_instance_is_set_against_the_dated_row(c
     reply = _answer(catalog, text, subjects=["p5.48xlarge"], instance="p5.48xlarge", gpu="h100-sxm", gpu_count=8,
                     billing="on-demand", quantities=yuan)
     assert not any("you have" in d for d in reply.details)
+
+
+def test_a_monthly_quote_for_a_node_is_shown_per_gpu_hour_and_another_currency_is_not_ranked(catalog):
+    from bot.models import Quantity
+    text = "8 卡 H100 按需每卡时多少钱？本地机房报 8 卡整机 ¥60000/台/月"
+    qs = [Quantity(kind="count", role="gpus", value=8, unit="gpus", text="8 卡"),
+          Quantity(kind="money", role="subscription", value=60_000, currency="CNY", per="month", item="compute",
+                   text="¥60000/台/月")]
+    reply = _answer(catalog, text, language="zh", subjects=["h100-sxm"], gpu="h100-sxm", gpu_count=8, quantities=qs)
+    assert reply.details[0].startswith(f"你拿到的 ¥60,000/月，折合 ¥{60_000 / (8 * 730):.2f}/卡时")
+    assert "不假设汇率" in reply.details[0]

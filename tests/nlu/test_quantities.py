@@ -504,3 +504,15 @@ def test_a_spot_rate_given_as_a_share_of_on_demand_is_a_spot_quote(text, rate):
 
 def test_a_share_with_no_on_demand_rate_before_it_is_no_quote():
     assert not [q for q in quantities("抢占式大概 2 折") if q.role == "quote"]
+
+
+@pytest.mark.parametrize("text, value, currency", [("IDC 给的 8 卡 A800 报价每月 6.2 万", 62_000, None),
+                                                   ("机房开价 ¥52000/台/月，8 卡 L40S", 52_000, "CNY"),
+                                                   ("另一家报了 7 万一个月，8 卡", 70_000, None)])
+def test_a_providers_monthly_price_without_a_currency_or_per_node_is_a_subscription(text, value, currency):
+    q = only(text, "subscription")
+    assert (q.value, q.per, q.currency, q.item) == (value, "month", currency, "compute")
+
+
+def test_hosting_a_month_in_a_buying_question_stays_a_fee():
+    assert only("自己买 8 卡服务器，机房托管两千一个月", "fee").item == "hosting"
