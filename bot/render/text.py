@@ -9,7 +9,7 @@ from bot.advice.words import terms
 from bot.knowledge import default_catalog
 from bot.models import Answer
 from bot.messages import say
-from bot.messages.format import display_text, gpu_name, money
+from bot.messages.format import count, display_text, gpu_name, money
 from bot.render.zh import localise
 
 _LABELS = {
@@ -46,6 +46,16 @@ def _time(candidate, language: str = "en") -> str | None:
     if candidate.tpot_ms is not None:
         return f"约 {candidate.tpot_ms:.0f} 毫秒/token" if language == "zh" else f"~{candidate.tpot_ms:.0f} ms/token"
     return None
+
+
+# "4.9e+02", "1.2E+06": a number in scientific notation, as a calculator's `:g` or `:.2g` wrote it.
+# Not inside an id, a path or a hex run ("GPU-1e5-…", "sm_90a", "0x1e5").
+_SCIENTIFIC = re.compile(r"(?<![\w.:/-])([0-9]+(?:\.[0-9]+)?[eE][+-]?[0-9]+)(?!\w|\.\d|-\w)")
+
+
+def plain_numbers(line: str) -> str:
+    """A line with every number in scientific notation written out for people ('4.9e+02' -> '490')."""
+    return _SCIENTIFIC.sub(lambda m: count(float(m.group(1))), line)
 
 
 def render_text(answer: Answer, full: bool = False, max_candidates: int = 8) -> str:
@@ -87,7 +97,7 @@ def render_full(answer: Answer, max_candidates: int = 8) -> str:
         for cost in answer.costs:
             gpu = f" [{cost.gpu}]" if cost.gpu else ""
             note = f" ({localise(cost.note, answer.language)})" if cost.note else ""
-            lines.append(f"  {cost.label}{gpu}: {cost.hourly_rate:g}{t['per_hour']} x {cost.hours:g} {t['hours']} = "
+            lines.append(f"  {cost.label}{gpu}: {count(cost.hourly_rate)}{t['per_hour']} x {count(cost.hours)} {t['hours']} = "
                          f"{cost.total:,.2f} {cost.currency}{note} [{t['origin_' + cost.origin]}]")
     if answer.verdict:
         v = answer.verdict
@@ -113,7 +123,7 @@ def render_full(answer: Answer, max_candidates: int = 8) -> str:
         lines.append(f"{t['questions']}:")
         lines += [f"  ? {q}" for q in answer.questions + answer.more_questions]
     lines.append(f"({t['rule_base']} {answer.rule_base_version})")
-    return "\n".join(lines)
+    return "\n".join(plain_numbers(line) for line in lines)
 
 
 MAX_LINES = 20
@@ -198,7 +208,7 @@ def ask_lines(answer: Answer) -> list[str]:
         lines += [f"  {d}" for d in shown]
         if len(reply.details) > len(shown):
             lines.append("  " + say("format.cut", answer.language, n=len(reply.details) - len(shown)))
-    return lines
+    return [plain_numbers(line) for line in lines]  # the Slack card reads these lines too
 
 
 MIN_DETAILS = 2
@@ -333,4 +343,4 @@ def render_brief(answer: Answer) -> str:
     if len(key) > len(shown):
         lines.append(say("format.more", language, n=len(key) - len(shown)))
     catalog = default_catalog()
-    return "\n".join(display_text(line, catalog, language) for line in lines[:MAX_LINES])
+    return "\n".join(plain_numbers(display_text(line, catalog, language)) for line in lines[:MAX_LINES])

@@ -167,3 +167,14 @@ def test_an_xid_the_answer_already_judged_is_no_watch_out_and_chinese_marks_are_
                     answers=[AskAnswer(kind="diagnose", lead="0000:1a:00（Xid 31、95）：应用程序错误，不是坏卡。")])
     lines = render_text(answer).splitlines()
     assert lines[1:] == ["注意：", "  [警告] Xid 119: GSP timed out."]  # Xid 31 is judged in the lead already
+
+
+def test_no_number_reads_in_scientific_notation_whichever_calculator_wrote_it():
+    from bot.render.text import plain_numbers
+
+    assert plain_numbers("spot: 4.9e+02 expected interruptions, 1.2E+06 tokens") == "spot: 490 expected interruptions, 1,200,000 tokens"
+    assert plain_numbers("H100 at 3e-2 per token, sm_90a and 12e4b stay") == "H100 at 0.03 per token, sm_90a and 12e4b stay"
+    assert plain_numbers("GPU-1e5-8d41 and 0x1e5 stay; about 2.5e+03.") == "GPU-1e5-8d41 and 0x1e5 stay; about 2,500."
+    brief = Answer(requirement=Requirement(), verdict=Verdict(answer="info", text="About 4.9e+02 restarts.", rule="verdict.x"))
+    assert render_text(brief) == "About 490 restarts."
+    assert "4.9e+02" not in render_text(brief, full=True)
