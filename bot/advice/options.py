@@ -424,7 +424,9 @@ def compare_options(ctx: OptionContext, gpus: list[GpuSpec], count: int | None,
             cost=cost.total if cost and plan.fits and not hourly_only else None,
             cost_per_hour=cost.hourly_rate if hourly_only else None,
             currency=cost.currency if cost else None, cost_label=cost.label if cost else None))
-        if not _comfortable(plan):
+        fp8 = _fp8_at(ctx, gpu, wanted) if not plan.fits else []
+        out.extend(fp8)
+        if not _comfortable(plan) and not any(o.fits and not o.tight for o in fp8):  # FP8 at the count asked will do
             more = _smallest_comfortable(ctx, gpu, above=wanted)
             if more is not None:
                 out.append(_option("more-gpus", more, hours=ctx.hours(gpu, more.count)))
@@ -433,6 +435,21 @@ def compare_options(ctx: OptionContext, gpus: list[GpuSpec], count: int | None,
         cheapest = min(o.cost for o in priced)
         for o in priced:
             o.cheapest = o.cost == cheapest
+    return out
+
+
+def _fp8_at(ctx: OptionContext, gpu: GpuSpec, count: int) -> list[OptionFact]:
+    """A compared card that cannot serve the job in 16-bit weights at the count asked, but has FP8
+    tensor cores: FP8 weights at that same count, where they fit (what the side-by-side pick rests on)."""
+    if ctx.workload != "inference" or "fp8" not in gpu.tensor_precisions or _weights_bits(ctx.req.precision) <= 8:
+        return []
+    changed = ctx.plan(gpu, count, precision="fp8")
+    out = [_option("precision", changed, precision="fp8")] if changed.fits else []
+    if not _comfortable(changed) and (ctx.req.kv_precision or "bf16") not in ("fp8", "int8"):
+        # tight or short in FP8 weights: an FP8 KV cache as well halves what long contexts and many users fill
+        both = ctx.plan(gpu, count, precision="fp8", kv_precision="fp8")
+        if both.fits:
+            out.append(_option("kv-cache", both, precision="fp8", kv_precision="fp8"))
     return out
 
 

@@ -238,3 +238,25 @@ def test_fp8_weights_with_an_fp8_kv_cache_come_before_int4_where_fp8_alone_does_
     both = next(o for o in options if o.option == "kv-cache")
     assert (both.precision, both.kv_precision, both.fits) == ("fp8", "fp8", True)
     assert not any(o.option == "precision" and o.precision == "int4" for o in options)
+
+
+def test_compared_cards_too_small_in_16_bit_are_offered_fp8_at_the_count_asked(catalog):
+    from bot.advice.options import compare_options
+
+    # a 32B model, 8k tokens for 20 users: neither 1 x H100 PCIe nor 2 x L40S holds it in bf16
+    req = Requirement(workload="inference", model="qwen2.5-32b", context=8192, concurrency=20)
+    ctx = context(catalog, req)
+    counts = {"h100-pcie": 1, "l40s": 2}
+    options = compare_options(ctx, [catalog.gpus["h100-pcie"], catalog.gpus["l40s"]], None, [], counts)
+    assert all(not o.fits for o in options if o.option == "compare")
+    l40s = next(o for o in options if o.option == "precision" and o.gpu == "l40s")
+    assert (l40s.count, l40s.precision, l40s.fits, l40s.tight) == (2, "fp8", True, False)
+    # fp8 weights leave one H100 tight: an fp8 KV cache as well, at the same single card
+    h100 = next(o for o in options if o.option == "kv-cache" and o.gpu == "h100-pcie")
+    assert (h100.count, h100.precision, h100.kv_precision, h100.tight) == (1, "fp8", "fp8", False)
+    # FP8 at the count asked does it: no bigger 16-bit cluster of that card is offered first
+    assert not any(o.option == "more-gpus" and o.gpu == "l40s" for o in options)
+    # a card without FP8 tensor cores gets no FP8 offer at its count
+    a100 = compare_options(ctx, [catalog.gpus["a100-40gb-pcie"], catalog.gpus["l40s"]], None, [],
+                           {"a100-40gb-pcie": 1, "l40s": 2})
+    assert not any(o.option in ("precision", "kv-cache") and o.gpu == "a100-40gb-pcie" for o in a100)
