@@ -270,6 +270,8 @@ class BuyRent(BaseModel):
     rent_per_gpu_hour: float | None
     break_even_utilisation: float | None = Field(description="the share of the month (0-1) above which owning is cheaper")
     residual: float = 0.0
+    payback_months: float | None = Field(default=None, description="the purchase over what owning saves a month "
+                                                                   "(rent - hosting - power); None when it saves nothing")
 
 
 def buy_vs_rent(purchase: float, gpus: int, months: float, hours_per_month: float, rent_per_gpu_hour: float | None,
@@ -291,10 +293,12 @@ def buy_vs_rent(purchase: float, gpus: int, months: float, hours_per_month: floa
         margin = rent_per_gpu_hour * gpus - (power_per_hour or 0.0)
         if margin > 0:
             break_even = (depreciation + hosting_monthly) / margin / HOURS_PER_MONTH
+    saved = rent - hosting_monthly - (power or 0.0) if rent is not None else None
     return BuyRent(gpus=gpus, months=months, own_monthly=own, depreciation_monthly=depreciation,
                    hosting_monthly=hosting_monthly, power_monthly=power, rent_monthly=rent,
                    hours_per_month=hours_per_month, own_per_gpu_hour=own / (gpus * hours_per_month),
-                   rent_per_gpu_hour=rent_per_gpu_hour, break_even_utilisation=break_even, residual=residual)
+                   rent_per_gpu_hour=rent_per_gpu_hour, break_even_utilisation=break_even, residual=residual,
+                   payback_months=purchase / saved if saved and saved > 0 else None)
 
 
 # -- budgets and runs ---------------------------------------------------------------------------------

@@ -124,6 +124,9 @@ def _mode(option: str | None, index: int, lang: str, ctx: ComposeContext) -> str
 
 # -- 1. buy vs rent -----------------------------------------------------------------------------------
 
+_PAYBACK = re.compile(r"回本|回收成本|pay\s*(?:back|for\s+itself|off)|payback|how\s+long\s+(?:until|before|to)\b", re.IGNORECASE)
+
+
 def _buy_vs_rent(qs, ctx, currency, lang) -> AskAnswer | None:
     purchase = _first(qs, "purchase")
     if purchase is None:
@@ -157,9 +160,13 @@ def _buy_vs_rent(qs, ctx, currency, lang) -> AskAnswer | None:
             lead = say("cost.buy_never", lang, own=m(r.own_monthly), rent=m(r.rent_monthly))
     elif r.rent_monthly is None:
         lead = say("cost.buy_lead_only", lang, own=m(r.own_monthly), per_hour=m(r.own_per_gpu_hour))
+    elif r.rent_monthly < r.own_monthly and (r.break_even_utilisation is None or r.break_even_utilisation > 1):
+        lead = say("cost.buy_lead_rent_always", lang, rent=m(r.rent_monthly), own=m(r.own_monthly),
+                   full_own=m(r.depreciation_monthly + r.hosting_monthly + (r.power_monthly or 0) / hours * calc.HOURS_PER_MONTH),
+                   full_rent=m(r.rent_monthly / hours * calc.HOURS_PER_MONTH))
     elif r.rent_monthly < r.own_monthly:
         lead = say("cost.buy_lead_rent", lang, rent=m(r.rent_monthly), own=m(r.own_monthly),
-                   pct=_pct(min(r.break_even_utilisation or 1, 9.99)), hours=be_hours or "24")
+                   pct=_pct(r.break_even_utilisation or 1), hours=be_hours or "24")
     else:
         lead = say("cost.buy_lead_own", lang, own=m(r.own_monthly), rent=m(r.rent_monthly),
                    pct=_pct(r.break_even_utilisation or 0), hours=be_hours or "0")
@@ -178,6 +185,15 @@ def _buy_vs_rent(qs, ctx, currency, lang) -> AskAnswer | None:
         details.append(say("cost.buy_rent", lang, rate=m(rent_rate) + say("cost.per_gpu_hour", lang), gpus=gpus,
                            hours=count(round(hours)), rent=m(r.rent_monthly)))
         details.append(say("cost.buy_per_hour", lang, own=m(r.own_per_gpu_hour), rent=m(r.rent_per_gpu_hour)))
+        if _PAYBACK.search(ctx.question or ""):  # "多久回本", "how long to pay back"
+            running = r.hosting_monthly + (r.power_monthly or 0.0)
+            details.insert(0 if stated_hours is not None else len(details), say("cost.buy_payback", lang, purchase=m(purchase.value), rent=m(r.rent_monthly),
+                               running=m(running), saved=m(r.rent_monthly - running),
+                               months=count(round(r.payback_months, 1)), period=count(months), hours=count(round(hours)))
+                           if r.payback_months is not None else
+                           say("cost.buy_payback_never", lang, rent=m(r.rent_monthly), running=m(running)))
+    if stated_hours is not None and details and _PAYBACK.search(ctx.question or "") and r.rent_monthly is not None:
+        lead, details = details[0], [lead, *details[1:]]  # the payback was asked: it leads, the monthly costs follow
     if residual:
         details.append(say("cost.buy_residual", lang, residual=m(residual.value)))
     if period is None:

@@ -140,3 +140,11 @@ def test_the_cost_of_a_run_keeps_the_gpu_count():
     r = calc.run_cost(64, 460.8, 2.49, "gpu-hour")
     assert r.total == pytest.approx(64 * 460.8 * 2.49) and r.gpu_hours == pytest.approx(64 * 460.8)
     assert calc.run_cost(8, 100, 32.77, "instance-hour").total == pytest.approx(3277)
+
+
+def test_buy_vs_rent_payback_is_the_purchase_over_what_owning_saves_a_month():
+    # 4 GPUs bought for 100,000; hosting 1,000 a month; 2 kW at 0.5 a kWh; rented at 3.0/GPU-hour, 400 h a month
+    r = calc.buy_vs_rent(100_000, 4, 36, 400, 3.0, hosting_monthly=1_000, power_price_kwh=0.5, draw_kw=2.0)
+    saved = 3.0 * 4 * 400 - 1_000 - 2.0 * 0.5 * 400
+    assert r.payback_months == pytest.approx(100_000 / saved)
+    assert calc.buy_vs_rent(100_000, 4, 36, 50, 3.0, hosting_monthly=1_000).payback_months is None  # saves nothing

@@ -462,3 +462,23 @@ def test_hours_a_day_with_two_billing_modes_is_not_a_one_rate_total(advisor):
                          language=parsed.language, question=text)
     reply = compose(Ask(kind="cost", text=text), ctx)
     assert reply is None or reply.rule != "cost-run-total"
+
+
+@pytest.mark.parametrize("text, lead", [
+    ("Buying a 4x L40S box for $60k, colo $900/month incl power, vs renting at $1.10/GPU-hour. We run 10 h a day. "
+     "How long until it pays back?", "Payback at 304 h a month: $60,000"),
+    ("买一台 4 卡 L40S 服务器 45 万元，托管 5000 元/月（含电），租的话 8 元/卡时，每天用 10 小时，多久回本？",
+     "按每月 304 小时算回本：¥450,000"),
+])
+def test_a_payback_asked_with_a_stated_use_leads_with_the_months(advisor, text, lead):
+    reply, lines = cost_answer(advisor, text)
+    assert lines[0].startswith(lead), lines
+    rent = reply.figures["rent_monthly"]
+    assert rent == pytest.approx((1.10 if "$" in text else 8) * 4 * 10 * DAYS_PER_MONTH, rel=1e-3)
+
+
+def test_renting_that_owning_never_catches_up_with_says_so_instead_of_a_share_above_100(advisor):
+    reply, lines = cost_answer(advisor, "Buy 8x RTX 4090 for $40k, hosting $2,000/month, or rent at $0.35/GPU-hour; "
+                                        "we use them 12 hours a day. Which is cheaper?")
+    assert lines[0].startswith("Renting is cheaper at your use") and "never catches up" in lines[0]
+    assert "%" not in lines[0]
