@@ -301,20 +301,37 @@ def _gpu_names() -> re.Pattern:
 
 
 def _merge_named(findings: list) -> list:
-    """One line for a rule's warnings that differ only in the GPU they name ("RTX 5090 cannot be assumed
-    …", "RTX 4090 cannot be assumed …"): the first, naming all of them ("RTX 5090 / RTX 4090")."""
-    pattern = _gpu_names()
+    """One line for a rule's warnings that differ only in the GPU they name and its numbers ("RTX 5090
+    cannot be assumed …", "RTX 4090 cannot be assumed …"): the first, with each place that differs
+    giving every value ("RTX 5090 / RTX 4090"); names and numbers the messages share stay as written."""
+    pattern = _varying()
     groups: dict[tuple[str, str], list] = {}
     for f in findings:
         groups.setdefault((f.rule, pattern.sub("\0", _first_sentence(f.message))), []).append(f)
     out = []
     for (_, shape), group in groups.items():
         first = group[0]
-        names = list(dict.fromkeys(m.group(0) for f in group for m in pattern.finditer(_first_sentence(f.message))))
-        if len(group) > 1 and "\0" in shape and len(names) > 1:
-            first = first.model_copy(update={"message": shape.replace("\0", " / ".join(names))})
+        if len(group) > 1 and "\0" in shape:
+            places = zip(*([m.group(0) for m in pattern.finditer(_first_sentence(f.message))] for f in group), strict=True)
+            values = [" / ".join(dict.fromkeys(place)) for place in places]
+            pieces = shape.split("\0")
+            message = pieces[0] + "".join(value + piece for value, piece in zip(values, pieces[1:], strict=True))
+            first = first.model_copy(update={"message": message})
         out.append(first)
     return out
+
+
+def _varying() -> re.Pattern:
+    """A GPU's name or a number: what one rule's warnings may differ in and still say one thing."""
+    names = _gpu_names()
+    cached = _VARYING.get(id(names))
+    if cached is None:
+        cached = re.compile(f"{names.pattern}|(?<![\\w.])[0-9][0-9,.]*[0-9]|(?<![\\w.])[0-9](?![\\w])")
+        _VARYING[id(names)] = cached
+    return cached
+
+
+_VARYING: dict[int, re.Pattern] = {}
 
 
 def render_brief(answer: Answer) -> str:

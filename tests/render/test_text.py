@@ -178,3 +178,16 @@ def test_no_number_reads_in_scientific_notation_whichever_calculator_wrote_it():
     brief = Answer(requirement=Requirement(), verdict=Verdict(answer="info", text="About 4.9e+02 restarts.", rule="verdict.x"))
     assert render_text(brief) == "About 490 restarts."
     assert "4.9e+02" not in render_text(brief, full=True)
+
+
+def test_merged_warnings_name_each_card_only_where_they_differ():
+    from bot.models import AskAnswer
+    from bot.render.text import watch_outs
+
+    def short(gpu: str, gb: int) -> Finding:
+        return Finding(rule="r.short", topic="memory", severity="warn", tier="key",
+                       message=f"One {gpu} ({gb} GB) is too small, unlike the B200 (180 GB).")
+    answer = Answer(requirement=Requirement(), answers=[AskAnswer(kind="select", lead="Take the H200 SXM.")],
+                    findings=[short("H200 SXM", 140), short("H100 SXM", 79)])
+    [merged] = watch_outs(answer, ["Take it."])
+    assert merged.message == "One H200 SXM / H100 SXM (140 / 79 GB) is too small, unlike the B200 (180 GB)."
