@@ -234,30 +234,55 @@ def pcie_pairs_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -
     names = {"sxm": gpu_name(ctx.catalog, sxm.id), "card": gpu_name(ctx.catalog, card.id), "n": n,
              "sxm_bw": count(sxm.nvlink_bandwidth_gbs or 0.0), "pcie": count(pcie), "gen": card.pcie_gen}
     size = params_b(ctx)
-    worth = _worth_it(ask, ctx, sxm, card)
     if not size:
-        return worth + say("explain.pcie_pairs_general", lang, **names)
+        return _worth_it(ask, ctx, sxm, card) + say("explain.pcie_pairs_general", lang, **names)
     sharded = size * 16 > 0.9 * card.memory_gb  # full fine-tuning states that one card cannot hold
     moved = (3 if sharded else 2) * size * 2 * (n - 1) / n
+    t_sxm, t_card = moved / ((sxm.nvlink_bandwidth_gbs or 0.0) / 2), moved / pcie
+    worth = _worth_it(ask, ctx, sxm, card, t_card - t_sxm)
     return worth + say("explain.pcie_pairs", lang, params=count(size), traffic=count(round(moved)),
                        how=say("explain.network_sharded" if sharded else "explain.network_ddp", lang),
-                       t_sxm=_s(moved / ((sxm.nvlink_bandwidth_gbs or 0.0) / 2)), t_card=_s(moved / pcie), **names)
+                       t_sxm=_s(t_sxm), t_card=_s(t_card), **names)
 
 
 _WORTH = re.compile(r"worth|pay\s+(?:the\s+)?(?:extra|premium|more)|值不值|值得|划算", re.IGNORECASE)
 
 
-def _worth_it(ask: Ask, ctx: ComposeContext, sxm: GpuSpec, card: GpuSpec) -> str:
+def _worth_it(ask: Ask, ctx: ComposeContext, sxm: GpuSpec, card: GpuSpec, extra_s: float | None = None) -> str:
     """"Is SXM worth it over the cheaper PCIe nodes?" answered in those terms first: yes, for training
-    across the node, with the compute ratio that bounds the break-even price before communication."""
+    across the node, with the compute ratio that bounds the break-even price before communication and,
+    where the price table lists both, their price ratio and the step compute time below which the extra
+    seconds of exchange over PCIe make the cheaper node dearer per job."""
     if not _WORTH.search(ctx.question or ask.text):
         return ""
     from bot.messages.format import gpu_name
     a, b = sxm.dense_tflops.get("bf16"), card.dense_tflops.get("bf16")
+    lang, names = ctx.language, {"sxm": gpu_name(ctx.catalog, sxm.id), "card": gpu_name(ctx.catalog, card.id)}
     if not a or not b or a <= b:
-        return say("explain.sxm_worth_general", ctx.language, sxm=gpu_name(ctx.catalog, sxm.id))
-    return say("explain.sxm_worth", ctx.language, sxm=gpu_name(ctx.catalog, sxm.id), card=gpu_name(ctx.catalog, card.id),
-               ratio=f"{a / b:.2f}", pct=f"{100 * b / a:.0f}")
+        return say("explain.sxm_worth_general", lang, sxm=names["sxm"])
+    rates = {g.id: _median_rate(ctx, g.id) for g in (sxm, card)}
+    compute, even = a / b, b / a  # the card's price share at which its slower compute costs the same per job
+    if extra_s is None or not rates[sxm.id] or not rates[card.id]:
+        return say("explain.sxm_worth", lang, ratio=f"{compute:.2f}", pct=f"{100 * even:.0f}", **names)
+    from bot.messages.format import money
+    share = (rates[card.id] or 0.0) / (rates[sxm.id] or 1.0)
+    priced = {"ratio": f"{compute:.2f}", "pct": f"{100 * even:.0f}", "share": f"{100 * share:.0f}",
+              "sxm_rate": money(rates[sxm.id] or 0.0, "USD", lang), "card_rate": money(rates[card.id] or 0.0, "USD", lang)}
+    if share >= even:
+        return say("explain.sxm_worth_dearer", lang, **priced, **names)
+    # per job, card / sxm = share x (compute + extra / C), C the SXM's compute time a step: equal at C*
+    breakeven = extra_s / (1 / share - compute)
+    return say("explain.sxm_worth_priced", lang, **priced, **names, extra=_s(extra_s), breakeven=count(round(breakeven)))
+
+
+def _median_rate(ctx: ComposeContext, gpu: str) -> float | None:
+    """The catalog's median on-demand rate per GPU-hour in dollars, None where it lists none."""
+    import statistics
+
+    from bot.prices.lookup import offers
+    rates = [o.per_gpu("on-demand") or 0.0 for o in offers(ctx.catalog)
+             if o.gpu == gpu and o.currency == "USD" and o.on_demand is not None]
+    return statistics.median(rates) if rates else None
 
 
 def asks_how_much(ask: Ask) -> bool:
