@@ -47,6 +47,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return (_with_limits(driver_check(ask.text, ctx.catalog, ctx.language) or _stated_pair(ask, ctx), ctx)
                 or precision_support(ask, ctx) or relevant_findings(ask.text, ctx, "compat"))
     verdict = ctx.answer.verdict
+    if verdict is not None and verdict.rule == "verdict.cuda-drops-gpu" and _TORCH_WORDS.search(ctx.question or ask.text):
+        line = _torch_drops(ctx)  # "…and the new PyTorch builds?": what a plain install takes, and the build to pin
+        if line is not None:
+            return AskAnswer(kind="compat", lead=verdict.text, details=[line], rule=verdict.rule,
+                             sources=[*verdict.sources, "pytorch-release-matrix"])
     if verdict is None or is_generic(verdict.rule):
         reply = _from_findings(ctx, ask.text)
         return reply.model_copy(update={"kind": "compat"}) if reply else None
@@ -117,3 +122,27 @@ def driver_check(text: str, catalog: Catalog, language: str) -> AskAnswer | None
 
 def _version(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in text.split(".") if p.isdigit())
+
+
+_TORCH_WORDS = re.compile(r"pytorch|\btorch\b|\bwheels?\b", re.IGNORECASE)
+
+
+def _torch_drops(ctx: ComposeContext) -> str | None:
+    """A GPU the newest CUDA major dropped (V100 on CUDA 13): the newest PyTorch's default build cannot
+    carry it, and the builds of an older major in that release are the ones to pin (pytorch-release-matrix)."""
+    from bot.compose.cuda_check import _tag, torch_release
+
+    spec = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
+    release = torch_release(ctx.catalog)
+    if spec is None or release is None:
+        return None
+    major = ctx.catalog.cuda_major(int(release.default.split(".")[0]))
+    if major is None or spec.compute_capability not in major.dropped_cc:
+        return None
+    older = [c for c in release.cuda if int(c.split(".")[0]) < major.major]
+    if not older:
+        return None
+    sm = spec.compute_capability.replace(".", "")
+    return say("compat.torch_drops_arch", ctx.language, release=release.version, cuda=release.default,
+               tag=_tag(release.default), sm=sm, builds=", ".join(_tag(c) for c in older),
+               index=_tag(max(older, key=lambda c: _version(c))))

@@ -217,11 +217,13 @@ def _wheels(wheels: list[str], driver: str, ctx: ComposeContext) -> AskAnswer | 
     details = [say("compat.wheel_runtime", lang)]
     if "minor" in words:
         details.append(say("compat.wheel_minor_limits", lang))
-    details.append(say("compat.wheel_pin", lang, wheel="cu" + wheels[0].replace(".", ""), driver=driver))
     from bot.compose.cuda_check import plain_install
 
     plain = plain_install(driver, ctx.catalog, lang)
-    if plain is not None and plain.figures["works"] == "no":  # what the plain install would take, concretely
+    concrete = plain is not None and plain.figures["works"] == "no"  # what the plain install would take, said
+    details.append(say("compat.wheel_pin_index" if concrete else "compat.wheel_pin", lang,
+                       wheel="cu" + wheels[0].replace(".", ""), driver=driver))
+    if concrete and plain is not None:
         details.append(plain.lead)
     details.append(say("compat.wheel_test", lang))
     paste = ctx.paste if ctx.paste is not None else ctx.requirement.pasted

@@ -104,3 +104,10 @@ def test_a_blackwell_card_is_not_pointed_at_a_build_without_its_kernels(advisor)
 def test_a_plain_install_on_a_new_enough_driver_is_a_yes(advisor):
     answer = _answer(advisor, "driver 580.95 on the box, is a plain pip install torch of the latest release fine?")
     assert "runs on driver 580.95" in ask_lines(answer)[0]
+
+
+def test_a_gpu_the_newest_cuda_dropped_is_told_which_pytorch_build_still_carries_it(advisor):
+    answer = _answer(advisor, "Our V100 PCIe nodes — is a CUDA 13 image with today's torch wheels an option for them?")
+    details = answer.answers[0].details
+    assert ask_lines(answer)[0].startswith("No — CUDA 13")
+    assert any("cannot carry sm_70" in d and "whl/cu126" in d for d in details)
