@@ -14,6 +14,10 @@ _AWS_FAMILY = lx.rx(rf"\B<{_AWS_FAMILIES}\s*(?:instances?|family|nodes?|boxes|ma
                     # "a p4d on demand", "AWS p4d 按需多少钱": a bare family where a price is asked of it
                     rf"|\B<{_AWS_FAMILIES}>\E(?=\s*(?:on[\s-]demand|spot|reserved|按需|竞价|抢占|包月|价格|多少|price|cost|per\s+hour|每小时|一小时))")
 
+# An Alibaba Cloud family named bare ("gn7i", "ebmgn8v", "阿里云 gn8is"): not a full type such as
+# "ecs.gn7i-c8g1.2xlarge" (lx.ALIYUN_INSTANCE reads those), so no "-" or "." size after it.
+_ALIYUN_FAMILY = lx.rx(r"\B<(?:ecs\.)?((?:ebm)?gn[0-9]{1,2}[a-z]{0,3})>\E(?![-.][0-9a-z])")
+
 
 def extract(scan: Scan) -> None:
     for m in scan.matches(lx.AWS_INSTANCE):
@@ -30,6 +34,28 @@ def extract(scan: Scan) -> None:
         if "aliyun" in scan.lex.catalog.providers:
             scan.set("provider", "aliyun", m.start(), m.end())
         _known_type(scan, m)
+    for m in scan.matches(_ALIYUN_FAMILY):
+        _aliyun_family(scan, m)
+
+
+def _aliyun_family(scan: Scan, m: re.Match) -> None:
+    """"gn7i": the family's smallest size stands for it (its sizes run from one GPU to eight, and the
+    job decides how many), and the family's GPU is the user's GPU (the instance says whether Alibaba
+    names that GPU or only its memory profile); a second family is compared with the first."""
+    sizes = [i for i in scan.lex.catalog.instances.values() if i.provider == "aliyun" and i.family == m.group(1)]
+    if not sizes:
+        return
+    smallest = min(sizes, key=lambda i: (i.count, i.vcpus or 0))
+    scan.name(m.start(), m.end())
+    if "instance" in scan.fields:
+        if smallest.gpu and smallest.name != scan.fields["instance"]:  # "gn7e or gn8is"
+            scan.fields.setdefault("instance_options", []).append(smallest.name)
+            scan.spans.append(scan.span("instance_options", smallest.name, m.start(), m.end()))
+        return
+    scan.set("provider", "aliyun", m.start(), m.end())
+    scan.set("instance", smallest.name, m.start(), m.end())
+    if len({i.gpu for i in sizes}) == 1 and smallest.gpu:
+        scan.set("gpu", smallest.gpu, m.start(), m.end())
 
 
 def _aws_type(scan: Scan, m: re.Match) -> None:

@@ -34,3 +34,28 @@ def test_a_google_cloud_machine_type_is_an_instance_with_its_gpus():
     req = parse("a3-highgpu-8g price in us-central1?").requirement
     assert req.instance == "a3-highgpu-8g" and req.provider == "gcp" and req.gpu == "h100-sxm" and req.gpu_count == 8
     assert req.asks[0].kind == "price"
+
+
+def test_a_bare_alibaba_family_is_its_gpu_at_its_smallest_size():
+    for text in ("租阿里云 gn8is 跑 14B 推理够不够？", "is an ebmgn7i enough for a 13B chatbot?"):
+        req = parse(text).requirement
+        assert req.provider == "aliyun" and req.instance is not None
+        assert req.gpu == ("l20" if "gn8is" in text else "a10")
+    one = parse("租阿里云 gn8is 跑 14B 推理够不够？").requirement
+    assert one.gpu_count is None  # the family's sizes run 1 to 8 GPUs: the job decides, not its largest
+    assert one.instance in {i.name for i in _aliyun("gn8is") if i.count == 1}
+    # a full type keeps its own size; a name that only looks like a family is no instance
+    assert parse("ecs.gn7i-c8g1.2xlarge 跑推理").extracted["instance"] == "ecs.gn7i-c8g1.2xlarge"
+    assert parse("gn99x for inference?").requirement.instance is None
+
+
+def test_a_second_alibaba_family_is_compared_with_the_first():
+    slots = parse("ebmgn7e vs gn8v for serving a 70B model").extracted
+    assert slots["instance"].startswith("ecs.ebmgn7e") and slots["instance_options"][0].startswith("ecs.gn8v")
+    assert slots["gpu_options"] == ["a100-80gb-sxm", "h20-96gb"]
+
+
+def _aliyun(family):
+    from bot.knowledge import DEFAULT_KNOWLEDGE_DIR, load_catalog
+    return [i for i in load_catalog(DEFAULT_KNOWLEDGE_DIR).instances.values()
+            if i.provider == "aliyun" and i.family == family]
