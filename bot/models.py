@@ -111,7 +111,7 @@ QuantityRole = Literal[
     "throughput", "mfu", "utilisation", "power-draw",
 ]
 BillItem = Literal["compute", "vcpu-memory", "image", "storage", "bandwidth", "snapshot", "hosting", "power",
-                   "support"]
+                   "support", "public-ip"]
 
 
 class Quantity(BaseModel):

@@ -516,3 +516,10 @@ def test_a_providers_monthly_price_without_a_currency_or_per_node_is_a_subscript
 
 def test_hosting_a_month_in_a_buying_question_stays_a_fee():
     assert only("自己买 8 卡服务器，机房托管两千一个月", "fee").item == "hosting"
+
+
+@pytest.mark.parametrize("text, item", [("账单里弹性公网 IP ¥150", "public-ip"), ("bill: elastic IPs $45", "public-ip"),
+                                        ("bill: public IPv4 $30", "public-ip"), ("账单里公网带宽 ¥2,000", "bandwidth"),
+                                        ("bill: data transfer out $700", "bandwidth")])
+def test_a_public_ip_line_is_its_own_item_and_traffic_is_bandwidth(text, item):
+    assert [q.item for q in quantities(text) if q.kind == "money"] == [item]
