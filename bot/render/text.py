@@ -212,8 +212,17 @@ def ask_lines(answer: Answer) -> list[str]:
 
 
 MIN_DETAILS = 2
-# A warning whose words the answer above already says, this share of them or more, restates it.
+# A warning whose words the answer above already says, this share of them or more, restates it. A
+# Chinese one is read by character pairs, and the pairs that straddle two words ("可限" in "许可限制")
+# match nothing whoever wrote them, so a smaller share of its pairs already says the same thing.
 _RESTATED = 0.7
+_RESTATED_CJK = 0.45
+_CJK_PAIR = re.compile(r"^[\u4e00-\u9fff]{2}$")
+
+
+def _restated_share(words: set[str]) -> float:
+    pairs = sum(1 for w in words if _CJK_PAIR.match(w))
+    return _RESTATED_CJK if pairs * 2 > len(words) else _RESTATED
 
 
 # The verdicts that say the user's setup is short of the job, and the warnings that only say it again
@@ -276,7 +285,7 @@ def watch_outs(answer: Answer, lines: list[str]) -> list:
         if _xids(first) and _xids(first) <= said_xids:
             continue  # "Xid 63: ECC page retirement …" under an answer that already judged Xid 63
         words = _content_terms(first, said_terms)
-        if words and len(words & said_terms) >= _RESTATED * len(words):
+        if words and len(words & said_terms) >= _restated_share(words) * len(words):
             continue
         seen.add(first)
         out.append(f)

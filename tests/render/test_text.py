@@ -191,3 +191,16 @@ def test_merged_warnings_name_each_card_only_where_they_differ():
                     findings=[short("H200 SXM", 140), short("H100 SXM", 79)])
     [merged] = watch_outs(answer, ["Take it."])
     assert merged.message == "One H200 SXM / H100 SXM (140 / 79 GB) is too small, unlike the B200 (180 GB)."
+
+
+def test_a_chinese_warning_that_says_the_answer_again_is_no_watch_out():
+    from bot.models import AskAnswer
+    from bot.render.text import watch_outs
+
+    again = Finding(rule="r.again", topic="license", severity="warn", tier="key",
+                    message="这张消费级显卡的驱动许可限制提供商业托管。")  # 9 of its 19 pairs said above
+    new = Finding(rule="r.new", topic="power", severity="warn", tier="key", message="整机电源要按每张卡的满载功耗配足。")
+    lead = "有授权风险：驱动许可不允许数据中心部署，并限制用它提供商业托管服务；装在机房里对外收费正是条款针对的情形。"
+    answer = Answer(requirement=Requirement(), language="zh", answers=[AskAnswer(kind="compat", lead=lead)],
+                    findings=[again, new])
+    assert [f.rule for f in watch_outs(answer, [lead])] == ["r.new"]
