@@ -32,6 +32,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     nvlink = compat_nvlink.compose(ask, ctx)  # "does LoRA need NVLink?": the decision and its bytes
     if nvlink is not None:
         return nvlink
+    each = _precision_each(ask, ctx)  # "A800、H800、L20 哪个能 FP8": every card named, judged
+    if each is not None:
+        return each
     minimum = min_driver(ask.text, ctx.catalog, ctx.language)
     if minimum is not None:
         req = ctx.requirement
@@ -146,3 +149,33 @@ def _torch_drops(ctx: ComposeContext) -> str | None:
     return say("compat.torch_drops_arch", ctx.language, release=release.version, cuda=release.default,
                tag=_tag(release.default), sm=sm, builds=", ".join(_tag(c) for c in older),
                index=_tag(max(older, key=lambda c: _version(c))))
+
+
+def _precision_each(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """A precision asked of several named cards: yes or no for each (its tensor cores for the format, the
+    card's own spec), the cards that can said first, then one line per card."""
+    replies = [(g, precision_support(ask.model_copy(update={"subjects": [g]}), ctx)) for g in dict.fromkeys(ask.subjects)]
+    judged = [(g, r) for g, r in replies if r is not None]
+    if len(judged) < 2:
+        return None
+    lang = ctx.language
+    comma = "、" if lang == "zh" else ", "
+    precision = _PRECISION_WORD.search(ask.text)
+    yes = [gpu_label(ctx, g) for g, r in judged if r.figures.get("tflops")]
+    no = [gpu_label(ctx, g) for g, r in judged if not r.figures.get("tflops")]
+    key = "compat.precision_each" if yes and no else "compat.precision_each_all" if yes else "compat.precision_each_none"
+    lead = say(key, lang, precision=precision.group(1).upper() if precision else "?", yes=comma.join(yes),
+               no=comma.join(no), all=comma.join(yes or no))
+    sources = list(dict.fromkeys(s for _, r in judged for s in r.sources))
+    return AskAnswer(kind="compat", lead=lead, details=[r.lead for _, r in judged], rule="explain.precision-support",
+                     sources=sources, figures={"supported": ",".join(yes)})
+
+
+_PRECISION_WORD = re.compile(r"\b(fp8|fp4|bf16|tf32)\b", re.IGNORECASE)
+
+
+def gpu_label(ctx: ComposeContext, gpu: str) -> str:
+    """A subject's display name: the catalog entry, or a family ("H800") as written in capitals."""
+    from bot.messages.format import gpu_name
+
+    return gpu_name(ctx.catalog, gpu, ctx.language) if gpu in ctx.catalog.gpus else gpu.upper()

@@ -111,3 +111,10 @@ def test_a_gpu_the_newest_cuda_dropped_is_told_which_pytorch_build_still_carries
     details = answer.answers[0].details
     assert ask_lines(answer)[0].startswith("No — CUDA 13")
     assert any("cannot carry sm_70" in d and "whl/cu126" in d for d in details)
+
+
+def test_a_precision_asked_of_several_cards_is_judged_for_each(advisor):
+    answer = _answer(advisor, "can the RTX 4090, A100 80GB or H200 run FP8?")
+    lead = ask_lines(answer)[0]
+    assert lead.startswith("FP8: ") and "A100 80GB SXM — no" in lead
+    assert len(answer.answers[0].details) == 3  # one line per card named
