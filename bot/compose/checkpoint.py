@@ -216,6 +216,8 @@ def _interval(ctx: ComposeContext, text: str, notice: calc.SpotNotice | None, la
         details.append(say(key, lang, current=_num(plan.current_interval_minutes),
                            current_overhead=round(plan.current_overhead_fraction * 100), interval=interval,
                            overhead=round(plan.overhead_fraction * 100)))
+    if (size := _state_line(ctx, notice, nodes, lang)) is not None:
+        details.append(size)
     storage = (notice.storage_zh if lang == "zh" else notice.storage_en) if notice else say("checkpoint.storage_generic", lang)
     details.append(say("checkpoint.how", lang, storage=storage))
     if nodes > 1:
@@ -227,6 +229,28 @@ def _interval(ctx: ComposeContext, text: str, notice: calc.SpotNotice | None, la
     elif _MULTI_NODE.search(text):
         details.append(say("checkpoint.scope_multi_generic", lang))
     return lead, details, plan
+
+
+# A full fine-tune's checkpoint to resume from: bf16 weights, the fp32 master copy and Adam's two moments
+# (2 + 12 bytes a parameter, the ZeRO paper's count; gradients are not saved).
+STATE_BYTES_PER_PARAM = 14
+
+
+def _state_line(ctx: ComposeContext, notice: calc.SpotNotice | None, nodes: int, lang: str) -> str | None:
+    """For full training of a known size: the checkpoint's size and, beside a notice, the write rate
+    each node needs to save its share (sharded) within the notice."""
+    req = ctx.requirement
+    if req.workload not in (None, "training") or req.method in ("lora", "qlora", "inference") or not req.params_b:
+        return None
+    if req.workload is None and req.method is None:
+        return None
+    gb = req.params_b * STATE_BYTES_PER_PARAM
+    if notice is None:
+        return say("checkpoint.state_size", lang, params=_num(req.params_b), gb=f"{gb:,.0f}")
+    rate = f"{gb / nodes / notice.notice_s:.2f}".rstrip("0").rstrip(".")
+    where = say("checkpoint.state_per_node", lang, nodes=nodes, share=f"{gb / nodes:,.0f}") if nodes > 1 else ""
+    return say("checkpoint.state_size_notice", lang, params=_num(req.params_b), gb=f"{gb:,.0f}",
+               notice=_duration(notice.notice_s, lang), rate=rate, where=where)
 
 
 def _num(value: float) -> str:

@@ -100,3 +100,13 @@ def test_an_instance_named_per_node_counts_its_gpus_on_every_node(advisor):
     assert "÷ 3 nodes" in reply.lead  # 8 h per node ÷ 3: √(2 × 2 × 160) ≈ 25 min
     assert reply.lead.startswith("Checkpoint about every 25 min")
     assert any("restarts all 24 GPUs" in d for d in reply.details)  # 3 × the p4d's 8 A100s
+
+
+def test_a_full_fine_tune_s_checkpoint_size_and_the_write_rate_a_notice_needs_per_node(advisor):
+    replies = _replies(advisor, "we run a full fine-tune of a 30B on 2 nodes of p5 spot instances. how often should we "
+                                "checkpoint and what happens on the interruption notice?")
+    text = "\n".join(d for r in replies for d in [r.lead, *r.details])
+    # 30B x 14 bytes (bf16 weights, fp32 master, Adam moments) = 420 GB; 210 GB a node in 120 s
+    assert "~420 GB" in text and "≥ 1.75 GB/s sustained on each node" in text
+    zh = "\n".join(d for r in _replies(advisor, "单机 8 卡做 14B 全参训练，检查点多久存一次合适？") for d in [r.lead, *r.details])
+    assert "约 196 GB" in zh and "实测写入耗时" in zh
