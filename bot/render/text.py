@@ -369,4 +369,24 @@ def render_brief(answer: Answer) -> str:
     if len(key) > len(shown):
         lines.append(say("format.more", language, n=len(key) - len(shown)))
     catalog = default_catalog()
-    return "\n".join(plain_numbers(display_text(line, catalog, language)) for line in lines[:MAX_LINES])
+    return "\n".join(plain_numbers(_in_chinese_names(display_text(line, catalog, language), language))
+                     for line in lines[:MAX_LINES])
+
+
+_ZH_NAMES: dict[int, tuple[re.Pattern, dict[str, str]]] = {}
+
+
+def _in_chinese_names(line: str, language: str) -> str:
+    """A Chinese line names a card with a Chinese name by it ("RTX 4090 48GB 魔改卡"), not by the
+    English catalog name a rule wrote ("Modified RTX 4090 48GB (aftermarket)")."""
+    if language != "zh":
+        return line
+    catalog = default_catalog()
+    cached = _ZH_NAMES.get(id(catalog))
+    if cached is None:
+        names = {n: spec.name_zh for gpu_id, spec in catalog.gpus.items() if spec.name_zh
+                 for n in (spec.name, gpu_name(catalog, gpu_id)) if n and n != spec.name_zh}
+        pattern = re.compile("|".join(map(re.escape, sorted(names, key=len, reverse=True))) or "(?!)")
+        cached = _ZH_NAMES[id(catalog)] = (pattern, names)
+    pattern, names = cached
+    return pattern.sub(lambda m: names[m.group(0)], line)

@@ -204,3 +204,16 @@ def test_a_chinese_warning_that_says_the_answer_again_is_no_watch_out():
     answer = Answer(requirement=Requirement(), language="zh", answers=[AskAnswer(kind="compat", lead=lead)],
                     findings=[again, new])
     assert [f.rule for f in watch_outs(answer, [lead])] == ["r.new"]
+
+
+def test_a_chinese_answer_names_a_card_by_its_chinese_name_whatever_name_a_rule_wrote():
+    from bot.knowledge import default_catalog
+    from bot.models import AskAnswer
+
+    spec = next(s for s in default_catalog().gpus.values() if s.name_zh)
+    warn = Finding(rule="r.link", topic="parallelism", severity="warn", tier="key", message=f"{spec.name} 没有高速互联，多卡只能走 PCIe。")
+    answer = Answer(requirement=Requirement(), language="zh", answers=[AskAnswer(kind="select", lead="选另一张卡。")],
+                    findings=[warn])
+    text = render_text(answer)
+    assert spec.name_zh in text and spec.name not in text
+    assert spec.name in render_text(answer.model_copy(update={"language": "en"}))
