@@ -86,6 +86,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if instances:
         return _instance_answer(ctx, instances[0], region, billing, text)
     if not gpu_groups:
+        sized = price_fit.by_memory(ctx, billing, provider, region)
+        if sized is not None:  # "the cheapest 24 GB single-GPU instance on AWS"
+            return _answer(ctx, sized[0], sized[1], billing, sized[2])
         if req.model or req.params_b or req.costs or not _HARDWARE_WORD.search(text):
             return None
         from bot.compose.cost_default import price_overview  # "几台 GPU 服务器大概要多少钱？"

@@ -69,3 +69,53 @@ def answer(ctx: ComposeContext, billing: PriceBilling,
                "per_hour": per_hour, "per_month": round(per_hour * HOURS_PER_MONTH, 2), "gpus": best.gpu_count,
                "gpu": best.gpu, "currency": best.currency}
     return lead, details, figures
+
+
+def by_memory(ctx: ComposeContext, billing: PriceBilling, provider: str | frozenset[str] | None,
+              region: str | None = None) -> tuple[str, list[str], dict] | None:
+    """"AWS 上最便宜的 24G 单卡实例", "cheapest 48 GB single-GPU instance": the cheapest whole
+    instances whose GPUs have at least the stated memory each, with the stated GPU count (one when
+    "single" is said), cheapest per instance-hour first; None without a stated memory."""
+    qs = ctx.requirement.quantities
+    memory = next((q.value for q in qs if q.role == "memory" and 8 <= q.value <= 300), None)
+    if memory is None or ctx.requirement.gpu or ctx.requirement.model or ctx.requirement.params_b:
+        return None
+    n = ctx.requirement.gpu_count
+    catalog = ctx.catalog
+    rows = [o for o in offers(catalog)
+            if o.gpu in catalog.gpus and catalog.gpus[o.gpu].memory_gb >= memory and o.price(billing) is not None
+            and o.instance_type and (n is None or o.gpu_count == n)
+            and (provider is None or o.provider == provider or (not isinstance(provider, str) and o.provider in provider))
+            and (region is None or o.region == region)]
+    rows.sort(key=lambda o: (o.price(billing), o.gpu_count, o.provider, o.instance_type or "", o.region or ""))
+    out: list[Offer] = []
+    for offer in rows:  # each instance type once, in its cheapest region
+        if all((o.provider, o.instance_type) != (offer.provider, offer.instance_type) for o in out):
+            out.append(offer)
+    if not out:
+        return None
+    lang, best = ctx.language, out[0]
+    per_hour = best.price(billing)
+
+    def gpus(offer: Offer) -> str:
+        return say("price.gpus", lang, count=count(offer.gpu_count), gpu=gpu_name(catalog, offer.gpu))
+
+    def memory_of(offer: Offer) -> str:
+        return count(round(catalog.gpus[offer.gpu].memory_gb))
+
+    lead = say("price.memory_instance_lead", lang, provider=provider_name(catalog, best.provider),
+               billing=say(f"price.billing_{billing}", lang), instance=shown(best.instance_type, 40), gpus=gpus(best),
+               memory=count(round(memory)), have=memory_of(best), hourly=money(per_hour, best.currency, lang),
+               monthly=money(per_hour * HOURS_PER_MONTH, best.currency, lang), region=shown(best.region or "-", 40))
+    details = []
+    others = [o for o in out[1:] if o.gpu != best.gpu][:2]
+    if others:
+        sep = "；" if lang == "zh" else "; "
+        items = sep.join(say("price.memory_instance_item", lang, instance=shown(o.instance_type, 40), gpus=gpus(o),
+                             have=memory_of(o), provider=provider_name(catalog, o.provider),
+                             hourly=money(o.price(billing), o.currency, lang)) for o in others)
+        details.append(say("price.cheapest_next", lang, items=items))
+    figures = {"instance_type": best.instance_type, "provider": best.provider, "region": best.region,
+               "per_hour": per_hour, "per_month": round(per_hour * HOURS_PER_MONTH, 2), "gpus": best.gpu_count,
+               "gpu": best.gpu, "currency": best.currency}
+    return lead, details, figures

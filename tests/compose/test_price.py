@@ -291,3 +291,17 @@ def test_a_monthly_quote_for_a_node_is_shown_per_gpu_hour_and_another_currency_i
     reply = _answer(catalog, text, language="zh", subjects=["h100-sxm"], gpu="h100-sxm", gpu_count=8, quantities=qs)
     assert reply.details[0].startswith(f"你拿到的 ¥60,000/月，折合 ¥{60_000 / (8 * 730):.2f}/卡时")
     assert "不假设汇率" in reply.details[0]
+
+
+@pytest.mark.parametrize("text, language, memory", [("cheapest single-GPU AWS instance with 40GB or more?", "en", 40),
+                                                    ("AWS 上至少 20G 显存的单卡实例哪个最便宜？", "zh", 20)])
+def test_a_memory_asked_without_a_card_gets_the_cheapest_instance_whose_gpus_have_it(catalog, text, language, memory):
+    from bot.models import Quantity
+    from bot.prices.lookup import offers
+    qs = [Quantity(kind="size", role="memory", value=memory, unit="GB", text=f"{memory}G")]
+    reply = _answer(catalog, text, language=language, provider="aws", gpu_count=1, quantities=qs)
+    fits = [o for o in offers(catalog) if o.provider == "aws" and o.gpu_count == 1 and o.instance_type
+            and o.on_demand is not None and o.gpu in catalog.gpus and catalog.gpus[o.gpu].memory_gb >= memory]
+    best = min(fits, key=lambda o: o.on_demand)
+    assert reply.figures["per_hour"] == best.on_demand and reply.figures["gpus"] == 1
+    assert best.instance_type in reply.lead and f"{memory} GB" in reply.lead
