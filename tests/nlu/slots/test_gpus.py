@@ -38,6 +38,15 @@ def test_a_gpu_the_user_rules_out_is_not_their_gpu():
     assert parse("除了 H100 还有什么卡能训练 70B").requirement.gpu is None
 
 
+def test_a_gpu_turned_down_in_passing_leaves_the_one_wanted():
+    from bot.nlu import parse
+    for text in ("fine-tune 13B on A100s, not A800s", "租 A100 跑 13B 微调，不用 A800", "no A800 please, A100 for a 13B LoRA"):
+        req = parse(text).requirement
+        assert req.gpu == "a100" and "a800" not in req.gpu_options, text
+    assert parse("without H20, which card serves a 70B model?").requirement.gpu is None
+    assert parse("is the L20 enough or no?").requirement.gpu == "l20"  # a 'no' after the name rules nothing out
+
+
 def test_each_compared_gpu_keeps_its_own_count():
     from bot.nlu import parse
 
