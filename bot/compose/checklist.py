@@ -21,7 +21,7 @@ from bot.messages import say
 from bot.models import Ask, AskAnswer
 from bot.messages.format import count, gpu_name
 
-SOURCES = ["rental-selection-guide", "training-servers-guide", "nvidia-smi-docs", "nvidia-row-remapping", "nvidia-xid",
+SOURCES = ["rental-selection-guide", "training-servers-guide", "nvidia-smi-docs", "nvidia-row-remapping", "nvidia-xid", "dcgm-install",
            "nccl-tests"]
 PITFALL_SOURCES = ["rental-selection-guide", "training-servers-guide", "geforce-eula", "aliyun-gpu-billing",
                    "aws-ec2-on-demand", "aws-ec2-quotas", "aws-spot-interruptions", "cuda-compatibility"]
@@ -251,7 +251,8 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
             details.append(say("checklist.accept_nccl_multi", lang, count=per_node, **busbw_figures(spec, lang)))
         else:
             details.append(say("checklist.accept_nccl_pcie", lang, count=per_node))
-    details.append(say("checklist.accept_burn", lang))
+    # DCGM gives non-datacenter GPUs (GeForce, workstation) limited functionality (dcgm-install)
+    details.append(say("checklist.accept_burn_consumer" if spec.gpu_class == "consumer" else "checklist.accept_burn", lang))
     if req.workload == "inference":
         details.append(say("checklist.accept_serving", lang))
     details.append(say("checklist.accept_system", lang))

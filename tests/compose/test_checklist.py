@@ -79,3 +79,9 @@ def test_a_one_node_nccl_how_to_has_no_cross_node_step(advisor):
     reply = _reply(advisor, "how do i measure nccl bandwidth on a single 8x H200 box, what busbw is fine")
     assert len(reply.details) == 2 and not any("mpirun" in d for d in reply.details)
     assert "≥ ~370 GB/s" in reply.details[0]
+
+
+def test_geforce_cards_get_a_burn_in_with_a_memory_test_not_dcgm_diag(advisor):
+    text = "\n".join(_reply(advisor, "what should we test when accepting a rented server with 4x RTX 4090?").details)
+    assert "dcgmi diag" not in text and "gpu-burn" in text and "memory test" in text
+    assert "dcgmi diag -r 3" in "\n".join(_reply(advisor, "acceptance checklist for 4x L40S we just rented").details)
