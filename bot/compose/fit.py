@@ -116,6 +116,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return AskAnswer(kind="fit", lead=verdict.text, details=[*notes, *fixes][:MAX_NOTES + 2] + network,
                          rule=verdict.rule,
                          sources=list(dict.fromkeys([*verdict.sources, "zero-offload-paper", "zero-paper"])))
+    if is_primary(ask, ctx) and verdict is not None:
+        from bot.compose.fit_single import named_near_misses  # "L40S or A100?": the one that misses, by how much
+        notes = [*named_near_misses(ctx), *notes][:MAX_NOTES]
     if is_primary(ask, ctx) and verdict is not None and (notes or network):
         # the verdict, with the assumptions that decided it (usable bytes, KV replication, recompute)
         return AskAnswer(kind="fit", lead=verdict.text, details=notes + network, rule=verdict.rule,

@@ -127,6 +127,28 @@ def smallest_single(ctx: ComposeContext) -> str | None:
 
 # A card this share over its usable memory is named as "only just" beside the smallest that holds it.
 NEAR = 0.05
+# A card the user weighs ("L40S or A100?") this share short is said to be short by so many GB, with
+# what it would take to squeeze it in, rather than a plain "does not fit".
+NEAR_NAMED = 0.12
+
+
+def named_near_misses(ctx: ComposeContext) -> list[str]:
+    """Each single card among the user's options that misses the job by at most NEAR_NAMED: how many
+    GB short it is as sized, and what it would take (training: micro-batch 1, checkpointing, a paged
+    8-bit optimizer, a shorter sequence or chunked loss; serving: a shorter context or an fp8 KV cache)."""
+    req = ctx.requirement
+    if len(req.gpu_options) < 2 or (req.gpu_count or 1) != 1:
+        return []
+    ids = {i for name in req.gpu_options for i in _ids(ctx, name)}
+    out = []
+    for c in ctx.answer.candidates:
+        if c.count != 1 or c.gpu not in ids or c.fits or c.have_gb <= 0 or c.need_gb > c.have_gb * (1 + NEAR_NAMED):
+            continue
+        key = "fit.named_short_training" if req.workload == "training" else "fit.named_short"
+        out.append(say(key, ctx.language, gpu=gpu_name(ctx.catalog, c.gpu), short=f"{c.need_gb - c.have_gb:.0f}",
+                       need=f"{c.need_gb:.1f}", have=f"{c.have_gb:.1f}"))
+        ids.discard(c.gpu)
+    return out
 
 
 def _superchip(spec) -> bool:

@@ -60,3 +60,16 @@ def test_long_context_training_is_split_across_gpus_by_context_parallel(advisor)
     assert out[0].strip().startswith("No —")  # the fit verdict leads, the plan that works comes next
     split = out[1]
     assert "context parallel" in split and "4× H100 SXM" in split
+
+
+def test_a_weighed_card_a_few_gb_short_is_said_short_by_how_much_with_what_it_takes(advisor):
+    out = lines(advisor, "qlora of llama-3.1-70b at 2k seq: is one L40S enough, or must it be one A100 80GB?")
+    short = next((row for row in out if "GB short as sized" in row), None)
+    assert short is not None and "L40S" in short and "paged 8-bit optimizer" in short
+    need, have = (float(x) for x in re.search(r"~([0-9.]+) GB against ([0-9.]+) GB usable", short).groups())
+    assert have < need <= have * 1.12
+
+
+def test_a_weighed_card_far_short_gets_no_squeeze_line(advisor):
+    out = lines(advisor, "full fine-tune of llama-3.1-8b: is one L40S enough, or must it be one H200?")
+    assert not any("GB short as sized" in row for row in out)
