@@ -60,17 +60,18 @@ class Figure:
 def figures(text: str) -> list[Figure]:
     """The measured figures of the message, one per clause that states one, in the order written."""
     found: list[Figure] = []
-    for clause in _CLAUSE.split(text):
-        if _REFERENCE.search(clause):
-            continue
+    for whole in _CLAUSE.split(text):
+        # "610 TFLOPS against the 989 spec": the figure before the reference word is the measurement
+        ref = _REFERENCE.search(whole)
+        clause = whole[:ref.start()] if ref else whole
         if (m := _TFLOPS.search(clause)) is not None:
-            p = _PRECISION.search(clause)
+            p = _PRECISION.search(whole)
             found.append(Figure("gemm", float(m["n"].replace(",", "")), p.group(1).lower() if p else ""))
             continue
         if (r := _RATE.search(clause)) is None:
             continue
         value = float(r["n"].replace(",", "")) * (1000 if r["u"].upper() == "T" else 1)
-        kind = "busbw" if _BUSBW.search(clause) else "h2d" if _H2D.search(clause) else "membw" if _MEMBW.search(clause) else ""
+        kind = "busbw" if _BUSBW.search(whole) else "h2d" if _H2D.search(whole) else "membw" if _MEMBW.search(whole) else ""
         if kind:
             found.append(Figure(kind, value))
     return found

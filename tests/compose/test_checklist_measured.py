@@ -58,3 +58,8 @@ def test_one_low_figure_of_two_names_it_and_a_pcie_board_is_judged_on_pcie(advis
 def test_a_figure_above_the_dense_peak_points_at_the_precision(advisor):
     reply = _reply(advisor, "acceptance of 8x A100 80GB SXM: bf16 gemm 580 TFLOPS, memory bandwidth 1,800 GB/s. ok?")
     assert any("above the 312 TFLOPS dense BF16 peak" in d for d in reply.details)
+
+
+def test_a_clause_with_the_reference_keeps_the_measurement_before_it():
+    found = figures("tf32 matmul 300 TFLOPS against a 495 peak, datasheet says 989 TFLOPS; 显存带宽 2.9 TB/s（标称 3.35 TB/s）")
+    assert [(f.kind, f.value, f.precision) for f in found] == [("gemm", 300.0, "tf32"), ("membw", 2900.0, "")]
