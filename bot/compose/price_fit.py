@@ -71,6 +71,27 @@ def answer(ctx: ComposeContext, billing: PriceBilling,
     return lead, details, figures
 
 
+def _with_memory(ctx: ComposeContext, memory: float, billing: PriceBilling, provider: str | frozenset[str] | None,
+                 region: str | None) -> list[Offer]:
+    """Whole instances at the stated GPU count whose GPUs have `memory` GB or more, cheapest first,
+    each instance type once (in its cheapest region)."""
+    n, catalog = ctx.requirement.gpu_count, ctx.catalog
+
+    def wanted(o: Offer) -> bool:
+        spec = catalog.gpus.get(o.gpu)
+        return (spec is not None and spec.memory_gb >= memory and o.price(billing) is not None and bool(o.instance_type)
+                and (n is None or o.gpu_count == n) and (region is None or o.region == region)
+                and (provider is None or o.provider == provider or (not isinstance(provider, str) and o.provider in provider)))
+
+    rows = sorted(filter(wanted, offers(catalog)),
+                  key=lambda o: (o.price(billing), o.gpu_count, o.provider, o.instance_type or "", o.region or ""))
+    out: list[Offer] = []
+    for offer in rows:
+        if all((o.provider, o.instance_type) != (offer.provider, offer.instance_type) for o in out):
+            out.append(offer)
+    return out
+
+
 def by_memory(ctx: ComposeContext, billing: PriceBilling, provider: str | frozenset[str] | None,
               region: str | None = None) -> tuple[str, list[str], dict] | None:
     """"AWS 上最便宜的 24G 单卡实例", "cheapest 48 GB single-GPU instance": the cheapest whole
@@ -80,22 +101,12 @@ def by_memory(ctx: ComposeContext, billing: PriceBilling, provider: str | frozen
     memory = next((q.value for q in qs if q.role == "memory" and 8 <= q.value <= 300), None)
     if memory is None or ctx.requirement.gpu or ctx.requirement.model or ctx.requirement.params_b:
         return None
-    n = ctx.requirement.gpu_count
     catalog = ctx.catalog
-    rows = [o for o in offers(catalog)
-            if o.gpu in catalog.gpus and catalog.gpus[o.gpu].memory_gb >= memory and o.price(billing) is not None
-            and o.instance_type and (n is None or o.gpu_count == n)
-            and (provider is None or o.provider == provider or (not isinstance(provider, str) and o.provider in provider))
-            and (region is None or o.region == region)]
-    rows.sort(key=lambda o: (o.price(billing), o.gpu_count, o.provider, o.instance_type or "", o.region or ""))
-    out: list[Offer] = []
-    for offer in rows:  # each instance type once, in its cheapest region
-        if all((o.provider, o.instance_type) != (offer.provider, offer.instance_type) for o in out):
-            out.append(offer)
+    out = _with_memory(ctx, memory, billing, provider, region)
     if not out:
         return None
     lang, best = ctx.language, out[0]
-    per_hour = best.price(billing)
+    per_hour = best.price(billing) or 0.0  # kept rows have this billing's price
 
     def gpus(offer: Offer) -> str:
         return say("price.gpus", lang, count=count(offer.gpu_count), gpu=gpu_name(catalog, offer.gpu))
@@ -104,16 +115,16 @@ def by_memory(ctx: ComposeContext, billing: PriceBilling, provider: str | frozen
         return count(round(catalog.gpus[offer.gpu].memory_gb))
 
     lead = say("price.memory_instance_lead", lang, provider=provider_name(catalog, best.provider),
-               billing=say(f"price.billing_{billing}", lang), instance=shown(best.instance_type, 40), gpus=gpus(best),
+               billing=say(f"price.billing_{billing}", lang), instance=shown(best.instance_type or "-", 40), gpus=gpus(best),
                memory=count(round(memory)), have=memory_of(best), hourly=money(per_hour, best.currency, lang),
                monthly=money(per_hour * HOURS_PER_MONTH, best.currency, lang), region=shown(best.region or "-", 40))
     details = []
     others = [o for o in out[1:] if o.gpu != best.gpu][:2]
     if others:
         sep = "；" if lang == "zh" else "; "
-        items = sep.join(say("price.memory_instance_item", lang, instance=shown(o.instance_type, 40), gpus=gpus(o),
+        items = sep.join(say("price.memory_instance_item", lang, instance=shown(o.instance_type or "-", 40), gpus=gpus(o),
                              have=memory_of(o), provider=provider_name(catalog, o.provider),
-                             hourly=money(o.price(billing), o.currency, lang)) for o in others)
+                             hourly=money(o.price(billing) or 0.0, o.currency, lang)) for o in others)
         details.append(say("price.cheapest_next", lang, items=items))
     figures = {"instance_type": best.instance_type, "provider": best.provider, "region": best.region,
                "per_hour": per_hour, "per_month": round(per_hour * HOURS_PER_MONTH, 2), "gpus": best.gpu_count,
