@@ -16,7 +16,12 @@ from bot.messages import say
 # "than before", "than the other provider", "on the new cluster", "比别家", "以前": two setups to compare.
 COMPARED = re.compile(r"\bthan\s+(?:before|usual|last|on|at|the|our|another|other|elsewhere|it\s+used)|\belsewhere\b"
                       r"|\bnew\s+(?:cluster|nodes?|machines?|servers?|provider|box)\b|\bused\s+to\b|\bsince\s+(?:we|the|yesterday|last)"
+                      r"|\bafter\s+(?:we\s+)?(?:moved|moving|switch\w*|migrat\w*|went|scal\w*|the\s+(?:move|switch|migration))"
                       r"|别家|别的|另一家|其他家|之前|以前|原来|换了|新集群|新机器|新服务器|同配置|同样配置|同样的配置", re.I)
+
+
+_NODES = re.compile(r"\b(?:two|three|four|[2-9]|multiple|several)\s+(?:nodes|machines|servers|hosts)\b|multi[\s-]?node"
+                    r"|(?:两|三|四|多|[2-9])\s*(?:台|个)\s*(?:节点|机器|服务器)|多机|跨机", re.I)
 
 
 def slow_training(text: str, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]]:
@@ -26,7 +31,9 @@ def slow_training(text: str, ctx: ComposeContext) -> tuple[str, list[str], str |
     decides it, and at most two questions (none about what was given)."""
     lang, req = ctx.language, ctx.requirement
     compared = bool(COMPARED.search(text))
-    steps = ["locate", "clocks"] + (["comms"] if req.gpu_count != 1 else []) + ["input"]
+    across = bool(_NODES.search(text)) or (req.gpu_count or 0) > 8  # across nodes: the network is the first suspect
+    steps = (["locate", "comms", "clocks"] if across else ["locate", "clocks"] + (["comms"] if req.gpu_count != 1 else [])) \
+        + ["input"]
     steps.append("versions" if compared else "compute")
     ranked = [say("diagnose.symptom_cause", lang, rank=i, cause=say(f"diagnose.slow_{k}", lang),
                   command=say(f"diagnose.cmd_{k}", lang, count=min(req.gpu_count or 8, 8)))

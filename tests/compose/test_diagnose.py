@@ -427,3 +427,9 @@ def test_an_arch_newer_than_the_build_gets_the_floor_from_the_cuda_table_and_tod
     lead = reply.splitlines()[0]
     assert "sm_100 (Blackwell" in lead and "CUDA 12.8" in lead and "PyTorch 2.7" in lead and "570.26" in lead
     assert "needs a driver ≥ 580" in reply  # the default cu130 wheel of the newest release in the table
+
+
+def test_a_run_slower_across_nodes_puts_communication_right_after_locating_the_time(advisor):
+    reply = compose_text(advisor, "our pretraining became 1.5x slower after we scaled out to three nodes of 8x H100 — why?")
+    lines = reply.splitlines()
+    assert lines[1].startswith("2. communication between GPUs")

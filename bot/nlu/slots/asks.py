@@ -31,7 +31,7 @@ _QUESTION_END = re.compile(r"[?？]+")
 _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
     ("diagnose", lx.rx(
         r"\B<(?:xid|nvrm|dmesg|kern\.log|journalctl|nvidia-smi\s+-q|fallen\s+off\s+the\s+bus|oom|out\s+of\s+memory"
-        r"|not\s+compatible|no\s+kernel\s+image|watchdog|timed?\s*out|hangs?|hung|crash\w*|died|killing|(?:got|is|are|runs?|running|became|gets?|getting)\s+(?:so\s+|really\s+|very\s+|too\s+)?slow(?:er)?|slowed\s+down|slower\s+than\s+(?:before|usual|expected)|(?<!how\s)(?:way|much|a\s+lot|far|significantly|noticeably)\s+slower|too\s+slow|crawl(?:s|ing)"
+        r"|not\s+compatible|no\s+kernel\s+image|watchdog|timed?\s*out|hangs?|hung|crash\w*|died|killing|(?:got|is|are|runs?|running|became|gets?|getting)\s+(?:so\s+|really\s+|very\s+|too\s+)?slow(?:er)?|slowed\s+down|slower\s+than\s+(?:before|usual|expected)|(?<!how\s)(?:way|much|a\s+lot|far|significantly|noticeably)\s+slower|(?:got|became|is\s+now|are\s+now|runs?|went|gotten)\s+(?:about\s+|~\s*)?[0-9]{1,3}(?:\s*%|(?:\.[0-9])?\s*[x×])\s+slower|too\s+slow|crawl(?:s|ing)"
         r"|throttl\w*|ecc\s+errors?|remapp\w*|retired\s+pages|is\s+(?:this|that|it)\s+(?:ok|okay|normal|fine|bad|legit|expected|reasonable)"
         r"|acceptable\s+or\s+not|bad\s+gpu|rma|what\s+do\s+(?:these|this)\s+mean|being\s+scammed|scam\w*|ERR!"
         # a measured figure doubted against the spec: "did the provider shortchange us?", "underperforming?"

@@ -168,3 +168,11 @@ def test_the_legal_department_is_not_a_licence_question_of_its_own():
                                   "what's on-demand for p4de.24xlarge in us-west-2 today?"])
 def test_a_price_asked_in_chat_spelling_is_a_price(text):
     assert kinds(text) == ["price"]
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("our LoRA run got ~35% slower once we split it over 3 nodes, what changed?", "diagnose"),
+    ("pretraining became 2x slower on the new H800 pod", "diagnose"),
+])
+def test_a_run_that_got_slower_by_a_stated_amount_is_a_diagnosis(text, kind):
+    assert kinds(text)[0] == kind
