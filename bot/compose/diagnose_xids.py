@@ -48,6 +48,9 @@ _DECIDES = {"offbus": {79}, "remap_failed": {64}, "uncontained": {95}, "remap_re
             "nvlink": {74}, "gsp": {119, 120}, "app": set()}
 
 
+_KEEP_ACTION = {"offbus", "gsp", "nvlink", "uncontained"}  # their catalog actions add what the verdict line does not
+
+
 def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> list[str]:
     """One line per Xid that agrees with its GPU's verdict: what the Xid is, and whether it is the one
     that decides the verdict or a part the verdict already covers (naming the one that decides)."""
@@ -64,8 +67,11 @@ def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> l
         deciders = sorted(_DECIDES.get(key, set()) & devices[pci])
         if key == "app":
             role = say("diagnose.xid_role_app", lang)
-        elif code in deciders:
-            role = say("diagnose.xid_role_decides", lang)
+        elif code in deciders:  # the deciding Xid keeps NVIDIA's action for it (what to tell the provider)
+            action = "" if entry is None else (entry.action_zh if lang == "zh" and entry.action_zh else entry.action)
+            action = re.sub(r"^(?:informational|usually an application problem|提示性事件|通常是应用问题)[;；]\s*", "", action)
+            role = say("diagnose.xid_role_decides", lang) + (say("diagnose.xid_role_action", lang, action=action)
+                                                              if action and key in _KEEP_ACTION else "")
         else:
             role = say("diagnose.xid_role_covered", lang, decider=("、" if lang == "zh" else ", ").join(map(str, deciders)))
         lines.append(say("diagnose.xid_line", lang, code=code, pci=pci, times=times, meaning=meaning, role=role))
@@ -73,7 +79,9 @@ def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> l
 
 
 # The question asks whether the GPU is broken ("bad GPU?", "RMA or not?", "还能用吗？").
-_VERDICT_ASKED = re.compile(r"\b(?:rma|swap\w*|replace\w*|bad\s+gpu|broken|faulty|dead|our\s+code|is\s+(?:this|it)\s+(?:the\s+)?(?:gpu|hardware|code))\b"
+_VERDICT_ASKED = re.compile(r"\b(?:rma|swap\w*|replace\w*|bad\s+gpu|broken|faulty|dead|our\s+code|is\s+(?:this|it)\s+(?:the\s+)?(?:gpu|hardware|code)"
+                            r"|(?:fix|recover)\s+(?:it\s+)?(?:from|in|with)\s+software|hardware\s+or\s+(?:the\s+)?driver|driver\s+or\s+(?:the\s+)?hardware)\b"
+                            r"|软件.{0,4}(?:修|解决|恢复)|还是驱动"
                             r"|还能用|能用吗|坏了|坏卡|卡坏|换卡|返修|硬件问题|驱动问题", re.IGNORECASE)
 
 
@@ -130,8 +138,18 @@ _RMA_WORD = {"remap_failed": "diagnose.verdict_rma", "remap_recorded": "diagnose
              "dbe": "diagnose.verdict_not_rma_yet", "gsp": "diagnose.verdict_not_rma_yet", "app": "diagnose.verdict_no_rma"}
 
 
+_SOFTWARE_Q = re.compile(r"(?:fix|recover)\s+(?:it\s+)?(?:from|in|with)\s+software|软件.{0,4}(?:修|解决|恢复)", re.IGNORECASE)
+_DRIVER_Q = re.compile(r"hardware\s+or\s+(?:the\s+)?driver|driver\s+or\s+(?:the\s+)?hardware|还是驱动|驱动还是", re.IGNORECASE)
+
+
 def _answer_word(key: str, text: str) -> str | None:
-    """"is this our code?" / "RMA or not?": the answer word before the GPU's line."""
+    """"is this our code?" / "RMA or not?" / "fixable from software?" / "board or driver?": the answer word
+    before the GPU's line."""
+    if _SOFTWARE_Q.search(text):
+        return "diagnose.verdict_not_software" if key in ("offbus", "remap_failed") else None
+    if _DRIVER_Q.search(text):
+        return {"gsp": "diagnose.verdict_driver_first", "offbus": "diagnose.verdict_hardware_first",
+                "remap_failed": "diagnose.verdict_hardware_first"}.get(key)
     if _CODE_Q.search(text):
         return "diagnose.verdict_code" if key == "app" else "diagnose.verdict_not_code"
     if _RMA_Q.search(text):

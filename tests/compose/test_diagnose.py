@@ -433,3 +433,13 @@ def test_a_run_slower_across_nodes_puts_communication_right_after_locating_the_t
     reply = compose_text(advisor, "our pretraining became 1.5x slower after we scaled out to three nodes of 8x H100 — why?")
     lines = reply.splitlines()
     assert lines[1].startswith("2. communication between GPUs")
+
+
+@pytest.mark.parametrize("question, word", [
+    ("the box threw this and the card is gone from nvidia-smi; any way to recover it in software?", "No, not from software. "),
+    ("这张 H200 报了下面的错，是卡的硬件坏了还是驱动的锅？", "更像是驱动或固件的问题，而不是卡坏了。"),
+])
+def test_the_xid_verdict_answers_the_question_in_its_own_terms(advisor, question, word):
+    code, text = (79, "GPU has fallen off the bus.") if "recover" in question else (119, "Timeout after 6s of waiting for RPC response from GPU1 GSP!")
+    reply = compose_text(advisor, f"{question}\nNVRM: Xid (PCI:0000:c1:00): {code}, pid=915, name=python3, {text}")
+    assert reply.startswith(word)
