@@ -124,7 +124,7 @@ def _mode(option: str | None, index: int, lang: str, ctx: ComposeContext) -> str
 
 # -- 1. buy vs rent -----------------------------------------------------------------------------------
 
-_PAYBACK = re.compile(r"回本|回收成本|pay\s*(?:back|for\s+itself|off)|payback|how\s+long\s+(?:until|before|to)\b", re.IGNORECASE)
+_PAYBACK = re.compile(r"回本|回收成本|pay\s*(?:back|for\s+itself)|payback|how\s+long\s+(?:until|before|to)\b", re.IGNORECASE)
 
 
 def _buy_vs_rent(qs, ctx, currency, lang) -> AskAnswer | None:
@@ -441,9 +441,11 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
     if r.modes:
         lead = say("cost.break_even_lead", lang, usage=count(round(hours)), cheap=name(r.modes[0].mode), saving=m(r.saving or 0),
                    next=_next_mode(r.modes[1 if len(r.modes) > 1 else 0].mode, name, lang),
-                   hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation))
+                   hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation),
+                   daily=count(round(r.break_even_hours / calc.DAYS_PER_MONTH, 1)))
     else:
-        lead = say("cost.break_even_only", lang, hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation))
+        lead = say("cost.break_even_only", lang, hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation),
+                   daily=count(round(r.break_even_hours / calc.DAYS_PER_MONTH, 1)))
     details = [say("cost.mode_line", lang, mode=name(mode.mode), amount=m(mode.monthly), basis=_basis(mode.basis, currency, lang))
                for mode in r.modes]
     if "spot" in rates:

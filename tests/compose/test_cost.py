@@ -482,3 +482,13 @@ def test_renting_that_owning_never_catches_up_with_says_so_instead_of_a_share_ab
                                         "we use them 12 hours a day. Which is cheaper?")
     assert lines[0].startswith("Renting is cheaper at your use") and "never catches up" in lines[0]
     assert "%" not in lines[0]
+
+
+@pytest.mark.parametrize("text, daily", [
+    ("L40S at $2.00/h on demand or $1,100/month subscription: how many hours a day before the monthly plan wins?",
+     "about 18.1 h a day"),
+    ("按量 ¥10/小时，包月 ¥4,000，每天用几个小时包月才划算？", "约每天 13.2 小时"),
+])
+def test_a_subscription_break_even_is_also_said_in_hours_a_day(advisor, text, daily):
+    _, lines = cost_answer(advisor, text)
+    assert daily in lines[0], lines
