@@ -33,6 +33,7 @@ _REFERENCE = re.compile(r"spec|sheet|datasheet|peak|rated|advertis|标称|官方
 _BUSBW = re.compile(r"busbw|nccl|all[\s_-]?reduce", re.IGNORECASE)
 _H2D = re.compile(r"\bh2d\b|\bhtod\b|host[\s-]*to[\s-]*device|pinned|主机到设备|锁页", re.IGNORECASE)
 _MEMBW = re.compile(r"memory\s+bandwidth|\bmembw\b|\bhbm\b|device[\s-]*to[\s-]*device|\bd2d\b|显存带宽|显存拷贝", re.IGNORECASE)
+_NORMAL_Q = re.compile(r"\b(?:normal|ok|okay|fine|expected|reasonable)\b|正常吗|正常不|是否正常|正不正常|有问题吗|合理吗", re.IGNORECASE)
 _CLAUSE = re.compile(r"[;，；。\n]|\.\s|,(?!\d{3}(?!\d))")  # "1,350" is one number
 
 GEMM_SXM, GEMM_PCIE = 0.70, 0.60
@@ -87,13 +88,15 @@ def judge(text: str, spec: GpuSpec, name: str, setup: str, lines: Lines, lang: s
     if not judged:
         return None
     low = [label for ok, label, _ in judged if not ok]
+    # "is that normal?" answered as normal or not; otherwise as sign off or push back
+    terms = "normal" if _NORMAL_Q.search(text) else "sign"
     if low and len(low) == len(judged):
-        lead = say("checklist.measured_push_back_all", lang, total=len(judged), setup=setup)
+        lead = say(f"checklist.measured_{terms}_low_all", lang, total=len(judged), setup=setup)
     elif low:
-        lead = say("checklist.measured_push_back", lang, low=len(low), total=len(judged), setup=setup,
+        lead = say(f"checklist.measured_{terms}_low", lang, low=len(low), total=len(judged), setup=setup,
                    which=("、" if lang == "zh" else ", ").join(low))
     else:
-        lead = say("checklist.measured_sign_off", lang, total=len(judged), setup=setup)
+        lead = say(f"checklist.measured_{terms}_ok", lang, total=len(judged), setup=setup)
     details = [line for _, _, line in judged]
     details.append(say("checklist.measured_rest", lang, gpu=name))
     return AskAnswer(kind="checklist", lead=lead, details=details, rule="checklist.measured",

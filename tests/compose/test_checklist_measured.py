@@ -51,7 +51,7 @@ def test_healthy_figures_sign_off_and_fp8_is_judged_against_the_fp8_peak(advisor
 
 def test_one_low_figure_of_two_names_it_and_a_pcie_board_is_judged_on_pcie(advisor):
     reply = _reply(advisor, "acceptance test on 8x L40S: tf32 gemm 150 TFLOPS, busbw 4 GB/s. sign off?")
-    assert reply.lead.startswith("Push back before signing: 1 of the 2 figures") and "NCCL busbw" in reply.lead
+    assert reply.lead.startswith("Push back before signing: NCCL busbw below what 8× L40S should give (1 of the 2")
     assert any("PCIe cards without NVSwitch" in d for d in reply.details)
 
 
@@ -63,3 +63,9 @@ def test_a_figure_above_the_dense_peak_points_at_the_precision(advisor):
 def test_a_clause_with_the_reference_keeps_the_measurement_before_it():
     found = figures("tf32 matmul 300 TFLOPS against a 495 peak, datasheet says 989 TFLOPS; 显存带宽 2.9 TB/s（标称 3.35 TB/s）")
     assert [(f.kind, f.value, f.precision) for f in found] == [("gemm", 300.0, "tf32"), ("membw", 2900.0, "")]
+
+
+def test_is_it_normal_is_answered_as_normal_or_not(advisor):
+    reply = _reply(advisor, "8 卡 H800 验收测了一下：all_reduce busbw 165 GB/s，显存带宽 2.95 TB/s，正常吗？")
+    assert reply.lead.startswith("正常：2 项都在 8 张 H800")
+    assert any("每卡 400 GB/s NVLink 单向 200 GB/s 的 75%" in d for d in reply.details)  # not the H100's 460-480
