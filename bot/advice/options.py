@@ -443,24 +443,28 @@ def _fp8_at(ctx: OptionContext, gpu: GpuSpec, count: int) -> list[OptionFact]:
     tensor cores: FP8 weights at that same count, where they fit (what the side-by-side pick rests on)."""
     if ctx.workload != "inference" or "fp8" not in gpu.tensor_precisions or _weights_bits(ctx.req.precision) <= 8:
         return []
-    changed = ctx.plan(gpu, count, precision="fp8")
+    changed = replicas(ctx, gpu, count, precision="fp8") or ctx.plan(gpu, count, precision="fp8")
     out = [_option("precision", changed, precision="fp8")] if changed.fits else []
     if not _comfortable(changed) and (ctx.req.kv_precision or "bf16") not in ("fp8", "int8"):
         # tight or short in FP8 weights: an FP8 KV cache as well halves what long contexts and many users fill
-        both = ctx.plan(gpu, count, precision="fp8", kv_precision="fp8")
+        both = replicas(ctx, gpu, count, precision="fp8", kv_precision="fp8") or ctx.plan(
+            gpu, count, precision="fp8", kv_precision="fp8")
         if both.fits:
             out.append(_option("kv-cache", both, precision="fp8", kv_precision="fp8"))
     return out
 
 
-def replicas(ctx: OptionContext, gpu: GpuSpec, count: int) -> Plan | None:
+def replicas(ctx: OptionContext, gpu: GpuSpec, count: int, **changes) -> Plan | None:
     """Several PCIe cards for a serving job one of them holds with room to spare: independent replicas, each
     with its share of the requests (no tensor parallel over PCIe, and one card failing leaves the rest
-    serving); None where one card does not hold it comfortably."""
+    serving); None where one card does not hold it comfortably. `changes` as for OptionContext.plan
+    (FP8 weights, an FP8 KV cache)."""
     if ctx.workload != "inference" or count < 2 or _form(gpu.form_factor) == "sxm":  # over NVSwitch, TP costs little
         return None
     share = -(-(ctx.req.concurrency or 1) // count)
-    one = ctx.plan(gpu, 1, concurrency=share) if share != (ctx.req.concurrency or 1) else ctx.plan(gpu, 1)
+    if share != (ctx.req.concurrency or 1):
+        changes = {"concurrency": share, **changes}
+    one = ctx.plan(gpu, 1, **changes)
     if not _comfortable(one):
         return None
     return dataclasses.replace(one, count=count, strategy="replicas", label=f"{count} replicas, data parallel")

@@ -260,3 +260,17 @@ def test_compared_cards_too_small_in_16_bit_are_offered_fp8_at_the_count_asked(c
     a100 = compare_options(ctx, [catalog.gpus["a100-40gb-pcie"], catalog.gpus["l40s"]], None, [],
                            {"a100-40gb-pcie": 1, "l40s": 2})
     assert not any(o.option in ("precision", "kv-cache") and o.gpu == "a100-40gb-pcie" for o in a100)
+
+
+def test_fp8_at_the_count_asked_serves_as_replicas_where_one_pcie_card_holds_its_share(catalog):
+    from bot.advice.options import compare_options
+
+    # an 8B model for 100 users at 8k: 2 x L40S cannot hold it in bf16, even split over PCIe
+    req = Requirement(workload="inference", model="llama-3.1-8b", context=8192, concurrency=100)
+    ctx = context(catalog, req)
+    options = compare_options(ctx, [catalog.gpus["l40s"], catalog.gpus["h100-sxm"]], None, [],
+                              {"l40s": 2, "h100-sxm": 1})
+    assert not next(o for o in options if o.option == "compare" and o.gpu == "l40s").fits
+    fp8 = next(o for o in options if o.option == "kv-cache" and o.gpu == "l40s")
+    # each card serves half the users with fp8 weights and cache: no tensor parallel over PCIe
+    assert (fp8.count, fp8.strategy, fp8.fits, fp8.tight) == (2, "replicas", True, False)
