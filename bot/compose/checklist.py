@@ -40,6 +40,7 @@ NVLS_SHORTFALL = 0.80
 # Eight PCIe cards without NVSwitch: ~10-25 GB/s busbw on Gen4, ~35-45 on Gen5 (alayanew-nccl-tests);
 # the pass line is the low end, 80% of it on Gen5.
 PCIE_BUSBW_PASS = {4: 10.0, 5: 28.0}
+PCIE_BUSBW_RANGE = {4: "10-25", 5: "35-45"}
 _H2D_GBS = {3: 13, 4: 25, 5: 50, 6: 100}
 
 _PITFALLS = re.compile(r"坑|pitfall|gotcha|注意什么|要注意|注意事项|watch out", re.IGNORECASE)
@@ -250,7 +251,8 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
         if spec.nvlink and spec.nvlink_bandwidth_gbs and is_sxm(spec):
             details.append(say("checklist.accept_nccl_multi", lang, count=per_node, **busbw_figures(spec, lang)))
         else:
-            details.append(say("checklist.accept_nccl_pcie", lang, count=per_node))
+            details.append(say("checklist.accept_nccl_pcie", lang, count=per_node,
+                               range=PCIE_BUSBW_RANGE.get(spec.pcie_gen, PCIE_BUSBW_RANGE[4])))
     # DCGM gives non-datacenter GPUs (GeForce, workstation) limited functionality (dcgm-install)
     details.append(say("checklist.accept_burn_consumer" if spec.gpu_class == "consumer" else "checklist.accept_burn", lang))
     if req.workload == "inference":

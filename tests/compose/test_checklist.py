@@ -60,6 +60,7 @@ def test_acceptance_gives_reject_thresholds_from_the_nvlink_of_the_gpu_rented(ad
 def test_pcie_cards_with_bridges_are_not_expected_to_show_nvlink_on_every_pair(advisor):
     text = "\n".join(_reply(advisor, "acceptance checklist for a box with 8x H100 PCIe").details)
     assert "bridged in pairs" in text and "NV18" not in text and "every GPU pair shows" not in text
+    assert "roughly 35-45 GB/s busbw" in text  # PCIe Gen5 without NVSwitch
 
 
 def test_the_nccl_how_to_states_the_single_node_busbw_to_reject(advisor):
