@@ -96,6 +96,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.nlu.quantities import active_params_note  # "Mixtral only has ~13B active": memory holds all
     active = active_params_note(req.quantities, req.model, ctx.catalog, lang)
     notes = [active, *notes] if active else notes
+    option = option_capacity(ask, ctx)  # "int4 fits": with how much room left for the KV cache
+    notes = [*notes[:1], option, *notes[1:]] if option else notes
     from bot.compose.fit_single import single_card_fixes  # "don't want more than 1 card": fixes on that card
     from bot.compose.explain_network import tp_over_pcie  # "4 L40S, TP=4 — will PCIe kill it?"
     pcie = tp_over_pcie(ask, ctx) if is_primary(ask, ctx) and verdict is not None and verdict.answer != "no" else None
@@ -145,6 +147,43 @@ def kv_answer(ask: Ask, ctx: ComposeContext) -> AskAnswer:
             details = [held.lead, *held.details]
     return AskAnswer(kind="fit", lead=lead, details=details, rule="sizing.kv-cache", sources=["vllm-fp8-weight-only"],
                      figures={"kv_cache_gb": memory.kv_cache, "total_gb": memory.total})
+
+
+def option_capacity(ask: Ask, ctx: ComposeContext) -> str | None:
+    """A serving job that does not fit the stated setup, offered a lighter weight precision on that same
+    setup (int4, fp8) with no concurrency stated: how much of each GPU is left for the KV cache beside
+    the lighter weights (vLLM's 90%), and how many sequences of the context that buys, bf16 and fp8 KV."""
+    req, verdict = ctx.requirement, ctx.answer.verdict
+    serving = req.workload in (None, "inference") and not req.concurrency
+    if not (serving and is_primary(ask, ctx) and verdict is not None and verdict.answer in ("no", "tight")):
+        return None
+    from bot.compose.fit_single import stated_spec
+    spec = stated_spec(ctx, req.gpu)
+    stated = next((c for c in ctx.answer.candidates if spec is not None and c.gpu == spec.id
+                   and c.count == (req.gpu_count or 1)), None)
+    arch = ctx.catalog.models.get(req.model or "")
+    if stated is None or stated.memory_gb is None or not stated.memory_gb.kv_cache or arch is None:
+        return None
+    option = _lighter_weights(ctx, stated.gpu, stated.count)
+    if option is None or option.need_gb is None or option.have_gb is None:
+        return None
+    kv = stated.memory_gb.kv_cache  # one sequence at the sized context, per GPU
+    sized = req.context or arch.max_context
+    context = req.context or min(sized, DEFAULT_CONCURRENT_CONTEXT)
+    per_seq = kv * context / sized
+    free = option.have_gb * GPU_MEMORY_UTILIZATION - (option.need_gb - kv)
+    if free < per_seq:
+        return None
+    from bot.messages.format import gpu_setup
+    return say("fit.capacity_option", ctx.language, precision=option.precision,
+               setup=gpu_setup(ctx.catalog, stated.gpu, stated.count, ctx.language), free=_gb(free),
+               sequences=int(free // per_seq), fp8=int(free // (per_seq / 2)), context=f"{context:,}")
+
+
+def _lighter_weights(ctx: ComposeContext, gpu: str, count: int):
+    """The option that keeps the stated GPUs with lighter weights (int4, int8, fp8), or None."""
+    return next((r for r in ctx.answer.recommendations if r.fits and r.kind == "precision" and r.gpu == gpu
+                 and r.count == count and r.precision in ("int4", "int8", "fp8")), None)
 
 
 def across_nodes(ctx: ComposeContext) -> str | None:
