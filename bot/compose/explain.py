@@ -65,10 +65,25 @@ def precision_support(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                      sources=list(spec.sources), figures={"tflops": tflops})
 
 
+# "how do I make the job auto-resume next time", "挂了之后怎么自动续训": restarting after a failure.
+_RESUME = re.compile(r"auto[\s-]?resum\w*|resum\w*\s+(?:automatically|on\s+its\s+own|by\s+itself)|restart\w*\s+(?:itself|automatically|on\s+its\s+own)"
+                     r"|auto[\s-]?restart\w*|自动(?:恢复|续训|续跑|重启|拉起)|断点续训|怎么续(?:训|跑|上)", re.IGNORECASE)
+
+
+def resume_after_failure(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """A job that should carry on by itself after a crash or a lost GPU: checkpoint, restart, check the node."""
+    if not _RESUME.search(ask.text):
+        return None
+    lang = ctx.language
+    return AskAnswer(kind="explain", lead=say("explain.auto_resume_lead", lang),
+                     details=[say("explain.auto_resume_restart", lang), say("explain.auto_resume_health", lang)],
+                     rule="explain.auto-resume", sources=["pytorch-distributed-checkpoint", "young-1974", "dcgm-health"])
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose import compat_nvlink
 
-    reply = (compat_nvlink.compose(ask, ctx) or checkpoint(ask, ctx) or mlperf(ask, ctx) or compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
+    reply = (compat_nvlink.compose(ask, ctx) or checkpoint(ask, ctx) or resume_after_failure(ask, ctx) or mlperf(ask, ctx) or compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
              or expected(ask, ctx))
     if reply is not None:
         return reply

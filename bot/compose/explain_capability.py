@@ -17,7 +17,10 @@ from bot.models import Ask, AskAnswer
 from bot.messages.format import gpu_name
 
 _CAPABILITY = re.compile(r"能干啥|能干什么|能做什么|能跑什么|能跑啥|适合做什么|what can (?:an? |the |one )?\S+(?: \S+)? (?:do|run)"
-                         r"|what (?:is|are) (?:an? |the )?\S+(?: \S+)? good for|what models? (?:can|fit)", re.IGNORECASE)
+                         r"|what (?:is|are) (?:an? |the )?\S+(?: \S+)? good for|what models? (?:can|fit)"
+                         # "4090 跑 AI 够用吗", "is a 4090 enough for LLMs": enough for no job in particular
+                         r"|(?:跑|做|搞|玩)\s*(?:ai|大模型|llms?|深度学习|机器学习|模型)\s*(?:够用|够不够|够吗|行不行|行吗|可以吗)"
+                         r"|(?:enough|good\s+enough|ok|okay|fine|any\s+good)\s+for\s+(?:ai|llms?|ml|deep\s+learning|local\s+llms?)\b", re.IGNORECASE)
 BYTES_PER_PARAM = {"bf16": 2 * 1.2, "fp8": 1 * 1.2, "int4": 0.55 * 1.2, "lora": 2.4, "qlora": 0.8, "full": 16 * 1.1}
 
 

@@ -39,6 +39,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
     names = {k: gpu_name(ctx.catalog, g) if g in ctx.catalog.gpus else g for k, g in picks.items()}
     training = workload == "training" or (workload is None and _TRAINING.search(text))
     team, buy = bool(_TEAM.search(text)), bool(_BUY.search(text))
+    if training and _EXPLORING.search(text) and not buy:  # trying it out: one card by the hour, not a node
+        return _exploring(ctx, names, china)
     if training and (team or buy):  # a team's box or a purchase: a node or workstations, not one card
         return _team_training(ctx, names, buy and not team)
     inference = workload == "inference" or bool(_INFERENCE.search(text))
@@ -113,6 +115,23 @@ def _team_training(ctx: ComposeContext, names: dict[str, str], buy_first: bool) 
     details = _numbered(details) + [f"? {say(q, lang)}" for q in questions]
     return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup",
                      sources=[*SOURCES, "zero-paper"])
+
+
+# "start messing around with fine-tuning", "no clue yet what models", "先试试微调": exploring, nothing sized yet.
+_EXPLORING = re.compile(r"mess(?:ing)?\s+around|play(?:ing)?\s+(?:around|with)|experiment\w*|explor\w*|get(?:ting)?\s+started"
+                        r"|start(?:ing)?\s+out|try(?:ing)?\s+(?:out|it)|no\s+(?:clue|idea)|not\s+sure\s+yet"
+                        r"|试试|试水|入门|练手|摸索|先玩|玩玩|探索|还不确定|还没想好", re.IGNORECASE)
+
+
+def _exploring(ctx: ComposeContext, names: dict[str, str], china: bool) -> AskAnswer:
+    """Getting started with fine-tuning: one 48 GB card by the hour, a 24 GB card cheaper, 80 GB only when a job needs it."""
+    lang = ctx.language
+    small_rate = "" if china else _rate(ctx, "l4")
+    details = [say("open.explore_small", lang, small=names["small"], rate=small_rate),
+               say("open.explore_big", lang, big=names["big"], rate=_rate(ctx, "h100-sxm") if not china else "")]
+    lead = say("open.explore_lead", lang, mid=names["mid"])
+    details = _numbered(details) + [f"? {say(q, lang)}" for q in ("open.ask_model_method", "open.ask_budget")]
+    return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
 
 
 def _numbered(lines: list[str]) -> list[str]:

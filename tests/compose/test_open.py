@@ -46,3 +46,13 @@ def test_a_chinese_default_names_a_licensed_card_and_the_geforce_caveat_without_
     assert "L20 48 GB" in lines and "GeForce 许可不允许数据中心部署" in lines
     assert "$" not in lines and "美国云" not in lines
     assert 1 <= len(questions) <= 2
+
+
+@pytest.mark.parametrize("text, card", [
+    ("small group here, want to experiment with fine-tuning, not sure yet which models. what should we rent?", "L40S"),
+    ("我们组想先摸索一下微调，租什么卡合适？", "L20"),
+])
+def test_exploring_fine_tuning_gets_one_card_by_the_hour_not_a_node(advisor, text, card):
+    answer, questions = _open(advisor, text)
+    assert card in answer.lead and "8×" not in answer.lead and "8 卡" not in answer.lead
+    assert 1 <= len(questions) <= 2

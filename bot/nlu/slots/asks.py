@@ -78,16 +78,17 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|(?:is|are)\s+(?:nvlink|nvswitch|infiniband|ib|rdma)\s+(?:really\s+)?(?:required|needed|necessary|a\s+must)"
         r"|how\s+often|what\s+(?:does|do)\s+each|which\s+(?:one\s+)?(?:should|to)\s+(?:we\s+)?(?:look|use|read)"
         # "what checkpoint interval should we use?", "how do we resume without losing progress?"
-        r"|(?:what|which)\s+(?:checkpoint(?:ing)?\s+)?(?:interval|frequency|cadence)|how\s+(?:do|should|can)\s+(?:we|i)\s+resume)>\E"
+        r"|(?:what|which)\s+(?:checkpoint(?:ing)?\s+)?(?:interval|frequency|cadence)|how\s+(?:do|should|can)\s+(?:we|i)\s+resume"
+        r"|auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E"
         r"|区别|差在哪|差别|有啥区别|有(?:什么|啥)不(?:同|一样)|差异|影响大吗|影响|什么意思|怎么算|要不要上|够不够用|能提前多久|提前多久|怎么接住|该看哪个|看哪个"
-        r"|怎么续|怎么恢复|(?:不|别)丢进度|(?:多长时间|多久)的?(?:预警|通知)|提前(?:多长时间|多少时间)"
+        r"|怎么续|怎么恢复|(?:不|别)丢进度|(?:多长时间|多久)的?(?:预警|通知)|提前(?:多长时间|多少时间)|自动(?:恢复|续训|续跑|重启|拉起)|断点续训"
         r"|速度代价|代价|选哪个|怎么做|是什么|能干啥|能做什么")),
     ("select", lx.rx(
         r"\B<(?:which\s+(?:\w+\s+)?(?:gpu|instance|card|one|box|node|machine|cloud)s?|what\s+(?:gpu|instance|card|config)s?"
         r"|recommend\w*|recs|suggest\w*|what\s+should\s+(?:i|we)\s+(?:get|rent|buy)|thoughts|should\s+(?:i|we)\s+(?:get|rent|buy)"
         r"|(?:a\s+)?(?:good|bad|smart|sensible)\s+(?:idea|call|plan|move)"
         r"|(?:choos\w*|decid\w*|pick\w*)\s+between)>\E"
-        r"|租什么|买什么|选什么|什么卡|哪张卡|哪种卡|哪款|哪个更适合|有什么建议|什么配置|租哪家|哪家好|用什么卡")),
+        r"|租什么|买什么|选什么|什么卡|哪张卡|哪种卡|哪款|哪个更适合|有什么建议|什么配置|租哪家|哪家好|用什么卡|推荐")),
     # A budget constrains a choice; alone ("is 3万 enough for …") it asks what the money buys.
     ("budget", lx.rx(r"\B<(?:budget\w*)>\E|预算")),
     ("or", lx.rx(r"\B<or\s+(?:8\s*x\s*)?(?:h100|a100|h200|l40s|4090|5090|a800|h800|h20|l20)>\E|还是")),
@@ -223,7 +224,7 @@ def _parts(text: str) -> list[tuple[int, int, str | None]]:
         marks = []
     pieces: list[tuple[int, int, str | None]] = []
     bounds = [(0, None, 0)] + [(s, lab, e) for s, e, lab in marks]
-    for i, (start, label, body) in enumerate(bounds):
+    for i, (_start, label, body) in enumerate(bounds):
         stop = bounds[i + 1][0] if i + 1 < len(bounds) else len(text)
         if stop <= body:
             continue
@@ -258,8 +259,21 @@ _LICENCE_Q = re.compile(r"licen[cs]\w*\s+(?:problems?|issues?|risks?|concerns?|q
                         r"|(?:授权|许可|合规)(?:问题|风险)", re.IGNORECASE)
 
 
+# "帮我看看这台机器能不能用", "is this box good to go?": a machine judged with no job named is its acceptance.
+_THIS_MACHINE_OK = lx.rx(r"(?:这|那)(?:台|个)(?:机器|服务器|机子|节点|主机|实例)[^，。？?]{0,8}?(?:能不能用|能用吗|可以用吗|行不行|有没有问题|靠谱吗|正常吗)"
+                         r"|\B<(?:is\s+)?(?:this|the|our|my)\s+(?:new\s+|rented\s+)?(?:box|machine|node|server|instance|host)"
+                         r"\s+(?:ok|okay|usable|good\s+to\s+go|any\s+good|healthy|fine|legit)>\E")
+
+
+_RESUME_ASKED = lx.rx(r"\B<(?:auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E|自动(?:恢复|续训|续跑|重启|拉起)|断点续训")
+
+
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
+    if _RESUME_ASKED.search(part) and "xid" not in part:
+        return "explain"  # "挂了以后怎么自动续训": how to carry on after a failure, not the failure diagnosed
+    if _THIS_MACHINE_OK.search(part) and not any(fields.get(k) for k in ("model", "params_b", "xids", "symptoms")):
+        return "checklist"
     if _QUOTE_JUDGED.search(part) and _STATED_MONEY.search(part):
         return "cost"  # "vendor quoted $3.80/gpu/hr, good or bad?": their quote, judged
     if _REALISM.search(part) and _TIME_WORD.search(part):

@@ -176,3 +176,17 @@ def test_a_price_asked_in_chat_spelling_is_a_price(text):
 ])
 def test_a_run_that_got_slower_by_a_stated_amount_is_a_diagnosis(text, kind):
     assert kinds(text)[0] == kind
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("领导让我配一台跑大模型的机器，推荐一下？", "open"),  # a recommendation asked with nothing sized: a default
+    ("麻烦看下这台服务器能不能用", "checklist"),  # a machine judged with no job named: its acceptance
+    ("is the new node ok? we just got the keys", "checklist"),
+])
+def test_a_recommendation_or_a_machine_judged_with_nothing_sized(text, kind):
+    assert kinds(text)[0] == kind
+
+
+def test_a_part_about_restarting_by_itself_is_an_explanation_not_the_price_before_it():
+    got = kinds("1) what does an A100 cost per hour? 2) and how can the job auto-restart after a node dies?")
+    assert got == ["price", "explain"]

@@ -1,0 +1,32 @@
+"""Explain asks (bot/compose/explain.py and explain_capability.py): the gist in the question's terms."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.advisor import Advisor
+from bot.conversation import Conversations
+
+
+@pytest.fixture(scope="module")
+def advisor() -> Advisor:
+    return Advisor()
+
+
+def _answers(advisor, text):
+    return Conversations(advisor).ask("t", text).answers
+
+
+@pytest.mark.parametrize("text", ["how can our training job auto-restart when a GPU drops out?",
+                                  "机器挂了以后任务怎么自动续训？"])
+def test_restarting_after_a_failure_gets_checkpoints_a_restart_and_a_node_check(advisor, text):
+    answer = _answers(advisor, text)[0]
+    lines = " ".join([answer.lead, *answer.details])
+    assert "torch.distributed.checkpoint" in answer.lead
+    assert "--max-restarts" in lines and "dcgmi diag" in lines
+
+
+@pytest.mark.parametrize("text, word", [("L40S 做大模型够用吗？", "LoRA"), ("is an L4 any good for local LLMs?", "LoRA")])
+def test_a_card_enough_for_no_job_in_particular_gets_the_model_sizes_it_holds(advisor, text, word):
+    answer = _answers(advisor, text)[0]
+    assert answer.rule == "capability.model-sizes" and word in answer.lead
