@@ -43,7 +43,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             parts.append(_gpus(paste, ctx))
             gpu_part = parts[-1][0]
             worst_rank = min((m[0][0] for m in (_meanings(g, paste, ctx) for g in paste.report.gpus) if m), default=99)
+        ecc_read = bool(paste.report and any(g.ecc_volatile_uncorrected is not None or g.remapped_rows_pending is not None
+                                             for g in paste.report.gpus))
         for error in paste.errors:
+            if error.kind == "ecc" and ecc_read:
+                continue  # "uncorrectable ECC error encountered" beside the GPU's own ECC block: the block says more
             lead, details, rule, sources = _error(error, lang, ctx.catalog)
             plain = _plain_install(ctx) if error.kind == "driver-too-old" else None
             if plain is not None and any(a.kind == "compat" for a in ctx.requirement.asks):

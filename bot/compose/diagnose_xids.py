@@ -67,7 +67,7 @@ def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> l
         deciders = sorted(_DECIDES.get(key, set()) & devices[pci])
         if key == "app":
             role = say("diagnose.xid_role_app", lang)
-        elif code in deciders:  # the deciding Xid keeps NVIDIA's action for it (what to tell the provider)
+        elif code in deciders or not deciders:  # the deciding Xid (or the only evidence, with the pasted block) keeps NVIDIA's action for it (what to tell the provider)
             action = "" if entry is None else (entry.action_zh if lang == "zh" and entry.action_zh else entry.action)
             action = re.sub(r"^(?:informational|usually an application problem|提示性事件|通常是应用问题)[;；]\s*", "", action)
             role = say("diagnose.xid_role_decides", lang) + (say("diagnose.xid_role_action", lang, action=action)
@@ -85,6 +85,14 @@ _VERDICT_ASKED = re.compile(r"\b(?:rma|swap\w*|replace\w*|bad\s+gpu|broken|fault
                             r"|还能用|能用吗|坏了|坏卡|卡坏|换卡|返修|硬件问题|驱动问题", re.IGNORECASE)
 
 
+def _remap_pending(ctx: ComposeContext) -> bool:
+    """The pasted block of one GPU shows a row remap pending and no remapping failure."""
+    paste = ctx.paste if ctx.paste is not None else ctx.requirement.pasted
+    report = getattr(paste, "report", None)
+    gpus = report.gpus if report is not None else []
+    return len(gpus) == 1 and bool(gpus[0].remapped_rows_pending) and not gpus[0].remapped_rows_failure
+
+
 def _device_key(codes: set[int], ctx: ComposeContext) -> str | None:
     """What one GPU's Xids add up to, most serious first (NVIDIA's Xid catalog, nvidia-row-remapping)."""
     if 79 in codes:
@@ -93,8 +101,8 @@ def _device_key(codes: set[int], ctx: ComposeContext) -> str | None:
         return "remap_failed"
     if 95 in codes:
         return "uncontained"
-    if codes & {48, 94} and 63 in codes:
-        return "remap_recorded"
+    if codes & {48, 94} and (63 in codes or _remap_pending(ctx)):
+        return "remap_recorded"  # Xid 63 in the log, or the pasted block's "Pending: Yes"
     if codes & {48, 94}:
         return "dbe"
     if 74 in codes:

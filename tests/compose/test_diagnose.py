@@ -443,3 +443,12 @@ def test_the_xid_verdict_answers_the_question_in_its_own_terms(advisor, question
     code, text = (79, "GPU has fallen off the bus.") if "recover" in question else (119, "Timeout after 6s of waiting for RPC response from GPU1 GSP!")
     reply = compose_text(advisor, f"{question}\nNVRM: Xid (PCI:0000:c1:00): {code}, pid=915, name=python3, {text}")
     assert reply.startswith(word)
+
+
+def test_an_xid_94_beside_a_pending_remap_is_the_remap_path_and_the_ecc_message_is_not_repeated(advisor):
+    text = ('node 2 job crashed with "CUDA error: uncorrectable ECC error encountered" - should we get it replaced? dmesg:\n'
+            "NVRM: Xid (PCI:0000:5d:00): 94, pid=3310, name=python, Contained: SM (0x1)\n" + REMAP)
+    reply = compose_text(advisor, text)
+    assert "row remap is recorded and waits for a reset" in reply
+    assert '"uncorrectable ECC error encountered"' not in reply
+    assert "which Xid  decides" not in reply
