@@ -49,7 +49,6 @@ COMPLEX_FUNCTIONS = {
     "bot/compose/explain_compare.py::_latency_rows": "one row per latency number a comparison can state (TTFT, TPOT, per GPU)",
     "bot/compose/latency.py::meeting_targets": "the fewest GPUs meeting each stated TTFT, TPOT and throughput target",
     "bot/compose/fit.py::compose": "the fit answer for each verdict, stated setup and ask kind",
-    "bot/compose/fit_single.py::single_card_fixes": "one fix per way a single card can fall short",
     "bot/compose/fit_single.py::smallest_single": "moved out of fit.py's compose: the smallest single GPU per constraint",
     "bot/compose/price.py::compose": "a price answer for each kind of price ask (GPU, instance, spot, region)",
     "bot/compose/price.py::_job_cost": "the cost-to-complete line from each kind of priced row",

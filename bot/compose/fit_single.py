@@ -48,6 +48,12 @@ def single_card_fixes(ctx: ComposeContext) -> list[str]:
     elif micro is not None and micro.fits:
         out.append(say("fit.offload_micro", lang, gpu=name, need=f"{micro.need_gb:.0f}", have=f"{micro.have_gb:.0f}",
                        host=f"{host:,.0f}", accumulation=job.batch_size))
+    return out + _adam8_fixes(job, slot, count, lang, req.precision)
+
+
+def _adam8_fixes(job: SizingInput, slot, count: int, lang: str, precision: str | None) -> list[str]:
+    """8-bit AdamW on the stated GPUs: alone, with a micro-batch of 1, or with the fp32 master copy dropped too."""
+    out: list[str] = []
     adam8 = plan_on(estimate_memory(with_changes(job, optimizer="adam8bit")), "training", slot, count)
     adam8_micro = None
     if not adam8.fits and (job.batch_size or 1) > 1:
@@ -58,6 +64,12 @@ def single_card_fixes(ctx: ComposeContext) -> list[str]:
     else:
         out.append(say("fit.adam8_fits" if adam8.fits else "fit.adam8_short", lang, need=f"{adam8.need_gb:.0f}",
                        have=f"{adam8.have_gb:.0f}"))
+    if not adam8.fits and (adam8_micro is None or not adam8_micro.fits) and precision in (None, "bf16"):
+        # the master copy dropped too (pure bf16 weights, 8-bit moments: 2 + 2 + 2 bytes a parameter)
+        pure = plan_on(estimate_memory(with_changes(job, optimizer="adam8bit", precision="pure-bf16")), "training", slot,
+                       count)
+        if pure.fits:
+            out.append(say("fit.adam8_pure_fits", lang, need=f"{pure.need_gb:.0f}", have=f"{pure.have_gb:.0f}"))
     return out
 
 

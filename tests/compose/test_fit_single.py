@@ -73,3 +73,12 @@ def test_a_weighed_card_a_few_gb_short_is_said_short_by_how_much_with_what_it_ta
 def test_a_weighed_card_far_short_gets_no_squeeze_line(advisor):
     out = lines(advisor, "full fine-tune of llama-3.1-8b: is one L40S enough, or must it be one H200?")
     assert not any("GB short as sized" in row for row in out)
+
+
+def test_when_8bit_adam_with_the_master_copy_is_short_the_pure_bf16_variant_is_sized(advisor):
+    out = lines(advisor, "one A100 80GB only: full fine-tune of llama-3.1-8b, bf16, adamw, 4096 tokens, batch 1 — possible?")
+    short = next(i for i, row in enumerate(out) if "8-bit AdamW (bitsandbytes) alone is not enough" in row)
+    pure = out[short + 1]
+    assert "pure bf16 weights with 8-bit AdamW" in pure
+    need, have = (int(x) for x in re.search(r"~(\d+) of (\d+) GB", pure).groups())
+    assert need <= have and need == pytest.approx(8.03 * 6 * PER_B, abs=12)  # 6 B/param plus activations
