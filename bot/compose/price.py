@@ -83,7 +83,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                 return _answer(ctx, held[0], held[1], billing, held[2])
     instances = _instances(ask, ctx, text)
     gpu_groups = _gpu_groups(ask, ctx, instances)
-    if instances:
+    if instances and unlisted:  # "阿里云 gn7i": an instance of a provider the table lacks, priced by its GPU's nearest rows
+        entry = catalog.instance(instances[0])
+        gpu_groups = gpu_groups or ([[entry.gpu]] if entry is not None and entry.gpu else [])
+    elif instances:
         return _instance_answer(ctx, instances[0], region, billing, text)
     if not gpu_groups:
         sized = price_fit.by_memory(ctx, billing, provider, region)

@@ -305,3 +305,11 @@ def test_a_memory_asked_without_a_card_gets_the_cheapest_instance_whose_gpus_hav
     best = min(fits, key=lambda o: o.on_demand)
     assert reply.figures["per_hour"] == best.on_demand and reply.figures["gpus"] == 1
     assert best.instance_type in reply.lead and f"{memory} GB" in reply.lead
+
+
+def test_an_instance_of_a_provider_the_table_lacks_is_priced_by_its_gpus_nearest_rows(catalog):
+    text = "阿里云 ecs.gn7i-c8g1.2xlarge 按量一小时多少钱？"
+    reply = _answer(catalog, text, language="zh", subjects=["ecs.gn7i-c8g1.2xlarge", "a10"], instance="ecs.gn7i-c8g1.2xlarge",
+                    gpu="a10", provider="aliyun", gpu_count=1)
+    assert "没有阿里云的报价" in reply.lead and "A10" in reply.lead
+    assert "价格表中没有" not in reply.lead
