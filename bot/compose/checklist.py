@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from bot.advice.options import representative
-from bot.compose import ComposeContext, checklist_measured, checklist_quota, explain_benchmark
+from bot.compose import ComposeContext, checklist_measured, checklist_quota, checkpoint, explain_benchmark
 from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -77,7 +77,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if (scenarios := explain_benchmark.compose(ask, ctx)) is not None:
         return scenarios  # "vendor says N tokens/s, MLPerf Offline; what do I ask them?"
     if (quota := checklist_quota.compose(ask, ctx)) is not None:
-        return quota  # "p5.48xlarge fails with VcpuLimitExceeded: what do I request?"
+        return _with_interruptions(quota, ask, ctx)  # "p5.48xlarge fails with VcpuLimitExceeded: what do I request?"
     if _MEASUREMENT.search(ask.text):
         return None  # a quota or MLPerf question: the rules of that topic answer it
     return acceptance(ctx)
@@ -99,6 +99,21 @@ def _measured(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     n = ctx.requirement.gpu_count or 1
     setup = say("checklist.setup_count", lang, count=n, gpu=name) if n > 1 else name
     return checklist_measured.judge(ask.text, spec, name, setup, lines, lang)
+
+
+_INTERRUPTIONS = re.compile(r"interrupt|preempt|reclaim|evict|中断|回收|抢占", re.IGNORECASE)
+
+
+def _with_interruptions(reply: AskAnswer, ask: Ask, ctx: ComposeContext) -> AskAnswer:
+    """A quota ask that also asks how to handle spot interruptions: the notice and the checkpoint
+    schedule after the quota lines, the way the checkpoint composer answers them on their own."""
+    if not _INTERRUPTIONS.search(ask.text):
+        return reply
+    part = checkpoint.compose(ask, ctx)
+    if part is None:
+        return reply
+    return reply.model_copy(update={"details": [*reply.details, part.lead, *part.details],
+                                    "sources": list(dict.fromkeys([*reply.sources, *part.sources]))})
 
 
 def fabric(ctx: ComposeContext) -> AskAnswer:

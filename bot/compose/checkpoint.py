@@ -31,7 +31,7 @@ _EVERY = re.compile(rf"(?:interrupt\w*|preempt\w*|reclaim\w*|evict\w*)\s+(?:abou
                     rf"every\s+~?\s*{_NUM}\s*(h|hrs?|hours?|min\w*|d|days?)\b"
                     rf"|(?:平均)?每\s*{_NUM}\s*(小时|天)\s*(?:左右)?\s*(?:被)?(?:回收|中断|抢占)(?:一次)?", re.IGNORECASE)
 # "what should the trainer do?", "被回收了怎么办？", "值不值得": the handling asked, so the notice and the schedule
-_HANDLE = re.compile(r"怎么办|怎么处理|怎么应对|值不值|划算|what\s+(?:do|should)\s+(?:we|i|the\s+\w+)\s+do|handl(?:e|ing)"
+_HANDLE = re.compile(r"怎么办|怎么处理|怎么应对|值不值|划算|what\s+(?:do|should)\s+(?:we|i|the\s+\w+)\s+do|handl(?:e|ing)|\bdeal\s+w(?:ith)?\b"
                      r"|worth\s+it|how\s+(?:do|should)\s+(?:we|i)\s+(?:deal|cope|survive)", re.IGNORECASE)
 # "断了之后怎么续上，别丢进度", "how do we resume without losing progress": carrying on asks for the schedule
 _CARRY_ON = re.compile(r"怎么续|怎么恢复|怎么接住|(?:不|别)丢进度|\bresum\w*|without\s+losing", re.IGNORECASE)

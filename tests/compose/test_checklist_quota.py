@@ -35,3 +35,14 @@ def test_spot_asks_lead_with_the_spot_quota_times_the_instances_run(advisor):
     reply = _reply(advisor, "AWS 上想用 Spot 跑 3 台 p5.48xlarge，配额怎么申请？")
     assert '3× p5.48xlarge（576 个 vCPU）' in reply.lead and "L-7212CCBC" in reply.lead
     assert any("L-417A185B" in d and "按需" in d for d in reply.details)
+
+
+def test_a_quota_ask_that_also_asks_about_interruptions_gets_the_notice_and_schedule(advisor):
+    text = "our g6e.12xlarge spot launch fails with VcpuLimitExceeded; what quota do we need and how do we deal with interruptions?"
+    parsed = parse(text, advisor.catalog)
+    ctx = ComposeContext(requirement=parsed.requirement, answer=advisor.answer(parsed.requirement, parsed.language),
+                         catalog=advisor.catalog, language=parsed.language, question=text)
+    reply = compose_all(ctx)[0]
+    assert "All G and VT Spot Instance Requests" in reply.lead
+    assert any(d.startswith("AWS warns 2 minutes") for d in reply.details)
+    assert any(d.startswith("Checkpoint about every") for d in reply.details)
