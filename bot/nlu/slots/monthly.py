@@ -24,6 +24,8 @@ _CARDS_BEFORE = re.compile(rf"([0-9]{{1,4}})\s*{lx.CARD_NOUNS}")
 def extract(scan: Scan) -> None:
     lo = 0  # a label or count is looked for after the previous price, never before it
     for m in scan.matches(_MONTHLY):
+        if m.start() and re.match(r"[a-z]", scan.text[m.start() - 1]):
+            continue  # "8 卡 H100 一个月": the digits of a GPU's name, not a price
         if _a_fee(scan, m):
             scan.take(m.start(), m.end())  # bandwidth, disk, hosting by the month: a bill line, no subscription
             continue
