@@ -74,7 +74,7 @@ def compose_all(ctx: ComposeContext,
         compose = composer_for(ask.kind)
         if compose is None:
             continue
-        reply = compose(ask, ctx)
+        reply = compose(ask, _own_numbers(ask, ctx))
         if reply is not None:
             update: dict = {"ask_index": index}
             if reply.label is None and ask.label is not None:
@@ -88,6 +88,21 @@ def compose_all(ctx: ComposeContext,
 
     settled = settle(own(out) if own is not None else out, ctx.requirement.asks, alternative)
     return _every_labelled_part(settled, ctx)
+
+
+def _own_numbers(ask: Ask, ctx: ComposeContext) -> ComposeContext:
+    """A labelled cost part ("(1) how many GPU-hours is 8x H100 a month? (2) is 200k GPU-hours enough?")
+    weighs the numbers written in it and around the parts, never those another labelled part states."""
+    asks = ctx.requirement.asks
+    if ask.kind != "cost" or ask.label is None or sum(a.label is not None for a in asks) < 2:
+        return ctx
+    others = [a for a in asks if a.label is not None and a.start != ask.start]
+    own = [q for q in ctx.requirement.quantities if not any(a.start <= q.start < a.end for a in others)]
+    if len(own) == len(ctx.requirement.quantities):
+        return ctx
+    return ComposeContext(requirement=ctx.requirement.model_copy(update={"quantities": own}), answer=ctx.answer,
+                          catalog=ctx.catalog, language=ctx.language, question=ctx.question, today=ctx.today,
+                          paste=ctx.paste)
 
 
 def _every_labelled_part(answers: list[AskAnswer], ctx: ComposeContext) -> list[AskAnswer]:

@@ -80,10 +80,26 @@ def resume_after_failure(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                      rule="explain.auto-resume", sources=["pytorch-distributed-checkpoint", "young-1974", "dcgm-health"])
 
 
+# "do we keep paying while it's broken?", "坏了期间还要付钱吗": billing while the hardware is down.
+BILLED_WHILE_BROKEN = re.compile(r"(?:keep|still|continue)\s+(?:to\s+)?(?:pay(?:ing)?|being\s+(?:billed|charged)|get(?:ting)?\s+(?:billed|charged))"
+                                 r"|(?:billed|charged|pay(?:ing)?)\s+(?:for\s+it\s+)?while\s+(?:it(?:'s|\s+is)\s+)?(?:broken|down|dead|failed)"
+                                 r"|坏了?.{0,10}(?:付钱|收费|计费|扣费)|(?:还|继续)(?:要|得)?(?:付钱|收费|计费|扣费)", re.IGNORECASE)
+
+
+def billed_while_broken(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """Whether a rented node bills while a GPU on it is broken: yes, while it is allocated; ask for a credit."""
+    if not BILLED_WHILE_BROKEN.search(ask.text):
+        return None
+    lang = ctx.language
+    return AskAnswer(kind="explain", lead=say("explain.billed_while_broken", lang),
+                     details=[say("explain.billed_while_broken_credit", lang)], rule="explain.billed-while-broken",
+                     sources=["aws-ec2-on-demand", "aliyun-gpu-billing"])
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose import compat_nvlink
 
-    reply = (compat_nvlink.compose(ask, ctx) or checkpoint(ask, ctx) or resume_after_failure(ask, ctx) or mlperf(ask, ctx) or compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
+    reply = (compat_nvlink.compose(ask, ctx) or checkpoint(ask, ctx) or resume_after_failure(ask, ctx) or billed_while_broken(ask, ctx) or mlperf(ask, ctx) or compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
              or expected(ask, ctx))
     if reply is not None:
         return reply

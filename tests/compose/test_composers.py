@@ -242,3 +242,11 @@ def test_a_labelled_part_without_a_cue_is_routed_to_the_card_it_names_before_giv
     answer = ask(advisor, "1) which driver do I need for CUDA 12.6? 2) and what about our L40S box?")
     second = next(a for a in answer.answers if a.label == "2)")
     assert "L40S" in second.lead and "can't answer this part" not in second.lead
+
+
+def test_a_labelled_cost_part_weighs_its_own_numbers_not_another_parts(advisor):
+    text = "两个问题：(1) 16 张 A100 跑满一个月是多少卡时？(2) 手上有 5 万卡时，从头训一个 3B 模型 500B tokens 够不够？"
+    answers = Conversations(advisor).ask("t", text).answers
+    first, second = answers[0], answers[1]
+    assert "11,680" in first.lead  # 16 x 730 h, not the 50,000 GPU-hours of part (2)
+    assert "50,000" in second.lead

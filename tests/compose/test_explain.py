@@ -30,3 +30,13 @@ def test_restarting_after_a_failure_gets_checkpoints_a_restart_and_a_node_check(
 def test_a_card_enough_for_no_job_in_particular_gets_the_model_sizes_it_holds(advisor, text, word):
     answer = _answers(advisor, text)[0]
     assert answer.rule == "capability.model-sizes" and word in answer.lead
+
+
+@pytest.mark.parametrize("text, word", [
+    ("1) a GPU died on our rented node, what now? 2) the cloud charges by the hour — are we still being billed while it's down?", "Yes"),
+    ("节点上一张卡坏了，按量计费的话坏了这段时间还要继续付钱吗？", "通常要"),
+])
+def test_billing_while_a_gpu_is_broken_is_answered_yes_first_never_with_a_price(advisor, text, word):
+    answers = _answers(advisor, text)
+    reply = next(a for a in answers if a.rule == "explain.billed-while-broken")
+    assert reply.lead.startswith(word) and "$" not in reply.lead
