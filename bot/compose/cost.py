@@ -124,6 +124,7 @@ def _mode(option: str | None, index: int, lang: str, ctx: ComposeContext) -> str
 
 # -- 1. buy vs rent -----------------------------------------------------------------------------------
 
+_RESERVED_WORD = re.compile(r"reserved|reservation|预留", re.IGNORECASE)
 _PAYBACK = re.compile(r"回本|回收成本|pay\s*(?:back|for\s+itself)|payback|how\s+long\s+(?:until|before|to)\b", re.IGNORECASE)
 
 
@@ -437,15 +438,19 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
         r.break_even_hours = monthly / rates["on-demand"]
         r.break_even_utilisation = r.break_even_hours / calc.HOURS_PER_MONTH
     m = lambda v: _m(v, currency, lang)  # noqa: E731
-    name = lambda mode: mode_name(mode, ctx, lang) if not mode.startswith("option-") else say("cost.option_n", lang, n=mode.split("-")[1])  # noqa: E731
+    # "$11,500/mo reserved": the monthly price under the user's word for it
+    reserved = _RESERVED_WORD.search((ctx.question or "")[sub.start:sub.end + 24]) is not None
+    sub_word = say("cost.sub_word_reserved" if reserved else "cost.sub_word_subscription", lang)
+    name = lambda mode: (say("cost.mode_reserved_monthly", lang) if reserved and mode == "subscription" else  # noqa: E731
+                         mode_name(mode, ctx, lang) if not mode.startswith("option-") else say("cost.option_n", lang, n=mode.split("-")[1]))
     if r.modes:
         lead = say("cost.break_even_lead", lang, usage=count(round(hours)), cheap=name(r.modes[0].mode), saving=m(r.saving or 0),
                    next=_next_mode(r.modes[1 if len(r.modes) > 1 else 0].mode, name, lang),
                    hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation),
-                   daily=count(round(r.break_even_hours / calc.DAYS_PER_MONTH, 1)))
+                   daily=count(round(r.break_even_hours / calc.DAYS_PER_MONTH, 1)), sub=sub_word)
     else:
         lead = say("cost.break_even_only", lang, hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation),
-                   daily=count(round(r.break_even_hours / calc.DAYS_PER_MONTH, 1)))
+                   daily=count(round(r.break_even_hours / calc.DAYS_PER_MONTH, 1)), sub=sub_word)
     details = [say("cost.mode_line", lang, mode=name(mode.mode), amount=m(mode.monthly), basis=_basis(mode.basis, currency, lang))
                for mode in r.modes]
     if "spot" in rates:

@@ -492,3 +492,10 @@ def test_renting_that_owning_never_catches_up_with_says_so_instead_of_a_share_ab
 def test_a_subscription_break_even_is_also_said_in_hours_a_day(advisor, text, daily):
     _, lines = cost_answer(advisor, text)
     assert daily in lines[0], lines
+
+
+def test_a_monthly_price_called_reserved_keeps_the_users_word(advisor):
+    _, lines = cost_answer(advisor, "4x L40S: $1.90/GPU-hr on demand, or $4,200/mo reserved for the node. We use it "
+                                    "about 300 hours a month. Which is cheaper?")
+    assert "monthly reservation" in lines[0] and "subscription" not in lines[0]
+    assert any(line.startswith("Monthly reservation: $4,200 a month") for line in lines)
