@@ -155,7 +155,7 @@ def option_capacity(ask: Ask, ctx: ComposeContext) -> str | None:
     the lighter weights (vLLM's 90%), and how many sequences of the context that buys, bf16 and fp8 KV."""
     req, verdict = ctx.requirement, ctx.answer.verdict
     serving = req.workload in (None, "inference") and not req.concurrency
-    if not (serving and is_primary(ask, ctx) and verdict is not None and verdict.answer in ("no", "tight")):
+    if not (serving and is_primary(ask, ctx) and verdict is not None and verdict.answer == "no"):
         return None
     from bot.compose.fit_single import stated_spec
     spec = stated_spec(ctx, req.gpu)
