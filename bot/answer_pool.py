@@ -90,6 +90,10 @@ class _Worker:
                                  database_schema=store_schema, migrate=False)
         self.knowledge_dir = self.services.knowledge_dir
         self.catalog = self.services.knowledge_catalog()
+        # The message catalog every answer says its lines from (about 1 s cold): loaded before the first question.
+        from bot.messages import catalog as message_catalog
+
+        message_catalog()
         self.knowledge = self._knowledge_version()
         try:
             self.engine = self._load_engine(None)

@@ -21,6 +21,7 @@ from bot.conversation import Conversations, QuestionError
 from bot.ruletools.explain import render_why
 from bot.errors import InputError
 from bot.knowledge import default_catalog
+from bot.messages import catalog as message_catalog
 from bot.messages import say
 from bot.ops.lifecycle import DrainableExecutor
 from bot.ops.metrics import answer_timer, record_reload, record_rule_firings
@@ -138,9 +139,11 @@ class SlackServices:
             self.recent = RecentQuestions()
             self.answer_records = None
         self.conversations = Conversations(rules, store=conversation_store)
-        # The catalog the cards write display names with, loaded now (1-2 s cold): otherwise the first
-        # answers' listener threads each load it at once, inside their answers (bench/slack_bench.py profile).
+        # The catalog the cards write display names with, and the message catalog every answer says its
+        # lines from, loaded now (1-2 s cold each): otherwise the first answers' listener threads each
+        # load them at once, inside their answers (bench/slack_bench.py profile).
         default_catalog()
+        message_catalog()
         # Answers in worker processes (an `AnswerPool`, set by `build_app`), or None: in the listener threads.
         self.answer_pool = None
         self.claims: EventClaims = dedupe or MemoryDedupeStore(ttl_s=settings.dedupe_ttl_s)
