@@ -17,7 +17,7 @@ from bot.messages import say
 from bot.sizing.memory import GB
 from bot.models import Ask, AskAnswer
 
-_ZERO = re.compile(r"zero[\s-]?[0-3]|zero stage|each zero|deepspeed stage|zero2|zero3", re.IGNORECASE)
+_ZERO = re.compile(r"zero[\s-]?[0-3]|zero stage|each zero|deepspeed.{0,8}stage|zero2|zero3|(?:which|what)\s+(?:zero\s+)?stage|哪个\s*stage", re.IGNORECASE)
 _FSDP = re.compile(r"fsdp", re.IGNORECASE)
 _RECOMPUTE = re.compile(r"(?:gradient|activation)[\s-]?checkpointing|grad[\s-]?ckpt|recompute|重计算|检查点.{0,6}省|checkpointing",
                         re.IGNORECASE)

@@ -265,6 +265,7 @@ _THIS_MACHINE_OK = lx.rx(r"(?:这|那)(?:台|个)(?:机器|服务器|机子|节�
                          r"\s+(?:ok|okay|usable|good\s+to\s+go|any\s+good|healthy|fine|legit)>\E")
 
 
+_STAGE_PICK = lx.rx(r"\B<(?:(?:which|what)\s+(?:zero\s+|deepspeed\s+)?stage|deepspeed\s+stage)>\E|(?:deepspeed|zero).{0,6}哪个\s*stage|哪个\s*(?:zero\s*)?stage")
 _BILLED_WHILE_DOWN = lx.rx(r"\B<(?:(?:keep|still|continue)\s+(?:to\s+)?(?:pay(?:ing)?|being\s+(?:billed|charged))"
                            r"|(?:billed|charged|paying)\s+while\s+(?:it(?:'s|\s+is)\s+)?(?:broken|down|dead|failed))>\E"
                            r"|坏了?.{0,10}(?:付钱|收费|计费|扣费)|(?:还|继续)(?:要|得)?(?:付钱|收费|计费|扣费)")
@@ -273,6 +274,8 @@ _RESUME_ASKED = lx.rx(r"\B<(?:auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E|自动
 
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
+    if _STAGE_PICK.search(part):
+        return "explain"  # "DeepSpeed 用哪个 stage": the ZeRO stage for the job (bot/compose/explain_training.py)
     if _BILLED_WHILE_DOWN.search(part):
         return "explain"  # "do we keep paying while it's broken?": a yes/no on billing, not a price
     if _RESUME_ASKED.search(part) and "xid" not in part:

@@ -190,3 +190,9 @@ def test_a_recommendation_or_a_machine_judged_with_nothing_sized(text, kind):
 def test_a_part_about_restarting_by_itself_is_an_explanation_not_the_price_before_it():
     got = kinds("1) what does an A100 cost per hour? 2) and how can the job auto-restart after a node dies?")
     assert got == ["price", "explain"]
+
+
+@pytest.mark.parametrize("text", ["1) can we full fine-tune a 13B on 16x A100? 2) which ZeRO stage then?",
+                                  "1）13B 全参能在 16 卡 A800 上跑吗 2）ZeRO 用哪个 stage 好"])
+def test_a_part_asking_which_zero_stage_is_an_explanation_of_the_stages(text):
+    assert kinds(text)[1] == "explain"
