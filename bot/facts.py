@@ -22,27 +22,9 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING
 
 from bot.engine.fact_kinds import (
-    CANDIDATE_COPIED,
-    HOST_GPU_COPIED,
-    BenchmarkResultFact,
-    CandidateFact,
-    CostFact,
-    CudaReleaseFact,
-    EstimateFact,
-    FactModel,
-    GpuFact,
-    HostExpectFact,
-    HostFact,
-    HostGpuFact,
-    HostTrendFact,
-    HostXidFact,
-    PriceFact,
-    ProviderFact,
-    RequirementFact,
-    SymptomFact,
-    TopicFact,
-    XidFact,
-)
+    CANDIDATE_COPIED, HOST_GPU_COPIED, BenchmarkResultFact, CandidateFact, CostFact, CudaReleaseFact, EstimateFact,
+    FactModel, GpuFact, HostExpectFact, HostFact, HostGpuFact, HostTrendFact, HostXidFact, PriceFact, ProviderFact,
+    RequirementFact, SymptomFact, TopicFact, XidFact)
 from bot.knowledge import Catalog, GpuSpec, InstanceType, PriceRow, Provider, UnknownNameError, version_number
 from bot.models import Cost, Requirement
 from bot.sizing.cost import cheapest_and_fastest, runners_up
@@ -201,21 +183,19 @@ def asks_elsewhere(req: Requirement) -> bool:
                 or req.intent == "first-check")
 
 
-# catalog id -> (the catalog, its GPU facts): a catalog is immutable once loaded (a reload builds a new
-# one), and every question states all its GPUs, so they are built once per catalog, not per question.
+# catalog id -> (the catalog, {(gpu id, selected): fact}): a catalog is immutable once loaded (a reload is
+# a new one) and every question states all its GPUs, so they are built once per catalog.
 _GPU_FACTS: dict[int, tuple[Catalog, dict[tuple[str, bool], GpuFact]]] = {}
 
 
 def catalog_gpu_facts(catalog: Catalog) -> dict[tuple[str, bool], GpuFact]:
-    """{(gpu id, selected): its fact} for every catalog GPU, built once per catalog."""
     held = _GPU_FACTS.get(id(catalog))
-    if held is not None and held[0] is catalog:
-        return held[1]
-    facts = {(gpu.id, selected): gpu_fact(gpu, selected) for gpu in catalog.gpus.values() for selected in (False, True)}
-    if len(_GPU_FACTS) >= 8:  # reloads and tests build new catalogs; keep only the latest few
-        _GPU_FACTS.clear()
-    _GPU_FACTS[id(catalog)] = (catalog, facts)
-    return facts
+    if held is None or held[0] is not catalog:
+        if len(_GPU_FACTS) >= 8:  # reloads and tests build new catalogs; keep only the latest few
+            _GPU_FACTS.clear()
+        facts = {(gpu.id, sel): gpu_fact(gpu, sel) for gpu in catalog.gpus.values() for sel in (False, True)}
+        held = _GPU_FACTS[id(catalog)] = (catalog, facts)
+    return held[1]
 
 
 def gpu_fact(gpu: GpuSpec, selected: bool) -> GpuFact:

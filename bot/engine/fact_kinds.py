@@ -142,12 +142,9 @@ class RequirementFact(_RequirementBase):
         "else asked): only then are sizing follow-ups (workload, model, precision, optimizer, batch) asked"))
 
 
-class GpuFact(FactModel):
-    """A GPU from the catalog that the question concerns (`selected` when the user named it)."""
-
-    # Frozen: one instance per catalog GPU and flag is built once and asserted by every question
-    # (bot.facts.catalog_gpu_facts), and the engine keeps its checked form (Engine.run).
-    model_config = ConfigDict(extra="forbid", defer_build=True, frozen=True)
+class GpuFact(FactModel, frozen=True):
+    """A GPU from the catalog that the question concerns (`selected` when the user named it). Frozen:
+    built once per catalog and stated by every question (bot.facts), checked once by the engine."""
 
     gpu: str
     name: str
