@@ -28,6 +28,22 @@ _ADAPTER_SHARE = 0.01  # the upper bound said: "well under 1% of the weights"
 _HEADROOM = 0.8  # the frozen weights may take this share of one GPU's memory and leave room for activations
 
 
+def _traffic(ctx: ComposeContext, spec, size: float, weights: float, n: int, gen: int,
+             bw: float) -> tuple[dict, float, float]:
+    """The message's figures, the adapters' gradient MB and the gathered weights' GB per GPU per step."""
+    ring = 2 * (n - 1) / n
+    grads_mb = size * 1e3 * _ADAPTER_SHARE * 2 * ring  # MB per GPU per step: the adapters' bf16 gradients
+    gathered = ring * weights  # GB per GPU per step when the frozen weights are sharded
+    full = ring * size * 2  # GB per GPU per step for full fine-tuning's gradients
+    params = {"params": count(size), "n": n,
+              "gpu": gpu_name(ctx.catalog, spec.id, ctx.language) if spec else "GPU",
+              "mem": count(spec.memory_gb) if spec else "?", "weights": count(round(weights)), "gen": gen,
+              "bw": count(bw), "grads_mb": count(round(grads_mb)), "ms": count(max(1, round(grads_mb / bw))),
+              "gathered": count(round(gathered)), "gathered_s": _s(gathered / bw), "full": count(round(full)),
+              "full_s": _s(full / bw)}
+    return params, grads_mb, gathered
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     text = ask.text or ctx.question
     req = ctx.requirement
@@ -47,15 +63,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                          rule="compat.lora-nvlink", sources=list(dict.fromkeys(sources)))
     qlora = req.method == "qlora" or bool(re.search(r"\bqlora\b|4[- ]?bit|nf4", text, re.IGNORECASE))
     weights = size * (0.55 if qlora else 2.0)  # GB of frozen weights: 4-bit NF4 with its scales, else bf16
-    ring = 2 * (n - 1) / n
-    grads_mb = size * 1e3 * _ADAPTER_SHARE * 2 * ring  # MB per GPU per step: the adapters' bf16 gradients
-    gathered = ring * weights  # GB per GPU per step when the frozen weights are sharded
-    full = ring * size * 2  # GB per GPU per step for full fine-tuning's gradients
-    params = {"params": count(size), "n": n, "gpu": gpu_name(ctx.catalog, spec.id, lang) if spec else "GPU",
-              "mem": count(spec.memory_gb) if spec else "?", "weights": count(round(weights)), "gen": gen,
-              "bw": count(bw), "grads_mb": count(round(grads_mb)), "ms": count(max(1, round(grads_mb / bw))),
-              "gathered": count(round(gathered)), "gathered_s": _s(gathered / bw), "full": count(round(full)),
-              "full_s": _s(full / bw)}
+    params, grads_mb, gathered = _traffic(ctx, spec, size, weights, n, gen, bw)
     fits = spec is None or weights <= _HEADROOM * spec.memory_gb
     lead = say("compat.nvlink_lora_no" if fits else "compat.nvlink_lora_sharded", lang, **params)
     details = [say("compat.nvlink_when" if fits else "compat.nvlink_when_full", lang, **params)]

@@ -190,16 +190,8 @@ def _toolkit(runtime: str | None, driver: str | None, smi: str | None, ctx: Comp
                      rule="compat.toolkit-not-needed", sources=SOURCES, figures={"needs_toolkit": "no", "runtime": runtime})
 
 
-def _wheels(wheels: list[str], driver: str, ctx: ComposeContext) -> AskAnswer | None:
-    """One verdict per wheel, wheels with the same verdict said together ("cu121, cu124 — yes, …")."""
-    lang = ctx.language
-    groups: dict[tuple[str, str], list[tuple[str, AskAnswer]]] = {}  # (verdict, major) -> wheels
-    for cuda in wheels[:4]:
-        run = _run(cuda, driver, ctx)
-        if run is not None:
-            groups.setdefault((run[0], cuda.split(".")[0]), []).append((cuda, run[1]))
-    if not groups:
-        return None
+def _wheel_items(groups: dict[tuple[str, str], list[tuple[str, AskAnswer]]], lang: str) -> list[str]:
+    """One line per (verdict, major) group, yes before minor-compat before no."""
     comma = "、" if lang == "zh" else ", "
     items = []
     order = {"yes": 0, "minor": 1, "no": 2}
@@ -210,6 +202,20 @@ def _wheels(wheels: list[str], driver: str, ctx: ComposeContext) -> AskAnswer | 
                          major=major, major_min=first["major_min"],
                          release_min=comma.join(str(r.figures["release_min"]) for _, r in group),
                          newest=first.get("newest") or "?"))
+    return items
+
+
+def _wheels(wheels: list[str], driver: str, ctx: ComposeContext) -> AskAnswer | None:
+    """One verdict per wheel, wheels with the same verdict said together ("cu121, cu124 — yes, …")."""
+    lang = ctx.language
+    groups: dict[tuple[str, str], list[tuple[str, AskAnswer]]] = {}  # (verdict, major) -> wheels
+    for cuda in wheels[:4]:
+        run = _run(cuda, driver, ctx)
+        if run is not None:
+            groups.setdefault((run[0], cuda.split(".")[0]), []).append((cuda, run[1]))
+    if not groups:
+        return None
+    items = _wheel_items(groups, lang)
     words = {word for word, _ in groups}
     upgrade = "no" not in words and _UPGRADE.search(ctx.question or "")
     lead = say("compat.wheels_lead_no_upgrade" if upgrade else "compat.wheels_lead", lang, driver=driver,
