@@ -100,7 +100,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose import compat_nvlink
 
     reply = (compat_nvlink.compose(ask, ctx) or checkpoint(ask, ctx) or resume_after_failure(ask, ctx) or billed_while_broken(ask, ctx) or mlperf(ask, ctx) or compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
-             or expected(ask, ctx))
+             or expected(ask, ctx) or _expected_where_it_fits(ask, ctx))
     if reply is not None:
         return reply
     if not is_primary(ask, ctx):  # the message's verdict answers its first ask, not this one
@@ -125,6 +125,26 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if verdict is None or is_generic(verdict.rule):
         return _from_findings(ctx, ask.text)
     return _more_relevant_than_verdict(ask.text, ctx)
+
+
+def _expected_where_it_fits(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"(3) rough tok/s per user?" on a GPU named by its family ("2x H100"), or after a count the job does
+    not fit: the estimate on the stated count, else the fewest GPUs of that type that hold it (the sizer
+    estimates only setups that fit)."""
+    req = ctx.requirement
+    def stated(gpu: str) -> bool:  # the GPU named, or its family's board ("H100": the SXM one rented)
+        spec = ctx.catalog.gpus.get(gpu)
+        return gpu == req.gpu or (spec is not None and spec.family == req.gpu)
+
+    fitting = sorted((c for c in ctx.answer.candidates if stated(c.gpu) and c.fits and c.tpot_ms is not None),
+                     key=lambda c: (c.count != (req.gpu_count or 1), c.count))  # the count stated where it fits
+    if not req.gpu or not fitting:
+        return None
+    from bot.compose import ComposeContext as Context
+
+    moved = Context(requirement=req.model_copy(update={"gpu": fitting[0].gpu, "gpu_count": fitting[0].count}), answer=ctx.answer,
+                    catalog=ctx.catalog, language=ctx.language, question=ctx.question, today=ctx.today, paste=ctx.paste)
+    return expected(ask, moved)
 
 
 def _framed(text: str, verdict_says_no: bool, language: str) -> str | None:

@@ -16,7 +16,7 @@ from bot.messages import say
 from bot.messages.format import gpu_setup, money
 from bot.models import Ask, AskAnswer, Candidate, Requirement
 
-_EXPECT = re.compile(r"ttft|tpot|latency|first token|tokens?/s|首\s*token|延迟|吞吐", re.IGNORECASE)
+_EXPECT = re.compile(r"ttft|tpot|latency|first token|tokens?/s|tok/s|tok/sec|tokens? per second|首\s*token|延迟|吞吐", re.IGNORECASE)
 MAX_GPUS = 8
 
 

@@ -40,3 +40,10 @@ def test_billing_while_a_gpu_is_broken_is_answered_yes_first_never_with_a_price(
     answers = _answers(advisor, text)
     reply = next(a for a in answers if a.rule == "explain.billed-while-broken")
     assert reply.lead.startswith(word) and "$" not in reply.lead
+
+
+def test_speed_to_expect_after_a_count_too_small_is_estimated_where_the_job_fits(advisor):
+    text = "1) can qwen2.5-72b in bf16 be served from 2x H100? 2) roughly what tok/s per user would we see"
+    answers = _answers(advisor, text)
+    reply = next(a for a in answers if a.ask_index == 1)
+    assert reply.rule == "sizing.latency" and "tpot_ms" in reply.figures

@@ -110,7 +110,7 @@ _PER_UNIT = re.compile(r"(?:一|每|/|多少钱)\s*卡时|卡时\s*(?:多少钱|
 # A part that is a question but carries no cue of its own is answered as an explanation.
 _QUESTION = lx.rx(r"[?？]\s*$|[吗呢么]\s*[?？]?\s*$|为啥|为什么|是不是|\B<(?:why|what|how|is|are|does|do|should)>\E")
 # A part that states money of its own ("$2.10/gpu-hr", "¥34/小时") compares costs even when it says "which".
-_LATENCY_WORDS = lx.rx(r"\B<(?:ttft|tpot|itl|latency|first\s+token|tokens?/s|throughput)>\E|首\s*token|延迟|吞吐")
+_LATENCY_WORDS = lx.rx(r"\B<(?:ttft|tpot|itl|latency|first\s+token|tokens?/s|tok/s|throughput)>\E|首\s*token|延迟|吞吐")
 _PRICE_WORDS = lx.rx(r"\B<(?:price\w*|cost\w*|per\s+hour|hourly|\$)>\E|价格|多少钱|报价|费用")
 _STATED_MONEY = lx.rx(r"[$¥￥€]\s?[0-9]|[0-9]\s?(?:元|块|万|usd|cny|rmb)|\B<[0-9.,]+k?\s*(?:dollars|bucks)>\E")
 
@@ -189,6 +189,8 @@ def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, obje
     for start, end, label in _parts(text):
         part = text[start:end]
         kind = _kind(part, fields, whole=len(asks) == 0 and end - start == len(text))
+        if kind is None and _LATENCY_WORDS.search(part) and _QUESTION.search(part):
+            kind = "explain"  # "2) roughly what tok/s per user?": the speed to expect, not the fit before it
         continues = kind is None and bool(asks)
         if continues:
             kind = asks[-1].kind  # "(c) and the 5090?", "… is the GPU broken?": a part without a cue continues
