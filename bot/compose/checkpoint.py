@@ -14,7 +14,7 @@ from bot.compose import ComposeContext
 from bot.diagnostics import checkpoint as calc
 from bot.messages import say
 from bot.models import Ask, AskAnswer
-from bot.nlu.quantities import first
+from bot.nlu.quantity_notes import first
 
 _SPOT = re.compile(r"spot|preempt|interrupt|evict|reclaim|抢占|竞价|回收|中断|可中断", re.IGNORECASE)
 _CHECKPOINT = re.compile(r"check[\s-]?point|ckpt|检查点|断点|存档|续训|接住|不丢进度|丢进度", re.IGNORECASE)

@@ -69,7 +69,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     for answer in (_buy_vs_rent, _spot, _budget, _bill, short_term, _subscription, _quotes, _run, _gpu_hours_budget):
         reply = answer(qs, ctx, currency, lang)
         if reply is not None:
-            from bot.nlu.quantities import read_as  # the numbers as bound, so a misread shows
+            from bot.nlu.quantity_notes import read_as  # the numbers as bound, so a misread shows
             # a bill of stated amounts lists each item as read already; elsewhere the bound numbers show a misread
             line = None if "largest_share" in reply.figures else read_as(qs, lang)
             reply.details = reply.details[:MAX_LINES - (2 if line else 1)] + ([line] if line else [])

@@ -20,7 +20,7 @@ from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.messages.format import count, gpu_setup, money
 from bot.models import Ask, AskAnswer, Quantity
-from bot.nlu.quantities import first
+from bot.nlu.quantity_notes import first
 from bot.prices.lookup import Offer, offers, table_source
 
 # what the user's own comparison is made of (bot/compose/cost.py `_spot` answers from these)

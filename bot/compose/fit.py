@@ -93,7 +93,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                          figures={"total_gb": memory.total})
     verdict = ctx.answer.verdict
     notes = _notes(ctx) if _close_call(ctx) else []
-    from bot.nlu.quantities import active_params_note  # "Mixtral only has ~13B active": memory holds all
+    from bot.nlu.quantity_notes import active_params_note  # "Mixtral only has ~13B active": memory holds all
     active = active_params_note(req.quantities, req.model, ctx.catalog, lang)
     notes = [active, *notes] if active else notes
     option = option_capacity(ask, ctx)  # "int4 fits": with how much room left for the KV cache
