@@ -36,7 +36,7 @@ COMPLEX_FUNCTIONS = {
     "bot/advice/options.py::compare_options": "each GPU named, at each count the user gave or implied",
     "bot/advice/quotes.py::quoted_costs": "the user's own numbers first, each quote field a fallback of its own",
     "bot/advisor.py::Advisor.resolve": "resolves every kind of name a requirement holds (instance, family, GPU, model)",
-    "bot/compose/cost.py::_buy_vs_rent": "one branch per cost line of buying against renting",
+    "bot/compose/cost_buy.py::compose": "one branch per cost line of buying against renting",
     "bot/compose/cost.py::_bill": "one branch per line of a monthly bill",
     "bot/compose/cost.py::_spot": "spot savings from each combination of interruption, restart and checkpoint numbers",
     "bot/compose/diagnose.py::compose": "dispatches over every kind of pasted output and described symptom",

@@ -64,24 +64,6 @@ def test_the_seed_bill_without_a_snapshot_price_says_so(advisor):
     assert not any("包月" in line for line in lines)  # the bandwidth fee is no subscription
 
 
-BUY = {
-    "en": "Buy 8x 4090 for ¥220k + ¥3,000/month hosting over 3 years vs renting at ¥2/GPU-hour, 8 GPUs x 12 h a day: which is cheaper?",
-    "zh": "买 8 张 4090 花 22 万元，托管 3000 元/月，用 3 年；租的话 2 元/卡时，8 卡每天 12 小时，哪个划算？",
-}
-
-
-@pytest.mark.parametrize("language", ["en", "zh"])
-def test_buy_vs_rent_leads_with_both_monthly_costs_and_the_break_even(advisor, language):
-    reply, lines = cost_answer(advisor, BUY[language])
-    own, rent = 220_000 / 36 + 3000, 2 * 8 * 12 * DAYS_PER_MONTH
-    assert reply.figures["own_monthly"] == pytest.approx(own, rel=1e-3)
-    assert reply.figures["rent_monthly"] == pytest.approx(rent, rel=1e-3)
-    assert f"¥{own:,.0f}" in lines[0] and f"¥{rent:,.0f}" in lines[0]
-    assert "78%" in lines[0]  # (6,111 + 3,000) / (8 x ¥2 x 730 h)
-    assert any("GeForce" in line for line in lines)  # licence and warranty caveat for a data centre
-    assert any("¥220,000" in line for line in lines)  # the purchase never vanishes
-
-
 SPOT = {
     "en": "8 cards × 250 h at $2.00/GPU-hour on-demand or $0.80/GPU-hour spot; spot loses 30 min twice a day plus 10 min to restart. Worth it?",
     "zh": "8 卡 × 250 小时，按量 2 美元/卡时，竞价 0.8 美元/卡时，竞价每天中断 2 次，每次丢 30 分钟，重启 10 分钟，划算吗？",
@@ -151,26 +133,6 @@ def test_a_question_without_money_is_left_to_the_verdict(advisor):
     answer = advisor.answer(parsed.requirement)
     ctx = ComposeContext(requirement=answer.requirement, answer=answer, catalog=advisor.catalog)
     assert compose(Ask(kind="cost"), ctx) is None
-
-
-def test_buying_against_renting_when_no_use_is_stated_gives_the_break_even_utilisation(advisor):
-    reply, lines = cost_answer(advisor, "We're weighing a purchase over cloud rental. Vendor quotes $240k for an 8x H100 "
-                                        "SXM box; the colo charges $1,800/mo for the rack, electricity is $0.15/kWh and "
-                                        "we expect ~6 kW average. Depreciate over 3 years. Today we pay $2.50/GPU-hr. "
-                                        "Past what utilisation does owning come out ahead?")
-    own = 240_000 / 36 + 1_800 + 6 * 730 * 0.15
-    assert reply.figures["own_monthly"] == pytest.approx(own, rel=1e-3)
-    assert reply.figures["rent_monthly"] == pytest.approx(8 * 730 * 2.50, rel=1e-3)
-    fixed, margin = 240_000 / 36 + 1_800, 8 * 2.50 - 6 * 0.15  # power grows with use
-    assert reply.figures["break_even_utilisation"] == pytest.approx(fixed / margin / 730, rel=1e-3)
-    assert lines[0].startswith("Buying wins above 61% utilisation")  # 8,467 / 19.10 / 730 = 60.7%
-
-
-def test_buying_that_never_pays_off_says_so_in_chinese(advisor):
-    reply, lines = cost_answer(advisor, "8卡 4090 整机报价 18 万，电费 0.8 元/度，整机满载大概 3.5kW，IDC 托管三千一个月，"
-                                        "按 3 年折旧。外面租 4090 大概 1.8 元/卡时。自己买值不值")
-    assert reply.figures["own_monthly"] == pytest.approx(5_000 + 3_000 + 3.5 * 730 * 0.8, rel=1e-3)
-    assert lines[0].startswith("利用率超过 94%")
 
 
 @pytest.mark.parametrize("text, language", [
@@ -333,16 +295,6 @@ def test_cost_per_million_tokens_pairs_each_rate_with_its_throughput(advisor, te
     assert f"{prices[0]:.2f}" in lines[0] and f"{prices[1]:.2f}" in lines[0]
 
 
-def test_a_reserved_rate_is_billed_every_hour_against_buying_whatever_the_use(advisor):
-    text = ("rent vs buy: 8x H100 HGX box quoted $280k, colo is $2.5k/mo incl power. cloud reserved 3yr is "
-            "$2.40/gpu/hr. we'd use it ~70% over 3 yrs. which is cheaper")
-    reply, lines = cost_answer(advisor, text)
-    full, own = 2.40 * 8 * 730, 280_000 / 36 + 2_500
-    assert lines[0].startswith("Buying beats the reserved commitment")
-    assert f"${full:,.0f} a month" in lines[0] and f"owning costs ${(full - own) * 36:,.0f} less over 36 months" in lines[0]
-    assert f"${2.40 * 8 * 730 * 0.7:,.0f} a month" in lines[0]  # pay-per-use at the stated 70%
-
-
 @pytest.mark.parametrize("text", [
     "两个方案：A 8卡A100 80G 每小时 ¥160，预计跑 90 小时；B 8卡H100 每小时 ¥280，同样任务估计 40 小时。哪个便宜？还要考虑啥",
     "Option A: 8x A100 at ¥160/h, takes 90 hours. Option B: 8x H100 at ¥280/h, takes 40 hours. Which is cheaper?",
@@ -354,7 +306,6 @@ def test_options_with_their_own_run_lengths_give_totals_and_the_speed_up_that_de
     assert reply.figures["break_even_hours"] == pytest.approx(160 * 90 / 280, abs=0.01)
     assert reply.figures["speedup_needed"] == pytest.approx(280 / 160, abs=0.001)
     assert "¥11,200" in lines[0] and "¥14,400" in lines[0]
-
 
 
 @pytest.mark.parametrize("text, language", [
@@ -464,26 +415,6 @@ def test_hours_a_day_with_two_billing_modes_is_not_a_one_rate_total(advisor):
     assert reply is None or reply.rule != "cost-run-total"
 
 
-@pytest.mark.parametrize("text, lead", [
-    ("Buying a 4x L40S box for $60k, colo $900/month incl power, vs renting at $1.10/GPU-hour. We run 10 h a day. "
-     "How long until it pays back?", "Payback at 304 h a month: $60,000"),
-    ("买一台 4 卡 L40S 服务器 45 万元，托管 5000 元/月（含电），租的话 8 元/卡时，每天用 10 小时，多久回本？",
-     "按每月 304 小时算回本：¥450,000"),
-])
-def test_a_payback_asked_with_a_stated_use_leads_with_the_months(advisor, text, lead):
-    reply, lines = cost_answer(advisor, text)
-    assert lines[0].startswith(lead), lines
-    rent = reply.figures["rent_monthly"]
-    assert rent == pytest.approx((1.10 if "$" in text else 8) * 4 * 10 * DAYS_PER_MONTH, rel=1e-3)
-
-
-def test_renting_that_owning_never_catches_up_with_says_so_instead_of_a_share_above_100(advisor):
-    reply, lines = cost_answer(advisor, "Buy 8x RTX 4090 for $40k, hosting $2,000/month, or rent at $0.35/GPU-hour; "
-                                        "we use them 12 hours a day. Which is cheaper?")
-    assert lines[0].startswith("Renting is cheaper at your use") and "never catches up" in lines[0]
-    assert "%" not in lines[0]
-
-
 @pytest.mark.parametrize("text, daily", [
     ("L40S at $2.00/h on demand or $1,100/month subscription: how many hours a day before the monthly plan wins?",
      "about 18.1 h a day"),
@@ -494,8 +425,3 @@ def test_a_subscription_break_even_is_also_said_in_hours_a_day(advisor, text, da
     assert daily in lines[0], lines
 
 
-def test_a_monthly_price_called_reserved_keeps_the_users_word(advisor):
-    _, lines = cost_answer(advisor, "4x L40S: $1.90/GPU-hr on demand, or $4,200/mo reserved for the node. We use it "
-                                    "about 300 hours a month. Which is cheaper?")
-    assert "monthly reservation" in lines[0] and "subscription" not in lines[0]
-    assert any(line.startswith("Monthly reservation: $4,200 a month") for line in lines)

@@ -1,0 +1,104 @@
+"""Buy vs rent from the user's numbers (issue #23), one of bot.compose.cost's comparisons: the monthly
+cost of owning (depreciation over the stated or default months, hosting, power) against renting at the
+stated rate and use, the break-even utilisation, the payback months where asked, the GeForce caveat."""
+
+from __future__ import annotations
+
+import re
+
+from bot.advice import bill as calc
+from bot.compose import ComposeContext
+from bot.compose.cost_terms import first_role as _first
+from bot.compose.cost_terms import gpu_total as _gpus
+from bot.compose.cost_terms import hourly_quotes as _hourly_quotes
+from bot.compose.cost_terms import money_text as _m
+from bot.compose.cost_terms import percent as _pct
+from bot.compose.cost_terms import power_included
+from bot.messages import say
+from bot.messages.format import count
+from bot.models import AskAnswer, Quantity
+
+DEFAULT_MONTHS = 36.0
+
+_PAYBACK = re.compile(r"回本|回收成本|pay\s*(?:back|for\s+itself)|payback|how\s+long\s+(?:until|before|to)\b", re.IGNORECASE)
+
+
+def compose(qs: list[Quantity], ctx: ComposeContext, currency: str | None, lang: str) -> AskAnswer | None:
+    """A purchase against renting, from the stated numbers (None without a purchase)."""
+    purchase = _first(qs, "purchase")
+    if purchase is None:
+        return None
+    gpus = _gpus(qs, ctx)
+    period = _first(qs, "depreciation")
+    months = period.value if period else DEFAULT_MONTHS
+    stated_hours = calc.usage_hours(qs)
+    hours = stated_hours or calc.HOURS_PER_MONTH
+    hosting = sum(q.value / (12 if q.per == "year" else 1) for q in qs
+                  if q.kind == "money" and q.item in ("hosting", "support") and q.per in ("month", "year"))
+    power_price = _first(qs, "power-price")
+    residual = _first(qs, "residual")
+    rent = next((q for q in _hourly_quotes(qs) if q.option != "buy"), None)
+    rent_rate = None
+    if rent is not None:
+        rent_rate = calc.hourly(rent.value, rent.per, 1) if rent.per in ("gpu-hour", "gpu-minute") else rent.value / gpus
+    spec = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
+    watts = float(spec.board_power_w) if spec else None
+    r = calc.buy_vs_rent(purchase.value, gpus, months, hours, rent_rate, hosting_monthly=hosting,
+                         power_price_kwh=power_price.value if power_price else None, watts_per_gpu=watts,
+                         residual=residual.value if residual else 0.0,
+                         draw_kw=next((q.value for q in qs if q.role == "power-draw"), None))
+    m = lambda v: _m(v, currency, lang)  # noqa: E731
+    be_hours = count(round(r.break_even_utilisation * 24, 1)) if r.break_even_utilisation else None
+    if r.rent_monthly is not None and stated_hours is None:  # "at what utilisation does buying win?"
+        if r.break_even_utilisation is not None and r.break_even_utilisation <= 1:
+            lead = say("cost.buy_lead_break_even", lang, pct=_pct(r.break_even_utilisation), hours=be_hours,
+                       months=count(months), own=m(r.own_monthly), rent=m(r.rent_monthly))
+        else:
+            lead = say("cost.buy_never", lang, own=m(r.own_monthly), rent=m(r.rent_monthly))
+    elif r.rent_monthly is None:
+        lead = say("cost.buy_lead_only", lang, own=m(r.own_monthly), per_hour=m(r.own_per_gpu_hour))
+    elif r.rent_monthly < r.own_monthly and (r.break_even_utilisation is None or r.break_even_utilisation > 1):
+        lead = say("cost.buy_lead_rent_always", lang, rent=m(r.rent_monthly), own=m(r.own_monthly),
+                   full_own=m(r.depreciation_monthly + r.hosting_monthly + (r.power_monthly or 0) / hours * calc.HOURS_PER_MONTH),
+                   full_rent=m(r.rent_monthly / hours * calc.HOURS_PER_MONTH))
+    elif r.rent_monthly < r.own_monthly:
+        lead = say("cost.buy_lead_rent", lang, rent=m(r.rent_monthly), own=m(r.own_monthly),
+                   pct=_pct(r.break_even_utilisation or 1), hours=be_hours or "24")
+    else:
+        lead = say("cost.buy_lead_own", lang, own=m(r.own_monthly), rent=m(r.rent_monthly),
+                   pct=_pct(r.break_even_utilisation or 0), hours=be_hours or "0")
+    if (rent is not None and rent_rate is not None and rent.option == "reserved" and stated_hours is not None
+            and stated_hours < calc.HOURS_PER_MONTH):
+        # a reserved (committed) rate bills every hour of its term, whatever the use
+        full = rent_rate * gpus * calc.HOURS_PER_MONTH
+        key = "cost.buy_reserved_own" if full > r.own_monthly else "cost.buy_reserved_rent"
+        lead = say(key, lang, full=m(full), own=m(r.own_monthly), saving=m(abs(full - r.own_monthly) * months),
+                   months=count(months), use=_pct(stated_hours / calc.HOURS_PER_MONTH), at_use=m(r.rent_monthly))
+    included = r.power_monthly is None and hosting > 0 and power_included(ctx.question or "")
+    power = say("cost.power_in_hosting" if included else "cost.power_unknown", lang)
+    details = [say("cost.buy_own", lang, purchase=m(purchase.value), months=count(months), dep=m(r.depreciation_monthly),
+                   hosting=m(r.hosting_monthly), power=m(r.power_monthly) if r.power_monthly is not None else power)]
+    if r.rent_monthly is not None:
+        details.append(say("cost.buy_rent", lang, rate=m(rent_rate) + say("cost.per_gpu_hour", lang), gpus=gpus,
+                           hours=count(round(hours)), rent=m(r.rent_monthly)))
+        details.append(say("cost.buy_per_hour", lang, own=m(r.own_per_gpu_hour), rent=m(r.rent_per_gpu_hour)))
+        if _PAYBACK.search(ctx.question or ""):  # "多久回本", "how long to pay back"
+            running = r.hosting_monthly + (r.power_monthly or 0.0)
+            details.insert(0 if stated_hours is not None else len(details), say("cost.buy_payback", lang, purchase=m(purchase.value), rent=m(r.rent_monthly),
+                               running=m(running), saved=m(r.rent_monthly - running),
+                               months=count(round(r.payback_months, 1)), period=count(months), hours=count(round(hours)))
+                           if r.payback_months is not None else
+                           say("cost.buy_payback_never", lang, rent=m(r.rent_monthly), running=m(running)))
+    if stated_hours is not None and details and _PAYBACK.search(ctx.question or "") and r.rent_monthly is not None:
+        lead, details = details[0], [lead, *details[1:]]  # the payback was asked: it leads, the monthly costs follow
+    if residual:
+        details.append(say("cost.buy_residual", lang, residual=m(residual.value)))
+    if period is None:
+        details.append(say("cost.buy_months_assumed", lang, months=count(months)))
+    if r.power_monthly is None and not included:
+        details.append(say("cost.buy_no_power", lang))
+    if spec is not None and (spec.product_line or ("geforce" if spec.gpu_class == "consumer" else None)) == "geforce":
+        details.append(say("cost.geforce_caveat", lang))
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-buy-vs-rent", sources=calc.SOURCES["buy"],
+                     figures={"own_monthly": round(r.own_monthly, 2), "rent_monthly": r.rent_monthly and round(r.rent_monthly, 2),
+                              "break_even_utilisation": r.break_even_utilisation, "currency": currency})
