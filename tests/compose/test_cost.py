@@ -10,7 +10,6 @@ import re
 
 import pytest
 
-from bot.advice.bill import DAYS_PER_MONTH
 from bot.advisor import Advisor
 from bot.compose import ComposeContext
 from bot.compose.cost import MAX_LINES, compose
