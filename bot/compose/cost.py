@@ -351,14 +351,15 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
     sub_word = say("cost.sub_word_reserved" if reserved else "cost.sub_word_subscription", lang)
     name = lambda mode: (say("cost.mode_reserved_monthly", lang) if reserved and mode == "subscription" else  # noqa: E731
                          mode_name(mode, ctx, lang) if not mode.startswith("option-") else say("cost.option_n", lang, n=mode.split("-")[1]))
+    daily = count(round((r.break_even_hours or 0.0) / calc.DAYS_PER_MONTH, 1))  # the break-even as hours a day
     if r.modes:
         lead = say("cost.break_even_lead", lang, usage=count(round(hours)), cheap=name(r.modes[0].mode), saving=m(r.saving or 0),
                    next=_next_mode(r.modes[1 if len(r.modes) > 1 else 0].mode, name, lang),
                    hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation),
-                   daily=count(round(r.break_even_hours / calc.DAYS_PER_MONTH, 1)), sub=sub_word)
+                   daily=daily, sub=sub_word)
     else:
         lead = say("cost.break_even_only", lang, hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation),
-                   daily=count(round(r.break_even_hours / calc.DAYS_PER_MONTH, 1)), sub=sub_word)
+                   daily=daily, sub=sub_word)
     details = [say("cost.mode_line", lang, mode=name(mode.mode), amount=m(mode.monthly), basis=_basis(mode.basis, currency, lang))
                for mode in r.modes]
     if "spot" in rates:
