@@ -143,10 +143,6 @@ class Store:
                 cursor.execute("PRAGMA busy_timeout=30000")
                 if not memory:
                     cursor.execute("PRAGMA journal_mode=WAL")
-                    # WAL's recommended sync level: a commit no longer syncs the log to disk (each
-                    # answer commits several times); the file is never corrupted, and only a power
-                    # loss (not a crash of the process) can undo the last commits.
-                    cursor.execute("PRAGMA synchronous=NORMAL")
                 cursor.close()
 
             @event.listens_for(engine, "begin")
