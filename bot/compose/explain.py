@@ -99,10 +99,12 @@ def billed_while_broken(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose import compat_nvlink
 
-    reply = (compat_nvlink.compose(ask, ctx) or checkpoint(ask, ctx) or resume_after_failure(ask, ctx) or billed_while_broken(ask, ctx) or mlperf(ask, ctx) or compared(ask, ctx) or explain_training(ask, ctx) or capability(ask, ctx) or kv_formula(ask, ctx)
-             or expected(ask, ctx) or _expected_where_it_fits(ask, ctx))
-    if reply is not None:
-        return reply
+    # The specific answers, first match wins: each returns None unless the part asks its question.
+    for specific in (compat_nvlink.compose, checkpoint, resume_after_failure, billed_while_broken, mlperf, compared,
+                     explain_training, capability, kv_formula, expected, _expected_where_it_fits):
+        reply = specific(ask, ctx)
+        if reply is not None:
+            return reply
     if not is_primary(ask, ctx):  # the message's verdict answers its first ask, not this one
         return slow_network_training(ask, ctx) or relevant_findings(ask.text, ctx)
     verdict = ctx.answer.verdict
