@@ -87,7 +87,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if symptom is not None:
         parts.append(symptom)
     if not parts:
-        return None
+        # Nothing to diagnose but the versions a pasted header gave ("Driver Version : 535…" and "torch
+        # says the driver is too old"): whether the stack runs on that driver is the answer.
+        return _compat(ask, ctx) if ask == first and ctx.requirement.driver else None
     lead, details, rule, sources = parts[0]
     if parts[0][0] == gpu_part:
         lead, details = _judged(lead, details, worst_rank, ctx)
@@ -100,6 +102,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         sources = [*sources, *(s for s in more_sources if s not in sources)]
     figures = _figures(paste)
     return AskAnswer(kind="diagnose", lead=lead, details=details[:24], rule=rule, sources=sources, figures=figures)
+
+
+def _compat(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    from bot.compose import compat
+    return compat.compose(ask.model_copy(update={"kind": "compat"}), ctx)
 
 
 # -- GPUs --------------------------------------------------------------------------------------
@@ -242,8 +249,14 @@ def _meanings(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> list[tuple[in
     if (gpu.pcie_gen_current is not None and gpu.pcie_gen_max and gpu.pcie_width_current and gpu.pcie_width_max
             and (gpu.pcie_gen_current < gpu.pcie_gen_max or gpu.pcie_width_current < gpu.pcie_width_max)
             and "gpu_idle" not in reasons):
-        out.append((5, say("diagnose.mean_pcie_downgraded", lang, gen=gpu.pcie_gen_current, width=gpu.pcie_width_current,
-                           gen_max=gpu.pcie_gen_max, width_max=gpu.pcie_width_max), "nvidia-smi -q -d PCI"))
+        # An idle GPU drops its link generation to save power: a lower generation is a fault only under
+        # load (utilisation, draw or active clock reasons say so); fewer lanes are one at any load.
+        loaded = bool(gpu.utilization_gpu_pct or reasons or (gpu.power_draw_w and spec and gpu.power_draw_w > 0.3 * spec.board_power_w))
+        key = ("diagnose.mean_pcie_downgraded" if loaded or gpu.pcie_width_current < gpu.pcie_width_max
+               else "diagnose.mean_pcie_gen_idle")
+        out.append((5 if key.endswith("downgraded") else 7, say(key, lang, gen=gpu.pcie_gen_current, width=gpu.pcie_width_current,
+                                                                 gen_max=gpu.pcie_gen_max, width_max=gpu.pcie_width_max),
+                    "nvidia-smi --query-gpu=pcie.link.gen.current,pcie.link.width.current --format=csv"))
     if (spec is not None and spec.memory_type and spec.memory_type.upper().startswith("GDDR") and gpu.memory_total_mib
             and gpu.memory_total_mib < 0.97 * spec.memory_gb * 1024 and (gpu.ecc_mode or gpu.ecc_volatile_uncorrected is not None)):
         out.append((6, say("diagnose.mean_ecc_memory", lang, total=f"{gpu.memory_total_mib:,}", gpu=gpu_name(ctx.catalog, spec.id),

@@ -28,7 +28,7 @@ from bot.diagnostics.errors import ERROR_LINE, NCCL_LINE, read_errors, read_nccl
 from bot.diagnostics.kernel_log import XID_LINE, parse_xids
 from bot.diagnostics.models import MAX_BLOCKS, GpuThresholds, Paste, PasteBlock
 from bot.diagnostics.query_gpu import is_header, parse_query_csv
-from bot.diagnostics.smi import SmiParseError, gpu_sections, parse_excerpt, parse_text, parse_xml, thresholds
+from bot.diagnostics.smi import SmiParseError, gpu_sections, parse_excerpt, parse_text, parse_xml, read_q_versions, thresholds
 from bot.diagnostics.table import parse_table, read_header
 from bot.diagnostics.topo import parse_topo
 from bot.errors import InputError
@@ -374,7 +374,8 @@ def _read(text: str, lines: list[str], offsets: list[int], found: list[tuple[str
                 nccl_lines += lines[start:end]
         except SmiParseError as exc:
             problem = str(exc)[:300]
-            if kind == "nvidia-smi-table" and (header := read_header(body)) is not None:
+            header = read_header(body) if kind == "nvidia-smi-table" else read_q_versions(body) if kind == "nvidia-smi-q" else None
+            if header is not None:
                 reports.append(ProbeReport(source="nvidia-smi-text", driver=header[0], cuda_driver=header[1]))
                 problem = None  # the header alone: its versions are what it says
         blocks.append(PasteBlock(kind=kind, start=offsets[start], end=offsets[end], lines=end - start, problem=problem))

@@ -71,7 +71,7 @@ def _text_tree(text: str) -> Entry:
         while stack[-1][0] >= indent:
             stack.pop()
         stack[-1][1].children.append(entry)
-        stack.append((indent, entry))
+        stack.append((indent, entry))  # a "key : value" line may hold lines too ("Process ID" holds "Name")
     return root
 
 
@@ -277,6 +277,30 @@ def parse_text(text: str, origin: str = "<text>") -> ProbeReport:
     )
 
 
+# section -> the section `-q` nests it in, from the probe fields' paths ("gpu_link_info" -> "pci")
+_PARENTS = {parts[i + 1]: parts[i] for f in SMI_PLAIN for path in f.smi
+            for parts in [path.split("/")] for i in range(len(parts) - 2)}
+
+
+def _reparented(root: Entry) -> Entry:
+    """An excerpt whose cut ("...") took a section's parent ("PCI" above "GPU Link Info"): the orphan
+    section put back under its parent, as `-q` nests it, so its fields read by their usual paths."""
+    # A section the cut left under the line above it ("Product Name : …" then, deeper, "GPU Link Info")
+    # is that line's neighbour: lifted to the top first.
+    lifted = [k for c in root.children if c.value is not None for k in c.children if k.value is None and k.key in _PARENTS]
+    if lifted:
+        root = Entry(root.key, root.value, [*(Entry(c.key, c.value, [k for k in c.children if k not in lifted], c.attrs)
+                                              for c in root.children), *lifted], root.attrs)
+    orphans = [c for c in root.children if c.value is None and c.key in _PARENTS
+               and not any(p.key == _PARENTS[c.key] for p in root.children)]
+    if not orphans:
+        return root
+    parents: dict[str, Entry] = {}
+    for orphan in orphans:
+        parents.setdefault(_PARENTS[orphan.key], Entry(_PARENTS[orphan.key])).children.append(orphan)
+    return Entry(root.key, root.value, [*(c for c in root.children if c not in orphans), *parents.values()], root.attrs)
+
+
 def parse_excerpt(text: str, origin: str = "<excerpt>") -> ProbeReport:
     """Part of `nvidia-smi -q` text: one or more `GPU <bus id>` blocks, or a single section (ECC
     Errors, Remapped Rows, Clocks Event Reasons, Temperature …) of one GPU, header or not. Raises
@@ -287,11 +311,19 @@ def parse_excerpt(text: str, origin: str = "<excerpt>") -> ProbeReport:
     if gpus:
         parsed = [_gpu(g, i, g.attrs["label"].split(" ", 1)[-1]) for i, g in enumerate(gpus)]
     else:
-        parsed = [_gpu(root, 0, "")]
+        parsed = [_gpu(_reparented(root), 0, "")]
     if all(len(g.not_supported) == len(OPTIONAL_GPU_FIELDS) for g in parsed):
         raise SmiParseError(f"{origin}: no GPU field of `nvidia-smi -q` in the text")
     return ProbeReport(source="nvidia-smi-text", driver=_version(root, "kmd_version", "driver_version"),
                        cuda_driver=_version(root, "cuda_umd_version", "cuda_version"), gpus=parsed)
+
+
+def read_q_versions(text: str) -> tuple[str | None, str | None] | None:
+    """(driver, the CUDA it supports) from the header lines of `-q` text ("Driver Version : 535.161.08",
+    "CUDA Version : 12.2"), which an excerpt may hold without any GPU field; None when neither is there."""
+    root = _text_tree(text)
+    versions = (_version(root, "kmd_version", "driver_version"), _version(root, "cuda_umd_version", "cuda_version"))
+    return versions if any(versions) else None
 
 
 def gpu_sections(text: str) -> list[Entry]:

@@ -121,18 +121,24 @@ def _read_paste(fields: dict, scan: Scan, paste: Paste, message: str) -> None:
     end = end if end >= 0 else min(len(message), start + 200) if paste.blocks else 0
     scan.spans.append(Span(slot="pasted", value=", ".join(paste.kinds) or "readings", text=message[start:end],
                            start=start, end=end))
-    fields["asks"] = _with_diagnose(asks, [s for s in scan.spans if s.slot == "asks"])
+    # A paste of versions alone (a header: driver, CUDA) holds nothing to diagnose: what it asks is
+    # whether the stack works on that driver.
+    versions_only = bool(paste.driver or paste.driver_cuda) and not (
+        (paste.report and paste.report.gpus) or paste.xids or paste.errors or paste.topology or paste.nccl)
+    fields["asks"] = _with_diagnose(asks, [s for s in scan.spans if s.slot == "asks"],
+                                    kind="compat" if versions_only else "diagnose")
 
 
-def _with_diagnose(asks: list[Ask], spans: list[Span]) -> list[Ask]:
-    """A message with pasted output asks for its diagnosis: first, unless it also asks something
-    specific (a fit, a price); an open or explain ask is that diagnosis (its span says so too)."""
-    if any(a.kind == "diagnose" for a in asks):
+def _with_diagnose(asks: list[Ask], spans: list[Span], kind: str = "diagnose") -> list[Ask]:
+    """A message with pasted output asks for its diagnosis (`kind`; a compatibility check for a paste
+    of versions alone): first, unless it also asks something specific (a fit, a price); an open or
+    explain ask is that diagnosis (its span says so too)."""
+    if any(a.kind in ("diagnose", kind) for a in asks):
         return asks
     first = next((i for i, a in enumerate(asks) if a.kind in ("open", "explain")), None)
     if first is None:
-        return [Ask(kind="diagnose"), *asks]
-    diagnose = asks[first].model_copy(update={"kind": "diagnose"})
+        return [Ask(kind=kind), *asks]
+    diagnose = asks[first].model_copy(update={"kind": kind})
     for span in spans:
         if isinstance(span.value, dict) and span.value.get("kind") == asks[first].kind and \
                 span.value.get("text") == asks[first].text:

@@ -452,3 +452,38 @@ def test_an_xid_94_beside_a_pending_remap_is_the_remap_path_and_the_ecc_message_
     assert "row remap is recorded and waits for a reset" in reply
     assert '"uncorrectable ECC error encountered"' not in reply
     assert "which Xid  decides" not in reply
+
+
+# An excerpt of `-q` whose "..." cut the PCI section's own header: the link lines sit under the card's name.
+LINK_EXCERPT = ("    Product Name                          : NVIDIA L40S\n...\n"
+                "        GPU Link Info\n            PCIe Generation\n                Max                       : 4\n"
+                "                Current                   : {gen}\n"
+                "            Link Width\n                Max                       : 16x\n"
+                "                Current                   : {width}x\n")
+
+
+LOADED = "    Utilization\n        Gpu                               : 97 %\n"
+
+
+@pytest.mark.parametrize("gen, width, load, judged", [
+    (1, 16, "", "idle"),       # a lower generation with nothing to say it is loaded
+    (1, 16, LOADED, "fault"),  # the same reading at 97% utilisation is a degraded link
+    (4, 8, "", "fault"),       # half the lanes is a fault at any load
+])
+def test_a_lower_pcie_generation_is_judged_only_under_load(advisor, gen, width, load, judged):
+    reply = _answer(advisor, f"is our link throttled?\n{LINK_EXCERPT.format(gen=gen, width=width)}{load}")
+    assert reply is not None
+    assert f"Gen{gen} x{width}" in reply.lead and "Gen4 x16" in reply.lead
+    assert ("no fault" in reply.lead) is (judged == "idle"), reply.lead
+    assert ("hardware" in reply.lead) is (judged == "fault"), reply.lead
+    assert not any("could not be read" in line for line in [reply.lead, *reply.details])
+
+
+def test_a_pasted_header_of_versions_alone_answers_whether_the_stack_runs_on_that_driver(advisor):
+    header = ("Driver Version                            : 535.104.05\nCUDA Version                              : 12.2\n"
+              "...\n    Product Name                          : NVIDIA A100-SXM4-80GB\n")
+    reply = _answer(advisor, f"pip install torch then torch says the driver is too old. our box:\n\n{header}\n"
+                             "what now without touching the driver?")
+    assert reply is not None and reply.kind == "compat"
+    text = " ".join([reply.lead, *reply.details])
+    assert "535.104.05" in text and "580" in text and "--index-url https://download.pytorch.org/whl/cu12" in text

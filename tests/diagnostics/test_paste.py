@@ -177,3 +177,25 @@ def test_a_block_of_several_gpus_keeps_its_own_indices():
     text = ("gpu 3 looks off\nindex, temperature.gpu, clocks.sm [MHz]\n0, 60, 1980 MHz\n1, 88, 1200 MHz\n")
     _, paste = split_paste(text)
     assert paste is not None and [g.index for g in paste.report.gpus] == [0, 1]
+
+
+HEADER_ONLY = ("Driver Version                            : 550.54.15\nCUDA Version                              : 12.4\n"
+               "...\n    Product Name                          : NVIDIA L40S\n")
+
+
+def test_a_header_of_versions_alone_is_read_for_its_versions_and_asks_for_compatibility():
+    parsed = parse(f"our node says:\n{HEADER_ONLY}\nthanks")
+    req = parsed.requirement
+    assert (req.driver, req.driver_cuda) == ("550.54.15", "12.4")
+    assert req.pasted is not None and [b.problem for b in req.pasted.blocks] == [None]
+    assert req.asks[0].kind == "compat"  # nothing to diagnose in versions: whether the stack runs on them
+
+
+def test_an_excerpt_whose_cut_took_a_sections_parent_is_read_by_the_usual_paths():
+    excerpt = ("    Product Name                          : NVIDIA L40S\n...\n        GPU Link Info\n"
+               "            PCIe Generation\n                Max                       : 4\n"
+               "                Current                   : 2\n            Link Width\n"
+               "                Max                       : 16x\n                Current                   : 8x\n")
+    _, paste = split_paste(f"slow copies?\n{excerpt}")
+    [gpu] = paste.report.gpus
+    assert (gpu.pcie_gen_current, gpu.pcie_gen_max, gpu.pcie_width_current, gpu.pcie_width_max) == (2, 4, 8, 16)
