@@ -142,9 +142,9 @@ class RequirementFact(_RequirementBase):
         "else asked): only then are sizing follow-ups (workload, model, precision, optimizer, batch) asked"))
 
 
+# Frozen: built once per catalog and stated by every question (bot.facts), checked once by the engine.
 class GpuFact(FactModel, frozen=True):
-    """A GPU from the catalog that the question concerns (`selected` when the user named it). Frozen:
-    built once per catalog and stated by every question (bot.facts), checked once by the engine."""
+    """A GPU from the catalog that the question concerns (`selected` when the user named it)."""
 
     gpu: str
     name: str

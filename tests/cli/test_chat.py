@@ -28,7 +28,8 @@ def _chat(conversations, script: str, **kwargs) -> str:
 def test_more_prints_the_last_answer_in_full(conversations):
     brief = _chat(conversations, QUESTION, conversation_id="brief")
     both = _chat(conversations, QUESTION + "more\n", conversation_id="more")
-    assert "--full" in brief  # the brief answer advertises the full one ...
+    # the chat says how to get the full answer (the brief shows its own --full pointer only where it hides a warning) ...
+    assert "'more' for the last answer in full" in brief
     full = both[len(brief) - 1:]  # ... and `more` prints it: the rule ids and sources of each finding
     assert "Sources:" in full or "sources:" in full.lower()
     assert len(both) > len(brief) + 200
