@@ -37,9 +37,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.cost_minimum import compose as short_runs  # "a 20-second run, 3,000 times a day"
     from bot.compose.cost_tokens import compose as per_token  # "¥4/h at 800 tok/s: per million tokens?"
     from bot.compose.cost_runs import compose as option_runs  # "A ¥160/h for 90 h, B ¥280/h for 40 h"
+    from bot.compose.cost_per_card import compose as per_card  # "A800 ¥7/卡时、H20 ¥6/卡时，怎么选"
     from bot.compose.checkpoint import handling  # "spot nodes reclaimed: what then, worth it?"
     reply = (short_runs(ask, ctx) or per_token(ask, ctx) or _quote_judged(ask, ctx) or option_runs(ask, ctx)
-             or handling(ask, ctx))
+             or handling(ask, ctx) or per_card(ask, ctx))
     if reply is not None:
         return reply
     qs = list(ctx.requirement.quantities) or _read_from_question(ctx)

@@ -44,8 +44,15 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return None
     answer = ctx.answer
     time = answer.estimate.time if answer.estimate else None
+    req, own = ctx.requirement, _part_workload(ask)
+    if own is not None and own != req.workload:
+        # "1. which trains faster? 2. which serves better?": the second part is judged for serving, on
+        # the specs alone (the message's sizing and candidates are the first part's job)
+        req, answer = req.model_copy(update={"workload": own}), answer.model_copy(
+            update={"candidates": [], "recommendations": [], "costs": [], "estimate": None})
+        time = None
     comparison = compare(
-        ctx.catalog, ids, ctx.requirement, candidates=answer.candidates, recommendations=answer.recommendations,
+        ctx.catalog, ids, req, candidates=answer.candidates, recommendations=answer.recommendations,
         costs=answer.costs, flops=time.flops if time else None, **({"mfu": time.mfu} if time else {}))
     memory = answer.estimate.memory_gb if answer.estimate else None
     if memory is not None and memory.total and (ctx.requirement.precision or "bf16") in ("bf16", "fp16"):
@@ -64,6 +71,18 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if same:  # "the prices are about the same": the job's cost follows the speed ratio
         reply = reply.model_copy(update={"details": [same, *reply.details]})
     return _with_network_consequence(ask, ctx, comparison, reply)
+
+
+_SERVING_PART = re.compile(r"推理|部署|上线|serv(?:e|ing)|inference|deploy", re.IGNORECASE)
+_TRAINING_PART = re.compile(r"训练|微调|预训练|train\w*|fine[\s-]?tun\w*|pre-?train\w*", re.IGNORECASE)
+
+
+def _part_workload(ask: Ask) -> str | None:
+    """The workload a labelled part names for itself, where it names exactly one."""
+    if ask.label is None:
+        return None
+    serving, training = bool(_SERVING_PART.search(ask.text)), bool(_TRAINING_PART.search(ask.text))
+    return "inference" if serving and not training else "training" if training and not serving else None
 
 
 def _with_asked_lead(ask: Ask, ctx: ComposeContext, comparison: Comparison, reply: AskAnswer) -> AskAnswer:

@@ -230,3 +230,19 @@ def test_the_difference_asked_leads_with_what_differs_and_keeps_the_pick_below(c
     assert out.lead.startswith("L40S / L20: the same 48 GB / 864 GB/s; the L40S is better at prefill and training")
     assert "3.04× the dense BF16" in out.lead
     assert out.details[0].startswith("L40S for serving")  # the pick for the job, after the differences
+
+
+def test_a_labelled_part_naming_its_own_workload_is_judged_for_it():
+    from bot.advisor import Advisor
+    from bot.compose import compose_all
+    from bot.nlu import parse
+
+    advisor = Advisor()
+    text = "两个问题：(1) L40S 和 H100，微调哪个快？(2) 部署推理服务哪个好？"
+    parsed = parse(text, advisor.catalog)
+    answer = advisor.answer(parsed.requirement, language=parsed.language)
+    ctx = ComposeContext(requirement=answer.requirement, answer=answer, catalog=advisor.catalog,
+                         language=parsed.language, question=text)
+    replies = {r.label: r.lead for r in compose_all(ctx)}
+    assert "(2)" in replies and "带宽" in replies["(2)"], replies
+    assert replies["(1)"] != replies["(2)"]
