@@ -19,18 +19,24 @@ def _spec(ctx: ComposeContext, gpu: str | None) -> GpuSpec | None:
     return ctx.catalog.gpus.get(gpu) or next((g for g in ctx.catalog.gpus.values() if g.family == gpu), None)
 
 
-def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+def _quoted_cards(ctx: ComposeContext) -> list[tuple[StatedCost, GpuSpec]] | None:
+    """Two or more per-GPU hourly quotes, each for a different catalog card with its figures, one currency,
+    no hours; None otherwise (work stated: the totals decide; two currencies are never ranked)."""
     costs: list[StatedCost] = [c for c in ctx.requirement.costs if c.hourly_rate and c.per_gpu and not c.hours]
     if len(costs) < 2 or len(costs) != len(ctx.requirement.costs) or len({c.currency for c in costs}) != 1:
         return None
-    cards = [(c, _spec(ctx, c.gpu)) for c in costs]
-    if any(s is None or not s.dense_tflops.get("bf16") or not s.bandwidth_gbs for _, s in cards) or \
-            len({s.id for _, s in cards if s}) != len(cards):
+    cards = [(c, s) for c in costs if (s := _spec(ctx, c.gpu)) is not None and s.dense_tflops.get("bf16") and s.bandwidth_gbs]
+    return cards if len(cards) == len(costs) and len({s.id for _, s in cards}) == len(cards) else None
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    cards = _quoted_cards(ctx)
+    if cards is None:
         return None
-    lang, currency = ctx.language, costs[0].currency
+    lang, currency = ctx.language, cards[0][0].currency
     rows = []
     for cost, spec in cards:
-        assert spec is not None and cost.hourly_rate is not None
+        assert cost.hourly_rate is not None
         per_compute = cost.hourly_rate / (spec.dense_tflops["bf16"] / 1000)  # per dense BF16 PFLOPS-hour
         per_bandwidth = cost.hourly_rate / (spec.bandwidth_gbs / 1000)  # per TB/s of memory bandwidth an hour
         rows.append((gpu_name(ctx.catalog, spec.id, lang), cost.hourly_rate, spec, per_compute, per_bandwidth))
