@@ -3,17 +3,10 @@ push back or sign off, and the precision stated picks the peak."""
 
 from __future__ import annotations
 
-import pytest
 
-from bot.advisor import Advisor
 from bot.compose import ComposeContext, compose_all
 from bot.compose.checklist_measured import figures
 from bot.nlu.parser import parse
-
-
-@pytest.fixture(scope="module")
-def advisor():
-    return Advisor()
 
 
 def _reply(advisor, text):

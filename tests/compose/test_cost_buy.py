@@ -5,13 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.advice.bill import DAYS_PER_MONTH
-from bot.advisor import Advisor
 from tests.compose.test_cost import cost_answer
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 BUY = {

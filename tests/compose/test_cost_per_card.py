@@ -4,17 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from bot.advisor import Advisor
 from bot.compose import ComposeContext
 from bot.compose.cost_per_card import compose as per_card
 from bot.models import Ask
 from bot.nlu import parse
 from tests.compose.test_cost import cost_answer
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 def test_the_cheaper_card_per_unit_of_work_can_differ_for_training_and_serving(advisor):

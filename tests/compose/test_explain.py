@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.advisor import Advisor
 from bot.conversation import Conversations
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 def _answers(advisor, text):

@@ -1,17 +1,10 @@
 """ZeRO answers in the terms asked: a stage on one GPU shards nothing, and "how many with ZeRO-N?"
 gets the fewest GPUs under that stage, through the real parser, sizer and planner."""
 
-import pytest
 
-from bot.advisor import Advisor
 from bot.conversation import Conversations
 from bot.render.text import render_text
 from bot.sizing.memory import PER_B
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 def ask(advisor, text):

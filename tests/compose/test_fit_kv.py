@@ -3,16 +3,9 @@ its reason, and how many full-length sequences the setup does hold (bf16 and fp8
 
 import re
 
-import pytest
 
-from bot.advisor import Advisor
 from bot.conversation import Conversations
 from bot.render.text import render_text
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 def ask(advisor, text):
