@@ -21,6 +21,11 @@ _SPOT_ONLY = re.compile(r"\bspot\b(?!.{0,20}\b(?:separate|too|also|as well)\b)|�
 SOURCES = ["aws-ec2-quotas", "aws-service-quotas-cli", "aws-capacity-blocks", "rental-selection-guide"]
 
 
+def asks_quota(text: str) -> bool:
+    """Whether a text names a quota ("VcpuLimitExceeded", "配额")."""
+    return bool(_QUOTA.search(text))
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     """The quota lines for the AWS instances named, or None where none is named or quotas are not asked."""
     if not _QUOTA.search(ctx.question or ask.text):

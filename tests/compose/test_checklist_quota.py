@@ -46,3 +46,16 @@ def test_a_quota_ask_that_also_asks_about_interruptions_gets_the_notice_and_sche
     assert "All G and VT Spot Instance Requests" in reply.lead
     assert any(d.startswith("AWS warns 2 minutes") for d in reply.details)
     assert any(d.startswith("Checkpoint about every") for d in reply.details)
+
+
+def test_a_labelled_interruption_part_after_a_quota_part_gets_the_notice_and_the_schedule(advisor):
+    text = ("(1) our first p4d.24xlarge spot request in eu-west-1 fails with VcpuLimitExceeded. "
+            "(2) what should we do about spot interruptions during a week-long fine-tune?")
+    parsed = parse(text, advisor.catalog)
+    ctx = ComposeContext(requirement=parsed.requirement, answer=advisor.answer(parsed.requirement, parsed.language),
+                         catalog=advisor.catalog, language=parsed.language, question=text)
+    replies = compose_all(ctx)
+    assert "L-7212CCBC" in replies[0].lead
+    second = next(r for r in replies if r.label == "(2)")
+    assert second.lead.startswith("AWS warns 2 minutes") and second.rule == "checkpoint.spot-notice"
+    assert any("Young" in d for d in second.details)

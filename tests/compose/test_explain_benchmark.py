@@ -54,3 +54,20 @@ def test_mlperf_or_aiperf_names_aiperf_first_and_the_mlperf_scenario_to_read(adv
     assert reply.details[1].startswith("Reading MLPerf for an interactive service: the Server scenario")
     zh = _replies(advisor, "离线批量跑摘要任务，评测机器看 MLPerf 还是自己用 AIPerf 测？")[0]
     assert zh.lead.startswith("先用 AIPerf") and any(d.startswith("批量任务看 MLPerf 的 Offline 场景") for d in zh.details)
+
+
+def test_an_offline_figure_offered_as_the_acceptance_line_for_chat_is_refused_first_with_the_server_bounds(advisor):
+    replies = _replies(advisor, "厂商拿 MLPerf Offline 的吞吐当我们这批 L40S 的验收指标，我们做的是在线对话产品，"
+                                "这个数靠谱吗？推理性能该怎么验收")
+    assert len(replies) == 1  # the later part (how to accept the serving performance) is answered by the first
+    reply = replies[0]
+    assert reply.lead.startswith("不能直接用：MLPerf 的 Offline 场景")
+    text = "\n".join(reply.details)
+    assert "TTFT ≤ 2,000 ms、TPOT ≤ 200 ms" in text and "450 ms 和 40 ms" in text
+    assert "AIPerf" in text and "验收清单" not in reply.lead
+
+
+def test_the_scenario_primer_names_the_server_bounds_of_the_model_benchmarked(advisor):
+    replies = _replies(advisor, "what do MLPerf Server vs Offline mean for serving Llama 3.1 8B to users of our app?")
+    text = "\n".join(replies[0].details)
+    assert "p99 TTFT ≤ 2,000 ms and TPOT ≤ 100 ms" in text and "500 ms and 30 ms" in text
