@@ -25,6 +25,7 @@ from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
 from bot.prices.lookup import (
+    JobPrice,
     Offer,
     PriceBilling,
     cheapest,
@@ -35,6 +36,7 @@ from bot.prices.lookup import (
     regions_in,
     table_source,
 )
+from bot.compose.price_billing import asked_billing
 from bot.prices.skypilot import shown
 from bot.messages.format import count, gpu_name, money
 
@@ -65,7 +67,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return reply
     text = (ask.text or ctx.question or "")[:MAX_TEXT]
     req = ctx.requirement
-    billing: PriceBilling = "spot" if (req.billing == "spot" or _SPOT.search(text)) else "on-demand"
+    billing = asked_billing(req.billing, text)  # "not spot, we can't get preempted": on demand
     region = next(iter(regions_in(text, catalog)), None)
     provider = _provider(ctx, text)
     unlisted = price_missing.unlisted_provider(ctx, text)
@@ -468,10 +470,7 @@ def _job(ctx: ComposeContext, gpus: list[str], n: int, hours: float | None, bill
                            instance=shown(split.offer.instance_type or "-", 40)))
     if len(plans) > 1:
         sep = "；" if lang == "zh" else "; "
-        items = sep.join(say("price.job_item", lang, provider=provider_name(ctx.catalog, p.offer.provider),
-                             total=_m(ctx, p.total if hours else p.hourly, p.offer.currency),
-                             instance=shown(p.offer.instance_type or "-", 40), region=_where(p.offer))
-                         for p in plans[1:])
+        items = sep.join(_job_item(ctx, p, offer.gpu, bool(hours)) for p in plans[1:])
         details.append(say("price.job_next", lang, items=items))
     if billing == "spot":
         line = _zone_line(ctx, offer, "spot")
@@ -483,6 +482,19 @@ def _job(ctx: ComposeContext, gpus: list[str], n: int, hours: float | None, bill
                "instances": best.instances, "gpus_paid": best.gpus_paid, "instance_type": offer.instance_type,
                "provider": offer.provider, "region": offer.region, "currency": offer.currency}
     return _answer(ctx, lead, details, billing, figures)
+
+
+def _job_item(ctx: ComposeContext, plan: JobPrice, lead_gpu: str | None, priced_run: bool) -> str:
+    """One runner-up of a job: its total for the run, or its hourly price with the price per GPU-hour (what a
+    "per gpu-hr" ask compares), naming its GPU where it is not the lead's ("8x_H100_SECURE" is H100 PCIe)."""
+    lang, offer = ctx.language, plan.offer
+    common = {"provider": provider_name(ctx.catalog, offer.provider), "instance": shown(offer.instance_type or "-", 40),
+              "region": _where(offer)}
+    if priced_run:
+        return say("price.job_item", lang, total=_m(ctx, plan.total, offer.currency), **common)
+    other = say("price.item_gpu", lang, gpu=gpu_name(ctx.catalog, offer.gpu)) if offer.gpu != lead_gpu else ""
+    return say("price.job_item_hourly", lang, hourly=_m(ctx, plan.hourly, offer.currency), gpu=other,
+               per_gpu=_m(ctx, plan.hourly / max(plan.gpus_paid, 1), offer.currency), **common)
 
 
 def _job_cost(ctx: ComposeContext, billing: PriceBilling, asked: set[str]) -> AskAnswer | None:

@@ -1,0 +1,42 @@
+"""Which billing a price ask wants: spot where spot is asked for, on demand where it is ruled out.
+
+"not spot, we can't get preempted", "no spot please", "不要抢占式", "不能被回收" name spot only to refuse it:
+those mentions are dropped before the spot words are looked for, so the answer prices on-demand rows.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.prices.lookup import PriceBilling
+
+_SPOT_WORD = r"(?:spot|preemptible|pre-emptible|interruptible|抢占式?(?:实例)?|竞价(?:实例)?|可中断实例?)"
+# A refusal in front of the spot word: "not spot", "no spot instances", "without preemptible", "avoid spot",
+# "can't use spot", "不要抢占式", "不用竞价", "别用 spot".
+_REFUSED = re.compile(
+    r"(?:\b(?:not|no|non|without|never|avoid|skip)\b[\s-]*(?:\w+\s+){0,1}?"
+    r"|\b(?:can'?t|cannot|won'?t|don'?t|do\s+not)\s+(?:use|do|take|want|risk|afford)\s+(?:\w+\s+){0,1}?"
+    r"|(?:不要|不用|不能用|不考虑|别用|不接受|不想用|不能|不可以用|不选|排除)\s*)" + _SPOT_WORD,
+    re.IGNORECASE)
+# Preemption refused: "can't get preempted", "cannot be interrupted", "不能被抢占", "不能被回收".
+_NO_PREEMPT = re.compile(
+    r"\b(?:can'?t|cannot|must\s+not|mustn'?t|won'?t|shouldn'?t)\s+(?:get|be|afford\s+to\s+be)\s+"
+    r"(?:preempted|interrupted|reclaimed|evicted)\b|(?:不能|不可以|不允许|不想)被?(?:抢占|回收|中断)",
+    re.IGNORECASE)
+_SPOT = re.compile(r"\b(?:spot|preemptible|interruptible)\b|竞价|抢占", re.IGNORECASE)
+
+
+def spot_refused(text: str) -> bool:
+    """True when the text names spot only to rule it out."""
+    return bool(_REFUSED.search(text) or _NO_PREEMPT.search(text)) and not _SPOT.search(_stripped(text))
+
+
+def asked_billing(parsed: str | None, text: str) -> PriceBilling:
+    """The billing a price ask wants: spot where asked for (by the parse or a spot word), else on demand."""
+    if spot_refused(text):
+        return "on-demand"
+    return "spot" if (parsed == "spot" or _SPOT.search(text)) else "on-demand"
+
+
+def _stripped(text: str) -> str:
+    return _NO_PREEMPT.sub(" ", _REFUSED.sub(" ", text))
