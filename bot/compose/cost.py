@@ -72,7 +72,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if reply is not None:
             from bot.nlu.quantity_notes import read_as  # the numbers as bound, so a misread shows
             # a bill of stated amounts lists each item as read already; elsewhere the bound numbers show a misread
-            line = None if "largest_share" in reply.figures else read_as(qs, lang)
+            line = None if "largest_share" in reply.figures else read_as(qs, lang, only_inferred=True)
             reply.details = reply.details[:MAX_LINES - (2 if line else 1)] + ([line] if line else [])
             return reply
     return None

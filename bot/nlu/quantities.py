@@ -29,6 +29,7 @@ from functools import lru_cache
 from bot.models import Quantity
 from bot.nlu.model import ParseError
 from bot.nlu.numbers import EN_NUMBERS, ZH_NUMBER, zh_number
+from bot.nlu.quantity_spot import interruption
 from bot.nlu.scan import Scan
 
 MAX_QUANTITIES = 64  # typed numbers in one message; more is a data dump, not a question
@@ -346,29 +347,9 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if m or (re.search(r"每周\s*(?:用|跑|工作)?\s*$", before) and re.match(r"\s*天", after)):
         end = num.end + (m.end() if m else re.match(r"\s*天", after).end())
         return make("usage", "days-per-week", unit="day", end=end)
-    # interruptions per N hours ("1 interruption per 8 hrs", "每 8 小时被回收 1 次")
-    m = re.match(r"\s*(?:interruptions?|preemptions?|reclaims?|times?)\s*(?:per|every|each|/|a)\s*(?P<n>[0-9]+(?:\.[0-9]+)?)?\s*(?:hours?|hrs?|h)\b", after)
-    if m:
-        hours = float(m.group("n") or 1)
-        return make("count", "interruptions-per-day", value=num.value * 24 / hours, unit="per-day", end=num.end + m.end())
-    # interruptions a day ("twice a day", "每天中断 2 次", "3 interruptions per day")
-    m = re.match(r"\s*(?:times?\s*|次\s*|interruptions?\s*|preemptions?\s*)?(?:a|per|each|/)\s*(?:day|天)(?![a-z])"
-                 r"|\s*(?:次|times|interruptions?|preemptions?)(?![a-z])", after)
-    if m and (re.search(r"interrupt|preempt|reclaim|evict|中断|回收|抢占|打断|被杀", before[-24:] + m.group(0) + after[m.end():m.end() + 12])
-              or (num.words and _in_message(_SPOT_WORDS, text))):
-        if re.search(r"day|天", m.group(0)) or re.search(r"(?:每天|每日|一天|daily|a\s+day|per\s+day)", before[-10:] + after[m.end():m.end() + 12]):
-            return make("count", "interruptions-per-day", unit="per-day", end=num.end + m.end())
-        every = re.search(r"(?:每|every)\s*([0-9]+(?:\.[0-9]+)?)\s*(?:个\s*)?(?:小时|hours?|hrs?|h)", before[-24:])
-        if every and float(every.group(1)) > 0:  # "每 8 小时被回收 1 次"
-            return make("count", "interruptions-per-day", value=num.value * 24 / float(every.group(1)), unit="per-day",
-                        end=num.end + m.end())
-    # "interrupted ~every 10h", "ckpt every 1h": an interruption interval, a checkpoint interval
-    hour = re.match(r"\s*(?:个\s*)?(?:小时|hours?|hrs?|h\b)", after)
-    if hour and num.value > 0 and re.search(r"(?:every|each)\s*[~≈]?\s*$", before):
-        if _CHECKPOINT.search(before[-18:]):
-            return make("time", "checkpoint-minutes", value=num.value * 60, unit="min", end=num.end + hour.end())
-        if re.search(r"interrupt|preempt|reclaim|evict", before[-30:]):
-            return make("count", "interruptions-per-day", value=24 / num.value, unit="per-day", end=num.end + hour.end())
+    spot = interruption(text, num, before, after, make)  # "1 interruption per 8 hrs", "平均 6 小时被回收一次"
+    if spot is not None:
+        return spot
     # "每 8 小时", "every 8 hours": the period of something else, not a duration
     if re.search(r"(?:每|every|each)\s*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|hours?|hrs?|h\b)", after):
         return None

@@ -13,9 +13,31 @@ from bot.models import Quantity
 MAX_READ_AS = 8  # quantities shown in the "read as" line; the rest are in --json
 
 
-def read_as(quantities: list[Quantity], language: str) -> str | None:
+_CURRENCY_WRITTEN = re.compile(r"[$¥￥€£]|元|块|usd|rmb|cny|dollars?", re.IGNORECASE)
+_WORK_WRITTEN = re.compile(r"gpu[\s-]?h|卡时|card[\s-]?h|node[\s-]?h|机时", re.IGNORECASE)
+_SPAN_WRITTEN = re.compile(r"day|week|month|year|天|周|星期|月|年|wall|墙钟", re.IGNORECASE)
+
+
+def inferred(q: Quantity, quantities: list[Quantity]) -> bool:
+    """Whether the role of `q` came from its surroundings rather than from how it is written, so that a misread
+    would change the answer: an amount with no currency or no period written ("18 万", "$3.00"), hours that
+    could be GPU-hours or wall clock on several GPUs ("40 小时" with 8 卡), a stated active-parameter count.
+    "$1.90/gpu-hr", "12h/day", "30 分钟存一次" name their own role."""
+    if q.kind == "money":
+        return q.role not in ("bill-line", "bill-total") and (
+            not _CURRENCY_WRITTEN.search(q.text) or q.per is None)
+    if q.role in ("work", "duration"):
+        several = any(o.role in ("gpus", "nodes") and o.value > 1 for o in quantities)
+        return several and not _WORK_WRITTEN.search(q.text) and not _SPAN_WRITTEN.search(q.text)
+    return q.role == "active-params"
+
+
+def read_as(quantities: list[Quantity], language: str, only_inferred: bool = False) -> str | None:
     """"Read as: 200 GPU hours = work (GPU-hours, not GPUs); $0.90/h = price quote (spot)": the bound
-    numbers, as written, so a misread is visible and can be corrected in a follow-up."""
+    numbers, as written, so a misread is visible and can be corrected in a follow-up; with `only_inferred`,
+    only those whose role was inferred (the others are noise to a reader), None when there are none."""
+    if only_inferred:
+        quantities = [q for q in quantities if inferred(q, quantities)]
     if not quantities:
         return None
     parts = []

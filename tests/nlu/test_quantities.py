@@ -489,3 +489,17 @@ def test_hosting_a_month_in_a_buying_question_stays_a_fee():
                                         ("bill: data transfer out $700", "bandwidth")])
 def test_a_public_ip_line_is_its_own_item_and_traffic_is_bandwidth(text, item):
     assert [q.item for q in quantities(text) if q.kind == "money"] == [item]
+
+
+@pytest.mark.parametrize("text, per_day", [
+    ("抢占式平均 6 小时被回收一次，30 分钟存一次 checkpoint", 4),
+    ("spot 大概 8 小时就被中断 1 次", 3),
+    ("spot: about 12 hours between interruptions", 2),
+    ("our spot nodes get reclaimed once every 6 hours", 4),
+    ("MTBI 4h on spot", 6),
+])
+def test_an_interval_written_before_the_reclaim_is_an_interruption_rate_not_a_run(text, per_day):
+    found = quantities(text)
+    rate = [q for q in found if q.role == "interruptions-per-day"]
+    assert rate and rate[0].value == pytest.approx(per_day), found
+    assert not [q for q in found if q.role == "duration"], found  # the interval is not how long the job runs

@@ -50,3 +50,21 @@ def test_lookups_by_role_keep_the_message_order():
     assert [q.value for q in quotes] == [0.9, 3.0]
     assert first(found, "quote") is quotes[0] and first(found, "budget") is None
     assert first(found, "budget", "work").value == 200
+
+
+@pytest.mark.parametrize("text, language, shown, hidden", [
+    # hours on several GPUs could be GPU-hours or wall clock: shown; a rate written with its unit is not
+    ("8 GPUs at $2.10/gpu-hr, the job runs 40 hours", "en", "40 hours = wall-clock duration", "$2.10/gpu-hr"),
+    # an amount written without a currency takes its role from its neighbours: shown
+    ("整机报价 18 万，外面租大概 ¥1.8/卡时，8 卡", "zh", "18 万", "¥1.8/卡时"),
+])
+def test_read_as_keeps_only_the_numbers_whose_role_was_inferred(text, language, shown, hidden):
+    qs = list(quantities(text))
+    line = read_as(qs, language, only_inferred=True)
+    assert line is not None and shown in line and hidden not in line, line
+    assert hidden in read_as(qs, language)  # the full line still lists every number
+
+
+def test_read_as_is_dropped_when_every_number_names_its_role():
+    qs = list(quantities("on-demand $2.10/gpu-hr vs $1,250/month, we use it 12h/day"))
+    assert read_as(qs, "en", only_inferred=True) is None
