@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.compose.judged_words import NORMAL_Q, WRONG_Q
 from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.messages.format import count
@@ -33,7 +34,6 @@ _REFERENCE = re.compile(r"spec|sheet|datasheet|peak|rated|advertis|标称|官方
 _BUSBW = re.compile(r"busbw|nccl|all[\s_-]?reduce", re.IGNORECASE)
 _H2D = re.compile(r"\bh2d\b|\bhtod\b|host[\s-]*to[\s-]*device|pinned|主机到设备|锁页", re.IGNORECASE)
 _MEMBW = re.compile(r"memory\s+bandwidth|\bmembw\b|\bhbm\b|device[\s-]*to[\s-]*device|\bd2d\b|显存带宽|显存拷贝", re.IGNORECASE)
-_NORMAL_Q = re.compile(r"\b(?:normal|ok|okay|fine|expected|reasonable)\b|正常吗|正常不|是否正常|正不正常|有问题吗|合理吗", re.IGNORECASE)
 _CLAUSE = re.compile(r"[;，；。\n]|\.\s|,(?!\d{3}(?!\d))")  # "1,350" is one number
 
 GEMM_SXM, GEMM_PCIE = 0.70, 0.60
@@ -89,7 +89,7 @@ def judge(text: str, spec: GpuSpec, name: str, setup: str, lines: Lines, lang: s
         return None
     low = [label for ok, label, _ in judged if not ok]
     # "is that normal?" answered as normal or not; otherwise as sign off or push back
-    terms = "normal" if _NORMAL_Q.search(text) else "sign"
+    terms = "normal" if NORMAL_Q.search(text) or WRONG_Q.search(text) else "sign"
     if low and len(low) == len(judged):
         lead = say(f"checklist.measured_{terms}_low_all", lang, total=len(judged), setup=setup)
     elif low:

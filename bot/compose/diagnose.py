@@ -15,11 +15,12 @@ import re
 
 from bot.compose import ComposeContext
 from bot.compose.diagnose_slow import COMPARED, slow_training
-from bot.compose.diagnose_errors import default_wheel_note
+from bot.compose.diagnose_errors import arch_lines, with_named_arch
 from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
 from bot.compose.diagnose_errors import wheel_for_driver as _wheel_for_driver
 from bot.compose.diagnose_xids import stated_xids, xids
+from bot.compose.judged_words import NORMAL_Q, WRONG_Q
 from bot.diagnostics.models import Paste
 from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe
 from bot.messages import say
@@ -45,7 +46,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             worst_rank = min((m[0][0] for m in (_meanings(g, paste, ctx) for g in paste.report.gpus) if m), default=99)
         ecc_read = bool(paste.report and any(g.ecc_volatile_uncorrected is not None or g.remapped_rows_pending is not None
                                              for g in paste.report.gpus))
-        for error in paste.errors:
+        for error in (with_named_arch(e, ctx) for e in paste.errors):
             if error.kind == "ecc" and ecc_read:
                 continue  # "uncorrectable ECC error encountered" beside the GPU's own ECC block: the block says more
             lead, details, rule, sources = _error(error, lang, ctx.catalog)
@@ -56,14 +57,14 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                 lead, details = plain, [lead, *details]  # what `pip install torch` took, and why it fails
             elif error.kind == "driver-too-old" and (fix := _wheel_for_driver(ctx)) is not None:
                 details = [fix, *details]  # the fix that needs no root: a wheel of the driver's CUDA major
-            if error.kind == "arch-unsupported" and (note := default_wheel_note(error, ctx)) is not None:
-                details = [*details, note]  # today's default wheel carries the arch, on a newer driver
+            if error.kind == "arch-unsupported":  # the driver stated judged for the build, then today's default wheel
+                lead, details = arch_lines(error, ctx, lead, details)
             if error.kind == "nccl-timeout":  # which node, then who did not arrive
                 from bot.compose.diagnose_straggler import timeout_lines
                 details = [*details, *timeout_lines(ctx.question, 8, lang)]
             parts.append((lead, details, rule, sources))
         if paste.xids:
-            parts.append(xids(paste, ctx))
+            parts = _with_xids(parts, paste, ctx, gpu_part is not None)
         if paste.nccl and paste.nccl.transport:
             parts.append(_nccl(paste, lang))
         if paste.topology and len(paste.topology.gpus) > 1:
@@ -104,6 +105,25 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     return AskAnswer(kind="diagnose", lead=lead, details=details[:24], rule=rule, sources=sources, figures=figures)
 
 
+# The answer words of an Xid part that says what its GPU's Xids mean ("No, no swap or RMA.", "Not your code.").
+_XID_VERDICTS = ("verdict_rma", "verdict_not_rma_yet", "verdict_no_rma", "verdict_code", "verdict_not_code",
+                 "verdict_not_software", "verdict_driver_first", "verdict_hardware_first")
+_Part = tuple[str, list[str], str | None, list[str]]
+
+
+def _with_xids(parts: list[_Part], paste: Paste, ctx: ComposeContext, gpu_read: bool) -> list[_Part]:
+    """The Xid part added to the parts: where it answers what was asked of the GPU ("is the gpu bad? swap
+    it?") it leads, before an error message's generic cause; an illegal-address error whose Xids are all
+    the application's (13, 31, 43) is said by the Xid part itself, so its generic line is left out."""
+    part = xids(paste, ctx)
+    if all((e := ctx.catalog.xids.get(x.code)) is not None and e.app_error for x in paste.xids):
+        illegal = say("diagnose.err_illegal_address", ctx.language)
+        parts = [p for p in parts if p[0] != illegal]
+    if not gpu_read and any(part[0].startswith(say(f"diagnose.{k}", ctx.language)) for k in _XID_VERDICTS):
+        return [part, *parts]
+    return [*parts, part]
+
+
 def _compat(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose import compat
     return compat.compose(ask.model_copy(update={"kind": "compat"}), ctx)
@@ -114,7 +134,6 @@ def _compat(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 # "acceptable or not?", "is this normal?", "是不是有问题": the reading is judged in those terms first.
 _RMA_Q = re.compile(r"\b(?:rma|swap|replace\w*)\b|send\s+(?:it|them)\s+back|换卡|返修|要不要换|退回|退货", re.IGNORECASE)
 _ACCEPT_Q = re.compile(r"acceptab\w*|accept\s+it|sign\s+off|验收|能不能收|能收吗", re.IGNORECASE)
-_NORMAL_Q = re.compile(r"\b(?:normal|ok|okay|fine)\b|正常吗|是不是有问题|有问题吗|是不是问题", re.IGNORECASE)
 _UTIL = re.compile(r"util\w*\s*(?:is\s+|are\s+|都|=|:)?\s*(?:at\s+)?100\s*%|gpu-util\s+100|利用率\s*(?:都)?\s*100", re.IGNORECASE)
 _HARDWARE_RANK = 5  # ranks below this are faults (memory 0-2, throttling and heat 3, a lowered limit 4); above, notes
 _HW_Q = re.compile(r"\b(?:sw|software)\s+or\s+(?:hw|hardware)\b|\b(?:hw|hardware)\s+or\s+(?:sw|software)\b"
@@ -133,15 +152,26 @@ def _judged(lead: str, details: list[str], worst: int, ctx: ComposeContext) -> t
                else "verdict_not_hw")
     elif _ACCEPT_Q.search(text):
         key = "verdict_not_acceptable" if bad else "verdict_acceptable"
-    elif _NORMAL_Q.search(text):
+    elif WRONG_Q.search(text):  # "is something wrong?": the same judgement, its answer word the other way round
+        key = "verdict_wrong" if bad else "verdict_not_wrong"
+    elif NORMAL_Q.search(text):
         key = "verdict_not_normal" if bad else "verdict_normal"
     else:
         return lead, details
     if _UTIL.search(text):
         details = [*details, say("diagnose.util_is_not_load", lang)]
+    if bad and worst == 3 and (shared := _ALL_SHOW.search(text)) is not None:
+        n = shared.group(1) or shared.group(2)
+        details = [*details, say("diagnose.all_gpus_show_it" if n else "diagnose.all_gpus_show_it_any", lang, count=n or "")]
     if bad and worst in (3, 4):  # throttling or a lowered power limit: how to show it is fixed
         details = [*details, say("diagnose.recheck_under_load", lang)]
     return say(f"diagnose.{key}", lang) + lead, details
+
+
+# "all 8 gpus show this", "every GPU has it", "8 张卡都这样": one GPU pasted stands for all of them, so a
+# throttle or power signal they all show is the node's (its power supply, BMC policy or cooling).
+_ALL_SHOW = re.compile(r"\b(?:all|every|each)\s+(?:(?:of\s+the\s+)?(\d+)\s+)?(?:the\s+)?(?:gpus?|cards?)\b.{0,20}?\b(?:show|have|has|say|report|look)"
+                       r"|(?:所有|全部|每张|(\d+)\s*张)(?:卡|gpu|GPU)?\s*都", re.IGNORECASE)
 
 
 def _context_only(ask: Ask, paste: Paste, ctx: ComposeContext) -> bool:

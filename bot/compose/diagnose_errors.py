@@ -117,3 +117,55 @@ def default_wheel_note(error: ErrorReading, ctx: ComposeContext) -> str | None:
     need = _short(major.min_driver) if major is not None else "?"
     return say("diagnose.err_arch_default_wheel", ctx.language, release=release.version, cuda=release.default,
                tag=_tag(release.default), arch=error.arch, need=need, floor_driver=floor.min_driver)
+
+
+def with_named_arch(error: ErrorReading, ctx: ComposeContext) -> ErrorReading:
+    """"no kernel image is available" on a GPU the message names, with a stated build older than the
+    CUDA release that first builds for its arch (a 5090 on cu121): the build lacks the arch for certain,
+    so it is read as the arch error, with the GPU's sm_XY, and answered with the arch's floor."""
+    from bot.compose.cuda_check import _version, arch_floor
+    from bot.messages.format import gpu_name
+
+    spec = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
+    cuda = ctx.requirement.cuda
+    if error.kind != "no-kernel-image" or spec is None or not spec.compute_capability or not cuda:
+        return error
+    floor = arch_floor(ctx.catalog, spec.compute_capability)
+    if floor is None or _version(cuda) >= _version(floor.min_cuda):
+        return error
+    return error.model_copy(update={"kind": "arch-unsupported", "arch": "sm_" + spec.compute_capability.replace(".", ""),
+                                    "gpu_name": gpu_name(ctx.catalog, spec.id, ctx.language)})
+
+
+def arch_driver_note(error: ErrorReading, ctx: ComposeContext) -> str | None:
+    """The arch error with the driver stated ("驱动是 575，要不要重装驱动"): whether that driver already runs
+    the build the arch needs (its floor, knowledge/cuda.yaml arch_floors), so only the wheel changes, or
+    is below it and has to be upgraded too."""
+    from bot.compose.cuda_check import _version, arch_floor
+
+    digits = re.sub(r"\D", "", error.arch or "")
+    floor = arch_floor(ctx.catalog, f"{digits[:-1]}.{digits[-1]}") if len(digits) >= 2 else None
+    driver = ctx.requirement.driver
+    if floor is None or not driver:
+        return None
+    key = "diagnose.err_arch_driver_ok" if _version(driver) >= _version(floor.min_driver) else "diagnose.err_arch_driver_low"
+    return say(key, ctx.language, driver=driver, need=floor.min_driver, tag="cu" + floor.min_cuda.replace(".", ""),
+               cuda=floor.min_cuda)
+
+
+# "要不要重装驱动", "do I need to upgrade the driver?": the driver is what the question asks about.
+_DRIVER_ASKED = re.compile(r"(?:重装|升级|更新|换|降级).{0,4}驱动|驱动.{0,6}(?:重装|升级|更新|降级)"
+                           r"|\b(?:reinstall|upgrade|update|downgrade)\s+(?:the\s+|my\s+|our\s+)?(?:nvidia\s+)?drivers?\b"
+                           r"|\bdrivers?\s+(?:upgrade|update|reinstall)", re.IGNORECASE)
+
+
+def arch_lines(error: ErrorReading, ctx: ComposeContext, lead: str, details: list[str]) -> tuple[str, list[str]]:
+    """The arch error's lines: the stated driver judged for the build the arch needs (first, where the
+    question asks whether to touch the driver), then what today's default wheel takes."""
+    driver = arch_driver_note(error, ctx)
+    default = default_wheel_note(error, ctx)
+    if driver is not None and _DRIVER_ASKED.search(ctx.question or ""):
+        lead, details = driver, [lead, *details]
+    elif driver is not None:
+        details = [*details, driver]
+    return lead, [*details, *([default] if default else [])]

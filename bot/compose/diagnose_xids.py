@@ -81,7 +81,7 @@ def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> l
 # The question asks whether the GPU is broken ("bad GPU?", "RMA or not?", "还能用吗？").
 _VERDICT_ASKED = re.compile(r"\b(?:rma|swap\w*|replace\w*|bad\s+gpu|broken|faulty|dead|our\s+code|is\s+(?:this|it)\s+(?:the\s+)?(?:gpu|hardware|code)"
                             r"|(?:fix|recover)\s+(?:it\s+)?(?:from|in|with)\s+software|hardware\s+or\s+(?:the\s+)?driver|driver\s+or\s+(?:the\s+)?hardware)\b"
-                            r"|软件.{0,4}(?:修|解决|恢复)|还是驱动"
+                            r"|软件.{0,4}(?:修|解决|恢复)|还是驱动|代码(?:的)?问题|是不是代码|自己修|自行修|能修吗|能修好"
                             r"|还能用|能用吗|坏了|坏卡|卡坏|换卡|返修|硬件问题|驱动问题", re.IGNORECASE)
 
 
@@ -133,10 +133,12 @@ def _device_verdicts(groups: dict[tuple[int, str], int], ctx: ComposeContext) ->
              for pci, key in keyed.items()]
     if apps:
         lines.append(say("diagnose.xid_app_next", lang))
+    if "offbus" in keyed.values() and len(devices) == 1:  # the job died with the GPU: how to carry on meanwhile
+        lines.append(say("diagnose.xid_offbus_resume", lang))
     if differ:
         lines[0] = say("diagnose.xid_devices_differ", lang, count=len(devices)) + lines[0]
-    elif (prefix := _answer_word(next(iter(keyed.values())), ctx.question or "")) is not None:
-        lines[0] = say(prefix, lang) + lines[0]
+    elif prefix := _answer_words(next(iter(keyed.values())), ctx.question or ""):
+        lines[0] = "".join(say(k, lang) for k in prefix) + lines[0]
     return lines
 
 
@@ -146,8 +148,21 @@ _RMA_WORD = {"remap_failed": "diagnose.verdict_rma", "remap_recorded": "diagnose
              "dbe": "diagnose.verdict_not_rma_yet", "gsp": "diagnose.verdict_not_rma_yet", "app": "diagnose.verdict_no_rma"}
 
 
-_SOFTWARE_Q = re.compile(r"(?:fix|recover)\s+(?:it\s+)?(?:from|in|with)\s+software|软件.{0,4}(?:修|解决|恢复)", re.IGNORECASE)
+_SOFTWARE_Q = re.compile(r"(?:fix|recover)\s+(?:it\s+)?(?:from|in|with)\s+software|\bfix\s+(?:it\s+)?(?:ourselves|myself)\b"
+                         r"|软件.{0,4}(?:修|解决|恢复)|自己修|自行修|能修吗|能修好", re.IGNORECASE)
 _DRIVER_Q = re.compile(r"hardware\s+or\s+(?:the\s+)?driver|driver\s+or\s+(?:the\s+)?hardware|还是驱动|驱动还是", re.IGNORECASE)
+
+
+def _answer_words(key: str | None, text: str) -> list[str]:
+    """The answer words before the GPU's line, one per question asked of it ("是我们代码问题吗？能自己修吗":
+    not your code, and not fixable from software), in the order of `_answer_word`'s questions."""
+    if key is None:
+        return []
+    words = []
+    if _CODE_Q.search(text) and _SOFTWARE_Q.search(text) and key in ("offbus", "remap_failed"):
+        words.append("diagnose.verdict_not_code")  # both asked: the code first, then whether software fixes it
+    word = _answer_word(key, text)
+    return [*words, word] if word is not None else words
 
 
 def _answer_word(key: str, text: str) -> str | None:

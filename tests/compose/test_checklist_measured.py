@@ -62,3 +62,8 @@ def test_is_it_normal_is_answered_as_normal_or_not(advisor):
     reply = _reply(advisor, "8 卡 H800 验收测了一下：all_reduce busbw 165 GB/s，显存带宽 2.95 TB/s，正常吗？")
     assert reply.lead.startswith("正常：2 项都在 8 张 H800")
     assert any("每卡 400 GB/s NVLink 单向 200 GB/s 的 75%" in d for d in reply.details)  # not the H100's 460-480
+
+
+def test_figures_asked_as_anything_wrong_are_answered_as_normal_or_not(advisor):
+    reply = _reply(advisor, "8 张 H200 验收测出来：FP8 矩阵乘 1500 TFLOPS，all_reduce busbw 465 GB/s，显存带宽 4.1 TB/s，有没有问题？")
+    assert reply.lead.startswith("正常：3 项"), reply.lead

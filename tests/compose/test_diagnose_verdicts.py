@@ -1,0 +1,100 @@
+"""The diagnosis opens in the terms the question asks it: "is something wrong?" gets yes/no the other way
+round from "is this normal?", a GPU's Xid verdict leads over an error message's generic cause when the
+question asks about the GPU, and "our code? can we fix it ourselves?" gets both answers before the line.
+Messages written for these tests; the real advisor answers them."""
+
+from __future__ import annotations
+
+from bot.compose import ComposeContext
+from bot.compose.diagnose import compose
+from bot.compose.judged_words import NORMAL_Q, WRONG_Q
+from bot.models import Ask
+from bot.nlu.parser import parse
+
+HEADER = ("index, name, temperature.gpu, power.draw [W], power.limit [W], clocks.sm [MHz], clocks.max.sm [MHz], "
+          "clocks_event_reasons.active\n")
+BRAKE = HEADER + "0, NVIDIA H100 80GB HBM3, 31, 71.20 W, 700.00 W, 90 MHz, 1980 MHz, 0x0000000000000088\n"
+CAPPED = HEADER + "0, NVIDIA H100 80GB HBM3, 66, 699.00 W, 700.00 W, 1755 MHz, 1980 MHz, 0x0000000000000004\n"
+APP_XIDS = ("NVRM: Xid (PCI:0000:1a:00): 13, pid=7781, name=python, Graphics SM Warp Exception on (GPC 2, TPC 0, SM 0): "
+            "Out Of Range Address\n"
+            "NVRM: Xid (PCI:0000:1a:00): 43, pid=7781, name=python, Ch 00000010\n")
+OFF_BUS = ("NVRM: Xid (PCI:0000:5e:00): 79, pid=1204, name=torchrun, GPU has fallen off the bus.\n"
+           "NVRM: GPU 0000:5e:00.0: GPU has fallen off the bus.\n")
+
+
+def _diagnose(advisor, text):
+    parsed = parse(text, advisor.catalog)
+    req = parsed.requirement
+    ask = next((a for a in req.asks if a.kind == "diagnose"), Ask(kind="diagnose", text=text))
+    ctx = ComposeContext(requirement=req, answer=advisor.answer(req, parsed.language), catalog=advisor.catalog,
+                         language=parsed.language, question=text, paste=req.pasted)
+    return compose(ask, ctx)
+
+
+def test_the_two_ways_of_asking_for_a_judgement_are_told_apart():
+    assert WRONG_Q.search("anything wrong with this node?") and not NORMAL_Q.search("anything wrong with this node?")
+    assert WRONG_Q.search("这台机器有没有问题") and NORMAL_Q.search("这样正常吗") and not WRONG_Q.search("这样正常吗")
+    assert not WRONG_Q.search("we got the wrong quote") and not WRONG_Q.search("price is off")
+
+
+def test_a_fault_asked_as_is_something_wrong_opens_with_yes(advisor):
+    reply = _diagnose(advisor, f"our 4-GPU box feels slow, is something wrong with it?\n{BRAKE}")
+    assert reply.lead.startswith("Yes, something is wrong. GPU 0"), reply.lead
+    assert "power brake" in reply.lead.lower()
+    assert not any(d.startswith("You say") for d in reply.details)  # nothing said about the other GPUs
+
+
+def test_the_user_saying_every_gpu_shows_it_makes_it_the_nodes_cause(advisor):
+    reply = _diagnose(advisor, f"all 4 gpus have this in the query output, anything wrong?\n{BRAKE}")
+    shared = next(d for d in reply.details if d.startswith("You say all 4 GPUs"))
+    assert "power supplies" in shared and "not 4 faulty boards" in shared
+    zh = _diagnose(advisor, f"4 张卡都这样，有没有问题？\n{BRAKE}")
+    assert zh.lead.startswith("有问题。") and any(d.startswith("你说 4 张卡都是这样") for d in zh.details)
+
+
+def test_a_healthy_reading_asked_the_wrong_way_round_says_nothing_wrong(advisor):
+    reply = _diagnose(advisor, f"满载的时候是这样，是不是有问题？\n{CAPPED}")
+    assert reply.lead.startswith("没有问题：正常，不是故障。"), reply.lead
+    normal = _diagnose(advisor, f"under load it reads like this, is that normal?\n{CAPPED}")
+    assert normal.lead.startswith("Normal, not a fault."), normal.lead
+
+
+def test_the_gpus_verdict_leads_over_the_errors_generic_cause_and_is_not_said_twice(advisor):
+    text = ("training crashed with RuntimeError: CUDA error: an illegal memory access was encountered\n"
+            f"kernel log:\n{APP_XIDS}is the card faulty, should we ask them to replace it?")
+    reply = _diagnose(advisor, text)
+    assert reply.lead.startswith("No, no swap or RMA. 0000:1a:00 (Xid 13, 43)"), reply.lead
+    assert not any(d.startswith('"an illegal memory access"') for d in reply.details)
+    assert any("compute-sanitizer" in d for d in reply.details)
+
+
+def test_an_error_without_xids_still_leads_with_its_cause(advisor):
+    reply = _diagnose(advisor, "RuntimeError: CUDA error: an illegal memory access was encountered\nbad gpu?")
+    assert reply.lead.startswith('"an illegal memory access"'), reply.lead
+
+
+def test_off_the_bus_asked_as_our_code_and_fixable_ourselves_gets_both_answers(advisor):
+    reply = _diagnose(advisor, f"训练跑着跑着挂了，dmesg：\n{OFF_BUS}是不是我们程序的代码问题？能自己修好吗")
+    assert reply.lead.startswith("不是你们代码的问题。软件上修不好。0000:5e:00（Xid 79）"), reply.lead
+    assert any("checkpoint" in d and "CUDA_VISIBLE_DEVICES" in d for d in reply.details)
+    english = _diagnose(advisor, f"job died, log below\n{OFF_BUS}is this our code? can we fix it ourselves?")
+    assert english.lead.startswith("Not your code. No, not from software."), english.lead
+
+
+def test_no_kernel_image_on_a_named_new_gpu_with_an_old_build_is_its_arch_and_the_driver_is_judged(advisor):
+    text = ('RTX 5090 box, our image has torch 2.3 + cu121 and every launch fails with "CUDA error: no kernel image is '
+            'available for execution on the device". driver is 572.16. do we have to upgrade the driver?')
+    reply = _diagnose(advisor, text)
+    assert reply.lead.startswith("No driver change needed: driver 572.16 already meets the cu128 build's minimum (≥ 570.26)"), reply.lead
+    assert any("sm_120" in d and "cu128" in d for d in reply.details)
+    low = _diagnose(advisor, text.replace("572.16", "560.35.03"))
+    assert low.lead.startswith("The driver too: 560.35.03 is below the 570.26"), low.lead
+    unasked = _diagnose(advisor, text.replace(" do we have to upgrade the driver?", " fix?"))
+    assert unasked.lead.startswith("RTX 5090 is sm_120"), unasked.lead  # the arch leads; the driver line follows
+    assert any(d.startswith("No driver change needed") for d in unasked.details)
+
+
+def test_no_kernel_image_with_a_build_new_enough_for_the_arch_stays_the_generic_cause(advisor):
+    reply = _diagnose(advisor, 'H100 with torch cu121: "no kernel image is available for execution on the device" '
+                               "in our custom op, driver 550.54.15")
+    assert reply.lead.startswith('"no kernel image is available"'), reply.lead  # the extension, not the wheel
