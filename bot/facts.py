@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 # Requirement fields that are lists become facts of their own (topic, xid, symptom, cost).
 _LIST_FIELDS = frozenset({"topics", "xids", "symptoms", "costs", "gpu_options", "provider_options",
-                          "billing_options", "instance_options", "asks", "pasted"})
+                          "billing_options", "instance_options", "asks", "pasted", "refused_gpus"})
 # Topics that are themselves about sizing a job.
 _SIZING_TOPICS = frozenset({"memory", "precision", "parallelism"})
 

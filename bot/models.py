@@ -202,6 +202,8 @@ class Requirement(BaseModel):
     gpu_options: list[str] = Field(default_factory=list)
     # "one 8x L4 box or a 2x L40S box": the count written with each compared GPU (issue #24).
     gpu_option_counts: dict[str, int] = Field(default_factory=dict, max_length=16)
+    # GPUs the user ruled out ("no 4090s", "不要 H20", "don't say H100"): never recommended (issue #24).
+    refused_gpus: list[str] = Field(default_factory=list, max_length=32)
     provider_options: list[str] = Field(default_factory=list)
     billing_options: list[Billing] = Field(default_factory=list)
     instance_options: list[str] = Field(default_factory=list)

@@ -267,6 +267,8 @@ def usable_for(ctx: OptionContext, gpu: GpuSpec, named: bool = False) -> bool:
     cards out of data centres and hosting, and the advisor suggests them unasked only for a
     workstation or when the user named a consumer card; bf16 training needs bf16 tensor cores."""
     req = ctx.req
+    if gpu.id in req.refused_gpus or gpu.family in req.refused_gpus:
+        return False  # "no 4090s", "不要 H20": the user ruled it out
     if gpu.gpu_class == "consumer":
         if req.deployment in ("datacenter", "commercial-hosting"):
             return False

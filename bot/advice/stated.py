@@ -76,7 +76,7 @@ HOURS_PER_MONTH = 730.0
 # Where a message says it rents in China: a Chinese cloud or GPU marketplace named, or prices in yuan.
 _CHINA_CLOUDS = re.compile(r"阿里云|aliyun|alibaba cloud|autodl|火山引擎|volcengine|volcano engine|腾讯云|tencent cloud"
                            r"|华为云|huawei cloud|百度智能云|天翼云|ctyun|恒源云|矩池云|featurize", re.IGNORECASE)
-_CHINA_PROVIDERS = frozenset({"aliyun"})
+_CHINA_PROVIDERS = frozenset({"aliyun", "autodl"})
 # A team that says it is in China ("China-based", "a Shenzhen team", "in mainland China"), in any language.
 _CHINA_TEAM = re.compile(r"\bchina(?:-based)?\b|\bchinese (?:team|company|cloud|market|provider)s?\b|\bmainland\b"
                          r"|\b(?:shenzhen|beijing|shanghai|hangzhou|guangzhou|chengdu|nanjing|wuhan)\b|国内|大陆|境内",
@@ -99,6 +99,8 @@ class Objectives(BaseModel):
     named: list[str] = Field(default_factory=list, max_length=64)
     # The most GPUs the user will rent or has ("no more than 1 card", "最多两张卡"): no option beyond it.
     max_gpus: int | None = Field(default=None, gt=0, le=100_000)
+    # GPUs (ids or families) the user ruled out ("no 4090s", "不要 H20"): never an option.
+    refused: list[str] = Field(default_factory=list, max_length=32)
 
     @classmethod
     def of(cls, req: Requirement, language: str = "en", question: str = "", **targets) -> Objectives:
@@ -106,7 +108,8 @@ class Objectives(BaseModel):
         (deadline_hours, ttft_s, tpot_ms, budget_period) the caller read."""
         named = [g for g in [req.gpu, *req.gpu_options] if g]
         return cls(budget=req.budget, budget_currency=req.budget_currency or "USD", named=named,
-                   market=market_for(req, language, question), max_gpus=gpu_limit(question), **targets)
+                   market=market_for(req, language, question), max_gpus=gpu_limit(question),
+                   refused=list(req.refused_gpus), **targets)
 
 
 
@@ -122,7 +125,9 @@ def market_for(req: Requirement, language: str = "en", question: str = "") -> Li
 
 
 def in_market(gpu: GpuSpec, objectives: Objectives) -> bool:
-    """Rented where the user rents, or named by them."""
+    """Rented where the user rents, or named by them; never a GPU they ruled out."""
+    if gpu.id in objectives.refused or gpu.family in objectives.refused:
+        return False
     if gpu.id in objectives.named or gpu.family in objectives.named:
         return True
     return objectives.market in gpu.markets

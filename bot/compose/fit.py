@@ -41,6 +41,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         reply = compared(ask, ctx)
         if reply is not None:
             return reply.model_copy(update={"kind": "fit"})
+    chosen = _choice_with_targets(ask, ctx)  # "TTFT < 1s … which would you pick and how many cards?"
+    if chosen is not None:
+        return chosen
     hosted = host(ask, ctx)  # "主机内存要多大", "how big a disk?": the host around the GPUs
     if hosted is not None:
         return hosted
@@ -126,6 +129,20 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return AskAnswer(kind="fit", lead=verdict.text, details=notes + network, rule=verdict.rule,
                          sources=list(dict.fromkeys([*verdict.sources, *(["zero-paper", "nccl-tests"] if network else [])])))
     return None
+
+
+def _choice_with_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """A serving job with TTFT/TPOT targets that asks how many GPUs, or names several to choose from: the
+    fewest GPUs whose estimates meet the targets (bot.compose.latency), not only whether the memory holds."""
+    from bot.advice.options import stated_targets
+    req = ctx.requirement
+    if req.workload not in (None, "inference") or not ({"ttft_s", "tpot_ms"} & set(stated_targets(req))):
+        return None
+    if "gpu_count" not in ask.wants and len(req.gpu_options) < 2:
+        return None
+    from bot.compose.latency import meeting_targets
+    reply = meeting_targets(ask, ctx)
+    return reply.model_copy(update={"kind": "fit"}) if reply is not None else None
 
 
 def kv_answer(ask: Ask, ctx: ComposeContext) -> AskAnswer:

@@ -66,7 +66,8 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
              and _offerable(ctx, ctx.catalog.gpus[c.gpu], objectives)
              and not (c.count > 1 and not ctx.catalog.gpus[c.gpu].nvlink
                       and "PCIE" not in ctx.catalog.gpus[c.gpu].form_factor.upper())  # superchips: one per instance
-             and not over_budget(objectives, typical_rate(ctx.catalog, c.gpu), c.count)]
+             and not over_budget(objectives, typical_rate(ctx.catalog, c.gpu), c.count)
+             and _among_choices(ctx, c.gpu)]
     if not timed:
         return None
 
@@ -120,6 +121,7 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if stated is not None and not meets(stated):
             details.append(say("latency.missed", lang, setup=_setup(ctx, stated), ttft=_s(ttft(stated)),
                                tpot=f"{stated.tpot_ms:.0f}"))
+        details += _named_options(ctx, best, meets, ttft)
         details.append(say("latency.expect_basis", lang))
         return AskAnswer(kind="select", lead=lead, details=details, rule="sizing.latency-targets",
                          sources=["mlperf-inference-rules", "aiperf", "skypilot-catalog"],
@@ -131,6 +133,47 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                tpot=f"{closest.tpot_ms:.0f}", concurrency=concurrency, targets=wanted)
     return AskAnswer(kind="select", lead=lead, details=[say("latency.expect_basis", lang)],
                      rule="sizing.latency-targets", sources=["mlperf-inference-rules", "aiperf"])
+
+
+def _named_options(ctx: ComposeContext, best: Candidate, meets, ttft) -> list[str]:
+    """Each GPU the user named as a choice, judged against the targets in one line: fewer of the pick's
+    GPU that miss, another card that misses at its fewest count, one that meets only split over PCIe
+    or on more GPUs, one that does not hold the job at all."""
+    req, lang = ctx.requirement, ctx.language
+    if len(req.gpu_options) < 2:
+        return []
+    lines = []
+    concurrency = req.concurrency or 1
+    for option in dict.fromkeys(req.gpu_options):
+        spec = ctx.catalog.gpus.get(option)
+        fitting = sorted((c for c in ctx.answer.candidates if c.gpu == option and c.fits and c.ttft_s is not None
+                          and c.tpot_ms is not None and c.count <= MAX_GPUS), key=lambda c: c.count)
+        if spec is None:
+            continue
+        if not fitting:
+            lines.append(say("latency.option_unfit", lang, gpu=gpu_setup(ctx.catalog, option, 1, lang).split("×")[-1].strip(),
+                             concurrency=concurrency))
+            continue
+        fewest = fitting[0]
+        if not meets(fewest) and (option != best.gpu or fewest.count < best.count):
+            lines.append(say("latency.option_misses", lang, setup=_setup(ctx, fewest), ttft=_s(ttft(fewest)),
+                             tpot=f"{fewest.tpot_ms:.0f}", concurrency=concurrency))
+        met = next((c for c in fitting if meets(c)), None)
+        if option == best.gpu or met is None:
+            continue
+        key = "latency.option_pcie" if met.count > 1 and not spec.nvlink else "latency.option_more"
+        lines.append(say(key, lang, setup=_setup(ctx, met), ttft=_s(ttft(met)), tpot=f"{met.tpot_ms:.0f}", count=met.count))
+    return lines
+
+
+def _among_choices(ctx: ComposeContext, gpu_id: str) -> bool:
+    """Two or more GPUs named as the choices ("A10, L20 or H20: which would you pick?"): the pick is one
+    of them; with fewer named, any GPU offered may be the pick."""
+    req = ctx.requirement
+    if len(req.gpu_options) < 2:
+        return True
+    gpu = ctx.catalog.gpus.get(gpu_id)
+    return gpu is not None and (gpu.id in req.gpu_options or gpu.family in req.gpu_options)
 
 
 def _offerable(ctx: ComposeContext, gpu, objectives: Objectives) -> bool:

@@ -17,7 +17,11 @@ _PRIMER_VERDICT = re.compile(r"^verdict\.(?:topic-|ask-|need-|recommend-needs|fi
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.latency import meeting_targets  # stated TTFT/TPOT targets decide the pick
     from bot.compose.select_market import china_choice  # a team renting in China: the cards rented there
-    reply = compared(ask, ctx) or meeting_targets(ask, ctx) or china_choice(ask, ctx)
+    # "…which one, and how many cards?" with latency targets: the count the targets need leads (each
+    # named card judged after it); a plain "X or Y?" leads with the side-by-side comparison
+    counted = "gpu_count" in ask.wants and ctx.requirement.workload in (None, "inference")
+    reply = (meeting_targets(ask, ctx) if counted else None) or compared(ask, ctx) or meeting_targets(ask, ctx) \
+        or china_choice(ask, ctx)
     if reply is not None:
         return reply
     verdict, recs = ctx.answer.verdict, ctx.answer.recommendations

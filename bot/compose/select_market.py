@@ -93,8 +93,9 @@ def _budget_line(ctx: ComposeContext, top: Recommendation | None) -> str | None:
 def china_cards(ctx: ComposeContext) -> list[GpuSpec]:
     """One card per China-market family (rented only there), the SXM board with the most memory first."""
     best: dict[str, GpuSpec] = {}
+    refused = set(ctx.requirement.refused_gpus)  # "不要 H20": not listed as a card to rent
     for gpu in ctx.catalog.gpus.values():
-        if gpu.markets != ["china"]:
+        if gpu.markets != ["china"] or gpu.id in refused or gpu.family in refused:
             continue
         seen = best.get(gpu.family)
         if seen is None or (_sxm(gpu), gpu.memory_gb, gpu.nvidia_product) > (_sxm(seen), seen.memory_gb, seen.nvidia_product):

@@ -433,3 +433,25 @@ def _fixed_cost_gb(est: MemoryEstimate, workload: str) -> float:
 def forget_searches() -> None:
     """Drop the least-need tables (a benchmark timing a question as if it were the first)."""
     _LEAST_NEEDS.clear()
+
+
+# A named serving GPU is also sized at twice and four times its fewest count, up to one 8-GPU server:
+# the memory may fit on fewer GPUs than a latency target needs (prefill over more GPUs is faster).
+MAX_SCALED_COUNT = 8
+
+
+def scaled_plans(memory: MemoryEstimate, slot: GpuSlot, existing: list[Plan]) -> list[Plan]:
+    """Serving plans at 2x, 4x, ... the fewest fitting count of `existing` (one GPU's plans), up to 8."""
+    fitting = [p.count for p in existing if p.fits]
+    if not fitting:
+        return []
+    counts = {p.count for p in existing}
+    out = []
+    n = min(fitting) * 2
+    while n <= MAX_SCALED_COUNT:
+        if n not in counts:
+            plan = plan_on(memory, "inference", slot, n)
+            if plan.fits:
+                out.append(plan)
+        n *= 2
+    return out

@@ -72,3 +72,27 @@ def test_a_per_user_speed_bounds_each_card_by_its_bandwidth(advisor):
     ceiling = next(line for line in lines if "Per-user speed is capped by bandwidth" in line)
     l4, l40s = (float(ceiling.split(" tokens/s on one " + name)[0].split("~")[-1]) for name in ("L4 ", "L40S "))
     assert l40s > 25 > l4  # 864 against 300 GB/s over the same weights
+
+
+def test_a_choice_among_named_cards_with_a_ttft_target_sizes_the_count_the_target_needs(advisor):
+    # One 96 GB card holds a 32B model and its KV cache, but its prefill misses 1 s: two do not.
+    answer, lines = lead(advisor, "internal assistant on qwen2.5-32b, 60 people using it at once, inputs of about "
+                                  "2,000 tokens, first token within 1 s. options: L20 48G or H20 96G — which one, "
+                                  "how many cards?")
+    pick = answer.answers[0].figures
+    assert pick["gpu"] in ("h20-96gb", "l20") and pick["ttft_s"] <= 1.0
+    assert "meets the targets" in lines[0]
+    judged = " ".join(lines[1:6])
+    assert "H20 96GB" in judged and "L20" in judged  # every named card is judged, the pick's too
+    if pick["gpu"] == "h20-96gb":
+        assert pick["count"] >= 2 and "Not 1× H20 96GB" in judged  # the single card misses the target
+
+
+def test_a_refused_card_is_never_the_latency_pick(advisor):
+    text = ("serve llama 3.1 70b to 30 concurrent users, 2k-token prompts, TTFT under 1 s, "
+            "no H100s (we can't get them). which gpu should we rent and how many?")
+    answer, _ = lead(advisor, text)
+    assert answer.requirement.refused_gpus == ["h100"]
+    picks = [a.figures.get("gpu") for a in answer.answers if a.figures.get("gpu")]
+    assert picks and not any(str(p).startswith("h100") for p in picks)
+    assert not any(r.gpu and r.gpu.startswith("h100") for r in answer.recommendations)

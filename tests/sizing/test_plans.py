@@ -89,3 +89,17 @@ def test_no_plan_when_per_gpu_activations_alone_exceed_capacity():
     est = estimate_memory(SizingInput("training", "full", shape_from_arch(default_catalog().models["llama-2-7b"]),
                                       batch_size=64, context=8192, recompute="none"))
     assert smallest_fitting_plan(est, "training", GpuSlot("small", 24.0, nvlink=False)) is None
+
+
+
+def test_a_serving_plan_is_scaled_to_twice_and_four_times_its_fewest_count():
+    from bot.sizing.plans import scaled_plans
+    catalog = default_catalog()
+    shape = shape_from_arch(catalog.models["qwen2.5-32b"])
+    memory = estimate_memory(SizingInput("inference", None, shape, context=2048, concurrency=40))
+    slot = gpu_slot(catalog.gpus["h20-96gb"])
+    one = plan_on(memory, "inference", slot, 1)
+    assert one.fits
+    assert [p.count for p in scaled_plans(memory, slot, [one])] == [2, 4, 8]
+    assert all(p.fits for p in scaled_plans(memory, slot, [one]))
+    assert scaled_plans(memory, slot, [plan_on(memory, "inference", gpu_slot(catalog.gpus["a10"]), 1)]) == []

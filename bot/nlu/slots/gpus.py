@@ -29,7 +29,7 @@ _NODES = lx.rx(
 _MEMORY_BEFORE = re.compile(r"(?<![0-9.])([0-9]{2,3})\s*g(?:b|ib)?\s*(?:的\s*)?$")
 _MEMORY_LIST = re.compile(r"[0-9]{2,3}\s*g(?:b|ib)?\s*(?:,|/|and|or|vs\.?|versus|和|或|还是|与)\s*$")
 _RULED_OUT = re.compile(r"(?:don'?t\s+(?:say|suggest|recommend|want|use)|except|excluding|other\s+than|besides|"
-                        r"(?:\b(?:no|avoid|without)|[,;，；]\s*not)(?:\s+(?:an?|the))?|不要|除了|别说|不考虑|不用|别用|排除|不想要?用?)\s*$")
+                        r"(?:\b(?:no|avoid|without)|(?:^|[,;，；?？.。!！])\s*not)(?:\s+(?:an?|the))?|不要|除了|别说|不考虑|不用|别用|排除|不想要?用?)\s*$")
 _MAGNITUDE_AFTER = re.compile(r"\s*(?:亿|万|千|百万|billion|million|b(?![a-z0-9]))|\.[0-9]+\s*(?:b|bn|billion|亿)(?![a-z0-9])")
 
 
@@ -64,9 +64,18 @@ def _mentions(scan: Scan) -> list[Mention]:
         if _RULED_OUT.search(scan.text, max(0, m.start() - 16), m.start()):
             scan.name(m.start(), m.end())
             scan.take(m.start(), m.end())  # nor a GPU the catalog lacks (bot.nlu.slots.unknown_gpus)
+            _refuse(scan, value, m.start(), m.end())
             continue  # "don't say H100", "除了 H100": the user ruled it out, so it is not their GPU
         mentions.append(_with_form_after(scan, *_with_memory_before(scan, m, value)))
     return mentions
+
+
+def _refuse(scan: Scan, value: str, start: int, end: int) -> None:
+    """A GPU the user ruled out, kept so that no recommendation names it (Requirement.refused_gpus)."""
+    refused = scan.fields.setdefault("refused_gpus", [])
+    if value not in refused:
+        refused.append(value)
+        scan.spans.append(scan.span("refused_gpus", value, start, end))
 
 
 # "H100 80G PCIe", "H100 80GB PCIe": a form factor (after a memory size) written after the name.

@@ -77,3 +77,14 @@ def test_a_count_above_one_servers_worth_written_with_the_nodes_is_their_total()
     assert parse("我们想两台 16 卡搞定 A800").requirement.gpu_count == 16
     assert parse("2 nodes of 8x H100").requirement.gpu_count == 16
     assert parse("4 nodes x 8 H100").requirement.gpu_count == 32
+
+
+@pytest.mark.parametrize("text, refused", [
+    ("serving a 70B, no H100s please. what should we rent?", ["h100"]),
+    ("国内部署 32B，不要 H20，选什么卡", ["h20"]),
+    ("8x A100 or 8x L40S? not 4090s", ["rtx-4090"]),
+])
+def test_a_ruled_out_gpu_is_kept_as_refused(text, refused):
+    extracted = parse(text).extracted
+    assert extracted["refused_gpus"] == refused
+    assert not set(refused) & {extracted.get("gpu"), *extracted.get("gpu_options", [])}

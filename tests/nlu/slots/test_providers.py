@@ -27,3 +27,9 @@ def test_a_provider_the_catalog_lacks_is_reported_with_its_kind_and_a_notice():
 def test_a_second_provider_is_an_option():
     slots = parse("AWS or RunPod").extracted
     assert (slots["provider"], slots["provider_options"]) == ("aws", ["runpod"])
+
+
+def test_autodl_is_a_known_chinese_gpu_cloud():
+    result = parse("在 AutoDL 上租 4090 跑 LoRA")
+    assert result.extracted["provider"] == "autodl"
+    assert not [s for s in result.ignored if s.slot == "provider"]  # no "I don't know AutoDL" notice
