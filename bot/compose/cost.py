@@ -38,9 +38,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.cost_tokens import compose as per_token  # "¥4/h at 800 tok/s: per million tokens?"
     from bot.compose.cost_runs import compose as option_runs  # "A ¥160/h for 90 h, B ¥280/h for 40 h"
     from bot.compose.cost_per_card import compose as per_card  # "A800 ¥7/卡时、H20 ¥6/卡时，怎么选"
+    from bot.compose.cost_per_card_job import compose as card_job  # the same quotes for a known training run
     from bot.compose.checkpoint import handling  # "spot nodes reclaimed: what then, worth it?"
     reply = (short_runs(ask, ctx) or per_token(ask, ctx) or _quote_judged(ask, ctx) or option_runs(ask, ctx)
-             or handling(ask, ctx) or per_card(ask, ctx))
+             or handling(ask, ctx) or card_job(ask, ctx) or per_card(ask, ctx))
     if reply is not None:
         return reply
     qs = list(ctx.requirement.quantities) or _read_from_question(ctx)
@@ -170,6 +171,10 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
         say("cost.spot_wall", lang, work=count(round(work_hours, 1)), wall=count(round(r.wall_hours, 1)),
             per_day=count(per_day.value if per_day else 1), spot_name=mid),
     ]
+    if spot is not None and r.saving is not None and r.saving > 0 and r.spot_effective_total and r.on_demand_total:
+        # the spot price at which the losses eat the whole saving: on-demand's total over spot's paid hours
+        even = spot.model_copy(update={"value": spot.value * r.on_demand_total / r.spot_effective_total})
+        details.append(say("cost.spot_break_even", lang, rate=_rate(even, lang), spot_name=mid))
     if save and every and r.save_gpu_hours:
         details.append(say("cost.spot_save_overhead", lang, save=count(save.value), every=count(every.value),
                            gpu_hours=count(round(r.save_gpu_hours, 1))))

@@ -424,3 +424,18 @@ def test_a_subscription_break_even_is_also_said_in_hours_a_day(advisor, text, da
     assert daily in lines[0], lines
 
 
+
+
+@pytest.mark.parametrize("text, language", [
+    ("spot is $1.20/gpu-hr vs $3.00/gpu-hr on demand, 8 GPUs, the job is 100 hours, interrupted about every 10h, "
+     "ckpt every 1h, restart 20 min. worth it?", "en"),
+    ("8 卡，按量 ¥3/卡时，抢占式 ¥1.2/卡时，任务 100 小时，平均 10 小时被回收一次，1 小时存一次 checkpoint，重启 20 分钟，划算吗", "zh"),
+])
+def test_spot_with_stated_losses_gives_the_break_even_spot_price(advisor, text, language):
+    reply, lines = cost_answer(advisor, text)
+    od = 3.0 * 8 * 100
+    assert reply.figures["on_demand"] == pytest.approx(od)
+    wall = 100 + (100 / 10) * (30 + 20) / 60 * (1 + 0.1)  # losses of the longer run are lost too, within ~10%
+    assert reply.figures["spot_effective"] == pytest.approx(1.2 * 8 * wall, rel=0.1)
+    even = 1.2 * od / reply.figures["spot_effective"]
+    assert any(f"${even:.2f}" in line or f"¥{even:.2f}" in line for line in lines), lines

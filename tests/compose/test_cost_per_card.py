@@ -38,3 +38,31 @@ def test_work_or_mixed_currencies_leave_it_to_the_other_comparisons(advisor, tex
     ctx = ComposeContext(requirement=answer.requirement, answer=answer, catalog=advisor.catalog,
                          language=parsed.language, question=text)
     assert per_card(Ask(kind="cost", text=text), ctx) is None
+
+
+@pytest.mark.parametrize("text, language", [
+    ("continued pretraining of a 13B on 200B tokens. quotes: H100 $2.40/gpu-hr, A100 80GB $1.30/gpu-hr. "
+     "which is cheaper overall? we have 30k GPU-hours", "en"),
+    ("从头预训练 13B，200B token。H100 报价 ¥17/卡时，A100 ¥9.5/卡时，哪个更省？手上有 3 万卡时够吗", "zh"),
+])
+def test_per_card_quotes_for_a_known_run_are_priced_for_the_whole_run_and_the_allowance(advisor, text, language):
+    reply, lines = cost_answer(advisor, text)
+    h100, a100 = advisor.catalog.gpus["h100-sxm"], advisor.catalog.gpus["a100-80gb-sxm"]
+    flops = 6 * 13e9 * 200e9
+    need_h100 = flops / (h100.dense_tflops["bf16"] * 1e12 * 0.4) / 3600
+    need_a100 = flops / (a100.dense_tflops["bf16"] * 1e12 * 0.4) / 3600
+    assert reply.figures["gpu_hours_h100-sxm"] == pytest.approx(need_h100, rel=0.01)
+    assert reply.figures["gpu_hours_a100-80gb-sxm"] == pytest.approx(need_a100, rel=0.01)
+    assert reply.figures["cheaper"] == "h100-sxm"  # the dearer card per hour is the cheaper one per run
+    assert lines[0].startswith("H100")
+    allowance = next(line for line in lines if "30,000" in line)  # the stated GPU-hours against each card's need
+    assert ("enough on H100" in allowance and "not enough on A100" in allowance) if language == "en" else \
+        ("H100 SXM 够" in allowance and "A100 80GB SXM 不够" in allowance)
+
+
+def test_per_card_quotes_for_a_run_that_fits_either_card_still_name_the_cheaper(advisor):
+    reply, lines = cost_answer(advisor, "pretrain a 1B model on 20B tokens: L40S $0.80/GPU-hour or H100 $2.50/GPU-hour?")
+    assert reply.figures["cheaper"] in ("l40s", "h100-sxm")
+    totals = {k: v for k, v in reply.figures.items() if k.startswith("total_")}
+    assert len(totals) == 2 and reply.figures["saving"] == pytest.approx(max(totals.values()) - min(totals.values()), abs=0.01)
+    assert not any("approved" in line for line in lines)  # no allowance stated, none judged
