@@ -17,6 +17,7 @@ import re
 
 from bot.compose import ComposeContext
 from bot.compose.cuda_check import check
+from bot.knowledge import GpuSpec
 from bot.knowledge.models import ArchFloor
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -66,7 +67,13 @@ _PLAIN = re.compile(r"pip\s+install\s+(?:-U\s+)?torch\b(?!\S*\s+--(?:index|extra
                     r"|(?:latest|newest|current|default)\s+(?:(?:pip|pypi)\s+)?(?:(?:package|wheel|build)s?\s+(?:of\s+)?)?(?:pytorch|torch)|(?:pytorch|torch)\s*\(?(?:latest|newest)"
                     r"|最新(?:版|的)?\s*(?:pytorch|torch)|(?:pytorch|torch)\s*[0-9.]*\s*(?:最新|默认)|默认包|默认的?\s*wheel",
                     re.IGNORECASE)
-_RELEASE = re.compile(r"(?:pytorch|torch)\s*(?:==\s*)?(2\.[0-9]{1,2})(?![0-9])|(2\.[0-9]{1,2})\s*(?:的)?\s*默认", re.IGNORECASE)
+# "torch 2.11", "torch==2.11", "pip install torch pulled 2.11", "2.11 的默认包": the release the plain install took
+_RELEASE = re.compile(r"(?:pytorch|torch)\s*(?:==\s*|(?:\s+(?:pulled|installed|got|gave(?:\s+me)?|grabbed|fetched|brought|is|was|version|装了|装的是|拉了|拉到)\s*(?:in\s+|v)?))?"
+                      r"(2\.[0-9]{1,2})(?![0-9])(?!\s*(?:gb|gib|x\b|倍))|(2\.[0-9]{1,2})\s*(?:的)?\s*默认", re.IGNORECASE)
+# "without a driver upgrade", "provider won't touch the driver", "不升级驱动": the fix must leave the driver as it is
+_KEEP_DRIVER = re.compile(r"without\s+(?:a\s+|the\s+|any\s+)?driver\s+(?:upgrade|update|change)|without\s+(?:upgrading|updating|touching|changing)\s+the\s+driver"
+                          r"|(?:won'?t|will\s+not|can'?t|cannot|don'?t|not\s+allowed\s+to)\s+(?:touch|upgrade|update|change)\s+the\s+driver"
+                          r"|不(?:能|让|给|准|许)?(?:升级|动|改|更新)驱动|驱动(?:不能|不让|不给|不准|没法)(?:动|升级|改|更新)", re.IGNORECASE)
 _BYPASS = re.compile(r"绕过|绕开|\bwork\s*around\b|\bget\s+around\b|\binstead\s+of\s+(?:upgrading|updating)\s+the\s+driver"
                      r"|\bbypass\b|代替(?:升级)?驱动|不升级驱动", re.IGNORECASE)
 
@@ -95,15 +102,55 @@ def _plain(wheels: list[str], driver: str, text: str, ctx: ComposeContext) -> As
         lines.append(_floor_line(floor, driver, ctx))
     lines.append(say("compat.wheel_runtime", lang))
     lines.append(say("compat.wheel_test", lang))
-    return AskAnswer(kind="compat", lead=plain.lead, details=lines, rule="compat.plain-install",
+    lead = plain.lead
+    if plain.figures["works"] == "no" and plain.figures.get("fit") and _KEEP_DRIVER.search(text):
+        lead, lines = _keep_driver(plain, driver, ctx), [plain.lead, *_forward(plain, ctx), *lines]  # that way first
+    return AskAnswer(kind="compat", lead=lead, details=lines, rule="compat.plain-install",
                      sources=[*SOURCES, "pytorch-release-matrix", "pytorch-cuda13-stable-2-11"], figures=plain.figures)
+
+
+def _keep_driver(plain: AskAnswer, driver: str, ctx: ComposeContext) -> str:
+    """"…without a driver upgrade?": yes, with the build of the driver's CUDA major (minor-version
+    compatibility, cuda-compatibility)."""
+    fit = str(plain.figures["fit"])
+    major = ctx.catalog.cuda_major(int(fit.split(".")[0]))
+    return say("compat.keep_driver_yes", ctx.language, driver=driver, fit=fit, fit_tag="cu" + fit.replace(".", ""),
+               pin=str(plain.figures.get("pin") or ""), major=fit.split(".")[0],
+               major_min=major.min_driver if major is not None else "?")
+
+
+def _forward(plain: AskAnswer, ctx: ComposeContext) -> list[str]:
+    """On a data-centre GPU the default build itself can run on the old driver through NVIDIA's
+    forward-compatibility package, which leaves the kernel driver as it is (cuda-compatibility; not GeForce)."""
+    spec = _named_spec(ctx)
+    if spec is None or spec.gpu_class != "datacenter":
+        return []
+    from bot.messages.format import gpu_name
+
+    default = str(plain.figures["default"])
+    return [say("compat.keep_driver_forward", ctx.language, gpu=gpu_name(ctx.catalog, spec.id, ctx.language),
+                cuda=default, pkg="cuda-compat-" + default.replace(".", "-"))]
+
+
+def _named_spec(ctx: ComposeContext) -> GpuSpec | None:
+    """The GPU the question names, a family ("H100") as the advisor judges it."""
+    from bot.advice.options import representative
+    from bot.knowledge import UnknownNameError
+
+    gpu = ctx.requirement.gpu
+    if not gpu:
+        return None
+    try:
+        return ctx.catalog.gpus.get(gpu) or representative(ctx.catalog, gpu)
+    except UnknownNameError:
+        return None
 
 
 def _floor(ctx: ComposeContext) -> ArchFloor | None:
     """The architecture floor of the GPU the question names (sm_120 for an RTX 5090), where it has one."""
     from bot.compose.cuda_check import arch_floor
 
-    spec = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
+    spec = _named_spec(ctx)
     return arch_floor(ctx.catalog, spec.compute_capability) if spec is not None else None
 
 

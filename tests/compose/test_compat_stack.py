@@ -118,3 +118,26 @@ def test_a_precision_asked_of_several_cards_is_judged_for_each(advisor):
     lead = ask_lines(answer)[0]
     assert lead.startswith("FP8: ") and "A100 80GB SXM — no" in lead
     assert len(answer.answers[0].details) == 3  # one line per card named
+
+
+def test_a_fix_that_must_leave_the_driver_leads_with_the_build_that_runs_on_it(advisor):
+    answer = _answer(advisor, "our A100 80GB hosts are on driver 550.54.15 and ops won't touch the driver. pip install "
+                              "torch grabbed 2.11 and cuda is unavailable. how do we fix it?")
+    lead = ask_lines(answer)[0]
+    assert lead.startswith("Yes, without a driver upgrade: install PyTorch 2.11's CUDA 12.8 build"), lead
+    assert "torch==2.11.*" in lead and "whl/cu128" in lead and "≥ 525.60.13" in lead
+    details = answer.answers[0].details
+    assert details[0].startswith("A plain `pip install torch` of PyTorch 2.11")  # the release they got, not the newest
+    assert any("cuda-compat-13-0" in d and "data-centre GPU" in d for d in details)
+
+
+def test_a_geforce_card_is_not_offered_forward_compatibility(advisor):
+    answer = _answer(advisor, "RTX 4090 box, driver 550.54.15, cannot upgrade the driver; pip install torch of 2.11 "
+                              "says the driver is too old")
+    assert ask_lines(answer)[0].startswith("Yes, without a driver upgrade")
+    assert not any("cuda-compat" in d for d in answer.answers[0].details)
+
+
+def test_without_a_constraint_on_the_driver_the_plain_install_verdict_still_leads(advisor):
+    answer = _answer(advisor, "driver 550.54.15 here; pip install torch installed 2.11, is the driver too old?")
+    assert ask_lines(answer)[0].startswith("A plain `pip install torch` of PyTorch 2.11"), ask_lines(answer)[0]
