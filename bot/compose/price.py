@@ -36,11 +36,12 @@ from bot.prices.lookup import (
     regions_in,
     table_source,
 )
-from bot.compose.price_billing import asked_billing
+from bot.compose.price_billing import asked_billing, single_card
 from bot.prices.skypilot import shown
 from bot.messages.format import count, gpu_name, money
 
 RESERVE_HOURS = 24 * 7  # a run of a week or more: a reserved window is worth asking for
+MAX_DETAILS = 8  # detail lines of a price answer, its source lines included
 MAX_TEXT = 4_000  # the ask text read for region names, durations and instance names
 _SPOT = re.compile(r"\bspot\b|竞价|抢占", re.IGNORECASE)
 _ON_DEMAND = re.compile(r"on[\s-]?demand|按需|按量", re.IGNORECASE)
@@ -283,7 +284,11 @@ def _answer(ctx: ComposeContext, lead: str, details: list[str], billing: PriceBi
     theirs = price_quote.monthly_quote_line(ctx, figures.get("currency") or "USD")
     if theirs:  # their own monthly quote first, beside the table's rows
         details = [theirs, *details]
-    return AskAnswer(kind="price", lead=lead, details=[*details, *source_lines][:8], rule=rule, sources=sources,
+    lead_provider = ctx.catalog.providers.get(figures.get("provider") or "")
+    if lead_provider is not None and lead_provider.kind == "marketplace":  # the cheapest row is one host's listing
+        details = [*details, say("price.marketplace", ctx.language, provider=lead_provider.name)]
+    kept = details[:max(0, MAX_DETAILS - len(source_lines))]  # the source and "confirm" are never the lines cut
+    return AskAnswer(kind="price", lead=lead, details=[*kept, *source_lines], rule=rule, sources=sources,
                      figures={**figures, **source_figures})
 
 
@@ -377,7 +382,8 @@ def _cheapest(ctx: ComposeContext, gpus: list[str], billing: PriceBilling, regio
               provider: str | frozenset[str] | None = None, text: str = "") -> AskAnswer:
     lang = ctx.language
     rows = cheapest(ctx.catalog, gpus, billing=billing, region=region, provider=provider, limit=3,
-                    per_provider=not isinstance(provider, str))  # one provider: its instance types
+                    per_provider=not isinstance(provider, str),  # one provider: its instance types
+                    max_gpus=single_card(text, ctx.requirement.gpu_count))  # "single card is fine"
     if not rows:
         return _missing(ctx, gpus, billing, _limits(ctx, provider, region), text)
     best = rows[0]

@@ -1,4 +1,5 @@
-"""Which billing a price ask wants: spot where spot is asked for, on demand where it is ruled out.
+"""Which billing a price ask wants: spot where spot is asked for, on demand where it is ruled out; and
+whether it wants a single-card rental ("要单卡的", "single GPU is fine"), not a share of a many-GPU box.
 
 "not spot, we can't get preempted", "no spot please", "不要抢占式", "不能被回收" name spot only to refuse it:
 those mentions are dropped before the spot words are looked for, so the answer prices on-demand rows.
@@ -40,3 +41,12 @@ def asked_billing(parsed: str | None, text: str) -> PriceBilling:
 
 def _stripped(text: str) -> str:
     return _NO_PREEMPT.sub(" ", _REFUSED.sub(" ", text))
+
+
+_SINGLE = re.compile(r"单卡|单张|一张卡|一张\s*\S{0,8}?(?:卡|显卡)|single[\s-]+(?:gpu|card)|one\s+(?:gpu|card)\b"
+                     r"|\b1\s*x\s*(?=[a-z]|\d{4})", re.IGNORECASE)
+
+
+def single_card(text: str, gpu_count: int | None) -> int | None:
+    """1 when the ask wants one GPU on its own instance ("要单卡的", "single card is fine"), else None."""
+    return 1 if (gpu_count or 1) <= 1 and _SINGLE.search(text) else None

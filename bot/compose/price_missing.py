@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 
 from bot.compose import ComposeContext
+from bot.compose.price_billing import single_card
 from bot.knowledge import GpuSpec
 from bot.messages import MessageError, say
 from bot.messages.format import count, gpu_name, money
@@ -88,11 +89,12 @@ def answer(ctx: ComposeContext, gpus: list[str], what: str, billing: PriceBillin
     word = say(f"price.billing_{billing}", lang)
     listed = sorted({provider_name(catalog, o.provider) for o in offers(catalog)})
     sep = "、" if lang == "zh" else ", "
-    rows = cheapest(catalog, gpus, billing=billing, limit=3)
+    single = single_card(text, n)  # "要单卡的": one-GPU instances, not a share of a 12-GPU box
+    rows = cheapest(catalog, gpus, billing=billing, limit=3, max_gpus=single)
     near = None
     if not rows:
         near = nearest_gpus(ctx, gpus, billing)
-        rows = cheapest(catalog, near, billing=billing, limit=3) if near else []
+        rows = cheapest(catalog, near, billing=billing, limit=3, max_gpus=single) if near else []
     if missing.provider:
         head = say("price.missing_provider", lang, provider=platform_name(ctx, missing.provider),
                    listed=sep.join(listed))

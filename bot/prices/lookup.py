@@ -204,13 +204,17 @@ def _provider_matches(offer: Offer, provider: str | frozenset[str] | None) -> bo
 
 
 def cheapest(catalog: Catalog, gpus: list[str], billing: PriceBilling = "on-demand", region: str | None = None,
-             provider: str | frozenset[str] | None = None, limit: int = 3, per_provider: bool = True) -> list[Offer]:
+             provider: str | frozenset[str] | None = None, limit: int = 3, per_provider: bool = True,
+             max_gpus: int | None = None) -> list[Offer]:
     """The cheapest offers per GPU-hour for any of `gpus`, cheapest first: with `per_provider`, each
     provider's best offer only (so the runners-up are other places to rent), else each instance type's
-    best region. Bounded by `limit`."""
+    best region. With `max_gpus` ("single card"), instances of at most that many GPUs where the table has
+    any (a 12-GPU box is no single-card rental). Bounded by `limit`."""
     wanted = set(gpus)
     rows = [o for o in offers(catalog) if o.gpu in wanted and o.price(billing) is not None
             and _region_matches(o, region) and _provider_matches(o, provider)]
+    if max_gpus is not None:
+        rows = [o for o in rows if o.gpu_count <= max_gpus] or rows
     rows.sort(key=lambda o: (o.per_gpu(billing), o.gpu_count, o.provider, o.instance_type or "", o.region or ""))
     out: list[Offer] = []
     seen: set = set()

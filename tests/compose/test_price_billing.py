@@ -8,6 +8,7 @@ import pytest
 
 from bot.compose.price_billing import asked_billing, spot_refused
 from bot.nlu import parse
+from bot.prices.lookup import offers
 
 
 @pytest.mark.parametrize("text", [
@@ -42,3 +43,26 @@ def test_a_refused_spot_answer_leads_on_demand_and_lists_runners_up_per_gpu_hour
     nxt = next(line for line in price.details if line.startswith("Next:"))
     assert "/GPU-hour" in nxt  # each runner-up per GPU-hour, as asked
     assert "H100 PCIe" in nxt  # a row of another H100 part says which one it is
+
+
+@pytest.mark.parametrize("text, language", [
+    ("cheapest RTX 4090 per hour? single card is fine", "en"),
+    ("AutoDL 上 4090 多少钱一小时？跟 RunPod / vast 比一下，要单卡的", "zh"),
+])
+def test_a_single_card_ask_is_priced_on_one_gpu_instances(advisor, text, language):
+    parsed = parse(text, advisor.catalog)
+    answer = advisor.answer(parsed.requirement, language=parsed.language)
+    price = next(a for a in answer.answers if a.kind == "price")
+    catalog_rows = [o for o in offers(advisor.catalog) if o.gpu == "rtx-4090" and o.on_demand is not None]
+    assert any(o.gpu_count > 1 for o in catalog_rows) and any(o.gpu_count == 1 for o in catalog_rows)
+    single = min((o for o in catalog_rows if o.gpu_count == 1), key=lambda o: o.on_demand)
+    assert f"${single.on_demand:.2f}" in price.lead, price.lead  # the cheapest one-GPU row, not a share of a box
+    assert price.details[-1].startswith(("Source:", "来源："))  # source and "confirm" kept last, never cut
+
+
+def test_a_marketplace_row_in_the_lead_says_listings_differ(advisor):
+    parsed = parse("cheapest H100 per GPU-hour? single card is fine", advisor.catalog)
+    answer = advisor.answer(parsed.requirement, language=parsed.language)
+    price = next(a for a in answer.answers if a.kind == "price")
+    kind = advisor.catalog.providers[price.figures["provider"]].kind
+    assert any("marketplace" in line for line in price.details) == (kind == "marketplace")
