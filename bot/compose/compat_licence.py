@@ -27,6 +27,13 @@ _DATACENTRE = re.compile(r"\bcolo\w*|\brack\w*|data[\s-]?cent\w*|datacent\w*|机
 _RENTED = re.compile(r"\brent\w*|provider|cloud|云厂商|租|供应商|服务商", re.I)
 # "any licensing issue?", "会不会有授权问题": yes/no is about the issue, not about being allowed
 _ISSUE = re.compile(r"\b(?:issues?|problems?|risks?|concerns?)\b|问题|风险|麻烦", re.I)
+# "they say the blower version is fine for datacenter. is it?", "ok to rack in our colo?": whether the card may
+# go there is the licence question, asked without the word
+_DC_OK = re.compile(r"\b(?:fine|ok|okay|good|safe|allowed|legit|suitable|approved)\s+(?:to\s+(?:rack|deploy|host|run)\w*\s+)?"
+                    r"(?:for|in|into)\s+(?:a\s+|the\s+|our\s+)?(?:data[\s-]?cent\w*|datacent\w*|colo\w*|racks?|server\s+rooms?)"
+                    r"|(?:机房|数据中心|机柜).{0,6}(?:能用吗|可以用吗|没问题吗|行吗|可以吗)", re.I)
+# A cooler or slot width sold as the data-centre version of a GeForce card ("server edition", blower, 2-slot, 涡轮版)
+_FORM = re.compile(r"\bblower\w*|server[\s-]+edition|\b(?:2|two|dual)[\s-]?slot|\bturbo\b|涡轮|服务器版|双槽|双宽", re.I)
 _DRIVER_Q = re.compile(r"driver|驱动|recogni[sz]e|detect|认全|认出|识别|显示|能用吗|work", re.I)
 # Splitting one GPU among VMs or tenants: vGPU (licensed), MIG (hardware), time-slicing (neither).
 _SHARING = re.compile(r"vgpu|\bvms?\b|virtual\s+machines?|multi[\s-]?tenan\w*|tenants?|虚机|虚拟机|多租户|租户|切给多个|分给多个", re.I)
@@ -48,7 +55,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     spec = _consumer(ctx)
     if spec is not None and not spec.nvidia_product and _DRIVER_Q.search(ask.text):
         return _aftermarket(spec, ctx)
-    if spec is None or not _LICENCE.search(ask.text):
+    if spec is None or not (_LICENCE.search(ask.text) or _DC_OK.search(text)):
         return None
     return _licence(spec, text, ctx)
 
@@ -70,6 +77,8 @@ def _licence(spec: GpuSpec, text: str, ctx: ComposeContext) -> AskAnswer:
     key = "compat.licence_lead_issue" if _ISSUE.search(text) else "compat.licence_lead"
     lead = say(key, lang, gpu=name, case=say(f"compat.licence_{case}", lang))
     details = [say("compat.licence_risk", lang)]
+    if _FORM.search(text):  # a blower or "server edition" board is still the GeForce product, under the same terms
+        details.insert(0, say("compat.licence_form_factor", lang, gpu=name))
     if rented:
         details.append(say("compat.licence_rented", lang))
     details.append(say("compat.licence_alternatives", lang, cards=_cards(ctx, lang)))

@@ -60,3 +60,29 @@ def test_sharing_a_gpu_without_mig_among_vms_needs_a_vgpu_licence(advisor):
     assert reply.lead.startswith("不能——L40S 不支持 MIG") and "A100" in reply.lead
     assert any("vGPU 软件授权" in d for d in reply.details) and any("时间片共享" in d for d in reply.details)
     assert "nvidia-vgpu-licensing" in reply.sources
+
+
+def _compat(advisor, text):
+    """The compat composer on the whole message, as the router gives it a licence part."""
+    from bot.compose.compat_licence import compose
+    from bot.models import Ask
+
+    parsed = parse(text, advisor.catalog)
+    req = parsed.requirement
+    ctx = ComposeContext(requirement=req, answer=advisor.answer(req, parsed.language), catalog=advisor.catalog,
+                         language=parsed.language, question=text)
+    return compose(Ask(kind="compat", text=text), ctx)
+
+
+def test_a_card_said_to_be_fine_for_a_data_centre_is_judged_by_the_licence_and_its_cooler_changes_nothing(advisor):
+    reply = _compat(advisor, "a reseller offers us turbo-cooled dual-slot RTX 4090s for our colo racks, to resell "
+                             "inference; they claim these are ok for datacenter use. true?")
+    assert reply is not None and reply.lead.startswith("Not under NVIDIA's licence"), reply
+    assert reply.details[0].startswith("A blower, 2-slot or \"server edition\" RTX 4090 is still a GeForce card")
+    assert any("L40S (48 GB, 350 W)" in d for d in reply.details)
+    zh = _compat(advisor, "供应商推荐涡轮版 4090 放我们机房做对外推理服务，说服务器版在机房能用吗")
+    assert zh is not None and zh.details[0].startswith("涡轮、双槽或所谓“服务器版”的 RTX 4090 仍是 GeForce 卡")
+
+
+def test_a_geforce_card_without_a_licence_or_placement_question_gets_no_licence_answer(advisor):
+    assert _compat(advisor, "is a blower RTX 4090 quieter than the founders edition?") is None
