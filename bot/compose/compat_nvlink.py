@@ -45,6 +45,13 @@ def _traffic(ctx: ComposeContext, spec, size: float, weights: float, n: int, gen
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """The interconnect answers asked first in an explanation or compatibility part: the stated network
+    judged for multi-node training (bot.compose.explain_fabric), then whether LoRA needs NVLink."""
+    from bot.compose import explain_fabric
+    return explain_fabric.compose(ask, ctx) or lora_nvlink(ask, ctx)
+
+
+def lora_nvlink(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     text = ask.text or ctx.question
     req = ctx.requirement
     lora = req.method in ("lora", "qlora") or bool(_LORA.search(text))

@@ -19,17 +19,34 @@ _NETWORK_WORD = lx.rx(r"\B<(?:ethernet|roce|rocev2|infiniband|ib|nic|network|int
 _STORAGE_AFTER = re.compile(r"\s*(?:gb\s*)?(?:的)?\s*(?:snapshots?|快照|disks?|ssd|essd|nvme|storage|存储|云盘|硬盘|镜像|images?)")
 
 
+# "is 2x100G enough?", "25G 够不够": the clause that asks about a network, when several are named
+_ASKED = re.compile(r"enough|suffic\w*|\bok\b|okay|fine|\bhurt|bottleneck|够|行不行|行吗|可以吗|能跑|拖", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[;。；!?？！\n]|\.(?!\d)|(?<!\d),|,(?!\d)|，")  # "1,000" and "2.5" go on
+
+
 def extract(scan: Scan) -> None:
     if not _NETWORK_WORD.search(scan.text):
         return
+    found: list[re.Match] = []
     for m in scan.matches(_NETWORK):
-        value = float(m.group(1) or m.group(2))
         tail = scan.text[m.end(1) if m.group(1) else m.end(2):m.end()]
         around = scan.text[max(0, m.start() - 12):m.end() + 12]
-        if not (_NETWORK_WORD.search(around) or "gbe" in tail or "gbps" in tail or "gb/s" in tail):
+        named = any((f.group(1) or f.group(2)) == (m.group(1) or m.group(2)) for f in found)  # "…2x100G RoCE… is 2x100G enough?"
+        if not (named or _NETWORK_WORD.search(around) or "gbe" in tail or "gbps" in tail or "gb/s" in tail):
             continue  # "80G" next to a GPU is its memory, not a network
         if _STORAGE_AFTER.match(scan.text, m.end()) or _STORAGE_AFTER.match(scan.text, m.end(1) if m.group(1) else m.end()):
             continue  # "500 GB 快照": gigabytes of storage
-        scan.set("network_gbps", value, m.start(), m.end())
-        scan.add("topics", "network", m.start(), m.end(), take=False)
+        found.append(m)
+    if not found:
         return
+    # "IB (8x400G) for +30%, or 2x100G RoCE included. is 2x100G enough?": the network asked about, else the first
+    m = next((m for m in found if _ASKED.search(_clause(scan.text, m.start(), m.end()))), found[0])
+    scan.set("network_gbps", float(m.group(1) or m.group(2)), m.start(), m.end())
+    scan.add("topics", "network", m.start(), m.end(), take=False)
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause around a span: from the last clause end before it to the next one after it."""
+    before = [e.end() for e in _CLAUSE_END.finditer(text, 0, start)]
+    after = _CLAUSE_END.search(text, end)
+    return text[before[-1] if before else 0:after.start() if after else len(text)]

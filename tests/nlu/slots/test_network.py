@@ -12,3 +12,9 @@ def test_a_memory_size_is_not_a_network():
     assert "network_gbps" not in parse("two A100 80G for training").extracted
     # a network question, but "80G" sits by the GPU name, not by a network word
     assert "network_gbps" not in parse("is the network fast enough for our A100 80G cluster").extracted
+
+
+def test_of_two_networks_named_the_one_asked_about_is_read():
+    text = "the host offers 8x400G InfiniBand at extra cost or 2x100G RoCE for free; would 2x100G be enough?"
+    assert parse(text).extracted["network_gbps"] == 100
+    assert parse("机房有 25G 以太网和 200G IB 两种，200G 够不够").extracted["network_gbps"] == 200

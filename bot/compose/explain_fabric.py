@@ -1,0 +1,123 @@
+""""Is 2x100G enough if we do TP inside the node?", "8×400G IB for +30% or the included 2×100G RoCE?":
+the network asked about judged for a multi-node training plan by the seconds its exchange takes a step
+against the seconds a step computes.
+
+- Bytes through each node's NICs a step: with tensor parallel inside the node (or HSDP) the data-parallel
+  ring all-reduce of the bf16 gradients across N nodes, 2(N-1)/N of them (nccl-tests' busbw factor; the
+  node's GPUs each hold 1/TP of them and their NICs carry the whole between them); FSDP / ZeRO-3 across
+  nodes about 3x the bf16 weights (two all-gathers and a reduce-scatter, zero-paper).
+- The network per node: the NICs written with it ("2x100G": 200 Gb/s, 25 GB/s), against the other fabric
+  the message names, else 8x 400 Gb/s RDMA per 8-GPU node.
+- A step's compute: 6 x parameters x tokens of the global batch (the transformer training FLOPs, kaplan
+  scaling-laws count) over the GPUs' dense BF16 peak at 40% MFU, at 1M and 4M tokens; the verdict is
+  whether the exchange stays under 10% of it.
+
+Returns None unless the message states the NICs of the network ("2x100G") or tensor parallel inside the
+node, so the plainer "is 100GbE enough for FSDP?" keeps its answer (bot.compose.explain_network).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.compose.explain_network import GPUS_PER_NODE, RDMA_NODE_GBPS, _s, exchange_gb, params_b
+from bot.messages import say
+from bot.messages.format import count, gpu_name
+from bot.models import Ask, AskAnswer
+
+_LINKS = re.compile(r"(?<![0-9.])([0-9]{1,2})\s*[x×]\s*([0-9]{2,4})\s*(?:g|gb|gbe|gbps|gb/s|gbit)(?![a-z0-9])", re.IGNORECASE)
+_TP_IN_NODE = re.compile(r"\b(?:tp|tensor[\s-]?parallel\w*)\b[^.?？。]{0,30}?(?:inside|within|in)\s+(?:the\s+|each\s+|a\s+|one\s+)?(?:node|box|server)"
+                         r"|(?:机内|节点内|单机内)\s*(?:做\s*)?(?:tp|张量并行)|hsdp|hybrid[\s_-]?shard", re.IGNORECASE)
+_HSDP = re.compile(r"hsdp|hybrid[\s_-]?shard", re.IGNORECASE)
+_SHARDED = re.compile(r"fsdp|zero[- ]?3|full[_ ]shard", re.IGNORECASE)
+_ASKS = re.compile(r"enough|suffic\w*|\bok\b|okay|fine|\bhurt|bottleneck|worth|够|行不行|能跑|拖|值不值|划算", re.IGNORECASE)
+_PREMIUM_PCT = re.compile(r"\+\s*([0-9]{1,3})\s*%|([0-9]{1,3})\s*%\s*(?:more|extra|premium|贵)|(?:贵|多)\s*([0-9]{1,3})\s*%"
+                          r"|(?:extra|additional|premium|surcharge)\s+(?:of\s+)?([0-9]{1,3})\s*%", re.IGNORECASE)
+MFU = 0.40
+EXPOSED_OK = 0.10  # exchange under a tenth of the step's compute: a few % even unhidden
+SOURCES = ["nccl-tests", "zero-paper", "scaling-laws-paper", "training-servers-guide"]
+
+
+def _node_gbps(text: str, rate: float) -> tuple[int, float]:
+    """(NICs, Gb/s per node) of the network at `rate` Gb/s: the count written with it, else one link."""
+    links = next((int(m.group(1)) for m in _LINKS.finditer(text) if float(m.group(2)) == rate), 1)
+    return links, links * rate
+
+
+def _other_fabric(text: str, rate: float) -> tuple[str, float]:
+    """The other network the message names ("IB (8x400G per node)"), else 8x 400 Gb/s RDMA."""
+    others = [(int(m.group(1)), float(m.group(2))) for m in _LINKS.finditer(text) if float(m.group(2)) != rate]
+    if others:
+        links, other = max(others, key=lambda o: o[0] * o[1])
+        return f"{links}×{other:g}G", links * other
+    return "8×400G", float(RDMA_NODE_GBPS)
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    req, text = ctx.requirement, ctx.question or ask.text
+    size = params_b(ctx)
+    if (req.workload != "training" or req.network_gbps is None or (req.gpu_count or 0) <= GPUS_PER_NODE or not size
+            or req.method in ("lora", "qlora") or not _ASKS.search(ask.text)):
+        return None
+    links, node = _node_gbps(text, req.network_gbps)
+    tp_inside = bool(_TP_IN_NODE.search(text))
+    if links == 1 and not tp_inside:
+        return None
+    from bot.compose.checklist import _spec
+    spec = _spec(ctx)
+    peak = (spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")) if spec is not None else None
+    if spec is None or not peak:
+        return None
+    lang, gpus = ctx.language, req.gpu_count or 0
+    nodes = -(-gpus // GPUS_PER_NODE)
+    sharded = not tp_inside and (req.zero_stage == 3 or bool(_SHARDED.search(text)) or size >= 20)
+    traffic = exchange_gb(size, sharded, nodes)
+    alt_name, alt = _other_fabric(text, req.network_gbps)
+    slow, fast = traffic / (node / 8), traffic / (alt / 8)
+    flops_per_token = 6 * size * 1e9
+    rate = gpus * peak * 1e12 * MFU  # FLOP/s the job sustains
+    c1, c4 = flops_per_token * 1e6 / rate, flops_per_token * 4e6 / rate
+    b10 = slow / EXPOSED_OK * rate / flops_per_token / 1e6  # M tokens a step at which the exchange is 10%
+    key = "yes" if slow <= EXPOSED_OK * c1 else "batch" if slow <= EXPOSED_OK * c4 else "no"
+    how = say(_how_key(text, tp_inside, sharded), lang)
+    params = {"links": links, "rate": f"{req.network_gbps:g}", "node_gbs": count(round(node / 8, 1)),
+              "ratio": count(round(alt / node)), "alt": alt_name, "how": how, "traffic": count(round(traffic)),
+              "params": count(size), "nodes": nodes, "slow": _s(slow), "fast": _s(fast), "c1": _s(c1),
+              "b10": f"{b10:.1f}".rstrip("0").rstrip(".")}
+    details = [say("training.fabric_compute", lang, params=count(size), gpus=gpus, gpu=gpu_name(ctx.catalog, spec.id),
+                   peak=count(peak), c1=_s(c1), c4=_s(c4), pct1=round(100 * min(slow / c1, 1.0)))]
+    if (premium := _premium(text, slow - fast, rate, flops_per_token, lang)) is not None:
+        details.append(premium)
+    if tp_inside:  # sharding across the nodes instead would move 1.5x the all-reduce
+        sharded_gb = exchange_gb(size, True, nodes)
+        details.append(say("training.fabric_sharded_alt", lang, sharded=count(round(sharded_gb)),
+                           sharded_s=_s(sharded_gb / (node / 8))))
+    details.append(say("training.fabric_check", lang))
+    return AskAnswer(kind=ask.kind, lead=say(f"training.fabric_{key}", lang, **params), details=details,
+                     rule="network.inter-node", sources=SOURCES,
+                     figures={"traffic_gb": round(traffic, 1), "seconds_at_stated": round(slow, 1),
+                              "seconds_at_other": round(fast, 2), "compute_s_1m": round(c1, 1),
+                              "batch_m_tokens_10pct": round(b10, 2)})
+
+
+def _how_key(text: str, tp_inside: bool, sharded: bool) -> str:
+    """What crosses the nodes, said as the plan the message states."""
+    if _HSDP.search(text):
+        return "training.fabric_how_hsdp"
+    if tp_inside:
+        return "training.fabric_how_tp"
+    return "explain.network_sharded" if sharded else "explain.network_ddp"
+
+
+def _premium(text: str, extra_s: float, rate: float, flops_per_token: float, lang: str) -> str | None:
+    """"IB for +30%": the faster fabric pays once the slower one adds more than that share to the run,
+    which (unhidden) is below the global batch at which the extra seconds are that share of a step."""
+    m = _PREMIUM_PCT.search(text)
+    if m is None:
+        return None
+    pct = float(next(g for g in m.groups() if g))
+    if not 0 < pct < 300:
+        return None
+    batch = extra_s / (pct / 100) * rate / flops_per_token / 1e6
+    return say("training.fabric_premium", lang, pct=f"{pct:g}", bpay=f"{batch:.1f}".rstrip("0").rstrip("."))

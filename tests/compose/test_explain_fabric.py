@@ -1,0 +1,40 @@
+"""A stated network judged for multi-node training (bot.compose.explain_fabric): the NICs written with it
+make the per-node figure, tensor parallel inside the node leaves the gradient all-reduce across nodes,
+and the exchange is weighed against a step's compute."""
+
+from __future__ import annotations
+
+from bot.compose import ComposeContext, compose_all
+from bot.nlu.parser import parse
+
+
+def _reply(advisor, text):
+    parsed = parse(text, advisor.catalog)
+    req = parsed.requirement
+    ctx = ComposeContext(requirement=req, answer=advisor.answer(req, parsed.language), catalog=advisor.catalog,
+                         language=parsed.language, question=text)
+    return compose_all(ctx)[0]
+
+
+def test_the_network_asked_about_with_its_nic_count_is_timed_against_the_other_fabric_and_the_step(advisor):
+    reply = _reply(advisor, "we'd run a 30B pretrain on 6 nodes x 8 H100 SXM, TP within each node. the dc has 8x400G IB "
+                            "for an extra 25%, otherwise 4x100G ethernet. is 4x100G fine?")
+    assert reply.rule == "network.inter-node"
+    # 4 x 100 Gb/s = 50 GB/s per node; 2 x 5/6 x 60 GB of bf16 gradients = 100 GB a step: 2 s, 0.25 s on 8x400G
+    assert "4×100 Gb/s is 50 GB/s per node, 8× less than 8×400G" in reply.lead
+    assert "~100 GB" in reply.lead and "~2.0 s against ~0.25 s" in reply.lead
+    assert reply.figures["seconds_at_stated"] == 2.0
+    text = " ".join(reply.details)
+    assert "+25%" in text and "NET/Socket" in text
+
+
+def test_tp_inside_the_node_in_chinese_with_slow_ethernet_says_which_batch_it_needs(advisor):
+    reply = _reply(advisor, "4 台 8 卡 H800 训 70B，机内 TP，机间只有 2x25G 以太网，够不够？")
+    assert reply.lead.startswith("不够：2×25 Gb/s 折合每节点 6.2 GB/s")
+    assert "约 210 GB" in reply.lead and "约 34 秒" in reply.lead
+
+
+def test_a_plain_100gbe_question_without_nics_or_tp_keeps_the_fsdp_exchange_answer(advisor):
+    reply = _reply(advisor, "do we need infiniband for FSDP full fine-tuning of a 70B on 2 nodes x 8 H100, or is 100GbE fine?")
+    assert reply.rule != "network.inter-node" or "FSDP / ZeRO-3" in reply.lead
+    assert "420 GB" in reply.lead or "420 GB" in " ".join(reply.details)
