@@ -229,7 +229,8 @@ def size_requirement(
         if is_selected and wanted > 1 and all(p.count != wanted for p, _, _ in plans if p.gpu == gpu.id):
             plans.append((plan_on(memory, workload, slot, wanted), True, False))
         if is_selected and workload == "inference" and req.concurrency and (not req.gpu_count or len(req.gpu_options) > 1):
-            plans += [(p, True, False) for p in scaled_plans(memory, slot, [p for p, _, _ in plans if p.gpu == gpu.id])]
+            own = [plan for plan, _, _ in plans if plan.gpu == single.gpu]
+            plans += [(plan, True, False) for plan in scaled_plans(memory, slot, own)]
     # Each plan's need is a sum over its parts: taken once per plan, not once per property read.
     need_of = {id(plan): plan.need_gb for plan, _, _ in plans}
     plans.sort(key=lambda item: (not item[1], not need_of[id(item[0])] <= item[0].have_gb, item[0].count,

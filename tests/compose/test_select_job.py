@@ -1,0 +1,47 @@
+"""A training job with a deadline or a budget (bot/compose/select_job.py, issue #24): the pick finishes
+inside the deadline with room for a rerun and inside the budget; the user's own slower or tighter setup is
+judged against the same goals; full fine-tuning stays full fine-tuning. Real parser, sizer, rules, prices."""
+
+from bot.conversation import Conversations
+from bot.render.text import render_text
+
+
+def answer_of(advisor, text):
+    answer = Conversations(advisor).ask("t", text)
+    return answer, render_text(answer).splitlines()
+
+
+def test_a_deadline_and_a_total_budget_pick_a_setup_that_meets_both(advisor):
+    answer, lines = answer_of(advisor, "we must finish by thursday, so 3 days: full fine-tune of mistral 7b on "
+                                       "1.5B tokens, spend at most $2,500 in all. which gpus should we rent? "
+                                       "I had 8 RTX 4090s in mind")
+    pick = answer.answers[0].figures
+    assert answer.answers[0].rule == "selection.deadline-budget"
+    assert pick["hours"] <= 72 / 2  # room for one failed run inside the 3 days
+    assert pick["cost"] is None or pick["cost"] <= 2500
+    assert not pick["gpu"].startswith("rtx-4090")
+    assert lines[0].startswith("Rent ") and "72 h" in lines[0]
+    stated = next(line for line in lines[1:5] if "Not 8× RTX 4090" in line)
+    assert "NVLink" in stated  # why the user's own setup is not the pick
+    assert any("bf16 mixed precision with AdamW assumed" in line for line in lines[1:6])
+
+
+def test_the_stated_setup_is_judged_against_the_deadline(advisor):
+    _, lines = answer_of(advisor, "deadline in 2 days. full finetune llama-3.1-8b on 3B tokens. what should we rent? "
+                                  "we were going to use 4x A100 80GB")
+    assert lines[0].startswith("Rent ")
+    judged = " ".join(lines[1:5])
+    if "Not 4× A100 80GB" in judged:
+        assert "48 h" in judged
+
+
+def test_the_pick_in_chinese_with_a_yuan_budget_says_the_table_has_no_price(advisor):
+    answer, lines = answer_of(advisor, "5 天内要训完：全参微调 Qwen2.5-7B，1B token，预算 2 万元，租什么卡？")
+    assert answer.answers[0].rule == "selection.deadline-budget"
+    assert lines[0].startswith("租 ") and "120 小时" in lines[0]
+    assert "¥20,000" in lines[0]
+
+
+def test_no_deadline_and_no_budget_is_not_this_pick(advisor):
+    answer, _ = answer_of(advisor, "full fine-tune llama 3.1 8b on 2B tokens, which gpu should we rent?")
+    assert all(a.rule != "selection.deadline-budget" for a in answer.answers)
