@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from bot.advice.options import representative
-from bot.compose import ComposeContext, checklist_measured, checklist_quota, checkpoint, explain_benchmark
+from bot.compose import ComposeContext, checklist_measured, checklist_quota, checklist_reference, checkpoint, explain_benchmark
 from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -64,6 +64,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if _aftermarket_answered(ask, ctx):
             return None  # "魔改卡官方驱动能用吗？有啥坑": the card's own pitfalls were the answer
         return _pitfalls(ctx.language)
+    if (against := checklist_reference.compose(ask, ctx)) is not None:
+        return against  # "busbw ~140 on the A800 node, our A100 box does ~230": scaled by the NVLink ratio
     if (measured := _measured(ask, ctx)) is not None:
         return measured  # "GEMM 610 TFLOPS, busbw 355 GB/s, H2D 24 GB/s: sign off?": each figure judged
     if _FABRIC.search(ask.text) and not _NCCL_HOWTO.search(ask.text):

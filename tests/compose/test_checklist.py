@@ -86,3 +86,18 @@ def test_geforce_cards_get_a_burn_in_with_a_memory_test_not_dcgm_diag(advisor):
     text = "\n".join(_reply(advisor, "what should we test when accepting a rented server with 4x RTX 4090?").details)
     assert "dcgmi diag" not in text and "gpu-burn" in text and "memory test" in text
     assert "dcgmi diag -r 3" in "\n".join(_reply(advisor, "acceptance checklist for 4x L40S we just rented").details)
+
+
+def test_a_busbw_against_the_users_other_box_is_scaled_by_the_nvlink_ratio_before_calling_it_broken(advisor):
+    reply = _reply(advisor, "all_reduce_perf busbw on the H800 SXM node we just rented peaks at 165 GB/s; our own H100 SXM "
+                            "servers get 470. vendor says that's expected. is it?")
+    # the H100's 470 is NVLink SHARP in the NVSwitch: the H800's ring runs at 200 GB/s per direction, ~200 here
+    assert reply.lead.startswith("The provider is right: the H800 SXM5 80GB has 8 NVLinks (400 GB/s)")
+    assert reply.figures["busbw_measured"] == 165 and 190 <= reply.figures["busbw_expected"] <= 205
+    assert any("fewer than 8 links" in d for d in reply.details)
+
+
+def test_a_busbw_under_the_rejection_line_is_a_fault_even_after_the_nvlink_cut(advisor):
+    reply = _reply(advisor, "A800 8 卡机器 nccl-tests 的 busbw 只有 90 GB/s，我们的 A100 集群是 230，供应商说正常，真的吗？")
+    assert reply.lead.startswith("是有问题，而且不只是 NVLink 缩水")
+    assert "约 153 GB/s" in reply.lead and "约 120 GB/s" in reply.lead

@@ -1,0 +1,84 @@
+"""A busbw measured on one node judged against what the user's other box reads ("busbw tops out ~140
+GB/s on the A800 node, our A100 box does ~230: broken, or is the provider right?").
+
+Inside an NVSwitch node nccl-tests' all-reduce busbw is bounded by the NVLink bandwidth each GPU
+carries (nccl-tests' busbw definition), so between two SXM boards of different NVLink it scales with
+the NVLink ratio (A800: 8 links, 400 GB/s; A100: 12 links, 600 GB/s): the other box's reading times
+that ratio is what this one should read. Within 85% of it is normal for the board; a fault looks like
+the rejection line of the acceptance checklist (60% of the NVLink per direction) or PCIe-level 10-25
+GB/s, or fewer links than the board has in `nvidia-smi nvlink -s`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.messages import say
+from bot.messages.format import count, gpu_name
+from bot.models import Ask, AskAnswer
+
+_BUSBW = re.compile(r"busbw|all[\s_-]?reduce|nccl", re.IGNORECASE)
+_CLAUSE = re.compile(r"[;；。\n]|\.\s|,\s|，")
+# a reading: "~140 GB/s", "does ~230", "跑到 230"; never a GPU's name or memory ("A100", "80GB")
+_READING = re.compile(r"(?<![A-Za-z0-9.])~?\s*([0-9]{2,4}(?:\.[0-9]+)?)(?!\s*(?:G|GB|GiB)\b(?!/s))(?![0-9x×])", re.IGNORECASE)
+NORMAL_SHARE = 0.80
+SOURCES = ["nccl-tests", "nvidia-nvlink", "alayanew-nccl-tests"]
+
+
+def _readings(text: str, family: str, ref_family: str) -> tuple[list[float], list[float]]:
+    """(this node's figures, the other box's): a clause naming the other GPU is its reading; one naming
+    this GPU or the busbw is this node's (the paste's lines of link speeds left out)."""
+    mine: list[float] = []
+    theirs: list[float] = []
+    for clause in _CLAUSE.split(text):
+        if re.search(r"link\s+[0-9]+\s*:", clause, re.IGNORECASE):
+            continue
+        values = [float(m.group(1)) for m in _READING.finditer(clause)]
+        if ref_family.lower() in clause.lower():
+            theirs += values
+        elif family.lower() in clause.lower() or _BUSBW.search(clause):
+            mine += values
+    return mine, theirs
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    from bot.compose.checklist import NVLS_TYPICAL_GBS, _spec, busbw_figures, is_sxm, nvls_board, nvlink_links
+    req, text = ctx.requirement, ctx.question or ask.text
+    spec = _spec(ctx)
+    if spec is None or not _BUSBW.search(text) or not spec.nvlink_bandwidth_gbs or not is_sxm(spec):
+        return None
+    ref = next((ctx.catalog.gpus[g] for g in req.gpu_options if g in ctx.catalog.gpus and ctx.catalog.gpus[g].family != spec.family
+                and ctx.catalog.gpus[g].nvlink_bandwidth_gbs and is_sxm(ctx.catalog.gpus[g])), None)
+    if ref is None:
+        from bot.advice.options import representative
+        other = next((g for g in req.gpu_options if g != spec.family and g not in ctx.catalog.gpus), None)
+        ref = representative(ctx.catalog, other) if other else None
+    if ref is None or ref.family == spec.family or not ref.nvlink_bandwidth_gbs or ref.nvlink_bandwidth_gbs == spec.nvlink_bandwidth_gbs:
+        return None
+    mine, theirs = _readings(text, spec.family, ref.family)
+    if not mine or not theirs:
+        return None
+    measured, reference = mine[0], theirs[0]
+    expected = reference * spec.nvlink_bandwidth_gbs / ref.nvlink_bandwidth_gbs
+    if nvls_board(ref) and not nvls_board(spec):
+        # the other box reduces in its NVSwitch (NVLink SHARP, ~460-480 GB/s): this one's ring runs at its NVLink per direction
+        expected = reference * (spec.nvlink_bandwidth_gbs / 2) / (sum(NVLS_TYPICAL_GBS) / 2)
+    share = measured / expected
+    lang = ctx.language
+    links, per_link = nvlink_links(spec)
+    ref_links, _ = nvlink_links(ref)
+    names = {"gpu": gpu_name(ctx.catalog, spec.id), "ref": gpu_name(ctx.catalog, ref.id), "links": links,
+             "ref_links": ref_links, "nvlink": count(spec.nvlink_bandwidth_gbs), "ref_nvlink": count(ref.nvlink_bandwidth_gbs),
+             "reference": count(reference), "expected": count(round(expected)), "measured": count(measured),
+             "pct": round(100 * share)}
+    fail = busbw_figures(spec, lang)["fail"]
+    key = "normal" if share >= NORMAL_SHARE else "fault" if measured < float(fail.replace(",", "")) else "low"
+    names["fail"] = fail
+    details = [say("checklist.reference_fault", lang, fail=fail, links=links, per_link=f"{per_link:g}", gpu=names["gpu"]),
+               say("checklist.reference_fair", lang, links=links),
+               say("checklist.reference_training", lang, cut=round(100 * (1 - spec.nvlink_bandwidth_gbs / ref.nvlink_bandwidth_gbs)),
+                   ref=names["ref"])]
+    return AskAnswer(kind=ask.kind, lead=say(f"checklist.reference_{key}" + ("_lead" if key == "fault" else ""), lang, **names), details=details,
+                     rule="checklist.measured", sources=list(dict.fromkeys([*SOURCES, *spec.sources])),
+                     figures={"busbw_measured": measured, "busbw_expected": round(expected, 1), "share": round(share, 2)})
