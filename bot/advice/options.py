@@ -18,7 +18,7 @@ from bot.advice.stated import (  # noqa: F401  (re-exported: the options' caller
     option_cost, rank_by_objectives, stated_targets,
 )
 from bot.engine.fact_kinds import OptionFact
-from bot.knowledge import Catalog, GpuSpec
+from bot.knowledge import Catalog, GpuSpec, PriceRow
 from bot.models import Cost, Requirement
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory
 from bot.sizing.performance import compute_precision_key, training_hours
@@ -279,18 +279,36 @@ def usable_for(ctx: OptionContext, gpu: GpuSpec, named: bool = False) -> bool:
     return True
 
 
+def gpu_rate_rows(catalog: Catalog, gpu: str, currency: str | None = "USD") -> list[PriceRow]:
+    """A GPU's on-demand rows as its price per GPU-hour, one per provider: the instance with the fewest
+    vCPUs per GPU, at its cheapest region. A 1-GPU instance with 64 vCPUs and 512 GiB prices the host
+    around the GPU, and one provider's instance listed per region and size would outvote the others."""
+    best: dict[tuple, PriceRow] = {}
+
+    def lean(r: PriceRow) -> tuple[float, float]:
+        return ((r.vcpus or 0.0) / (r.gpu_count or 1), r.hourly_rate)
+    for r in catalog.prices_by_gpu.get(gpu, []):
+        if r.billing != "on-demand" or (currency is not None and r.currency != currency):
+            continue
+        key = (r.provider, r.currency)
+        seen = best.get(key)
+        if seen is None or lean(r) < lean(seen):
+            best[key] = r
+    return sorted(best.values(), key=lambda r: r.hourly_rate)
+
+
 def typical_row(catalog: Catalog, gpu: str):
     """The on-demand USD row at the median price per GPU-hour of a GPU (its date goes with the rate
-    an answer quotes), or None where the table has none."""
-    rows = sorted((r for r in catalog.prices_by_gpu.get(gpu, []) if r.billing == "on-demand" and r.currency == "USD"),
-                  key=lambda r: r.hourly_rate)
+    an answer quotes; bot.advice.options.gpu_rate_rows), or None where the table has none."""
+    rows = gpu_rate_rows(catalog, gpu)
     return rows[len(rows) // 2] if rows else None
 
 
 def typical_rate(catalog: Catalog, gpu: str) -> float | None:
-    """The median on-demand price per GPU-hour of a GPU in the price table, to rank setups by cost."""
-    rates = [r.hourly_rate for r in catalog.prices_by_gpu.get(gpu, []) if r.billing == "on-demand"]
-    return statistics.median(rates) if rates else None
+    """The median on-demand price per GPU-hour of a GPU in the price table (one row per provider and
+    instance size: gpu_rate_rows), to rank setups by cost."""
+    rows = gpu_rate_rows(catalog, gpu, currency=None)
+    return statistics.median(r.hourly_rate for r in rows) if rows else None
 
 
 def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> OptionFact | None:

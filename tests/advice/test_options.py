@@ -274,3 +274,22 @@ def test_fp8_at_the_count_asked_serves_as_replicas_where_one_pcie_card_holds_its
     fp8 = next(o for o in options if o.option == "kv-cache" and o.gpu == "l40s")
     # each card serves half the users with fp8 weights and cache: no tensor parallel over PCIe
     assert (fp8.count, fp8.strategy, fp8.fits, fp8.tight) == (2, "replicas", True, False)
+
+
+def test_a_gpus_typical_rate_takes_one_lean_row_per_provider():
+    # A host with many vCPUs around one GPU, or one instance listed per region, does not set the median.
+    from bot.advice.options import gpu_rate_rows, typical_rate
+    from bot.knowledge import default_catalog
+    catalog = default_catalog()
+    for gpu in ("h100-sxm", "l40s", "a100-80gb-sxm"):
+        rows = gpu_rate_rows(catalog, gpu)
+        assert rows and len({r.provider for r in rows}) == len(rows)
+        for row in rows:
+            same = [r for r in catalog.prices_by_gpu[gpu] if r.provider == row.provider and r.billing == "on-demand"
+                    and r.currency == "USD"]
+            assert (row.vcpus or 0) / (row.gpu_count or 1) == min((r.vcpus or 0) / (r.gpu_count or 1) for r in same)
+        every = sorted(r.hourly_rate for r in catalog.prices_by_gpu[gpu] if r.billing == "on-demand")
+        assert min(every) <= typical_rate(catalog, gpu) <= max(every)
+    l40s = [r for r in gpu_rate_rows(catalog, "l40s") if r.provider == "aws"]
+    assert l40s and l40s[0].gpu_count == 1 and l40s[0].vcpus == min(
+        r.vcpus or 0 for r in catalog.prices_by_gpu["l40s"] if r.provider == "aws" and r.gpu_count == 1)
