@@ -55,9 +55,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     spec = _consumer(ctx)
     if spec is not None and not spec.nvidia_product and _DRIVER_Q.search(ask.text):
         return _aftermarket(spec, ctx)
-    if spec is None or not (_LICENCE.search(ask.text) or _DC_OK.search(text)):
-        return None
-    return _licence(spec, text, ctx)
+    asked = bool(_LICENCE.search(ask.text) or _DC_OK.search(text))
+    if spec is None:
+        clean = _named(ctx) if asked else None  # "租 H20 放机房对外卖推理服务，有授权问题吗": a card the clause does not cover
+        return _clean(clean, text, ctx) if clean is not None else None
+    return _licence(spec, text, ctx) if asked else None
 
 
 def _consumer(ctx: ComposeContext) -> GpuSpec | None:
@@ -66,6 +68,38 @@ def _consumer(ctx: ComposeContext) -> GpuSpec | None:
         if spec is not None and spec.gpu_class == "consumer":
             return spec
     return None
+
+
+def _named(ctx: ComposeContext) -> GpuSpec | None:
+    """The one GPU the message names (a family, "H20", as the advisor judges it)."""
+    from bot.advice.options import representative
+    from bot.knowledge import UnknownNameError
+
+    gpu = ctx.requirement.gpu
+    if not gpu or (ctx.requirement.gpu_options and len(set(ctx.requirement.gpu_options)) > 1):
+        return None
+    try:
+        return ctx.catalog.gpus.get(gpu) or representative(ctx.catalog, gpu)
+    except UnknownNameError:
+        return None
+
+
+def _clean(spec: GpuSpec, text: str, ctx: ComposeContext) -> AskAnswer:
+    """A licence question about a data-centre or RTX PRO card: the GeForce clause (geforce-eula 2.1.3) covers
+    GeForce cards only, so the plan has no licence issue of that kind; for racks, an RTX PRO board's Server
+    Edition; what still needs a licence of its own (vGPU for VMs, the model)."""
+    lang = ctx.language
+    named = ctx.requirement.gpu or spec.id
+    name = gpu_name(ctx.catalog, spec.id, lang) if named in ctx.catalog.gpus else named.upper()  # "H20" as named
+    line = spec.line
+    lead = say("compat.licence_clean_workstation" if line == "workstation" else "compat.licence_clean", lang, gpu=name)
+    details = []
+    if line == "workstation" and "Server Edition" in (spec.form_factor or "") and _DATACENTRE.search(text):
+        details.append(say("compat.licence_clean_server_edition", lang, gpu=name))
+    details.append(say("compat.licence_clean_still", lang))
+    sources = ["geforce-eula", *spec.sources, "nvidia-vgpu-licensing"]
+    return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.licence-not-geforce",
+                     sources=list(dict.fromkeys(sources)), figures={"allowed": "yes"})
 
 
 def _licence(spec: GpuSpec, text: str, ctx: ComposeContext) -> AskAnswer:

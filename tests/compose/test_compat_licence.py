@@ -86,3 +86,20 @@ def test_a_card_said_to_be_fine_for_a_data_centre_is_judged_by_the_licence_and_i
 
 def test_a_geforce_card_without_a_licence_or_placement_question_gets_no_licence_answer(advisor):
     assert _compat(advisor, "is a blower RTX 4090 quieter than the founders edition?") is None
+
+
+def test_a_licence_question_about_a_data_centre_card_says_the_geforce_clause_does_not_cover_it(advisor):
+    answer = _answer(advisor, "we'd host a paid embedding API on L40S boards in our colo, is that a licence problem?")
+    lines = ask_lines(answer)
+    assert lines[0].startswith("No GeForce licence issue: L40S is a data-centre GPU"), lines[0]
+    assert any("vGPU" in line and "not legal advice" in line for line in lines)
+    zh = _answer(advisor, "租 H20 的整机放在 IDC 机房给客户提供收费推理，会有授权问题吗？")
+    assert ask_lines(zh)[0].startswith("没有 GeForce 那种授权问题：H20 是数据中心卡"), ask_lines(zh)[0]
+
+
+def test_a_workstation_line_card_in_a_rack_is_pointed_at_its_server_edition(advisor):
+    reply = _compat(advisor, "any licence problem with RTX PRO 6000 Blackwell cards in our data centre racks for a "
+                             "paid API?")
+    assert reply is not None and reply.lead.startswith("No GeForce licence issue: RTX PRO 6000 Blackwell is an NVIDIA "
+                                                       "professional")
+    assert reply.details[0].startswith("For racks take its Server Edition")
