@@ -122,6 +122,7 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             details.append(say("latency.missed", lang, setup=_setup(ctx, stated), ttft=_s(ttft(stated)),
                                tpot=f"{stated.tpot_ms:.0f}"))
         details += _named_options(ctx, best, meets, ttft)
+        details += [line for line in [_fp8_fewer(ctx, best, timed, ttft_t, tpot_t)] if line]
         details.append(say("latency.expect_basis", lang))
         return AskAnswer(kind="select", lead=lead, details=details, rule="sizing.latency-targets",
                          sources=["mlperf-inference-rules", "aiperf", "skypilot-catalog"],
@@ -133,6 +134,33 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                tpot=f"{closest.tpot_ms:.0f}", concurrency=concurrency, targets=wanted)
     return AskAnswer(kind="select", lead=lead, details=[say("latency.expect_basis", lang)],
                      rule="sizing.latency-targets", sources=["mlperf-inference-rules", "aiperf"])
+
+
+def fp8_estimate(ctx: ComposeContext, c: Candidate) -> tuple[float, float] | None:
+    """One prompt's TTFT and the TPOT of a setup with FP8 weights, where its GPU has FP8 tensor cores:
+    prefill at the FP8 dense peak, each decode step reading half the weights and the same KV cache."""
+    gpu = ctx.catalog.gpus.get(c.gpu)
+    memory = c.memory_gb
+    if gpu is None or "fp8" not in gpu.tensor_precisions or memory is None or not memory.weights or c.tpot_ms is None:
+        return None
+    bf16, fp8 = gpu.dense_tflops.get("bf16") or gpu.dense_tflops.get("fp16"), gpu.dense_tflops.get("fp8")
+    if not bf16 or not fp8:
+        return None
+    tpot = c.tpot_ms * (memory.weights / 2 + memory.kv_cache) / (memory.weights + memory.kv_cache)
+    return one_prompt_ttft(ctx.requirement, c) * bf16 / fp8, tpot
+
+
+def _fp8_fewer(ctx: ComposeContext, best: Candidate, timed: list[Candidate], ttft_t: float | None,
+               tpot_t: float | None) -> str | None:
+    """Where the pick's GPU has FP8 tensor cores and the user set no weight precision: fewer of the
+    same GPU with FP8 weights that meet the targets too, said as the alternative with its estimate."""
+    if ctx.requirement.precision is not None:
+        return None
+    for c in sorted((c for c in timed if c.gpu == best.gpu and c.count < best.count), key=lambda c: c.count):
+        est = fp8_estimate(ctx, c)
+        if est is not None and (ttft_t is None or est[0] <= ttft_t) and (tpot_t is None or est[1] <= tpot_t):
+            return say("latency.fp8_fewer", ctx.language, setup=_setup(ctx, c), ttft=_s(est[0]), tpot=f"{est[1]:.0f}")
+    return None
 
 
 def _named_options(ctx: ComposeContext, best: Candidate, meets, ttft) -> list[str]:

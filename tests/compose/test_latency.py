@@ -96,3 +96,16 @@ def test_a_refused_card_is_never_the_latency_pick(advisor):
     picks = [a.figures.get("gpu") for a in answer.answers if a.figures.get("gpu")]
     assert picks and not any(str(p).startswith("h100") for p in picks)
     assert not any(r.gpu and r.gpu.startswith("h100") for r in answer.recommendations)
+
+
+def test_fewer_gpus_with_fp8_weights_are_offered_only_on_a_card_with_fp8(advisor):
+    text = ("internal assistant on qwen2.5-32b, 60 people using it at once, inputs of about 2,000 tokens, "
+            "first token within 1 s. options: L20 48G or H20 96G — which one, how many cards?")
+    answer, lines = lead(advisor, text)
+    pick = answer.answers[0].figures
+    fp8 = [line for line in lines[1:8] if "with FP8 weights" in line]
+    if pick["gpu"] == "h20-96gb" and pick["count"] > 1:
+        assert fp8 and "1× H20 96GB" in fp8[0]  # Hopper: FP8 prefill is twice the BF16 peak
+    _, a100 = lead(advisor, "serve qwen2.5-32b to 60 concurrent users, 2,000-token prompts, TTFT under 1 s. "
+                            "A100 80GB or A10: which, and how many cards?")
+    assert not any("with FP8 weights" in line for line in a100[1:8])  # Ampere has no FP8 tensor cores
