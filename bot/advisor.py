@@ -283,29 +283,56 @@ class Advisor:
                                      language=language, today=self.config.today, question=question,
                                      paste=resolved.requirement.pasted)
             answer.answers = compose_all(
-                context, lambda answers: self._parts_on_their_own_load(requirement, answers, language))
+                context, lambda answers: self._parts_on_their_own_load(requirement, answers, language),
+                alone=lambda index: self._part_alone(requirement, index, language))
         return answer
+
+    def _part_alone(self, requirement: Requirement, index: int, language: str) -> AskAnswer | None:
+        """A labelled part no composer answered as part of the whole, answered as a message of its own
+        (with the job and hardware the message named where it names none), never refused."""
+        from bot.advice.part_scope import standalone_requirement
+        part = standalone_requirement(requirement, index, self.catalog)
+        return None if part is None else self._first_reply(part, requirement.asks[index], index, language)
+
+    def _first_reply(self, part: Requirement, ask: Ask, index: int, language: str) -> AskAnswer | None:
+        """The answer of a one-part requirement, as part `index`: its composer's, else its verdict."""
+        answer = self.answer(part, language)
+        if answer.answers:
+            reply = answer.answers[0]
+        elif answer.verdict is not None:  # its composer had nothing better than its own verdict
+            reply = AskAnswer(kind=ask.kind, lead=answer.verdict.text, rule=answer.verdict.rule)
+        else:
+            return None
+        return reply.model_copy(update={"ask_index": index, "label": ask.label})
 
     def _parts_on_their_own_load(self, requirement: Requirement, answers: list, language: str) -> list:
         """A fit part whose load a later part stated ("2) and for 32 users at 8k?") is sized again on its own."""
-        from bot.advice.parts import own_load, part_requirement
-        for index, clear in own_load(requirement).items():
-            ask = requirement.asks[index]
-            part = self.answer(part_requirement(requirement, index, clear), language)
-            if part.answers:
-                reply = part.answers[0]
-            elif part.verdict is not None:  # its composer had nothing better than its own verdict
-                reply = AskAnswer(kind=ask.kind, lead=part.verdict.text, rule=part.verdict.rule)
-            else:
+        from bot.advice.part_scope import scoped_requirements
+        from bot.advice.parts import fits_better, own_load, part_requirement
+        loads = own_load(requirement)
+        parts = {index: part_requirement(requirement, index, clear) for index, clear in loads.items()}
+        # a labelled part whose own words read otherwise than the whole message ("(1) … on 2x H100?" before
+        # "(3) would 4x L40S be cheaper?"): answered on what it and the parts before it state
+        # (its reading up to its end leaves out the loads of later parts as well)
+        parts.update(scoped_requirements(requirement, self.catalog))
+        replaced: dict[str, int] = {}  # the whole message's lead each re-answered part gave up, by part
+        for index, part in sorted(parts.items()):
+            reply = self._first_reply(part, requirement.asks[index], index, language)
+            if reply is None:
                 continue
-            reply = reply.model_copy(update={"ask_index": index, "label": ask.label})
             at = next((i for i, a in enumerate(answers) if a.ask_index == index), None)
             if at is None:
                 answers.insert(0 if index == 0 else len(answers), reply)
                 answers.sort(key=lambda a: a.ask_index if a.ask_index is not None else 0)
             else:
+                replaced.setdefault(answers[at].lead, index)
                 answers[at] = reply
-        return answers
+        # a later part that led with the same line as an earlier part did on the whole message ("(c) and the
+        # RTX 5090?" after "(b) … on 535?") was that part's twin: it is answered as a part left unanswered
+        return [a for a in answers if not (a.ask_index not in parts and a.lead in replaced
+                                           and (a.ask_index or 0) > replaced[a.lead]
+                                           and not fits_better(a.lead, requirement.asks, a.ask_index or 0,
+                                                               replaced[a.lead]))]
 
 
 # A stated size within this share of a mixture-of-experts model's active count is that active count.

@@ -121,6 +121,11 @@ def _one_lead_each(reply: AskAnswer, kept: list[AskAnswer], asks: list[Ask],
     return swap.model_copy(update={"ask_index": reply.ask_index, "label": reply.label})
 
 
+def fits_better(line: str, asks: list[Ask], index: int, other: int) -> bool:
+    """Whether `line` shares more words with part `index` than with part `other`."""
+    return _shared(asks[index].text, line) > _shared(asks[other].text, line)
+
+
 # A detail that shares no word with its own part and this many with another part answers that one.
 _ELSEWHERE = 2
 

@@ -60,10 +60,12 @@ def composer_for(kind: str) -> Composer | None:
 
 
 def compose_all(ctx: ComposeContext,
-                own: Callable[[list[AskAnswer]], list[AskAnswer]] | None = None) -> list[AskAnswer]:
+                own: Callable[[list[AskAnswer]], list[AskAnswer]] | None = None,
+                alone: Callable[[int], AskAnswer | None] | None = None) -> list[AskAnswer]:
     """Each ask's answer, in the order asked; asks whose composer has nothing to add are skipped.
     `own` replaces the answers of parts answered on a requirement of their own (the advisor's
-    re-sizing of a part on its own load) before the parts settle which lines are whose."""
+    re-sizing of a part on its own load) before the parts settle which lines are whose; `alone(index)`
+    answers a labelled part nothing else answered as a message of its own."""
     from bot.advice.parts import settle
 
     # the explanation composer's pick of findings, looked up as composer_for looks composers up
@@ -87,7 +89,7 @@ def compose_all(ctx: ComposeContext,
         return relevant_findings(ask.text, ctx, ask.kind, exclude=used | primers)
 
     settled = settle(own(out) if own is not None else out, ctx.requirement.asks, alternative)
-    return _every_labelled_part(settled, ctx)
+    return _every_labelled_part(settled, ctx, alone)
 
 
 def _own_numbers(ask: Ask, ctx: ComposeContext) -> ComposeContext:
@@ -105,7 +107,8 @@ def _own_numbers(ask: Ask, ctx: ComposeContext) -> ComposeContext:
                           paste=ctx.paste)
 
 
-def _every_labelled_part(answers: list[AskAnswer], ctx: ComposeContext) -> list[AskAnswer]:
+def _every_labelled_part(answers: list[AskAnswer], ctx: ComposeContext,
+                         alone: Callable[[int], AskAnswer | None] | None = None) -> list[AskAnswer]:
     """A part the user labelled ("(c) and the RTX 5090?") is never skipped without a word: where no
     answer covers it, its line says so. The first part is answered by the verdict instead."""
     from bot.messages import say
@@ -125,6 +128,10 @@ def _every_labelled_part(answers: list[AskAnswer], ctx: ComposeContext) -> list[
         verdict_free = verdict_free and (reply is None or reply.rule != ctx.answer.verdict.rule)  # type: ignore[union-attr]
         if reply is None:  # each part by its own ask type (explain, compat, spec, price, cost) before giving up
             reply = _routed(ask, ctx, [*answers, *added])
+        if reply is None and alone is not None:  # read as a message of its own, as if asked alone
+            reply = alone(i)
+            said = {line for a in [*answers, *added] for line in (a.lead, *a.details)}
+            reply = None if reply is None or reply.lead in said else reply
         if reply is None:
             reply = AskAnswer(kind=ask.kind, lead=say("explain.part_unanswered", ctx.language))
         added.append(reply.model_copy(update={"label": ask.label, "ask_index": i}))
