@@ -27,8 +27,15 @@ _WHEEL = re.compile(r"\bcu(1[0-3])([0-9])\b", re.IGNORECASE)
 _TORCH_CUDA = re.compile(r"torch\.version\.cuda\D{0,24}?(1[0-3]\.[0-9])", re.IGNORECASE)
 _NVCC = re.compile(r"nvcc(?:\s+-V)?\D{0,24}?(1[0-3]\.[0-9])", re.IGNORECASE)
 _SMI_CUDA = re.compile(r"CUDA\s+Version\s*:?\s*(1[0-3]\.[0-9])", re.IGNORECASE)
-_TOOLKIT_Q = re.compile(r"(?:need|have|install|要不要|需不需要|需要|得|必须|用不用)[^.?？。]{0,24}toolkit|toolkit[^.?？。]{0,12}(?:吗|\?|？)",
-                        re.IGNORECASE)
+_TOOLKIT_Q = re.compile(r"(?:need|have|install|要不要|需不需要|需要|得|必须|用不用)[^.?？。]{0,24}toolkit|toolkit[^.?？。]{0,12}(?:吗|\?|？)"
+                        # "要在宿主机装 CUDA 吗", "do we need CUDA installed on the host?"
+                        r"|(?:宿主机|主机|物理机|host)[^.?？。]{0,8}(?:装|安装)\s*cuda|装\s*cuda\s*(?:吗|么|\?|？)"
+                        r"|\b(?:need|install)\w*\s+cuda\s+(?:installed\s+)?on\s+the\s+host", re.IGNORECASE)
+# "will the container run", "能跑吗": whether it runs on the driver, asked beside the toolkit question
+_RUNS_Q = re.compile(r"\b(?:will|would|does|can)\s+(?:it|this|that|the\s+\w+)\s+(?:\w+\s+)?(?:run|work|start)\b|能跑|能不能跑|可以跑|能用吗|跑得起来",
+                     re.IGNORECASE)
+# The CUDA runtime comes in a container image, not a wheel: the host needs its driver and the NVIDIA Container Toolkit.
+_IMAGE = re.compile(r"\bdocker\b|\bcontainers?\b|\bimages?\b|\bpodman\b|nvcr\.io|nvidia/cuda:|镜像|容器", re.IGNORECASE)
 _WHICH = re.compile(r"which\s+(?:one|version|of\s+them)\s+(?:matters|counts|is\s+right)|以哪个为准|听哪个|哪个(?:才)?(?:算数|为准|是对的|重要)",
                     re.IGNORECASE)
 _BUILD = re.compile(r"\bbuild|compil|flash[\s-]?attn|extension|setup\.py|编译|源码", re.IGNORECASE)
@@ -232,8 +239,15 @@ def _toolkit(runtime: str | None, driver: str | None, smi: str | None, ctx: Comp
         host = say("compat.toolkit_host_unknown", lang, torch=runtime)
     else:
         host = run[1].lead
-    lead = say("compat.toolkit_no", lang, torch=runtime, wheel="cu" + runtime.replace(".", ""))
-    return AskAnswer(kind="compat", lead=lead, details=[host, say("compat.toolkit_when", lang, torch=runtime)],
+    image = bool(_IMAGE.search(ctx.question or "")) and not _TORCH.search(ctx.question or "")
+    lead = say("compat.toolkit_no_image" if image else "compat.toolkit_no", lang, torch=runtime,
+               wheel="cu" + runtime.replace(".", ""))
+    when = say("compat.toolkit_when_image" if image else "compat.toolkit_when", lang, torch=runtime)
+    details = [host, when]
+    asked_run, asked_toolkit = _RUNS_Q.search(ctx.question or ""), _TOOLKIT_Q.search(ctx.question or "")
+    if run is not None and asked_run and asked_toolkit and asked_run.start() < asked_toolkit.start():
+        lead, details = host, [lead, when]  # "will it run, and do we need the toolkit?": the answers in that order
+    return AskAnswer(kind="compat", lead=lead, details=details,
                      rule="compat.toolkit-not-needed", sources=SOURCES, figures={"needs_toolkit": "no", "runtime": runtime})
 
 

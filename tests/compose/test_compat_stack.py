@@ -141,3 +141,15 @@ def test_a_geforce_card_is_not_offered_forward_compatibility(advisor):
 def test_without_a_constraint_on_the_driver_the_plain_install_verdict_still_leads(advisor):
     answer = _answer(advisor, "driver 550.54.15 here; pip install torch installed 2.11, is the driver too old?")
     assert ask_lines(answer)[0].startswith("A plain `pip install torch` of PyTorch 2.11"), ask_lines(answer)[0]
+
+
+def test_a_container_image_needs_the_hosts_driver_and_the_container_toolkit_not_a_cuda_toolkit(advisor):
+    answer = _answer(advisor, "we deploy nvcr image built on nvidia/cuda:12.6.3-runtime; hosts have driver 535.183. "
+                              "will that container work, and do we need a CUDA toolkit on the hosts too?")
+    lines = [ask_lines(answer)[0], *answer.answers[0].details]
+    assert lines[0].startswith("CUDA 12.6 on driver 535.183: yes, under minor-version compatibility"), lines[0]
+    assert lines[1].startswith("No — the container image carries its own CUDA 12.6 runtime") and "Container Toolkit" in lines[1]
+    assert "cu126 wheel" not in " ".join(lines)  # an image, not a PyTorch wheel
+    zh = _answer(advisor, "镜像是 CUDA 12.4 的，宿主机驱动 470.182，需要在宿主机上装 CUDA 吗？")
+    assert ask_lines(zh)[0].startswith("不需要——容器镜像自带 CUDA 12.4 运行时"), ask_lines(zh)[0]
+    assert any("470.182" in d and "不行" in d for d in zh.answers[0].details)  # the driver too old for it, said

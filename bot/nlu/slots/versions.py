@@ -48,7 +48,8 @@ def extract(scan: Scan) -> None:
             scan.set("driver", m.group(1) or m.group(2), m.start(), m.end())
             break
     for m in scan.matches(_CUDA):
-        version = m.group(1) or f"{int(m.group(2))}.{m.group(3)}"
+        # "nvidia/cuda:12.8.0-runtime": the release is its major.minor (NVIDIA's driver table is per release)
+        version = ".".join((m.group(1) or f"{int(m.group(2))}.{m.group(3)}").split(".")[:2])
         if not 1 <= int(version.split(".")[0]) <= 30:
             raise ParseError("cuda", f"CUDA version {version} ({scan.written(m)!r}) is not a CUDA release")
         if m.group(1) and _from_nvidia_smi(scan, m) and "driver_cuda" not in scan.fields:

@@ -14,6 +14,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
     ("driver 535.104 with CUDA 12.1", "535.104", "12.1"),
     ("驱动版本 550，cuda 12.4", "550", "12.4"),
     ("节点 driver 是 550.xx，跑 CUDA 12.6 的镜像", "550", "12.6"),  # "driver 是 …", the minor elided
+    ("image nvidia/cuda:12.4.1-devel-ubuntu22.04 on driver 535.129", "535.129", "12.4"),  # a tag's patch level: its release
 ])
 def test_driver_and_toolkit_versions(text, driver, cuda):
     slots = parse(text).extracted
