@@ -47,9 +47,11 @@ def _traffic(ctx: ComposeContext, spec, size: float, weights: float, n: int, gen
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     """The interconnect answers asked first in an explanation or compatibility part: the stated network
     judged for multi-node training (bot.compose.explain_fabric), a busbw against the user's other box
-    (bot.compose.checklist_reference), then whether LoRA needs NVLink."""
-    from bot.compose import checklist_reference, explain_fabric
-    return explain_fabric.compose(ask, ctx) or checklist_reference.compose(ask, ctx) or lora_nvlink(ask, ctx)
+    (bot.compose.checklist_reference), one family's SXM board against its PCIe card
+    (bot.compose.explain_formfactor), then whether LoRA needs NVLink."""
+    from bot.compose import checklist_reference, explain_fabric, explain_formfactor
+    return (explain_fabric.compose(ask, ctx) or checklist_reference.compose(ask, ctx) or explain_formfactor.compose(ask, ctx)
+            or lora_nvlink(ask, ctx))
 
 
 def lora_nvlink(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
