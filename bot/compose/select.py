@@ -24,7 +24,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     reply = (meeting_targets(ask, ctx) if counted else None) or compared(ask, ctx) or meeting_targets(ask, ctx) \
         or job_pick(ask, ctx) or china_choice(ask, ctx)
     if reply is not None:
-        return reply
+        return _with_purchase(ctx, reply)
     verdict, recs = ctx.answer.verdict, ctx.answer.recommendations
     cluster = _cluster_pick(ctx)
     if cluster is not None:
@@ -70,3 +70,26 @@ def _cluster_pick(ctx: ComposeContext) -> AskAnswer | None:
                days=fmt(round(top.hours / 24, 1)), hours=fmt(round(top.hours)), cost=cost)
     return AskAnswer(kind="select", lead=lead, rule=top.rule, figures={"count": top.count, "hours": top.hours,
                                                                        "cost": top.cost})
+
+
+# Buying, not renting: "采购", "买", "buy", "purchase", "capex".
+_BUYING = re.compile(r"采购|购买|买(?!单)|自建|\bbuy(?:ing)?\b|\bpurchas\w*|\bcapex\b|\bown(?:ing)? the\b", re.IGNORECASE)
+
+
+def _with_purchase(ctx: ComposeContext, reply: AskAnswer) -> AskAnswer:
+    """A purchase with a budget: the catalog holds rental prices only, so how many cards the budget buys
+    is not said; the count the job needs is, beside the budget, to set against a vendor's quote."""
+    req = ctx.requirement
+    if not req.budget or not _BUYING.search(ctx.question or ""):
+        return reply
+    pick = reply.figures.get("pick") or reply.figures.get("gpu")  # the GPU the lead names, where it names one
+    recs = [r for r in ctx.answer.recommendations if r.fits and r.gpu and r.count]
+    top = next((r for r in recs if r.gpu == pick), None) or next((r for r in recs if not r.tight), None)
+    if top is None or top.gpu is None or top.count is None:
+        return reply
+    from bot.messages import say
+    from bot.messages.format import gpu_setup, money
+    line = say("select.purchase_unpriced", ctx.language, budget=money(req.budget, req.budget_currency or "USD", ctx.language),
+               setup=gpu_setup(ctx.catalog, top.gpu, top.count, ctx.language), need=f"{top.need_gb or 0:.0f}",
+               have=f"{top.have_gb or 0:.0f}")
+    return reply.model_copy(update={"details": [line, *reply.details]})

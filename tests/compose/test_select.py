@@ -84,3 +84,18 @@ def test_a_yuan_budget_a_month_is_turned_into_the_rate_it_pays_for(advisor):
     budget = next(line for line in lines if "的预算" in line)
     # ¥20,000 over 730 hours for one card: about ¥27.40 per GPU-hour
     assert "每月 ¥20,000 的预算" in budget and "约 ¥27.40/卡时" in budget
+
+
+def test_a_purchase_budget_is_not_turned_into_a_card_count_without_a_purchase_price(advisor):
+    for text, phrase in (("we want to buy servers to serve qwen2.5-72b to 80 users, budget $500k. H100 or H200?",
+                          "Purchase prices are not in the catalog"),
+                         ("公司要采购服务器做 32B 推理服务，预算 80 万，L20 还是 H20？", "目录里没有采购价")):
+        lines = render_text(ask(advisor, text)).splitlines()
+        said = [line for line in lines[:4] if phrase in line]
+        assert said, (text, lines[:4])
+        assert re.search(r"[0-9]+ ?(?:×|张)", said[0])  # the count the job needs, from the sizing
+
+
+def test_renting_with_a_budget_gets_no_purchase_line(advisor):
+    lines = render_text(ask(advisor, "rent for serving qwen2.5-72b to 80 users, budget $20k a month. H100 or H200?")).splitlines()
+    assert not any("Purchase prices" in line for line in lines)
