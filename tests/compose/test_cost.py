@@ -439,3 +439,13 @@ def test_spot_with_stated_losses_gives_the_break_even_spot_price(advisor, text, 
     assert reply.figures["spot_effective"] == pytest.approx(1.2 * 8 * wall, rel=0.1)
     even = 1.2 * od / reply.figures["spot_effective"]
     assert any(f"${even:.2f}" in line or f"¥{even:.2f}" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("text, language, payg_wins", [
+    ("monthly plan ¥90,000/month vs pay-as-you-go ¥200/hr for the 8-GPU box; we use it 10h/day on weekdays", "en", True),
+    ("包月 ¥90,000/月，按量 ¥200/小时，我们每天用 22 小时", "zh", False),
+])
+def test_when_pay_as_you_go_wins_the_subscription_is_said_to_buy_capacity_not_price(advisor, text, language, payg_wins):
+    reply, lines = cost_answer(advisor, text)
+    word = "capacity" if language == "en" else "资源保障"
+    assert any(word in line for line in lines) == payg_wins, lines
