@@ -62,6 +62,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             interval_lead, interval_details, plan = _interval(ctx, whole, notice, lang)
             details = [interval_lead, *interval_details, *details]
             sources += calc.SOURCES
+        if provider == "aliyun":  # the hour it is held for, before any notice can come
+            details.insert(0, say("checkpoint.protection_aliyun", lang))
+            sources.append("aliyun-preemptible-protection")
         figures = {"notice_s": notice.notice_s if notice else None}
         if wants_interval:
             figures["overhead_pct"] = round(plan.overhead_fraction * 100)

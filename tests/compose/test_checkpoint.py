@@ -110,3 +110,12 @@ def test_a_full_fine_tune_s_checkpoint_size_and_the_write_rate_a_notice_needs_pe
     assert "~420 GB" in text and "≥ 1.75 GB/s sustained on each node" in text
     zh = "\n".join(d for r in _replies(advisor, "单机 8 卡做 14B 全参训练，检查点多久存一次合适？") for d in [r.lead, *r.details])
     assert "约 196 GB" in zh and "实测写入耗时" in zh
+
+
+def test_an_alibaba_notice_answer_says_the_protection_hour_and_its_cheaper_no_protection_mode(advisor):
+    reply = _replies(advisor, "阿里云的抢占式 GPU 实例会提前多久通知回收？我们想拿它跑几天的微调")[0]
+    assert reply.rule == "checkpoint.spot-notice" and "5分钟" in reply.lead
+    assert any("1 小时保护期" in d and "10%" in d for d in reply.details)
+    assert "aliyun-preemptible-protection" in reply.sources
+    aws = _replies(advisor, "how much warning does an AWS spot instance get before it is reclaimed?")[0]
+    assert not any("protection" in d for d in aws.details)
