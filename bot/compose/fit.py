@@ -59,7 +59,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             fewest = _fewest(ctx) if "gpu_count" in ask.wants else None
             from bot.render.text import recommendation_line
             first = recommendation_line(fewest, ctx.language) if fewest is not None else None
-            details = [d for d in (first, split, explained.lead) if d] + explained.details[:1] + single_card_fixes(ctx)
+            fixes = single_card_fixes(ctx)
+            if req.zero_stage in (1, 2):  # "ZeRO-2, or do we have to go ZeRO-3?": the stage's answer before the technique's
+                details = [d for d in (first, split) if d] + fixes + [explained.lead] + explained.details[:1]
+            else:
+                details = [d for d in (first, split, explained.lead) if d] + explained.details[:1] + fixes
             details += [line for line in [across_nodes(ctx)] if line and is_primary(ask, ctx)]
             figures = {**explained.figures, **({"leads_with_rank": fewest.rank} if fewest is not None else {})}
             return explained.model_copy(update={"kind": "fit", "lead": verdict.text, "details": details,

@@ -36,6 +36,11 @@ def single_card_fixes(ctx: ComposeContext) -> list[str]:
     slot = gpu_slot(spec)
     lang = ctx.language
     out = []
+    if job.zero_stage in (1, 2) and count > 1:  # "ZeRO-2, or do we have to go ZeRO-3?": the stage that shards it all
+        zero3 = plan_on(estimate_memory(with_changes(job, zero_stage=3)), "training", slot, count)
+        if zero3.fits:
+            out.append(say("fit.zero3_same_gpus", lang, gpu=gpu_setup(ctx.catalog, spec.id, count, lang),
+                           need=f"{zero3.need_gb:.0f}", have=f"{zero3.have_gb:.0f}", stage=job.zero_stage))
     offload = plan_on(estimate_memory(with_changes(job, offload="optimizer")), "training", slot, count)
     micro = None
     if not offload.fits and (job.batch_size or 1) > 1:  # with a micro-batch of 1 and gradient accumulation
@@ -89,7 +94,7 @@ def training_job(ctx: ComposeContext) -> SizingInput | None:
     return SizingInput(workload="training", method=req.method, model=shape, precision=req.precision,
                        optimizer=req.optimizer, batch_size=req.batch_size, context=req.context,
                        concurrency=req.concurrency, lora_rank=req.lora_rank, recompute=req.recompute,
-                       kv_precision=req.kv_precision,
+                       kv_precision=req.kv_precision, zero_stage=req.zero_stage, attention=req.attention,
                        proxy=None if shape.complete else proxy_shape(catalog, shape.params_b))
 
 
