@@ -35,6 +35,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     each = _precision_each(ask, ctx)  # "A800、H800、L20 哪个能 FP8": every card named, judged
     if each is not None:
         return each
+    from bot.compose import compat_arch
+
+    arch = compat_arch.compose(ask, ctx) if not _MIN_DRIVER.search(ask.text) else None
+    if arch is not None and arch.figures["works"] == "no":  # "B200 nodes, will our cu124 image work?": no kernels
+        return arch
     minimum = min_driver(ask.text, ctx.catalog, ctx.language)
     if minimum is not None:
         req = ctx.requirement
@@ -46,6 +51,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     stack = (compat_stack.compose(ask, ctx) or compat_licence.compose(ask, ctx)) if first else None
     if stack is not None:
         return stack
+    if arch is not None and first:  # "does cu118 pytorch run on H100?": the arch is carried, the driver is left
+        return arch
     if not is_primary(ask, ctx):
         return (_with_limits(driver_check(ask.text, ctx.catalog, ctx.language) or _stated_pair(ask, ctx), ctx)
                 or precision_support(ask, ctx) or relevant_findings(ask.text, ctx, "compat"))

@@ -1,0 +1,41 @@
+"""A build of a CUDA release older than the named GPU's arch floor has no kernels for it: the answer
+says no before any driver talk; a build at or above the floor carries the arch, and the driver is left."""
+
+from __future__ import annotations
+
+from bot.compose import ComposeContext, compose_all
+from bot.nlu.parser import parse
+
+
+def _first(advisor, text):
+    parsed = parse(text, advisor.catalog)
+    req = parsed.requirement
+    ctx = ComposeContext(requirement=req, answer=advisor.answer(req, parsed.language), catalog=advisor.catalog,
+                         language=parsed.language, question=text)
+    return compose_all(ctx)[0]
+
+
+def test_a_build_older_than_the_arch_floor_is_a_no_with_the_build_to_take(advisor):
+    reply = _first(advisor, "just got GB200-class B200 boxes; will our existing cu121 torch image work on them?")
+    assert reply.rule == "compat.arch-floor"
+    assert reply.lead.startswith("No — B200 is sm_100"), reply.lead
+    assert "CUDA 12.8" in reply.lead and "whl/cu128" in reply.lead and "570.26" in reply.lead
+
+
+def test_the_stated_driver_is_judged_for_the_build_the_arch_needs(advisor):
+    ok = _first(advisor, "5090 上 torch 2.4 + cu121 能跑吗？驱动 575.64")
+    assert ok.lead.startswith("不行——RTX 5090 的计算能力是 sm_120"), ok.lead
+    assert ok.details == ["你的驱动 575.64 已满足 cu128 构建要求的 570.26：只需换构建。"]
+    old = _first(advisor, "RTX 5090 with driver 560.35 and torch cu124 wheels, does it work?")
+    assert old.lead.startswith("No — RTX 5090 is sm_120") and old.details[0].startswith("Your driver 560.35 is older")
+
+
+def test_a_build_at_or_above_the_floor_carries_the_arch_and_leaves_the_driver(advisor):
+    reply = _first(advisor, "will the cu118 build of pytorch run on our H100s?")
+    assert reply.lead.startswith("Yes for the GPU: H100 SXM is sm_90"), reply.lead
+    assert reply.details[0].startswith("CUDA 11.8 needs Linux driver 520.61.05")
+
+
+def test_a_gpu_without_a_floor_in_the_table_is_left_to_the_driver_check(advisor):
+    reply = _first(advisor, "A100 on driver 535.104 with cu121 wheels: will it work?")
+    assert reply.rule != "compat.arch-floor" and "535.104" in reply.lead
