@@ -285,7 +285,8 @@ def _answer(ctx: ComposeContext, lead: str, details: list[str], billing: PriceBi
     if theirs:  # their own monthly quote first, beside the table's rows
         details = [theirs, *details]
     lead_provider = ctx.catalog.providers.get(figures.get("provider") or "")
-    if lead_provider is not None and lead_provider.kind == "marketplace":  # the cheapest row is one host's listing
+    if lead_provider is not None and lead_provider.kind == "marketplace" and not figures.get("missing_provider"):
+        # the cheapest row is one host's listing (not said where it is only a reference for a platform the table lacks)
         details = [*details, say("price.marketplace", ctx.language, provider=lead_provider.name)]
     kept = details[:max(0, MAX_DETAILS - len(source_lines))]  # the source and "confirm" are never the lines cut
     return AskAnswer(kind="price", lead=lead, details=[*kept, *source_lines], rule=rule, sources=sources,

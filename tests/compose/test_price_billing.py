@@ -66,3 +66,11 @@ def test_a_marketplace_row_in_the_lead_says_listings_differ(advisor):
     price = next(a for a in answer.answers if a.kind == "price")
     kind = advisor.catalog.providers[price.figures["provider"]].kind
     assert any("marketplace" in line for line in price.details) == (kind == "marketplace")
+
+
+def test_a_reference_row_for_a_platform_the_table_lacks_gets_no_marketplace_note(advisor):
+    parsed = parse("腾讯云 A10 单卡按量多少钱一小时？", advisor.catalog)
+    answer = advisor.answer(parsed.requirement, language=parsed.language)
+    price = next(a for a in answer.answers if a.kind == "price")
+    assert price.figures.get("missing_provider")
+    assert not any("市场挂单" in line for line in price.details)  # the reference is labelled already
