@@ -103,8 +103,10 @@ def _with_memory_before(scan: Scan, m: re.Match, value: str) -> Mention:
     """"80GB A100" names the A100 80GB; "the 40GB and 80GB A100" names both, so the family stays."""
     start = m.start()
     memory = _MEMORY_BEFORE.search(scan.text, max(0, start - 10), start)
-    if memory is None or value in scan.lex.catalog.gpus or not scan.free(memory.start(), start):
-        return start, m.end(), value
+    named = scan.lex.catalog.gpus.get(value)
+    if memory is None or not scan.free(memory.start(), start) or (
+            named is not None and named.memory_gb == float(memory.group(1))):
+        return start, m.end(), value  # "24G 的 4090" is the 4090 itself; "48G 的 4090" the 48 GB board
     if _MEMORY_LIST.search(scan.text, max(0, start - 30), memory.start()):
         return start, m.end(), value
     variant = scan.lex.gpus.lookup(m.group(0).rstrip("s'") + memory.group(1) + "g")

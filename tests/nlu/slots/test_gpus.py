@@ -88,3 +88,10 @@ def test_a_ruled_out_gpu_is_kept_as_refused(text, refused):
     extracted = parse(text).extracted
     assert extracted["refused_gpus"] == refused
     assert not set(refused) & {extracted.get("gpu"), *extracted.get("gpu_options", [])}
+
+
+def test_a_memory_written_before_a_card_name_picks_that_memorys_board():
+    assert parse("淘宝上那种 48G 的 4090 能不能跑").extracted["gpu"] == "rtx-4090-48gb"
+    assert parse("24G 的 4090 能不能跑").extracted["gpu"] == "rtx-4090"  # its own memory: the card itself
+    both = parse("我们有 4090 24G，换成 48G 的 4090 行不行").extracted
+    assert both["gpu"] == "rtx-4090" and both["gpu_options"] == ["rtx-4090", "rtx-4090-48gb"]
