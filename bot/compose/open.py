@@ -19,7 +19,8 @@ from bot.messages.format import gpu_name, money
 
 SOURCES = ["training-servers-guide", "rental-selection-guide", "geforce-eula", "skypilot-catalog"]
 _PROVIDER = re.compile(r"哪家|which (?:provider|cloud|company)|where (?:to|should we) rent|租哪|provider", re.IGNORECASE)
-_INFERENCE = re.compile(r"deploy|serv(?:e|ing)|inference|assistant|部署|推理|上线|问答|客服|知识库|助手|chatbot|api",
+_INFERENCE = re.compile(r"deploy|serv(?:e|ing)|inference|assistant|self[\s-]?host\w*|local\s+llm|on[\s-]?prem\w*"
+                        r"|部署|推理|上线|问答|客服|知识库|助手|本地(?:的)?(?:大)?模型|私有化|chatbot|api",
                         re.IGNORECASE)
 _TEAM = re.compile(r"\b(?:team|group|lab|company|department)\b|我们组|团队|公司|部门|实验室|课题组", re.IGNORECASE)
 _BUY = re.compile(r"\b(?:buy\w*|purchas\w*|procur\w*)\b|要买|想买|购买|采购|买.{0,6}(?:卡|GPU|服务器|机器)", re.IGNORECASE)

@@ -56,3 +56,10 @@ def test_exploring_fine_tuning_gets_one_card_by_the_hour_not_a_node(advisor, tex
     answer, questions = _open(advisor, text)
     assert card in answer.lead and "8×" not in answer.lead and "8 卡" not in answer.lead
     assert 1 <= len(questions) <= 2
+
+
+@pytest.mark.parametrize("text", ["想在公司内网本地部署个大模型，买啥服务器", "we want to self-host an LLM for the office, what box?"])
+def test_a_local_model_for_a_company_is_a_serving_setup_with_its_sizes(advisor, text):
+    answer, questions = _open(advisor, text)
+    assert re.search(r"7-8B", answer.lead) and re.search(r"70B", answer.lead)  # sizes by model, numbers first
+    assert len(questions) <= 2 and answer.rule == "open.default-setup"

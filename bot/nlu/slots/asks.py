@@ -46,7 +46,9 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|(?:monthly|hourly|daily|rough|total)\s+cost|costs?\s+(?:per|an?\s+hour|on[\s-]demand|hourly)"
         r"|what\s+(?:does|would|will)\b[^?.]{0,60}?\bcost"
         r"|whats\s+(?:the\s+)?(?:price|cost|rate)|what(?:'s|s|\s+is)\s+(?:the\s+)?(?:on[\s-]*demand|spot)\s+(?:for|of|on|in)\b)>\E"
-        r"|多少钱|啥价|什么价|价格|报价多少|最便宜|多贵|一小时多少|一卡时多少|每小时多少")),
+        r"|多少钱|啥价|什么价|价格|报价多少|最便宜|多贵|一小时多少|一卡时多少|每小时多少"
+        # which provider or where is cheap ("租卡哪家便宜", "哪个平台便宜点"): prices by provider, not a comparison
+        r"|(?:哪家|哪里|哪儿|哪个(?:平台|云|厂商|服务商))[^，,。？?！!]{0,4}?便宜")),
     ("cost", lx.rx(
         r"\B<(?:cheaper|which\s+one\s+is\s+cheaper|break[\s-]?even|pay\s+(?:back|off)|buy(?:ing)?\s+(?:vs|or|instead)"
         r"|renting\s+(?:vs|or|cheaper)|rent\s+or\s+buy|worth\s+buying|bill|gpu[\s-]hours?\s+(?:for|budget|enough)"
@@ -84,11 +86,13 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|怎么续|怎么恢复|(?:不|别)丢进度|(?:多长时间|多久)的?(?:预警|通知)|提前(?:多长时间|多少时间)|自动(?:恢复|续训|续跑|重启|拉起)|断点续训"
         r"|速度代价|代价|选哪个|怎么做|是什么|能干啥|能做什么")),
     ("select", lx.rx(
-        r"\B<(?:which\s+(?:\w+\s+)?(?:gpu|instance|card|one|box|node|machine|cloud)s?|what\s+(?:gpu|instance|card|config)s?"
+        r"\B<(?:which\s+(?:\w+\s+)?(?:gpu|instance|card|one|box|node|machine|cloud)s?|what\s+(?:gpu|instance|card|config|box|server|machine|hardware)s?"
         r"|recommend\w*|recs|suggest\w*|what\s+should\s+(?:i|we)\s+(?:get|rent|buy)|thoughts|should\s+(?:i|we)\s+(?:get|rent|buy)"
         r"|(?:a\s+)?(?:good|bad|smart|sensible)\s+(?:idea|call|plan|move)"
         r"|(?:choos\w*|decid\w*|pick\w*)\s+between)>\E"
-        r"|租什么|买什么|选什么|什么卡|哪张卡|哪种卡|哪款|哪个更适合|有什么建议|什么配置|租哪家|哪家好|用什么卡|推荐")),
+        # "买啥机器", "用啥卡": 啥 is the everyday 什么
+        r"|(?:租|买|选|用|配|上)(?:什么|啥)|(?:什么|啥)(?:样的)?(?:卡|配置|机器|服务器)|哪张卡|哪种卡|哪款|哪个更适合|有什么建议"
+        r"|租哪家|哪家好|推荐")),
     # A budget constrains a choice; alone ("is 3万 enough for …") it asks what the money buys.
     ("budget", lx.rx(r"\B<(?:budget\w*)>\E|预算")),
     ("or", lx.rx(r"\B<or\s+(?:8\s*x\s*)?(?:h100|a100|h200|l40s|4090|5090|a800|h800|h20|l20)>\E|还是")),

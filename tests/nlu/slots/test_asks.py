@@ -44,6 +44,12 @@ def kinds(text: str) -> list[str]:
     ("an 8x 4090 box rents for far less per hour than 2x H100 for our 70B AWQ model, good idea?", "select"),
     # cheaper said, the licence asked: "any licence problem?" is a compat question, not a cost one
     ("we'd rack RTX 5090s for a paid chatbot since they're far cheaper than H100s; any licensing risk?", "compat"),
+    # everyday 啥 for 什么: a choice with nothing to size is an open default, not a primer (#22)
+    ("部门要搭个知识库问答，该配啥机器？", "open"),
+    ("做微调用啥卡好", "open"),
+    # which provider is cheap: prices by provider, not a generic primer
+    ("租卡哪个平台便宜点", "price"),
+    ("4090 哪里租便宜", "price"),
 ])
 def test_each_kind_is_read_from_its_cues(text, kind):
     assert kinds(text)[0] == kind
