@@ -55,13 +55,16 @@ _MULT = {"k": 1_000, "千": 1_000, "万": 10_000, "亿": 100_000_000}
 
 _USD = r"\$|us\$|usd|dollars?|bucks|美元|美金|刀"
 _CNY = r"¥|rmb|cny|元|块钱?|人民币"
+_BUDGET_BEFORE = re.compile(r"(?:预算|经费|批了|budget(?:\s+(?:is|of))?)\s*(?:是|有|为|只有|大概|约|:|：|~)?\s*$",
+                            re.IGNORECASE)
 _CUR_BEFORE = re.compile(rf"(?:(?P<usd>\$|us\$|usd)|(?P<cny>¥|rmb|cny|人民币))\s?$")
 _CUR_AFTER = re.compile(rf"\s?(?:(?P<usd>usd|dollars?|bucks|美元|美金|刀)|(?P<cny>元|块钱?|rmb|cny|人民币))(?![a-z])")
 _PER = re.compile(
     r"\s*(?:/|per\s+|an?\s+|每|一)\s*(?:个\s*)?(?:"
     r"(?P<gpumonth>(?:gpu|card|卡)\s*(?:/|per|a|每)\s*(?:months?\b|mo\b|月))"
     r"|(?P<nodemonth>(?:台|node|server|box|machine)\s*(?:/|per|a|每)\s*(?:months?\b|mo\b|月))"
-    r"|(?P<gpuhour>gpu[\s-]*(?:hours?|hrs?|h)\b|卡\s*[/·]?\s*(?:小时|时)|卡时|张卡?\s*/?\s*(?:小时|时)|gpu\s*/\s*(?:hours?|hrs?|h)\b)"
+    r"|(?P<gpuhour>(?:gpu|card)[\s-]*(?:hours?|hrs?|h)\b|卡\s*[/·]?\s*(?:小时|时)|卡时|张卡?\s*/?\s*(?:小时|时)"
+    r"|(?:gpu|card)\s*(?:/|per|an?|each)\s*(?:hours?|hrs?|h)\b)"
     r"|(?P<gpumin>gpu[\s-]*min(?:ute)?s?\b|卡\s*/?\s*分钟)"
     r"|(?P<min>min(?:ute)?\b|分钟)"
     r"|(?P<gbmonth>gb[\s-]*(?:months?|mo)\b|gb\s*/\s*(?:months?|mo|月)|gb\b(?:\s*(?:/|per|a|每)\s*(?:month|月))?)"
@@ -100,7 +103,7 @@ _OPTIONS = [
 _OPTION_RX = [(option, re.compile(words)) for option, words in _OPTIONS]
 _CLAUSE = re.compile(r"[,，;；。!?！？\n+]|\bvs\.?\b|\bversus\b|还是|或者|\bor\b|对比|相比")
 
-_BUDGET = re.compile(r"budget|预算|can\s+spend|have\s+only|only\s+have|at\s+most|最多|不超过|控制在|总共")
+_BUDGET = re.compile(r"budget|预算|can\s+spend|have\s+only|only\s+have|at\s+most|最多|不超过|控制在|总共|批了|经费")
 _PURCHASE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|买下?|购置|采购|\bcapex\b|花了?|costs?\s+us")
 _RESIDUAL = re.compile(r"residual|resale|sell\s+(?:it|them)|残值|二手|转卖|卖掉")
 _SPOT_WORDS = re.compile(r"spot|竞价|抢占")
@@ -237,7 +240,8 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
         # a currency, in the message's one currency (none when it names none: no symbol is invented)
         fee = _PER_MONTH_AFTER.match(after) and _item(before[-10:])
         bill_line = _in_message(_BILL_WORDS, text) and (_item(before[-10:]) or _TOTAL_BEFORE.search(before[-12:]))
-        if _PURCHASE.search(before[-6:]) or _PRICE_BEFORE.search(before[-8:]) or fee or bill_line:
+        budget = _BUDGET_BEFORE.search(before[-12:])  # "预算 20 万", "老板批了 30 万"
+        if _PURCHASE.search(before[-6:]) or _PRICE_BEFORE.search(before[-8:]) or fee or bill_line or budget:
             money = (_message_currency(text) or "", num.end)
     if money is not None and num.words and re.match(r"\s?块(?!钱)", after):
         money = None  # "两块 4090": two cards, not two yuan

@@ -24,7 +24,7 @@ def inferred(q: Quantity, quantities: list[Quantity]) -> bool:
     could be GPU-hours or wall clock on several GPUs ("40 小时" with 8 卡), a stated active-parameter count.
     "$1.90/gpu-hr", "12h/day", "30 分钟存一次" name their own role."""
     if q.kind == "money":
-        return q.role not in ("bill-line", "bill-total") and (
+        return q.role not in ("bill-line", "bill-total", "budget") and (
             not _CURRENCY_WRITTEN.search(q.text) or q.per is None)
     if q.role in ("work", "duration"):
         several = any(o.role in ("gpus", "nodes") and o.value > 1 for o in quantities)

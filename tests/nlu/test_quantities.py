@@ -503,3 +503,24 @@ def test_an_interval_written_before_the_reclaim_is_an_interruption_rate_not_a_ru
     rate = [q for q in found if q.role == "interruptions-per-day"]
     assert rate and rate[0].value == pytest.approx(per_day), found
     assert not [q for q in found if q.role == "duration"], found  # the interval is not how long the job runs
+
+
+@pytest.mark.parametrize("text, rate", [
+    ("A800 is ¥7 a card-hour", 7.0),
+    ("H20 ¥6 per card-hour", 6.0),
+    ("rent is $0.5/card/hr", 0.5),
+    ("$0.6 per card per hour", 0.6),
+    ("$3 per gpu per hour", 3.0),
+])
+def test_a_card_hour_is_a_rate_per_gpu_hour(text, rate):
+    q = only(text, "quote")
+    assert q.value == rate and q.per == "gpu-hour", q
+
+
+@pytest.mark.parametrize("text, amount", [
+    ("预算 20 万，H100 ¥18/卡时，能跑多少卡时", 200_000),
+    ("老板批了 30 万，A800 ¥9/卡时", 300_000),
+])
+def test_a_budget_written_without_a_currency_takes_the_message_currency(text, amount):
+    q = only(text, "budget")
+    assert q.value == amount and q.currency == "CNY", q
