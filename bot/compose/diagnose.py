@@ -15,11 +15,12 @@ import re
 
 from bot.compose import ComposeContext
 from bot.compose.diagnose_slow import COMPARED, slow_training
+from bot.compose.diagnose_stated import stated_heat
 from bot.compose.diagnose_errors import arch_lines, with_named_arch
 from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
 from bot.compose.diagnose_errors import wheel_for_driver as _wheel_for_driver
-from bot.compose.diagnose_xids import stated_xids, xids
+from bot.compose.diagnose_xids import stated_xids, with_xids
 from bot.compose.judged_words import NORMAL_Q, WRONG_Q
 from bot.diagnostics.models import Paste
 from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe
@@ -64,7 +65,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                 details = [*details, *timeout_lines(ctx.question, 8, lang)]
             parts.append((lead, details, rule, sources))
         if paste.xids:
-            parts = _with_xids(parts, paste, ctx, gpu_part is not None)
+            parts = with_xids(parts, paste, ctx, gpu_part is not None)
         if paste.nccl and paste.nccl.transport:
             parts.append(_nccl(paste, lang))
         if paste.topology and len(paste.topology.gpus) > 1:
@@ -84,7 +85,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         parts.append(measured)
     # A symptom's ranked causes are for a message without readings; a paste answers it by itself.
     read = paste is not None and bool((paste.report and paste.report.gpus) or paste.xids or paste.errors)
-    symptom = None if read else _symptom(ask, ctx)
+    symptom = None if read else (stated_heat(ask, ctx) if ask == first else None) or _symptom(ask, ctx)
     if symptom is not None:
         parts.append(symptom)
     if not parts:
@@ -103,25 +104,6 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         sources = [*sources, *(s for s in more_sources if s not in sources)]
     figures = _figures(paste)
     return AskAnswer(kind="diagnose", lead=lead, details=details[:24], rule=rule, sources=sources, figures=figures)
-
-
-# The answer words of an Xid part that says what its GPU's Xids mean ("No, no swap or RMA.", "Not your code.").
-_XID_VERDICTS = ("verdict_rma", "verdict_not_rma_yet", "verdict_no_rma", "verdict_code", "verdict_not_code",
-                 "verdict_not_software", "verdict_driver_first", "verdict_hardware_first")
-_Part = tuple[str, list[str], str | None, list[str]]
-
-
-def _with_xids(parts: list[_Part], paste: Paste, ctx: ComposeContext, gpu_read: bool) -> list[_Part]:
-    """The Xid part added to the parts: where it answers what was asked of the GPU ("is the gpu bad? swap
-    it?") it leads, before an error message's generic cause; an illegal-address error whose Xids are all
-    the application's (13, 31, 43) is said by the Xid part itself, so its generic line is left out."""
-    part = xids(paste, ctx)
-    if all((e := ctx.catalog.xids.get(x.code)) is not None and e.app_error for x in paste.xids):
-        illegal = say("diagnose.err_illegal_address", ctx.language)
-        parts = [p for p in parts if p[0] != illegal]
-    if not gpu_read and any(part[0].startswith(say(f"diagnose.{k}", ctx.language)) for k in _XID_VERDICTS):
-        return [part, *parts]
-    return [*parts, part]
 
 
 def _compat(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

@@ -42,6 +42,25 @@ def xids(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None,
     return lines[0], [*lines[1:8], *extra, say("diagnose.xid_confirm", lang)], rule, ["nvidia-xid"]
 
 
+# The answer words of an Xid part that says what its GPU's Xids mean ("No, no swap or RMA.", "Not your code.").
+_XID_VERDICTS = ("verdict_rma", "verdict_not_rma_yet", "verdict_no_rma", "verdict_code", "verdict_not_code",
+                 "verdict_not_software", "verdict_driver_first", "verdict_hardware_first")
+Part = tuple[str, list[str], str | None, list[str]]
+
+
+def with_xids(parts: list[Part], paste: Paste, ctx: ComposeContext, gpu_read: bool) -> list[Part]:
+    """The Xid part added to the parts: where it answers what was asked of the GPU ("is the gpu bad? swap
+    it?") it leads, before an error message's generic cause; an illegal-address error whose Xids are all
+    the application's (13, 31, 43) is said by the Xid part itself, so its generic line is left out."""
+    part = xids(paste, ctx)
+    if all((e := ctx.catalog.xids.get(x.code)) is not None and e.app_error for x in paste.xids):
+        illegal = say("diagnose.err_illegal_address", ctx.language)
+        parts = [p for p in parts if p[0] != illegal]
+    if not gpu_read and any(part[0].startswith(say(f"diagnose.{k}", ctx.language)) for k in _XID_VERDICTS):
+        return [part, *parts]
+    return [*parts, part]
+
+
 # The Xid that settles each verdict (nvidia-xid, nvidia-row-remapping): with 48 and 63 on one GPU, 63
 # (the remap recorded) decides "reset, not replace"; 48 is the error it repairs.
 _DECIDES = {"offbus": {79}, "remap_failed": {64}, "uncontained": {95}, "remap_recorded": {63}, "dbe": {48, 94},

@@ -98,3 +98,17 @@ def test_no_kernel_image_with_a_build_new_enough_for_the_arch_stays_the_generic_
     reply = _diagnose(advisor, 'H100 with torch cu121: "no kernel image is available for execution on the device" '
                                "in our custom op, driver 550.54.15")
     assert reply.lead.startswith('"no kernel image is available"'), reply.lead  # the extension, not the wheel
+
+
+def test_a_hot_gpu_stated_in_words_is_judged_as_thermal_slowdown_in_the_questions_terms(advisor):
+    reply = _diagnose(advisor, "under load our H100 nodes sit at 91 °C and the SM clock falls to 1350 MHz. is that ok?")
+    assert reply.lead.startswith("Not normal. At 91 °C under load with the SM clock down to 1350 MHz"), reply.lead
+    assert "not your code" in reply.lead
+    assert any("GPU Slowdown Temp" in d for d in reply.details)
+    zh = _diagnose(advisor, "L40S 服务器跑满以后温度 88 度，有没有问题？")
+    assert zh.lead.startswith("有问题。满载 88 °C"), zh.lead
+
+
+def test_a_cool_gpu_stated_in_words_keeps_the_symptoms_ranked_causes(advisor):
+    reply = _diagnose(advisor, "training got slow on our 8x A100 box, GPUs are at 62C")
+    assert not reply.lead.startswith(("Not normal", "At 62")), reply.lead

@@ -1,0 +1,44 @@
+"""Readings the user states in words rather than pastes ("temps hit 90C under load and clocks drop to
+1200 MHz, is that normal?", "满载 90 度，频率掉到 1200 MHz，正常吗"): judged like the pasted ones.
+
+A GPU under load at 80 °C or more with its clocks falling is at or near the temperature where it slows
+itself down (the SW/HW thermal slowdown clock event reasons, nvidia-smi-docs): a cooling or airflow
+fault of the server or the room, not software. The card's own slowdown and maximum operating
+temperatures are in `nvidia-smi -q -d TEMPERATURE`, and the reason bits in `-d PERFORMANCE`; the
+answer names both so the user can confirm (and paste them to have them read).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.compose.judged_words import NORMAL_Q, WRONG_Q
+from bot.messages import say
+from bot.models import Ask
+
+# "90C", "90 °C", "90℃", "90 度", "temps at 91 degrees": a temperature stated in words
+_TEMP = re.compile(r"(?<![\d.])(\d{2,3})\s*(?:°\s*C\b|℃|C\b|度|degrees?\s*(?:C\b|celsius)?)", re.IGNORECASE)
+_HEAT_WORDS = re.compile(r"temp\w*|\bhot\b|\bheat\w*|thermal|温度|发热|过热|烫|°|℃", re.IGNORECASE)
+# "clocks drop to 1200 MHz", "频率掉到 1200 MHz", "SM clock falls to 1.2 GHz"
+_CLOCK = re.compile(r"(?:clocks?|frequenc\w*|频率|主频)[^.\n。；;]{0,30}?(?:drop\w*|fall\w*|falls|down|throttl\w*|掉|降|只有)"
+                    r"[^.\n。；;\d]{0,12}?(\d{3,4})\s*MHz", re.IGNORECASE)
+HOT_C = 80  # at or above it, under load, a data-centre GPU is near its slowdown temperature (nvidia-smi -q)
+
+
+def stated_heat(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
+    """The lead and details for a temperature stated in words at which the GPU slows itself, else None."""
+    text = ctx.question or ask.text
+    temp = next((int(m.group(1)) for m in _TEMP.finditer(text)
+                 if _HEAT_WORDS.search(text, max(0, m.start() - 30), m.end() + 2) and 30 <= int(m.group(1)) <= 120), None)
+    if temp is None or temp < HOT_C:
+        return None
+    lang = ctx.language
+    clock = _CLOCK.search(text)
+    verdict = ("diagnose.verdict_wrong" if WRONG_Q.search(text) else "diagnose.verdict_not_normal" if NORMAL_Q.search(text)
+               else None)
+    lead = (say(verdict, lang) if verdict else "") + say(
+        "diagnose.stated_hot", lang, temp=temp,
+        clock=say("diagnose.stated_hot_clock", lang, mhz=clock.group(1)) if clock else "")
+    details = [say("diagnose.stated_hot_confirm", lang), say("diagnose.recheck_under_load", lang)]
+    return lead, details, "host.thermal-throttle", ["nvidia-smi-docs", "nvml-api"]
