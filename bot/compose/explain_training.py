@@ -29,7 +29,46 @@ _SPEED = re.compile(r"speed|slower|overhead|时间|速度|代价|变慢|慢多�
 _STAGE_NAMES = {"zero-1": "ZeRO-1", "zero-2": "ZeRO-2", "zero-3": "ZeRO-3"}
 
 
+_HOW_MANY = re.compile(r"how\s+many\b[^?.]{0,20}?\b(?:nodes|servers|machines|boxes|gpus|cards)|多少\s*(?:台|个节点|张|块|卡)|几\s*(?:台|个节点|张)|需要.{0,6}多少",
+                       re.IGNORECASE)
+
+
+def nodes_for_deadline(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"How many 8x H100 nodes to pretrain a 13B on 1T tokens in 30 days?": the job's FLOPs (6 x parameters
+    x tokens, 8x with a recomputed forward) over one GPU's dense peak at the default MFU, as GPU-hours, over
+    the hours stated: the GPUs that finish in time, in whole 8-GPU nodes."""
+    from bot.compose.checklist import _spec
+    from bot.messages.format import count, gpu_name
+    from bot.nlu.quantity_notes import first
+    from bot.sizing.performance import DEFAULT_MFU, training_flops, training_hours
+    req = ctx.requirement
+    window = first(req.quantities, "deadline") or first(req.quantities, "duration")
+    spec = _spec(ctx)
+    if (req.workload != "training" or not req.params_b or not req.dataset_tokens_b or window is None or spec is None
+            or window.unit != "h" or not _HOW_MANY.search(ask.text)):
+        return None
+    peak = spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
+    if not peak:
+        return None
+    tokens = req.dataset_tokens_b * 1e9 * (req.epochs or 1)
+    flops = training_flops(req.params_b, tokens, req.method if req.method in ("full", "pretraining") else "full")
+    gpu_hours = training_hours(flops, 1, peak)
+    gpus = -(-gpu_hours // window.value)
+    nodes = int(-(-gpus // 8))
+    lang = ctx.language
+    lead = say("training.nodes_for_deadline", lang, nodes=nodes, gpus=nodes * 8, gpu=gpu_name(ctx.catalog, spec.id),
+               hours=count(round(window.value)), days=count(round(window.value / 24, 1)),
+               flops=_sci(flops), factor=f"{flops / (req.params_b * 1e9 * tokens):g}", params=count(req.params_b), tokens=count(round(tokens / 1e9)),
+               gpu_hours=count(round(gpu_hours, -2)), peak=count(peak), mfu=f"{DEFAULT_MFU:.0%}", need=count(int(gpus)),
+               finish=count(round(gpu_hours / (nodes * 8) / 24, 1)))
+    return AskAnswer(kind=ask.kind, lead=lead, details=[say("training.nodes_for_deadline_scaling", lang)],
+                     rule="training.nodes-for-deadline", sources=["scaling-laws-paper", "palm-paper", *spec.sources][:6],
+                     figures={"nodes": nodes, "gpu_hours": round(gpu_hours)})
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    if (nodes := nodes_for_deadline(ask, ctx)) is not None:
+        return nodes
     text = ask.text
     previous = _previous(ask, ctx)
     if previous is not None and not (_ZERO.search(text) or _RECOMPUTE.search(text) or _FSDP.search(text)):
@@ -166,3 +205,10 @@ def recompute(ctx: ComposeContext) -> AskAnswer:
 
 def _gb(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}".rstrip("0").rstrip(".")
+
+
+def _sci(value: float) -> str:
+    """7.8e22 written "7.8 × 10^22"."""
+    import math
+    exponent = math.floor(math.log10(value))
+    return f"{value / 10 ** exponent:.2g} × 10^{exponent}"

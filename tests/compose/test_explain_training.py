@@ -38,3 +38,18 @@ def test_chinese_single_card_zero_answer_is_chinese(advisor):
     text = render_text(ask(advisor, "一张 H800 80G 用 ZeRO-2 全参训练 Llama-3.1-8B，seq 4096，够吗？ZeRO-3 最少几张"))
     assert "单卡上任何 ZeRO 阶段都切不了东西" in text
     assert "ZeRO-3 用 H800" in text
+
+
+def test_how_many_nodes_for_a_deadline_is_the_gpu_hours_over_the_hours_in_whole_nodes():
+    from bot.advisor import Advisor
+    from bot.compose import ComposeContext, compose_all
+    from bot.nlu.parser import parse
+    advisor = Advisor()
+    text = "we want to pretrain a 7B on 2T tokens within 3 weeks, how many 8x H100 nodes is that?"
+    parsed = parse(text, advisor.catalog)
+    ctx = ComposeContext(requirement=parsed.requirement, answer=advisor.answer(parsed.requirement, parsed.language),
+                         catalog=advisor.catalog, language=parsed.language, question=text)
+    reply = compose_all(ctx)[0]
+    # 6 x 7e9 x 2e12 = 8.4e22 FLOPs / (989e12 x 0.4) = ~59,000 GPU-hours / 504 h = 118 GPUs: 15 nodes
+    assert reply.lead.startswith("15 nodes (120× H100 SXM) to finish in 21 days")
+    assert reply.figures["nodes"] == 15 and 58_000 <= reply.figures["gpu_hours"] <= 60_000
