@@ -27,26 +27,12 @@ SOURCES = ["cuda-release-notes", "cuda-compatibility"]
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    from bot.compose import compat_licence, compat_nvlink, compat_stack
-
-    nvlink = compat_nvlink.compose(ask, ctx)  # "does LoRA need NVLink?": the decision and its bytes
-    if nvlink is not None:
-        return nvlink
-    each = _precision_each(ask, ctx)  # "A800、H800、L20 哪个能 FP8": every card named, judged
-    if each is not None:
-        return each
-    from bot.compose import compat_arch
+    from bot.compose import compat_arch, compat_licence, compat_stack
 
     arch = compat_arch.compose(ask, ctx) if not _MIN_DRIVER.search(ask.text) else None
-    if arch is not None and arch.figures["works"] == "no":  # "B200 nodes, will our cu124 image work?": no kernels
-        return arch
-    minimum = min_driver(ask.text, ctx.catalog, ctx.language)
-    if minimum is not None:
-        req = ctx.requirement
-        ran = _with_limits(check(req.cuda, req.driver, ctx.catalog, ctx.language), ctx) if req.cuda and req.driver else None
-        if ran is not None:  # "…需要什么驱动？我们机器是 535，能不能跑": their driver checked too
-            return minimum.model_copy(update={"details": [ran.lead, *ran.details]})
-        return minimum
+    specific = _specific(ask, ctx, arch)
+    if specific is not None:
+        return specific
     first = is_primary(ask, ctx) or _first_compat(ask, ctx)
     stack = (compat_stack.compose(ask, ctx) or compat_licence.compose(ask, ctx)) if first else None
     if stack is not None:
@@ -66,6 +52,28 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         reply = _from_findings(ctx, ask.text)
         return reply.model_copy(update={"kind": "compat"}) if reply else None
     return None
+
+
+def _specific(ask: Ask, ctx: ComposeContext, arch: AskAnswer | None) -> AskAnswer | None:
+    """The answers that decide a part before the driver/toolkit/runtime look: NVLink's need, a precision
+    for each card named, a build with no kernels for the GPU's arch, a release's minimum driver."""
+    from bot.compose import compat_nvlink
+
+    nvlink = compat_nvlink.compose(ask, ctx)  # "does LoRA need NVLink?": the decision and its bytes
+    if nvlink is not None:
+        return nvlink
+    each = _precision_each(ask, ctx)  # "A800、H800、L20 哪个能 FP8": every card named, judged
+    if each is not None:
+        return each
+    if arch is not None and arch.figures["works"] == "no":  # "B200 nodes, will our cu124 image work?": no kernels
+        return arch
+    minimum = min_driver(ask.text, ctx.catalog, ctx.language)
+    if minimum is not None:
+        req = ctx.requirement
+        ran = _with_limits(check(req.cuda, req.driver, ctx.catalog, ctx.language), ctx) if req.cuda and req.driver else None
+        if ran is not None:  # "…需要什么驱动？我们机器是 535，能不能跑": their driver checked too
+            return minimum.model_copy(update={"details": [ran.lead, *ran.details]})
+    return minimum
 
 
 _RUN_Q = re.compile(r"能不能|能跑|可以跑|能用|\brun\b|\bwork|compatible|兼容", re.IGNORECASE)
