@@ -121,3 +121,27 @@ def _premium(text: str, extra_s: float, rate: float, flops_per_token: float, lan
         return None
     batch = extra_s / (pct / 100) * rate / flops_per_token / 1e6
     return say("training.fabric_premium", lang, pct=f"{pct:g}", bpay=f"{batch:.1f}".rstrip("0").rstrip("."))
+
+
+_IB = re.compile(r"infiniband|\bib\b", re.IGNORECASE)
+_ROCE = re.compile(r"roce", re.IGNORECASE)
+_CHOICE = re.compile(r"\bor\b|\bvs\.?|versus|which|difference|better|哪个|还是|选|区别|差别", re.IGNORECASE)
+
+
+def ib_or_roce(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"InfiniBand or RoCE?": the same NCCL transport (IB verbs, NET/IB) at the same rate, so the choice is
+    whether the Ethernet fabric is lossless (PFC/ECN) and proven; how to set and check each."""
+    text = ctx.question or ask.text
+    if not (_IB.search(text) and _ROCE.search(text) and _CHOICE.search(ask.text)):
+        return None
+    req, lang = ctx.requirement, ctx.language
+    rate = req.network_gbps if req.network_gbps and req.network_gbps >= 100 else None
+    same = say("interconnect.ib_roce_rate", lang, rate=f"{rate:g}") if rate else say("interconnect.ib_roce_same_rate", lang)
+    from bot.compose.checklist import _nodes
+    nodes = _nodes(ctx)
+    per_node = (rate or 400) * GPUS_PER_NODE / 8
+    details = [say("interconnect.ib_roce_pick", lang), say("interconnect.ib_roce_settings", lang),
+               say("interconnect.ib_roce_measure", lang, nodes=nodes or 2, node_gbs=count(per_node),
+                   line=count(round(per_node * 0.8, -1)), rate=f"{rate or 400:g}")]
+    return AskAnswer(kind=ask.kind, lead=say("interconnect.ib_roce_lead", lang, same=same), details=details,
+                     rule="network.ib-or-roce", sources=["nccl-env", "nccl-troubleshooting", "nccl-tests", "training-servers-guide"])

@@ -38,3 +38,11 @@ def test_a_plain_100gbe_question_without_nics_or_tp_keeps_the_fsdp_exchange_answ
     reply = _reply(advisor, "do we need infiniband for FSDP full fine-tuning of a 70B on 2 nodes x 8 H100, or is 100GbE fine?")
     assert reply.rule != "network.inter-node" or "FSDP / ZeRO-3" in reply.lead
     assert "420 GB" in reply.lead or "420 GB" in " ".join(reply.details)
+
+
+def test_ib_or_roce_is_the_same_transport_at_the_same_rate_and_the_choice_is_the_lossless_fabric(advisor):
+    reply = _reply(advisor, "for 3 nodes of 8x H200 doing full fine-tunes, should we take InfiniBand or RoCE from the provider?")
+    assert reply.rule == "network.ib-or-roce"
+    assert reply.lead.startswith("Either, if both are RDMA at the same rate") and "PFC and ECN" in reply.lead
+    text = " ".join(reply.details)
+    assert "NCCL_IB_GID_INDEX" in text and "across 3 nodes" in text and "NET/Socket" in text
