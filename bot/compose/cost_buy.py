@@ -76,7 +76,9 @@ def compose(qs: list[Quantity], ctx: ComposeContext, currency: str | None, lang:
                    months=count(months), use=_pct(stated_hours / calc.HOURS_PER_MONTH), at_use=m(r.rent_monthly))
     included = r.power_monthly is None and hosting > 0 and power_included(ctx.question or "")
     power = say("cost.power_in_hosting" if included else "cost.power_unknown", lang)
-    details = [say("cost.buy_own", lang, purchase=m(purchase.value), months=count(months), dep=m(r.depreciation_monthly),
+    bought = say("cost.buy_less_residual", lang, purchase=m(purchase.value), residual=m(residual.value)) if residual \
+        else m(purchase.value)  # "($45,000 − $15,000 resale)": the depreciation is of what is not sold back
+    details = [say("cost.buy_own", lang, purchase=bought, months=count(months), dep=m(r.depreciation_monthly),
                    hosting=m(r.hosting_monthly), power=m(r.power_monthly) if r.power_monthly is not None else power)]
     if r.rent_monthly is not None:
         details.append(say("cost.buy_rent", lang, rate=m(rent_rate) + say("cost.per_gpu_hour", lang), gpus=gpus,
@@ -91,8 +93,6 @@ def compose(qs: list[Quantity], ctx: ComposeContext, currency: str | None, lang:
                            say("cost.buy_payback_never", lang, rent=m(r.rent_monthly), running=m(running)))
     if stated_hours is not None and details and _PAYBACK.search(ctx.question or "") and r.rent_monthly is not None:
         lead, details = details[0], [lead, *details[1:]]  # the payback was asked: it leads, the monthly costs follow
-    if residual:
-        details.append(say("cost.buy_residual", lang, residual=m(residual.value)))
     if period is None:
         details.append(say("cost.buy_months_assumed", lang, months=count(months)))
     if r.power_monthly is None and not included:

@@ -105,7 +105,7 @@ _CLAUSE = re.compile(r"[,，;；。!?！？\n+]|\bvs\.?\b|\bversus\b|还是|或�
 
 _BUDGET = re.compile(r"budget|预算|can\s+spend|have\s+only|only\s+have|at\s+most|最多|不超过|控制在|总共|批了|经费")
 _PURCHASE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|买下?|购置|采购|\bcapex\b|花了?|costs?\s+us")
-_RESIDUAL = re.compile(r"residual|resale|sell\s+(?:it|them)|残值|二手|转卖|卖掉")
+_RESIDUAL = re.compile(r"residual|resale|sell\s+(?:it|them)|残值|二手|转卖|卖掉|能卖|可以卖|卖出")
 _SPOT_WORDS = re.compile(r"spot|竞价|抢占")
 # an IDC's or colo's own monthly quote for the servers (no purchase, no server of one's own): a rental option
 _QUOTED = re.compile(r"quot\w*|offer\w*|报价|报了|开价|给的价")
@@ -238,9 +238,10 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if money is None and num.value >= 100 and not _UNIT_AFTER.match(after):
         # "花了六万二", "整机报价 18 万", "托管三千一个月", "GPU 计算 38,000" in a bill: amounts written without
         # a currency, in the message's one currency (none when it names none: no symbol is invented)
-        fee = _PER_MONTH_AFTER.match(after) and _item(before[-10:])
+        fee = (_PER_MONTH_AFTER.match(after) or re.search(r"(?:每月|每个月|/月)\s*$", before)) and _item(before[-10:])
         bill_line = _in_message(_BILL_WORDS, text) and (_item(before[-10:]) or _TOTAL_BEFORE.search(before[-12:]))
         budget = _BUDGET_BEFORE.search(before[-12:])  # "预算 20 万", "老板批了 30 万"
+        budget = budget or _RESIDUAL.search(before[-8:])  # "二手能卖 5 万": a resale amount, in the message's currency
         if _PURCHASE.search(before[-6:]) or _PRICE_BEFORE.search(before[-8:]) or fee or bill_line or budget:
             money = (_message_currency(text) or "", num.end)
     if money is not None and num.words and re.match(r"\s?块(?!钱)", after):
@@ -510,14 +511,15 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
     option = _option(before, after_clause)
     if _BUDGET.search(before[-20:]) or re.match(r"\s*(?:的)?(?:budget|预算)", text[end:end + 8]):
         role = "budget"
-    elif _RESIDUAL.search(near_before):
+    elif _RESIDUAL.search(re.split(r"[,;.，；。]", before[-48:])[-1]):  # "sell it after 2 years for ~$15k"
         role, per = "residual", per or "once"
     elif per == "kwh":
         role = "power-price"
     elif per is None and (_TOTAL_BEFORE.search(near_before) or _TOTAL_AFTER.match(text, end)):
         role, item = "bill-total", None
     elif per is None and (_PURCHASE.search(near_before) or option == "buy"
-                          or (value >= 10_000 and _in_message(_BUY_IN_MESSAGE, text) and item in (None, "compute", "hosting"))):
+                          or (value >= 10_000 and (_in_message(_BUY_IN_MESSAGE, text) or _in_message(_RESIDUAL, text))
+                              and item in (None, "compute", "hosting"))):  # "…, we could sell it for $80k": bought
         role, per, item, option = "purchase", "once", None, "buy"
     elif item == "hosting" and per in ("month", "year") and _QUOTED.search(before[-40:]) \
             and not _in_message(_BUY_IN_MESSAGE, text) and not _in_message(_OWN_SERVER, text):

@@ -81,3 +81,20 @@ def test_a_monthly_price_called_reserved_keeps_the_users_word(advisor):
                                     "about 300 hours a month. Which is cheaper?")
     assert "monthly reservation" in lines[0] and "subscription" not in lines[0]
     assert any(line.startswith("Monthly reservation: $4,200 a month") for line in lines)
+
+
+@pytest.mark.parametrize("text, language, purchase, resale, hosting, months, rent", [
+    ("buy a 4x L40S server for $45k and sell it after 2 years for ~$15k, colo $600/mo incl power; "
+     "or rent at $1.00/gpu-hr, ~16h/day. which is cheaper?", "en", 45_000, 15_000, 600, 24, 1.0 * 4 * 16 * DAYS_PER_MONTH),
+    ("8 卡 4090 整机报价 18 万，托管每月 3000 含电，3 年后二手能卖 5 万；租 ¥1.8/卡时，每天用 12 小时，买还是租",
+     "zh", 180_000, 50_000, 3000, 36, 1.8 * 8 * 12 * DAYS_PER_MONTH),
+])
+def test_a_resale_value_written_anywhere_in_its_clause_comes_off_the_purchase(advisor, text, language, purchase,
+                                                                               resale, hosting, months, rent):
+    reply, lines = cost_answer(advisor, text)
+    own = (purchase - resale) / months + hosting
+    assert reply.figures["own_monthly"] == pytest.approx(own, rel=1e-3)
+    assert reply.figures["rent_monthly"] == pytest.approx(rent, rel=1e-3)
+    cheaper_owned = own < rent
+    assert lines[0].startswith(("Owning", "按你的用量自购") if cheaper_owned else ("Renting", "按你的用量租"))
+    assert any(f"{resale:,}" in line for line in lines[1:3])  # the resale shown in the owning line
