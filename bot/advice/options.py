@@ -406,6 +406,20 @@ def misses_latency(ctx: OptionContext, gpu: str, count: int) -> bool:
         objectives.tpot_ms is not None and cand.tpot_ms > objectives.tpot_ms)
 
 
+def meeting_count(ctx: OptionContext, gpu: GpuSpec, count: int) -> int:
+    """The fewest GPUs from `count` up (doubling, within one 8-GPU server) whose sized TTFT/TPOT estimate
+    meets the stated targets; `count` where it already does, or where no larger sized setup does."""
+    if not misses_latency(ctx, gpu.id, count):
+        return count
+    n = count * 2
+    while n <= (8 if gpu.nvlink else 2):  # tensor parallel over PCIe beyond a pair: FP8 on fewer comes first
+        sized = any(c.gpu == gpu.id and c.count == n and c.fits and c.ttft_s is not None for c in ctx.sizing.candidates)
+        if sized and not misses_latency(ctx, gpu.id, n):
+            return n
+        n *= 2
+    return count
+
+
 # Below this share of the market's fastest dense BF16, a card is not offered for multi-GPU training
 # when no price says it is worth it (H20: 148 of H800's 989 TFLOPS; A800's 312 stays).
 SLOW_TRAINING_SHARE = 0.25
@@ -434,8 +448,10 @@ def compare_options(ctx: OptionContext, gpus: list[GpuSpec], count: int | None,
         ctx.plan(gpu, 1).fits for gpu in gpus)
     for gpu in gpus:
         cost = next((c for c in costs if c.gpu in (gpu.id, gpu.family)), None)
-        wanted = ((counts or {}).get(gpu.id) or (cost.gpus if cost and cost.gpus else None) or count
-                  or (fewest_that_fit(ctx, gpu) if fewest else None) or 1)
+        stated = (counts or {}).get(gpu.id) or (cost.gpus if cost and cost.gpus else None) or count
+        wanted = stated or (fewest_that_fit(ctx, gpu) if fewest else None) or 1
+        if not stated:
+            wanted = meeting_count(ctx, gpu, wanted)  # TTFT/TPOT targets: the count that meets them
         plan = replicas(ctx, gpu, wanted) or ctx.plan(gpu, wanted)
         hourly_only = cost is not None and cost.per_hour_only  # no duration known: compare rates
         out.append(_option(
