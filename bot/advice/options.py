@@ -402,6 +402,8 @@ def misses_latency(ctx: OptionContext, gpu: str, count: int) -> bool:
     if cand is None:
         return False
     ttft = cand.ttft_s / (ctx.req.concurrency or 1)
+    if ctx.req.prompt_tokens and ctx.req.context and ctx.req.prompt_tokens < ctx.req.context:
+        ttft *= ctx.req.prompt_tokens / ctx.req.context  # the prompt alone is prefilled (latency.one_prompt_ttft)
     return (objectives.ttft_s is not None and ttft > objectives.ttft_s) or (
         objectives.tpot_ms is not None and cand.tpot_ms > objectives.tpot_ms)
 

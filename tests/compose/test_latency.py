@@ -112,8 +112,8 @@ def test_fewer_gpus_with_fp8_weights_are_offered_only_on_a_card_with_fp8(advisor
 
 
 def test_an_x_or_y_with_a_ttft_target_compares_the_nvlink_card_at_the_count_that_meets_it(advisor):
-    answer, lines = lead(advisor, "chat service on qwen2.5-32b, 60 users at once, 2,000-token inputs, first token "
-                                  "within 1 s. L20 48G or H20 96G?")
+    answer, lines = lead(advisor, "internal assistant on qwen2.5-32b, 60 people using it at once, inputs of about "
+                                  "2,000 tokens, first token within 1 s. L20 48G or H20 96G?")
     compared = [r for r in answer.recommendations if r.kind == "compare" and r.gpu == "h20-96gb"]
     assert compared and compared[0].count == 2  # one H20 holds it, but its prefill misses 1 s
     assert any("2× H20 96GB" in line and "meets your targets" in line for line in lines[1:4])
