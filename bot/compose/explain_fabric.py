@@ -85,8 +85,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
               "ratio": count(round(alt / node)), "alt": alt_name, "how": how, "traffic": count(round(traffic)),
               "params": count(size), "nodes": nodes, "slow": _s(slow), "fast": _s(fast), "c1": _s(c1),
               "b10": f"{b10:.1f}".rstrip("0").rstrip(".")}
-    details = [say("training.fabric_compute", lang, params=count(size), gpus=gpus, gpu=gpu_name(ctx.catalog, spec.id),
-                   peak=count(peak), c1=_s(c1), c4=_s(c4), pct1=round(100 * min(slow / c1, 1.0)))]
+    details = [compute_line(ctx, size, slow) or ""]
     if (premium := _premium(text, slow - fast, rate, flops_per_token, lang)) is not None:
         details.append(premium)
     if tp_inside:  # sharding across the nodes instead would move 1.5x the all-reduce
@@ -145,3 +144,28 @@ def ib_or_roce(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                    line=count(round(per_node * 0.8, -1)), rate=f"{rate or 400:g}")]
     return AskAnswer(kind=ask.kind, lead=say("interconnect.ib_roce_lead", lang, same=same), details=details,
                      rule="network.ib-or-roce", sources=["nccl-env", "nccl-troubleshooting", "nccl-tests", "training-servers-guide"])
+
+
+def compute_line(ctx: ComposeContext, size: float, exchange_s: float) -> str | None:
+    """A step's compute at 1M and 4M tokens of global batch (6 x params x tokens at 40% MFU on the stated
+    GPUs) and the share the exchange adds at 1M unhidden; None without a GPU peak or a multi-node count."""
+    from bot.compose.checklist import _spec
+    spec, gpus = _spec(ctx), ctx.requirement.gpu_count or 0
+    peak = (spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")) if spec is not None else None
+    if spec is None or not peak or gpus <= GPUS_PER_NODE:
+        return None
+    rate = gpus * peak * 1e12 * MFU
+    c1, c4 = 6 * size * 1e9 * 1e6 / rate, 6 * size * 1e9 * 4e6 / rate
+    return say("training.fabric_compute", ctx.language, params=count(size), gpus=gpus, gpu=gpu_name(ctx.catalog, spec.id),
+               peak=count(peak), c1=_s(c1), c4=_s(c4), pct1=round(100 * min(exchange_s / c1, 1.0)),
+               pct4=round(100 * min(exchange_s / c4, 1.0)))
+
+
+def exchange_share(ctx: ComposeContext, size: float, exchange_s: float) -> float | None:
+    """The exchange's seconds over a step's compute at a 1M-token global batch, None where unknown."""
+    from bot.compose.checklist import _spec
+    spec, gpus = _spec(ctx), ctx.requirement.gpu_count or 0
+    peak = (spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")) if spec is not None else None
+    if spec is None or not peak or gpus <= GPUS_PER_NODE:
+        return None
+    return exchange_s / (6 * size * 1e9 * 1e6 / (gpus * peak * 1e12 * MFU))

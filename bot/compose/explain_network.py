@@ -115,6 +115,10 @@ def _exchange(ask: Ask, ctx: ComposeContext, framed: str, rule: str, sources: li
     slow = traffic / (req.network_gbps / 8)
     fast = traffic / (RDMA_NODE_GBPS / 8)
     lang = ctx.language
+    from bot.compose.explain_fabric import EXPOSED_OK, exchange_share
+    share = exchange_share(ctx, size, slow)
+    if framed and share is not None and share <= EXPOSED_OK:
+        framed = say("training.fabric_less_than_it_looks", lang)  # a step computes 10x longer than it exchanges
     lead = framed + say("explain.network_exchange", lang, gbps=count(req.network_gbps),
                         gbytes=count(round(req.network_gbps / 8, 1)), factor=f"{traffic / (size * 2):.3g}",
                         how=say("explain.network_sharded" if sharded else "explain.network_ddp", lang),
@@ -122,6 +126,9 @@ def _exchange(ask: Ask, ctx: ComposeContext, framed: str, rule: str, sources: li
     details = [say("explain.network_lora", lang), say("explain.network_check", lang)]
     if (premium := _fabric_premium(ctx, slow - fast)) is not None:
         details.insert(0, premium)
+    from bot.compose.explain_fabric import compute_line  # the step's compute the exchange is set against
+    if (compute := compute_line(ctx, size, slow)) is not None:
+        details.insert(0, compute)
     return AskAnswer(kind="explain", lead=lead, details=details, rule=rule,
                      sources=list(dict.fromkeys([*sources, "zero-paper", "nccl-tests"])),
                      figures={"traffic_gb": round(traffic, 1), "seconds_at_stated": round(slow, 1),
