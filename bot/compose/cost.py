@@ -238,8 +238,9 @@ def _bill(qs, ctx, currency, lang) -> AskAnswer | None:
     if not any(q.kind == "money" and q.item not in (None, "compute") for q in qs) and not any(
             q.kind == "size" and q.item for q in qs):
         return None
-    if any(q.role == "subscription" for q in qs) and len(_hourly_quotes(qs)) and not any(q.role == "fee" for q in qs):
-        return None
+    if any(q.role == "subscription" for q in qs) and len(_hourly_quotes(qs)):
+        from bot.compose.cost_bill_modes import compose as bill_modes  # the hourly and monthly price of one compute
+        return bill_modes(qs, ctx, currency, lang) if any(q.role == "fee" for q in qs) else None
     quote = next(iter(_hourly_quotes(qs)), None)
     gpus = _gpus(qs, ctx) if quote is not None and quote.per in ("gpu-hour", "gpu-minute") else 1
     b = calc.bill(qs, gpus=gpus)

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from bot.advice.bill import DAYS_PER_MONTH
 from bot.advisor import Advisor
 from bot.compose import ComposeContext
 from bot.compose.cost import MAX_LINES, compose
@@ -449,3 +450,20 @@ def test_when_pay_as_you_go_wins_the_subscription_is_said_to_buy_capacity_not_pr
     reply, lines = cost_answer(advisor, text)
     word = "capacity" if language == "en" else "资源保障"
     assert any(word in line for line in lines) == payg_wins, lines
+
+
+@pytest.mark.parametrize("text, language, hours, payg_wins", [
+    ("租 8 卡 A100 按量 ¥150/小时，每天跑 8 小时，另外云盘 ¥900/月、带宽 ¥2,000/月，一个月总共多少？包月 ¥60,000 划算吗",
+     "zh", 8 * DAYS_PER_MONTH, True),
+    ("pay-as-you-go $30/h for the node, or $15,000/month; plus $500/mo egress and $300/mo disk. we use it 20h/day. "
+     "total per month each?", "en", 20 * DAYS_PER_MONTH, False),
+])
+def test_an_hourly_and_a_monthly_price_in_one_bill_are_two_options_with_the_same_other_items(advisor, text, language,
+                                                                                            hours, payg_wins):
+    reply, lines = cost_answer(advisor, text)
+    rate, sub, extras = (150, 60_000, 2_900) if language == "zh" else (30, 15_000, 800)
+    assert reply.figures["payg_monthly"] == pytest.approx(rate * hours + extras, rel=1e-3)
+    assert reply.figures["subscription_monthly"] == pytest.approx(sub + extras, rel=1e-3)  # not added to the bill
+    assert reply.figures["break_even_hours"] == pytest.approx(sub / rate, abs=0.1)
+    cheaper = ("按量付费" if payg_wins else "包月") if language == "zh" else ("Pay-as-you-go" if payg_wins else "Subscription")
+    assert cheaper in lines[0].split("：")[0] if language == "zh" else lines[0].startswith(cheaper)
