@@ -26,6 +26,12 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if reply is not None:
         return _with_purchase(ctx, reply)
     verdict, recs = ctx.answer.verdict, ctx.answer.recommendations
+    if verdict is not None and verdict.answer == "no" and (ctx.requirement.gpu_count or 1) == 1:
+        from bot.compose.fit_single import smallest_single  # "…不行的话最少要啥卡": the smallest card that holds it
+        bigger = smallest_single(ctx)
+        if bigger:
+            return AskAnswer(kind="select", lead=verdict.text, details=[bigger], rule=verdict.rule,
+                             sources=verdict.sources)
     cluster = _cluster_pick(ctx)
     if cluster is not None:
         return cluster

@@ -99,3 +99,10 @@ def test_a_purchase_budget_is_not_turned_into_a_card_count_without_a_purchase_pr
 def test_renting_with_a_budget_gets_no_purchase_line(advisor):
     lines = render_text(ask(advisor, "rent for serving qwen2.5-72b to 80 users, budget $20k a month. H100 or H200?")).splitlines()
     assert not any("Purchase prices" in line for line in lines)
+
+
+def test_a_card_too_small_and_which_then_names_the_smallest_single_card(advisor):
+    lines = render_text(ask(advisor, "QLoRA on a 70B with one RTX 3090, 2k sequences, batch 1 — possible? "
+                                     "otherwise which card at minimum?")).splitlines()
+    assert lines[0].startswith("No")
+    assert "smallest single card that holds it" in lines[1]
