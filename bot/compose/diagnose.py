@@ -16,7 +16,7 @@ import re
 from bot.compose import ComposeContext
 from bot.compose.diagnose_slow import COMPARED, slow_training
 from bot.compose.diagnose_stated import stated_heat
-from bot.compose.diagnose_errors import arch_lines, with_named_arch
+from bot.compose.diagnose_errors import arch_lines, blamed_gpu_answer, with_named_arch
 from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
 from bot.compose.diagnose_errors import wheel_for_driver as _wheel_for_driver
@@ -63,7 +63,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             if error.kind == "nccl-timeout":  # which node, then who did not arrive
                 from bot.compose.diagnose_straggler import timeout_lines
                 details = [*details, *timeout_lines(ctx.question, 8, lang)]
-            parts.append((lead, details, rule, sources))
+            parts.append((blamed_gpu_answer(error, ctx) + lead if not parts else lead, details, rule, sources))
         if paste.xids:
             parts = with_xids(parts, paste, ctx, gpu_part is not None)
         if paste.nccl and paste.nccl.transport:
@@ -120,7 +120,8 @@ _UTIL = re.compile(r"util\w*\s*(?:is\s+|are\s+|都|=|:)?\s*(?:at\s+)?100\s*%|gpu
 _HARDWARE_RANK = 5  # ranks below this are faults (memory 0-2, throttling and heat 3, a lowered limit 4); above, notes
 _HW_Q = re.compile(r"\b(?:sw|software)\s+or\s+(?:hw|hardware)\b|\b(?:hw|hardware)\s+or\s+(?:sw|software)\b"
                    r"|\bhardware\s+(?:issue|problem|fault)|\bis\s+(?:it|this)\s+(?:a\s+)?hardware\b"
-                   r"|硬件问题|硬件故障|软件还是硬件|硬件还是软件", re.IGNORECASE)
+                   r"|\b(?:dying|failing|dead|going\s+bad|degrad\w*)\b"  # "is this card dying?": whether it is a hardware fault
+                   r"|硬件问题|硬件故障|软件还是硬件|硬件还是软件|要坏了|快坏了|是不是坏了|坏了吗", re.IGNORECASE)
 
 
 def _judged(lead: str, details: list[str], worst: int, ctx: ComposeContext) -> tuple[str, list[str]]:
@@ -228,6 +229,9 @@ def _meanings(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> list[tuple[in
     if gpu.remapped_rows_uncorrectable and not gpu.remapped_rows_pending:
         out.append((6, say("diagnose.mean_remapped_rows", lang, rows=gpu.remapped_rows_uncorrectable),
                     "nvidia-smi -q -d ROW_REMAPPER"))
+    if gpu.ecc_volatile_corrected or gpu.ecc_aggregate_corrected:  # corrected, so a note: the trend is what to watch
+        out.append((6, say("diagnose.mean_ecc_corrected", lang, count=gpu.ecc_volatile_corrected or 0,
+                           life=gpu.ecc_aggregate_corrected or gpu.ecc_volatile_corrected or 0), "nvidia-smi -q -d ECC,ROW_REMAPPER"))
     if gpu.retired_pages_pending:
         out.append((2, say("diagnose.mean_retire_pending", lang), "nvidia-smi -q -d PAGE_RETIREMENT"))
     elif (gpu.retired_pages_sbe or 0) + (gpu.retired_pages_dbe or 0) > 0:

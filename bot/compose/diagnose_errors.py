@@ -169,3 +169,21 @@ def arch_lines(error: ErrorReading, ctx: ComposeContext, lead: str, details: lis
     elif driver is not None:
         details = [*details, driver]
     return lead, [*details, *([default] if default else [])]
+
+
+# "is the gpu dead?", "bad card?", "是显卡有问题吗": the question blames the hardware for an error message
+_GPU_BLAMED = re.compile(r"\b(?:is|was)\s+(?:the|my|our|this|it|that)\s+(?:gpu|card|hardware)?\s*(?:dead|bad|broken|faulty|failing|dying)\b"
+                         r"|\b(?:bad|dead|broken|faulty|defective)\s+(?:gpu|card)s?\b|\bhardware\s+(?:issue|problem|fault)"
+                         r"|(?:显卡|卡|GPU|gpu)(?:是不是|是否)?(?:坏了|有问题|出问题|故障)|是(?:不是)?(?:显卡|硬件|卡)(?:的)?(?:问题|故障)|硬件问题",
+                         re.IGNORECASE)
+# Errors whose cause is the software stack or the job, never the board (each message's own text says which).
+_NOT_THE_GPU = frozenset({"smi-no-driver", "driver-too-old", "oom", "illegal-address", "cpu-build", "missing-library",
+                          "arch-unsupported", "no-kernel-image", "device-assert"})
+
+
+def blamed_gpu_answer(error: ErrorReading, ctx: ComposeContext) -> str:
+    """"No, not the GPU: " before an error whose cause is software or the job, where the question asks whether
+    the GPU is at fault; else nothing."""
+    if error.kind in _NOT_THE_GPU and _GPU_BLAMED.search(ctx.question or ""):
+        return say("diagnose.verdict_not_gpu", ctx.language)
+    return ""

@@ -70,7 +70,7 @@ def test_the_gpus_verdict_leads_over_the_errors_generic_cause_and_is_not_said_tw
 
 def test_an_error_without_xids_still_leads_with_its_cause(advisor):
     reply = _diagnose(advisor, "RuntimeError: CUDA error: an illegal memory access was encountered\nbad gpu?")
-    assert reply.lead.startswith('"an illegal memory access"'), reply.lead
+    assert reply.lead.startswith('No, not the GPU: "an illegal memory access"'), reply.lead  # no Xids: the error leads
 
 
 def test_off_the_bus_asked_as_our_code_and_fixable_ourselves_gets_both_answers(advisor):
@@ -112,3 +112,25 @@ def test_a_hot_gpu_stated_in_words_is_judged_as_thermal_slowdown_in_the_question
 def test_a_cool_gpu_stated_in_words_keeps_the_symptoms_ranked_causes(advisor):
     reply = _diagnose(advisor, "training got slow on our 8x A100 box, GPUs are at 62C")
     assert not reply.lead.startswith(("Not normal", "At 62")), reply.lead
+
+
+CORRECTED = ("    ECC Errors\n        Volatile\n            DRAM Correctable              : 87\n"
+             "            DRAM Uncorrectable            : 0\n        Aggregate\n"
+             "            DRAM Correctable              : 3310\n            DRAM Uncorrectable            : 0\n")
+
+
+def test_corrected_ecc_counts_are_read_as_a_trend_to_watch_not_a_fault(advisor):
+    reply = _diagnose(advisor, f"query output of one H100:\n{CORRECTED}is it failing?")
+    assert reply.lead.startswith("No hardware fault in what was pasted. GPU 0 — 87 correctable ECC error(s)"), reply.lead
+    assert "3310 over its life" in reply.lead and "not a fault by themselves" in reply.lead
+
+
+def test_an_error_of_the_software_stack_blamed_on_the_gpu_opens_with_no(advisor):
+    reply = _diagnose(advisor, "rebooted after apt upgrade and now: NVIDIA-SMI has failed because it couldn't "
+                               "communicate with the NVIDIA driver.\nbad gpu?")
+    assert reply.lead.startswith("No, not the GPU: "), reply.lead
+    zh = _diagnose(advisor, "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. "
+                            "显卡是不是坏了")
+    assert zh.lead.startswith("不是显卡的问题："), zh.lead
+    unblamed = _diagnose(advisor, "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. 怎么办")
+    assert not unblamed.lead.startswith("不是显卡的问题")
