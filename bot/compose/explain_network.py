@@ -118,7 +118,9 @@ def _exchange(ask: Ask, ctx: ComposeContext, framed: str, rule: str, sources: li
     from bot.compose.explain_fabric import EXPOSED_OK, exchange_share
     share = exchange_share(ctx, size, slow)
     if framed and share is not None and share <= EXPOSED_OK:
-        framed = say("training.fabric_less_than_it_looks", lang)  # a step computes 10x longer than it exchanges
+        # a step computes 10x longer than it exchanges: "not much" / "not needed" in the question's own terms
+        framed = say({say("explain.yes_hurts", lang): "explain.no_hurts", say("explain.yes_needed", lang): "explain.no_needed"}
+                     .get(framed, "training.fabric_less_than_it_looks"), lang)
     lead = framed + say("explain.network_exchange", lang, gbps=count(req.network_gbps),
                         gbytes=count(round(req.network_gbps / 8, 1)), factor=f"{traffic / (size * 2):.3g}",
                         how=say("explain.network_sharded" if sharded else "explain.network_ddp", lang),

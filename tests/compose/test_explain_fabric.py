@@ -51,7 +51,7 @@ def test_ib_or_roce_is_the_same_transport_at_the_same_rate_and_the_choice_is_the
 def test_a_slow_link_whose_exchange_is_a_small_share_of_the_step_is_not_called_a_bottleneck(advisor):
     reply = _reply(advisor, "training a 3B with DDP on 2 servers of 8x A100 80GB SXM connected by 100GbE, will the network hurt?")
     # 2 x 1/2 x 6 GB = 6 GB a step over 12.5 GB/s: ~0.5 s; a step at 1M tokens computes 1.8e16 / (16 x 312e12 x 0.4) = ~9 s
-    assert reply.lead.startswith("Less than it looks: 100 Gb/s is 12.5 GB/s per node")
+    assert reply.lead.startswith("No, not much — 100 Gb/s is 12.5 GB/s per node")
     assert any("~9.0 s at a 1M-token global batch" in d for d in reply.details)
     heavy = _reply(advisor, "full fine-tune of a 70B with FSDP on 2 nodes x 8 H100, will 100GbE hurt?")
     assert heavy.lead.startswith("Yes, badly") and any("~51% at 1M" in d for d in heavy.details)
