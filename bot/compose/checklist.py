@@ -107,7 +107,14 @@ def _measured(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     name = gpu_name(ctx.catalog, spec.id)
     n = ctx.requirement.gpu_count or 1
     setup = say("checklist.setup_count", lang, count=n, gpu=name) if n > 1 else name
-    return checklist_measured.judge(ask.text, spec, name, setup, lines, lang)
+    judged = checklist_measured.judge(ask.text, spec, name, setup, lines, lang)
+    found = checklist_measured.figures(ask.text)
+    if judged is None and len(found) == 1 and (one := checklist_measured._judge_one(found[0], spec, lines, lang)) is not None:
+        # one figure ("h2d 26 GB/s pinned, is that ok?"): its own line leads, the rest of the checklist after it
+        return AskAnswer(kind="checklist", lead=one[2], details=[say("checklist.measured_rest", lang, gpu=name)],
+                         rule="checklist.measured", sources=list(dict.fromkeys([*spec.sources, "nvidia-gpu-specs"])),
+                         figures={f"{found[0].kind}_measured": found[0].value})
+    return judged
 
 
 _INTERRUPTIONS = re.compile(r"interrupt|preempt|reclaim|evict|中断|回收|抢占", re.IGNORECASE)
@@ -145,7 +152,7 @@ def fabric(ctx: ComposeContext) -> AskAnswer:
 
 
 def _nodes(ctx: ComposeContext) -> int | None:
-    m = re.search(r"([0-9]+)\s*(?:-\s*)?(?:nodes?|台|机)", ctx.question or "", re.IGNORECASE)
+    m = re.search(r"(?<![A-Za-z0-9.])([0-9]+)\s*(?:-\s*)?(?:nodes?|台|机)", ctx.question or "", re.IGNORECASE)  # not "H100 node"
     if m:
         return int(m.group(1))
     count = ctx.requirement.gpu_count

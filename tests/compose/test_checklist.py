@@ -101,3 +101,9 @@ def test_a_busbw_under_the_rejection_line_is_a_fault_even_after_the_nvlink_cut(a
     reply = _reply(advisor, "A800 8 卡机器 nccl-tests 的 busbw 只有 90 GB/s，我们的 A100 集群是 230，供应商说正常，真的吗？")
     assert reply.lead.startswith("是有问题，而且不只是 NVLink 缩水")
     assert "约 153 GB/s" in reply.lead and "约 120 GB/s" in reply.lead
+
+
+def test_one_measured_figure_on_a_gpu_named_with_node_leads_with_its_judgement_not_a_checklist_of_100_nodes(advisor):
+    reply = _reply(advisor, "H200 node acceptance: pinned host to device copy reads 27 GB/s, fine?")
+    assert reply.lead.startswith("Host-to-device (pinned): 27 GB/s against ~50 GB/s on PCIe Gen5 x16: low")
+    assert "100 nodes" not in " ".join([reply.lead, *reply.details])
