@@ -39,9 +39,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.cost_runs import compose as option_runs  # "A ¥160/h for 90 h, B ¥280/h for 40 h"
     from bot.compose.cost_per_card import compose as per_card  # "A800 ¥7/卡时、H20 ¥6/卡时，怎么选"
     from bot.compose.cost_per_card_job import compose as card_job  # the same quotes for a known training run
+    from bot.compose.cost_idle import compose as idle  # "idle ~6h a day: how much are we wasting?"
     from bot.compose.checkpoint import handling  # "spot nodes reclaimed: what then, worth it?"
     reply = (short_runs(ask, ctx) or per_token(ask, ctx) or _quote_judged(ask, ctx) or option_runs(ask, ctx)
-             or handling(ask, ctx) or card_job(ask, ctx) or per_card(ask, ctx))
+             or handling(ask, ctx) or card_job(ask, ctx) or per_card(ask, ctx) or idle(ask, ctx))
     if reply is not None:
         return reply
     qs = list(ctx.requirement.quantities) or _read_from_question(ctx)

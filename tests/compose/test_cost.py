@@ -467,3 +467,23 @@ def test_an_hourly_and_a_monthly_price_in_one_bill_are_two_options_with_the_same
     assert reply.figures["break_even_hours"] == pytest.approx(sub / rate, abs=0.1)
     cheaper = ("按量付费" if payg_wins else "包月") if language == "zh" else ("Pay-as-you-go" if payg_wins else "Subscription")
     assert cheaper in lines[0].split("：")[0] if language == "zh" else lines[0].startswith(cheaper)
+
+
+@pytest.mark.parametrize("text, language, idle_h, hourly", [
+    ("we pay $3/gpu-hr for 4 A100s, always on, but they sit idle about 8h a day. what does the idle time cost monthly?",
+     "en", 8, 12.0),
+    ("8 卡 L40S 按量 ¥6/卡时 一直开着，每天差不多 5 小时闲置，一个月白花多少钱？", "zh", 5, 48.0),
+    ("the node is $40/h, idle 25% of the time; what's the waste per month?", "en", 6, 40.0),
+])
+def test_stated_idle_hours_are_priced_as_a_monthly_line_of_their_own(advisor, text, language, idle_h, hourly):
+    reply, lines = cost_answer(advisor, text)
+    assert reply.figures["idle_hours_per_month"] == pytest.approx(idle_h * DAYS_PER_MONTH, abs=0.1)
+    assert reply.figures["wasted_per_month"] == pytest.approx(idle_h * DAYS_PER_MONTH * hourly, rel=1e-3)
+    symbol = "$" if "$" in text else "¥"
+    assert f"{symbol}{idle_h * DAYS_PER_MONTH * hourly:,.0f}" in lines[0]
+    assert reply.figures["total_per_month"] == pytest.approx(hourly * 730)  # against the around-the-clock bill
+
+
+def test_idle_words_without_an_amount_leave_the_bill_to_the_other_comparisons(advisor):
+    reply, _ = cost_answer(advisor, "8 GPUs at $2/gpu-hr, running 10h a day; sometimes idle. monthly cost?")
+    assert "wasted_per_month" not in reply.figures
