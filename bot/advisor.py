@@ -307,7 +307,7 @@ class Advisor:
 
     def _parts_on_their_own_load(self, requirement: Requirement, answers: list, language: str) -> list:
         """A fit part whose load a later part stated ("2) and for 32 users at 8k?") is sized again on its own."""
-        from bot.advice.part_scope import scoped_requirements
+        from bot.advice.part_scope import own_card, scoped_requirements
         from bot.advice.parts import fits_better, own_load, part_requirement
         loads = own_load(requirement)
         parts = {index: part_requirement(requirement, index, clear) for index, clear in loads.items()}
@@ -315,10 +315,14 @@ class Advisor:
         # "(3) would 4x L40S be cheaper?"): answered on what it and the parts before it state
         # (its reading up to its end leaves out the loads of later parts as well)
         parts.update(scoped_requirements(requirement, self.catalog))
+        last = own_card(requirement, self.catalog)  # "c) and those 48GB modded 4090s?": its own card
+        if last is not None:
+            parts[len(requirement.asks) - 1] = last
         replaced: dict[str, int] = {}  # the whole message's lead each re-answered part gave up, by part
         for index, part in sorted(parts.items()):
             reply = self._first_reply(part, requirement.asks[index], index, language)
-            if reply is None:
+            if reply is None or (part is last and not _names(reply.lead, part.gpu, self.catalog)):
+                parts.pop(index)  # a part on its own card is answered so only where the answer speaks of that card
                 continue
             at = next((i for i, a in enumerate(answers) if a.ask_index == index), None)
             if at is None:
@@ -341,6 +345,14 @@ ACTIVE_MATCH = 0.25
 
 # Topics whose questions are about money; only they get rows of the price table.
 _MONEY_TOPICS = frozenset({"cost", "billing", "provider", "spot"})
+
+
+def _names(line: str, gpu: str | None, catalog: Catalog) -> bool:
+    """Whether `line` names the card `gpu` (its display name or its id)."""
+    from bot.messages.format import gpu_name
+    if not gpu:
+        return False
+    return gpu in line or (gpu in catalog.gpus and gpu_name(catalog, gpu) in line)
 
 
 def _resolved(field: str, resolve, name: str):

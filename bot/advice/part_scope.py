@@ -93,6 +93,32 @@ def scoped_requirements(req: Requirement, catalog: Catalog | None = None) -> dic
     return out
 
 
+_CARD_SLOTS = ("gpu", "gpu_count", "gpu_options", "gpu_option_counts", "instance", "instance_options")
+
+
+def own_card(req: Requirement, catalog: Catalog | None = None) -> Requirement | None:
+    """The last labelled part, where it names one card the parts before it do not ("c) do those 48GB
+    modded 4090s need a special driver?" after parts about the 4090 D and the 4090): the message on
+    that card alone."""
+    index = len(req.asks) - 1
+    if not _labelled(req) or req.asks[index].label is None:
+        return None
+    ask = req.asks[index]
+    own = _read(ask.text, catalog)
+    if own is None or not own.gpu or own.gpu_options:
+        return None
+    text = _rebuilt(req.asks)
+    before = _read(text[:req.asks[index - 1].end], catalog) if text else None
+    if before is None or own.gpu in (before.gpu, *before.gpu_options):
+        return None
+    update = {name: getattr(own, name) for name in _CARD_SLOTS}
+    if own.gpu_count is None and own.gpu == req.gpu:
+        update["gpu_count"] = req.gpu_count
+    subjects = list(dict.fromkeys([*own.asks[0].subjects, *(s for s in ask.subjects if s not in req.gpu_options
+                                                             and s != req.gpu)])) if own.asks else ask.subjects
+    return req.model_copy(update={**update, "asks": [ask.model_copy(update={"subjects": subjects})]})
+
+
 def standalone_requirement(req: Requirement, index: int, catalog: Catalog | None = None) -> Requirement | None:
     """Part `index` read as a message of its own, its label kept, with the job and hardware the
     message named where the part names none; None where it reads as nothing."""

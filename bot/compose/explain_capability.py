@@ -1,5 +1,6 @@
 """'What can an RTX 4090 do?', '4090 能干啥？': the model sizes one GPU holds for inference and
-fine-tuning, from its memory and the bytes each parameter takes.
+fine-tuning, from its memory and the bytes each parameter takes. 'Can I NVLink two 4090s?': the card's
+own link, from its catalog entry (NVLink and its bandwidth, else its PCIe generation).
 
 Bytes per parameter: BF16 weights 2, FP8/INT8 1, 4-bit ~0.55 (with group scales), plus ~20% for
 KV cache, activations and the runtime on short contexts; LoRA ~2.4 (frozen 16-bit weights,
@@ -57,3 +58,39 @@ def _example(billions: float) -> str:
 
 def _size(billions: float) -> str:
     return f"{billions:.0f}" if billions >= 3 else f"{billions:.1f}"
+
+
+# "can I NVLink two 4090s?", "does the L20 have NVLink", "4090 能不能 NVLink": whether the card has the link.
+NVLINK_ASKED = re.compile(r"can\s+(?:i|we|you)\s+nvlink|nvlink\s+(?:two|2|[0-9]+|them|these|those)\b"
+                          r"|(?:support|have|has|got)\w*\s+(?:an?\s+)?nvlink|nvlink\s+(?:bridge|support)\w*"
+                          r"|(?:支持|有没有|能不能|能否|可以|可不可以|能)\s*(?:上|接|用|组)?\s*nvlink|nvlink\s*(?:吗|么|桥)", re.IGNORECASE)
+_NEED = re.compile(r"\bneed|required|necessary|需要|必须|要不要", re.IGNORECASE)
+# PCIe GB/s each way per x16 link, by generation (PCI-SIG: 8, 16, 32, 64 GT/s per lane)
+_PCIE_GBS = {3: 16, 4: 32, 5: 64, 6: 128}
+
+
+def nvlink(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """Whether the one card the part names has NVLink (yes with its bandwidth, no with its PCIe link),
+    not whether a job needs it (bot/compose/compat_nvlink.py)."""
+    if not NVLINK_ASKED.search(ask.text) or _NEED.search(ask.text):
+        return None
+    gpus = list(dict.fromkeys(s for s in ask.subjects if s in ctx.catalog.gpus))
+    if len(gpus) != 1:
+        return None
+    spec, lang = ctx.catalog.gpus[gpus[0]], ctx.language
+    name, pcie = gpu_name(ctx.catalog, spec.id), _PCIE_GBS.get(spec.pcie_gen, 32)
+    counts = [q for q in ctx.requirement.quantities if q.role == "gpus" and ask.start <= q.start < ask.end]
+    count = say("capability.nvlink_count", lang, n=int(counts[0].value)) if counts else say("capability.nvlink_cards", lang)
+    if spec.nvlink:
+        lead = say("capability.nvlink_yes", lang, gpu=name, gbs=f"{spec.nvlink_bandwidth_gbs or 0:,.0f}",
+                   pcie=pcie, gen=spec.pcie_gen)
+        details = [say("capability.nvlink_yes_check", lang)]
+    else:
+        lead = say("capability.nvlink_none", lang, gpu=name, count=count, gen=spec.pcie_gen, pcie=pcie)
+        same_class = [g for g in ctx.catalog.gpus.values() if g.nvlink and g.gpu_class == spec.gpu_class]
+        details = [say("capability.nvlink_none_use", lang)]
+        if same_class:
+            cards = ", ".join(gpu_name(ctx.catalog, g.id) for g in same_class[:4])
+            details.append(say("capability.nvlink_none_with", lang, cards=cards))
+    return AskAnswer(kind="explain", lead=lead, details=details, rule="capability.nvlink",
+                     sources=[*spec.sources[:1], "nvidia-nvlink"], figures={"nvlink": float(spec.nvlink)})

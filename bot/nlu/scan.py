@@ -122,6 +122,10 @@ class NameTable(NamedTuple):
         return self.values.get(key) or self.values.get(key.rstrip("s"))
 
 
+# A GPU alias that ends in its memory ("4090 48GB", "A100 80G"), split there.
+_MEMORY_LAST = re.compile(r"(?P<name>[A-Za-z0-9 ]*?[0-9][A-Za-z0-9]*)\s+(?P<memory>[0-9]{2,3}\s*GB?)", re.IGNORECASE)
+
+
 class Lexicon:
     """The catalog's model, GPU and provider names as patterns, built once per catalog."""
 
@@ -129,8 +133,18 @@ class Lexicon:
         self.catalog = catalog
         self.models = NameTable.build({n: m.id for m in catalog.models.values() for n in [m.id, m.name, *m.aliases]})
         self.families, self.family_sizes = self._families(catalog)
-        self.gpus = NameTable.build({name: self._gpu_value(name) for gpu in catalog.gpus.values()
-                                     for name in [gpu.id, gpu.name, *gpu.aliases, gpu.family]}, plural=True)
+        names = {name: self._gpu_value(name) for gpu in catalog.gpus.values()
+                 for name in [gpu.id, gpu.name, *gpu.aliases, gpu.family]}
+        for gpu in catalog.gpus.values():  # "48GB 4090s", "80GB A100": the memory said before the name
+            for name in gpu.aliases:
+                m = _MEMORY_LAST.fullmatch(name)
+                if m is not None and m["name"] not in names:
+                    continue  # only where the name without its memory is a card of its own ("4090")
+                if m is not None:
+                    names.setdefault(f"{m['memory']} {m['name']}", names[name])
+                    if not gpu.nvidia_product:  # "48GB modded 4090s": the aftermarket card
+                        names.setdefault(f"{m['memory']} modded {m['name']}", names[name])
+        self.gpus = NameTable.build(names, plural=True)
         self.providers, self.provider_case = self._providers(catalog)
         self.provider_case_rx = self._case_sensitive_rx(self.provider_case)
 

@@ -86,3 +86,10 @@ def test_a_later_part_does_not_keep_the_line_an_earlier_part_gave_up(advisor):
 def test_unlabelled_or_pasted_messages_are_not_scoped(advisor):
     req = parse("can Qwen2.5-32B run on 1x H100? would 2x L40S be cheaper?", advisor.catalog).requirement
     assert scoped_requirements(req, advisor.catalog) == {}
+
+
+def test_a_last_part_about_a_card_of_its_own_is_answered_on_that_card(advisor):
+    _, answer = _answers(advisor, "a) is the RTX 4090 D much slower than the 4090 for LoRA? b) does the 4090 "
+                                  "have NVLink? c) will the 48GB modded 4090 cards run on the normal driver?")
+    third = next(a for a in answer.answers if a.ask_index == 2)
+    assert third.label == "c)" and "48GB" in third.lead and "not an NVIDIA product" in third.lead

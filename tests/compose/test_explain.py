@@ -41,3 +41,15 @@ def test_speed_to_expect_after_a_count_too_small_is_estimated_where_the_job_fits
     answers = _answers(advisor, text)
     reply = next(a for a in answers if a.ask_index == 1)
     assert reply.rule == "sizing.latency" and "tpot_ms" in reply.figures
+
+
+@pytest.mark.parametrize("text, card, has", [
+    ("can we nvlink two RTX 4090s in one box?", "RTX 4090", False),
+    ("L20 支不支持 NVLink？", "L20", False),
+    ("does the A100 80GB PCIe have nvlink?", "A100 80GB PCIe", True),
+])
+def test_whether_a_card_has_nvlink_is_answered_from_its_own_entry(advisor, text, card, has):
+    reply = _answers(advisor, text)[0]
+    assert reply.rule == "capability.nvlink" and card in reply.lead
+    assert reply.lead.startswith(("Yes", "可以") if has else ("No", "没有"))
+    assert ("GB/s" in reply.lead) and (has or "PCIe" in reply.lead)

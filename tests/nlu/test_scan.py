@@ -1,5 +1,7 @@
 """bot.nlu.scan: folding, the catalog's name tables and the Scan extractors write to."""
 
+import pytest
+
 from bot.knowledge import default_catalog
 from bot.nlu import parse
 from bot.nlu.scan import NameTable, Scan, fold, lexicon_for
@@ -47,3 +49,12 @@ def test_the_english_article_before_a_number_is_no_gpu_name():
         assert parse(written, catalog).requirement.gpu == gpu, written
     for written, gpu in [("A10 or L4?", "a10"), ("two a-100 cards", "a100"), ("H 100 nodes", "h100")]:
         assert parse(written, catalog).requirement.gpu == gpu, written
+
+
+@pytest.mark.parametrize("text, gpu", [
+    ("do the 48GB modded 4090s need a special driver?", "rtx-4090-48gb"),
+    ("48GB 4090 vs A6000 for inference", "rtx-4090-48gb"),
+    ("is an 8x 4090 box ok?", "rtx-4090"),  # no memory said: the stock card
+])
+def test_a_card_named_with_its_memory_first_is_that_variant(text, gpu):
+    assert parse(text).requirement.gpu == gpu

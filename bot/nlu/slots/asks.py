@@ -271,6 +271,8 @@ _THIS_MACHINE_OK = lx.rx(r"(?:这|那)(?:台|个)(?:机器|服务器|机子|节�
                          r"\s+(?:ok|okay|usable|good\s+to\s+go|any\s+good|healthy|fine|legit)>\E")
 
 
+_NVLINK_ASKED = lx.rx(r"\B<(?:can\s+(?:i|we|you)\s+nvlink|nvlink\s+(?:two|2|[0-9]+|them|these|those))>\E"
+                      r"|(?:能不能|能否|可不可以)\s*(?:上|接|用|组)?\s*nvlink")
 _STAGE_PICK = lx.rx(r"\B<(?:(?:which|what)\s+(?:zero\s+|deepspeed\s+)?stage|deepspeed\s+stage)>\E|(?:deepspeed|zero).{0,6}哪个\s*stage|哪个\s*(?:zero\s*)?stage")
 _BILLED_WHILE_DOWN = lx.rx(r"\B<(?:(?:keep|still|continue)\s+(?:to\s+)?(?:pay(?:ing)?|being\s+(?:billed|charged))"
                            r"|(?:billed|charged|paying)\s+while\s+(?:it(?:'s|\s+is)\s+)?(?:broken|down|dead|failed))>\E"
@@ -280,6 +282,8 @@ _RESUME_ASKED = lx.rx(r"\B<(?:auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E|自动
 
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
+    if _NVLINK_ASKED.search(part) and not _MEMORY_ASKED.search(_NVLINK_ASKED.sub(" ", part)):
+        return "explain"  # "can I NVLink two 4090s?": whether the card has the link (bot/compose/explain_capability.py)
     if _STAGE_PICK.search(part):
         return "explain"  # "DeepSpeed 用哪个 stage": the ZeRO stage for the job (bot/compose/explain_training.py)
     if _BILLED_WHILE_DOWN.search(part):
