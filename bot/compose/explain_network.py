@@ -187,6 +187,8 @@ def nvlink_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> st
     names = {"slow": gpu_name(ctx.catalog, slow.id), "fast": gpu_name(ctx.catalog, fast.id),
              "slow_bw": count(slow_link), "fast_bw": count(fast_link), "ratio": count(round(fast_link / slow_link, 2))}
     req = ctx.requirement
+    if req.workload == "inference":  # serving: TP's all-reduces, small per token, large per prompt
+        return _nvlink_serving(ctx, slow_link, fast_link, names)
     if req.gpu_count and req.gpu_count > GPUS_PER_NODE:
         # "colleague says the NVLink cut will kill us: true?": the claim judged first
         key = "explain.nvlink_multinode_claim" if judges_claim(ctx.question or ask.text) else "explain.nvlink_multinode"
@@ -377,3 +379,19 @@ def inference_across_nodes(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         lead = say("explain.nodes_pp_general", lang, nodes=nodes, per_node=GPUS_PER_NODE)
     return AskAnswer(kind="explain", lead=lead, details=[say("explain.nodes_ep", lang), say("explain.nodes_check", lang)],
                      rule="network.inter-node", sources=["nccl-tests", "nvidia-nvlink", "training-servers-guide"])
+
+
+def _nvlink_serving(ctx: ComposeContext, slow_bw: float, fast_bw: float, names: dict) -> str:
+    """Tensor-parallel serving on two NVLink speeds: decode all-reduces a few KB per request per layer
+    (latency-bound, so TPOT barely moves); a prompt's prefill all-reduces prompt x hidden x 2 bytes twice
+    per layer, 2(N-1)/N of it per GPU, at half the bidirectional NVLink figure."""
+    req, lang = ctx.requirement, ctx.language
+    arch = ctx.catalog.models.get(req.model or "")
+    n = min(req.gpu_count or GPUS_PER_NODE, GPUS_PER_NODE)
+    if arch is None or not arch.hidden or not arch.layers or n < 2:
+        return say("interconnect.nvlink_serving_general", lang, **names)
+    prompt = req.context or 8192
+    moved = 2 * arch.layers * prompt * arch.hidden * 2 * 2 * (n - 1) / n / 1e9  # GB per GPU per prompt
+    return say("interconnect.nvlink_serving", lang, model=arch.name, n=n, kb=count(round(arch.hidden * 2 / 1024)),
+               allreduces=2 * arch.layers, prompt=count(prompt), gbytes=count(round(moved, 1)),
+               t_fast=_s(moved / (fast_bw / 2)), t_slow=_s(moved / (slow_bw / 2)), **names)

@@ -147,3 +147,11 @@ def test_sxm_worth_it_weighs_the_listed_prices_against_compute_and_the_exchange_
     line = first_line(advisor, "full fine-tune of a 7B on 8 GPUs: H100 SXM nodes or the cheaper H100 PCIe nodes, worth paying for SXM?")
     assert line.startswith("Yes, worth it: the H100 PCIe costs 73% of the H100 SXM per GPU-hour ($2.39 against $3.29")
     assert "under the 76%" in line and "unless one step computes for over" in line
+
+
+def test_an_nvlink_cut_for_tensor_parallel_serving_is_judged_on_prefill_not_on_gradients(advisor):
+    full = render_text(Conversations(advisor).ask("t", "A800 or A100 to serve Llama 3.1 70B with TP=8 online? how much does "
+                                                       "the 400 vs 600 GB/s NVLink matter?"))
+    line = next(x for x in full.splitlines() if "Barely for TPOT" in x)
+    assert "8,192-token prompt" in line and "gradient" not in line
+    assert "~0.19 s of all-reduce on the A800 SXM4 80GB against ~0.13 s on the A100 80GB SXM" in line
