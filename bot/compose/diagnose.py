@@ -15,7 +15,7 @@ import re
 
 from bot.compose import ComposeContext
 from bot.compose.diagnose_slow import COMPARED, slow_training
-from bot.compose.diagnose_stated import stated_heat
+from bot.compose.diagnose_stated import stated_busbw, stated_heat
 from bot.compose.diagnose_errors import arch_lines, blamed_gpu_answer, with_named_arch
 from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
@@ -553,8 +553,9 @@ def _measurement(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | N
                        precision=precision.upper(), peak=f"{peak:,.0f}", sparse=sparse, verdict=verdict)
             return lead, [], None, list(dict.fromkeys([*gpu.sources, "nvidia-gpu-specs"]))
     rates = [(float(m["n"]) * (1000 if m["u"].lower().startswith("tb") else 1)) for m in _BANDWIDTH.finditer(text)]
-    if not rates:
-        return None
+    busbw = stated_busbw(text, gpu, ctx) if rates else None
+    if not rates or busbw is not None:  # "all_reduce busbw 140 GB/s": the acceptance line for the board
+        return busbw
     measured = min(rates)
     if _H2D.search(text) and gpu.pcie_gen:
         expected = round(PCIE_LANE_GBS[gpu.pcie_gen] * 16 * _H2D_SHARE)

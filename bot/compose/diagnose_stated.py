@@ -14,6 +14,7 @@ import re
 
 from bot.compose import ComposeContext
 from bot.compose.judged_words import NORMAL_Q, WRONG_Q
+from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.models import Ask
 
@@ -35,10 +36,40 @@ def stated_heat(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | No
         return None
     lang = ctx.language
     clock = _CLOCK.search(text)
-    verdict = ("diagnose.verdict_wrong" if WRONG_Q.search(text) else "diagnose.verdict_not_normal" if NORMAL_Q.search(text)
-               else None)
-    lead = (say(verdict, lang) if verdict else "") + say(
+    lead = _answer_word(text, True, lang) + say(
         "diagnose.stated_hot", lang, temp=temp,
         clock=say("diagnose.stated_hot_clock", lang, mhz=clock.group(1)) if clock else "")
     details = [say("diagnose.stated_hot_confirm", lang), say("diagnose.recheck_under_load", lang)]
     return lead, details, "host.thermal-throttle", ["nvidia-smi-docs", "nvml-api"]
+
+
+def stated_busbw(text: str, spec: GpuSpec, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
+    """An NCCL busbw the user measured inside one node ("all_reduce busbw shows 140 GB/s, is something
+    wrong?"), judged against the acceptance checklist's pass line for the board (bot.compose.checklist_measured,
+    the same judgement the acceptance answer gives); across nodes the line would be the network's, so None."""
+    from bot.compose import checklist, checklist_measured
+
+    found = [f for f in checklist_measured.figures(text) if f.kind == "busbw"]
+    if not found or (checklist._nodes(ctx) or 1) > 1:
+        return None
+    lang = ctx.language
+    if spec.nvlink and spec.nvlink_bandwidth_gbs and checklist.is_sxm(spec):
+        busbw = checklist.busbw_figures(spec, lang)
+        line, basis = float(busbw["busbw"].replace(",", "")), busbw["basis"]
+    else:  # PCIe cards: the all-reduce crosses PCIe
+        line, basis = checklist.PCIE_BUSBW_PASS.get(spec.pcie_gen, 10.0), say("checklist.busbw_basis_pcie", lang)
+    lines = checklist_measured.Lines(busbw_pass=line, busbw_basis=basis, h2d_gbs=25)
+    judged = checklist_measured._judge_one(found[0], spec, lines, lang)
+    if judged is None:
+        return None
+    ok, _, said = judged
+    return _answer_word(text, not ok, lang) + said, [], "checklist.measured", list(dict.fromkeys([*spec.sources, "nccl-tests"]))
+
+
+def _answer_word(text: str, bad: bool, lang: str) -> str:
+    """"Yes, something is wrong." / "Not normal." before a judged reading, in the question's terms."""
+    if WRONG_Q.search(text):
+        return say("diagnose.verdict_wrong" if bad else "diagnose.verdict_not_wrong", lang)
+    if NORMAL_Q.search(text):
+        return say("diagnose.verdict_not_normal" if bad else "diagnose.verdict_normal", lang)
+    return ""

@@ -134,3 +134,10 @@ def test_an_error_of_the_software_stack_blamed_on_the_gpu_opens_with_no(advisor)
     assert zh.lead.startswith("不是显卡的问题："), zh.lead
     unblamed = _diagnose(advisor, "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. 怎么办")
     assert not unblamed.lead.startswith("不是显卡的问题")
+
+
+def test_a_busbw_measured_inside_one_node_is_judged_against_the_acceptance_line(advisor):
+    reply = _diagnose(advisor, "our 8x H100 SXM node trains slowly, all_reduce_perf busbw only 150 GB/s. anything wrong?")
+    assert reply.lead.startswith("Yes, something is wrong. NCCL all-reduce busbw: 150 GB/s against ≥ ~370 GB/s"), reply.lead
+    healthy = _diagnose(advisor, "8 卡 H100 SXM 单机 nccl busbw 465 GB/s，训练还是慢，正常吗")
+    assert healthy.lead.startswith("正常，不是故障。NCCL all-reduce busbw：465 GB/s"), healthy.lead
