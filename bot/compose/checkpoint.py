@@ -20,7 +20,7 @@ _SPOT = re.compile(r"spot|preempt|interrupt|evict|reclaim|抢占|竞价|回收|�
 _CHECKPOINT = re.compile(r"check[\s-]?point|ckpt|检查点|断点|存档|续训|接住|不丢进度|丢进度", re.IGNORECASE)
 _NOTICE = re.compile(r"notice|warning|heads[\s-]?up|advance|ahead|提前|通知|多久知道|预警", re.IGNORECASE)
 _INTERVAL = re.compile(r"how\s+often|interval|frequency|every\s+how|多久(?:存|保存|做|打)|多长时间(?:存|保存)|频率|间隔"
-                       r"|怎么做|怎么办|怎么接|接住|不丢进度|how\s+(?:do|should)\s+(?:we|i)\s+(?:checkpoint|save|handle|resume)",
+                       r"|怎么做|怎么办|怎么接|接住|不丢进度|怎么存|怎么保存|怎么打|how\s+(?:do|should)\s+(?:we|i)\s+(?:checkpoint|save|handle|resume)",
                        re.IGNORECASE)
 _NUM = r"([0-9]+(?:\.[0-9]+)?)"
 _WRITE = re.compile(rf"(?:check[\s-]?points?|ckpts?|saves?|saving|writes?|writing)\b[^.,;?]{{0,24}}?"

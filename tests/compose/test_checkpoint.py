@@ -119,3 +119,9 @@ def test_an_alibaba_notice_answer_says_the_protection_hour_and_its_cheaper_no_pr
     assert "aliyun-preemptible-protection" in reply.sources
     aws = _replies(advisor, "how much warning does an AWS spot instance get before it is reclaimed?")[0]
     assert not any("protection" in d for d in aws.details)
+
+
+def test_how_to_save_checkpoints_beside_the_notice_asked_gets_the_schedule_too(advisor):
+    reply = _replies(advisor, "谷歌云 Spot 实例跑训练，会提前多久通知回收？检查点怎么保存比较好")[0]
+    assert "30秒" in reply.lead
+    assert any("Young" in d for d in reply.details)
