@@ -65,8 +65,6 @@ NVLINK_ASKED = re.compile(r"can\s+(?:i|we|you)\s+nvlink|nvlink\s+(?:two|2|[0-9]+
                           r"|(?:support|have|has|got)\w*\s+(?:an?\s+)?nvlink|nvlink\s+(?:bridge|support)\w*"
                           r"|(?:支持|有没有|能不能|能否|可以|可不可以|能)\s*(?:上|接|用|组)?\s*nvlink|nvlink\s*(?:吗|么|桥)", re.IGNORECASE)
 _NEED = re.compile(r"\bneed|required|necessary|需要|必须|要不要", re.IGNORECASE)
-# PCIe GB/s each way per x16 link, by generation (PCI-SIG: 8, 16, 32, 64 GT/s per lane)
-_PCIE_GBS = {3: 16, 4: 32, 5: 64, 6: 128}
 
 
 def nvlink(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
@@ -78,7 +76,9 @@ def nvlink(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if len(gpus) != 1:
         return None
     spec, lang = ctx.catalog.gpus[gpus[0]], ctx.language
-    name, pcie = gpu_name(ctx.catalog, spec.id), _PCIE_GBS.get(spec.pcie_gen, 32)
+    from bot.compose.compat_nvlink import _PCIE_ONE_WAY_GBS  # the one table of PCIe GB/s each way per x16 link
+
+    name, pcie = gpu_name(ctx.catalog, spec.id), f"{_PCIE_ONE_WAY_GBS.get(spec.pcie_gen, 32.0):g}"
     counts = [q for q in ctx.requirement.quantities if q.role == "gpus" and ask.start <= q.start < ask.end]
     count = say("capability.nvlink_count", lang, n=int(counts[0].value)) if counts else say("capability.nvlink_cards", lang)
     if spec.nvlink:
