@@ -58,6 +58,7 @@ def job_pick(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     pool = [c for c in ctx.answer.candidates if _eligible(ctx, c, objectives)]
     if not pool:
         return None
+    pool += _whole_nodes(ctx, pool)
 
     def cost(c: Candidate) -> float | None:
         return option_cost(ctx.catalog, c, objectives, ctx.answer.costs)
@@ -70,6 +71,8 @@ def job_pick(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                 spent if spent is not None else float("inf"), c.count)
 
     best = min(pool, key=key)
+    if deadline is not None and (best.hours or float("inf")) > deadline:
+        return None  # no one node finishes in time: a cluster plan answers it (bot.compose.select)
     lead = say("select.job_pick", lang, setup=gpu_setup(ctx.catalog, best.gpu, best.count, lang),
                hours=_h(best.hours), goals=_goals(ctx, best, deadline, cost(best), budget, currency))
     details = []
@@ -100,6 +103,19 @@ def _eligible(ctx: ComposeContext, c: Candidate, objectives: Objectives) -> bool
     if "SUPERCHIP" in gpu.form_factor.upper() and not named:
         return False
     return gpu.gpu_class != "consumer" or named or req.deployment == "workstation"
+
+
+def _whole_nodes(ctx: ComposeContext, pool: list[Candidate]) -> list[Candidate]:
+    """Each NVLink setup of fewer than 8 GPUs also as a whole 8-GPU node: the same GPU-hours over 8 GPUs
+    (the same step efficiency assumed), so the same cost in a fraction of the time; its memory per GPU is
+    the smaller setup's, an upper bound (more sharding only lowers it)."""
+    have = {(c.gpu, c.count) for c in pool}
+    out = []
+    for c in pool:
+        if c.count < ONE_NODE and c.hours and ctx.catalog.gpus[c.gpu].nvlink and (c.gpu, ONE_NODE) not in have:
+            out.append(c.model_copy(update={"count": ONE_NODE, "hours": c.hours * c.count / ONE_NODE}))
+            have.add((c.gpu, ONE_NODE))
+    return out
 
 
 def _over_pcie(ctx: ComposeContext, c: Candidate) -> bool:

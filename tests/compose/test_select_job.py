@@ -45,3 +45,9 @@ def test_the_pick_in_chinese_with_a_yuan_budget_says_the_table_has_no_price(advi
 def test_no_deadline_and_no_budget_is_not_this_pick(advisor):
     answer, _ = answer_of(advisor, "full fine-tune llama 3.1 8b on 2B tokens, which gpu should we rent?")
     assert all(a.rule != "selection.deadline-budget" for a in answer.answers)
+
+
+def test_a_deadline_no_single_node_meets_is_left_to_the_cluster_plan(advisor):
+    answer, lines = answer_of(advisor, "pretrain a 7B model on 1T tokens, deadline is 30 days. which gpus should we rent?")
+    assert all(a.rule != "selection.deadline-budget" for a in answer.answers)
+    assert "past your" not in lines[0]
