@@ -28,7 +28,8 @@ _NODES = lx.rx(
 # "2 x 80GB A100": the memory written before a family name picks the variant ("A100 80GB").
 _MEMORY_BEFORE = re.compile(r"(?<![0-9.])([0-9]{2,3})\s*g(?:b|ib)?\s*(?:的\s*)?$")
 _MEMORY_LIST = re.compile(r"[0-9]{2,3}\s*g(?:b|ib)?\s*(?:,|/|and|or|vs\.?|versus|和|或|还是|与)\s*$")
-_RULED_OUT = re.compile(r"(?:don'?t\s+(?:say|suggest|recommend|want|use)|except|excluding|other\s+than|besides|"
+_RULED_OUT = re.compile(r"(?:don'?t\s+(?:say|suggest|recommend|want|use)|(?:can'?t|cannot|unable\s+to)\s+(?:get|use|buy|rent)"
+                        r"|except|excluding|other\s+than|besides|别推荐|不要推荐|用不了|没法用|买不到|租不到|"
                         r"(?:\b(?:no|avoid|without)|(?:^|[,;，；?？.。!！])\s*not)(?:\s+(?:an?|the))?|不要|除了|别说|不考虑|不用|别用|排除|不想要?用?)\s*$")
 _MAGNITUDE_AFTER = re.compile(r"\s*(?:亿|万|千|百万|billion|million|b(?![a-z0-9]))|\.[0-9]+\s*(?:b|bn|billion|亿)(?![a-z0-9])")
 

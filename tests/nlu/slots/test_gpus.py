@@ -83,6 +83,8 @@ def test_a_count_above_one_servers_worth_written_with_the_nodes_is_their_total()
     ("serving a 70B, no H100s please. what should we rent?", ["h100"]),
     ("国内部署 32B，不要 H20，选什么卡", ["h20"]),
     ("8x A100 or 8x L40S? not 4090s", ["rtx-4090"]),
+    ("we can't get H100s, what else serves a 70B?", ["h100"]),
+    ("买不到 H20 的话选什么卡", ["h20"]),
 ])
 def test_a_ruled_out_gpu_is_kept_as_refused(text, refused):
     extracted = parse(text).extracted
