@@ -20,6 +20,7 @@ from bot.models import Ask
 
 # "90C", "90 °C", "90℃", "90 度", "temps at 91 degrees": a temperature stated in words
 _TEMP = re.compile(r"(?<![\d.])(\d{2,3})\s*(?:°\s*C\b|℃|C\b|度|degrees?\s*(?:C\b|celsius)?)", re.IGNORECASE)
+_UNIT_SAYS_HEAT = re.compile(r"°|℃|度")  # "91 度", "88 °C": a temperature by its unit ("96C" may be CPU cores)
 _HEAT_WORDS = re.compile(r"temp\w*|\bhot\b|\bheat\w*|thermal|温度|发热|过热|烫|°|℃", re.IGNORECASE)
 # "clocks drop to 1200 MHz", "频率掉到 1200 MHz", "SM clock falls to 1.2 GHz"
 _CLOCK = re.compile(r"(?:clocks?|frequenc\w*|频率|主频)[^.\n。；;]{0,30}?(?:drop\w*|fall\w*|falls|down|throttl\w*|掉|降|只有)"
@@ -30,8 +31,8 @@ HOT_C = 80  # at or above it, under load, a data-centre GPU is near its slowdown
 def stated_heat(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
     """The lead and details for a temperature stated in words at which the GPU slows itself, else None."""
     text = ctx.question or ask.text
-    temp = next((int(m.group(1)) for m in _TEMP.finditer(text)
-                 if _HEAT_WORDS.search(text, max(0, m.start() - 30), m.end() + 2) and 30 <= int(m.group(1)) <= 120), None)
+    temp = next((int(m.group(1)) for m in _TEMP.finditer(text) if 30 <= int(m.group(1)) <= 120 and (
+        _UNIT_SAYS_HEAT.search(m.group(0)) or _HEAT_WORDS.search(text, max(0, m.start() - 30), m.end() + 2))), None)
     if temp is None or temp < HOT_C:
         return None
     lang = ctx.language

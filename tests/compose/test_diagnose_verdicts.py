@@ -141,3 +141,9 @@ def test_a_busbw_measured_inside_one_node_is_judged_against_the_acceptance_line(
     assert reply.lead.startswith("Yes, something is wrong. NCCL all-reduce busbw: 150 GB/s against ≥ ~370 GB/s"), reply.lead
     healthy = _diagnose(advisor, "8 卡 H100 SXM 单机 nccl busbw 465 GB/s，训练还是慢，正常吗")
     assert healthy.lead.startswith("正常，不是故障。NCCL all-reduce busbw：465 GB/s"), healthy.lead
+
+
+def test_a_temperature_said_by_its_unit_alone_is_read_and_cpu_cores_are_not(advisor):
+    reply = _diagnose(advisor, "H20 节点 nvidia-smi 显示 89 度，频率掉到 1300 MHz，是不是有问题")
+    assert reply.lead.startswith("有问题。满载 89 °C、SM 频率掉到 1300 MHz"), reply.lead
+    assert "96" not in _diagnose(advisor, "EPYC 96C host with 8x H100, training got slow, what's wrong?").lead
