@@ -110,10 +110,33 @@ def _rate(q: Quantity, lang: str) -> str:
     return money(q.value, q.currency, lang) + say(f"cost.{unit}", lang)
 
 
-def _mode(option: str | None, index: int, lang: str, ctx: ComposeContext) -> str:
+def _mode(option: str | None, index: int, lang: str, ctx: ComposeContext, rate: float | None = None) -> str:
     if option:
         return mode_name(option, ctx, lang)
+    label = next((c.label for c in ctx.requirement.costs if rate is not None and c.hourly_rate == rate and c.label), None)
+    if label and re.fullmatch(r"[A-Za-z0-9]{1,3}|[一二三四甲乙丙]", label):  # "A 方案", "option B": its letter
+        return say("cost.option_n", lang, n=label)
+    if label and not re.match(r"(?:option|方案)\s*\d", label):  # "lambda $2.99": the name it was quoted under
+        from bot.knowledge import UnknownNameError
+        from bot.prices.lookup import provider_name
+        try:
+            return provider_name(ctx.catalog, ctx.catalog.resolve_provider(label))
+        except UnknownNameError:
+            named = provider_name(ctx.catalog, label) if label.islower() else label  # "lambda": Lambda
+            return named[:1].upper() + named[1:] if named.isascii() and named.islower() else named  # "nebius": Nebius
     return say("cost.option_n", lang, n=index + 1)
+
+
+def _zh_pad(name: str, lang: str) -> str:
+    return name + " " if lang == "zh" and name[-1:].isascii() else name
+
+
+def _inside(name: str, lang: str) -> str:
+    """A billing mode's name inside an English sentence ("… for pay-as-you-go"); other names keep their case."""
+    generic = {say(f"cost.mode_{m}", "en") for m in ("on-demand", "subscription", "spot")}
+    if lang == "zh":
+        return name + " " if name[-1:].isascii() else name  # "方案 B 要": a Latin end set apart from the Chinese
+    return name[:1].lower() + name[1:] if name in generic else name
 
 
 _RESERVED_WORD = re.compile(r"reserved|reservation|预留", re.IGNORECASE)
@@ -415,10 +438,13 @@ def _quotes(qs, ctx, currency, lang) -> AskAnswer | None:
     m = lambda v: _m(v, currency, lang)  # noqa: E731
     work_text = (say("cost.work_gpu_hours", lang, hours=count(work.value)) if work is not None
                  else say("cost.work_wall", lang, hours=count(duration.value)))
-    lead = say("cost.cheaper_lead", lang, cheap=_mode(cheap[2].option, cheap[1], lang, ctx), cheap_total=m(cheap[0]),
-               dear=_mode(dear[2].option, dear[1], lang, ctx), dear_total=m(dear[0]), saving=m(dear[0] - cheap[0]), work=work_text)
-    details = [say("cost.option_line", lang, option=_mode(q.option, i, lang, ctx), rate=_rate(q, lang), hours=count(round(h, 1)),
-                   total=m(t)) for t, i, q, h in sorted(totals, key=lambda t: t[1])]
+    lead = say("cost.cheaper_lead", lang, cheap=_zh_pad(_mode(cheap[2].option, cheap[1], lang, ctx, cheap[2].value), lang),
+               cheap_total=m(cheap[0]), dear=_inside(_mode(dear[2].option, dear[1], lang, ctx, dear[2].value), lang),
+               dear_total=m(dear[0]), saving=m(dear[0] - cheap[0]), work=work_text)
+    # "$1.20/GPU-hour x 8 GPUs x 100 h": a per-GPU rate shows the GPUs it is multiplied by
+    on = lambda q: say("cost.option_gpus", lang, gpus=gpus) if q.per in ("gpu-hour", "gpu-minute") and gpus > 1 else ""  # noqa: E731
+    details = [say("cost.option_line", lang, option=_mode(q.option, i, lang, ctx, q.value), rate=_rate(q, lang) + on(q),
+                   hours=count(round(h, 1)), total=m(t)) for t, i, q, h in sorted(totals, key=lambda t: t[1])]
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-quote-totals", sources=calc.SOURCES["run"],
                      figures={"cheapest_total": round(cheap[0], 2), "saving": round(dear[0] - cheap[0], 2), "currency": currency})
 

@@ -104,7 +104,7 @@ def test_a_gpu_hour_budget_in_chinese(advisor):
 
 def test_gpu_hours_on_one_gpu_price_spot_against_on_demand_the_right_way_round(advisor):
     reply, lines = cost_answer(advisor, "spot is $0.90/h vs $3.00 on-demand, the job is ~200 GPU hours on one GPU. Which is cheaper?")
-    assert lines[0] == "Spot is cheaper: $180 against $600 for Pay-as-you-go, $420 less (200 GPU-hours)."
+    assert lines[0] == "Spot is cheaper: $180 against $600 for pay-as-you-go, $420 less (200 GPU-hours)."
 
 
 def test_a_subscription_against_pay_as_you_go_gives_the_break_even(advisor):
@@ -487,3 +487,19 @@ def test_stated_idle_hours_are_priced_as_a_monthly_line_of_their_own(advisor, te
 def test_idle_words_without_an_amount_leave_the_bill_to_the_other_comparisons(advisor):
     reply, _ = cost_answer(advisor, "8 GPUs at $2/gpu-hr, running 10h a day; sometimes idle. monthly cost?")
     assert "wasted_per_month" not in reply.figures
+
+
+@pytest.mark.parametrize("text, language, cheap, dear", [
+    ("lambda $2.99/gpu-hr vs runpod $2.49/gpu-hr for 500 GPU-hours, which is cheaper", "en", "RunPod", "Lambda"),
+    ("A 方案 ¥12/卡时，B 方案 ¥15/卡时，8 卡跑 200 小时，哪个便宜", "zh", "方案 A", "方案 B"),
+])
+def test_quotes_are_named_as_the_user_labelled_them(advisor, text, language, cheap, dear):
+    reply, lines = cost_answer(advisor, text)
+    assert lines[0].startswith(cheap) and dear in lines[0], lines[0]
+    assert not any("Option 1" in line or "方案 1" in line for line in lines)
+
+
+def test_a_per_gpu_rate_line_shows_the_gpus_it_is_multiplied_by(advisor):
+    _, lines = cost_answer(advisor, "spot $1.20/gpu-hr vs on-demand $3.00/gpu-hr, 8 GPUs, the job is 100 hours")
+    assert any("$1.20/GPU-hour x 8 GPUs x 100 h = $960" in line for line in lines), lines
+    assert "for pay-as-you-go" in lines[0]  # a mode's name inside the sentence in lower case
