@@ -48,6 +48,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     text, whole = ask.text, ctx.question or ask.text
     spot = ctx.requirement.billing == "spot" or bool(_SPOT.search(whole))
     wants_notice, wants_interval = _wants(text, spot)
+    wants_notice = wants_notice or (spot and bool(_REBALANCE.search(text)))
     if not (wants_notice or wants_interval):
         return None
     lang = ctx.language
@@ -77,8 +78,15 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         sources = [*calc.SOURCES, *sources]
         rule = "checkpoint.young-interval"
         figures = {"interval_minutes": round(plan.interval_minutes), "overhead_pct": round(plan.overhead_fraction * 100)}
+    if _REBALANCE.search(ask.text) and provider in (None, "aws"):
+        # "we got a rebalance recommendation, what is it?": that signal first, the notice and schedule after it
+        lead, details = say("checkpoint.rebalance", lang), [lead, *details]
+        sources.append("aws-rebalance-recommendations")
     return AskAnswer(kind=ask.kind, lead=lead, details=details, rule=rule,
                      sources=list(dict.fromkeys([*sources, "rental-selection-guide"])), figures=figures)
+
+
+_REBALANCE = re.compile(r"rebalanc\w*", re.IGNORECASE)
 
 
 def _wants(text: str, spot: bool) -> tuple[bool, bool]:

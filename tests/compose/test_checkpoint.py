@@ -125,3 +125,9 @@ def test_how_to_save_checkpoints_beside_the_notice_asked_gets_the_schedule_too(a
     reply = _replies(advisor, "谷歌云 Spot 实例跑训练，会提前多久通知回收？检查点怎么保存比较好")[0]
     assert "30秒" in reply.lead
     assert any("Young" in d for d in reply.details)
+
+
+def test_a_rebalance_signal_is_explained_first_then_the_notice(advisor):
+    reply = _replies(advisor, "what does an EC2 spot rebalance signal mean for our fine-tuning job, and how much warning do we get?")[0]
+    assert reply.lead.startswith("A rebalance recommendation is EC2's early signal")
+    assert reply.details[0].startswith("AWS warns 2 minutes") and "aws-rebalance-recommendations" in reply.sources
