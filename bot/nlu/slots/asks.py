@@ -84,12 +84,15 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E"
         r"|区别|差在哪|差别|有啥区别|有(?:什么|啥)不(?:同|一样)|差异|影响大吗|影响|什么意思|怎么算|要不要上|够不够用|能提前多久|提前多久|怎么接住|该看哪个|看哪个"
         r"|怎么续|怎么恢复|(?:不|别)丢进度|(?:多长时间|多久)的?(?:预警|通知)|提前(?:多长时间|多少时间)|自动(?:恢复|续训|续跑|重启|拉起)|断点续训"
-        r"|速度代价|代价|选哪个|怎么做|是什么|能干啥|能做什么")),
+        r"|速度代价|代价|怎么做|是什么|能干啥|能做什么")),
     ("select", lx.rx(
         r"\B<(?:which\s+(?:\w+\s+)?(?:gpu|instance|card|one|box|node|machine|cloud)s?|what\s+(?:gpu|instance|card|config|box|server|machine|hardware)s?"
         r"|recommend\w*|recs|suggest\w*|what\s+should\s+(?:i|we)\s+(?:get|rent|buy)|thoughts|should\s+(?:i|we)\s+(?:get|rent|buy)"
         r"|(?:a\s+)?(?:good|bad|smart|sensible)\s+(?:idea|call|plan|move)"
-        r"|(?:choos\w*|decid\w*|pick\w*)\s+between)>\E"
+        r"|(?:choos\w*|decid\w*|pick\w*)\s+between|which\s+(?:one\s+)?(?:should|would|do)\s+(?:i|we|you)\s+(?:pick|choose|take|go\s+(?:with|for)|get)"
+        r"|which\s+(?:one\s+)?to\s+(?:pick|choose|take|go\s+with))>\E"
+        # "选哪台", "选哪个", "怎么选", "该选哪家": a choice, whichever word counts the options
+        r"|选哪|怎么选|该选|挑哪"
         # "买啥机器", "用啥卡": 啥 is the everyday 什么
         r"|(?:租|买|选|用|配|上)(?:什么|啥)|(?:什么|啥)(?:样的)?(?:卡|配置|机器|服务器)|哪张卡|哪种卡|哪款|哪个更适合|有什么建议"
         r"|租哪家|哪家好|推荐")),
@@ -271,6 +274,8 @@ _THIS_MACHINE_OK = lx.rx(r"(?:这|那)(?:台|个)(?:机器|服务器|机子|节�
                          r"\s+(?:ok|okay|usable|good\s+to\s+go|any\s+good|healthy|fine|legit)>\E")
 
 
+_WILL_BE_SLOW = lx.rx(r"\B<(?:will|would|is\s+it\s+going\s+to)\s+(?:it|that|this|they|training|inference)\s+be\s+(?:too\s+|very\s+|really\s+)?slow>\E"
+                      r"|会不会\s*(?:很|太|特别|比较)?\s*慢|会\s*(?:很|太|特别)?\s*慢\s*(?:吗|么)")
 _NVLINK_ASKED = lx.rx(r"\B<(?:can\s+(?:i|we|you)\s+nvlink|nvlink\s+(?:two|2|[0-9]+|them|these|those))>\E"
                       r"|(?:能不能|能否|可不可以)\s*(?:上|接|用|组)?\s*nvlink")
 _STAGE_PICK = lx.rx(r"\B<(?:(?:which|what)\s+(?:zero\s+|deepspeed\s+)?stage|deepspeed\s+stage)>\E|(?:deepspeed|zero).{0,6}哪个\s*stage|哪个\s*(?:zero\s*)?stage")
@@ -282,6 +287,8 @@ _RESUME_ASKED = lx.rx(r"\B<(?:auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E|自动
 
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
+    if _WILL_BE_SLOW.search(part) and not fields.get("xids"):
+        return "explain"  # "会不会很慢", "will it be slow on PCIe?": the speed to expect of a plan, not a symptom
     if _NVLINK_ASKED.search(part) and not _MEMORY_ASKED.search(_NVLINK_ASKED.sub(" ", part)):
         return "explain"  # "can I NVLink two 4090s?": whether the card has the link (bot/compose/explain_capability.py)
     if _STAGE_PICK.search(part):

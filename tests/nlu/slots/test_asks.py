@@ -50,6 +50,12 @@ def kinds(text: str) -> list[str]:
     # which provider is cheap: prices by provider, not a generic primer
     ("租卡哪个平台便宜点", "price"),
     ("4090 哪里租便宜", "price"),
+    # a choice, however the options are counted ("台", "个", "家") or the pick is worded
+    ("两套方案：8 卡 L20 或 4 卡 H20，推理 Qwen2.5-72B 选哪套", "select"),
+    ("serving Mistral-7B: A10 or L4, which one should we go with?", "select"),
+    # a plan's speed foreseen is an explanation, not a symptom to triage
+    ("4 卡 L40S 走 PCIe 做张量并行会不会很慢", "explain"),
+    ("will it be too slow to fine-tune 7B over PCIe on 4x 4090?", "explain"),
 ])
 def test_each_kind_is_read_from_its_cues(text, kind):
     assert kinds(text)[0] == kind
