@@ -121,8 +121,9 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if stated is not None and not meets(stated):
             details.append(say("latency.missed", lang, setup=_setup(ctx, stated), ttft=_s(ttft(stated)),
                                tpot=f"{stated.tpot_ms:.0f}"))
-        details += _named_options(ctx, best, meets, ttft)
-        details += [line for line in [_fp8_fewer(ctx, best, timed, ttft_t, tpot_t)] if line]
+        named = _named_options(ctx, best, meets, ttft)
+        own = [line for line in named[:1] if best.gpu in req.gpu_options and named and _names(ctx, best, line)]
+        details += own + [line for line in [_fp8_fewer(ctx, best, timed, ttft_t, tpot_t)] if line] + named[len(own):]
         details.append(say("latency.expect_basis", lang))
         return AskAnswer(kind="select", lead=lead, details=details, rule="sizing.latency-targets",
                          sources=["mlperf-inference-rules", "aiperf", "skypilot-catalog"],
@@ -172,7 +173,7 @@ def _named_options(ctx: ComposeContext, best: Candidate, meets, ttft) -> list[st
         return []
     lines = []
     concurrency = req.concurrency or 1
-    for option in dict.fromkeys(req.gpu_options):
+    for option in sorted(dict.fromkeys(req.gpu_options), key=lambda g: g != best.gpu):  # the pick's own GPU first
         spec = ctx.catalog.gpus.get(option)
         fitting = sorted((c for c in ctx.answer.candidates if c.gpu == option and c.fits and c.ttft_s is not None
                           and c.tpot_ms is not None and c.count <= MAX_GPUS), key=lambda c: c.count)
@@ -189,9 +190,16 @@ def _named_options(ctx: ComposeContext, best: Candidate, meets, ttft) -> list[st
         met = next((c for c in fitting if meets(c)), None)
         if option == best.gpu or met is None:
             continue
-        key = "latency.option_pcie" if met.count > 1 and not spec.nvlink else "latency.option_more"
+        key = ("latency.option_pcie_many" if met.count > 4 else "latency.option_pcie") \
+            if met.count > 1 and not spec.nvlink else "latency.option_more"
         lines.append(say(key, lang, setup=_setup(ctx, met), ttft=_s(ttft(met)), tpot=f"{met.tpot_ms:.0f}", count=met.count))
     return lines
+
+
+def _names(ctx: ComposeContext, c: Candidate, line: str) -> bool:
+    """Whether a judged line is about the pick's own GPU (its display name in the line)."""
+    from bot.messages.format import gpu_name
+    return gpu_name(ctx.catalog, c.gpu, ctx.language) in line
 
 
 def _among_choices(ctx: ComposeContext, gpu_id: str) -> bool:
