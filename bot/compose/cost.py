@@ -394,7 +394,7 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
     details = [say("cost.mode_line", lang, mode=name(mode.mode), amount=m(mode.monthly), basis=_basis(mode.basis, currency, lang))
                for mode in r.modes]
     if r.modes and r.modes[0].mode == "on-demand" and any(x.mode == "subscription" for x in r.modes):
-        details.append(say("cost.sub_capacity", lang))  # "monthly to be safe": what it buys is capacity
+        details.append(say("cost.sub_capacity", lang, sub=sub_word))  # "monthly to be safe": what it buys is capacity
     if "spot" in rates:
         details.append(spot_assumed(r.modes, ctx, m, lang))
     elif (line := spot_unpriced(r.modes, hours, min(rates.values()), ctx, m, lang)) is not None:  # named, no price

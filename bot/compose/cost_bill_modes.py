@@ -50,7 +50,7 @@ def compose(qs: list[Quantity], ctx: ComposeContext, currency: str | None, lang:
     details.append(say("cost.bill_modes_break_even", lang, sub=inside(sub_name), hours=count(round(even)),
                        pct=percent(even / calc.HOURS_PER_MONTH), daily=count(round(even / calc.DAYS_PER_MONTH, 1))))
     if cheap[0] == payg_name:  # "包月保险": what monthly buys is capacity, not a lower bill
-        details.append(say("cost.sub_capacity", lang))
+        details.append(say("cost.sub_capacity", lang, sub=say("cost.sub_word_subscription", lang)))
     if payg.hours_assumed:
         details.append(say("cost.hours_assumed", lang, hours=count(payg.hours_per_month)))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-break-even", sources=calc.SOURCES["billing"],
