@@ -102,10 +102,23 @@ def _clean(spec: GpuSpec, text: str, ctx: ComposeContext) -> AskAnswer:
                      sources=list(dict.fromkeys(sources)), figures={"allowed": "yes"})
 
 
+# "internal only", "no customers", "训练自己的模型", "不对外": nothing is sold or hosted for others
+_OWN_USE = re.compile(r"\binternal(?:ly|\s+(?:use|only|fine[\s-]?tuning|training|development|research|work|workloads?|jobs?))\b"
+                      r"|\bno\s+(?:paying\s+|external\s+)?customers\b|\bnot\s+(?:selling|for\s+customers|commercial)"
+                      r"|\bour\s+own\s+(?:models?|research|training|use)\b|自己的模型|自己用|自用|内部(?:使用|用|研发|训练|测试)"
+                      r"|不对外|不商用|不卖", re.I)
+# a room of racked servers of one's own ("server closet", "机房" of the office), not a colo or a cloud
+_SERVER_ROOM = re.compile(r"server\s+(?:closet|room|rack)|\brack(?:ed|s)?\b|机房|机柜|服务器间", re.I)
+
+
 def _licence(spec: GpuSpec, text: str, ctx: ComposeContext) -> AskAnswer:
     lang = ctx.language
     name = gpu_name(ctx.catalog, spec.id, lang)
-    paid, dc, rented = bool(_PAID.search(text)), bool(_DATACENTRE.search(text)), bool(_RENTED.search(text))
+    own = bool(_OWN_USE.search(text))
+    paid = bool(_PAID.search(text)) and not own
+    dc, rented = bool(_DATACENTRE.search(text) or _SERVER_ROOM.search(text)), bool(_RENTED.search(text))
+    if own and not paid:  # their own work: where the cards sit decides (a workstation, a rack), or the provider's part
+        return _own_use(spec, name, rented, dc, ctx)
     case = ("case_rented_paid" if rented and paid else "case_dc_paid" if dc and paid else "case_dc" if dc
             else "case_paid" if paid else "case_generic")
     key = "compat.licence_lead_issue" if _ISSUE.search(text) else "compat.licence_lead"
@@ -119,6 +132,17 @@ def _licence(spec: GpuSpec, text: str, ctx: ComposeContext) -> AskAnswer:
     details.append(say("compat.licence_workstation", lang, gpu=name))
     return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.geforce-licence", sources=SOURCES,
                      figures={"allowed": "no" if dc or paid else "depends"})
+
+
+def _own_use(spec: GpuSpec, name: str, rented: bool, dc: bool, ctx: ComposeContext) -> AskAnswer:
+    """GeForce cards for the user's own work, nothing hosted for others: rented from a platform, the data-centre
+    deployment is the provider's (low risk for the renter); in one's own racks, the clause is about where the
+    driver is deployed, not about selling, so only workstations are clearly fine."""
+    lang = ctx.language
+    key = "compat.licence_own_rented" if rented else "compat.licence_own_rack" if dc else "compat.licence_own_workstation"
+    details = [say("compat.licence_risk", lang), say("compat.licence_alternatives", lang, cards=_cards(ctx, lang))]
+    return AskAnswer(kind="compat", lead=say(key, lang, gpu=name), details=details, rule="compat.geforce-licence",
+                     sources=SOURCES, figures={"allowed": "depends" if dc and not rented else "yes"})
 
 
 def _cards(ctx: ComposeContext, lang: str) -> str:

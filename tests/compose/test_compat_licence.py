@@ -103,3 +103,14 @@ def test_a_workstation_line_card_in_a_rack_is_pointed_at_its_server_edition(advi
     assert reply is not None and reply.lead.startswith("No GeForce licence issue: RTX PRO 6000 Blackwell is an NVIDIA "
                                                        "professional")
     assert reply.details[0].startswith("For racks take its Server Edition")
+
+
+def test_geforce_cards_for_ones_own_work_are_judged_by_where_they_sit_not_as_a_sale(advisor):
+    rack = _answer(advisor, "thinking of two RTX 4090 boxes in our server room for internal training only, no customers; "
+                            "is that allowed under the GeForce licence?")
+    lead = ask_lines(rack)[0]
+    assert lead.startswith("Only as workstations") and "grey zone" in lead and "selling" in lead, lead
+    rented = _answer(advisor, "我们在算力平台上租 4090 训练自己的模型，有授权问题吗？")
+    assert ask_lines(rented)[0].startswith("对你们来说风险较小"), ask_lines(rented)[0]
+    sold = _answer(advisor, "our internal legal team asks: is it legal to run a paid API for customers on RTX 4090s in a colo?")
+    assert ask_lines(sold)[0].startswith("Not under NVIDIA's licence"), ask_lines(sold)[0]  # "internal legal" sells nothing
