@@ -79,7 +79,7 @@ def _cluster_pick(ctx: ComposeContext) -> AskAnswer | None:
 
 
 # Buying, not renting: "采购", "买", "buy", "purchase", "capex".
-_BUYING = re.compile(r"采购|购买|买(?!单)|自建|\bbuy(?:ing)?\b|\bpurchas\w*|\bcapex\b|\bown(?:ing)? the\b", re.IGNORECASE)
+_BUYING = re.compile(r"采购|购买|(?<!租)买(?!单|不到|不着)|自建|\bbuy(?:ing)?\b|\bpurchas\w*|\bcapex\b|\bown(?:ing)? the\b", re.IGNORECASE)
 
 
 def _with_purchase(ctx: ComposeContext, reply: AskAnswer) -> AskAnswer:
