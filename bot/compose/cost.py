@@ -25,7 +25,7 @@ from bot.compose.cost_terms import gpu_total as _gpus
 from bot.compose.cost_terms import hourly_quotes as _hourly_quotes
 from bot.compose.cost_terms import money_text as _m
 from bot.compose.cost_terms import percent as _pct
-from bot.compose.cost_terms import mode_name, spot_assumed, spot_name, spot_unpriced
+from bot.compose.cost_terms import basis_text, mode_name, spot_assumed, spot_name, spot_unpriced
 from bot.messages import say
 from bot.models import Ask, AskAnswer, Quantity
 from bot.messages.format import count, gpu_name, money
@@ -347,16 +347,7 @@ def _bill_shares(b, stated_total, currency, lang, levers: bool = False, question
 
 
 def _basis(basis: str, currency: str | None, lang: str) -> str:
-    """'28/h x 730 h' with the currency's symbol on the first amount."""
-    symbol = money(0, currency, lang).rstrip("0.,")
-    if symbol and basis[:1].isdigit() and "/" in basis.split(" ")[0]:
-        basis = symbol + basis
-    if lang != "zh":
-        return basis
-    for en, zh in ((" x ", " × "), ("/GB-month", "/GB·月"), ("/Mbps-month", "/Mbps·月"), ("/month", "/月"),
-                   ("/year / 12", "/年 ÷ 12"), ("/h", "/小时"), (" h", " 小时")):
-        basis = basis.replace(en, zh)
-    return basis
+    return basis_text(basis, currency, lang)
 
 
 # -- 5. subscription vs hourly ------------------------------------------------------------------------

@@ -129,3 +129,16 @@ def hourly_quotes(qs: list[Quantity]) -> list[Quantity]:
 
 def first_role(qs: list[Quantity], *roles: str) -> Quantity | None:
     return next((q for q in qs if q.role in roles), None)
+
+
+def basis_text(basis: str, currency: str | None, lang: str) -> str:
+    """'28/h x 730 h' with the currency's symbol on the first amount."""
+    symbol = money(0, currency, lang).rstrip("0.,")
+    if symbol and basis[:1].isdigit() and "/" in basis.split(" ")[0]:
+        basis = symbol + basis
+    if lang != "zh":
+        return basis
+    for en, zh in ((" x ", " × "), ("/GB-month", "/GB·月"), ("/Mbps-month", "/Mbps·月"), ("/month", "/月"),
+                   ("/year / 12", "/年 ÷ 12"), ("/h", "/小时"), (" h", " 小时")):
+        basis = basis.replace(en, zh)
+    return basis
