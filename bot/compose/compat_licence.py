@@ -102,6 +102,8 @@ def _clean(spec: GpuSpec, text: str, ctx: ComposeContext) -> AskAnswer:
                      sources=list(dict.fromkeys(sources)), figures={"allowed": "yes"})
 
 
+# mining or blockchain work: the clause's one exception ("except that blockchain processing in a datacenter is permitted")
+_MINING = re.compile(r"\bcrypto\w*|\bmining\b|\bminers?\b|blockchain|挖矿|矿机|区块链", re.I)
 # "internal only", "no customers", "训练自己的模型", "不对外": nothing is sold or hosted for others
 _OWN_USE = re.compile(r"\binternal(?:ly|\s+(?:use|only|fine[\s-]?tuning|training|development|research|work|workloads?|jobs?))\b"
                       r"|\bno\s+(?:paying\s+|external\s+)?customers\b|\bnot\s+(?:selling|for\s+customers|commercial)"
@@ -126,6 +128,8 @@ def _licence(spec: GpuSpec, text: str, ctx: ComposeContext) -> AskAnswer:
     details = [say("compat.licence_risk", lang)]
     if _FORM.search(text):  # a blower or "server edition" board is still the GeForce product, under the same terms
         details.insert(0, say("compat.licence_form_factor", lang, gpu=name))
+    if _MINING.search(text):  # the one exception the clause has, and what it does not cover
+        details.insert(0, say("compat.licence_blockchain_only", lang, gpu=name))
     if rented:
         details.append(say("compat.licence_rented", lang))
     details.append(say("compat.licence_alternatives", lang, cards=_cards(ctx, lang)))

@@ -114,3 +114,9 @@ def test_geforce_cards_for_ones_own_work_are_judged_by_where_they_sit_not_as_a_s
     assert ask_lines(rented)[0].startswith("对你们来说风险较小"), ask_lines(rented)[0]
     sold = _answer(advisor, "our internal legal team asks: is it legal to run a paid API for customers on RTX 4090s in a colo?")
     assert ask_lines(sold)[0].startswith("Not under NVIDIA's licence"), ask_lines(sold)[0]  # "internal legal" sells nothing
+
+
+def test_the_blockchain_exception_is_said_to_cover_mining_only(advisor):
+    reply = _compat(advisor, "is it legal to run RTX 5090s in a colo for crypto mining and, between jobs, a paid LLM API?")
+    assert reply is not None and reply.lead.startswith("Not under NVIDIA's licence")
+    assert reply.details[0].startswith("The licence's one exception is blockchain processing") and "not AI" in reply.details[0]
