@@ -31,6 +31,9 @@ def china_choice(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     top = china_pick(ctx, cards)
     lead = listed if top is None else _pick(ctx, top) + ("" if lang == "zh" else " ") + listed  # the pick first
     details = [line for line in (_role_line(ctx, name, specs) for name, specs in roles.items()) if line]
+    served = _serving_too(ctx, roles.get("serve") or [])
+    if served:
+        details.insert(0, served)
     budget = _budget_line(ctx, top)
     if budget:
         details.insert(0, budget)
@@ -151,3 +154,33 @@ def _pick(ctx: ComposeContext, rec: Recommendation) -> str:
         line += "" if lang == "zh" else " "
         line += say("select.china_time", lang, days=fmt_count(round(rec.hours / 24, 1)), hours=fmt_count(round(rec.hours)))
     return line
+
+
+# "train 7-13B models and also serve a 70B": a second, larger model the message serves.
+_SERVE_WORDS = re.compile(r"\bserv(?:e|es|ed|ing)\b|\binference\b|推理|部署|上线", re.IGNORECASE)
+# Memory a served model needs beyond its weights (KV cache, activations, runtime), as a share of them.
+SERVING_ROOM = 0.3
+
+
+def _serving_too(ctx: ComposeContext, serving: list[GpuSpec]) -> str | None:
+    """A training answer whose message also serves a bigger model: the serving card's count for it, FP8
+    weights (P GB) and BF16 (2P GB), each with 30% more for the KV cache and runtime, within vLLM's 90%."""
+    req = ctx.requirement
+    if req.workload != "training" or not serving or not _SERVE_WORDS.search(ctx.question or ""):
+        return None
+    served = max((q.high or q.value for q in req.quantities if q.role == "total-params"), default=0.0)
+    if served <= (req.params_b or 0.0):  # the trained size is the sized one; a larger one is served
+        return None
+    card = serving[0]
+    usable = card.memory_gb * 0.9
+
+    def count(weights_gb: float) -> int:
+        n = 1
+        while n * usable < weights_gb * (1 + SERVING_ROOM) and n < 8:
+            n *= 2
+        return n
+    fp8, bf16 = count(served), count(served * 2)
+    lang = ctx.language
+    return say("select.china_serving_too", lang, size=f"{served:g}", fp8=gpu_setup(ctx.catalog, card.id, fp8, lang),
+               bf16=gpu_setup(ctx.catalog, card.id, bf16, lang), fp8_gb=f"{served:,.0f}", bf16_gb=f"{served * 2:,.0f}",
+               left=f"{fp8 * usable - served:,.0f}")

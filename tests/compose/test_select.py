@@ -106,3 +106,12 @@ def test_a_card_too_small_and_which_then_names_the_smallest_single_card(advisor)
                                      "otherwise which card at minimum?")).splitlines()
     assert lines[0].startswith("No")
     assert "smallest single card that holds it" in lines[1]
+
+
+def test_a_china_team_that_trains_and_also_serves_a_bigger_model_gets_both_picks(advisor):
+    lines = render_text(ask(advisor, "Beijing startup: we fine-tune 8B models and will also serve a 72B model. "
+                                     "which GPUs can we rent here?")).splitlines()
+    serving = [line for line in lines[:4] if line.strip().startswith("Serving the 72B")]
+    assert serving and "FP8" in serving[0] and "H20" in serving[0]
+    lines = render_text(ask(advisor, "Beijing startup: we fine-tune 8B models. which GPUs can we rent here?")).splitlines()
+    assert not any("Serving the" in line for line in lines)
