@@ -255,6 +255,22 @@ _ONE_REQUEST = re.compile(r"\b(?:one|a\s+single|a|per|each)\s+request\b|(?:一�
 _LICENCE_ASKS = frozenset({"fit", "select", "compat"})
 
 
+# "Which billing mode?": it changes a price or a cost weighed per mode, not what a bill holds, a fit or a diagnosis.
+_BILLING_MODE_QUESTIONS = frozenset({"billing.aliyun-ask-mode"})
+_PRICED_WORDS = re.compile(r"\bper\s+(?:hour|month)|\bhourly|\bmonthly|\bcheaper|\bbreak[\s-]?even|\bbudget"
+                           r"|每小时|每月|一个月|便宜|划算|回本|预算|多少钱", re.IGNORECASE)
+
+
+def _billing_matters(req: Requirement) -> bool:
+    """Whether the billing mode can change the answer: a price asked, or money weighed over time."""
+    return any(a.kind == "price" or (a.kind == "cost" and (bool(req.costs) or req.usage_hours_per_month is not None
+                                                           or req.budget is not None or bool(_PRICED_WORDS.search(a.text))))
+               for a in req.asks)
+
+
+_GATES = {**dict.fromkeys(_VERSION_QUESTIONS, _versions_matter), **dict.fromkeys(_BILLING_MODE_QUESTIONS, _billing_matters)}
+
+
 def _serves(req: Requirement) -> bool:
     """The message says the job serves requests (a concurrency, a request mode or serving words)."""
     return (req.workload is not None or req.concurrency is not None or req.request_mode is not None
@@ -323,9 +339,8 @@ def _questions_that_matter(result: EngineResult, req: Requirement | None = None)
                 return False  # the answer computes it ("how many users can we hold?")
             given = any(getattr(req, slot, None) not in (None, [], "") for slot in slots)
             return not given and bool(kinds & SIZING_ASKS)
-        if rule in _VERSION_QUESTIONS:
-            return _versions_matter(req)
-        return True
+        gate = _GATES.get(rule)  # version questions, billing-mode questions: each matters to its own asks
+        return gate(req) if gate is not None else True
 
     return [q for q, rule in zip(result.questions, rules, strict=True) if matters(rule)]
 

@@ -346,3 +346,17 @@ def test_load_questions_only_where_the_load_changes_the_answer(advisor):
     assert any("arrive" in q for q in asked("What latency can we get serving a 13B model from one L40S?"))
     # "one request" is the load
     assert not any("concurrent" in q for q in asked("How much GPU memory does one request at 64k context take on Llama-3.1-8B?"))
+
+
+def test_the_billing_mode_is_asked_only_where_it_changes_a_price_or_a_cost(advisor):
+    from bot.nlu import parse
+
+    def questions(text):
+        parsed = parse(text, advisor.catalog)
+        answer = advisor.answer(parsed.requirement, parsed.language)
+        return [*answer.questions, *answer.more_questions]
+
+    mode = "计费方式"
+    assert not any(mode in q for q in questions("阿里云 GPU 服务器的账单上除了显卡还有哪些收费项？"))
+    assert not any(mode in q for q in questions("阿里云上 8 卡 A100 全参微调 13B 放得下吗"))
+    assert any(mode in q for q in questions("阿里云 A10 一小时多少钱"))  # a price: the mode changes it
