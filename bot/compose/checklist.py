@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import re
 
-from bot.advice.options import representative
 from bot.compose import ComposeContext, checklist_measured, checklist_quota, checklist_reference, checkpoint, explain_benchmark
-from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
 from bot.messages.format import count, gpu_name
+from bot.compose.checklist_refs import (BUSBW_FAIL, BUSBW_PASS, NVLS_SHORTFALL, NVLS_TYPICAL_GBS, _nodes, _spec,  # noqa: F401
+                                       busbw_figures, is_sxm, nvlink_links, nvls_board)
 
 SOURCES = ["rental-selection-guide", "training-servers-guide", "nvidia-smi-docs", "nvidia-row-remapping", "nvidia-xid", "dcgm-install",
            "nccl-tests"]
@@ -28,15 +28,6 @@ PITFALL_SOURCES = ["rental-selection-guide", "training-servers-guide", "geforce-
 GEMM_HEALTHY = 0.70
 BANDWIDTH_FLOOR = 0.60
 BANDWIDTH_LOW = 0.75
-# nccl-tests busbw of an all-reduce inside an NVSwitch node is bounded by the NVLink bandwidth one GPU
-# carries per direction (half the bidirectional catalog figure); healthy boards reach ~75-95% of it
-# (A800 ~150-170 of 200, A100 ~230 of 300). Hopper boards with all 18 NVLinks (900 GB/s: H100, H200,
-# H20) reduce in the NVSwitch (NVLink SHARP) and read ~460-480 GB/s at large sizes, above the 450 per
-# direction; more than 20% under that is a fault (alayanew-nccl-tests: a cloud's acceptance figures).
-BUSBW_PASS = 0.75
-BUSBW_FAIL = 0.60
-NVLS_TYPICAL_GBS = (460, 480)
-NVLS_SHORTFALL = 0.80
 # Eight PCIe cards without NVSwitch: ~10-25 GB/s busbw on Gen4, ~35-45 on Gen5 (alayanew-nccl-tests);
 # the pass line is the low end, 80% of it on Gen5.
 PCIE_BUSBW_PASS = {4: 10.0, 5: 28.0}
@@ -151,14 +142,6 @@ def fabric(ctx: ComposeContext) -> AskAnswer:
                      rule="checklist.fabric", sources=["nccl-tests", "nccl-troubleshooting", "nccl-env", "training-servers-guide"])
 
 
-def _nodes(ctx: ComposeContext) -> int | None:
-    m = re.search(r"(?<![A-Za-z0-9.])([0-9]+)\s*(?:-\s*)?(?:nodes?|台|机)", ctx.question or "", re.IGNORECASE)  # not "H100 node"
-    if m:
-        return int(m.group(1))
-    count = ctx.requirement.gpu_count
-    return -(-count // 8) if count and count > 8 else None
-
-
 def identity(ctx: ComposeContext) -> AskAnswer:
     """Is it the GPU rented, all of it, and free: the few commands that show it on a fresh instance."""
     lang = ctx.language
@@ -219,17 +202,6 @@ def aiperf(ctx: ComposeContext) -> AskAnswer:
     return AskAnswer(kind="checklist", lead=say("checklist.aiperf_lead", ctx.language),
                      details=say("checklist.aiperf_steps", ctx.language, model=model).splitlines(),
                      rule="checklist.aiperf", sources=["aiperf", "mlperf-inference-rules"])
-
-
-def _spec(ctx: ComposeContext):
-    """The GPU the checklist is for: a family ("H100") as the advisor judges it, on its SXM variant."""
-    gpu = ctx.requirement.gpu
-    if not gpu:
-        return None
-    try:
-        return representative(ctx.catalog, gpu)
-    except UnknownNameError:
-        return None
 
 
 def _pitfalls(language: str) -> AskAnswer:
@@ -296,38 +268,6 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
                      rule="checklist.acceptance", sources=SOURCES,
                      figures={"gemm_floor_tflops": round(peak * GEMM_HEALTHY) if peak else None,
                               "bandwidth_gbs": spec.bandwidth_gbs})
-
-
-def is_sxm(spec) -> bool:
-    """An SXM module on an NVSwitch (or NVLink-meshed) baseboard: every GPU pair on NVLink."""
-    return "SXM" in spec.form_factor.upper()
-
-
-def nvlink_links(spec) -> tuple[int, float]:
-    """NVLink links per GPU and each one's bandwidth per direction: NVLink 3/4 (Ampere, Hopper) carry
-    25 GB/s per direction a link (A100 12, A800/H800 8, H100 18), NVLink 5 (Blackwell) 50."""
-    per_dir = 50.0 if spec.cc_number >= 10 else 25.0
-    return round(spec.nvlink_bandwidth_gbs / (2 * per_dir)), per_dir
-
-
-def busbw_figures(spec, lang: str) -> dict[str, str]:
-    """The single-node all-reduce busbw to pass and to reject, and the basis of the pass line: the
-    typical NVLink SHARP figure on full-NVLink Hopper boards, else 75% of the NVLink per direction."""
-    per_dir = spec.nvlink_bandwidth_gbs / 2
-    fail = count(round(per_dir * BUSBW_FAIL, -1))
-    if nvls_board(spec):
-        low, high = NVLS_TYPICAL_GBS
-        return {"busbw": count(round(low * NVLS_SHORTFALL, -1)), "fail": fail, "typical": f"{low}-{high}",
-                "basis": say("checklist.busbw_basis_nvls", lang, typical=f"{low}-{high}", per_dir=count(per_dir))}
-    nvls = say("checklist.accept_nccl_nvls", lang) if spec.cc_number >= 9.0 else ""
-    return {"busbw": count(round(per_dir * BUSBW_PASS, -1)), "fail": fail, "typical": "",
-            "basis": say("checklist.busbw_basis_ratio", lang, per_dir=count(per_dir), nvlink=count(spec.nvlink_bandwidth_gbs),
-                         nvls=nvls)}
-
-
-def nvls_board(spec) -> bool:
-    """A Hopper SXM board with all 18 NVLinks (900 GB/s a GPU): its NVSwitch reduces in the fabric."""
-    return is_sxm(spec) and 9.0 <= spec.cc_number < 10 and (spec.nvlink_bandwidth_gbs or 0) >= 900
 
 
 def _numbered(steps: list[str]) -> list[str]:

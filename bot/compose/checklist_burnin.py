@@ -23,7 +23,7 @@ SOURCES = ["dcgmi-diag-reference", "dcgm-install", "nvidia-xid", "nvidia-smi-doc
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if not _BURN.search(ask.text):
         return None
-    from bot.compose.checklist import _spec
+    from bot.compose.checklist_refs import _spec
     spec, lang = _spec(ctx), ctx.language
     consumer = spec is not None and spec.gpu_class != "datacenter"
     name = gpu_name(ctx.catalog, spec.id) if spec is not None else "GPU"

@@ -42,19 +42,29 @@ def _readings(text: str, family: str, ref_family: str) -> tuple[list[float], lis
     return mine, theirs
 
 
+def _other_board(ctx: ComposeContext, spec):
+    """The other SXM board the message names (another family, another NVLink speed), or None."""
+    from bot.advice.options import representative
+    from bot.compose.checklist_refs import is_sxm
+    options, gpus = ctx.requirement.gpu_options, ctx.catalog.gpus
+    ref = next((gpus[g] for g in options if g in gpus and gpus[g].family != spec.family and gpus[g].nvlink_bandwidth_gbs
+                and is_sxm(gpus[g])), None)
+    if ref is None:
+        other = next((g for g in options if g != spec.family and g not in gpus), None)
+        ref = representative(ctx.catalog, other) if other else None
+    if ref is None or ref.family == spec.family or not ref.nvlink_bandwidth_gbs or ref.nvlink_bandwidth_gbs == spec.nvlink_bandwidth_gbs:
+        return None
+    return ref
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    from bot.compose.checklist import NVLS_TYPICAL_GBS, _spec, busbw_figures, is_sxm, nvls_board, nvlink_links
-    req, text = ctx.requirement, ctx.question or ask.text
+    from bot.compose.checklist_refs import NVLS_TYPICAL_GBS, _spec, busbw_figures, is_sxm, nvls_board, nvlink_links
+    text = ctx.question or ask.text
     spec = _spec(ctx)
     if spec is None or not _BUSBW.search(text) or not spec.nvlink_bandwidth_gbs or not is_sxm(spec):
         return None
-    ref = next((ctx.catalog.gpus[g] for g in req.gpu_options if g in ctx.catalog.gpus and ctx.catalog.gpus[g].family != spec.family
-                and ctx.catalog.gpus[g].nvlink_bandwidth_gbs and is_sxm(ctx.catalog.gpus[g])), None)
+    ref = _other_board(ctx, spec)
     if ref is None:
-        from bot.advice.options import representative
-        other = next((g for g in req.gpu_options if g != spec.family and g not in ctx.catalog.gpus), None)
-        ref = representative(ctx.catalog, other) if other else None
-    if ref is None or ref.family == spec.family or not ref.nvlink_bandwidth_gbs or ref.nvlink_bandwidth_gbs == spec.nvlink_bandwidth_gbs:
         return None
     mine, theirs = _readings(text, spec.family, ref.family)
     if not mine or not theirs:

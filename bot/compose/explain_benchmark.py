@@ -49,8 +49,12 @@ def which_first(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose import checklist_burnin  # "how long to burn in, which dcgmi diag level?"
-    if (burn := checklist_burnin.compose(ask, ctx)) is not None and ask.kind == "explain":
+    if ask.kind == "explain" and (burn := checklist_burnin.compose(ask, ctx)) is not None:
         return burn
+    return _scenarios(ask, ctx)
+
+
+def _scenarios(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if (first := which_first(ask, ctx)) is not None:
         return first
     text = ctx.question or ask.text

@@ -21,9 +21,10 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext
-from bot.compose.explain_network import GPUS_PER_NODE, RDMA_NODE_GBPS, _s, exchange_gb, params_b
+from bot.compose.explain_network import (EXPOSED_OK, GPUS_PER_NODE, MFU, RDMA_NODE_GBPS, _s, compute_line, exchange_gb,
+                                        params_b)
 from bot.messages import say
-from bot.messages.format import count, gpu_name
+from bot.messages.format import count
 from bot.models import Ask, AskAnswer
 
 _LINKS = re.compile(r"(?<![0-9.])([0-9]{1,2})\s*[x×]\s*([0-9]{2,4})\s*(?:g|gb|gbe|gbps|gb/s|gbit)(?![a-z0-9])", re.IGNORECASE)
@@ -34,8 +35,6 @@ _SHARDED = re.compile(r"fsdp|zero[- ]?3|full[_ ]shard", re.IGNORECASE)
 _ASKS = re.compile(r"enough|suffic\w*|\bok\b|okay|fine|\bhurt|bottleneck|worth|够|行不行|能跑|拖|值不值|划算", re.IGNORECASE)
 _PREMIUM_PCT = re.compile(r"\+\s*([0-9]{1,3})\s*%|([0-9]{1,3})\s*%\s*(?:more|extra|premium|贵)|(?:贵|多)\s*([0-9]{1,3})\s*%"
                           r"|(?:extra|additional|premium|surcharge)\s+(?:of\s+)?([0-9]{1,3})\s*%", re.IGNORECASE)
-MFU = 0.40
-EXPOSED_OK = 0.10  # exchange under a tenth of the step's compute: a few % even unhidden
 SOURCES = ["nccl-tests", "zero-paper", "scaling-laws-paper", "training-servers-guide"]
 
 
@@ -64,7 +63,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     tp_inside = bool(_TP_IN_NODE.search(text))
     if links == 1 and not tp_inside:
         return None
-    from bot.compose.checklist import _spec
+    from bot.compose.checklist_refs import _spec
     spec = _spec(ctx)
     peak = (spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")) if spec is not None else None
     if spec is None or not peak:
@@ -136,7 +135,7 @@ def ib_or_roce(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     req, lang = ctx.requirement, ctx.language
     rate = req.network_gbps if req.network_gbps and req.network_gbps >= 100 else None
     same = say("interconnect.ib_roce_rate", lang, rate=f"{rate:g}") if rate else say("interconnect.ib_roce_same_rate", lang)
-    from bot.compose.checklist import _nodes
+    from bot.compose.checklist_refs import _nodes
     nodes = _nodes(ctx)
     per_node = (rate or 400) * GPUS_PER_NODE / 8
     details = [say("interconnect.ib_roce_pick", lang), say("interconnect.ib_roce_settings", lang),
@@ -145,27 +144,3 @@ def ib_or_roce(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     return AskAnswer(kind=ask.kind, lead=say("interconnect.ib_roce_lead", lang, same=same), details=details,
                      rule="network.ib-or-roce", sources=["nccl-env", "nccl-troubleshooting", "nccl-tests", "training-servers-guide"])
 
-
-def compute_line(ctx: ComposeContext, size: float, exchange_s: float) -> str | None:
-    """A step's compute at 1M and 4M tokens of global batch (6 x params x tokens at 40% MFU on the stated
-    GPUs) and the share the exchange adds at 1M unhidden; None without a GPU peak or a multi-node count."""
-    from bot.compose.checklist import _spec
-    spec, gpus = _spec(ctx), ctx.requirement.gpu_count or 0
-    peak = (spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")) if spec is not None else None
-    if spec is None or not peak or gpus <= GPUS_PER_NODE:
-        return None
-    rate = gpus * peak * 1e12 * MFU
-    c1, c4 = 6 * size * 1e9 * 1e6 / rate, 6 * size * 1e9 * 4e6 / rate
-    return say("training.fabric_compute", ctx.language, params=count(size), gpus=gpus, gpu=gpu_name(ctx.catalog, spec.id),
-               peak=count(peak), c1=_s(c1), c4=_s(c4), pct1=round(100 * min(exchange_s / c1, 1.0)),
-               pct4=round(100 * min(exchange_s / c4, 1.0)))
-
-
-def exchange_share(ctx: ComposeContext, size: float, exchange_s: float) -> float | None:
-    """The exchange's seconds over a step's compute at a 1M-token global batch, None where unknown."""
-    from bot.compose.checklist import _spec
-    spec, gpus = _spec(ctx), ctx.requirement.gpu_count or 0
-    peak = (spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")) if spec is not None else None
-    if spec is None or not peak or gpus <= GPUS_PER_NODE:
-        return None
-    return exchange_s / (6 * size * 1e9 * 1e6 / (gpus * peak * 1e12 * MFU))

@@ -22,6 +22,10 @@ from bot.models import Ask, AskAnswer
 # An 8-GPU node with one 400 Gb/s RDMA NIC per GPU: what clusters for multi-node training are built with.
 RDMA_NODE_GBPS = 8 * 400
 GPUS_PER_NODE = 8
+# A step's compute at this MFU (the sizer's default) is what an exchange across nodes is set against; under
+# a tenth of it the exchange costs a few % even where the backward pass does not hide it.
+MFU = 0.40
+EXPOSED_OK = 0.10
 _SHARDED = re.compile(r"fsdp|zero[- ]?3|full[_ ]shard|deepspeed", re.IGNORECASE)
 _MATTERS = re.compile(r"matter|big deal|hurt|how much|worth|影响|差多少|差在哪|差距|值不值|值得|划算", re.IGNORECASE)
 
@@ -81,7 +85,7 @@ def zero_over_network(ctx: ComposeContext, states_gb: dict[str, float], activati
     """"ZeRO-2 or ZeRO-3 across nodes on 100GbE?": the stage for the stated network under 200 Gb/s, with
     each stage's exchange per node per step (ZeRO-2 the gradient all-reduce's, ZeRO-3 about 1.5x it, the
     ZeRO paper's count) and the memory that decides whether ZeRO-2 is possible."""
-    from bot.compose.checklist import _spec
+    from bot.compose.checklist_refs import _spec
     req = ctx.requirement
     size = params_b(ctx)
     nodes = -(-(req.gpu_count or 0) // GPUS_PER_NODE)
@@ -115,7 +119,6 @@ def _exchange(ask: Ask, ctx: ComposeContext, framed: str, rule: str, sources: li
     slow = traffic / (req.network_gbps / 8)
     fast = traffic / (RDMA_NODE_GBPS / 8)
     lang = ctx.language
-    from bot.compose.explain_fabric import EXPOSED_OK, exchange_share
     share = exchange_share(ctx, size, slow)
     if framed and share is not None and share <= EXPOSED_OK:
         # a step computes 10x longer than it exchanges: "not much" / "not needed" in the question's own terms
@@ -128,7 +131,6 @@ def _exchange(ask: Ask, ctx: ComposeContext, framed: str, rule: str, sources: li
     details = [say("explain.network_lora", lang), say("explain.network_check", lang)]
     if (premium := _fabric_premium(ctx, slow - fast)) is not None:
         details.insert(0, premium)
-    from bot.compose.explain_fabric import compute_line  # the step's compute the exchange is set against
     if (compute := compute_line(ctx, size, slow)) is not None:
         details.insert(0, compute)
     return AskAnswer(kind="explain", lead=lead, details=details, rule=rule,
@@ -152,7 +154,7 @@ def _fabric_premium(ctx: ComposeContext, extra_s: float) -> str | None:
         return None
     import statistics
 
-    from bot.compose.checklist import _spec
+    from bot.compose.checklist_refs import _spec
     from bot.messages.format import gpu_name, money
     from bot.prices.lookup import offers
     currency = "USD" if m["cur"] == "$" else "CNY"
@@ -209,7 +211,7 @@ def nvlink_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> st
 def nvlink_measure(ctx: ComposeContext, gpus: list[GpuSpec]) -> list[str]:
     """For two SXM boards of the same compute and different NVLink: the single-node busbw each should
     reach (what to measure on the one rented) and how to turn the ratio into this job's cost."""
-    from bot.compose.checklist import busbw_figures, is_sxm
+    from bot.compose.checklist_refs import busbw_figures, is_sxm
     from bot.messages.format import gpu_name
     if len(gpus) != 2 or not all(g.nvlink_bandwidth_gbs and is_sxm(g) for g in gpus) \
             or gpus[0].dense_tflops.get("bf16") != gpus[1].dense_tflops.get("bf16") \
@@ -395,3 +397,29 @@ def _nvlink_serving(ctx: ComposeContext, slow_bw: float, fast_bw: float, names: 
     return say("interconnect.nvlink_serving", lang, model=arch.name, n=n, kb=count(round(arch.hidden * 2 / 1024)),
                allreduces=2 * arch.layers, prompt=count(prompt), gbytes=count(round(moved, 1)),
                t_fast=_s(moved / (fast_bw / 2)), t_slow=_s(moved / (slow_bw / 2)), **names)
+
+
+def compute_line(ctx: ComposeContext, size: float, exchange_s: float) -> str | None:
+    """A step's compute at 1M and 4M tokens of global batch (6 x params x tokens at 40% MFU on the stated
+    GPUs) and the share the exchange adds at 1M unhidden; None without a GPU peak or a multi-node count."""
+    from bot.compose.checklist_refs import _spec
+    from bot.messages.format import gpu_name
+    spec, gpus = _spec(ctx), ctx.requirement.gpu_count or 0
+    peak = (spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")) if spec is not None else None
+    if spec is None or not peak or gpus <= GPUS_PER_NODE:
+        return None
+    rate = gpus * peak * 1e12 * MFU
+    c1, c4 = 6 * size * 1e9 * 1e6 / rate, 6 * size * 1e9 * 4e6 / rate
+    return say("training.fabric_compute", ctx.language, params=count(size), gpus=gpus, gpu=gpu_name(ctx.catalog, spec.id),
+               peak=count(peak), c1=_s(c1), c4=_s(c4), pct1=round(100 * min(exchange_s / c1, 1.0)),
+               pct4=round(100 * min(exchange_s / c4, 1.0)))
+
+
+def exchange_share(ctx: ComposeContext, size: float, exchange_s: float) -> float | None:
+    """The exchange's seconds over a step's compute at a 1M-token global batch, None where unknown."""
+    from bot.compose.checklist_refs import _spec
+    spec, gpus = _spec(ctx), ctx.requirement.gpu_count or 0
+    peak = (spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")) if spec is not None else None
+    if spec is None or not peak or gpus <= GPUS_PER_NODE:
+        return None
+    return exchange_s / (6 * size * 1e9 * 1e6 / (gpus * peak * 1e12 * MFU))

@@ -37,7 +37,7 @@ def nodes_for_deadline(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     """"How many 8x H100 nodes to pretrain a 13B on 1T tokens in 30 days?": the job's FLOPs (6 x parameters
     x tokens, 8x with a recomputed forward) over one GPU's dense peak at the default MFU, as GPU-hours, over
     the hours stated: the GPUs that finish in time, in whole 8-GPU nodes."""
-    from bot.compose.checklist import _spec
+    from bot.compose.checklist_refs import _spec
     from bot.messages.format import count, gpu_name
     from bot.nlu.quantity_notes import first
     from bot.sizing.performance import DEFAULT_MFU, training_flops, training_hours
