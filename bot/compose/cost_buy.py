@@ -20,7 +20,7 @@ from bot.models import AskAnswer, Quantity
 
 DEFAULT_MONTHS = 36.0
 
-_PAYBACK = re.compile(r"回本|回收成本|pay\s*(?:back|for\s+itself)|payback|how\s+long\s+(?:until|before|to)\b", re.IGNORECASE)
+_PAYBACK = re.compile(r"回本|回收成本|pay(?:s|ing)?\s*(?:back|off|for\s+itself)|payback|how\s+long\s+(?:until|before|to)\b", re.IGNORECASE)
 
 
 def compose(qs: list[Quantity], ctx: ComposeContext, currency: str | None, lang: str) -> AskAnswer | None:

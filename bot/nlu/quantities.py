@@ -110,7 +110,8 @@ _SPOT_WORDS = re.compile(r"spot|竞价|抢占")
 # an IDC's or colo's own monthly quote for the servers (no purchase, no server of one's own): a rental option
 _QUOTED = re.compile(r"quot\w*|offer\w*|报价|报了|开价|给的价")
 _OWN_SERVER = re.compile(r"\bown(?:ed)?\s+(?:the\s+)?(?:servers?|box(?:es)?|machines?|hardware|gpus?)\b|\bwe\s+own\b|自有|自己的(?:服务器|机器)|已有的?(?:服务器|机器)")
-_BUY_IN_MESSAGE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|自己买|买下|购置|采购|自建|自购|买还是租|租还是买|买不买|值得买")
+_BUY_IN_MESSAGE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|自己买|买下|购置|采购|自建|自购|买还是租|租还是买|买不买|值得买"
+                             r"|回本|pay(?:s|ing)?\s*(?:back|off|for\s+itself)|payback|\bown(?:ing)?\s+(?:it|the|a|one)\b")
 _DEPRECIATION = re.compile(r"depreciat\w*|amorti[sz]\w*|over|write[\s-]*off|折旧|摊销|分摊|用|回本")
 _DEADLINE = re.compile(r"within|in\s+under|deadline|by\b|before|内|之内|以内|截止|最多|不超过")
 _ACTIVE = re.compile(r"activ(?:e|ates?|ated|ating)|激活")

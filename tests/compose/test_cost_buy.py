@@ -98,3 +98,13 @@ def test_a_resale_value_written_anywhere_in_its_clause_comes_off_the_purchase(ad
     cheaper_owned = own < rent
     assert lines[0].startswith(("Owning", "按你的用量自购") if cheaper_owned else ("Renting", "按你的用量租"))
     assert any(f"{resale:,}" in line for line in lines[1:3])  # the resale shown in the owning line
+
+
+@pytest.mark.parametrize("ask", ["when does buying pay off?", "how long until it pays for itself?", "多久回本？"])
+def test_a_payback_ask_leads_with_the_payback_months(advisor, ask):
+    reply, lines = cost_answer(advisor, "8x L40S server $90k, colo $800/mo incl power, 3 years; or rent at $1.20/gpu-hr, "
+                                        f"busy ~60% of the time. {ask}")
+    rent = 1.20 * 8 * 730 * 0.6
+    months = 90_000 / (rent - 800)
+    assert lines[0].startswith(("Payback", "按每月")), lines[0]
+    assert f"{months:.1f} months" in lines[0] or f"{months:.1f} 个月" in lines[0], lines[0]
