@@ -67,6 +67,11 @@ def _specific(ask: Ask, ctx: ComposeContext, arch: AskAnswer | None) -> AskAnswe
         return each
     if arch is not None and arch.figures["works"] == "no":  # "B200 nodes, will our cu124 image work?": no kernels
         return arch
+    verdict = ctx.answer.verdict
+    if _PRECISION_WORD.search(ask.text) and (verdict is None or is_generic(verdict.rule)):
+        single = precision_support(ask, ctx)  # "is FP4 supported on H100?": no verdict rule judges that format
+        if single is not None:
+            return single.model_copy(update={"kind": "compat"})
     minimum = min_driver(ask.text, ctx.catalog, ctx.language)
     if minimum is not None:
         req = ctx.requirement

@@ -153,3 +153,8 @@ def test_a_container_image_needs_the_hosts_driver_and_the_container_toolkit_not_
     zh = _answer(advisor, "镜像是 CUDA 12.4 的，宿主机驱动 470.182，需要在宿主机上装 CUDA 吗？")
     assert ask_lines(zh)[0].startswith("不需要——容器镜像自带 CUDA 12.4 运行时"), ask_lines(zh)[0]
     assert any("470.182" in d and "不行" in d for d in zh.answers[0].details)  # the driver too old for it, said
+
+
+def test_a_precision_no_verdict_rule_judges_is_answered_from_the_cards_tensor_cores(advisor):
+    answer = _answer(advisor, "is FP4 supported on H100?")
+    assert ask_lines(answer)[0].startswith("No — H100 SXM (Hopper, compute capability 9.0) has no FP4 tensor cores")
