@@ -123,10 +123,14 @@ def _read_paste(fields: dict, scan: Scan, paste: Paste, message: str) -> None:
                            start=start, end=end))
     # A paste of versions alone (a header: driver, CUDA) holds nothing to diagnose: what it asks is
     # whether the stack works on that driver.
-    versions_only = bool(paste.driver or paste.driver_cuda) and not (
-        (paste.report and paste.report.gpus) or paste.xids or paste.errors or paste.topology or paste.nccl)
+    readings = (paste.report and paste.report.gpus) or paste.xids or paste.topology or paste.nccl
+    versions_only = bool(paste.driver or paste.driver_cuda) and not (readings or paste.errors)
+    # "torch says the driver is too old" with the driver known (pasted or typed): a version mismatch,
+    # whether the stack runs on that driver, not a fault to diagnose
+    mismatch = bool(paste.errors) and all(e.kind == "driver-too-old" for e in paste.errors) and not readings and bool(
+        paste.driver or fields.get("driver"))
     fields["asks"] = _with_diagnose(asks, [s for s in scan.spans if s.slot == "asks"],
-                                    kind="compat" if versions_only else "diagnose")
+                                    kind="compat" if versions_only or mismatch else "diagnose")
 
 
 def _with_diagnose(asks: list[Ask], spans: list[Span], kind: str = "diagnose") -> list[Ask]:

@@ -69,3 +69,13 @@ def test_language_is_the_messages_not_the_quoted_words():
     assert detect_language("CUDA 报错：CUDA driver version is insufficient for CUDA runtime version") == "zh"
     assert detect_language("A800 跟 A100 区别大吗？NVLink 带宽 400 和 600 对多卡训练有啥影响") == "zh"
     assert detect_language("how much is an H100?") == "en"
+
+
+def test_a_driver_too_old_error_with_the_driver_known_asks_whether_the_stack_runs_on_it():
+    # a version mismatch, not a fault: the compatibility ask, with no diagnosis asked before it
+    for text in ("our job dies with 'CUDA driver version is insufficient for CUDA runtime version'; driver is 525.85",
+                 "PyTorch 报 the NVIDIA driver on your system is too old，驱动 470.57，怎么办"):
+        kinds = [a.kind for a in parse(text).requirement.asks]
+        assert kinds == ["compat"], (text, kinds)
+    # the same error with no driver known stays a diagnosis
+    assert parse("CUDA driver version is insufficient for CUDA runtime version").requirement.asks[0].kind == "diagnose"
