@@ -12,6 +12,7 @@ first, in the question's own terms, then the detail.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from bot.compose import ComposeContext, is_primary
 from bot.compose.checkpoint import compose as checkpoint
@@ -70,37 +71,50 @@ _RESUME = re.compile(r"auto[\s-]?resum\w*|resum\w*\s+(?:automatically|on\s+its\s
                      r"|auto[\s-]?restart\w*|自动(?:恢复|续训|续跑|重启|拉起)|断点续训|怎么续(?:训|跑|上)", re.IGNORECASE)
 
 
-def resume_after_failure(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    """A job that should carry on by itself after a crash or a lost GPU: checkpoint, restart, check the node."""
-    if not _RESUME.search(ask.text):
-        return None
-    lang = ctx.language
-    return AskAnswer(kind="explain", lead=say("explain.auto_resume_lead", lang),
-                     details=[say("explain.auto_resume_restart", lang), say("explain.auto_resume_health", lang)],
-                     rule="explain.auto-resume", sources=["pytorch-distributed-checkpoint", "young-1974", "dcgm-health"])
-
-
 # "do we keep paying while it's broken?", "坏了期间还要付钱吗": billing while the hardware is down.
 BILLED_WHILE_BROKEN = re.compile(r"(?:keep|still|continue)\s+(?:to\s+)?(?:pay(?:ing)?|being\s+(?:billed|charged)|get(?:ting)?\s+(?:billed|charged))"
                                  r"|(?:billed|charged|pay(?:ing)?)\s+(?:for\s+it\s+)?while\s+(?:it(?:'s|\s+is)\s+)?(?:broken|down|dead|failed)"
                                  r"|坏了?.{0,10}(?:付钱|收费|计费|扣费)|(?:还|继续)(?:要|得)?(?:付钱|收费|计费|扣费)", re.IGNORECASE)
 
 
-def billed_while_broken(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    """Whether a rented node bills while a GPU on it is broken: yes, while it is allocated; ask for a credit."""
-    if not BILLED_WHILE_BROKEN.search(ask.text):
+
+
+@dataclass(frozen=True)
+class FixedAnswer:
+    """An answer that is the same whenever its cue is asked: catalog messages, its rule and sources."""
+
+    cue: re.Pattern
+    lead: str
+    details: tuple[str, ...]
+    rule: str
+    sources: tuple[str, ...]
+
+
+FIXED_ANSWERS = (
+    # a job that should carry on by itself after a crash or a lost GPU: checkpoint, restart, check the node
+    FixedAnswer(_RESUME, "explain.auto_resume_lead", ("explain.auto_resume_restart", "explain.auto_resume_health"),
+                "explain.auto-resume", ("pytorch-distributed-checkpoint", "young-1974", "dcgm-health")),
+    # a rented node bills while a GPU on it is broken: yes, while it is allocated; ask for a credit
+    FixedAnswer(BILLED_WHILE_BROKEN, "explain.billed_while_broken", ("explain.billed_while_broken_credit",),
+                "explain.billed-while-broken", ("aws-ec2-on-demand", "aliyun-gpu-billing")),
+)
+
+
+def fixed_answer(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """The first fixed answer whose cue the part carries."""
+    found = next((f for f in FIXED_ANSWERS if f.cue.search(ask.text)), None)
+    if found is None:
         return None
     lang = ctx.language
-    return AskAnswer(kind="explain", lead=say("explain.billed_while_broken", lang),
-                     details=[say("explain.billed_while_broken_credit", lang)], rule="explain.billed-while-broken",
-                     sources=["aws-ec2-on-demand", "aliyun-gpu-billing"])
+    return AskAnswer(kind="explain", lead=say(found.lead, lang), details=[say(d, lang) for d in found.details],
+                     rule=found.rule, sources=list(found.sources))
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose import compat_nvlink
 
     # The specific answers, first match wins: each returns None unless the part asks its question.
-    for specific in (card_nvlink, compat_nvlink.compose, checkpoint, resume_after_failure, billed_while_broken, mlperf, compared,
+    for specific in (card_nvlink, compat_nvlink.compose, checkpoint, fixed_answer, mlperf, compared,
                      explain_training, capability, kv_formula, expected, _expected_where_it_fits):
         reply = specific(ask, ctx)
         if reply is not None:
