@@ -32,6 +32,9 @@ _PLATFORMS: dict[str, tuple[str, str, re.Pattern]] = {
     "volcano": ("Volcano Engine", "火山引擎", re.compile(r"火山(?:引擎|云)?|volcano\s*engine|volcengine", re.IGNORECASE)),
     "huawei": ("Huawei Cloud", "华为云", re.compile(r"华为云|huawei\s*cloud", re.IGNORECASE)),
     "gpushare": ("GPUShare (恒源云)", "恒源云", re.compile(r"恒源云|gpushare", re.IGNORECASE)),
+    # no platform named, the China market meant ("国内每卡时多少钱", "in RMB"): none of the table's rows is in CNY
+    "cn-market": ("China-market platforms (CNY)", "国内平台（人民币计价）",
+                  re.compile(r"国内|中国大陆|大陆|内地|in\s+china|china[\s-]+market|人民币|\brmb\b|\bcny\b", re.IGNORECASE)),
 }
 _MONTHLY = re.compile(r"包月|月租|一个月|每月|per\s+month|monthly|a\s+month", re.IGNORECASE)
 

@@ -74,3 +74,17 @@ def test_a_reference_row_for_a_platform_the_table_lacks_gets_no_marketplace_note
     price = next(a for a in answer.answers if a.kind == "price")
     assert price.figures.get("missing_provider")
     assert not any("市场挂单" in line for line in price.details)  # the reference is labelled already
+
+
+@pytest.mark.parametrize("text, language", [
+    ("国内租 A100 80G 现在每卡时大概多少钱？", "zh"),
+    ("how much is an H100 per hour in China, in RMB?", "en"),
+])
+def test_a_china_market_price_ask_says_the_table_has_no_cny_rows_before_any_usd_reference(advisor, text, language):
+    parsed = parse(text, advisor.catalog)
+    answer = advisor.answer(parsed.requirement, language=parsed.language)
+    price = next(a for a in answer.answers if a.kind == "price")
+    assert price.figures["missing_provider"] == "cn-market"
+    head = price.lead.split("Nearest")[0].split("最接近")[0]
+    assert ("国内平台" in head and "$" not in head) if language == "zh" else ("China-market" in head and "$" not in head)
+    assert "¥" not in price.lead  # no CNY figure is made up
