@@ -94,4 +94,19 @@ def _named(ctx: ComposeContext) -> list[InstanceType]:
         inst = ctx.catalog.instance(name) if name else None
         if inst is not None and inst.provider == "aws" and inst not in out:
             out.append(inst)
+    return out or _family_named(ctx)
+
+
+_FAMILY_WORD = re.compile(r"(?<![\w.-])(p[3-6][a-z]*(?:-[a-z0-9]+)?|g[4-6][a-z]*)(?![\w.])", re.IGNORECASE)
+
+
+def _family_named(ctx: ComposeContext) -> list[InstanceType]:
+    """"a p5 quota increase": the family's largest size (its 8-GPU instance) where only the family is named."""
+    out: list[InstanceType] = []
+    for m in _FAMILY_WORD.finditer(ctx.question or ""):
+        members = [i for i in ctx.catalog.instances.values() if i.provider == "aws" and i.family == m.group(1).lower()]
+        if members:
+            largest = max(members, key=lambda i: i.vcpus or 0)
+            if largest not in out:
+                out.append(largest)
     return out

@@ -59,3 +59,9 @@ def test_a_labelled_interruption_part_after_a_quota_part_gets_the_notice_and_the
     second = next(r for r in replies if r.label == "(2)")
     assert second.lead.startswith("AWS warns 2 minutes") and second.rule == "checkpoint.spot-notice"
     assert any("Young" in d for d in second.details)
+
+
+def test_a_family_named_without_a_size_gets_its_8_gpu_instance_quota(advisor):
+    reply = _reply(advisor, "we only need the p4d family, what quota should a new account file before launching?")
+    assert reply.rule == "checklist.aws-quota"
+    assert 'p4d.24xlarge (96 vCPUs) → "Running On-Demand P instances" (L-417A185B) ≥ 96' in reply.lead
