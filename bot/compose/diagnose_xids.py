@@ -61,10 +61,12 @@ def with_xids(parts: list[Part], paste: Paste, ctx: ComposeContext, gpu_read: bo
     return [*parts, part]
 
 
+# A micro-controller halt, a failed link training or initialisation (nvidia-xid): reset first, the board only if it returns.
+_RESET_FIRST = frozenset({62, 136, 143})
 # The Xid that settles each verdict (nvidia-xid, nvidia-row-remapping): with 48 and 63 on one GPU, 63
 # (the remap recorded) decides "reset, not replace"; 48 is the error it repairs.
 _DECIDES = {"offbus": {79}, "remap_failed": {64}, "uncontained": {95}, "remap_recorded": {63}, "dbe": {48, 94},
-            "nvlink": {74}, "gsp": {119, 120}, "app": set()}
+            "nvlink": {74}, "gsp": {119, 120}, "cleanup": {45}, "reset_first": set(_RESET_FIRST), "app": set()}
 
 
 _KEEP_ACTION = {"offbus", "gsp", "nvlink", "uncontained"}  # their catalog actions add what the verdict line does not
@@ -101,7 +103,8 @@ def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> l
 _VERDICT_ASKED = re.compile(r"\b(?:rma|swap\w*|replace\w*|bad\s+gpu|broken|faulty|dead|our\s+code|is\s+(?:this|it)\s+(?:the\s+)?(?:gpu|hardware|code)"
                             r"|(?:fix|recover)\s+(?:it\s+)?(?:from|in|with)\s+software|hardware\s+or\s+(?:the\s+)?driver|driver\s+or\s+(?:the\s+)?hardware)\b"
                             r"|软件.{0,4}(?:修|解决|恢复)|还是驱动|代码(?:的)?问题|是不是代码|自己修|自行修|能修吗|能修好"
-                            r"|还能用|能用吗|坏了|坏卡|卡坏|换卡|返修|硬件问题|驱动问题", re.IGNORECASE)
+                            r"|\bis\s+(?:the\s+|my\s+|our\s+|this\s+)?(?:gpu|card)\s+(?:ok|okay|fine|healthy|alright|dead)\b"
+                            r"|还能用|能用吗|坏了|坏卡|卡坏|换卡|返修|硬件问题|驱动问题|卡没事|卡还好", re.IGNORECASE)
 
 
 def _remap_pending(ctx: ComposeContext) -> bool:
@@ -128,9 +131,14 @@ def _device_key(codes: set[int], ctx: ComposeContext) -> str | None:
         return "nvlink"
     if codes & {119, 120}:
         return "gsp"
+    if codes == {45}:
+        return "cleanup"  # the driver cleaning up after a process that ended, nothing of its own
+    if codes <= _RESET_FIRST:
+        return "reset_first"
     if all((e := ctx.catalog.xids.get(c)) is not None and e.app_error for c in codes):
         return "app"
     return None
+
 
 
 def _device_verdicts(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> list[str]:
@@ -145,7 +153,8 @@ def _device_verdicts(groups: dict[tuple[int, str], int], ctx: ComposeContext) ->
         return []
     differ = len(set(keyed.values())) > 1
     apps = set(keyed.values()) == {"app"}
-    if not (differ or apps or _VERDICT_ASKED.search(ctx.question or "")):
+    cleanup = set(keyed.values()) == {"cleanup"}  # no fault of the GPU's to weigh: said whatever was asked
+    if not (differ or apps or cleanup or _VERDICT_ASKED.search(ctx.question or "")):
         return []
     comma = "、" if lang == "zh" else ", "
     lines = [say(f"diagnose.xid_device_{key}", lang, pci=pci, codes=comma.join(str(c) for c in sorted(devices[pci])))
@@ -161,10 +170,13 @@ def _device_verdicts(groups: dict[tuple[int, str], int], ctx: ComposeContext) ->
     return lines
 
 
+_OK_Q = re.compile(r"\bis\s+(?:the\s+|my\s+|our\s+|this\s+)?(?:gpu|card)\s+(?:ok|okay|fine|healthy|alright)\b|卡没事|卡还好|卡正常吗",
+                   re.IGNORECASE)
 _CODE_Q = re.compile(r"\b(?:our|my|the)\s+code\b|代码(?:的)?问题|是不是代码|程序的问题", re.IGNORECASE)
 _RMA_Q = re.compile(r"\b(?:rma|swap|replace\w*)\b|换卡|返修", re.IGNORECASE)
 _RMA_WORD = {"remap_failed": "diagnose.verdict_rma", "remap_recorded": "diagnose.verdict_not_rma_yet",
-             "dbe": "diagnose.verdict_not_rma_yet", "gsp": "diagnose.verdict_not_rma_yet", "app": "diagnose.verdict_no_rma"}
+             "dbe": "diagnose.verdict_not_rma_yet", "gsp": "diagnose.verdict_not_rma_yet", "app": "diagnose.verdict_no_rma",
+             "cleanup": "diagnose.verdict_no_rma", "reset_first": "diagnose.verdict_not_rma_yet"}
 
 
 _SOFTWARE_Q = re.compile(r"(?:fix|recover)\s+(?:it\s+)?(?:from|in|with)\s+software|\bfix\s+(?:it\s+)?(?:ourselves|myself)\b"
@@ -192,6 +204,9 @@ def _answer_word(key: str, text: str) -> str | None:
     if _DRIVER_Q.search(text):
         return {"gsp": "diagnose.verdict_driver_first", "offbus": "diagnose.verdict_hardware_first",
                 "remap_failed": "diagnose.verdict_hardware_first"}.get(key)
+    if _OK_Q.search(text):  # "is the gpu ok?": yes for the application's Xids, no for the board's
+        return {"app": "diagnose.verdict_gpu_fine", "cleanup": "diagnose.verdict_gpu_fine", "offbus": "diagnose.verdict_gpu_not_fine",
+                "remap_failed": "diagnose.verdict_gpu_not_fine", "uncontained": "diagnose.verdict_gpu_not_fine"}.get(key)
     if _CODE_Q.search(text):
         return "diagnose.verdict_code" if key == "app" else "diagnose.verdict_not_code"
     if _RMA_Q.search(text):
@@ -205,7 +220,7 @@ def stated_xids(ctx: ComposeContext) -> tuple[str, list[str], str | None, list[s
     codes = set(ctx.requirement.xids)
     key = _device_key(codes, ctx)
     if key is None:
-        return None
+        return _stated_each(codes, ctx)
     comma = "、" if ctx.language == "zh" else ", "
     lead = say(f"diagnose.xid_device_{key}", ctx.language, pci=say("diagnose.xid_the_gpu", ctx.language),
                codes=comma.join(str(c) for c in sorted(codes)))
@@ -225,6 +240,30 @@ def stated_xids(ctx: ComposeContext) -> tuple[str, list[str], str | None, list[s
         details.insert(0, say("diagnose.xid_app_next", ctx.language))
     rule = next((f.rule for f in ctx.answer.findings if f.rule.startswith(("xid.", "host.xid"))), None)
     return lead, details, rule, ["nvidia-xid"]
+
+
+# "GPU recovery action changed from 0x0 (None) to 0x1 (GPU Reset Required)": the action the driver now asks for
+_RECOVERY = re.compile(r"recovery\s+action\s+changed\s+from\s+\S+\s*\([^)]*\)\s+to\s+(0x[0-9a-f]+)\s*\(([^)]+)\)", re.IGNORECASE)
+
+
+def _stated_each(codes: set[int], ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
+    """Xids quoted without lines the composer reads, and no verdict for them together: each with NVIDIA's
+    meaning and action, and for Xid 154 the recovery action the quoted line names."""
+    lang = ctx.language
+    lines = []
+    for code in sorted(codes):
+        entry = ctx.catalog.xids.get(code)
+        if entry is None:
+            continue
+        meaning = entry.meaning_zh if lang == "zh" and entry.meaning_zh else entry.meaning
+        action = entry.action_zh if lang == "zh" and entry.action_zh else entry.action
+        lines.append(say("diagnose.xid_stated_each", lang, code=code, meaning=meaning, action=action))
+    if not lines:
+        return None
+    recovery = _RECOVERY.search(ctx.question or "")
+    if 154 in codes and recovery is not None:
+        lines.insert(0, say("diagnose.xid_recovery_action", lang, code=recovery.group(1), action=recovery.group(2)))
+    return lines[0], [*lines[1:], say("diagnose.xid_find_gpu", lang)], None, ["nvidia-xid"]
 
 
 def _named_spec(ctx: ComposeContext):

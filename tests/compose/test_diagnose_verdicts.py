@@ -147,3 +147,18 @@ def test_a_temperature_said_by_its_unit_alone_is_read_and_cpu_cores_are_not(advi
     reply = _diagnose(advisor, "H20 节点 nvidia-smi 显示 89 度，频率掉到 1300 MHz，是不是有问题")
     assert reply.lead.startswith("有问题。满载 89 °C、SM 频率掉到 1300 MHz"), reply.lead
     assert "96" not in _diagnose(advisor, "EPYC 96C host with 8x H100, training got slow, what's wrong?").lead
+
+
+def test_xids_with_no_fault_of_the_gpus_and_firmware_halts_get_their_own_verdicts(advisor):
+    cleanup = _diagnose(advisor, "after I killed the run dmesg has:\nNVRM: Xid (PCI:0000:2c:00): 45, pid=771, name=python, "
+                                 "Ch 00000008\nis the card ok?")
+    assert cleanup.lead.startswith("Yes, the GPU is fine. 0000:2c:00 (Xid 45): the driver cleaning up"), cleanup.lead
+    halted = _diagnose(advisor, "NVRM: Xid (PCI:0000:9a:00): 62, pid='<unknown>', name=<unknown>, 0000b54c 0000b35a\n"
+                                "nvidia-smi hangs now. do we need to RMA it?")
+    assert halted.lead.startswith("Not an RMA yet. 0000:9a:00 (Xid 62)") and "reset it" in halted.lead, halted.lead
+
+
+def test_a_recovery_action_quoted_with_xid_154_is_read_back(advisor):
+    reply = _diagnose(advisor, "syslog 里看到 NVRM: Xid (PCI:0000:5a:00): 154, GPU recovery action changed from 0x0 (None) "
+                               "to 0x2 (Node Reboot Required)\n怎么办")
+    assert reply.lead.startswith("Xid 154：驱动现在要求的恢复动作是 0x2（“Node Reboot Required”）"), reply.lead
