@@ -243,13 +243,21 @@ def _budget(qs, ctx, currency, lang) -> AskAnswer | None:
     work = _first(qs, "work")
     duration = _first(qs, "duration")
     need = work.value if work else (duration.value * gpus if duration and gpus else None)
+    estimated = _needed(ctx) if need is None and quote.per in ("gpu-hour", "gpu-minute") else None
+    if estimated is not None:  # "budget $50k at $2.50/gpu-hr, a 7B on 300B tokens: enough?": the run's own need
+        need = estimated[0]
     r = calc.budget_fit(budget.value, quote.value, quote.per, gpus, need)
     m = lambda v: _m(v, currency, lang)  # noqa: E731
     wall = say("cost.budget_wall", lang, hours=count(round(r.wall_hours, 1)), gpus=gpus) if r.wall_hours and gpus and gpus > 1 else ""
     lead = say("cost.budget_lead", lang, budget=m(budget.value), rate=_rate(quote, lang), gpu_hours=count(round(r.gpu_hours, 1)),
                wall=wall)
     details = []
-    if r.over_by is not None:
+    if estimated is not None and r.over_by is not None and need is not None:
+        key = "cost.budget_run_short" if r.over_by > 0 else "cost.budget_run_enough"
+        details = [lead]
+        lead = say(key, lang, need_hours=count(round(need)), gpu=gpu_name(ctx.catalog, estimated[2].id), formula=estimated[1],
+                   need=m(r.need), budget=m(budget.value), amount=m(abs(r.over_by)))
+    elif r.over_by is not None:
         key = "cost.budget_over" if r.over_by > 0 else "cost.budget_under"
         details.append(say(key, lang, need_hours=count(round(need, 1)), need=m(r.need), amount=m(abs(r.over_by))))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-budget", sources=calc.SOURCES["budget"],

@@ -503,3 +503,14 @@ def test_a_per_gpu_rate_line_shows_the_gpus_it_is_multiplied_by(advisor):
     _, lines = cost_answer(advisor, "spot $1.20/gpu-hr vs on-demand $3.00/gpu-hr, 8 GPUs, the job is 100 hours")
     assert any("$1.20/GPU-hour x 8 GPUs x 100 h = $960" in line for line in lines), lines
     assert "for pay-as-you-go" in lines[0]  # a mode's name inside the sentence in lower case
+
+
+@pytest.mark.parametrize("text, enough", [
+    ("预算 5 万，H100 ¥18/卡时，从头预训练 7B，300B token，钱够吗", False),
+    ("预算 30 万，H100 ¥18/卡时，从头预训练 1B，20B token，钱够吗", True),
+])
+def test_a_budget_with_a_known_training_run_leads_with_enough_or_not(advisor, text, enough):
+    reply, lines = cost_answer(advisor, text)
+    assert lines[0].startswith("够" if enough else "不够"), lines[0]
+    assert "卡时" in lines[0] and "MFU" in lines[0]  # the need behind the verdict
+    assert any("可买" in line for line in lines[1:])  # what the budget buys follows
