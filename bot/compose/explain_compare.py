@@ -73,16 +73,13 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     return _with_network_consequence(ask, ctx, comparison, reply)
 
 
-_SERVING_PART = re.compile(r"推理|部署|上线|serv(?:e|ing)|inference|deploy", re.IGNORECASE)
-_TRAINING_PART = re.compile(r"训练|微调|预训练|train\w*|fine[\s-]?tun\w*|pre-?train\w*", re.IGNORECASE)
-
-
 def _part_workload(ask: Ask) -> str | None:
-    """The workload a labelled part names for itself, where it names exactly one."""
-    if ask.label is None:
-        return None
-    serving, training = bool(_SERVING_PART.search(ask.text)), bool(_TRAINING_PART.search(ask.text))
-    return "inference" if serving and not training else "training" if training and not serving else None
+    """The workload a labelled part names for itself, where it names exactly one (read by the NLU's
+    workload words, bot/nlu/slots/keywords.py)."""
+    from bot.nlu.slots.keywords import workloads_named
+
+    named = workloads_named(ask.text) if ask.label is not None else set()
+    return next(iter(named)) if len(named) == 1 else None
 
 
 def _with_asked_lead(ask: Ask, ctx: ComposeContext, comparison: Comparison, reply: AskAnswer) -> AskAnswer:

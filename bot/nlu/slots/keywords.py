@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from bot.nlu import lexicon as lx
-from bot.nlu.scan import Scan
+from bot.nlu.scan import Scan, fold
 
 _GEFORCE = lx.rx(r"\B<geforce>\E")
 _ALLOWED = lx.rx(r"\B<(?:allowed|permitted|prohibit\w*|forbid\w*|banned)>\E|能不能用|可以用|能用吗|禁止")
@@ -49,6 +49,14 @@ def workload(scan: Scan) -> None:
         # "Llama-3.1-70B in AWQ int4 on 8x 4090": a checkpoint format made for serving, never trained in
         scan.set("workload", "inference", m.start(), m.end(), note="implied by a serving-only format", kind="implied")
         break
+
+
+def workloads_named(text: str) -> set[str]:
+    """The workloads a piece of text names by the words `workload` reads ("which trains faster?":
+    training; "which serves better?", "推理哪个好": inference), both where it names both."""
+    folded = fold(text)
+    named = {"training"} if any(p.search(folded) for p, _ in (*lx.METHOD, *lx.TRAINING)) else set()
+    return named | ({"inference"} if any(p.search(folded) for p, _ in lx.INFERENCE) else set())
 
 
 def topics(scan: Scan) -> None:
