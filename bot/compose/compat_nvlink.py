@@ -51,7 +51,38 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     (bot.compose.explain_formfactor), then whether LoRA needs NVLink."""
     from bot.compose import checklist_reference, explain_fabric, explain_formfactor
     return (explain_fabric.compose(ask, ctx) or explain_fabric.ib_or_roce(ask, ctx) or checklist_reference.compose(ask, ctx)
-            or explain_formfactor.compose(ask, ctx) or lora_nvlink(ask, ctx))
+            or explain_formfactor.compose(ask, ctx) or lora_nvlink(ask, ctx) or data_parallel_nvlink(ask, ctx))
+
+
+def data_parallel_nvlink(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"Do we need NVLink for DDP / 8-GPU full fine-tuning on PCIe cards?": the gradient all-reduce (or, where
+    one card cannot hold the states, FSDP's ~3x) per GPU per step over PCIe against NVLink, set against a
+    step's compute at a 1M-token global batch (6 x params x tokens at 40% MFU on the stated GPUs)."""
+    from bot.compose.explain_network import EXPOSED_OK, MFU
+    text, req = ask.text or ctx.question, ctx.requirement
+    lora = req.method in ("lora", "qlora") or bool(_LORA.search(text))
+    size = params_b(ctx)
+    n = req.gpu_count or 0
+    if lora or not (_NVLINK.search(text) and _NEED.search(text)) or req.workload == "inference" or not size or not 2 <= n <= 8:
+        return None
+    spec = ctx.catalog.gpus.get(req.gpu or "")
+    gen = spec.pcie_gen if spec is not None else 4
+    bw = _PCIE_ONE_WAY_GBS.get(gen, 32.0)
+    sharded = spec is not None and size * 16 > 0.9 * spec.memory_gb
+    moved = (3 if sharded else 2) * size * 2 * (n - 1) / n  # GB per GPU per step
+    lang = ctx.language
+    peak = (spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")) if spec is not None else None
+    params = {"params": count(size), "n": n, "moved": count(round(moved)), "gen": gen, "bw": count(bw), "t_pcie": _s(moved / bw),
+              "t_nvlink": _s(moved / 450), "how": say("explain.network_sharded" if sharded else "explain.network_ddp", lang)}
+    if peak and spec is not None:
+        c1 = 6 * size * 1e9 * 1e6 / (n * peak * 1e12 * MFU)
+        key = "interconnect.dp_nvlink_no" if moved / bw <= EXPOSED_OK * c1 else "interconnect.dp_nvlink_helps"
+        lead = say(key, lang, **params, c1=_s(c1), pct=round(100 * moved / bw / c1), gpu=gpu_name(ctx.catalog, spec.id, lang))
+    else:
+        lead = say("interconnect.dp_nvlink_general", lang, **params)
+    return AskAnswer(kind=ask.kind, lead=lead, details=[say("interconnect.dp_nvlink_when", lang), say("compat.nvlink_check", lang)],
+                     rule="compat.dp-nvlink", sources=["nccl-tests", "zero-paper", "nvidia-nvlink", "scaling-laws-paper"],
+                     figures={"moved_gb": round(moved, 1), "seconds_pcie": round(moved / bw, 2)})
 
 
 def lora_nvlink(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

@@ -34,3 +34,18 @@ def test_lora_of_a_model_that_must_be_sharded_gets_its_all_gather_time_and_the_q
 def test_a_question_without_lora_is_left_to_the_other_composers(advisor):
     lead, _ = _lines(advisor, "do we need NVLink for full fine-tuning of a 13B model on 4x A100 PCIe?")
     assert not lead.startswith(("No, not needed — LoRA", "Not required, but it costs time — LoRA"))
+
+
+def test_nvlink_for_data_parallel_full_training_is_weighed_against_the_step_compute():
+    from bot.advisor import Advisor
+    from bot.compose import ComposeContext, compose_all
+    from bot.nlu.parser import parse
+    advisor = Advisor()
+    text = "8x L40S box, full fine-tune of a 13B with DDP/FSDP. do we need nvlink or is PCIe fine?"
+    parsed = parse(text, advisor.catalog)
+    ctx = ComposeContext(requirement=parsed.requirement, answer=advisor.answer(parsed.requirement, parsed.language),
+                         catalog=advisor.catalog, language=parsed.language, question=text)
+    reply = compose_all(ctx)[0]
+    # 13B x 16 B does not fit 48 GB: FSDP, 3 x 26 GB x 7/8 = 68 GB a GPU over 32 GB/s: ~2.1 s against ~67 s at 1M tokens
+    assert reply.lead.startswith("No, not for this: FSDP / ZeRO-3") and "~68 GB" in reply.lead and "~2.1 s" in reply.lead
+    assert reply.rule == "compat.dp-nvlink"
