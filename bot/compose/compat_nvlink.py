@@ -66,6 +66,8 @@ def data_parallel_nvlink(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if lora or not (_NVLINK.search(text) and _NEED.search(text)) or req.workload == "inference" or not size or not 2 <= n <= 8:
         return None
     spec = ctx.catalog.gpus.get(req.gpu or "")
+    if len(req.gpu_options) > 1 or (spec is not None and spec.nvlink and "SXM" in spec.form_factor.upper()):
+        return None  # two boards compared, or an NVSwitch board: the comparison of their NVLink answers it
     gen = spec.pcie_gen if spec is not None else 4
     bw = _PCIE_ONE_WAY_GBS.get(gen, 32.0)
     sharded = spec is not None and size * 16 > 0.9 * spec.memory_gb
