@@ -326,6 +326,11 @@ def _instance_answer(ctx: ComposeContext, name: str, region: str | None, billing
     details: list[str] = worth_lines(ctx, offer, _hours(text) or _hours(whole), whole) if billing == "spot" else []
     if stated:
         details.insert(0, stated)
+    if offer.vcpus and offer.memory_gib:  # "that's 1 L40S right? how much ram/cpu": what the instance holds
+        spec = catalog.gpus.get(offer.gpu)
+        details.append(say("price.instance_shape", lang, instance=instance, gpus=gpus,
+                           gpu_memory=f"{spec.memory_gb:g}" if spec else "?", vcpus=f"{offer.vcpus:g}",
+                           memory=f"{offer.memory_gib:g}"))
     if region and not found.region_found:
         details.append(say("price.region_not_listed", lang, instance=instance, asked=shown(region, 40),
                            region=_where(offer)))

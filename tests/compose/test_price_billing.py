@@ -88,3 +88,12 @@ def test_a_china_market_price_ask_says_the_table_has_no_cny_rows_before_any_usd_
     head = price.lead.split("Nearest")[0].split("最接近")[0]
     assert ("国内平台" in head and "$" not in head) if language == "zh" else ("China-market" in head and "$" not in head)
     assert "¥" not in price.lead  # no CNY figure is made up
+
+
+def test_an_instance_price_says_what_the_instance_holds(advisor):
+    parsed = parse("g6e.xlarge in us-east-1 on demand? is that one L40S, and how much RAM and CPU?", advisor.catalog)
+    answer = advisor.answer(parsed.requirement, language=parsed.language)
+    price = next(a for a in answer.answers if a.kind == "price")
+    row = next(o for o in offers(advisor.catalog) if o.instance_type == "g6e.xlarge")
+    shape = next(line for line in price.details if "vCPUs" in line)
+    assert f"{row.vcpus:g} vCPUs" in shape and f"{row.memory_gib:g} GiB of RAM" in shape and "1× L40S" in shape
