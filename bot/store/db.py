@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, delete, event, insert, select, update
+from sqlalchemy import create_engine, delete, event, insert, select
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
 from sqlalchemy.pool import StaticPool
@@ -42,11 +42,13 @@ from bot.store import migrations
 from bot.store.migrations import HEAD, SchemaTooNew
 from bot.host_report import GpuCounters, HostCheck, utcnow
 from bot.store.models import AuditEntry, QuestionEntry
+from bot.store.statements import hot_statements
 
 DATABASE_URL_ENV = "GPU_ADVISOR_DATABASE_URL"
 DATABASE_SCHEMA_ENV = "GPU_ADVISOR_DATABASE_SCHEMA"
 SQLITE_FILENAME = "gpu-advisor.sqlite3"
 _SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_READ_ONLY = "gpu_advisor_read_only"  # execution option: a transaction that only reads
 
 
 class StoreError(ServiceError):
@@ -116,6 +118,7 @@ class Store:
             raise StoreError(f"{DATABASE_SCHEMA_ENV}: {schema!r} must be a lower-case SQL name and needs PostgreSQL")
         self.schema = schema
         self.engine = self._make_engine(parsed)
+        self._hot = hot_statements(self.backend)
         if migrate:
             self.migrate()
 
@@ -147,7 +150,9 @@ class Store:
 
             @event.listens_for(engine, "begin")
             def _sqlite_begin(conn):
-                conn.exec_driver_sql("BEGIN IMMEDIATE")
+                # A transaction that only reads takes no write lock: in WAL mode it never waits
+                # for a writer (an answer's reads do not queue behind other answers' writes).
+                conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(_READ_ONLY) else "BEGIN IMMEDIATE")
 
             return engine
         engine = create_engine(self.url, pool_pre_ping=True, pool_size=5, max_overflow=5,
@@ -161,10 +166,13 @@ class Store:
         return f"{where} (schema {self.schema})" if self.schema else where
 
     @contextmanager
-    def _begin(self) -> Iterator[Connection]:
-        """A connection in a transaction; a database that does not answer raises StoreError."""
+    def _begin(self, read: bool = False) -> Iterator[Connection]:
+        """A connection in a transaction (`read`: one that only reads); a database that does not
+        answer raises StoreError."""
         try:
             conn = self.engine.connect()
+            if read:
+                conn = conn.execution_options(**{_READ_ONLY: True})
         except OperationalError as exc:
             _count_error("connect")
             raise StoreError(f"cannot connect to {self.describe()}: {_first_line(exc)}") from exc
@@ -178,7 +186,7 @@ class Store:
     def close(self) -> None:
         self.engine.dispose()
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -218,16 +226,15 @@ class Store:
 
     # -- conversations ---------------------------------------------------------------
     def get_conversation(self, thread_key: str) -> dict | None:
-        with self._begin() as conn:
+        with self._begin(read=True) as conn:
             row = conn.execute(select(t.conversations.c.state)
                                .where(t.conversations.c.thread_key == thread_key)).first()
         return json.loads(row.state) if row else None
 
     def get_conversation_revision(self, thread_key: str) -> tuple[dict | None, int]:
         """(the thread's state, its revision); (None, 0) when none is stored."""
-        with self._begin() as conn:
-            row = conn.execute(select(t.conversations.c.state, t.conversations.c.revision)
-                               .where(t.conversations.c.thread_key == thread_key)).first()
+        with self._begin(read=True) as conn:
+            row = conn.execute(self._hot.conversation_revision, {"p_thread_key": thread_key}).first()
         return (json.loads(row.state), row.revision) if row else (None, 0)
 
     def put_conversation(self, thread_key: str, state: dict[str, Any]) -> None:
@@ -249,17 +256,15 @@ class Store:
         Optimistic concurrency across replicas: of two writers that read the same revision, exactly
         one succeeds; the other gets False and must read again, merge again and retry.
         """
-        payload = json.dumps(state, ensure_ascii=False, sort_keys=True)
-        now = utcnow()
-        table = t.conversations
+        params = {"p_thread_key": thread_key, "p_state": json.dumps(state, ensure_ascii=False, sort_keys=True),
+                  "p_now": utcnow()}
         if revision == 0:
-            stmt = (self._insert(table).values(thread_key=thread_key, state=payload, updated_at=now, revision=1)
-                    .on_conflict_do_nothing(index_elements=[table.c.thread_key]))
+            stmt = self._hot.insert_conversation
         else:
-            stmt = (update(table).where(table.c.thread_key == thread_key, table.c.revision == revision)
-                    .values(state=payload, updated_at=now, revision=revision + 1))
+            stmt = self._hot.update_conversation
+            params |= {"p_revision": revision, "p_next": revision + 1}
         with self._begin() as conn:
-            return conn.execute(stmt.returning(table.c.thread_key)).first() is not None
+            return conn.execute(stmt, params).first() is not None
 
     def delete_conversation(self, thread_key: str) -> None:
         with self._begin() as conn:
@@ -282,35 +287,23 @@ class Store:
         if ttl_s <= 0 or (lease_s is not None and lease_s <= 0):
             raise ValueError(f"ttl_s and lease_s must be positive, got {ttl_s}, {lease_s}")
         now = now or utcnow()
-        expires = now + dt.timedelta(seconds=ttl_s if lease_s is None else lease_s)
-        completed = now if lease_s is None else None
-        table = t.slack_events
-        stmt = self._insert(table).values(event_id=event_id, claimed_at=now, expires_at=expires,
-                                          claimed_by=self.claimed_by, completed_at=completed)
+        params = {"p_event_id": event_id, "p_now": now, "p_by": self.claimed_by,
+                  "p_expires": now + dt.timedelta(seconds=ttl_s if lease_s is None else lease_s),
+                  "p_completed": now if lease_s is None else None}
         # An expired claim (a lease whose claimer died, or a done event past its TTL) is taken over
         # in the same statement, so the check and the write cannot be split by another replica.
-        stmt = stmt.on_conflict_do_update(
-            index_elements=[table.c.event_id],
-            set_={"claimed_at": now, "expires_at": expires, "claimed_by": self.claimed_by,
-                  "completed_at": completed},
-            where=table.c.expires_at <= now,
-        ).returning(table.c.event_id)
         # RETURNING rather than rowcount: psycopg reports no rowcount for this statement.
         with self._begin() as conn:
-            return conn.execute(stmt).first() is not None
+            return conn.execute(self._hot.claim_event, params).first() is not None
 
     def complete_event(self, event_id: str, ttl_s: float, now: dt.datetime | None = None) -> bool:
         """Mark this replica's leased event answered: it stays done for `ttl_s`. False when the
         lease was no longer ours (it expired and another replica took the event over)."""
         now = now or utcnow()
-        table = t.slack_events
-        stmt = (update(table)
-                .where(table.c.event_id == event_id, table.c.claimed_by == self.claimed_by,
-                       table.c.completed_at.is_(None))
-                .values(completed_at=now, expires_at=now + dt.timedelta(seconds=ttl_s))
-                .returning(table.c.event_id))
+        params = {"p_event_id": event_id, "p_by": self.claimed_by, "p_now": now,
+                  "p_expires": now + dt.timedelta(seconds=ttl_s)}
         with self._begin() as conn:
-            return conn.execute(stmt).first() is not None
+            return conn.execute(self._hot.complete_event, params).first() is not None
 
     def release_event(self, event_id: str) -> bool:
         """Give up this replica's unanswered claim (the answer could not be delivered), so Slack's
@@ -326,7 +319,7 @@ class Store:
     def event_claim(self, event_id: str) -> dict | None:
         """The stored claim of `event_id` (claimed_by, expires_at, completed_at), or None."""
         table = t.slack_events
-        with self._begin() as conn:
+        with self._begin(read=True) as conn:
             row = conn.execute(select(table).where(table.c.event_id == event_id)).first()
         return dict(row._mapping) if row else None
 
@@ -368,9 +361,9 @@ class Store:
         now = now or utcnow()
         button_id = "b-" + secrets.token_urlsafe(16)
         text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False, default=str)
-        conn.execute(insert(t.button_payloads).values(
-            id=button_id, kind=kind, channel=channel, user_id=user_id, payload=text, created_at=now,
-            expires_at=now + dt.timedelta(seconds=ttl_s)))
+        conn.execute(self._hot.insert_button, {"p_id": button_id, "p_kind": kind, "p_channel": channel,
+                                               "p_user_id": user_id, "p_payload": text, "p_now": now,
+                                               "p_expires": now + dt.timedelta(seconds=ttl_s)})
         return button_id
 
     def get_button(self, button_id: str, kind: str, *, channel: str, user_id: str,
@@ -378,7 +371,7 @@ class Store:
         """The payload behind a click, or None: unknown or expired id, another kind, another
         channel, or a private card clicked by someone else."""
         table = t.button_payloads
-        with self._begin() as conn:
+        with self._begin(read=True) as conn:
             row = conn.execute(select(table.c.payload, table.c.user_id).where(
                 table.c.id == button_id, table.c.kind == kind, table.c.channel == channel,
                 table.c.expires_at > (now or utcnow()))).first()
@@ -402,22 +395,22 @@ class Store:
 
     def _insert_recent_question(self, conn: Connection, user_id: str, question: str, keep: int,
                                 now: dt.datetime | None, *, channel: str | None, request_id: str | None) -> None:
-        table = t.recent_questions
+        hot = self._hot
         now = now or utcnow()
         logged = QuestionEntry(at=now, user=user_id, question=question, channel=channel, request_id=request_id,
                                replica=self.claimed_by)
-        conn.execute(insert(table).values(user_id=user_id, question=question, asked_at=now))
-        conn.execute(insert(t.question_log).values(
-            at=logged.at, user_id=logged.user, question=logged.question, channel=logged.channel,
-            request_id=logged.request_id, replica=logged.replica))
-        stale = (select(table.c.id).where(table.c.user_id == user_id)
-                 .order_by(table.c.asked_at.desc(), table.c.id.desc()).offset(keep))
-        conn.execute(delete(table).where(table.c.id.in_(list(conn.execute(stale).scalars()))))
+        conn.execute(hot.insert_recent, {"p_user_id": user_id, "p_question": question, "p_now": now})
+        conn.execute(hot.log_question, {"p_at": logged.at, "p_user_id": logged.user, "p_question": logged.question,
+                                        "p_channel": logged.channel, "p_request_id": logged.request_id,
+                                        "p_replica": logged.replica})
+        stale = list(conn.execute(hot.stale_recent, {"p_user_id": user_id, "p_keep": keep}).scalars())
+        if stale:
+            conn.execute(hot.delete_recent, {"p_ids": stale})
 
     def recent_questions(self, user_id: str, limit: int = 5) -> list[str]:
         """The user's newest questions, newest first."""
         table = t.recent_questions
-        with self._begin() as conn:
+        with self._begin(read=True) as conn:
             return list(conn.execute(select(table.c.question).where(table.c.user_id == user_id)
                                      .order_by(table.c.asked_at.desc(), table.c.id.desc()).limit(limit)).scalars())
 
@@ -426,7 +419,7 @@ class Store:
         """(the published rule-base version, its generation), or None before the first publish.
         Other names are other configs replicas converge on (`config:roles`, bot/ops/reloadable.py)."""
         table = t.rule_base_state
-        with self._begin() as conn:
+        with self._begin(read=True) as conn:
             row = conn.execute(select(table.c.version, table.c.generation).where(table.c.name == name)).first()
         return (row.version, row.generation) if row else None
 
@@ -469,7 +462,7 @@ class Store:
             query = query.where(table.c.host == host)
         if user is not None:
             query = query.where(table.c.user_id == user)
-        with self._begin() as conn:
+        with self._begin(read=True) as conn:
             rows = conn.execute(query).all()
         return [AuditEntry(id=r.id, at=r.at, user=r.user_id, host=r.host, job=r.job,
                            parameters=json.loads(r.parameters), outcome=r.outcome, detail=r.detail,
@@ -482,7 +475,7 @@ class Store:
         query = _window(select(table), table.c.at, since, until).order_by(table.c.at.desc(), table.c.id.desc()).limit(limit)
         if user is not None:
             query = query.where(table.c.user_id == user)
-        with self._begin() as conn:
+        with self._begin(read=True) as conn:
             rows = conn.execute(query).all()
         return [QuestionEntry(id=r.id, at=r.at, user=r.user_id, question=r.question, channel=r.channel,
                               request_id=r.request_id, replica=r.replica) for r in rows]
@@ -505,7 +498,7 @@ class Store:
     def check_history(self, host: str, limit: int = 50) -> list[HostCheck]:
         """The host's newest `limit` checks, oldest first."""
         checks = t.host_checks
-        with self._begin() as conn:
+        with self._begin(read=True) as conn:
             heads = conn.execute(select(checks).where(checks.c.host == host)
                                  .order_by(checks.c.checked_at.desc(), checks.c.id.desc()).limit(limit)).all()
             ids = [h.id for h in heads]
@@ -523,7 +516,7 @@ class Store:
                 for h in reversed(heads)]
 
     def hosts(self) -> list[str]:
-        with self._begin() as conn:
+        with self._begin(read=True) as conn:
             return list(conn.execute(select(t.host_checks.c.host).distinct().order_by(t.host_checks.c.host)).scalars())
 
     # -- helpers ---------------------------------------------------------------------
