@@ -91,7 +91,7 @@ def test_a_china_market_price_ask_says_the_table_has_no_cny_rows_before_any_usd_
 
 
 def test_an_instance_price_says_what_the_instance_holds(advisor):
-    parsed = parse("g6e.xlarge in us-east-1 on demand? is that one L40S, and how much RAM and CPU?", advisor.catalog)
+    parsed = parse("how much is g6e.xlarge on demand in us-east-1? is that 1 L40S? how much ram/cpu", advisor.catalog)
     answer = advisor.answer(parsed.requirement, language=parsed.language)
     price = next(a for a in answer.answers if a.kind == "price")
     row = next(o for o in offers(advisor.catalog) if o.instance_type == "g6e.xlarge")
