@@ -258,9 +258,8 @@ class Store:
         """
         params = {"p_thread_key": thread_key, "p_state": json.dumps(state, ensure_ascii=False, sort_keys=True),
                   "p_now": utcnow()}
-        if revision == 0:
-            stmt = self._hot.insert_conversation
-        else:
+        stmt: Any = self._hot.insert_conversation
+        if revision != 0:
             stmt = self._hot.update_conversation
             params |= {"p_revision": revision, "p_next": revision + 1}
         with self._begin() as conn:

@@ -12,10 +12,22 @@ by the columns (`UtcDateTime`), exactly as the inline statements bound them.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 from sqlalchemy import bindparam, delete, insert, select, update
 
 from bot.store import tables as t
+
+
+def _dialect_insert(backend: str) -> Any:
+    """INSERT with the backend's ON CONFLICT clauses."""
+    if backend == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+        return postgresql_insert
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert
 
 
 def _param(name: str, column):
@@ -26,10 +38,7 @@ class HotStatements:
     """One backend's prebuilt statements; parameters are listed with each."""
 
     def __init__(self, backend: str):
-        if backend == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert as dialect_insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert as dialect_insert
+        dialect_insert = _dialect_insert(backend)
         events, conversations = t.slack_events, t.conversations
         buttons, recent, log = t.button_payloads, t.recent_questions, t.question_log
 

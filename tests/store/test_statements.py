@@ -30,7 +30,7 @@ def _one_mention(store, n: int) -> None:
     assert (state, revision) == (None, 0)
     assert store.put_conversation_if(f"T:{n}", {"turn": n}, revision)
     assert store.put_conversation_if(f"T:{n}", {"turn": n + 1}, 1)
-    store.put_answer_records("answer", '{"n": %d}' % n, channel="C1", user_id=None, ttl_s=3600, asker="U1",
+    store.put_answer_records("answer", f'{{"n": {n}}}', channel="C1", user_id=None, ttl_s=3600, asker="U1",
                              question=f"question {n}", keep=2)
     assert store.complete_event(key, 3600)
 
@@ -46,7 +46,7 @@ def test_a_mention_runs_the_same_statement_objects_every_time(store):
 
 
 def test_prebuilt_statements_bind_times_as_the_columns_store_them(store):
-    now = dt.datetime(2026, 12, 2, 12, 0, tzinfo=dt.timezone.utc)
+    now = dt.datetime(2026, 12, 2, 12, 0, tzinfo=dt.UTC)
     assert store.claim_event("event:T", 60, now=now, lease_s=30)
     assert not store.claim_event("event:T", 60, now=now + dt.timedelta(seconds=29), lease_s=30)
     assert store.claim_event("event:T", 60, now=now + dt.timedelta(seconds=31), lease_s=30)  # lease expired
