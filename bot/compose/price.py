@@ -326,11 +326,7 @@ def _instance_answer(ctx: ComposeContext, name: str, region: str | None, billing
     details: list[str] = worth_lines(ctx, offer, _hours(text) or _hours(whole), whole) if billing == "spot" else []
     if stated:
         details.insert(0, stated)
-    if offer.vcpus and offer.memory_gib:  # "that's 1 L40S right? how much ram/cpu": what the instance holds
-        spec = catalog.gpus.get(offer.gpu)
-        details.append(say("price.instance_shape", lang, instance=instance, gpus=gpus,
-                           gpu_memory=f"{spec.memory_gb:g}" if spec else "?", vcpus=f"{offer.vcpus:g}",
-                           memory=f"{offer.memory_gib:g}"))
+    details += _shape(ctx, offer, instance, gpus)  # "that's 1 L40S right? how much ram/cpu"
     if region and not found.region_found:
         details.append(say("price.region_not_listed", lang, instance=instance, asked=shown(region, 40),
                            region=_where(offer)))
@@ -351,6 +347,15 @@ def _instance_answer(ctx: ComposeContext, name: str, region: str | None, billing
                "on_demand_per_gpu_hour": offer.per_gpu("on-demand"), "spot_per_gpu_hour": offer.per_gpu("spot"),
                "zone": offer.zone(billing), "currency": offer.currency}
     return _answer(ctx, lead, details, billing, figures)
+
+
+def _shape(ctx: ComposeContext, offer: Offer, instance: str, gpus: str) -> list[str]:
+    """What the instance holds, from its catalog row: its GPUs with their memory, vCPUs and RAM (none unknown)."""
+    spec = ctx.catalog.gpus.get(offer.gpu)
+    if not offer.vcpus or not offer.memory_gib or spec is None:
+        return []
+    return [say("price.instance_shape", ctx.language, instance=instance, gpus=gpus, gpu_memory=f"{spec.memory_gb:g}",
+                vcpus=f"{offer.vcpus:g}", memory=f"{offer.memory_gib:g}")]
 
 
 def _stated_against(ctx: ComposeContext, offer: Offer, billing: PriceBilling) -> str | None:
