@@ -47,6 +47,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                                have=req.driver, **params))
         return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.arch-floor",
                          sources=list(dict.fromkeys([*SOURCES, *floor.sources])), figures={"works": "no", "sm": params["sm"]})
+    if req.driver and _version(req.driver) < _version(floor.min_driver):  # the driver predates the arch itself
+        return AskAnswer(kind="compat", lead=say("compat.arch_driver_too_old", lang, have=req.driver, **params),
+                         rule="compat.arch-floor", sources=list(dict.fromkeys([*SOURCES, *floor.sources])),
+                         figures={"works": "no", "sm": params["sm"]})
     lead = say("compat.arch_build_yes", lang, **params)
     ran = check(req.cuda, req.driver, ctx.catalog, lang) if req.driver else None
     if ran is not None:

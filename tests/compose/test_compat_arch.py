@@ -39,3 +39,9 @@ def test_a_build_at_or_above_the_floor_carries_the_arch_and_leaves_the_driver(ad
 def test_a_gpu_without_a_floor_in_the_table_is_left_to_the_driver_check(advisor):
     reply = _first(advisor, "A100 on driver 535.104 with cu121 wheels: will it work?")
     assert reply.rule != "compat.arch-floor" and "535.104" in reply.lead
+
+
+def test_a_driver_older_than_the_arch_is_a_no_whatever_the_build(advisor):
+    reply = _first(advisor, "RTX 5090 box on driver 560.35, will the torch cu128 wheels work?")
+    assert reply.lead.startswith("No — not on driver 560.35: RTX 5090 is sm_120"), reply.lead
+    assert "570.26" in reply.lead
