@@ -18,6 +18,7 @@ from bot.compose import ComposeContext, is_primary
 from bot.compose.checkpoint import compose as checkpoint
 from bot.compose.explain_benchmark import compose as mlperf
 from bot.compose.explain_capability import compose as capability, nvlink as card_nvlink
+from bot.compose.explain_duration import compose as duration
 from bot.compose.explain_kv import compose as kv_formula
 from bot.compose.explain_network import inference_across_nodes, network_exchange, slow_network_training, tp_over_pcie
 from bot.compose.latency import expected
@@ -114,7 +115,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose import compat_nvlink
 
     # The specific answers, first match wins: each returns None unless the part asks its question.
-    for specific in (card_nvlink, compat_nvlink.compose, checkpoint, fixed_answer, mlperf, compared,
+    for specific in (card_nvlink, duration, compat_nvlink.compose, checkpoint, fixed_answer, mlperf, compared,
                      explain_training, capability, kv_formula, expected, _expected_where_it_fits):
         reply = specific(ask, ctx)
         if reply is not None:

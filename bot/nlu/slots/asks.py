@@ -274,6 +274,8 @@ _THIS_MACHINE_OK = lx.rx(r"(?:这|那)(?:台|个)(?:机器|服务器|机子|节�
                          r"\s+(?:ok|okay|usable|good\s+to\s+go|any\s+good|healthy|fine|legit)>\E")
 
 
+_HOW_LONG = lx.rx(r"\B<(?:how\s+long\s+(?:will|would|does|do|to|for|is)|how\s+many\s+(?:hours|days|weeks)\s+(?:will|would|does|to))>\E"
+                  r"|(?:要|需要|得)\s*(?:多久|多长时间|多少时间)|多久(?:能|可以)?(?:训|跑)完")
 _WILL_BE_SLOW = lx.rx(r"\B<(?:will|would|is\s+it\s+going\s+to)\s+(?:it|that|this|they|training|inference)\s+be\s+(?:too\s+|very\s+|really\s+)?slow>\E"
                       r"|会不会\s*(?:很|太|特别|比较)?\s*慢|会\s*(?:很|太|特别)?\s*慢\s*(?:吗|么)")
 _NVLINK_ASKED = lx.rx(r"\B<(?:can\s+(?:i|we|you)\s+nvlink|nvlink\s+(?:two|2|[0-9]+|them|these|those))>\E"
@@ -287,6 +289,9 @@ _RESUME_ASKED = lx.rx(r"\B<(?:auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E|自动
 
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
+    if _HOW_LONG.search(part) and not any(fields.get(k) for k in ("dataset_tokens_b", "gpu_hours", "xids", "costs")) \
+            and fields.get("workload") != "inference" and not _LATENCY_WORDS.search(part):
+        return "explain"  # "how long will the LoRA take?": the time per token on the setup (explain_duration.py)
     if _WILL_BE_SLOW.search(part) and not fields.get("xids"):
         return "explain"  # "会不会很慢", "will it be slow on PCIe?": the speed to expect of a plan, not a symptom
     if _NVLINK_ASKED.search(part) and not _MEMORY_ASKED.search(_NVLINK_ASKED.sub(" ", part)):
