@@ -81,7 +81,10 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|how\s+often|what\s+(?:does|do)\s+each|which\s+(?:one\s+)?(?:should|to)\s+(?:we\s+)?(?:look|use|read)"
         # "what checkpoint interval should we use?", "how do we resume without losing progress?"
         r"|(?:what|which)\s+(?:checkpoint(?:ing)?\s+)?(?:interval|frequency|cadence)|how\s+(?:do|should|can)\s+(?:we|i)\s+resume"
-        r"|auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E"
+        r"|auto[\s-]?resum\w*|auto[\s-]?restart\w*"
+        # "can spot instances be used for serving?", "抢占式能拿来跑推理吗": whether a thing suits a use
+        r"|(?:can|could|should)\s+(?:\w+\s+){1,3}be\s+used\s+(?:for|to)|(?:ok|okay|fine|safe)\s+to\s+use\s+(?:\w+\s+){0,2}for)>\E"
+        r"|(?:能|可以|可不可以|能不能)(?:拿来|用来)"
         r"|区别|差在哪|差别|有啥区别|有(?:什么|啥)不(?:同|一样)|差异|影响大吗|影响|什么意思|怎么算|要不要上|够不够用|能提前多久|提前多久|怎么接住|该看哪个|看哪个"
         r"|怎么续|怎么恢复|(?:不|别)丢进度|(?:多长时间|多久)的?(?:预警|通知)|提前(?:多长时间|多少时间)|自动(?:恢复|续训|续跑|重启|拉起)|断点续训"
         r"|速度代价|代价|怎么做|是什么|能干啥|能做什么")),

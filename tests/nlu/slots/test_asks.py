@@ -56,7 +56,15 @@ def kinds(text: str) -> list[str]:
     # a plan's speed foreseen is an explanation, not a symptom to triage
     ("4 卡 L40S 走 PCIe 做张量并行会不会很慢", "explain"),
     ("will it be too slow to fine-tune 7B over PCIe on 4x 4090?", "explain"),
+    # whether a thing suits a use is a question of its own, not the tail of the part before it
+    ("can preemptible VMs be used for an online API?", "explain"),
+    ("竞价实例可以拿来做训练吗", "explain"),
 ])
+
+
+def test_a_suitability_question_after_a_price_is_a_part_of_its_own():
+    got = kinds("what does an L4 cost per hour? can spot instances be used for serving on it?")
+    assert got == ["price", "explain"]
 def test_each_kind_is_read_from_its_cues(text, kind):
     assert kinds(text)[0] == kind
 
