@@ -55,6 +55,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if _aftermarket_answered(ask, ctx):
             return None  # "魔改卡官方驱动能用吗？有啥坑": the card's own pitfalls were the answer
         return _pitfalls(ctx.language)
+    if (across := checklist_reference.across_nodes(ask, ctx)) is not None:
+        return across  # "2 nodes, 8x400G IB: busbw 180 GB/s": against the NICs, not NVLink
     if (against := checklist_reference.compose(ask, ctx)) is not None:
         return against  # "busbw ~140 on the A800 node, our A100 box does ~230": scaled by the NVLink ratio
     if (measured := _measured(ask, ctx)) is not None:

@@ -92,3 +92,36 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     return AskAnswer(kind=ask.kind, lead=say(f"checklist.reference_{key}" + ("_lead" if key == "fault" else ""), lang, **names), details=details,
                      rule="checklist.measured", sources=list(dict.fromkeys([*SOURCES, *spec.sources])),
                      figures={"busbw_measured": measured, "busbw_expected": round(expected, 1), "share": round(share, 2)})
+
+
+_TCP_GBS = 25  # NCCL over sockets tops out around 10-20 GB/s a node: below this it is not RDMA
+CROSS_NODE_OK = 0.80
+_BUSBW_FIGURE = re.compile(r"busbw[^0-9]{0,40}?([0-9]{1,4}(?:\.[0-9]+)?)\s*GB/s|([0-9]{1,4}(?:\.[0-9]+)?)\s*GB/s\s*busbw",
+                           re.IGNORECASE)
+
+
+def across_nodes(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """A busbw measured across nodes ("2 nodes, 8x400G IB: busbw 180 GB/s, good?") against the NICs each
+    node has: a healthy cross-node all-reduce reads ~80-95% of them (nccl-tests' busbw is bounded by the
+    slowest link the ring crosses); TCP-level figures mean NCCL fell back to sockets."""
+    from bot.compose.checklist_refs import _nodes
+    from bot.compose.explain_fabric import _node_gbps
+    req, text = ctx.requirement, ctx.question or ask.text
+    m = _BUSBW_FIGURE.search(text)
+    nodes = _nodes(ctx) or (2 if re.search(r"\b(?:both|two)\s+nodes|两台|2\s*台", text, re.IGNORECASE) else None)
+    if m is None or not nodes or nodes < 2 or req.network_gbps is None:
+        return None
+    links, node_gbps = _node_gbps(text, req.network_gbps)
+    if links == 1 and req.network_gbps >= 200:
+        links, node_gbps = 8, 8 * req.network_gbps  # "400G IB" on an 8-GPU node: one NIC a GPU
+    measured, line = float(m.group(1) or m.group(2)), node_gbps / 8
+    share = measured / line
+    key = "ok" if share >= CROSS_NODE_OK else "tcp" if measured < _TCP_GBS else "low"
+    lang = ctx.language
+    lead = say(f"checklist.cross_node_{key}", lang, measured=count(measured), links=links, rate=f"{req.network_gbps:g}",
+               line=count(round(line)), pct=round(100 * share), good=count(round(line * CROSS_NODE_OK)), nodes=nodes)
+    details = [] if key == "ok" else [say("checklist.cross_node_checks", lang)]
+    details.append(say("checklist.cross_node_intra", lang))
+    return AskAnswer(kind=ask.kind, lead=lead, details=details, rule="checklist.measured",
+                     sources=["nccl-tests", "nccl-troubleshooting", "nccl-env"],
+                     figures={"busbw_measured": measured, "busbw_line": round(line, 1), "share": round(share, 2)})

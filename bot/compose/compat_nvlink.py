@@ -50,7 +50,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     (bot.compose.checklist_reference), one family's SXM board against its PCIe card
     (bot.compose.explain_formfactor), then whether LoRA needs NVLink."""
     from bot.compose import checklist_reference, explain_fabric, explain_formfactor
-    return (explain_fabric.compose(ask, ctx) or explain_fabric.ib_or_roce(ask, ctx) or checklist_reference.compose(ask, ctx)
+    return (explain_fabric.compose(ask, ctx) or explain_fabric.ib_or_roce(ask, ctx) or checklist_reference.across_nodes(ask, ctx)
+            or checklist_reference.compose(ask, ctx)
             or explain_formfactor.compose(ask, ctx) or lora_nvlink(ask, ctx) or data_parallel_nvlink(ask, ctx))
 
 

@@ -107,3 +107,12 @@ def test_one_measured_figure_on_a_gpu_named_with_node_leads_with_its_judgement_n
     reply = _reply(advisor, "H200 node acceptance: pinned host to device copy reads 27 GB/s, fine?")
     assert reply.lead.startswith("Host-to-device (pinned): 27 GB/s against ~50 GB/s on PCIe Gen5 x16: low")
     assert "100 nodes" not in " ".join([reply.lead, *reply.details])
+
+
+def test_a_busbw_measured_across_nodes_is_judged_against_the_nics_not_nvlink(advisor):
+    reply = _reply(advisor, "3 nodes of 8x H200, 8x400G InfiniBand each. all_reduce_perf over all 24 GPUs: busbw 350 GB/s. "
+                            "what do you make of it?")
+    assert reply.lead.startswith("Good: 350 GB/s busbw across 3 nodes is 88% of the 400 GB/s")
+    low = _reply(advisor, "2 nodes x 8 A100, 8x200G IB, cross-node nccl busbw 15 GB/s. what does that tell us?")
+    assert low.lead.startswith("Bad: 15 GB/s busbw across 2 nodes is TCP-socket level")
+    assert any("NCCL_IB_HCA" in d for d in low.details)
