@@ -502,7 +502,10 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
         per = "gpu-hour"
     value, high = num.value, num.high
     near_before = before[-24:]
-    item = (_item(near_before) or _item(after_clause[:24])) if per != "gpu-hour" else "compute"
+    # the word right after the amount names it ("… storage and $200 egress": bandwidth), else the last before
+    named = re.match(r"[ \t]{1,2}([a-z][a-z-]+)", text[end:end + 16])  # an English word right after, no comma
+    item = (_item(named.group(1) if named else "") or _item(near_before) or _item(after_clause[:24])) \
+        if per != "gpu-hour" else "compute"
     if per == "gb-month" or (per == "month" and re.match(r"\s*(?:/|per)\s*gb", text[end:end + 8])):
         per, item = "gb-month", item if item in ("storage", "snapshot", "image") else "storage"
     if per == "mbps-month":

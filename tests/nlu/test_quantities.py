@@ -524,3 +524,9 @@ def test_a_card_hour_is_a_rate_per_gpu_hour(text, rate):
 def test_a_budget_written_without_a_currency_takes_the_message_currency(text, amount):
     q = only(text, "budget")
     assert q.value == amount and q.currency == "CNY", q
+
+
+def test_the_word_right_after_an_amount_names_its_bill_item():
+    found = [(q.item, q.value) for q in quantities("plus $0.08/GB-month for 5 TB of storage and $200 egress, $50 snapshots")
+             if q.kind == "money"]
+    assert ("bandwidth", 200) in found and ("snapshot", 50) in found, found
