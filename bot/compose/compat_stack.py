@@ -111,7 +111,10 @@ def _plain(wheels: list[str], driver: str, text: str, ctx: ComposeContext) -> As
     lines.append(say("compat.wheel_test", lang))
     lead = plain.lead
     if plain.figures["works"] == "no" and plain.figures.get("fit") and _KEEP_DRIVER.search(text):
-        lead, lines = _keep_driver(plain, driver, ctx), [plain.lead, *_forward(plain, ctx), *lines]  # that way first
+        why = say("compat.keep_driver_why", ctx.language, release=plain.figures.get("release") or "",
+                  cuda=plain.figures["default"], tag="cu" + str(plain.figures["default"]).replace(".", ""),
+                  need=plain.figures.get("need") or "?")
+        lead, lines = _keep_driver(plain, driver, ctx), [why, *_forward(plain, ctx), *lines]  # that way first
     return AskAnswer(kind="compat", lead=lead, details=lines, rule="compat.plain-install",
                      sources=[*SOURCES, "pytorch-release-matrix", "pytorch-cuda13-stable-2-11"], figures=plain.figures)
 

@@ -86,7 +86,8 @@ def plain_install(driver: str, catalog: Catalog, language: str, version: str | N
         "compat.plain_install_old" if pin == release.version else "compat.plain_install_old_pin")
     lead = say(key, language, **params, fit=fit or "", fit_tag=_tag(fit) if fit else "", pin=pin)
     return AskAnswer(kind="compat", lead=lead, rule="compat.plain-install", sources=[*SOURCES, "pytorch-release-matrix"],
-                     figures={"works": "no", "default": release.default, "fit": fit or "", "pin": pin if fit else ""})
+                     figures={"works": "no", "default": release.default, "fit": fit or "", "pin": pin if fit else "",
+                              "release": release.version, "need": need})
 
 
 def arch_floor(catalog: Catalog, cc: str) -> ArchFloor | None:

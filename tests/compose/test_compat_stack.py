@@ -127,7 +127,7 @@ def test_a_fix_that_must_leave_the_driver_leads_with_the_build_that_runs_on_it(a
     assert lead.startswith("Yes, without a driver upgrade: install PyTorch 2.11's CUDA 12.8 build"), lead
     assert "torch==2.11.*" in lead and "whl/cu128" in lead and "≥ 525.60.13" in lead
     details = answer.answers[0].details
-    assert details[0].startswith("A plain `pip install torch` of PyTorch 2.11")  # the release they got, not the newest
+    assert details[0].startswith("Why it failed: a plain `pip install torch` of PyTorch 2.11")  # the release they got
     assert any("cuda-compat-13-0" in d and "data-centre GPU" in d for d in details)
 
 
