@@ -21,6 +21,8 @@ _STORAGE_AFTER = re.compile(r"\s*(?:gb\s*)?(?:的)?\s*(?:snapshots?|快照|disks
 
 # "is 2x100G enough?", "25G 够不够": the clause that asks about a network, when several are named
 _ASKED = re.compile(r"enough|suffic\w*|\bok\b|okay|fine|\bhurt|bottleneck|够|行不行|行吗|可以吗|能跑|拖", re.IGNORECASE)
+# "…or do we need 400G IB?", "要不要上 200G": the network they might move to, not the one they have
+_ALTERNATIVE = re.compile(r"need|upgrade|switch\s+to|move\s+to|instead|要不要|上|换|升级", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[;。；!?？！\n]|\.(?!\d)|(?<!\d),|,(?!\d)|，")  # "1,000" and "2.5" go on
 
 
@@ -40,7 +42,8 @@ def extract(scan: Scan) -> None:
     if not found:
         return
     # "IB (8x400G) for +30%, or 2x100G RoCE included. is 2x100G enough?": the network asked about, else the first
-    m = next((m for m in found if _ASKED.search(_clause(scan.text, m.start(), m.end()))), found[0])
+    m = next((m for m in found if _ASKED.search(_clause(scan.text, m.start(), m.end()))
+              and not _ALTERNATIVE.search(scan.text[max(0, m.start() - 24):m.start()])), found[0])
     scan.set("network_gbps", float(m.group(1) or m.group(2)), m.start(), m.end())
     scan.add("topics", "network", m.start(), m.end(), take=False)
 

@@ -18,3 +18,7 @@ def test_of_two_networks_named_the_one_asked_about_is_read():
     text = "the host offers 8x400G InfiniBand at extra cost or 2x100G RoCE for free; would 2x100G be enough?"
     assert parse(text).extracted["network_gbps"] == 100
     assert parse("机房有 25G 以太网和 200G IB 两种，200G 够不够").extracted["network_gbps"] == 200
+
+
+def test_the_network_they_might_move_to_is_not_the_one_they_have():
+    assert parse("we have 100GbE between our 2 nodes; is it enough or do we need 400G IB?").extracted["network_gbps"] == 100
