@@ -273,6 +273,10 @@ def _bill(qs, ctx, currency, lang) -> AskAnswer | None:
     if any(q.role == "subscription" for q in qs) and len(_hourly_quotes(qs)):
         from bot.compose.cost_bill_modes import compose as bill_modes  # the hourly and monthly price of one compute
         return bill_modes(qs, ctx, currency, lang) if any(q.role == "fee" for q in qs) else None
+    from bot.compose.cost_run_bill import compose as run_bill  # "跑 200 小时，另外云盘、流量，这次总共多少"
+    reply = run_bill(qs, ctx, currency, lang)
+    if reply is not None:
+        return reply
     quote = next(iter(_hourly_quotes(qs)), None)
     gpus = _gpus(qs, ctx) if quote is not None and quote.per in ("gpu-hour", "gpu-minute") else 1
     b = calc.bill(qs, gpus=gpus)

@@ -514,3 +514,16 @@ def test_a_budget_with_a_known_training_run_leads_with_enough_or_not(advisor, te
     assert lines[0].startswith("够" if enough else "不够"), lines[0]
     assert "卡时" in lines[0] and "MFU" in lines[0]  # the need behind the verdict
     assert any("可买" in line for line in lines[1:])  # what the budget buys follows
+
+
+@pytest.mark.parametrize("text, language, compute, monthly, one_off, hours", [
+    ("8 卡 H100 ¥18/卡时，训练跑 200 小时，另外云盘 ¥500/月、流量 ¥300/月，这次总共多少钱", "zh", 18 * 8 * 200, 800, 0, 200),
+    ("rent 4 A100 at $1.60/gpu-hr for a 3-day job, plus $300/mo of disk and $200 egress. total?", "en",
+     1.6 * 4 * 72, 300, 200, 72),
+])
+def test_a_run_with_other_items_is_totalled_for_the_run_not_a_730_hour_month(advisor, text, language, compute,
+                                                                               monthly, one_off, hours):
+    reply, lines = cost_answer(advisor, text)
+    assert reply.figures["run_hours"] == hours
+    assert reply.figures["run_total"] == pytest.approx(compute + monthly * hours / 730 + one_off, rel=1e-3)
+    assert not any("730 h a month" in line or "每月 730 小时" in line for line in lines)
