@@ -148,6 +148,10 @@ def _judged(lead: str, details: list[str], worst: int, ctx: ComposeContext) -> t
         details = [*details, say("diagnose.all_gpus_show_it" if n else "diagnose.all_gpus_show_it_any", lang, count=n or "")]
     if bad and worst in (3, 4):  # throttling or a lowered power limit: how to show it is fixed
         details = [*details, say("diagnose.recheck_under_load", lang)]
+    checked = say("diagnose.checked_list", lang)
+    if not bad and lead.endswith(checked + ("。" if lang == "zh" else ".")):  # the answer word already says nothing is wrong
+        count = len(ctx.paste.report.gpus) if isinstance(ctx.paste, Paste) and ctx.paste.report else 1
+        lead = say("diagnose.all_ok_checked", lang, count=count, checked=checked)
     return say(f"diagnose.{key}", lang) + lead, details
 
 

@@ -55,6 +55,7 @@ def test_the_user_saying_every_gpu_shows_it_makes_it_the_nodes_cause(advisor):
 def test_a_healthy_reading_asked_the_wrong_way_round_says_nothing_wrong(advisor):
     reply = _diagnose(advisor, f"满载的时候是这样，是不是有问题？\n{CAPPED}")
     assert reply.lead.startswith("没有问题：正常，不是故障。"), reply.lead
+    assert "没有发现问题" not in reply.lead  # the answer word says it once
     normal = _diagnose(advisor, f"under load it reads like this, is that normal?\n{CAPPED}")
     assert normal.lead.startswith("Normal, not a fault."), normal.lead
 
