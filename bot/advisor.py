@@ -314,7 +314,8 @@ class Advisor:
         # a labelled part whose own words read otherwise than the whole message ("(1) … on 2x H100?" before
         # "(3) would 4x L40S be cheaper?"): answered on what it and the parts before it state
         # (its reading up to its end leaves out the loads of later parts as well)
-        parts.update(scoped_requirements(requirement, self.catalog))
+        scoped = scoped_requirements(requirement, self.catalog)
+        parts.update(scoped)
         last = own_card(requirement, self.catalog)  # "c) and those 48GB modded 4090s?": its own card
         if last is not None:
             parts[len(requirement.asks) - 1] = last
@@ -329,7 +330,8 @@ class Advisor:
                 answers.insert(0 if index == 0 else len(answers), reply)
                 answers.sort(key=lambda a: a.ask_index if a.ask_index is not None else 0)
             else:
-                replaced.setdefault(answers[at].lead, index)
+                if index in scoped:  # (a load cleared keeps the whole message's reading of the later parts)
+                    replaced.setdefault(answers[at].lead, index)
                 answers[at] = reply
         # a later part that led with the same line as an earlier part did on the whole message ("(c) and the
         # RTX 5090?" after "(b) … on 535?") was that part's twin: it is answered as a part left unanswered

@@ -279,6 +279,9 @@ _THIS_MACHINE_OK = lx.rx(r"(?:这|那)(?:台|个)(?:机器|服务器|机子|节�
 
 _HOW_LONG = lx.rx(r"\B<(?:how\s+long\s+(?:will|would|does|do|to|for|is)|how\s+many\s+(?:hours|days|weeks)\s+(?:will|would|does|to))>\E"
                   r"|(?:要|需要|得)\s*(?:多久|多长时间|多少时间)|多久(?:能|可以)?(?:训|跑)完")
+# Hardware or a provider asked for outright: an open choice even where explain words come with it.
+_OPEN_CHOICE = lx.rx(r"\B<(?:gpus?|cards?|box|boxes|servers?|machines?|instances?|nodes?|cloud|provider|recs?|recommend\w*)>\E"
+                     r"|卡|机器|服务器|配置|实例|哪家|平台")
 _WILL_BE_SLOW = lx.rx(r"\B<(?:will|would|is\s+it\s+going\s+to)\s+(?:it|that|this|they|training|inference)\s+be\s+(?:too\s+|very\s+|really\s+)?slow>\E"
                       r"|会不会\s*(?:很|太|特别|比较)?\s*慢|会\s*(?:很|太|特别)?\s*慢\s*(?:吗|么)")
 _NVLINK_ASKED = lx.rx(r"\B<(?:can\s+(?:i|we|you)\s+nvlink|nvlink\s+(?:two|2|[0-9]+|them|these|those))>\E"
@@ -348,6 +351,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "spec"  # "how much memory does an L20 have"; "how much memory does the 7B need" is a fit
     if found <= {"budget", "or"} and _explained_topic(part) and len(fields.get("gpu_options", [])) < 2:
         return "explain"  # "…a p99 latency budget; the vendor sends MLPerf numbers, trust them?"
+    if {"select", "explain"} <= found and _is_open(fields) and not _OPEN_CHOICE.search(part):
+        return "explain"  # "ZeRO-3 和 FSDP 有啥区别，选哪个": techniques weighed, not hardware to default
     if "select" in found or ("explain" in found and _sized_choice(fields)):
         return "open" if _is_open(fields) else "select"
     if "fit" in found and _ENOUGH.search(part) and _explained_topic(part) and not ({"select", "or"} & found and len(fields.get("gpu_options", [])) > 1):

@@ -59,6 +59,9 @@ def kinds(text: str) -> list[str]:
     # whether a thing suits a use is a question of its own, not the tail of the part before it
     ("can preemptible VMs be used for an online API?", "explain"),
     ("竞价实例可以拿来做训练吗", "explain"),
+    # techniques weighed ("… 有啥区别，选哪个") are explained, not given a hardware default
+    ("DDP 和 DeepSpeed 有什么区别，选哪个", "explain"),
+    ("what's the difference between vLLM and SGLang, which one should we pick?", "explain"),
 ])
 
 
