@@ -355,7 +355,7 @@ def _shape(ctx: ComposeContext, offer: Offer, instance: str, gpus: str) -> list[
     if not offer.vcpus or not offer.memory_gib or spec is None:
         return []
     return [say("price.instance_shape", ctx.language, instance=instance, gpus=gpus, gpu_memory=f"{spec.memory_gb:g}",
-                vcpus=f"{offer.vcpus:g}", memory=f"{offer.memory_gib:g}")]
+                vcpus=count(offer.vcpus), memory=count(offer.memory_gib))]
 
 
 def _stated_against(ctx: ComposeContext, offer: Offer, billing: PriceBilling) -> str | None:
