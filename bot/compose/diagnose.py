@@ -21,7 +21,7 @@ from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
 from bot.compose.diagnose_errors import wheel_for_driver as _wheel_for_driver
 from bot.compose.diagnose_xids import stated_xids, with_xids
-from bot.compose.judged_words import NORMAL_Q, WRONG_Q
+from bot.compose.judged_words import verdict_key
 from bot.diagnostics.models import Paste
 from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe
 from bot.messages import say
@@ -114,32 +114,16 @@ def _compat(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 # -- GPUs --------------------------------------------------------------------------------------
 
 # "acceptable or not?", "is this normal?", "是不是有问题": the reading is judged in those terms first.
-_RMA_Q = re.compile(r"\b(?:rma|swap|replace\w*)\b|send\s+(?:it|them)\s+back|换卡|返修|要不要换|退回|退货", re.IGNORECASE)
-_ACCEPT_Q = re.compile(r"acceptab\w*|accept\s+it|sign\s+off|验收|能不能收|能收吗", re.IGNORECASE)
 _UTIL = re.compile(r"util\w*\s*(?:is\s+|are\s+|都|=|:)?\s*(?:at\s+)?100\s*%|gpu-util\s+100|利用率\s*(?:都)?\s*100", re.IGNORECASE)
 _HARDWARE_RANK = 5  # ranks below this are faults (memory 0-2, throttling and heat 3, a lowered limit 4); above, notes
-_HW_Q = re.compile(r"\b(?:sw|software)\s+or\s+(?:hw|hardware)\b|\b(?:hw|hardware)\s+or\s+(?:sw|software)\b"
-                   r"|\bhardware\s+(?:issue|problem|fault)|\bis\s+(?:it|this)\s+(?:a\s+)?hardware\b"
-                   r"|\b(?:dying|failing|dead|going\s+bad|degrad\w*)\b"  # "is this card dying?": whether it is a hardware fault
-                   r"|硬件问题|硬件故障|软件还是硬件|硬件还是软件|要坏了|快坏了|是不是坏了|坏了吗", re.IGNORECASE)
 
 
 def _judged(lead: str, details: list[str], worst: int, ctx: ComposeContext) -> tuple[str, list[str]]:
     """The paste's verdict in the question's terms ("Not acceptable as delivered. GPU 0: …")."""
     text, lang = ctx.question or "", ctx.language
     bad = worst < _HARDWARE_RANK
-    if _RMA_Q.search(text):
-        key = "verdict_rma" if worst == 0 else "verdict_not_rma_yet" if worst < _HARDWARE_RANK else "verdict_no_rma"
-    elif _HW_Q.search(text):  # "sw or hw?", "硬件问题吗？": which of the two, from what the worst reading is
-        key = ("verdict_hw_memory" if worst < 3 else "verdict_hw_facility" if worst == 3 else "verdict_config" if worst == 4
-               else "verdict_not_hw")
-    elif _ACCEPT_Q.search(text):
-        key = "verdict_not_acceptable" if bad else "verdict_acceptable"
-    elif WRONG_Q.search(text):  # "is something wrong?": the same judgement, its answer word the other way round
-        key = "verdict_wrong" if bad else "verdict_not_wrong"
-    elif NORMAL_Q.search(text):
-        key = "verdict_not_normal" if bad else "verdict_normal"
-    else:
+    key = verdict_key(text, worst, bad)
+    if key is None:
         return lead, details
     if _UTIL.search(text):
         details = [*details, say("diagnose.util_is_not_load", lang)]

@@ -5,6 +5,8 @@ answer opens in the same terms ("Normal, not a fault.", "Yes, something is wrong
 - NORMAL_Q: "is this normal / ok / expected?", "正常吗": answered normal or not normal.
 - WRONG_Q: "is something wrong?", "有没有问题": the same judgement asked the other way round, so
   the answer word flips ("Yes, something is wrong." for a fault, "Nothing wrong…" for none).
+- RMA_Q, HW_Q, ACCEPT_Q: "RMA it?", "hardware or software?", "acceptable?"; `verdict_key` picks the
+  answer word for a pasted reading from them.
 """
 
 from __future__ import annotations
@@ -16,3 +18,26 @@ NORMAL_Q = re.compile(r"\b(?:normal|ok|okay|fine|expected|reasonable)\b|正常�
 WRONG_Q = re.compile(r"\b(?:anything|something|what(?:'s|\s+is)?)\s+(?:\w+\s+)?wrong\b|\bwrong\s+with\b"
                      r"|\bis\s+(?:it|this|that|something)\s+(?:broken|faulty)\b"
                      r"|有问题吗|有没有问题|是不是有问题|是不是问题|出问题了吗|哪里不对|不对劲", re.IGNORECASE)
+RMA_Q = re.compile(r"\b(?:rma|swap|replace\w*)\b|send\s+(?:it|them)\s+back|换卡|返修|要不要换|退回|退货", re.IGNORECASE)
+ACCEPT_Q = re.compile(r"acceptab\w*|accept\s+it|sign\s+off|验收|能不能收|能收吗", re.IGNORECASE)
+HW_Q = re.compile(r"\b(?:sw|software)\s+or\s+(?:hw|hardware)\b|\b(?:hw|hardware)\s+or\s+(?:sw|software)\b"
+                  r"|\bhardware\s+(?:issue|problem|fault)|\bis\s+(?:it|this)\s+(?:a\s+)?hardware\b"
+                  r"|\b(?:dying|failing|dead|going\s+bad|degrad\w*)\b"  # "is this card dying?": whether it is a hardware fault
+                  r"|硬件问题|硬件故障|软件还是硬件|硬件还是软件|要坏了|快坏了|是不是坏了|坏了吗", re.IGNORECASE)
+
+
+def verdict_key(text: str, worst: int, bad: bool) -> str | None:
+    """The answer word's message (bot/messages/diagnose.yaml) for how the question asks a paste to be judged,
+    from the worst reading's rank (0 the worst; `bad` for a fault), or None where it asks no judgement."""
+    if RMA_Q.search(text):
+        return "verdict_rma" if worst == 0 else "verdict_not_rma_yet" if bad else "verdict_no_rma"
+    if HW_Q.search(text):  # "sw or hw?", "硬件问题吗？": which of the two, from what the worst reading is
+        return ("verdict_hw_memory" if worst < 3 else "verdict_hw_facility" if worst == 3 else "verdict_config" if worst == 4
+                else "verdict_not_hw")
+    if ACCEPT_Q.search(text):
+        return "verdict_not_acceptable" if bad else "verdict_acceptable"
+    if WRONG_Q.search(text):  # "is something wrong?": the same judgement, its answer word the other way round
+        return "verdict_wrong" if bad else "verdict_not_wrong"
+    if NORMAL_Q.search(text):
+        return "verdict_not_normal" if bad else "verdict_normal"
+    return None
