@@ -32,7 +32,8 @@ _TP_IN_NODE = re.compile(r"\b(?:tp|tensor[\s-]?parallel\w*)\b[^.?？。]{0,30}?(
                          r"|(?:机内|节点内|单机内)\s*(?:做\s*)?(?:tp|张量并行)|hsdp|hybrid[\s_-]?shard", re.IGNORECASE)
 _HSDP = re.compile(r"hsdp|hybrid[\s_-]?shard", re.IGNORECASE)
 _SHARDED = re.compile(r"fsdp|zero[- ]?3|full[_ ]shard", re.IGNORECASE)
-_ASKS = re.compile(r"enough|suffic\w*|\bok\b|okay|fine|\bhurt|bottleneck|worth|够|行不行|能跑|拖|值不值|划算", re.IGNORECASE)
+_ASKS = re.compile(r"enough|suffic\w*|\bok\b|okay|fine|\bhurt|bottleneck|worth|\b(?:will|would|does|can)\b[^?]{0,30}\bdo\b"
+                   r"|够|行不行|能跑|拖|值不值|划算", re.IGNORECASE)
 _PREMIUM_PCT = re.compile(r"\+\s*([0-9]{1,3})\s*%|([0-9]{1,3})\s*%\s*(?:more|extra|premium|贵)|(?:贵|多)\s*([0-9]{1,3})\s*%"
                           r"|(?:extra|additional|premium|surcharge)\s+(?:of\s+)?([0-9]{1,3})\s*%", re.IGNORECASE)
 SOURCES = ["nccl-tests", "zero-paper", "scaling-laws-paper", "training-servers-guide"]
@@ -51,6 +52,11 @@ def _other_fabric(text: str, rate: float) -> tuple[str, float]:
         links, other = max(others, key=lambda o: o[0] * o[1])
         return f"{links}×{other:g}G", links * other
     return "8×400G", float(RDMA_NODE_GBPS)
+
+
+def states_fabric(text: str, rate: float) -> bool:
+    """Whether the message gives the NICs of its network ("2x100G") or tensor parallel inside the node."""
+    return _node_gbps(text, rate)[0] > 1 or bool(_TP_IN_NODE.search(text))
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
@@ -133,7 +139,8 @@ def ib_or_roce(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if not (_IB.search(text) and _ROCE.search(text) and _CHOICE.search(ask.text)):
         return None
     req, lang = ctx.requirement, ctx.language
-    rate = req.network_gbps if req.network_gbps and req.network_gbps >= 100 else None
+    # a rate a GPU has ("400G per GPU", "8x400G"), not a node's few shared links ("2x100G")
+    rate = req.network_gbps if req.network_gbps and req.network_gbps >= 200 and _node_gbps(text, req.network_gbps)[0] in (1, 8) else None
     same = say("interconnect.ib_roce_rate", lang, rate=f"{rate:g}") if rate else say("interconnect.ib_roce_same_rate", lang)
     from bot.compose.checklist_refs import _nodes
     nodes = _nodes(ctx)

@@ -76,6 +76,9 @@ def stated_network_line(ctx: ComposeContext) -> str | None:
     if any(a.kind == "explain" and _NETWORK_ASK.search(a.text) for a in asks[1:]):
         return None
     text = ctx.question or asks[0].text
+    from bot.compose.explain_fabric import states_fabric
+    if states_fabric(text, req.network_gbps):
+        return None  # "2x100G", "TP inside the node": the fabric answer (bot.compose.explain_fabric) times it
     framed = say("explain.yes_needed", ctx.language) if _NETWORK_ASK.search(text) and _NEED_ASK.search(text) else ""
     reply = _exchange(asks[0], ctx, framed, "network.inter-node", ["training-servers-guide"])
     return reply.lead if reply is not None else None

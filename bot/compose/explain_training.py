@@ -69,6 +69,9 @@ def nodes_for_deadline(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if (nodes := nodes_for_deadline(ask, ctx)) is not None:
         return nodes
+    from bot.compose import explain_fabric  # "is 2x100G enough with TP inside the node?" read as a fit
+    if ask.kind == "fit" and (fabric := explain_fabric.compose(ask, ctx) or explain_fabric.ib_or_roce(ask, ctx)) is not None:
+        return fabric
     text = ask.text
     previous = _previous(ask, ctx)
     if previous is not None and not (_ZERO.search(text) or _RECOMPUTE.search(text) or _FSDP.search(text)):

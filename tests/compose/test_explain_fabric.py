@@ -55,3 +55,17 @@ def test_a_slow_link_whose_exchange_is_a_small_share_of_the_step_is_not_called_a
     assert any("~9.0 s at a 1M-token global batch" in d for d in reply.details)
     heavy = _reply(advisor, "full fine-tune of a 70B with FSDP on 2 nodes x 8 H100, will 100GbE hurt?")
     assert heavy.lead.startswith("Yes, badly") and any("~51% at 1M" in d for d in heavy.details)
+
+
+def test_labelled_fit_parts_get_the_fabric_timing_and_the_ib_or_roce_choice_without_the_fsdp_line(advisor):
+    text = ("(1) will 4x100G do for 3 nodes of 8x H200 training a 34B with TP within each node? "
+            "(2) InfiniBand or RoCE if we buy faster?")
+    parsed = parse(text, advisor.catalog)
+    ctx = ComposeContext(requirement=parsed.requirement, answer=advisor.answer(parsed.requirement, parsed.language),
+                         catalog=advisor.catalog, language=parsed.language, question=text)
+    replies = compose_all(ctx)
+    first = next(r for r in replies if r.label == "(1)")
+    assert "4×100 Gb/s is 50 GB/s per node" in first.lead
+    assert not any("FSDP / ZeRO-3 (two weight" in d for d in first.details)  # not the plain 100GbE FSDP line
+    second = next(r for r in replies if r.label == "(2)")
+    assert second.rule == "network.ib-or-roce" and "at the same per-GPU rate" in second.lead

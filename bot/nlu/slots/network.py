@@ -21,6 +21,9 @@ _STORAGE_AFTER = re.compile(r"\s*(?:gb\s*)?(?:的)?\s*(?:snapshots?|快照|disks
 
 # "is 2x100G enough?", "25G 够不够": the clause that asks about a network, when several are named
 _ASKED = re.compile(r"enough|suffic\w*|\bok\b|okay|fine|\bhurt|bottleneck|够|行不行|行吗|可以吗|能跑|拖", re.IGNORECASE)
+# "2x100G", "8×400G": NICs a node, at a speed NICs come in (never "8x80G", eight 80 GB cards)
+_NICS = re.compile(r"(?<![0-9.])[0-9]{1,2}\s*[x×]\s*[0-9]{2,3}\s*g\b", re.IGNORECASE)
+NIC_SPEEDS = frozenset({10.0, 25.0, 50.0, 100.0, 200.0, 400.0, 800.0})
 # "…or do we need 400G IB?", "要不要上 200G": the network they might move to, not the one they have
 _ALTERNATIVE = re.compile(r"need|upgrade|switch\s+to|move\s+to|instead|要不要|上|换|升级", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[;。；!?？！\n]|\.(?!\d)|(?<!\d),|,(?!\d)|，")  # "1,000" and "2.5" go on
@@ -34,7 +37,8 @@ def extract(scan: Scan) -> None:
         tail = scan.text[m.end(1) if m.group(1) else m.end(2):m.end()]
         around = scan.text[max(0, m.start() - 12):m.end() + 12]
         named = any((f.group(1) or f.group(2)) == (m.group(1) or m.group(2)) for f in found)  # "…2x100G RoCE… is 2x100G enough?"
-        if not (named or _NETWORK_WORD.search(around) or "gbe" in tail or "gbps" in tail or "gb/s" in tail):
+        nics = bool(_NICS.search(scan.text, max(0, m.start() - 4), m.end())) and float(m.group(1) or m.group(2)) in NIC_SPEEDS
+        if not (named or nics or _NETWORK_WORD.search(around) or "gbe" in tail or "gbps" in tail or "gb/s" in tail):
             continue  # "80G" next to a GPU is its memory, not a network
         if _STORAGE_AFTER.match(scan.text, m.end()) or _STORAGE_AFTER.match(scan.text, m.end(1) if m.group(1) else m.end()):
             continue  # "500 GB 快照": gigabytes of storage
