@@ -63,13 +63,13 @@ def kinds(text: str) -> list[str]:
     ("DDP 和 DeepSpeed 有什么区别，选哪个", "explain"),
     ("what's the difference between vLLM and SGLang, which one should we pick?", "explain"),
 ])
+def test_each_kind_is_read_from_its_cues(text, kind):
+    assert kinds(text)[0] == kind
 
 
 def test_a_suitability_question_after_a_price_is_a_part_of_its_own():
     got = kinds("what does an L4 cost per hour? can spot instances be used for serving on it?")
     assert got == ["price", "explain"]
-def test_each_kind_is_read_from_its_cues(text, kind):
-    assert kinds(text)[0] == kind
 
 
 def test_numbered_parts_are_separate_asks_labelled_as_written():
