@@ -296,7 +296,7 @@ _RESUME_ASKED = lx.rx(r"\B<(?:auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E|自动
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
     if _HOW_LONG.search(part) and not any(fields.get(k) for k in ("dataset_tokens_b", "gpu_hours", "xids", "costs")) \
-            and fields.get("workload") != "inference" and not _LATENCY_WORDS.search(part):
+            and fields.get("workload") != "inference" and not _LATENCY_WORDS.search(part) and not _COST_CUES.search(part):
         return "explain"  # "how long will the LoRA take?": the time per token on the setup (explain_duration.py)
     if _WILL_BE_SLOW.search(part) and not fields.get("xids"):
         return "explain"  # "会不会很慢", "will it be slow on PCIe?": the speed to expect of a plan, not a symptom

@@ -62,6 +62,8 @@ def kinds(text: str) -> list[str]:
     # techniques weighed ("… 有啥区别，选哪个") are explained, not given a hardware default
     ("DDP 和 DeepSpeed 有什么区别，选哪个", "explain"),
     ("what's the difference between vLLM and SGLang, which one should we pick?", "explain"),
+    # how long until money comes back is a payback, not a training time
+    ("8 卡 H100 服务器 ¥200 万，自己买要多久回本", "cost"),
 ])
 def test_each_kind_is_read_from_its_cues(text, kind):
     assert kinds(text)[0] == kind
