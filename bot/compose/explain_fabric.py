@@ -21,15 +21,12 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext
-from bot.compose.explain_network import (EXPOSED_OK, GPUS_PER_NODE, MFU, RDMA_NODE_GBPS, _s, compute_line, exchange_gb,
-                                        params_b)
+from bot.compose.explain_network import (_LINKS, _TP_IN_NODE, EXPOSED_OK, GPUS_PER_NODE, MFU, RDMA_NODE_GBPS, _node_gbps, _s,
+                                        compute_line, exchange_gb, params_b)
 from bot.messages import say
 from bot.messages.format import count
 from bot.models import Ask, AskAnswer
 
-_LINKS = re.compile(r"(?<![0-9.])([0-9]{1,2})\s*[x×]\s*([0-9]{2,4})\s*(?:g|gb|gbe|gbps|gb/s|gbit)(?![a-z0-9])", re.IGNORECASE)
-_TP_IN_NODE = re.compile(r"\b(?:tp|tensor[\s-]?parallel\w*)\b[^.?？。]{0,30}?(?:inside|within|in)\s+(?:the\s+|each\s+|a\s+|one\s+)?(?:node|box|server)"
-                         r"|(?:机内|节点内|单机内)\s*(?:做\s*)?(?:tp|张量并行)|hsdp|hybrid[\s_-]?shard", re.IGNORECASE)
 _HSDP = re.compile(r"hsdp|hybrid[\s_-]?shard", re.IGNORECASE)
 _SHARDED = re.compile(r"fsdp|zero[- ]?3|full[_ ]shard", re.IGNORECASE)
 _ASKS = re.compile(r"enough|suffic\w*|\bok\b|okay|fine|\bhurt|bottleneck|worth|\b(?:will|would|does|can)\b[^?]{0,30}\bdo\b"
@@ -39,12 +36,6 @@ _PREMIUM_PCT = re.compile(r"\+\s*([0-9]{1,3})\s*%|([0-9]{1,3})\s*%\s*(?:more|ext
 SOURCES = ["nccl-tests", "zero-paper", "scaling-laws-paper", "training-servers-guide"]
 
 
-def _node_gbps(text: str, rate: float) -> tuple[int, float]:
-    """(NICs, Gb/s per node) of the network at `rate` Gb/s: the count written with it, else one link."""
-    links = next((int(m.group(1)) for m in _LINKS.finditer(text) if float(m.group(2)) == rate), 1)
-    return links, links * rate
-
-
 def _other_fabric(text: str, rate: float) -> tuple[str, float]:
     """The other network the message names ("IB (8x400G per node)"), else 8x 400 Gb/s RDMA."""
     others = [(int(m.group(1)), float(m.group(2))) for m in _LINKS.finditer(text) if float(m.group(2)) != rate]
@@ -52,11 +43,6 @@ def _other_fabric(text: str, rate: float) -> tuple[str, float]:
         links, other = max(others, key=lambda o: o[0] * o[1])
         return f"{links}×{other:g}G", links * other
     return "8×400G", float(RDMA_NODE_GBPS)
-
-
-def states_fabric(text: str, rate: float) -> bool:
-    """Whether the message gives the NICs of its network ("2x100G") or tensor parallel inside the node."""
-    return _node_gbps(text, rate)[0] > 1 or bool(_TP_IN_NODE.search(text))
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

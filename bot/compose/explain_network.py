@@ -30,6 +30,22 @@ _SHARDED = re.compile(r"fsdp|zero[- ]?3|full[_ ]shard|deepspeed", re.IGNORECASE)
 _MATTERS = re.compile(r"matter|big deal|hurt|how much|worth|影响|差多少|差在哪|差距|值不值|值得|划算", re.IGNORECASE)
 
 
+# NICs written with a network ("2x100G": per node) and tensor parallel inside the node (bot.compose.explain_fabric)
+_LINKS = re.compile(r"(?<![0-9.])([0-9]{1,2})\s*[x×]\s*([0-9]{2,4})\s*(?:g|gb|gbe|gbps|gb/s|gbit)(?![a-z0-9])", re.IGNORECASE)
+_TP_IN_NODE = re.compile(r"\b(?:tp|tensor[\s-]?parallel\w*)\b[^.?？。]{0,30}?(?:inside|within|in)\s+(?:the\s+|each\s+|a\s+|one\s+)?(?:node|box|server)"
+                         r"|(?:机内|节点内|单机内)\s*(?:做\s*)?(?:tp|张量并行)|hsdp|hybrid[\s_-]?shard", re.IGNORECASE)
+
+def _node_gbps(text: str, rate: float) -> tuple[int, float]:
+    """(NICs, Gb/s per node) of the network at `rate` Gb/s: the count written with it, else one link."""
+    links = next((int(m.group(1)) for m in _LINKS.finditer(text) if float(m.group(2)) == rate), 1)
+    return links, links * rate
+
+
+def states_fabric(text: str, rate: float) -> bool:
+    """Whether the message gives the NICs of its network ("2x100G") or tensor parallel inside the node."""
+    return _node_gbps(text, rate)[0] > 1 or bool(_TP_IN_NODE.search(text))
+
+
 def params_b(ctx: ComposeContext) -> float | None:
     req = ctx.requirement
     if req.params_b:
@@ -76,7 +92,6 @@ def stated_network_line(ctx: ComposeContext) -> str | None:
     if any(a.kind == "explain" and _NETWORK_ASK.search(a.text) for a in asks[1:]):
         return None
     text = ctx.question or asks[0].text
-    from bot.compose.explain_fabric import states_fabric
     if states_fabric(text, req.network_gbps):
         return None  # "2x100G", "TP inside the node": the fabric answer (bot.compose.explain_fabric) times it
     framed = say("explain.yes_needed", ctx.language) if _NETWORK_ASK.search(text) and _NEED_ASK.search(text) else ""
