@@ -105,7 +105,7 @@ def across_nodes(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     node has: a healthy cross-node all-reduce reads ~80-95% of them (nccl-tests' busbw is bounded by the
     slowest link the ring crosses); TCP-level figures mean NCCL fell back to sockets."""
     from bot.compose.checklist_refs import _nodes
-    from bot.compose.explain_fabric import _node_gbps
+    from bot.compose.explain_network import _node_gbps
     req, text = ctx.requirement, ctx.question or ask.text
     m = _BUSBW_FIGURE.search(text)
     nodes = _nodes(ctx) or (2 if re.search(r"\b(?:both|two)\s+nodes|两台|2\s*台", text, re.IGNORECASE) else None)
