@@ -17,6 +17,10 @@ _GEFORCE = lx.rx(r"\B<geforce>\E")
 _ALLOWED = lx.rx(r"\B<(?:allowed|permitted|prohibit\w*|forbid\w*|banned)>\E|能不能用|可以用|能用吗|禁止")
 # "Llama-3.1-70B in AWQ int4": checkpoint formats made for serving
 _SERVING_FORMAT = lx.rx(r"\B<(?:awq|gptq|gguf|exl2)>\E")
+# "not spot", "no spot please", "without preemptible", "不要抢占式", "不用竞价": a billing mode refused, never the plan's
+_REFUSED_BEFORE = lx.rx(r"(?:\B<(?:not|no|non|never|without|avoid(?:ing)?|skip(?:ping)?|rather\s+not|don'?t\s+(?:want|use))>\E"
+                        r"\s*-?\s*(?:on\s+|use\s+|using\s+|a\s+|any\s+)?"
+                        r"|(?:不要|不用|不想用|不想要|不考虑|别用|避免|不能用|不接受|非)\s*(?:用)?\s*)$")
 
 
 def settings(scan: Scan) -> None:
@@ -25,8 +29,19 @@ def settings(scan: Scan) -> None:
     for span in scan.spans:
         if span.slot == "deployment":
             scan.name(span.start, span.end)  # "data centre deployment" is a place, not a workload
-    # Billing words may wrap a name ("a monthly A100 rental"), so only other billing words block them.
-    scan.first_keyword("billing", lx.BILLING, mask=bytearray(len(scan.text)))
+    # Billing words may wrap a name ("a monthly A100 rental"), so only other billing words block them;
+    # a mode refused ("not spot", "不要抢占式") is masked out, so it is neither the billing nor an option.
+    scan.first_keyword("billing", lx.BILLING, mask=_refused_billing(scan))
+
+
+def _refused_billing(scan: Scan) -> bytearray:
+    """A mask over the billing words written after a negation ("no spot", "不用抢占式实例")."""
+    mask = bytearray(len(scan.text))
+    for pattern, _ in lx.BILLING:
+        for m in pattern.finditer(scan.text):
+            if _REFUSED_BEFORE.search(scan.text, max(0, m.start() - 24), m.start()):
+                mask[m.start():m.end()] = b"\x01" * (m.end() - m.start())
+    return mask
 
 
 def precision(scan: Scan) -> None:

@@ -44,3 +44,28 @@ def test_geforce_in_a_data_centre_is_a_licence_question():
 ])
 def test_a_service_sold_to_others_is_commercial_hosting(text, deployment):
     assert parse(text).requirement.deployment == deployment
+
+
+@pytest.mark.parametrize("text, billing", [
+    ("fine-tune a 13B, not spot please, on-demand is fine", "on-demand"),
+    ("no spot: reserved only for the H100 nodes", "reserved"),
+    ("我们不用抢占式实例，包月 A100 多少钱", "subscription"),
+    ("不要抢占式，训练 7B", None),
+    ("deploy on spot instances, not on-demand", "spot"),  # the refused mode is the other one
+])
+def test_a_refused_billing_mode_is_not_the_billing(text, billing):
+    extracted = parse(text).extracted
+    assert extracted.get("billing") == billing
+    assert "spot" not in extracted.get("billing_options", []) or billing == "spot"
+
+
+def test_a_refused_spot_mode_does_not_bring_spot_warnings():
+    from bot.advisor import Advisor
+
+    advisor = Advisor()
+
+    def rules(text: str) -> list[str]:
+        return [f.rule for f in advisor.answer(parse(text, advisor.catalog).requirement, "zh").findings]
+
+    assert not [r for r in rules("不要抢占式，按量 A100 训练 7B 一个月多少钱") if r.startswith("spot.")]
+    assert [r for r in rules("用抢占式 A100 训练 7B 一个月多少钱") if r.startswith("spot.")]  # the same plan on spot warns
