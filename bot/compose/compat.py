@@ -41,6 +41,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return arch
     if not is_primary(ask, ctx):
         return (_with_limits(driver_check(ask.text, ctx.catalog, ctx.language) or _stated_pair(ask, ctx), ctx)
+                or arch  # "(2) and the RTX 5090 box on 575?": the GPU of that part judged for the build
                 or precision_support(ask, ctx) or relevant_findings(ask.text, ctx, "compat"))
     verdict = ctx.answer.verdict
     if verdict is not None and verdict.rule == "verdict.cuda-drops-gpu" and _TORCH_WORDS.search(ctx.question or ask.text):

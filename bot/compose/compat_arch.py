@@ -18,7 +18,7 @@ from bot.compose.cuda_check import _tag, _version, arch_floor, check
 from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.messages.format import gpu_name
-from bot.models import Ask, AskAnswer
+from bot.models import Ask, AskAnswer, Requirement
 
 # "will it work", "does cu118 run on H100", "能用吗", "能不能跑": whether the stack runs on the GPU
 _RUNS = re.compile(r"\b(?:work|works|run|runs|running|support\w*|compatible)\b|能用|能跑|能不能|可以用|可以跑|跑得|支持|兼容",
@@ -26,10 +26,18 @@ _RUNS = re.compile(r"\b(?:work|works|run|runs|running|support\w*|compatible)\b|�
 SOURCES = ["cuda-release-notes", "cuda-gpus", "pytorch-2-7-release"]
 
 
+# "(c) and the rtx 5090 workstation?", "what about a 5090 box?", "那 5090 呢": a part that carries the run
+# question of the message over to the GPU it names
+_FOLLOW_ON = re.compile(r"^\W*(?:and|also|same\s+for|what\s+about|how\s+about)\b|(?:那|还有|至于).{0,24}呢|呢\s*[?？]?\s*$",
+                        re.IGNORECASE)
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    req = ctx.requirement
-    spec = _named(ctx)
-    if spec is None or not req.cuda or not _RUNS.search(ask.text):
+    spec = _named(ask, ctx)
+    if spec is None or not _RUNS.search(ask.text) and not (_FOLLOW_ON.search(ask.text) and _RUNS.search(ctx.question or "")):
+        return None
+    req = _stated(ask, ctx)
+    if not req.cuda:
         return None
     floor = arch_floor(ctx.catalog, spec.compute_capability)
     if floor is None:
@@ -48,8 +56,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.arch-floor",
                          sources=list(dict.fromkeys([*SOURCES, *floor.sources])), figures={"works": "no", "sm": params["sm"]})
     if req.driver and _version(req.driver) < _version(floor.min_driver):  # the driver predates the arch itself
+        # a GeForce card has no forward-compatibility path (cuda-compat is for data-centre GPUs): the upgrade is the way
+        extra = [say("compat.arch_driver_geforce", lang, **params)] if spec.gpu_class == "consumer" else []
         return AskAnswer(kind="compat", lead=say("compat.arch_driver_too_old", lang, have=req.driver, **params),
-                         rule="compat.arch-floor", sources=list(dict.fromkeys([*SOURCES, *floor.sources])),
+                         details=extra, rule="compat.arch-floor", sources=list(dict.fromkeys([*SOURCES, *floor.sources])),
                          figures={"works": "no", "sm": params["sm"]})
     lead = say("compat.arch_build_yes", lang, **params)
     ran = check(req.cuda, req.driver, ctx.catalog, lang) if req.driver else None
@@ -64,13 +74,35 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                      sources=list(dict.fromkeys([*SOURCES, *floor.sources])), figures={"works": "yes", "sm": params["sm"]})
 
 
-def _named(ctx: ComposeContext) -> GpuSpec | None:
-    """The one GPU the message names, a family ("H100") as the advisor judges it."""
+# "(2) and the RTX 5090 box on 575?": a driver branch the part puts its GPU on
+_ON_DRIVER = re.compile(r"\bon\s+([3-6][0-9]{2}(?:\.[0-9]+){0,2})(?![0-9.])(?!\s*(?:gb|gib|w\b|mhz|tflops|g\b|nodes?|gpus?|cards?))",
+                        re.IGNORECASE)
+
+
+def _stated(ask: Ask, ctx: ComposeContext) -> Requirement:
+    """The CUDA build and driver for this part: its own where it states them ("(c) the 5090 box on 560?"),
+    else the message's ("…on the same driver")."""
+    from bot.compose.compat import _CUDA, _DRIVER
+
+    req = ctx.requirement
+    cuda_m, driver_m = _CUDA.search(ask.text), _DRIVER.search(ask.text) or _ON_DRIVER.search(ask.text)
+    update: dict[str, str] = {}
+    if cuda_m is not None:
+        update["cuda"] = cuda_m.group(1) or f"{cuda_m.group(2)}.{cuda_m.group(3)}"
+    if driver_m is not None:
+        update["driver"] = driver_m.group(1) or driver_m.group(2) or driver_m.group(3)
+    return req.model_copy(update=update) if update else req
+
+
+def _named(ask: Ask, ctx: ComposeContext) -> GpuSpec | None:
+    """The one GPU this part names ("(c) and the rtx 5090 workstation?" in a message that also names
+    A100s), else the one the message names; a family ("H100") as the advisor judges it."""
     from bot.advice.options import representative
     from bot.knowledge import UnknownNameError
 
-    gpu = ctx.requirement.gpu
-    if not gpu or len(set(ctx.requirement.gpu_options)) > 1:
+    subjects = list(dict.fromkeys(ask.subjects))
+    gpu = subjects[0] if len(subjects) == 1 else ctx.requirement.gpu
+    if not gpu or len(subjects) != 1 and len(set(ctx.requirement.gpu_options)) > 1:
         return None
     try:
         return ctx.catalog.gpus.get(gpu) or representative(ctx.catalog, gpu)

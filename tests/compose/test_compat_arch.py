@@ -45,3 +45,29 @@ def test_a_driver_older_than_the_arch_is_a_no_whatever_the_build(advisor):
     reply = _first(advisor, "RTX 5090 box on driver 560.35, will the torch cu128 wheels work?")
     assert reply.lead.startswith("No — not on driver 560.35: RTX 5090 is sm_120"), reply.lead
     assert "570.26" in reply.lead
+
+
+def _parts(advisor, text):
+    parsed = parse(text, advisor.catalog)
+    req = parsed.requirement
+    ctx = ComposeContext(requirement=req, answer=advisor.answer(req, parsed.language), catalog=advisor.catalog,
+                         language=parsed.language, question=text)
+    return compose_all(ctx)
+
+
+def test_a_part_naming_its_own_gpu_is_judged_for_that_gpu_on_the_message_driver(advisor):
+    # the message names a data-centre GPU first and the driver once; the later part asks about a GeForce Blackwell
+    replies = _parts(advisor, "1. what's the minimum driver for CUDA 12.8? 2. our L40S boxes are on driver 535, "
+                              "can they run torch cu128? 3. what about our RTX 5090 desktop?")
+    last = replies[-1]
+    assert last.rule == "compat.arch-floor", [r.lead for r in replies]
+    assert last.lead.startswith("No — not on driver 535: RTX 5090 is sm_120"), last.lead
+    assert "570.26" in last.lead
+    assert any("cuda-compat" in d for d in last.details), last.details  # GeForce: no forward-compatibility way round
+    assert not replies[1].lead.startswith("No"), replies[1].lead  # the L40S part stays a driver answer
+
+
+def test_a_follow_on_part_with_its_own_driver_is_judged_on_it(advisor):
+    replies = _parts(advisor, "(1) will torch cu128 run on our H100 nodes with driver 550? (2) and the RTX 5090 box on 575?")
+    last = replies[-1]
+    assert last.rule == "compat.arch-floor" and last.lead.startswith("Yes for the GPU: RTX 5090 is sm_120"), last.lead
