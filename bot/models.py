@@ -274,6 +274,10 @@ class InferenceSpeed(BaseModel):
     bandwidth_efficiency: float
     prefill_mfu: float
     formula: str
+    # One request's prompt behind Candidate.ttft_one_s, and whether it is the default (no prompt
+    # length or context given; bot.sizing.estimate.DEFAULT_PROMPT_TOKENS).
+    one_prompt_tokens: int | None = None
+    one_prompt_default: bool = False
 
 
 class SizingNote(BaseModel):
@@ -314,6 +318,9 @@ class Candidate(BaseModel):
     ttft_s: float | None = None
     tpot_ms: float | None = None
     tokens_per_s: float | None = None
+    # One request's TTFT prefilled on its own, at InferenceSpeed.one_prompt_tokens (ttft_s prefills
+    # every concurrent request's whole context at once).
+    ttft_one_s: float | None = None
     # Issue #27: which memory figure `have_gb` is ("measured": an idle GPU's free bytes from a real
     # nvidia-smi -q capture; "marketing": the spec sheet), the plan's TP/PP degrees, CPU memory per node
     # an offload plan needs, and the recompute the plan assumed when it differs from the estimate's.

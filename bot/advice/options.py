@@ -19,7 +19,7 @@ from bot.advice.stated import (  # noqa: F401  (re-exported: the options' caller
 )
 from bot.engine.fact_kinds import OptionFact
 from bot.knowledge import Catalog, GpuSpec, PriceRow
-from bot.models import Cost, Requirement
+from bot.models import Candidate, Cost, Requirement
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory
 from bot.sizing.performance import compute_precision_key, training_hours
 from bot.sizing.plans import SEARCH_COUNTS, Plan, plan_on, smallest_fitting_plan
@@ -391,6 +391,18 @@ def over_budget(objectives: Objectives, rate: float | None, count: int) -> bool:
     return rate * count * per > objectives.budget
 
 
+def one_prompt_ttft(req: Requirement, cand: Candidate) -> float:
+    """One request's TTFT prefilled on its own, as the sizer estimates it (Candidate.ttft_one_s: the
+    stated prompt, else the stated context, else a default chat prompt); for a candidate without it,
+    its share of the burst the sizer prefills (every concurrent request's whole context at once)."""
+    if cand.ttft_one_s is not None:
+        return cand.ttft_one_s
+    share = (cand.ttft_s or 0.0) / (req.concurrency or 1)
+    if req.prompt_tokens and req.context and req.prompt_tokens < req.context:
+        share *= req.prompt_tokens / req.context
+    return share
+
+
 def misses_latency(ctx: OptionContext, gpu: str, count: int) -> bool:
     """Whether the sizer's TTFT/TPOT estimate for `count` x `gpu` misses a stated target; TTFT is one
     prompt's share of the burst the sizer prefills (bot/compose/latency.py). Unknown: it does not."""
@@ -401,9 +413,7 @@ def misses_latency(ctx: OptionContext, gpu: str, count: int) -> bool:
                  and c.tpot_ms is not None), None)
     if cand is None:
         return False
-    ttft = cand.ttft_s / (ctx.req.concurrency or 1)
-    if ctx.req.prompt_tokens and ctx.req.context and ctx.req.prompt_tokens < ctx.req.context:
-        ttft *= ctx.req.prompt_tokens / ctx.req.context  # the prompt alone is prefilled (latency.one_prompt_ttft)
+    ttft = one_prompt_ttft(ctx.req, cand)
     return (objectives.ttft_s is not None and ttft > objectives.ttft_s) or (
         objectives.tpot_ms is not None and cand.tpot_ms > objectives.tpot_ms)
 

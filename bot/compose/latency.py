@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 
-from bot.advice.options import HOURS_PER_MONTH, TIGHT_PCT, Objectives, in_market, over_budget, stated_targets, typical_rate, typical_row
+from bot.advice.options import (  # one_prompt_ttft: also imported from here by the comparison rows
+    HOURS_PER_MONTH, TIGHT_PCT, Objectives, in_market, one_prompt_ttft, over_budget, stated_targets, typical_rate, typical_row,
+)
 from bot.compose import ComposeContext
 from bot.messages import say
 from bot.messages.format import gpu_setup, money
-from bot.models import Ask, AskAnswer, Candidate, Requirement
+from bot.models import Ask, AskAnswer, Candidate
 
 _EXPECT = re.compile(r"ttft|tpot|latency|first token|tokens?/s|tok/s|tok/sec|tokens? per second|首\s*token|延迟|吞吐", re.IGNORECASE)
 MAX_GPUS = 8
@@ -32,25 +34,16 @@ def expected(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     lang = ctx.language
     concurrency = req.concurrency or 1
     tps = concurrency * 1000 / cand.tpot_ms if cand.tpot_ms else 0
-    prompt = req.prompt_tokens or req.context or 0
-    burst = cand.ttft_s or 0.0  # the candidate was chosen with a TTFT estimate
+    prompt = _prompt(ctx)
     one = one_prompt_ttft(req, cand)
+    burst = one * concurrency  # every request's prompt prefilled at once
     lead = say("latency.expect_one", lang, ttft=_s(one), burst=_s(burst), tpot=f"{cand.tpot_ms:.0f}",
                setup=_setup(ctx, cand), concurrency=concurrency, prompt=f"{prompt:,}", tps=f"{tps:,.0f}")
-    return AskAnswer(kind="explain", lead=lead, details=[say("latency.expect_basis", lang)], rule="sizing.latency",
+    return AskAnswer(kind="explain", lead=lead, details=[*_default_prompt(ctx), say("latency.expect_basis", lang)],
+                     rule="sizing.latency",
                      sources=["mlperf-inference-rules", "aiperf"],
                      figures={"ttft_s": round(one, 4), "ttft_burst_s": cand.ttft_s, "tpot_ms": cand.tpot_ms,
                               "prompt_tokens": prompt})
-
-
-def one_prompt_ttft(req: Requirement, cand: Candidate) -> float:
-    """One request's TTFT: the sizer prefills every concurrent request's whole context at once (the
-    worst burst); a request arriving among others waits for its own prompt's prefill, the input
-    tokens alone where the message gave them (Requirement.prompt_tokens)."""
-    share = (cand.ttft_s or 0.0) / (req.concurrency or 1)
-    if req.prompt_tokens and req.context and req.prompt_tokens < req.context:
-        share *= req.prompt_tokens / req.context
-    return share
 
 
 def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
@@ -98,7 +91,8 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
     # priced: the cheapest; unpriced (China): the fewest GPUs, roomier first, then the least memory rented
     meeting = sorted((c for c in timed if meets(c)),
-                     key=lambda c: (many_over_pcie(c), split_over_pcie(c), cost(c)[0], c.count, tight(c), cost(c)[1]))
+                     key=lambda c: (many_over_pcie(c), split_over_pcie(c), c.count > 1, cost(c)[0], c.count, tight(c),
+                                    cost(c)[1]))  # one GPU that meets them before any split, even over NVLink
     shown_t = {"ttft_target": say("latency.target", lang, target=f"{ttft_t:g} s") if ttft_t else "",
                "tpot_target": say("latency.target_after", lang, target=f"{tpot_t:g} ms") if tpot_t else ""}
     if meeting:
@@ -108,8 +102,8 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         why = say("latency.why_fewest" if cost(best)[0] == float("inf") else
                   "latency.why_one_gpu" if cheaper is not None else "latency.why_cheapest", lang)
         lead = say("latency.pick", lang, why=why, setup=_setup(ctx, best), ttft=_s(ttft(best)), tpot=f"{best.tpot_ms:.0f}",
-                   concurrency=concurrency, rate=_rate(ctx, best), burst=_s(best.ttft_s), **shown_t)
-        details = []
+                   concurrency=concurrency, rate=_rate(ctx, best), burst=_s(ttft(best) * concurrency), **shown_t)
+        details = _default_prompt(ctx)
         if cheaper is not None:  # what would change the pick: a cheaper setup that splits the model over PCIe
             details.append(say("latency.runner_up_split", lang, setup=_setup(ctx, cheaper), ttft=_s(ttft(cheaper)),
                                tpot=f"{cheaper.tpot_ms:.0f}", rate=money(typical_rate(ctx.catalog, cheaper.gpu) or 0.0, "USD")))
@@ -133,7 +127,7 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         say("latency.targets_ttft", lang, ttft=f"{ttft_t:g}") if ttft_t else say("latency.targets_tpot", lang, tpot=f"{tpot_t:g}"))
     lead = say("latency.pick_none", lang, setup=_setup(ctx, closest), ttft=_s(ttft(closest)),
                tpot=f"{closest.tpot_ms:.0f}", concurrency=concurrency, targets=wanted)
-    return AskAnswer(kind="select", lead=lead, details=[say("latency.expect_basis", lang)],
+    return AskAnswer(kind="select", lead=lead, details=[*_default_prompt(ctx), say("latency.expect_basis", lang)],
                      rule="sizing.latency-targets", sources=["mlperf-inference-rules", "aiperf"])
 
 
@@ -224,6 +218,21 @@ def _offerable(ctx: ComposeContext, gpu, objectives: Objectives) -> bool:
     if gpu.gpu_class == "consumer":
         return named or req.deployment == "workstation"
     return True
+
+
+def _prompt(ctx: ComposeContext) -> int:
+    """One request's prompt the TTFT estimates are for (bot.sizing.estimate.one_prompt_tokens)."""
+    speed = ctx.answer.estimate.inference if ctx.answer.estimate else None
+    req = ctx.requirement
+    return (speed.one_prompt_tokens if speed and speed.one_prompt_tokens else None) or req.prompt_tokens or req.context or 0
+
+
+def _default_prompt(ctx: ComposeContext) -> list[str]:
+    """The one line that says TTFT is for the default prompt, where the message gave no prompt length."""
+    speed = ctx.answer.estimate.inference if ctx.answer.estimate else None
+    if speed is None or not speed.one_prompt_default or not speed.one_prompt_tokens:
+        return []
+    return [say("latency.default_prompt", ctx.language, prompt=f"{speed.one_prompt_tokens:,}")]
 
 
 def _setup(ctx: ComposeContext, c: Candidate) -> str:

@@ -39,6 +39,10 @@ ALL_PROJECTIONS = ("q", "k", "v", "o", "gate", "up", "down")
 DEFAULT_CONTEXT_UNKNOWN_MODEL = 4096
 # Per request when several are served and no context is given: a chat turn with its history.
 DEFAULT_CONCURRENT_CONTEXT = 8192
+# One request's prompt when neither a prompt length nor a context is given: TTFT is estimated for a
+# chat prompt of this many tokens (said beside the estimate), not for the whole context the KV cache
+# is sized at (a 128k-token model maximum, or 8k of history per concurrent user).
+DEFAULT_PROMPT_TOKENS = 2000
 # Inference runs one layer at a time: its working set for one prefill chunk is all that lives.
 PREFILL_CHUNK_TOKENS = 2048
 # Group-wise int4 (GPTQ/AWQ, group 128) stores an fp16 scale and zero per group: +0.25 bit/param.
@@ -414,6 +418,16 @@ def _inference(job: SizingInput, est: MemoryEstimate) -> None:
             f"mixture-of-experts: all {p:g}B parameters held in memory, {shape.active_params_b:g}B active per token"
         )
     est.largest_layer_params_b = (kv_shape or shape).largest_layer_params_b
+
+
+def one_prompt_tokens(job: SizingInput, prompt_tokens: int | None) -> tuple[int, bool]:
+    """One request's prefilled prompt for its TTFT, and whether it is the default: the stated input
+    tokens; else the stated context; else DEFAULT_PROMPT_TOKENS, never above the context sized."""
+    if prompt_tokens:
+        return prompt_tokens, False
+    if job.context:
+        return job.context, False
+    return min(DEFAULT_PROMPT_TOKENS, inference_context(job)), True
 
 
 def inference_context(job: SizingInput) -> int:

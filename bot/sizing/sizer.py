@@ -25,12 +25,13 @@ from bot.sizing.cost import (
     prices_line,
     rank,
 )
-from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory, inference_context, training_defaults
+from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory, inference_context, one_prompt_tokens, training_defaults
 from bot.sizing.memory import GB, MemoryEstimate
 from bot.sizing.performance import (
     DEFAULT_BANDWIDTH_EFFICIENCY,
     DEFAULT_MFU,
     DEFAULT_PREFILL_MFU,
+    InferenceTiming,
     compute_precision_key,
     expected_distinct_experts,
     flops_factor,
@@ -499,9 +500,11 @@ def _inference_speed(req: Requirement, job: SizingInput, assumptions: list[str])
         f"bound; TTFT for {concurrency} prompt(s) of {prompt} tokens prefilled together, TPOT at the full "
         f"context; measure with a benchmark (e.g. GenAI-Perf/AIPerf) before committing"
     )
+    one, default = one_prompt_tokens(job, req.prompt_tokens)
     return InferenceSpeed(
         label="estimate", prompt_tokens=prompt, concurrency=concurrency,
         bandwidth_efficiency=DEFAULT_BANDWIDTH_EFFICIENCY, prefill_mfu=DEFAULT_PREFILL_MFU, formula=formula,
+        one_prompt_tokens=one, one_prompt_default=default,
     )
 
 
@@ -521,16 +524,19 @@ def _inference_timing(plan: Plan, memory: MemoryEstimate, job: SizingInput, gpu:
     active_share = decode_weight_share(job.model, req.concurrency or 1)
     peak = gpu.dense_tflops[compute_precision_key(req.precision, gpu.dense_tflops)]
     tp = plan.tensor_parallel if plan.strategy in ("tp", "tp-pp") else plan.count
-    timing = inference_timing(
-        active_weight_bytes=memory.weights * GB * active_share, kv_bytes=memory.kv_cache * GB,
-        prompt_tokens=inference_context(job), concurrency=req.concurrency or 1,
-        active_params_b=job.model.compute_params_b, layers=shape.layers if shape else None,
-        attn_width=(shape.heads * shape.head_dim) if shape else None, gpus=plan.count,
-        bandwidth_gbs=gpu.bandwidth_gbs, peak_tflops=peak, pipeline_parallel=plan.pipeline_parallel,
-        kv_divisor=kv_tp_divisor(tp, memory.kv_heads, memory.kv_latent, memory.dp_attention),
-    )
+    def run(prompt_tokens: int, concurrency: int) -> InferenceTiming:
+        return inference_timing(
+            active_weight_bytes=memory.weights * GB * active_share, kv_bytes=memory.kv_cache * GB,
+            prompt_tokens=prompt_tokens, concurrency=concurrency,
+            active_params_b=job.model.compute_params_b, layers=shape.layers if shape else None,
+            attn_width=(shape.heads * shape.head_dim) if shape else None, gpus=plan.count,
+            bandwidth_gbs=gpu.bandwidth_gbs, peak_tflops=peak, pipeline_parallel=plan.pipeline_parallel,
+            kv_divisor=kv_tp_divisor(tp, memory.kv_heads, memory.kv_latent, memory.dp_attention),
+        )
+
+    timing, one = run(inference_context(job), req.concurrency or 1), run(one_prompt_tokens(job, req.prompt_tokens)[0], 1)
     return {"ttft_s": round(timing.ttft_s, 4), "tpot_ms": round(timing.tpot_s * 1000, 3),
-            "tokens_per_s": round(timing.tokens_per_s, 1)}
+            "tokens_per_s": round(timing.tokens_per_s, 1), "ttft_one_s": round(one.ttft_s, 4)}
 
 
 # -- cost ----------------------------------------------------------------------------------

@@ -117,3 +117,25 @@ def test_an_x_or_y_with_a_ttft_target_compares_the_nvlink_card_at_the_count_that
     compared = [r for r in answer.recommendations if r.kind == "compare" and r.gpu == "h20-96gb"]
     assert compared and compared[0].count == 2  # one H20 holds it, but its prefill misses 1 s
     assert any("2× H20 96GB" in line and "meets your targets" in line for line in lines[1:4])
+
+
+def test_an_expected_ttft_with_no_prompt_length_is_for_the_stated_default_prompt(advisor):
+    answer, lines = lead(advisor, "what TTFT should we see for Mistral 7B on one A100 80GB PCIe at 12 users at once?")
+    import re
+    assert not re.search(r"(?<![\d,])0-token", lines[0]) and "2,000-token prompt" in lines[0]
+    assert any("no prompt length given" in line for line in lines[1:3])  # the default said in one line
+    figures = answer.answers[0].figures
+    assert figures["prompt_tokens"] == 2000
+    # one 2,000-token prompt, not one request's share of 12 whole 8k contexts prefilled together
+    assert figures["ttft_s"] < figures["ttft_burst_s"] / 12
+
+
+def test_a_stated_prompt_length_is_not_called_a_default(advisor):
+    _, lines = lead(advisor, "what TTFT should we see for Mistral 7B on one A100 80GB PCIe at 12 users, 3k-token prompts?")
+    assert "3,072-token prompt" in lines[0] or "3,000-token prompt" in lines[0]
+    assert not any("no prompt length given" in line for line in lines)
+
+
+def test_the_zh_default_prompt_line_is_chinese(advisor):
+    _, lines = lead(advisor, "Mistral 7B 用一张 A100 80GB PCIe，12 个用户同时用，首 token 延迟大概多少？")
+    assert any("你没给输入长度" in line for line in lines[:3]), lines[:3]
