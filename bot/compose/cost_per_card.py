@@ -1,15 +1,35 @@
-"""Per-card quotes with no work to multiply them by ("A800 ¥7/卡时、H20 ¥6/卡时，怎么选", issue #23): the
-hourly price alone misleads, so each card's price is set against what it does per hour, dense BF16
-compute for training (compute-bound) and memory bandwidth for inference decode (bandwidth-bound), and the
-card that is cheaper per unit of each is named. One of bot.compose.cost's comparisons."""
+"""Per-card quotes with no work to multiply them by ("A800 ¥7/卡时、H20 ¥6/卡时，怎么选", "4090 ¥1.98/h, 5090
+¥3.0/h, L20 ¥2.5/h: best value?", issue #23): the hourly price alone misleads, so each card's price is set
+against what it does per hour, dense BF16/FP16 compute for training and image generation (compute-bound) and
+memory bandwidth for LLM decode (bandwidth-bound), and every quoted card is ranked on the measure the workload
+needs (both when the workload is unknown). A price quoted for a card with no count is per GPU. Setups with
+stated counts ("4x L40S or 2x H100") are compared by the hour and per unit of work. One of
+bot.compose.cost's comparisons."""
 
 from __future__ import annotations
+
+import re
+from dataclasses import dataclass
 
 from bot.compose import ComposeContext
 from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.messages.format import gpu_name, money
 from bot.models import Ask, AskAnswer, StatedCost
+
+# Image generation is compute-bound like training, not bandwidth-bound like LLM decode.
+_IMAGE = re.compile(r"sdxl|stable[\s-]*diffusion|\bflux\b|comfyui|text[\s-]*to[\s-]*image|image[\s-]*gen|"
+                    r"文生图|出图|生图|绘图|画图", re.IGNORECASE)
+
+
+@dataclass
+class _Row:
+    name: str
+    rate: float  # per GPU-hour
+    spec: GpuSpec
+    count: int  # the GPUs of the setup the user stated (1: a card)
+    per_compute: float  # per dense BF16/FP16 PFLOPS-hour
+    per_bandwidth: float  # per TB/s-hour of memory bandwidth
 
 
 def _spec(ctx: ComposeContext, gpu: str | None) -> GpuSpec | None:
@@ -19,14 +39,36 @@ def _spec(ctx: ComposeContext, gpu: str | None) -> GpuSpec | None:
     return ctx.catalog.gpus.get(gpu) or next((g for g in ctx.catalog.gpus.values() if g.family == gpu), None)
 
 
-def _quoted_cards(ctx: ComposeContext) -> list[tuple[StatedCost, GpuSpec]] | None:
-    """Two or more per-GPU hourly quotes, each for a different catalog card with its figures, one currency,
-    no hours; None otherwise (work stated: the totals decide; two currencies are never ranked)."""
-    costs: list[StatedCost] = [c for c in ctx.requirement.costs if c.hourly_rate and c.per_gpu and not c.hours]
+def _per_gpu_rate(cost: StatedCost) -> float | None:
+    """The price of one GPU-hour: a per-GPU quote, a card quoted with no count (one card), or a node's
+    price shared over its stated GPUs; None without an hourly rate."""
+    if not cost.hourly_rate:
+        return None
+    if cost.per_gpu or not cost.gpu_count:
+        return cost.hourly_rate
+    return cost.hourly_rate / cost.gpu_count
+
+
+def _quoted_cards(ctx: ComposeContext) -> list[tuple[StatedCost, GpuSpec, float]] | None:
+    """Two or more hourly quotes, each for a different catalog card with its figures, one currency, no
+    hours; None otherwise (work stated: the totals decide; two currencies are never ranked)."""
+    costs = [c for c in ctx.requirement.costs if c.hourly_rate and not c.hours and c.monthly_rate is None]
     if len(costs) < 2 or len(costs) != len(ctx.requirement.costs) or len({c.currency for c in costs}) != 1:
         return None
-    cards = [(c, s) for c in costs if (s := _spec(ctx, c.gpu)) is not None and s.dense_tflops.get("bf16") and s.bandwidth_gbs]
-    return cards if len(cards) == len(costs) and len({s.id for _, s in cards}) == len(cards) else None
+    cards = [(c, s, rate) for c in costs if (s := _spec(ctx, c.gpu)) is not None and _compute(s) and s.bandwidth_gbs
+             and (rate := _per_gpu_rate(c)) is not None]
+    return cards if len(cards) == len(costs) and len({s.id for _, s, _ in cards}) == len(cards) else None
+
+
+def _compute(spec: GpuSpec) -> float | None:
+    return spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
+
+
+def _measure(ctx: ComposeContext) -> str | None:
+    """What the workload is bound by: 'image' / 'train' (compute), 'serve' (bandwidth), None (unknown: both)."""
+    if _IMAGE.search(ctx.question or ""):
+        return "image"
+    return {"training": "train", "inference": "serve"}.get(ctx.requirement.workload or "")
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
@@ -34,29 +76,83 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if cards is None:
         return None
     lang, currency = ctx.language, cards[0][0].currency
-    rows = []
-    for cost, spec in cards:
-        assert cost.hourly_rate is not None
-        per_compute = cost.hourly_rate / (spec.dense_tflops["bf16"] / 1000)  # per dense BF16 PFLOPS-hour
-        per_bandwidth = cost.hourly_rate / (spec.bandwidth_gbs / 1000)  # per TB/s of memory bandwidth an hour
-        rows.append((gpu_name(ctx.catalog, spec.id, lang), cost.hourly_rate, spec, per_compute, per_bandwidth))
-    train = min(rows, key=lambda r: r[3])
-    serve = min(rows, key=lambda r: r[4])
-    train_next = min((r for r in rows if r is not train), key=lambda r: r[3])
-    serve_next = min((r for r in rows if r is not serve), key=lambda r: r[4])
+    rows = [_Row(gpu_name(ctx.catalog, spec.id, lang), rate, spec, cost.gpu_count or 1,
+                 rate / (_compute(spec) / 1000), rate / (spec.bandwidth_gbs / 1000))  # type: ignore[operator]
+            for cost, spec, rate in cards]
 
     def m(value: float) -> str:
         return money(value, currency, lang)
 
-    params = {"train": train[0], "train_rate": m(train[3]), "train_other": train_next[0],
-              "train_other_rate": m(train_next[3]), "train_x": f"{train_next[3] / train[3]:.1f}",
-              "serve": serve[0], "serve_rate": m(serve[4]), "serve_other": serve_next[0],
-              "serve_other_rate": m(serve_next[4]), "serve_x": f"{serve_next[4] / serve[4]:.1f}"}
-    lead = say("cost.per_card_same" if train is serve else "cost.per_card_split", lang, **params)
-    details = [say("cost.per_card_line", lang, gpu=name, rate=m(rate), tflops=f"{spec.dense_tflops['bf16']:,.0f}",
-                   bandwidth=f"{spec.bandwidth_gbs:,.0f}", per_compute=m(per_compute), per_bandwidth=m(per_bandwidth))
-               for name, rate, spec, per_compute, per_bandwidth in rows]
+    measure = _measure(ctx)
+    key = (lambda r: r.per_bandwidth) if measure == "serve" else (lambda r: r.per_compute)
+    setups = any(r.count > 1 for r in rows) and len(rows) == 2
+    if setups:
+        lead = _setup_lead(rows, measure, key, m, lang)
+    elif measure is None:
+        lead = _both_lead(rows, m, lang)
+    else:
+        lead = _ranked_lead(rows, measure, key, m, lang)
+    details = [say("cost.per_card_line", lang, gpu=r.name, rate=m(r.rate), tflops=f"{_compute(r.spec):,.0f}",
+                   bandwidth=f"{r.spec.bandwidth_gbs:,.0f}", per_compute=m(r.per_compute),
+                   per_bandwidth=m(r.per_bandwidth)) for r in sorted(rows, key=key)]
+    if measure is None and len(rows) > 2:  # every card ranked on each measure, not only the two cheapest
+        details.append(say("cost.per_card_ranked_train", lang, ranking=_ranking(rows, lambda r: r.per_compute, m)))
+        details.append(say("cost.per_card_ranked_serve", lang, ranking=_ranking(rows, lambda r: r.per_bandwidth, m)))
+    if any(r.count > 1 and not r.spec.nvlink for r in rows):
+        details.append(say("cost.per_card_no_nvlink", lang, gpus=", ".join(r.name for r in rows if r.count > 1 and not r.spec.nvlink)))
     details.append(say("cost.per_card_measure", lang))
-    sources = list(dict.fromkeys(s for _, _, spec, _, _ in rows for s in spec.sources))
-    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-per-card-work", sources=sources,
-                     figures={"train_pick": train[2].id, "serve_pick": serve[2].id, "currency": currency or ""})
+    train = min(rows, key=lambda r: r.per_compute)
+    serve = min(rows, key=lambda r: r.per_bandwidth)
+    sources = list(dict.fromkeys(s for r in rows for s in r.spec.sources))
+    figures: dict = {"train_pick": train.spec.id, "serve_pick": serve.spec.id, "currency": currency or "",
+                     "measure": measure or "both", "ranking": ",".join(r.spec.id for r in sorted(rows, key=key))}
+    if setups:
+        figures.update({f"hourly_{r.spec.id}": round(r.rate * r.count, 4) for r in rows})
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-per-card-work", sources=sources, figures=figures)
+
+
+def _ranking(rows: list[_Row], key, m) -> str:
+    return " < ".join(f"{r.name} {m(key(r))}" for r in sorted(rows, key=key))
+
+
+def _unit(measure: str | None) -> str:
+    return "bandwidth" if measure == "serve" else "compute"
+
+
+def _ranked_lead(rows: list[_Row], measure: str, key, m, lang: str) -> str:
+    """'SDXL fine-tuning is compute-bound: the 5090 is the best value … ranked: …'."""
+    ranked = sorted(rows, key=key)
+    best, second = ranked[0], ranked[1]
+    return say(f"cost.per_card_best_{measure}", lang, best=best.name, best_rate=m(key(best)), other=second.name,
+               other_rate=m(key(second)), x=f"{key(second) / key(best):.2f}", ranking=_ranking(rows, key, m))
+
+
+def _both_lead(rows: list[_Row], m, lang: str) -> str:
+    train = min(rows, key=lambda r: r.per_compute)
+    serve = min(rows, key=lambda r: r.per_bandwidth)
+    train_next = min((r for r in rows if r is not train), key=lambda r: r.per_compute)
+    serve_next = min((r for r in rows if r is not serve), key=lambda r: r.per_bandwidth)
+    params = {"train": train.name, "train_rate": m(train.per_compute), "train_other": train_next.name,
+              "train_other_rate": m(train_next.per_compute), "train_x": f"{train_next.per_compute / train.per_compute:.1f}",
+              "serve": serve.name, "serve_rate": m(serve.per_bandwidth), "serve_other": serve_next.name,
+              "serve_other_rate": m(serve_next.per_bandwidth),
+              "serve_x": f"{serve_next.per_bandwidth / serve.per_bandwidth:.1f}"}
+    return say("cost.per_card_same" if train is serve else "cost.per_card_split", lang, **params)
+
+
+def _setup_lead(rows: list[_Row], measure: str | None, key, m, lang: str) -> str:
+    """'4x L40S costs less an hour: 4 × $0.86 = $3.44/h against 2 × $2.99 = $5.98/h …; per unit of work …'."""
+    cheap, dear = sorted(rows, key=lambda r: r.rate * r.count)
+    work, other = sorted(rows, key=key)
+    peak = (lambda r: r.spec.bandwidth_gbs * r.count) if measure == "serve" else (lambda r: _compute(r.spec) * r.count)
+    slow, fast = sorted(rows, key=peak)
+
+    def setup(r: _Row) -> str:
+        return f"{r.count}× {r.name}"
+
+    return say(f"cost.per_card_setups_{_unit(measure)}", lang, cheap=setup(cheap),
+               cheap_formula=f"{cheap.count} × {m(cheap.rate)}", cheap_total=m(cheap.rate * cheap.count),
+               dear=setup(dear), dear_formula=f"{dear.count} × {m(dear.rate)}", dear_total=m(dear.rate * dear.count),
+               work=setup(work), work_rate=m(key(work)), other=setup(other), other_rate=m(key(other)),
+               x=f"{key(other) / key(work):.2f}", slow=setup(slow), time_x=f"{peak(fast) / peak(slow):.2f}",
+               slow_peak=f"{peak(slow):,.0f}", fast_peak=f"{peak(fast):,.0f}")

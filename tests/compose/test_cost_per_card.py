@@ -66,3 +66,37 @@ def test_per_card_quotes_for_a_run_that_fits_either_card_still_name_the_cheaper(
     totals = {k: v for k, v in reply.figures.items() if k.startswith("total_")}
     assert len(totals) == 2 and reply.figures["saving"] == pytest.approx(max(totals.values()) - min(totals.values()), abs=0.01)
     assert not any("approved" in line for line in lines)  # no allowance stated, none judged
+
+
+@pytest.mark.parametrize("text, measure, key", [
+    ("quotes: A10 ¥1.2/h, 3090 ¥1.5/h, L40S ¥4.4/h, A100 80GB ¥6.9/h. cheapest for a LoRA fine-tune of a 7B?",
+     "train", "per_compute"),
+    ("quotes: A10 ¥1.2/h, 3090 ¥1.5/h, L40S ¥4.4/h, A100 80GB ¥6.9/h. best value to serve a 7B chatbot?",
+     "serve", "per_bandwidth"),
+    ("A10 $0.6/h, 3090 $0.45/h, L40S $1.1/h: which is the best deal for stable diffusion image generation?",
+     "image", "per_compute"),
+])
+def test_every_card_quoted_without_a_unit_is_ranked_on_what_the_workload_needs(advisor, text, measure, key):
+    """A price for a card with no count is per GPU; all cards are ranked, on compute for training and image
+    generation, on bandwidth for LLM serving, and the lead says which measure."""
+    reply, lines = cost_answer(advisor, text)
+    assert reply.figures["measure"] == measure
+    rates = {c.gpu: c.hourly_rate for c in parse(text, advisor.catalog).requirement.costs}
+    specs = {g: next(s for s in advisor.catalog.gpus.values() if s.id == g or s.family == g) for g in rates}
+
+    def value(g):
+        peak = specs[g].bandwidth_gbs if key == "per_bandwidth" else (specs[g].dense_tflops.get("bf16") or specs[g].dense_tflops["fp16"])
+        return rates[g] / (peak / 1000)
+    expected = [specs[g].id for g in sorted(rates, key=value)]
+    assert reply.figures["ranking"].split(",") == expected and len(expected) == len(rates)
+    assert ("PFLOPS" if key == "per_compute" else "TB/s") in lines[0]
+    assert lines[0].count("<") == len(rates) - 1  # every quoted card in the ranking, not only two
+
+
+def test_stated_setups_are_compared_by_the_hour_and_per_unit_of_work(advisor):
+    reply, lines = cost_answer(advisor, "fine-tuning a 13B: is 8x A100 cheaper than 4x H100? "
+                                        "quoted $4.10/gpu-hr for H100 and $1.60 for A100")
+    hourly = {k.removeprefix("hourly_").split("-")[0]: v for k, v in reply.figures.items() if k.startswith("hourly_")}
+    assert hourly == {"a100": pytest.approx(8 * 1.60), "h100": pytest.approx(4 * 4.10)}
+    assert "8 × $1.60 = $12.80/h" in lines[0] and "4 × $4.10 = $16.40/h" in lines[0]
+    assert "PFLOPS-hour" in lines[0]

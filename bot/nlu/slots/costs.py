@@ -12,7 +12,7 @@ from bot.nlu import lexicon as lx
 from bot.nlu.model import ParseError
 from bot.nlu.scan import Scan, first_number, number, six_digits
 from bot.nlu.slots.counts import count_before
-from bot.nlu.slots.quote_labels import billing_label, cost_label
+from bot.nlu.slots.quote_labels import billing_label, card_after, cost_label
 
 _PER_HOUR = rf"\s*(?:/|per|an?|每|一)\s*(?:gpu[\s-]*|卡\s*/?\s*|张卡\s*/?\s*)?{lx.HOUR_UNITS}(?![a-z])"
 _RATE = lx.rx(
@@ -62,9 +62,25 @@ def extract(scan: Scan) -> None:
         named = scan.lex.catalog.instance(quote.label)
         if named is not None:  # "p4d.24xlarge at $32.77/hr": the whole instance, its GPUs
             quote.extras.setdefault("gpu_count", named.count)
+    _counts_stated_elsewhere(scan, quotes)
     _provider_named(scan, quotes)
     for quote in quotes:
         _record(scan, quote)
+
+
+def _counts_stated_elsewhere(scan: Scan, quotes: list[_Quote]) -> None:
+    """"would 4x L40S be cheaper than 2x H100? … $2.99 for H100 vs $0.86 for L40S": a quoted card whose
+    count is written once elsewhere in the message is quoted for that many (setups compared, not cards)."""
+    if len(quotes) < 2 or len({q.gpu for q in quotes}) != len(quotes):
+        return
+    for quote in quotes:
+        if quote.gpu is None or "gpu_count" in quote.extras:
+            continue
+        counts = {found[0] for m in scan.lex.gpus.pattern.finditer(scan.text)
+                  if scan.lex.gpus.lookup(m.group(0), plural=True) == quote.gpu
+                  and (found := count_before(scan, m.start(), m.end())) is not None and found[0] >= 1}
+        if len(counts) == 1:
+            quote.extras["gpu_count"] = counts.pop()
 
 
 MAX_STATED_PRICES = 24  # hourly and monthly prices together: a comparison, not a price list (issue 28)
@@ -130,16 +146,25 @@ def _duration_for(rate: re.Match, free: list[re.Match], lo: int, hi: int) -> re.
 
 
 def _without_duration(scan: Scan, rate: re.Match, lo: int, index: int, durations: list[re.Match]) -> _Quote:
+    after = card_after(scan, rate.end())
+    if after is not None:  # "$2.99/gpu-hr for H100": the card after "for" owns the price
+        (label, gpu, _), count, end = after
+        extras = _quote_extras(scan, lo, rate, gpu, count=count, after_end=end)
+        return _Quote(label, gpu, _rate_value(rate), _shared_hours(durations, extras), _currency(rate), rate.start(),
+                      end, extras)
     label, gpu, label_start = cost_label(scan, lo, rate.start(), index, rate.end())
     extras = _quote_extras(scan, lo, rate, gpu)
-    hours = None
-    if len(durations) == 1:
-        # "400 hours left … $98/hr vs $55/hr": one duration stated once prices every quote, and a
-        # faster GPU needs fewer hours than the one it was stated for
-        hours = _hours(durations[0])
-        extras["hours_shared"] = True
-    return _Quote(label, gpu, _rate_value(rate), hours, _currency(rate), _near(label_start, rate.start()), rate.end(),
-                  extras)
+    return _Quote(label, gpu, _rate_value(rate), _shared_hours(durations, extras), _currency(rate),
+                  _near(label_start, rate.start()), rate.end(), extras)
+
+
+def _shared_hours(durations: list[re.Match], extras: dict) -> float | None:
+    if len(durations) != 1:
+        return None
+    # "400 hours left … $98/hr vs $55/hr": one duration stated once prices every quote, and a
+    # faster GPU needs fewer hours than the one it was stated for
+    extras["hours_shared"] = True
+    return _hours(durations[0])
 
 
 def _with_duration(scan: Scan, rate: re.Match, duration: re.Match, lo: int, index: int) -> _Quote:
@@ -170,14 +195,17 @@ def _near(label_start: int, rate_start: int) -> int:
     return label_start if rate_start - label_start <= 24 else rate_start
 
 
-def _quote_extras(scan: Scan, lo: int, rate: re.Match, gpu: str | None) -> dict:
-    """Per-GPU rate, the GPU count and a billing-mode label written with a quote."""
+def _quote_extras(scan: Scan, lo: int, rate: re.Match, gpu: str | None, count: int | None = None,
+                  after_end: int | None = None) -> dict:
+    """Per-GPU rate, the GPU count and a billing-mode label written with a quote (`after_end`: the quote
+    names its card after the rate, "for 8x H100", so no count before the rate is its own)."""
     extras: dict = {}
     if _PER_GPU_HOUR.search(scan.text, rate.start(), rate.end() + 16) or (
             rate.re is _MINUTE_RATE and re.search(r"gpu|卡", scan.written(rate).lower())):
         extras["per_gpu"] = True
-    count = _count_before_gpu(scan, lo, rate.start()) if gpu else None
-    if count is None:
+    if count is None and after_end is None and gpu:
+        count = _count_before_gpu(scan, lo, rate.start())
+    if count is None and after_end is None:
         count = _cards_after(scan, rate)
     if count is not None:
         extras["gpu_count"] = count

@@ -25,6 +25,9 @@ _NOT_VENDORS = frozenset({"run", "job", "model", "training", "hours", "gpu-hours
                           "week", "node", "nodes", "server", "servers", "box", "instance", "total", "commit", "plan",
                           "finetune", "pretrain", "inference", "serving", "demand", "on-demand", "spot", "reserved"})
 _WORD_BEFORE = re.compile(r"([a-z][a-z0-9.-]{2,20})[\s,:]*$")
+# "$2.99/gpu-hr for H100", "$0.86 for an L40S", "$2.49/GPU-hour for 8x H100": the card written after "for"
+_FOR_CARD = re.compile(r"\s*(?:/\s*(?:gpu|card)[\s-]*(?:h|hr|hrs|hour)?\s*)?(?:each\s+|per\s+gpu\s+)?for\s+(?:an?\s+|the\s+|each\s+)?"
+                       r"(?:([0-9]{1,3})\s*[x×*]\s*)?")
 
 
 def cost_label(scan: Scan, lo: int, hi: int, index: int, clause_end: int) -> Label:
@@ -45,6 +48,24 @@ def cost_label(scan: Scan, lo: int, hi: int, index: int, clause_end: int) -> Lab
             or _instance_label(scan, lo, hi) or _letter_label(scan, lo, window)
             or _last(scan, lo, scan.lex.providers.pattern, window)
             or ((f"方案 {index + 1}" if lx.CJK.search(scan.original) else f"option {index + 1}"), None, hi))
+
+
+def card_after(scan: Scan, rate_end: int) -> tuple[Label, int | None, int] | None:
+    """The card a price is "for" ("$2.99/gpu-hr for H100 vs $0.86 for L40S"): that card owns the price,
+    not the one written before it. The label, the count written with the card, and where the card ends."""
+    m = _FOR_CARD.match(scan.text, rate_end)
+    if m is None:
+        return None
+    card = scan.lex.gpus.pattern.match(scan.text, m.end())
+    if card is None or card.end() - card.start() < 2:
+        return None
+    name = card.group(0).rstrip()
+    value = scan.lex.gpus.lookup(name, plural=True)
+    if value is None:
+        return None
+    scan.name(card.start(), card.start() + len(name))
+    return ((scan.original[card.start():card.start() + len(name)].strip(), value, rate_end),
+            int(m.group(1)) if m.group(1) else None, card.start() + len(name))
 
 
 def _gpu_label(scan: Scan, offset: int, m: re.Match, start: int) -> Label:

@@ -62,3 +62,19 @@ def test_a_rate_per_minute_is_sixty_times_that_per_hour(text, rate, per_gpu):
 def test_a_quote_of_is_no_label():
     assert [c.label for c in parse("a quote of $0.05/hr vs $2.80/hr for 100 hours").requirement.costs] == [
         "option 1", "option 2"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("is 3x A100 cheaper than 1x H200? we were quoted $3.50/gpu-hr for H200 and $1.10 for A100",
+     [("h200", 3.5, 1), ("a100", 1.1, 3)]),
+    ("options: $1.20/hr for an A100 or $0.70/hr for a 4090", [("a100", 1.2, None), ("rtx-4090", 0.7, None)]),
+])
+def test_a_price_followed_by_for_a_card_belongs_to_that_card(text, expected):
+    """'… $X for H200 and $Y for A100': the card after 'for' owns the price (never the card before it), and
+    a card whose count is written once elsewhere in the message is quoted for that setup."""
+    costs = parse(text).requirement.costs
+    assert [(c.gpu, c.hourly_rate, c.gpu_count) for c in costs] == expected
+
+
+def test_a_duration_after_for_is_no_card():
+    assert quotes("$2/hr for 10 hours vs $3/hr for 5 hours")[0][2] == 10
