@@ -14,6 +14,7 @@ composers (bot/compose/spec.py, bot/compose/explain_compare.py) turn a `Comparis
 from __future__ import annotations
 
 import dataclasses
+import statistics
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -147,17 +148,19 @@ def spec_lines(gpus: Sequence[GpuSpec]) -> tuple[SpecLine, ...]:
 def rate_for(catalog: Catalog, gpu: GpuSpec,
              costs: Sequence[Cost] = ()) -> tuple[float | None, str | None, RateSource | None]:
     """The rate the answer priced this GPU at (per GPU-hour): the user's quote ("quote"), or the price
-    table row the answer's cost line used ("row"); else the table's median on-demand rate ("table")."""
+    table row the answer's cost line used ("row"); else the typical on-demand rate ("table"): the median
+    over providers of each one's leanest instance (bot.advice.options.gpu_rate_rows), so one provider
+    listed per region and size, or a 1-GPU host with 64 vCPUs, does not pull it up."""
     for cost in costs:
         if cost.gpu in (gpu.id, gpu.family):
             per_gpu = cost.rate_per_gpu or (cost.hourly_rate / cost.gpus if cost.gpus else cost.hourly_rate)
             return per_gpu, cost.currency, "quote" if cost.origin == "quote" else "row"
-    rows = [r for r in catalog.prices_by_gpu.get(gpu.id, []) if r.billing == "on-demand"]
+    from bot.advice.options import gpu_rate_rows  # one row per provider, its leanest instance (the typical price)
+    rows = gpu_rate_rows(catalog, gpu.id, currency=None)
     if not rows:
         return None, None, None
-    currency = max({r.currency for r in rows}, key=lambda c: sum(r.currency == c for r in rows))
-    rates = sorted(r.hourly_rate for r in rows if r.currency == currency)
-    return rates[len(rates) // 2], currency, "table"
+    currency = max({r.currency for r in rows}, key=lambda c: (sum(r.currency == c for r in rows), c == "USD"))
+    return statistics.median(r.hourly_rate for r in rows if r.currency == currency), currency, "table"
 
 
 def _side(catalog: Catalog, gpu: GpuSpec, req: Requirement, candidates: Sequence[Candidate],

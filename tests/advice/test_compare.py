@@ -195,3 +195,27 @@ def test_counts_that_hold_nothing_do_not_decide_by_fewer_gpus(catalog):
                            why="asked", rule="r")]
     c = compare(catalog, ["l4", "l40s"], Requirement(workload="inference", params_b=8), recommendations=recs)
     assert c.reason == "bandwidth" and c.sides[c.pick].gpu.id == "l40s"  # decode: 864 against 300 GB/s
+
+
+def test_the_table_rate_is_the_median_over_providers_not_over_rows(catalog):
+    """rate_for with no quote prices a GPU at the typical rate (one row per provider, its leanest instance):
+    one provider listing the same GPU in many regions and sizes does not outvote the others."""
+    import datetime as dt
+
+    from bot.advice.compare import rate_for
+    from bot.knowledge import PriceRow
+    gpu = catalog.gpus["l40s"]
+    day = dt.date(2026, 1, 1)
+    base = [PriceRow(gpu="l40s", provider=p, hourly_rate=r, quoted_on=day) for p, r in
+            (("aws", 1.80), ("lambda", 1.00), ("runpod", 0.90))]
+    # A fourth provider listing fat 1-GPU hosts in many regions (1 row would be its leanest, cheapest instance).
+    fat = [PriceRow(gpu="l40s", provider="bigcloud", hourly_rate=9.0 + i, quoted_on=day, vcpus=64, gpu_count=1,
+                    region=f"r{i}") for i in range(6)]
+    lean = PriceRow(gpu="l40s", provider="bigcloud", hourly_rate=2.0, quoted_on=day, vcpus=8, gpu_count=1)
+    saved = catalog.prices_by_gpu.get("l40s")
+    try:
+        catalog.prices_by_gpu["l40s"] = [*base, *fat, lean]
+        rate, currency, source = rate_for(catalog, gpu)
+    finally:
+        catalog.prices_by_gpu["l40s"] = saved
+    assert (rate, currency, source) == (pytest.approx((1.00 + 1.80) / 2), "USD", "table")
