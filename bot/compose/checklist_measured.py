@@ -32,7 +32,12 @@ _PRECISION = re.compile(r"\b(bf16|fp16|fp8|tf32|fp32|int8)\b", re.IGNORECASE)
 # a clause that quotes the reference, not a measurement ("the spec sheet says 1979")
 _REFERENCE = re.compile(r"spec|sheet|datasheet|peak|rated|advertis|标称|官方|峰值|规格", re.IGNORECASE)
 _BUSBW = re.compile(r"busbw|nccl|all[\s_-]?reduce", re.IGNORECASE)
-_H2D = re.compile(r"\bh2d\b|\bhtod\b|host[\s-]*to[\s-]*device|pinned|主机到设备|锁页", re.IGNORECASE)
+# the direction of a PCIe copy, read per figure ("D2H 11 GB/s, H2D 25 GB/s"): device-to-host first, since
+# "pinned" or "锁页" alone says host memory, not which way the copy went
+_D2H = re.compile(r"\bd2h\b|\bdtoh\b|device[\s_-]*to[\s_-]*host|device\s*(?:->|→)\s*host|gpu\s*(?:->|→|to)\s*(?:cpu|host)\b"
+                  r"|设备到主机|显卡到主机|显存到内存|(?:gpu|卡)\s*(?:到|→|->)\s*(?:cpu|主机|内存)", re.IGNORECASE)
+_H2D = re.compile(r"\bh2d\b|\bhtod\b|host[\s_-]*to[\s_-]*device|host\s*(?:->|→)\s*device|(?:cpu|host)\s*(?:->|→|to)\s*gpu\b"
+                  r"|pinned|主机到设备|主机到显卡|内存到显存|(?:cpu|主机|内存)\s*(?:到|→|->)\s*(?:gpu|显卡|显存)|锁页", re.IGNORECASE)
 _MEMBW = re.compile(r"memory\s+bandwidth|\bmembw\b|\bhbm\b|device[\s-]*to[\s-]*device|\bd2d\b|显存带宽|显存拷贝", re.IGNORECASE)
 _CLAUSE = re.compile(r"[;，；。\n]|\.\s|,(?!\d{3}(?!\d))")  # "1,350" is one number
 
@@ -53,7 +58,7 @@ class Lines:
 
 @dataclass(frozen=True)
 class Figure:
-    kind: str  # gemm | busbw | h2d | membw
+    kind: str  # gemm | busbw | h2d | d2h | membw
     value: float
     precision: str = ""
 
@@ -72,7 +77,8 @@ def figures(text: str) -> list[Figure]:
         if (r := _RATE.search(clause)) is None:
             continue
         value = float(r["n"].replace(",", "")) * (1000 if r["u"].upper() == "T" else 1)
-        kind = "busbw" if _BUSBW.search(whole) else "h2d" if _H2D.search(whole) else "membw" if _MEMBW.search(whole) else ""
+        kind = ("busbw" if _BUSBW.search(whole) else "d2h" if _D2H.search(whole) else "h2d" if _H2D.search(whole)
+                else "membw" if _MEMBW.search(whole) else "")
         if kind:
             found.append(Figure(kind, value))
     return found
@@ -98,6 +104,10 @@ def judge(text: str, spec: GpuSpec, name: str, setup: str, lines: Lines, lang: s
     else:
         lead = say(f"checklist.measured_{terms}_ok", lang, total=len(judged), setup=setup)
     details = [line for _, _, line in judged]
+    copies = {f.kind: f.value >= H2D_OK * lines.h2d_gbs for f in found if f.kind in ("h2d", "d2h")}
+    if len(copies) == 2 and len(set(copies.values())) == 2:  # one way low, the other in range: not the link
+        details.append(say("diagnose.measured_one_direction", lang, low=say(
+            "diagnose.measured_d2h_label" if not copies["d2h"] else "checklist.measured_h2d_label", lang)))
     details.append(say("checklist.measured_rest", lang, gpu=name))
     return AskAnswer(kind="checklist", lead=lead, details=details, rule="checklist.measured",
                      sources=list(dict.fromkeys([*spec.sources, "nvidia-gpu-specs", "nccl-tests", "alayanew-nccl-tests"])),
@@ -115,10 +125,11 @@ def _judge_one(f: Figure, spec: GpuSpec, lines: Lines, lang: str) -> tuple[bool,
         return ok, say("checklist.measured_busbw_label", lang), say(
             "checklist.measured_busbw", lang, value=count(f.value), line=count(lines.busbw_pass), basis=lines.busbw_basis,
             verdict=say("checklist.measured_ok" if ok else "checklist.measured_busbw_low", lang))
-    if f.kind == "h2d":
+    if f.kind in ("h2d", "d2h"):  # each direction of the x16 link has its own lanes: the same line for both
         ok = f.value >= H2D_OK * lines.h2d_gbs
-        return ok, say("checklist.measured_h2d_label", lang), say(
-            "checklist.measured_h2d", lang, value=count(f.value), expected=count(lines.h2d_gbs), gen=spec.pcie_gen,
+        key = "checklist.measured_h2d" if f.kind == "h2d" else "diagnose.measured_d2h"
+        return ok, say(f"{key}_label", lang), say(
+            key, lang, value=count(f.value), expected=count(lines.h2d_gbs), gen=spec.pcie_gen,
             verdict=say("checklist.measured_ok" if ok else "checklist.measured_h2d_low", lang, lower=spec.pcie_gen - 1,
                         gen=spec.pcie_gen))
     if not spec.bandwidth_gbs:

@@ -16,6 +16,7 @@ from bot.compose import ComposeContext
 from bot.compose.judged_words import NORMAL_Q, WRONG_Q
 from bot.knowledge import GpuSpec
 from bot.messages import say
+from bot.messages.format import gpu_name
 from bot.models import Ask
 
 # "90C", "90 °C", "90℃", "90 度", "temps at 91 degrees": a temperature stated in words
@@ -45,26 +46,39 @@ def stated_heat(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | No
 
 
 def stated_busbw(text: str, spec: GpuSpec, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
-    """An NCCL busbw the user measured inside one node ("all_reduce busbw shows 140 GB/s, is something
-    wrong?"), judged against the acceptance checklist's pass line for the board (bot.compose.checklist_measured,
-    the same judgement the acceptance answer gives); across nodes the line would be the network's, so None."""
+    """Figures the user measured on one node, judged like the acceptance checklist judges them
+    (bot.compose.checklist_measured): an NCCL busbw inside the node ("all_reduce busbw shows 140 GB/s, is
+    something wrong?") against the board's pass line, a device-to-host copy against the link, and two or
+    more figures ("D2H 11 GB/s, H2D 25 GB/s", "host to device 24 GB/s，GEMM 520 TFLOPS") each on its own
+    line. A busbw across nodes is the network's, so None there."""
     from bot.compose import checklist, checklist_measured
 
-    found = [f for f in checklist_measured.figures(text) if f.kind == "busbw"]
-    if not found or (checklist._nodes(ctx) or 1) > 1:
+    if ctx.question and ctx.question in text:
+        text = ctx.question  # the part and the whole message joined: each figure read once
+    found = checklist_measured.figures(text)
+    if not found or ((checklist._nodes(ctx) or 1) > 1 and any(f.kind == "busbw" for f in found)):
         return None
+    if len(found) == 1 and found[0].kind not in ("busbw", "d2h"):
+        return None  # one host-to-device, GEMM or memory figure: the diagnosis reads it against the spec itself
     lang = ctx.language
     if spec.nvlink and spec.nvlink_bandwidth_gbs and checklist.is_sxm(spec):
         busbw = checklist.busbw_figures(spec, lang)
         line, basis = float(busbw["busbw"].replace(",", "")), busbw["basis"]
     else:  # PCIe cards: the all-reduce crosses PCIe
         line, basis = checklist.PCIE_BUSBW_PASS.get(spec.pcie_gen, 10.0), say("checklist.busbw_basis_pcie", lang)
-    lines = checklist_measured.Lines(busbw_pass=line, busbw_basis=basis, h2d_gbs=25)
+    lines = checklist_measured.Lines(busbw_pass=line, busbw_basis=basis, h2d_gbs=checklist._H2D_GBS.get(spec.pcie_gen, 25))
+    if len(found) > 1:
+        name = gpu_name(ctx.catalog, spec.id, lang)
+        n = ctx.requirement.gpu_count or 1
+        setup = say("checklist.setup_count", lang, count=n, gpu=name) if n > 1 else name
+        reply = checklist_measured.judge(text, spec, name, setup, lines, lang)
+        return (reply.lead, reply.details, reply.rule, reply.sources) if reply is not None else None
     judged = checklist_measured._judge_one(found[0], spec, lines, lang)
     if judged is None:
         return None
     ok, _, said = judged
-    return _answer_word(text, not ok, lang) + said, [], "checklist.measured", list(dict.fromkeys([*spec.sources, "nccl-tests"]))
+    sources = [*spec.sources, "nccl-tests" if found[0].kind == "busbw" else "nvidia-nvbandwidth"]
+    return _answer_word(text, not ok, lang) + said, [], "checklist.measured", list(dict.fromkeys(sources))
 
 
 def _answer_word(text: str, bad: bool, lang: str) -> str:
