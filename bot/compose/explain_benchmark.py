@@ -47,10 +47,17 @@ def which_first(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                      rule="benchmark.mlperf-scenarios", sources=SOURCES)
 
 
+# "how do we accept it?", "sign off", "验收": an acceptance, whatever kind the part was read as
+_ACCEPT = re.compile(r"\baccept(?:ance|ing|ed)?\b|sign(?:ing)?[\s-]?off|验收", re.IGNORECASE)
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    from bot.compose import checklist_burnin  # "how long to burn in, which dcgmi diag level?"
+    from bot.compose import checklist_accept, checklist_burnin, checklist_slo  # "how long to burn in, which dcgmi diag level?"
     if ask.kind == "explain" and (burn := checklist_burnin.compose(ask, ctx)) is not None:
         return burn
+    if _ACCEPT.search(ask.text) and not _MLPERF.search(ask.text) and checklist_slo.slo(ctx) is not None:
+        # "we need p99 TTFT < 1.5 s at 24 users: how do we accept it?": the checklist with that line
+        return checklist_accept.acceptance(ctx).model_copy(update={"kind": ask.kind})
     return _scenarios(ask, ctx)
 
 

@@ -1,0 +1,105 @@
+"""The acceptance list of a rented node (bot.compose.checklist's answer to "what should we check
+before a 2-week run?", "验收要测哪些？"): the checks a host check runs (bot.agent probes and benchmarks,
+judged by rules/health and rules/benchmark), with the reference numbers of the GPU named: its memory,
+NVLink and PCIe from the catalog, the GEMM floor of `host.matmul-below-peak` (65%; healthy cards reach
+70-85%), the bandwidth floor of `host.bandwidth-below-spec` (60%). Host-to-device figures are ~80% of the
+PCIe link's 31.5 (Gen4) / 63 (Gen5) GB/s per direction, what pinned copies reach. A serving target the
+message states (p99 TTFT/TPOT at a concurrency) is the acceptance line (bot.compose.checklist_slo).
+
+A module of its own so that composers the checklist calls (bot.compose.explain_benchmark, for an
+acceptance read as an explanation) can give the list without importing the checklist back.
+"""
+
+from __future__ import annotations
+
+from bot.compose import ComposeContext, checklist_slo
+from bot.compose.checklist_refs import _nodes, _spec, busbw_figures, is_sxm, nvlink_links
+from bot.messages import say
+from bot.messages.format import count, gpu_name
+from bot.models import AskAnswer
+
+SOURCES = ["rental-selection-guide", "training-servers-guide", "nvidia-smi-docs", "nvidia-row-remapping", "nvidia-xid", "dcgm-install",
+           "nccl-tests"]
+GEMM_HEALTHY = 0.70
+BANDWIDTH_FLOOR = 0.60
+BANDWIDTH_LOW = 0.75
+# Eight PCIe cards without NVSwitch: ~10-25 GB/s busbw on Gen4, ~35-45 on Gen5 (alayanew-nccl-tests);
+# the pass line is the low end, 80% of it on Gen5.
+PCIE_BUSBW_PASS = {4: 10.0, 5: 28.0}
+PCIE_BUSBW_RANGE = {4: "10-25", 5: "35-45"}
+_H2D_GBS = {3: 13, 4: 25, 5: 50, 6: 100}
+
+
+def acceptance(ctx: ComposeContext) -> AskAnswer:
+    """The ordered acceptance list for the GPU and count of the question (a generic node without)."""
+    lang, req, catalog = ctx.language, ctx.requirement, ctx.catalog
+    spec = _spec(ctx)
+    n = req.gpu_count or 8
+    if spec is None:
+        setup = say("checklist.setup_generic", lang)
+        steps = [_generic_inventory(lang, n), say("checklist.accept_xid", lang), say("checklist.accept_burn", lang),
+                 say("checklist.accept_system", lang)]
+        return AskAnswer(kind="checklist", lead=say("checklist.accept_lead", lang, setup=setup),
+                         details=[*_numbered(steps), say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)],
+                         rule="checklist.acceptance", sources=SOURCES)
+    name = gpu_name(catalog, spec.id)
+    nodes = _nodes(ctx) or 1
+    per_node = -(-n // nodes)
+    ampere_or_later = spec.cc_number >= 8.0
+    memory_errors = say("checklist.accept_remap" if ampere_or_later else "checklist.accept_retired", lang)
+    if not spec.ecc:  # GDDR cards without ECC have no uncorrectable counts or remapped rows to read
+        memory_errors = say("checklist.accept_no_ecc", lang)
+    peak = spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
+    details = [say("checklist.accept_inventory" if spec.ecc else "checklist.accept_inventory_no_ecc", lang, count=n,
+                   gpu=name, memory=count(spec.memory_gb), memory_errors=memory_errors,
+                   power=f"{spec.board_power_w:.0f}" if spec.board_power_w else "…"),
+               say("checklist.accept_xid", lang)]
+    if spec.nvlink and spec.nvlink_bandwidth_gbs and is_sxm(spec):
+        links, per_link = nvlink_links(spec)
+        details.append(say("checklist.accept_topology_nvlink", lang, nvlink=count(spec.nvlink_bandwidth_gbs),
+                           links=links, per_link=f"{per_link:g}", pcie=spec.pcie_gen))
+    elif spec.nvlink and spec.nvlink_bandwidth_gbs:
+        details.append(say("checklist.accept_topology_bridge", lang, nvlink=count(spec.nvlink_bandwidth_gbs),
+                           pcie=spec.pcie_gen))
+    else:
+        details.append(say("checklist.accept_topology_pcie", lang, pcie=spec.pcie_gen))
+    if peak:
+        details.append(say("checklist.accept_gemm", lang, gemm=count(round(peak * GEMM_HEALTHY)), peak=count(peak)))
+    bw = spec.bandwidth_gbs
+    details.append(say("checklist.accept_membw", lang, bandwidth=count(bw),
+                       healthy=f"{count(round(bw * 0.8, -1))}-{count(round(bw * 0.9, -1))}",
+                       low=count(round(bw * BANDWIDTH_LOW)), floor=count(round(bw * BANDWIDTH_FLOOR)),
+                       h2d=_H2D_GBS.get(spec.pcie_gen, 25), pcie=spec.pcie_gen, pcie_lower=spec.pcie_gen - 1))
+    if per_node > 1:
+        if spec.nvlink and spec.nvlink_bandwidth_gbs and is_sxm(spec):
+            details.append(say("checklist.accept_nccl_multi", lang, count=per_node, **busbw_figures(spec, lang)))
+        else:
+            details.append(say("checklist.accept_nccl_pcie", lang, count=per_node,
+                               range=PCIE_BUSBW_RANGE.get(spec.pcie_gen, PCIE_BUSBW_RANGE[4])))
+    # DCGM gives non-datacenter GPUs (GeForce, workstation) limited functionality (dcgm-install)
+    details.append(say("checklist.accept_burn_consumer" if spec.gpu_class == "consumer" else "checklist.accept_burn", lang))
+    target = checklist_slo.slo(ctx)  # "our SLO is p99 TTFT < 2 s at 64 concurrent": the acceptance line
+    if target is not None:
+        details.append(target.step + (f" {target.estimate}" if target.estimate else ""))
+    elif req.workload == "inference":
+        details.append(say("checklist.accept_serving", lang))
+    step = len(details)
+    details.append(say("checklist.accept_system", lang))
+    details = [*_numbered(details), say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)]
+    setup = (say("checklist.setup_nodes", lang, nodes=nodes, count=per_node, gpu=name) if nodes > 1
+             else say("checklist.setup_count", lang, count=n, gpu=name))
+    lead = (say("checklist.accept_lead_slo", lang, setup=setup, target=target.target, step=step) if target is not None
+            else say("checklist.accept_lead", lang, setup=setup))
+    return AskAnswer(kind="checklist", lead=lead, details=details,
+                     rule="checklist.acceptance", sources=SOURCES + (checklist_slo.SOURCES if target is not None else []),
+                     figures={"gemm_floor_tflops": round(peak * GEMM_HEALTHY) if peak else None,
+                              "bandwidth_gbs": spec.bandwidth_gbs})
+
+
+def _numbered(steps: list[str]) -> list[str]:
+    return [f"{i}. {step}" for i, step in enumerate(steps, 1)]
+
+
+def _generic_inventory(language: str, n: int) -> str:
+    return say("checklist.accept_inventory", language, count=n, gpu="…", memory="…", power="…",
+               memory_errors=say("checklist.accept_remap", language))

@@ -1,0 +1,98 @@
+"""A serving target stated in an acceptance question ("our SLO is p99 TTFT < 2 s at 64 concurrent",
+"要求 64 并发下 p99 首 token 小于 2 秒") becomes the acceptance line: the user's own TTFT/TPOT bounds,
+at the user's concurrency, measured with AIPerf against the served model twice, once at a fixed
+concurrency and once with Poisson arrivals (AIPerf's default arrival pattern for --request-rate, the
+way MLPerf's Server scenario sends queries) under that concurrency as a ceiling; pass only where the
+p99 of both bounds holds in both runs.
+
+Read by bot.compose.checklist.acceptance; None where the message states no latency target.
+Sources: aiperf, aiperf-arrival-patterns, mlperf-inference-rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.advice.options import one_prompt_ttft
+from bot.advice.stated import stated_targets
+from bot.compose import ComposeContext
+from bot.messages import say
+
+SOURCES = ["aiperf", "aiperf-arrival-patterns", "mlperf-inference-rules"]
+# The lengths and counts the run uses where the message gives none (the AIPerf how-to's defaults).
+DEFAULT_INPUT = 1000
+DEFAULT_OUTPUT = 256
+DEFAULT_CONCURRENCY = 16
+REQUESTS_PER_SLOT = 20  # requests measured per concurrent slot: enough samples for a p99
+MIN_REQUESTS = 320
+
+
+@dataclass(frozen=True)
+class Slo:
+    """The acceptance line: its phrase for the lead and the numbered step that measures it."""
+
+    target: str
+    step: str
+    estimate: str | None
+    ttft_s: float | None
+    tpot_ms: float | None
+    concurrency: int | None
+
+
+def _num(value: float) -> str:
+    return f"{value:g}" if value < 10 else f"{value:,.0f}"
+
+
+def target_phrase(ttft_s: float | None, tpot_ms: float | None, lang: str) -> str:
+    parts = []
+    if ttft_s is not None:
+        parts.append(say("checklist.slo_ttft", lang, ttft=_num(ttft_s)))
+    if tpot_ms is not None:
+        parts.append(say("checklist.slo_tpot", lang, tpot=_num(tpot_ms)))
+    return say("checklist.slo_and", lang).join(parts)
+
+
+def slo(ctx: ComposeContext) -> Slo | None:
+    """The user's latency target as the acceptance line, or None where none is stated."""
+    req, lang = ctx.requirement, ctx.language
+    targets = stated_targets(req)
+    ttft, tpot = targets.get("ttft_s"), targets.get("tpot_ms")
+    if ttft is None and tpot is None:
+        return None
+    target = target_phrase(ttft, tpot, lang)
+    concurrency = req.concurrency
+    arch = ctx.catalog.models.get(req.model or "")
+    model = next((a for a in arch.aliases if "/" in a), arch.name) if arch is not None else "<served-model-name>"
+    prompt = req.prompt_tokens
+    output = (req.context - prompt) if (req.context and prompt and req.context > prompt) else None
+    lengths = "" if prompt else say("checklist.slo_lengths_default", lang)
+    slots = concurrency or DEFAULT_CONCURRENCY
+    requests = max(MIN_REQUESTS, slots * REQUESTS_PER_SLOT)
+    at = (say("checklist.slo_at", lang, concurrency=concurrency) if concurrency
+          else say("checklist.slo_at_peak", lang))
+    step = say("checklist.slo_step", lang, target=target, at=at, model=model, concurrency=slots,
+               input=prompt or DEFAULT_INPUT, output=output or DEFAULT_OUTPUT, lengths=lengths,
+               warmup=max(32, slots * 2), requests=requests)
+    return Slo(target=target + at, step=step, estimate=_estimate(ctx, ttft, tpot), ttft_s=ttft, tpot_ms=tpot,
+               concurrency=concurrency)
+
+
+def _estimate(ctx: ComposeContext, ttft: float | None, tpot: float | None) -> str | None:
+    """The sizer's TTFT/TPOT estimate for the stated setup beside each bound: which line is at risk
+    before anything is measured (bandwidth and compute, not a measurement)."""
+    req, lang = ctx.requirement, ctx.language
+    cand = next((c for c in ctx.answer.candidates if c.gpu == req.gpu and c.count == (req.gpu_count or 1)
+                 and c.fits and c.tpot_ms is not None), None)
+    if cand is None or cand.tpot_ms is None:
+        return None
+    parts = []
+    if ttft is not None and (one := one_prompt_ttft(req, cand)):
+        parts.append(say("checklist.slo_est_ttft", lang, ttft=f"{one:.2g}", target=_num(ttft),
+                         verdict=say("checklist.slo_over" if one > ttft else "checklist.slo_within", lang)))
+    if tpot is not None:
+        parts.append(say("checklist.slo_est_tpot", lang, tpot=f"{cand.tpot_ms:.0f}", target=_num(tpot),
+                         verdict=say("checklist.slo_over" if cand.tpot_ms > tpot else "checklist.slo_within", lang)))
+    if not parts:
+        return None
+    return say("checklist.slo_estimate", lang, parts=say("checklist.slo_sep", lang).join(parts),
+               concurrency=req.concurrency or 1)
