@@ -183,6 +183,12 @@ def _prune(folder: Path, kind: str, keep: Path) -> None:
 MAX_REGEX_ENTRIES = 4096
 _programs: dict[tuple[str, int], tuple] | None = None
 _programs_added = False
+# A kept program no start has used for this many rewrites of the entry is dropped: a pattern built
+# anew in every process (one joined from a set, in hash-seed order) would otherwise add itself on
+# every start, and the entry every start reads would grow to MAX_REGEX_ENTRIES.
+MAX_UNUSED_REWRITES = 8
+_unused_rewrites: dict[tuple[str, int], int] = {}  # as read: rewrites since each program was last used
+_used: set[tuple[str, int]] = set()
 
 
 def _regex_key() -> str:
@@ -207,7 +213,9 @@ def _compile_kept(pattern, flags: int, fallback: Callable, saves: bool = True) -
     program = programs.get((pattern, int(flags)))
     if program is not None:
         try:
-            return _sre.compile(pattern, *program)
+            compiled = _sre.compile(pattern, *program)
+            _used.add((pattern, int(flags)))
+            return compiled
         except Exception:  # an entry from another build: compile it afresh below
             pass
     try:
@@ -217,6 +225,7 @@ def _compile_kept(pattern, flags: int, fallback: Callable, saves: bool = True) -
         return fallback(pattern, flags)
     if len(programs) < MAX_REGEX_ENTRIES:
         programs[(pattern, int(flags))] = program
+        _used.add((pattern, int(flags)))
         _programs_added = _programs_added or saves
     return compiled
 
@@ -228,7 +237,9 @@ def _kept_programs() -> dict[tuple[str, int], tuple]:
         _programs = {}  # first: a pattern compiled while the entry is read is compiled, not looked up
         if cache_dir() is not None:
             stored = read_entry("regex", _regex_key())
-            _programs = stored if isinstance(stored, dict) else {}
+            if isinstance(stored, dict) and isinstance(stored.get("programs"), dict):
+                _programs = stored["programs"]
+                _unused_rewrites.update(stored.get("unused_rewrites") or {})
             atexit.register(_save_programs)
     return _programs
 
@@ -248,7 +259,15 @@ def _program(pattern: str, flags: int) -> tuple:
 
 def _save_programs() -> None:
     if _programs_added and _programs:
-        write_entry("regex", _regex_key(), _programs)
+        write_entry("regex", _regex_key(), _aged(_programs))
+
+
+def _aged(programs: dict[tuple[str, int], tuple]) -> dict:
+    """The entry to write: every program this process used, and the others until they have gone
+    unused for MAX_UNUSED_REWRITES rewrites."""
+    unused = {key: 0 if key in _used else _unused_rewrites.get(key, 0) + 1 for key in programs}
+    kept = {key: program for key, program in programs.items() if unused[key] <= MAX_UNUSED_REWRITES}
+    return {"programs": kept, "unused_rewrites": {key: unused[key] for key in kept if unused[key]}}
 
 
 _ordinary_compile: Callable | None = None

@@ -192,7 +192,7 @@ def test_a_one_shot_command_reads_every_module_level_pattern_from_the_cache(cach
     first = _run_python(probe, cache_folder)
     entries = list(cache_folder.glob("regex-*.pickle"))
     assert len(entries) == 1
-    kept = pickle.loads(entries[0].read_bytes())
+    kept = pickle.loads(entries[0].read_bytes())["programs"]
     assert len(kept) > 20
     # The second process must not parse a pattern of that module: parsing is made to fail.
     second = _run_python("from bot import cache\n"
@@ -218,3 +218,18 @@ def test_a_pattern_compiled_outside_the_bot_does_not_rewrite_the_kept_programs(c
     _run_python("from bot import cache; cache.keep_all_regex_programs()\nimport bot.nlu.quantities, re, uuid\n"
                 "re.compile('not from the bot ' + uuid.uuid4().hex)\n", cache_folder)
     assert (entry.stat().st_mtime_ns, entry.read_bytes()) == before
+
+
+def test_a_pattern_built_anew_by_every_start_does_not_grow_the_kept_programs(cache_folder):
+    """A bot pattern joined from a set (hash-seed order) is new in every process and rewrites the
+    entry; what no start used again is dropped after MAX_UNUSED_REWRITES rewrites, so the entry every
+    start reads stays the size of what starts use, while a pattern every start uses stays kept."""
+    probe = ("from bot import cache\nimport uuid\ncache.keep_all_regex_programs()\n"
+             "cache.compiled_regex('(?:stable|kept)[0-9]+')\n"
+             "cache.compiled_regex('varying-' + uuid.uuid4().hex)\n")
+    for _ in range(cache.MAX_UNUSED_REWRITES + 4):
+        _run_python(probe, cache_folder)
+    kept = pickle.loads(next(cache_folder.glob("regex-*.pickle")).read_bytes())["programs"]
+    varying = [pattern for pattern, _ in kept if pattern.startswith("varying-")]
+    assert ("(?:stable|kept)[0-9]+", 0) in kept
+    assert len(varying) == cache.MAX_UNUSED_REWRITES + 1
