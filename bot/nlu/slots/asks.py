@@ -15,6 +15,7 @@ import re
 from bot.models import Ask
 from bot.nlu import lexicon as lx
 from bot.nlu.scan import Scan
+from bot.nlu.slots.ask_routes import routed
 
 MAX_ASKS = 6
 
@@ -42,6 +43,9 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
     ("price", lx.rx(
         r"\B<(?:how\s+much\s+(?:is|are|does|do|for|would)|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:price|cost|rate)"
         r"|price\s+(?:of|for|in|on)|prices?\s*\?|going\s+for|rents?\s+for|ballpark|cheapest|hourly|per\s+hour\s+(?:price|cost)"
+        # "lambda H100 price per hour?", "what does an H100 go for in China", "H100 rate/hr"
+        r"|(?:prices?|costs?|rates?)\s*(?:per|/|an?)\s*(?:gpu[\s-]?)?(?:hour|hr|h|month|mo|day)\b|going\s+rate"
+        r"|what\s+(?:does|do|would|will)\b[^?.]{0,60}?\bgo(?:es)?\s+for"
         r"|(?:gonna|going\s+to)\s+cost|cost\s+roughly|price\s+list|on[\s-]demand\s+price|spot\s+price"
         r"|(?:monthly|hourly|daily|rough|total)\s+cost|costs?\s+(?:per|an?\s+hour|on[\s-]demand|hourly)"
         r"|what\s+(?:does|would|will)\b[^?.]{0,60}?\bcost"
@@ -90,12 +94,16 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|速度代价|代价|怎么做|是什么|能干啥|能做什么")),
     ("select", lx.rx(
         r"\B<(?:which\s+(?:\w+\s+)?(?:gpu|instance|card|one|box|node|machine|cloud)s?|what\s+(?:gpu|instance|card|config|box|server|machine|hardware)s?"
-        r"|recommend\w*|recs|suggest\w*|what\s+should\s+(?:i|we)\s+(?:get|rent|buy)|thoughts|should\s+(?:i|we)\s+(?:get|rent|buy)"
+        # "recommend", not AWS's "rebalance recommendation" notice
+        r"|(?<!rebalance\s)recommend\w*|recs|suggest\w*|what\s+should\s+(?:i|we)\s+(?:get|rent|buy)|thoughts|should\s+(?:i|we)\s+(?:get|rent|buy)"
+        # "what would you pick/rent/go with", "which would you choose": the user asks for our pick
+        r"|(?:what|which)\s+(?:\w+\s+){0,3}?(?:would|should|do|will)\s+(?:you|u)\s+(?:personally\s+)?(?:pick|rent|choose|go\s+(?:with|for)|take|get|buy|use)"
+        r"|if\s+you\s+were\s+(?:me|us)"
         r"|(?:a\s+)?(?:good|bad|smart|sensible)\s+(?:idea|call|plan|move)"
         r"|(?:choos\w*|decid\w*|pick\w*)\s+between|which\s+(?:one\s+)?(?:should|would|do)\s+(?:i|we|you)\s+(?:pick|choose|take|go\s+(?:with|for)|get)"
         r"|which\s+(?:one\s+)?to\s+(?:pick|choose|take|go\s+with))>\E"
         # "选哪台", "选哪个", "怎么选", "该选哪家": a choice, whichever word counts the options
-        r"|选哪|怎么选|该选|挑哪"
+        r"|选哪|怎么选|该选|挑哪|你会(?:选|租|买|用)|(?:要是|如果|换)(?:是)?你.{0,4}(?:选|租|买|用)|(?:租|买)哪(?:个|台|张|款|种)"
         # "买啥机器", "用啥卡": 啥 is the everyday 什么
         r"|(?:租|买|选|用|配|上)(?:什么|啥)|(?:什么|啥)(?:样的)?(?:卡|配置|机器|服务器)|哪张卡|哪种卡|哪款|哪个更适合|有什么建议"
         r"|租哪家|哪家好|推荐")),
@@ -144,6 +152,7 @@ _PRICES_COMPARED = lx.rx(r"(?:价格|价钱|租金|单价)(?:都|也)?(?:基本|
                          r"|worth\s+(?:the\s+|a\s+)?[+~]?[0-9]+\s*%(?:\s+(?:more|higher|extra))?\s*(?:price|premium|cost)?"
                          r"|[0-9]+\s*%\s+(?:more\s+expensive|pricier|dearer|premium))>\E"
                          r"|贵\s*(?:了)?\s*[0-9]+\s*%|溢价\s*[0-9]+\s*%")
+_YOUR_PICK = lx.rx(r"\B<(?:what|which)\s+(?:\w+\s+){0,3}?(?:would|should|do|will)\s+(?:you|u)\s+(?:personally\s+)?(?:pick|rent|choose|take|get|buy)>\E")
 _SUBJECT_SLOTS = ("gpu", "gpu_options", "instance", "instance_options", "model")
 # "does the L20 support FP8", "L20 能不能用 FP8": a number format the card supports.
 _PRECISION_SUPPORT = lx.rx(r"\B<(?:support\w*|use|run|do(?:es)?)\s+(?:native\s+)?(?:fp8|fp4|bf16|tf32)>\E"
@@ -176,7 +185,9 @@ _SERVING = lx.rx(r"\B<(?:kv[\s-]?cache|serv(?:e|es|ed|ing)|inference|ttft|tpot|v
 def extract(scan: Scan) -> None:
     if "workload" not in scan.fields and (m := _SERVING.search(scan.text)):
         scan.set("workload", "inference", m.start(), m.end(), kind="implied")  # a KV cache is served, not trained
-    for ask in read_asks(scan.text, scan.fields, [(s.slot, s.value, s.start) for s in scan.spans]):
+    gpus = [scan.lex.catalog.gpus.get(g) for g in [scan.fields.get("gpu"), *scan.fields.get("gpu_options", [])] if g]
+    consumer = any(spec is not None and spec.gpu_class == "consumer" for spec in gpus)
+    for ask in read_asks(scan.text, scan.fields, [(s.slot, s.value, s.start) for s in scan.spans], consumer=consumer):
         written = scan.original[ask.start:ask.end].strip()  # as typed, not folded
         update = {"text": written, "label": _as_typed(ask.label, scan.original[:ask.start])}
         scan.add("asks", ask.model_copy(update=update).model_dump(), ask.start, ask.end, take=False)
@@ -190,15 +201,18 @@ def _as_typed(label: str | None, before: str) -> str | None:
     return before[at:at + len(label)] if at >= 0 else label
 
 
-def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, object, int]] | None = None) -> list[Ask]:
+def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, object, int]] | None = None,
+              consumer: bool = False) -> list[Ask]:
     """The asks of a (folded) message, in order; at most MAX_ASKS. A part with a cue of its own is an
-    ask of its own; an unlabelled part without one continues the ask before it."""
+    ask of its own; an unlabelled part without one continues the ask before it. `consumer`: a GeForce
+    card is named (its licence decides whether a data centre is fine)."""
     fields = fields or {}
     asks: list[Ask] = []
     guessed: set[int] = set()  # starts of asks read as explanations for want of any cue
     for start, end, label in _parts(text):
         part = text[start:end]
-        kind = _kind(part, fields, whole=len(asks) == 0 and end - start == len(text))
+        whole = len(asks) == 0 and end - start == len(text)
+        kind = routed(part, fields, whole, consumer) or _kind(part, fields, whole=whole)
         if kind is None and _LATENCY_WORDS.search(part) and _QUESTION.search(part):
             kind = "explain"  # "2) roughly what tok/s per user?": the speed to expect, not the fit before it
         continues = kind is None and bool(asks)
@@ -319,6 +333,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
     found = {kind for kind, pattern in _KIND_CUES if pattern.search(part)}
     if _FASTER.search(part) and len(fields.get("gpu_options", [])) > 1 and not ({"price", "cost"} & found):
         return "explain"  # "which is faster, X or Y?": a comparison of speed, answered from the specs
+    if "price" in found and _YOUR_PICK.search(part) and not _PRICE_WORDS.search(part):
+        found.discard("price")  # "what would you rent for a 7B LoRA?": our pick, not what it rents for
     if "price" in found and _PRICES_COMPARED.search(part):
         found.discard("price")  # "价格差不多", "the A100 box is cheaper per hour": said, not asked
     if "price" in found and _LATENCY_WORDS.search(part) and not _STATED_MONEY.search(part) and not _PRICE_WORDS.search(part):
