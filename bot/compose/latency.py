@@ -42,7 +42,7 @@ def expected(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     return AskAnswer(kind="explain", lead=lead, details=[*_default_prompt(ctx), say("latency.expect_basis", lang)],
                      rule="sizing.latency",
                      sources=["mlperf-inference-rules", "aiperf"],
-                     figures={"ttft_s": round(one, 4), "ttft_burst_s": cand.ttft_s, "tpot_ms": cand.tpot_ms,
+                     figures={"ttft_s": round(one, 4), "ttft_burst_s": round(burst, 4), "tpot_ms": cand.tpot_ms,
                               "prompt_tokens": prompt})
 
 
@@ -89,10 +89,19 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     def split_over_pcie(c: Candidate) -> bool:  # one GPU (or NVLink) before any split over PCIe, within budget
         return c.count > 1 and not ctx.catalog.gpus[c.gpu].nvlink
 
+    weights = ctx.answer.estimate.memory_gb.weights if ctx.answer.estimate.memory_gb else None
+    # the cheapest single GPU that meets the targets holds the weights in under half its memory: a split
+    # would be for the KV cache alone, and an 8B model is not split (a replica per GPU scales users instead)
+    single = min((c for c in timed if c.count == 1 and meets(c)), key=cost, default=None)
+    one_holds = weights is not None and single is not None and weights < ctx.catalog.gpus[single.gpu].memory_gb / 2
+
+    def needless_split(c: Candidate) -> bool:
+        return one_holds and c.count > 1
+
     # priced: the cheapest; unpriced (China): the fewest GPUs, roomier first, then the least memory rented
     meeting = sorted((c for c in timed if meets(c)),
-                     key=lambda c: (many_over_pcie(c), split_over_pcie(c), c.count > 1, cost(c)[0], c.count, tight(c),
-                                    cost(c)[1]))  # one GPU that meets them before any split, even over NVLink
+                     key=lambda c: (many_over_pcie(c), split_over_pcie(c), needless_split(c), cost(c)[0], c.count,
+                                    tight(c), cost(c)[1]))
     shown_t = {"ttft_target": say("latency.target", lang, target=f"{ttft_t:g} s") if ttft_t else "",
                "tpot_target": say("latency.target_after", lang, target=f"{tpot_t:g} ms") if tpot_t else ""}
     if meeting:
