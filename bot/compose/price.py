@@ -209,7 +209,7 @@ def _m(ctx: ComposeContext, amount: float | None, currency: str = "USD") -> str:
 
 def _where(offer: Offer) -> str:
     """The region as people read it (Vast.ai's "City, CC, Continent" without an empty city)."""
-    return shown((offer.region or "-").strip(" ,") or "-", 40)
+    return price_fit.region_text(offer.region)
 
 
 _PROVIDER_WORDS = {"aws": r"\baws\b|amazon|亚马逊", "gcp": r"\bgcp\b|google\s+cloud|谷歌云", "lambda": r"\blambda\b",

@@ -18,6 +18,13 @@ from bot.prices.skypilot import shown
 HOURS_PER_MONTH = 730
 
 
+def region_text(region: str | None) -> str:
+    """The region as people read it: Vast.ai's "City, CC, Continent" without its empty fields ("US, NA",
+    never "(, US, NA)"), '-' when there is none."""
+    parts = [p.strip() for p in (region or "").split(",")]
+    return shown(", ".join(p for p in parts if p) or "-", 40)
+
+
 def holding_offers(ctx: ComposeContext, billing: PriceBilling, provider: str | frozenset[str] | None) -> list[Offer]:
     """Whole instances that hold the job, cheapest per instance-hour first, one per instance type."""
     fewest: dict[str, int] = {}
@@ -55,7 +62,7 @@ def answer(ctx: ComposeContext, billing: PriceBilling,
     lead = say("price.fit_instance_lead", lang, provider=where, billing=word, instance=shown(best.instance_type, 40),
                gpus=gpus(best), need=count(round(fit[best.gpu].need_gb)), have=count(round(fit[best.gpu].have_gb)),
                hourly=money(per_hour, best.currency, lang),
-               monthly=money(per_hour * HOURS_PER_MONTH, best.currency, lang), region=shown(best.region or "-", 40))
+               monthly=money(per_hour * HOURS_PER_MONTH, best.currency, lang), region=region_text(best.region))
     details = []
     others = [o for o in rows[1:] if o.gpu != best.gpu][:2]
     if others:
@@ -117,7 +124,7 @@ def by_memory(ctx: ComposeContext, billing: PriceBilling, provider: str | frozen
     lead = say("price.memory_instance_lead", lang, provider=provider_name(catalog, best.provider),
                billing=say(f"price.billing_{billing}", lang), instance=shown(best.instance_type or "-", 40), gpus=gpus(best),
                memory=count(round(memory)), have=memory_of(best), hourly=money(per_hour, best.currency, lang),
-               monthly=money(per_hour * HOURS_PER_MONTH, best.currency, lang), region=shown(best.region or "-", 40))
+               monthly=money(per_hour * HOURS_PER_MONTH, best.currency, lang), region=region_text(best.region))
     details = []
     others = [o for o in out[1:] if o.gpu != best.gpu][:2]
     if others:

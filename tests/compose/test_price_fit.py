@@ -45,3 +45,26 @@ def test_no_cheaper_aws_instance_holds_the_job(answered):
                    c.count for c in answer.candidates if c.fits and c.gpu == o.gpu)]
     assert cheaper == []
     assert held == sorted(held, key=lambda o: o.on_demand)
+
+
+@pytest.mark.parametrize("text", ["cheapest single node that can serve a 32B model in bf16?",
+                                  "跑 32B 模型 bf16 推理，最便宜的单机是哪个"])
+def test_the_cheapest_node_leads_with_the_node_itself(text):
+    """'cheapest node that runs X': the first words are the node (GPUs x count, then provider, instance and
+    its price per hour), not a sentence about the provider."""
+    advisor = Advisor()
+    parsed = parse(text, advisor.catalog)
+    answer = advisor.answer(parsed.requirement, language=parsed.language)
+    price = next(a for a in answer.answers if a.kind == "price")
+    from bot.messages.format import gpu_name
+    name = gpu_name(advisor.catalog, price.figures["gpu"], parsed.language)
+    count = int(price.figures["gpus"])
+    assert price.lead.startswith(f"{count}× {name}" if parsed.language == "en" else f"{count} 张 {name}")
+    assert price.lead.index(price.figures["instance_type"]) < price.lead.index("$")
+
+
+@pytest.mark.parametrize("region, shown", [(", US, NA", "US, NA"), ("Belgium, BE, EU", "Belgium, BE, EU"),
+                                           ("us-east-1", "us-east-1"), (None, "-"), (" , ", "-")])
+def test_a_region_is_shown_without_empty_fields(region, shown):
+    from bot.compose.price_fit import region_text
+    assert region_text(region) == shown
