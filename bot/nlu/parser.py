@@ -31,22 +31,27 @@ _ENGLISH_WORD = re.compile(r"[A-Za-z]{2,}")
 _ORDER = {name: i for i, name in enumerate(Requirement.model_fields)}
 
 
-# An English message may quote a few Chinese words ("ECS instance (gn7i, 按量) ¥29,800"): it is Chinese
-# when its Chinese characters are at least this share of its Chinese characters and English words.
-CHINESE_SHARE = 0.25
+# An English message may quote a few Chinese terms ("aliyun quote: 包年包月 ¥150k/month vs 按量 ¥260/hr"): it is
+# Chinese when its Chinese words are at least this share of its Chinese and English words. Chinese is
+# written without spaces, so a run of Chinese characters counts as one word per two characters.
+CHINESE_SHARE = 0.35
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+# A Chinese frame around an English error or log line: "CUDA 报错：CUDA driver version is insufficient…"
+_FRAME_START = re.compile(r"^[^\n]{0,12}?[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+\s*[：:]")
 
 
 def detect_language(text: str) -> str:
     """'zh' for a message written in Chinese, 'en' otherwise; an English message quoting a few Chinese
-    terms stays English (each Chinese character counts against each English word)."""
-    cjk = len(lx.CJK.findall(text))
-    if not cjk:
+    terms (包年包月, 按量) stays English: the share of Chinese words against English ones decides."""
+    runs = _CJK_RUN.findall(text)
+    if not runs:
         return "en"
+    cjk = sum((len(run) + 1) // 2 for run in runs)
     words = len(_ENGLISH_WORD.findall(text))
     if cjk >= CHINESE_SHARE * (cjk + words):
         return "zh"
-    # a Chinese frame around an English error or log line ("CUDA 报错：CUDA driver version is insufficient…")
-    framed = lx.CJK.search(text.strip()[:8]) or lx.CJK.search(text.strip()[-4:])
+    stripped = text.strip()
+    framed = _FRAME_START.search(stripped) or lx.CJK.search(stripped[-4:])
     return "zh" if framed else "en"
 
 

@@ -71,6 +71,19 @@ def test_language_is_the_messages_not_the_quoted_words():
     assert detect_language("how much is an H100?") == "en"
 
 
+@pytest.mark.parametrize("text, language", [
+    # English sentences around a few Chinese billing terms, however long those terms are
+    ("we compared 包年包月 against 按量 for one A10 on Aliyun over two months, which comes out cheaper?", "en"),
+    ("按量付费 vs 包年包月 for a gn7i box running 300 hours a month: which one wins?", "en"),
+    # Chinese sentences with English terms in them stay Chinese
+    ("用 SGLang serve Qwen2.5-72B 的时候 TTFT 很高，max batch size 该怎么调", "zh"),
+    ("L40S vs A100 哪个好", "zh"),
+])
+def test_language_is_decided_by_the_share_of_words(text, language):
+    from bot.nlu.parser import detect_language
+    assert detect_language(text) == language
+
+
 def test_a_driver_too_old_error_with_the_driver_known_asks_whether_the_stack_runs_on_it():
     # a version mismatch, not a fault: the compatibility ask, with no diagnosis asked before it
     for text in ("our job dies with 'CUDA driver version is insufficient for CUDA runtime version'; driver is 525.85",
