@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 # Requirement fields that are lists become facts of their own (topic, xid, symptom, cost).
 _LIST_FIELDS = frozenset({"topics", "xids", "symptoms", "costs", "gpu_options", "provider_options",
                           "billing_options", "instance_options", "asks", "pasted", "refused_gpus"})
+# Asks answered by the hardware alone (no price or cost): billing modes do not change their answer.
+_HARDWARE_ASKS = frozenset({"fit", "select", "spec", "open"})
 # Topics that are themselves about sizing a job.
 _SIZING_TOPICS = frozenset({"memory", "precision", "parallelism"})
 
@@ -135,6 +137,7 @@ def requirement_fact(req: Requirement, *, named: list[GpuSpec], family: str | No
         compared_providers=len(req.provider_options) + 1 if req.provider_options else 0,
         stated_costs=len(req.costs), compared_billing=len(req.billing_options),
         sizing_question=is_sizing_question(req, bool(named)), other_focus=asks_elsewhere(req),
+        hardware_ask_only=bool(req.asks) and all(a.kind in _HARDWARE_ASKS for a in req.asks),
         spot=req.billing == "spot", peft=req.method in ("lora", "qlora"),
     )
     if instance is not None:
