@@ -304,7 +304,7 @@ def _gpu_names() -> re.Pattern:
         names = {n for gpu_id, spec in catalog.gpus.items()
                  for n in (gpu_id, spec.name, spec.name_zh, gpu_name(catalog, gpu_id)) if n}
         names |= {f"{brand}{n}" for n in list(names) for brand in ("NVIDIA ", "GeForce ", "NVIDIA GeForce ")}
-        pattern = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, sorted(names, key=len, reverse=True))) + r")(?![\w-])")
+        pattern = re.compile(r"(?<![\w-])(?:" + "|".join(map(re.escape, sorted(names, key=lambda n: (-len(n), n)))) + r")(?![\w-])")
         _GPU_NAMES[id(catalog)] = pattern
     return pattern
 
@@ -386,7 +386,7 @@ def _in_chinese_names(line: str, language: str) -> str:
     if cached is None:
         names = {n: spec.name_zh for gpu_id, spec in catalog.gpus.items() if spec.name_zh
                  for n in (spec.name, gpu_name(catalog, gpu_id)) if n and n != spec.name_zh}
-        pattern = re.compile("|".join(map(re.escape, sorted(names, key=len, reverse=True))) or "(?!)")
+        pattern = re.compile("|".join(map(re.escape, sorted(names, key=lambda n: (-len(n), n)))) or "(?!)")
         cached = _ZH_NAMES[id(catalog)] = (pattern, names)
     pattern, names = cached
     return pattern.sub(lambda m: names[m.group(0)], line)
