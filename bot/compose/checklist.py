@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from bot.compose import ComposeContext, checklist_measured, checklist_quota, checklist_reference, checkpoint, explain_benchmark
+from bot.compose import (ComposeContext, checklist_measured, checklist_quota, checklist_reference, checklist_variant, checkpoint,
+                         explain_benchmark)
 from bot.compose.checklist_accept import (BANDWIDTH_FLOOR, BANDWIDTH_LOW, GEMM_HEALTHY, PCIE_BUSBW_PASS, PCIE_BUSBW_RANGE,  # noqa: F401
                                          SOURCES, _H2D_GBS, _numbered, acceptance)
 from bot.messages import say
@@ -47,6 +48,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return across  # "2 nodes, 8x400G IB: busbw 180 GB/s": against the NICs, not NVLink
     if (against := checklist_reference.compose(ask, ctx)) is not None:
         return against  # "busbw ~140 on the A800 node, our A100 box does ~230": scaled by the NVLink ratio
+    if (variant := checklist_variant.compose(ask, ctx)) is not None:
+        return variant  # "is it a real 4090 and not a 4090D? what GEMM passes?": the line only the 4090 reaches
     if (measured := _measured(ask, ctx)) is not None:
         return measured  # "GEMM 610 TFLOPS, busbw 355 GB/s, H2D 24 GB/s: sign off?": each figure judged
     if _FABRIC.search(ask.text) and not _NCCL_HOWTO.search(ask.text):

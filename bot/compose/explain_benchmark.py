@@ -52,9 +52,11 @@ _ACCEPT = re.compile(r"\baccept(?:ance|ing|ed)?\b|sign(?:ing)?[\s-]?off|验收",
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    from bot.compose import checklist_accept, checklist_burnin, checklist_slo  # "how long to burn in, which dcgmi diag level?"
+    from bot.compose import checklist_accept, checklist_burnin, checklist_slo, checklist_variant
     if ask.kind == "explain" and (burn := checklist_burnin.compose(ask, ctx)) is not None:
-        return burn
+        return burn  # "how long to burn in, which dcgmi diag level?"
+    if (variant := checklist_variant.compose(ask, ctx)) is not None:
+        return variant  # "worried they are 4090D: what GEMM should we see?": a line the weaker card cannot pass
     if _ACCEPT.search(ask.text) and not _MLPERF.search(ask.text) and checklist_slo.slo(ctx) is not None:
         # "we need p99 TTFT < 1.5 s at 24 users: how do we accept it?": the checklist with that line
         return checklist_accept.acceptance(ctx).model_copy(update={"kind": ask.kind})
