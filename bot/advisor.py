@@ -91,7 +91,8 @@ class Advisor:
             req.provider = req.provider or instance.provider
             if not req.gpu and instance.gpu:
                 req.gpu = instance.gpu
-            req.gpu_count = req.gpu_count or instance.count
+            if req.gpu_count is None and not self._family_stand_in(instance):
+                req.gpu_count = instance.count
         if req.gpu:  # as named, or the instance's GPU
             ids = _resolved("gpu", self.catalog.resolve_gpu, req.gpu)
             gpus = [self.catalog.gpus[i] for i in ids]
@@ -136,6 +137,14 @@ class Advisor:
                 ids = _resolved("costs.gpu", self.catalog.resolve_gpu, cost.gpu)
                 cost.gpu = ids[0] if len(ids) == 1 else cost.gpu
         return Resolved(requirement=req, gpus=gpus, family=family, shape=shape, options=options, instance=instance)
+
+    def _family_stand_in(self, instance: InstanceType) -> bool:
+        """An Alibaba family named bare ("gn8v", "gn7i") is read as its smallest size, which stands for the
+        family's GPU, not for its count: the sizes run from one GPU to eight and the job decides how many."""
+        if instance.provider != "aliyun":
+            return False
+        sizes = [i for i in self.catalog.instances.values() if i.provider == "aliyun" and i.family == instance.family]
+        return len({i.count for i in sizes}) > 1 and instance.count == min(i.count for i in sizes)
 
     # -- facts ----------------------------------------------------------------------
     def facts(self, resolved: Resolved, objectives: Objectives | None = None,
