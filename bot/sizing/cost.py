@@ -231,7 +231,17 @@ def _cheapest_rows(rows: Iterable[PriceRow], wanted: set[str], provider: str | N
         if row.gpu in wanted:
             by_gpu[row.gpu].append(row)
     return [row for gpu in sorted(wanted)
-            for row in _quotes_and_best_instances(by_gpu[gpu], gpu, provider, billing, min_gpus=0, key=_per_gpu_key)]
+            for row in _cheapest_first(_quotes_and_best_instances(by_gpu[gpu], gpu, provider, billing, min_gpus=0,
+                                                                  key=_per_gpu_key))]
+
+
+def _cheapest_first(rows: list[PriceRow]) -> list[PriceRow]:
+    """The user's own per-GPU quotes first, then the providers' offers on demand cheapest first (the
+    cheapest provider leads "which platform has the cheapest 4090", whatever the names' order), then
+    the other modes, each cheapest first."""
+    quotes = [r for r in rows if r.gpu_count is None]
+    offers = [r for r in rows if r.gpu_count is not None]
+    return quotes + sorted(offers, key=lambda r: (r.billing != "on-demand", r.billing, r.hourly_rate))
 
 
 def cost_label(count: int, gpu: str, row: "PriceRow") -> str:

@@ -84,3 +84,21 @@ def test_providers_named_in_a_later_part_of_the_message_limit_the_lookup(advisor
     answer, lines = _first_lines(advisor, "rough hourly price for an H100 these days? thinking lambda or runpod. and compared with aws", n=3)
     named = " ".join(lines[:2])
     assert "Lambda" in named and "RunPod" in named and "AWS" in named and "Vast.ai" not in named
+
+
+@pytest.mark.parametrize("text", ["哪家的 L4 便宜", "L40S 在哪家便宜点", "RTX 4090 which provider is cheap?",
+                                  "哪个云平台租 RTX 4090 便宜些"])
+def test_where_a_card_is_cheap_leads_with_the_cheapest_offer(text):
+    """However the message is routed, the first price said is the cheapest on-demand offer per GPU-hour in
+    the table, not the first provider by name (a marketplace may follow with its caveat, never lead below it)."""
+    import re
+
+    from bot.nlu import parse
+    advisor = Advisor()
+    parsed = parse(text, advisor.catalog)
+    answer = advisor.answer(parsed.requirement, language=parsed.language)
+    gpu = parsed.requirement.gpu
+    rows = [r for r in advisor.catalog.prices_by_gpu[gpu] if r.billing == "on-demand" and r.currency == "USD"]
+    cheapest = min(r.hourly_rate for r in rows)
+    said = [float(m) for m in re.findall(r"\$([0-9]+\.[0-9]{2})/(?:GPU|卡)", render_text(answer))]
+    assert said and said[0] == pytest.approx(cheapest, abs=0.0051), (said, cheapest)

@@ -239,8 +239,9 @@ def test_ties_go_to_the_smaller_instance_then_type_then_region():
 
 
 def test_cheapest_rows_per_gpu_by_price_per_gpu_hour():
-    # by hourly rate per GPU (not per instance): the cheapest offer per provider and mode, per GPU
-    assert cheapest_rows(ROWS, ["h100", "a100", "h100"]) == [A100, QUOTE, AWS_EU, AWS_SPOT, GCP, LAMBDA_1]
+    # by hourly rate per GPU (not per instance): the cheapest offer per provider and mode, per GPU; the
+    # quotes first, then on demand cheapest first (Lambda $2.5 before AWS $2.9 and GCP $3.5), then spot
+    assert cheapest_rows(ROWS, ["h100", "a100", "h100"]) == [A100, QUOTE, LAMBDA_1, AWS_EU, GCP, AWS_SPOT]
     assert cheapest_rows(ROWS, ["h100"], provider="aws") == [QUOTE, AWS_EU, AWS_SPOT]
     assert cheapest_rows(ROWS, ["h100"], billing="spot") == [AWS_SPOT]
     assert cheapest_rows(ROWS, ["h100"], provider="lambda", billing="on-demand") == [LAMBDA_1]
@@ -354,4 +355,4 @@ def test_a_scan_kept_for_a_row_list_is_not_reused_after_the_list_grows_or_for_an
     cheapest_rows(rows, ["h100"]).clear()
     assert cheapest_rows(rows, ["h100"]) == [QUOTE, AWS_EU]
     # a generator is scanned every time (no list to keep an answer for)
-    assert cheapest_rows(iter([GCP, AWS_SPOT]), ["h100"]) == [AWS_SPOT, GCP]
+    assert cheapest_rows(iter([GCP, AWS_SPOT]), ["h100"]) == [GCP, AWS_SPOT]  # on demand before spot
