@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from bot.compose import ComposeContext
+from bot.compose import ComposeContext, compat_builds
 from bot.compose.cuda_check import _tag, _version, arch_floor, check
 from bot.knowledge import GpuSpec
 from bot.messages import say
@@ -34,12 +34,19 @@ _FOLLOW_ON = re.compile(r"^\W*(?:and|also|same\s+for|what\s+about|how\s+about)\b
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     spec = _named(ask, ctx)
-    if spec is None or not _RUNS.search(ask.text) and not (_FOLLOW_ON.search(ask.text) and _RUNS.search(ctx.question or "")):
+    if spec is None or (not _RUNS.search(ask.text) and not (_FOLLOW_ON.search(ask.text) and _RUNS.search(ctx.question or ""))):
         return None
     req = _stated(ask, ctx)
     if not req.cuda:
         return None
     floor = arch_floor(ctx.catalog, spec.compute_capability)
+    by_build = compat_builds.judged(ask, ctx, spec, req)  # the build's own arch list, where it is recorded
+    below = floor is not None and _version(req.cuda) < _version(floor.min_cuda)
+    if by_build is not None and not by_build[0] and not below:  # "V100 with torch cu128": no sm_70 in 2.11's cu128
+        lead, lines = compat_builds.not_carried(ctx, spec, by_build[1], req)
+        return AskAnswer(kind="compat", lead=lead, details=lines, rule="compat.arch-build",
+                         sources=[*SOURCES, "pytorch-cuda-arch-matrix"],
+                         figures={"works": "no", "sm": "sm_" + spec.compute_capability.replace(".", "")})
     if floor is None:
         return None
     lang = ctx.language
@@ -53,8 +60,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             ok = _version(req.driver) >= _version(floor.min_driver)
             details.append(say("compat.arch_build_driver_ok" if ok else "compat.arch_build_driver_old", lang,
                                have=req.driver, **params))
+        if by_build is not None:  # what that build does carry
+            details.append(compat_builds.carried_line(by_build[1], req.cuda, lang))
+        sources = [*SOURCES, *floor.sources, *(["pytorch-cuda-arch-matrix"] if by_build is not None else [])]
         return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.arch-floor",
-                         sources=list(dict.fromkeys([*SOURCES, *floor.sources])), figures={"works": "no", "sm": params["sm"]})
+                         sources=list(dict.fromkeys(sources)), figures={"works": "no", "sm": params["sm"]})
     if req.driver and _version(req.driver) < _version(floor.min_driver):  # the driver predates the arch itself
         # a GeForce card has no forward-compatibility path (cuda-compat is for data-centre GPUs): the upgrade is the way
         extra = [say("compat.arch_driver_geforce", lang, **params)] if spec.gpu_class == "consumer" else []
@@ -102,7 +112,7 @@ def _named(ask: Ask, ctx: ComposeContext) -> GpuSpec | None:
 
     subjects = list(dict.fromkeys(ask.subjects))
     gpu = subjects[0] if len(subjects) == 1 else ctx.requirement.gpu
-    if not gpu or len(subjects) != 1 and len(set(ctx.requirement.gpu_options)) > 1:
+    if not gpu or (len(subjects) != 1 and len(set(ctx.requirement.gpu_options)) > 1):
         return None
     try:
         return ctx.catalog.gpus.get(gpu) or representative(ctx.catalog, gpu)

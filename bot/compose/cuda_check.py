@@ -102,3 +102,32 @@ def _tag(cuda: str) -> str:
 def _short(driver: str) -> str:
     """'580.00' -> '580': a branch floor written as NVIDIA's table writes it reads as the branch."""
     return driver[:-3] if driver.endswith(".00") else driver
+
+
+def carries(release: TorchRelease, cuda: str, cc: str) -> bool | None:
+    """Whether `release`'s CUDA `cuda` build has kernels a GPU of compute capability `cc` runs (knowledge/
+    cuda.yaml torch arch, pytorch-cuda-arch-matrix): SASS of its own major at an equal or lower minor
+    (sm_86 code runs on an sm_89 card), or PTX at or below it, which the driver JIT-compiles; None where
+    the build's list is not recorded."""
+    listed = release.arch.get(cuda)
+    if not listed:
+        return None
+    have = _version(cc)
+    for entry in listed:
+        code, ptx = entry.removesuffix("+PTX"), entry.endswith("+PTX")
+        built = _version(code)
+        if (built[0] == have[0] and built <= have) or (ptx and built <= have):
+            return True
+    return False
+
+
+def carried_sms(release: TorchRelease, cuda: str) -> str:
+    """'sm_75-sm_120': the span of a build's kernels, as the release matrix writes it."""
+    listed = [e.removesuffix("+PTX") for e in release.arch.get(cuda, [])]
+    return f"sm_{listed[0].replace('.', '')}-sm_{listed[-1].replace('.', '')}" if listed else ""
+
+
+def builds_carrying(catalog: Catalog, cc: str) -> list[tuple[TorchRelease, str]]:
+    """Every (release, CUDA build) that carries `cc`, newest release and build first."""
+    found = [(t, c) for t in catalog.cuda.torch for c in t.cuda if carries(t, c, cc)]
+    return sorted(found, key=lambda tc: (_version(tc[0].version), _version(tc[1])), reverse=True)

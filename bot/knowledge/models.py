@@ -4,7 +4,7 @@ of them, and carries the ids of the sources it came from."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -146,6 +146,9 @@ class TorchRelease(_Entry):
     version: str = Field(pattern=r"^\d+\.\d+$")
     cuda: list[str]
     default: str = Field(pattern=r"^\d+\.\d+$")
+    # The compute capabilities each cuXXX build carries kernels for ({"12.8": ["7.5", …, "12.0+PTX"]}),
+    # TORCH_CUDA_ARCH_LIST as PyTorch built it; "+PTX" also JIT-compiles on newer GPUs. Empty: not recorded.
+    arch: dict[str, list[Annotated[str, Field(pattern=r"^\d+\.\d+(\+PTX)?$")]]] = Field(default_factory=dict)
 
 
 class ArchFloor(_Entry):

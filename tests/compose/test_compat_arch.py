@@ -25,7 +25,8 @@ def test_a_build_older_than_the_arch_floor_is_a_no_with_the_build_to_take(adviso
 def test_the_stated_driver_is_judged_for_the_build_the_arch_needs(advisor):
     ok = _first(advisor, "5090 上 torch 2.4 + cu121 能跑吗？驱动 575.64")
     assert ok.lead.startswith("不行——RTX 5090 的计算能力是 sm_120"), ok.lead
-    assert ok.details == ["你的驱动 575.64 已满足 cu128 构建要求的 570.26：只需换构建。"]
+    assert ok.details[0] == "你的驱动 575.64 已满足 cu128 构建要求的 570.26：只需换构建。"
+    assert ok.details[1] == "PyTorch 2.4 的 cu121 构建带的是 sm_50-sm_90 的内核（PyTorch 编译这个构建时的架构列表）。"
     old = _first(advisor, "RTX 5090 with driver 560.35 and torch cu124 wheels, does it work?")
     assert old.lead.startswith("No — RTX 5090 is sm_120") and old.details[0].startswith("Your driver 560.35 is older")
 
@@ -71,3 +72,31 @@ def test_a_follow_on_part_with_its_own_driver_is_judged_on_it(advisor):
     replies = _parts(advisor, "(1) will torch cu128 run on our H100 nodes with driver 550? (2) and the RTX 5090 box on 575?")
     last = replies[-1]
     assert last.rule == "compat.arch-floor" and last.lead.startswith("Yes for the GPU: RTX 5090 is sm_120"), last.lead
+
+
+def test_a_build_whose_arch_list_lacks_the_gpu_is_a_no_from_the_list_not_a_floor(advisor):
+    # sm_70 has no floor rule; the release's own cu128 list decides, and the same release's build that carries it is named
+    reply = _first(advisor, "we're on torch 2.11 with cu128 wheels — will that run on the old V100 boxes?")
+    assert reply.rule == "compat.arch-build", reply.lead
+    assert reply.lead.startswith("No — V100"), reply.lead
+    assert "2.11's cu128 build carries sm_75-sm_120 kernels, not sm_70" in reply.lead
+    assert 'torch==2.11.*" --index-url https://download.pytorch.org/whl/cu126' in reply.lead
+    assert any("2.8, 2.9, 2.10" in d for d in reply.details), reply.details  # the cu128 builds that did carry it
+
+
+def test_the_release_named_picks_the_list(advisor):
+    # 2.9's cu128 build put sm_70 back: the answer is no longer the arch's
+    reply = _first(advisor, "torch 2.9 + cu128 on V100, does it work? driver 570.86")
+    assert reply.rule != "compat.arch-build" and not reply.lead.startswith("No"), reply.lead
+
+
+def test_a_card_runs_the_sass_of_a_lower_minor_of_its_major():
+    from bot.compose.cuda_check import carries
+    from bot.knowledge.models import TorchRelease
+
+    release = TorchRelease(version="2.7", cuda=["12.8"], default="12.8", sources=["pytorch-cuda-arch-matrix"],
+                           arch={"12.8": ["7.5", "8.0", "8.6", "9.0", "10.0", "12.0+PTX"]})
+    assert carries(release, "12.8", "8.9") is True  # Ada on sm_86 code
+    assert carries(release, "12.8", "7.0") is False  # Volta below the list
+    assert carries(release, "12.8", "12.1") is True
+    assert carries(release, "12.6", "9.0") is None  # not recorded
