@@ -54,6 +54,8 @@ def extract(scan: Scan) -> None:
         scan.spans.append(scan.span("gpu_option_counts", scan.fields["gpu_option_counts"], mentions[0][0], mentions[-1][1]))
     if not counted:
         _count_alone(scan, nodes)
+    if "gpu_count" not in scan.fields and mentions:
+        _parallel_degrees(scan)
 
 
 def _mentions(scan: Scan) -> list[Mention]:
@@ -83,21 +85,34 @@ def _refuse(scan: Scan, value: str, start: int, end: int) -> None:
 _FORM_AFTER = re.compile(r"\s*(?:([0-9]{2,3})\s*g(?:b|ib)?\s*)?(pcie|sxm[0-9]?|nvl)(?![a-z0-9])", re.IGNORECASE)
 
 
+# "PCIe 版 H800", "SXM 版的 A100", "PCIe H100": a form factor written before the name.
+_FORM_BEFORE = re.compile(r"(?<![a-z0-9])(pcie|sxm[0-9]?|nvl)\s*(?:版本?|款)?\s*(?:的\s*)?$", re.IGNORECASE)
+
+
 def _with_form_after(scan: Scan, start: int, end: int, value: str) -> Mention:
-    """The variant a form factor written after the name picks ("H100 80G PCIe" is the H100 PCIe)."""
+    """The variant a form factor written after the name picks ("H100 80G PCIe" is the H100 PCIe), or
+    before it ("PCIe 版 H800")."""
     m = _FORM_AFTER.match(scan.text, end)
     if m is None:
-        return start, end, value
+        before = _FORM_BEFORE.search(scan.text, max(0, start - 12), start)
+        variant = _variant(scan, value, None, before.group(1)) if before and scan.free(before.start(), start) else None
+        return (before.start(), end, variant) if before and variant else (start, end, value)
+    variant = _variant(scan, value, float(m.group(1)) if m.group(1) else None, m.group(2))
+    return (start, m.end(), variant) if variant else (start, end, value)
+
+
+def _variant(scan: Scan, value: str, memory: float | None, form_word: str) -> str | None:
+    """The one catalog variant of `value`'s family in that form factor (and memory), or None."""
     gpus = scan.lex.catalog.gpus
     named = gpus.get(value)
     family = named.family if named else value
-    memory = float(m.group(1)) if m.group(1) else (named.memory_gb if named else None)
-    form = re.sub(r"[0-9]", "", m.group(2).lower())
+    memory = memory if memory is not None else (named.memory_gb if named else None)
+    form = re.sub(r"[0-9]", "", form_word.lower())
     variants = [g for g in gpus.values() if g.family == family and form in g.form_factor.lower()
                 and (memory is None or g.memory_gb == memory)]
-    if len(variants) == 1:
-        return start, m.end(), variants[0].id
-    return start, end, value
+    if len(variants) > 1:  # "PCIe H100": the H100 PCIe, not the H100 NVL (a PCIe card too)
+        variants = [g for g in variants if form in g.id.split("-")]
+    return variants[0].id if len(variants) == 1 else None
 
 
 def _with_memory_before(scan: Scan, m: re.Match, value: str) -> Mention:
@@ -157,6 +172,30 @@ def _count_alone(scan: Scan, nodes: re.Match | None) -> None:
         else:
             scan.set("gpu_count", count, m.start(), m.end())
         return
+
+
+# A stated parallel degree on a named card: "TP=4", "tp4", "tensor parallel 4", "张量并行 4", "4 路张量并行";
+# with "PP=2" the GPUs are their product.
+_TP = re.compile(r"(?<![a-z])(?:tp|tensor[\s-]*parallel(?:ism)?(?:\s*(?:size|degree|of))?)\s*[=:]?\s*([1-9][0-9]?)(?![0-9.])"
+                 r"|张量并行\s*(?:度|=|为|:|：)?\s*([1-9][0-9]?)(?![0-9.])|([1-9][0-9]?)\s*路\s*张量并行", re.IGNORECASE)
+_PP = re.compile(r"(?<![a-z])(?:pp|pipeline[\s-]*parallel(?:ism)?(?:\s*(?:size|degree|of))?)\s*[=:]?\s*([1-9][0-9]?)(?![0-9.])"
+                 r"|流水线并行\s*(?:度|=|为|:|：)?\s*([1-9][0-9]?)(?![0-9.])|([1-9][0-9]?)\s*路\s*流水线并行", re.IGNORECASE)
+
+
+def _parallel_degrees(scan: Scan) -> None:
+    """A named card with no count but a tensor (and pipeline) parallel degree: that many GPUs, so the
+    plan is judged at the count the user runs, not on one card."""
+    tp = next(scan.matches(_TP), None)
+    if tp is None:
+        return
+    count = int(next(g for g in tp.groups() if g))
+    pp = next(scan.matches(_PP), None)
+    start, end = tp.start(), tp.end()
+    if pp is not None:
+        count *= int(next(g for g in pp.groups() if g))
+        start, end = min(start, pp.start()), max(end, pp.end())
+    if count > 1:
+        scan.set("gpu_count", count, start, end)
 
 
 def _node_count(nodes: re.Match) -> int | None:

@@ -97,3 +97,21 @@ def test_a_memory_written_before_a_card_name_picks_that_memorys_board():
     assert parse("24G 的 4090 能不能跑").extracted["gpu"] == "rtx-4090"  # its own memory: the card itself
     both = parse("我们有 4090 24G，换成 48G 的 4090 行不行").extracted
     assert both["gpu"] == "rtx-4090" and both["gpu_options"] == ["rtx-4090", "rtx-4090-48gb"]
+
+
+@pytest.mark.parametrize("text, gpu", [("PCIe 版 H800 跑 72B 推理", "h800-pcie"), ("SXM 版的 H100 训练 8B", "h100-sxm"),
+                                       ("a PCIe H100 for serving 13B", "h100-pcie")])
+def test_a_form_factor_before_the_name_picks_the_variant(text, gpu):
+    assert parse(text).requirement.gpu == gpu
+
+
+@pytest.mark.parametrize("text, count", [("H800 TP=4 跑 Qwen2.5-72B", 4), ("serve 70B on H100 with tp 2", 2),
+                                         ("L40S，张量并行 4，够不够", 4), ("H100 TP=4 PP=2 for a 405B", 8),
+                                         ("4 路张量并行的 L20 跑 32B", 4)])
+def test_a_tensor_parallel_degree_on_a_named_card_is_its_gpu_count(text, count):
+    assert parse(text).requirement.gpu_count == count
+
+
+def test_a_stated_count_wins_over_the_parallel_degree_and_no_card_no_count():
+    assert parse("8x H100, TP=4 with two replicas").requirement.gpu_count == 8
+    assert parse("what does TP=4 mean?").requirement.gpu_count is None
