@@ -95,6 +95,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         sized = price_fit.by_memory(ctx, billing, provider, region)
         if sized is not None:  # "the cheapest 24 GB single-GPU instance on AWS"
             return _answer(ctx, sized[0], sized[1], billing, sized[2])
+        if not (req.model or req.params_b or req.costs or provider):
+            from bot.compose.price_providers import cheapest_per_card  # "哪家便宜": the cheapest provider per card
+            listed = cheapest_per_card(ctx, text, billing, region)
+            if listed is not None:
+                return _answer(ctx, listed[0], listed[1], billing, listed[2])
         if req.model or req.params_b or req.costs or not _HARDWARE_WORD.search(text):
             return None
         from bot.compose.cost_default import price_overview  # "几台 GPU 服务器大概要多少钱？"
