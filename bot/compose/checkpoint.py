@@ -35,9 +35,10 @@ _HANDLE = re.compile(r"怎么办|怎么处理|怎么应对|值不值|划算|what
                      r"|worth\s+it|how\s+(?:do|should)\s+(?:we|i)\s+(?:deal|cope|survive)", re.IGNORECASE)
 # "断了之后怎么续上，别丢进度", "how do we resume without losing progress": carrying on asks for the schedule
 _CARRY_ON = re.compile(r"怎么续|怎么恢复|怎么接住|(?:不|别)丢进度|\bresum\w*|without\s+losing", re.IGNORECASE)
+_TOTAL = re.compile(r"\bin\s+total\b|\btotal\b|\ball\s+told\b|总共|一共|合计|共\s*[0-9]", re.IGNORECASE)
 _MULTI_NODE = re.compile(r"multi[\s-]?node|多机|多节点|跨机", re.IGNORECASE)
 # "4 nodes", "2 p5 nodes", "3 台": the count, never the digit of an instance family ("p5 nodes" is not 5)
-_NODES = re.compile(rf"(?<![a-z0-9.]){_NUM}\s*(?:[a-z][a-z0-9.-]*\s+)?(?:nodes?\b|台)", re.IGNORECASE)
+_NODES = re.compile(rf"(?<![a-z0-9.]){_NUM}\s*(?:[a-z][a-z0-9.-]*\s+)?(?:nodes?\b|台|机(?![器房型柜架]))", re.IGNORECASE)
 # Instance families that only AWS sells, for "4 nodes of p5" without the provider named.
 _AWS_FAMILY = re.compile(r"\b(?:p4de?|p5e?n?|p6|g5|g6e?|trn1|ec2)\b", re.IGNORECASE)
 _PROVIDER_WORDS = (("aws", re.compile(r"\baws\b|amazon", re.I)), ("gcp", re.compile(r"\bgcp\b|google|谷歌", re.I)),
@@ -48,6 +49,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     text, whole = ask.text, ctx.question or ask.text
     spot = ctx.requirement.billing == "spot" or bool(_SPOT.search(whole))
     wants_notice, wants_interval = _wants(text, spot)
+    whole_job = spot and bool(_WHOLE_JOB.search(text))  # "if one node is reclaimed, does the whole job die?"
+    wants_interval = wants_interval or whole_job
     wants_notice = wants_notice or (spot and bool(_REBALANCE.search(text)))
     if not (wants_notice or wants_interval):
         return None
@@ -78,6 +81,17 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         sources = [*calc.SOURCES, *sources]
         rule = "checkpoint.young-interval"
         figures = {"interval_minutes": round(plan.interval_minutes), "overhead_pct": round(plan.overhead_fraction * 100)}
+    if whole_job:  # asked outright: the yes and the restart scope first among the details
+        scope = _scope_line(ctx, whole, max(1, _numbers(ctx, whole).get("nodes", 1)), lang) or say("checkpoint.scope_multi_generic", lang)
+        rest = [d for d in details if d != scope]
+        elastic = [] if scope == say("checkpoint.scope_multi_generic", lang) else [say("checkpoint.whole_job_elastic", lang)]
+        scope = scope[0].lower() + scope[1:] if lang != "zh" else scope
+        answer = say("checkpoint.whole_job_no" if _CARRY.search(text) else "checkpoint.whole_job_yes", lang, scope=scope)
+        if wants_notice:
+            details = [answer, *elastic, *rest]
+        else:  # the part asks only that: its answer leads, the schedule after it
+            lead, details = answer, [*elastic, lead, *rest]
+        sources.append("pytorch-elastic")
     if _REBALANCE.search(ask.text) and provider in (None, "aws"):
         # "we got a rebalance recommendation, what is it?": that signal first, the notice and schedule after it
         lead, details = say("checkpoint.rebalance", lang), [lead, *details]
@@ -87,6 +101,15 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 
 _REBALANCE = re.compile(r"rebalanc\w*", re.IGNORECASE)
+# "do the other two keep training?": asked the other way round, so the answer is No
+_CARRY = re.compile(r"keep|carry|continue|survive|继续|接着", re.IGNORECASE)
+# "does the whole job die?", "有一台被回收整个任务是不是就挂了": one node's loss and the job across the nodes
+_WHOLE_JOB = re.compile(r"whole\s+(?:job|run|training)|entire\s+(?:job|run|training)|all\s+(?:the\s+)?(?:other\s+)?(?:nodes|ranks|gpus)"
+                        r"|(?:job|run|training)\s+(?:die|dies|crash\w*|stop\w*|fail\w*|hang\w*)"
+                        r"|(?:the\s+)?(?:rest|others?|other\s+\w+)\s+(?:\w+\s+)?(?:keep|carry|continue|survive)"
+                        r"|整个(?:任务|作业|训练|job)|全部(?:挂|停|重启)|都(?:挂|停|会停)|其余(?:节点|机器)?.{0,6}(?:继续|接着)|是不是就挂",
+                        re.IGNORECASE)
+
 
 
 def _wants(text: str, spot: bool) -> tuple[bool, bool]:
@@ -194,11 +217,10 @@ def _numbers(ctx: ComposeContext, text: str) -> dict:
     if current and out.get("write") and abs(current - out["write"]) < 1e-9:
         current = None  # "a checkpoint takes 3 min" read as the interval
     out["current"] = current
-    nodes = first(quantities, "nodes")
-    if nodes is not None:
-        out["nodes"] = int(nodes.value)
-    elif m := _NODES.search(text):
-        out["nodes"] = int(float(m.group(1)))
+    # the job's node count: the largest stated ("4 机多卡 … 有一台被回收": 4, not the one reclaimed)
+    stated = [int(q.value) for q in quantities if q.role == "nodes"] + [int(float(m.group(1))) for m in _NODES.finditer(text)]
+    if stated:
+        out["nodes"] = max(stated)
     elif req.gpu_count and req.gpu_count > calc.GPUS_PER_NODE:
         out["nodes"] = -(-req.gpu_count // calc.GPUS_PER_NODE)
     return out
@@ -231,15 +253,22 @@ def _interval(ctx: ComposeContext, text: str, notice: calc.SpotNotice | None, la
         details.append(size)
     storage = (notice.storage_zh if lang == "zh" else notice.storage_en) if notice else say("checkpoint.storage_generic", lang)
     details.append(say("checkpoint.how", lang, storage=storage))
+    if (scope := _scope_line(ctx, text, nodes, lang)) is not None:
+        details.append(scope)
+    return lead, details, plan
+
+
+def _scope_line(ctx: ComposeContext, text: str, nodes: int, lang: str) -> str | None:
+    """Across nodes: one node's loss restarts the whole job (with the GPUs where the count is known)."""
     if nodes > 1:
         req = ctx.requirement
         # "2 p5 nodes": the instance's GPUs are one node's, so the job has them on every node
-        per_node = req.gpu_count if req.instance and req.gpu_count and req.gpu_count <= calc.GPUS_PER_NODE else None
+        # "3 机 8 卡": a count no larger than one node's is each node's, unless written as the total
+        per_node = (req.gpu_count if req.gpu_count and req.gpu_count <= calc.GPUS_PER_NODE
+                    and (req.instance or not _TOTAL.search(text)) else None)
         gpus = per_node * nodes if per_node else (req.gpu_count or nodes * calc.GPUS_PER_NODE)
-        details.append(say("checkpoint.scope_multi", lang, nodes=nodes, gpus=gpus))
-    elif _MULTI_NODE.search(text):
-        details.append(say("checkpoint.scope_multi_generic", lang))
-    return lead, details, plan
+        return say("checkpoint.scope_multi", lang, nodes=nodes, gpus=gpus)
+    return say("checkpoint.scope_multi_generic", lang) if _MULTI_NODE.search(text) else None
 
 
 # A full fine-tune's checkpoint to resume from: bf16 weights, the fp32 master copy and Adam's two moments

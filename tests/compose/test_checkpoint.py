@@ -131,3 +131,24 @@ def test_a_rebalance_signal_is_explained_first_then_the_notice(advisor):
     reply = _replies(advisor, "what does an EC2 spot rebalance signal mean for our fine-tuning job, and how much warning do we get?")[0]
     assert reply.lead.startswith("A rebalance recommendation is EC2's early signal")
     assert reply.details[0].startswith("AWS warns 2 minutes") and "aws-rebalance-recommendations" in reply.sources
+
+
+def test_one_node_lost_asked_outright_is_answered_with_the_restart_scope(advisor):
+    replies = _replies(advisor, "GCP spot, 2 nodes x 8 A100 for a week of training: how much warning do we get, "
+                                "and if one node is preempted does the whole run crash?")
+    reply = next(r for r in replies if r.rule == "checkpoint.spot-notice")
+    assert reply.lead.startswith("Google Cloud warns 30 seconds")
+    assert reply.details[0].startswith("Yes, one reclaimed node stops the whole job") and "all 16 GPUs" in reply.details[0]
+    assert any("--max-restarts" in d for d in reply.details) and "pytorch-elastic" in reply.sources
+
+
+def test_asked_whether_the_others_carry_on_the_answer_is_no_and_leads(advisor):
+    reply = _replies(advisor, "4 nodes on aws spot for pretraining: if a node gets reclaimed, will the rest keep going?")[0]
+    assert reply.lead.startswith("No, the others do not carry on") and "all 32 GPUs" in reply.lead
+    assert any(d.startswith("Checkpoint about every") for d in reply.details)
+
+
+def test_the_job_node_count_is_the_largest_stated_not_the_one_reclaimed(advisor):
+    notice, whole = _replies(advisor, "阿里云抢占式实例 3 机 8 卡训练，提前多久通知？要是有一台被回收了，整个作业是不是都会停？")[:2]
+    assert notice.lead.startswith("阿里云回收抢占式实例前会提前约5分钟通知")
+    assert whole.lead.startswith("是的，有一台被回收整个任务就会停") and "3 台一起跑" in whole.lead and "24 张卡" in whole.lead
