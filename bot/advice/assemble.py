@@ -50,7 +50,7 @@ def assemble(parts: AnswerParts) -> Answer:
     findings, derivations = _merge_variants(findings, [result.justification(i) for i in range(len(result.findings))],
                                             parts.gpu_family)
     findings, derivations = _collapse_repeats(findings, derivations, language)
-    recommendations = rank(result.recommendations)
+    recommendations = rank(result.recommendations, full_ft=parts.requirement.method == "full")
     verdict = _verdict(result, recommendations, language, parts.requirement)
     questions = _questions_that_matter(result, parts.requirement)
     if not sizes_hardware(parts.requirement):
@@ -155,7 +155,12 @@ def _common_prefix(variants: list[str]) -> str:
 # -- recommendations -----------------------------------------------------------------------------------
 
 
-def _rank_key(record: RecommendationRecord) -> tuple:
+_ADAPTER_METHODS = frozenset({"lora", "qlora"})
+
+
+def _rank_key(record: RecommendationRecord, full_ft: bool = False) -> tuple:
+    """`full_ft`: full fine-tuning was asked, so a full fine-tuning setup that fits ranks before a change
+    of method to LoRA or QLoRA (another job, with its own quality trade-off)."""
     o = record.option
     kind = o["option"]
     if kind == "compare":
@@ -171,13 +176,14 @@ def _rank_key(record: RecommendationRecord) -> tuple:
     else:
         group = 2
     # A tight plan is never ranked above a comfortable one.
-    return (1, o.get("tight", False), group, _CHANGE_ORDER.get(kind, 9), record.priority, o["need_gb"])
+    adapter = full_ft and o.get("method") in _ADAPTER_METHODS
+    return (1, o.get("tight", False), adapter, group, _CHANGE_ORDER.get(kind, 9), record.priority, o["need_gb"])
 
 
-def rank(records: list[RecommendationRecord]) -> list[Recommendation]:
+def rank(records: list[RecommendationRecord], full_ft: bool = False) -> list[Recommendation]:
     seen: set[tuple] = set()
     out: list[Recommendation] = []
-    for record in sorted(records, key=_rank_key):
+    for record in sorted(records, key=lambda r: _rank_key(r, full_ft)):
         o = record.option
         # The same setup reached two ways (more GPUs of the user's type that is also the cheapest
         # comfortable one) is listed once, under its better-ranked reason.
@@ -268,7 +274,32 @@ def _billing_matters(req: Requirement) -> bool:
                for a in req.asks)
 
 
-_GATES = {**dict.fromkeys(_VERSION_QUESTIONS, _versions_matter), **dict.fromkeys(_BILLING_MODE_QUESTIONS, _billing_matters)}
+# Xids the application's own kernels raise (13 graphics exception, 31 page fault, 43 stopped work), and the
+# errors they explain: a kernel's bad access, not a build or a driver (nvidia-xid).
+_APPLICATION_XIDS = frozenset({13, 31, 43})
+_KERNEL_FAULTS = frozenset({"illegal-address"})
+# Xids where the GPU itself is lost (79 fallen off the bus): no CUDA stack brings it back.
+_GPU_LOST_XIDS = frozenset({79})
+
+
+def _faults_explained(req: Requirement) -> bool:
+    """The only errors are kernel faults that application Xids explain ("illegal memory access" with Xid
+    13/31): the bad access is the job's, so the build's CUDA and the driver change nothing."""
+    errors = {e.kind for e in req.pasted.errors} if req.pasted is not None else set()
+    return bool(errors) and errors <= _KERNEL_FAULTS and bool(set(req.xids) & _APPLICATION_XIDS)
+
+
+def _error_versions_matter(req: Requirement) -> bool:
+    return _versions_matter(req) and not _faults_explained(req)
+
+
+def _stack_matters(req: Requirement) -> bool:
+    """The CUDA stack of a training checklist: not once the GPU fell off the bus (a hardware loss)."""
+    return _versions_matter(req) and not set(req.xids) & _GPU_LOST_XIDS
+
+
+_GATES = {**dict.fromkeys(_VERSION_QUESTIONS, _versions_matter), **dict.fromkeys(_BILLING_MODE_QUESTIONS, _billing_matters),
+          "cuda.error-ask-versions": _error_versions_matter, "training.checklist-cuda": _stack_matters}
 
 
 def _serves(req: Requirement) -> bool:

@@ -360,3 +360,39 @@ def test_the_billing_mode_is_asked_only_where_it_changes_a_price_or_a_cost(advis
     assert not any(mode in q for q in questions("阿里云 GPU 服务器的账单上除了显卡还有哪些收费项？"))
     assert not any(mode in q for q in questions("阿里云上 8 卡 A100 全参微调 13B 放得下吗"))
     assert any(mode in q for q in questions("阿里云 A10 一小时多少钱"))  # a price: the mode changes it
+
+
+def test_full_fine_tuning_asked_ranks_a_full_setup_that_fits_before_lora():
+    records = [record("method", 20, method="lora", priority=100), record("method", 10, method="qlora", priority=101),
+               record("more-gpus", 19, count=4), record("more-gpus", 23, count=2, tight=True)]
+    assert [(r.kind, r.method, r.count) for r in rank(records, full_ft=True)] == [
+        ("more-gpus", None, 4), ("method", "lora", 1), ("method", "qlora", 1), ("more-gpus", None, 2)]
+    # not asked: a change of method still comes first; only tight full setups: LoRA still leads
+    assert rank(records)[0].method == "lora"
+    assert rank([records[0], records[3]], full_ft=True)[0].method == "lora"
+
+
+def test_a_full_fine_tune_that_does_not_fit_lists_the_full_setups_first(advisor):
+    from bot.nlu import parse
+
+    answer = advisor.answer(parse("full fine-tune of Qwen2.5-7B on a single A100 80GB: does it fit?",
+                                  advisor.catalog).requirement)
+    assert answer.recommendations[0].method not in ("lora", "qlora") and answer.recommendations[0].fits
+
+
+def test_no_version_question_once_the_xids_explain_the_error(advisor):
+    from bot.nlu import parse
+
+    def questions(text: str) -> list[str]:
+        answer = advisor.answer(parse(text, advisor.catalog).requirement)
+        return answer.questions + answer.more_questions
+
+    fault = ("the job died with 'CUDA error: an illegal memory access was encountered'\n"
+             "NVRM: Xid (PCI:0000:41:00): 31, pid=2211, name=python, Ch 00000008, MMU Fault: ENGINE GRAPHICS faulted\n"
+             "what broke?")
+    assert not [q for q in questions(fault) if "CUDA version" in q]
+    lost = "NVRM: Xid (PCI:0000:c1:00): 79, GPU has fallen off the bus.\nour 13B training on 8x A100 stopped, what now?"
+    assert not [q for q in questions(lost) if "CUDA" in q and "driver" in q]
+    # the same error without the Xids still asks the versions
+    assert [q for q in questions("the job died with 'CUDA error: an illegal memory access was encountered', why?")
+            if "CUDA version" in q]
