@@ -94,7 +94,13 @@ def _stated_pair(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 
 def _with_limits(reply: AskAnswer | None, ctx: ComposeContext) -> AskAnswer | None:
-    """A 'yes, under minor-version compatibility' says what the driver runs natively and what fails."""
+    """A 'yes, under minor-version compatibility' says what the driver runs natively and what fails; a
+    'no' says the one way round it without a driver upgrade (cuda-compat, data-centre GPUs only)."""
+    if reply is not None and reply.figures.get("how") == "old":
+        spec = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
+        if spec is None or spec.gpu_class != "consumer":
+            return reply.model_copy(update={"details": [*reply.details, say("compat.driver_old_forward", ctx.language)]})
+        return reply
     if reply is None or reply.figures.get("how") != "minor":
         return reply
     driver = _version(str(reply.figures["driver"]))
@@ -154,7 +160,7 @@ _TORCH_WORDS = re.compile(r"pytorch|\btorch\b|\bwheels?\b", re.IGNORECASE)
 def _torch_drops(ctx: ComposeContext) -> str | None:
     """A GPU the newest CUDA major dropped (V100 on CUDA 13): the newest PyTorch's default build cannot
     carry it, and the builds of an older major in that release are the ones to pin (pytorch-release-matrix)."""
-    from bot.compose.cuda_check import _tag, torch_release
+    from bot.compose.cuda_check import _tag, carries, torch_release
 
     spec = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
     release = torch_release(ctx.catalog)
@@ -163,7 +169,9 @@ def _torch_drops(ctx: ComposeContext) -> str | None:
     major = ctx.catalog.cuda_major(int(release.default.split(".")[0]))
     if major is None or spec.compute_capability not in major.dropped_cc:
         return None
-    older = [c for c in release.cuda if int(c.split(".")[0]) < major.major]
+    # the builds of an older major that carry the arch (2.11's cu128 has no sm_70; its cu126 does), where recorded
+    older = [c for c in release.cuda if int(c.split(".")[0]) < major.major
+             and carries(release, c, spec.compute_capability) is not False]
     if not older:
         return None
     sm = spec.compute_capability.replace(".", "")

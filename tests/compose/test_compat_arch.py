@@ -100,3 +100,13 @@ def test_a_card_runs_the_sass_of_a_lower_minor_of_its_major():
     assert carries(release, "12.8", "7.0") is False  # Volta below the list
     assert carries(release, "12.8", "12.1") is True
     assert carries(release, "12.6", "9.0") is None  # not recorded
+
+
+def test_a_driver_too_old_for_the_build_names_the_data_centre_way_round_it(advisor):
+    replies = _parts(advisor, "two things: our CUDA 11.8 image on the new driver 550 hosts, ok? and the CUDA 12.6 image "
+                              "on the old A100 hosts with driver 470?")
+    reply = next(r for r in replies if r.figures.get("how") == "old")
+    assert any("cuda-compat" in d and "GeForce" in d for d in reply.details), reply.details
+    geforce = _parts(advisor, "two things: a CUDA 11.8 image on driver 550, ok? and a CUDA 12.4 image on our RTX 4090 "
+                              "workstation with driver 470?")
+    assert not any("cuda-compat-<major>" in d for r in geforce for d in r.details)  # not offered for GeForce
