@@ -54,7 +54,9 @@ def answer(ask: Ask, ctx: ComposeContext, gpus: list[str]) -> tuple[str, list[st
 def _judged(ctx: ComposeContext, gpus: list[str], rows: list[Offer], quote: StatedCost, rate: float,
             n: int) -> tuple[str, list[str], dict]:
     lang, catalog = ctx.language, ctx.catalog
-    best = cheapest(catalog, gpus, limit=1)[0]
+    overall = cheapest(catalog, gpus, limit=1)[0]
+    rows = _same_size(rows, n)  # an 8-GPU node's quote against 8-GPU instances first
+    best = min(rows, key=_per_gpu) if rows[0].gpu_count == n and n > 1 else overall
     median = statistics.median(_per_gpu(o) for o in rows)
     name = _name(ctx, gpus, rows, best)
     verdict = ("price.quote_high" if rate > median * (1 + TYPICAL_BAND) else
@@ -72,17 +74,35 @@ def _judged(ctx: ComposeContext, gpus: list[str], rows: list[Offer], quote: Stat
                    median=money(median * n * hours, quote.currency, lang),
                    gap=money((rate - median) * n * hours, quote.currency, lang)),
                say("price.quote_includes", lang)]
+    if best is not overall:  # the node's own size compared; the smaller listings said after
+        details.insert(1, say("price.quote_node_rows", lang, count=count(n), low=money(_per_gpu(overall), overall.currency, lang),
+                              provider=provider_name(catalog, overall.provider), gpus=count(overall.gpu_count)))
     figures = {"quote_per_gpu_hour": rate, "median_per_gpu_hour": round(median, 4),
-               "cheapest_per_gpu_hour": _per_gpu(best), "gpus": n, "currency": quote.currency}
+               "cheapest_per_gpu_hour": _per_gpu(best), "gpus": n, "currency": quote.currency,
+               "compared_instance_gpus": best.gpu_count}
     return lead, details, figures
+
+
+def _same_size(rows: list[Offer], n: int) -> list[Offer]:
+    """The rows of instances with the quote's GPU count when the quote is for a node of several GPUs and
+    the table has such instances; else every row."""
+    same = [o for o in rows if o.gpu_count == n] if n > 1 else []
+    if not same:
+        return rows
+    best: dict[str, Offer] = {}  # each provider's cheapest: one provider listed per region does not outvote the rest
+    for o in same:
+        if o.provider not in best or _per_gpu(o) < _per_gpu(best[o.provider]):
+            best[o.provider] = o
+    return sorted(best.values(), key=_per_gpu)
 
 
 def _other_currency(ctx: ComposeContext, gpus: list[str], listed: list[Offer], quote: StatedCost, rate: float,
                     n: int) -> tuple[str, list[str], dict]:
     lang, catalog = ctx.language, ctx.catalog
     other = listed[0].currency
-    best = cheapest(catalog, gpus, limit=1)[0]
-    median = statistics.median(_per_gpu(o) for o in listed if o.currency == other)
+    same = _same_size([o for o in listed if o.currency == other], n)
+    best = min(same, key=_per_gpu) if same[0].gpu_count == n and n > 1 else cheapest(catalog, gpus, limit=1)[0]
+    median = statistics.median(_per_gpu(o) for o in same)
     name = _name(ctx, gpus, listed, best)
     lead = say("price.quote_other_currency", lang, rate=money(rate, quote.currency, lang), gpu=name,
                median=money(median, other, lang), low=money(_per_gpu(best), other, lang),

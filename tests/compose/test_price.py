@@ -226,9 +226,15 @@ def test_a_quote_asked_good_or_bad_is_judged_against_the_tables_median_and_cheap
     quantities = [Quantity(kind="money", role="quote", value=3.8, currency="USD", per="gpu-hour", text="$3.80/gpu/hr"),
                   Quantity(kind="count", role="gpus", value=8, unit="gpus", text="8x")]
     reply = _answer(catalog, text, subjects=["h100-sxm"], gpu="h100-sxm", quantities=quantities)
-    median = statistics.median(o.per_gpu("on-demand") for o in offers(catalog)
-                               if o.gpu == "h100-sxm" and o.on_demand is not None)
+    # an 8-GPU quote against 8-GPU instances: the median of each provider's cheapest such instance
+    best: dict[str, float] = {}
+    for o in offers(catalog):
+        if o.gpu == "h100-sxm" and o.on_demand is not None and o.gpu_count == 8:
+            best[o.provider] = min(best.get(o.provider, o.per_gpu("on-demand")), o.per_gpu("on-demand"))
+    median = statistics.median(best.values())
     assert reply.figures["median_per_gpu_hour"] == pytest.approx(median, abs=1e-4)
+    assert reply.figures["cheapest_per_gpu_hour"] == pytest.approx(min(best.values()))
+    assert reply.figures["compared_instance_gpus"] == 8
     assert reply.lead.startswith("On the high side: $3.80/GPU-hour") if 3.8 > 1.1 * median else True
     assert f"${3.8 * 8 * 730:,.0f} at your quote" in reply.details[0]
     # a quote in yuan is set beside the dollar rows, never converted at a made-up rate
