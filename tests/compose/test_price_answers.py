@@ -102,3 +102,15 @@ def test_where_a_card_is_cheap_leads_with_the_cheapest_offer(text):
     cheapest = min(r.hourly_rate for r in rows)
     said = [float(m) for m in re.findall(r"\$([0-9]+\.[0-9]{2})/(?:GPU|卡)", render_text(answer))]
     assert said and said[0] == pytest.approx(cheapest, abs=0.0051), (said, cheapest)
+
+
+@pytest.mark.parametrize("text", ["how much is an A100 80GB on lambda per hour?", "Lambda Cloud 上 H100 多少钱一小时"])
+def test_lambda_is_a_known_provider_priced_from_its_rows(text):
+    from bot.nlu import parse
+    advisor = Advisor()
+    parsed = parse(text, advisor.catalog)
+    assert parsed.requirement.provider == "lambda"
+    answer = advisor.answer(parsed.requirement, language=parsed.language)
+    price = next(a for a in answer.answers if a.kind == "price")
+    assert price.figures.get("provider") in (None, "lambda") and "Lambda" in price.lead
+    assert advisor.catalog.providers["lambda"].kind == "gpu-cloud"
