@@ -39,7 +39,7 @@ _D2H = re.compile(r"\bd2h\b|\bdtoh\b|device[\s_-]*to[\s_-]*host|device\s*(?:->|�
 _H2D = re.compile(r"\bh2d\b|\bhtod\b|host[\s_-]*to[\s_-]*device|host\s*(?:->|→)\s*device|(?:cpu|host)\s*(?:->|→|to)\s*gpu\b"
                   r"|pinned|主机到设备|主机到显卡|内存到显存|(?:cpu|主机|内存)\s*(?:到|→|->)\s*(?:gpu|显卡|显存)|锁页", re.IGNORECASE)
 _MEMBW = re.compile(r"memory\s+bandwidth|\bmembw\b|\bhbm\b|device[\s-]*to[\s-]*device|\bd2d\b|显存带宽|显存拷贝", re.IGNORECASE)
-_CLAUSE = re.compile(r"[;，；。\n]|\.\s|,(?!\d{3}(?!\d))")  # "1,350" is one number
+_CLAUSE = re.compile(r"[;，；。、\n]|\.\s|,(?!\d{3}(?!\d))")  # "1,350" is one number
 
 GEMM_SXM, GEMM_PCIE = 0.70, 0.60
 H2D_OK = 0.70
@@ -64,24 +64,30 @@ class Figure:
 
 
 def figures(text: str) -> list[Figure]:
-    """The measured figures of the message, one per clause that states one, in the order written."""
+    """The measured figures of the message in the order written: a GEMM figure per clause, and each rate
+    with the words before it since the previous one ("H2D 25 GB/s and D2H 11 GB/s", "H2D 12、D2H 12.5
+    GB/s" read as two), the clause's words where the rate has none of its own."""
     found: list[Figure] = []
     for whole in _CLAUSE.split(text):
         # "610 TFLOPS against the 989 spec": the figure before the reference word is the measurement
         ref = _REFERENCE.search(whole)
         clause = whole[:ref.start()] if ref else whole
+        start = 0
         if (m := _TFLOPS.search(clause)) is not None:
             p = _PRECISION.search(whole)
             found.append(Figure("gemm", float(m["n"].replace(",", "")), p.group(1).lower() if p else ""))
-            continue
-        if (r := _RATE.search(clause)) is None:
-            continue
-        value = float(r["n"].replace(",", "")) * (1000 if r["u"].upper() == "T" else 1)
-        kind = ("busbw" if _BUSBW.search(whole) else "d2h" if _D2H.search(whole) else "h2d" if _H2D.search(whole)
-                else "membw" if _MEMBW.search(whole) else "")
-        if kind:
-            found.append(Figure(kind, value))
+            start = m.end()
+        for i, r in enumerate(_RATE.finditer(clause, start)):
+            kind = _kind(clause[start:r.end()]) or (_kind(whole) if i == 0 and start == 0 else "")
+            start = r.end()
+            if kind:
+                found.append(Figure(kind, float(r["n"].replace(",", "")) * (1000 if r["u"].upper() == "T" else 1)))
     return found
+
+
+def _kind(words: str) -> str:
+    return ("busbw" if _BUSBW.search(words) else "d2h" if _D2H.search(words) else "h2d" if _H2D.search(words)
+            else "membw" if _MEMBW.search(words) else "")
 
 
 def judge(text: str, spec: GpuSpec, name: str, setup: str, lines: Lines, lang: str) -> AskAnswer | None:

@@ -110,3 +110,8 @@ def test_a_driver_too_old_for_the_build_names_the_data_centre_way_round_it(advis
     geforce = _parts(advisor, "two things: a CUDA 11.8 image on driver 550, ok? and a CUDA 12.4 image on our RTX 4090 "
                               "workstation with driver 470?")
     assert not any("cuda-compat-<major>" in d for r in geforce for d in r.details)  # not offered for GeForce
+
+
+def test_a_chinese_is_it_fine_to_run_question_is_judged_for_the_arch(advisor):
+    reply = _first(advisor, "L40S 上跑 torch 2.4 cu118 没问题吧？")
+    assert reply.rule == "compat.arch-floor" and reply.lead.startswith("GPU 这边没问题：L40S"), reply.lead

@@ -59,3 +59,10 @@ def test_one_host_to_device_figure_is_left_to_the_diagnosis_own_reading(advisor)
     text = "H100 host to device only 11 GB/s, normal?"
     ctx, _ = _ctx(advisor, text)
     assert stated_busbw(text, advisor.catalog.gpus["h100-sxm"], ctx) is None
+
+
+def test_two_rates_in_one_clause_are_two_figures_each_with_its_own_words():
+    assert [(f.kind, f.value) for f in figures("pinned copies: H2D 25 GB/s and D2H 11 GB/s")] == [("h2d", 25.0), ("d2h", 11.0)]
+    assert [(f.kind, f.value) for f in figures("主机到设备 12 GB/s、设备到主机 12.5 GB/s，显存带宽 1.7 TB/s")] == [
+        ("h2d", 12.0), ("d2h", 12.5), ("membw", 1700.0)]
+    assert [f.kind for f in figures("GEMM 520 TFLOPS and H2D 24 GB/s")] == ["gemm", "h2d"]
