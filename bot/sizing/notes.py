@@ -89,7 +89,12 @@ def decision_notes(
                 "tp": tp, "pp": lead.pipeline_parallel, "gpus": fmt_count(lead.count)}))
     if workload == "training":
         if memory.recompute and memory.act_layers:  # stated or the recipe's default: it decides activations
-            notes.append(SizingNote(code=f"recompute_{memory.recompute}"))
+            if req.batch_size is None and memory.act_batch and memory.context_tokens:
+                # the micro-batch is said as assumed in the same line, not asked: accumulation makes a bigger batch
+                notes.append(SizingNote(code=f"recompute_{memory.recompute}_default_batch", params={
+                    "batch": memory.act_batch, "seq": f"{memory.context_tokens:,}"}))
+            else:
+                notes.append(SizingNote(code=f"recompute_{memory.recompute}"))
         if lead is not None and lead.fits and lead.recompute == "full" and memory.recompute != "full":
             notes.append(SizingNote(code="recompute_fallback", params={"gpu": gpu_name(catalog, lead.gpu)}))
         if lead is not None and lead.strategy == "3d" and lead.tensor_parallel and lead.pipeline_parallel:

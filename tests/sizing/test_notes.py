@@ -49,7 +49,8 @@ def test_every_emitted_code_has_english_and_chinese_text(results):
     emitted = {n.code for r in results for n in r.estimate.notes}
     assert {"memory_measured", "memory_marketing", "kv_mla_replicated", "kv_tp_replicated", "kv_tp_split",
             "pp_decode", "recompute_fallback", "three_d_plan", "offload_plan", "mfu_model_flops", "mfu_default",
-            "fp8_training", "gpu_hours_plan", "attention_eager", "recompute_none"} <= emitted
+            "fp8_training", "gpu_hours_plan", "attention_eager"} <= emitted
+    assert {"recompute_none", "recompute_none_default_batch"} & emitted
     for r in results:
         for note in r.estimate.notes:
             en, zh = note_text(note, "en"), note_text(note, "zh")
@@ -70,3 +71,19 @@ def test_a_note_renders_with_its_parameters():
                                "each head is held on 2 GPUs (vLLM and SGLang replicate KV heads past the head count)")
     assert "每个头要在 2 张卡上各存一份" in note_text(note, "zh")
     assert notes_text([note], "zh") == [note_text(note, "zh")]
+
+
+def test_a_training_estimate_without_a_batch_says_the_micro_batch_it_assumed_in_the_recompute_line():
+    """The default micro-batch is stated, not asked: one line with the activations' recompute."""
+    catalog = default_catalog()
+    plain = size_requirement(Requirement(workload="training", model="llama-2-7b", method="full", gpu="h100-sxm"),
+                             shape_from_arch(catalog.models["llama-2-7b"]), catalog, selected={"h100-sxm"},
+                             today=dt.date(2026, 12, 1))
+    codes = [n.code for n in plain.estimate.notes]
+    assert "recompute_full_default_batch" in codes and "recompute_full" not in codes
+    en = " ".join(notes_text(plain.estimate.notes, "en"))
+    assert "micro-batch of 1 per GPU at 2,048 tokens" in en and "gradient accumulation" in en
+    given = size_requirement(Requirement(workload="training", model="llama-2-7b", method="full", gpu="h100-sxm",
+                                         batch_size=4), shape_from_arch(catalog.models["llama-2-7b"]), catalog,
+                             selected={"h100-sxm"}, today=dt.date(2026, 12, 1))
+    assert "recompute_full" in [n.code for n in given.estimate.notes]  # a stated batch is not called a default
