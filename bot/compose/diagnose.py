@@ -89,9 +89,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if symptom is not None:
         parts.append(symptom)
     if not parts:
-        # Nothing to diagnose but the versions a pasted header gave ("Driver Version : 535…" and "torch
-        # says the driver is too old"): whether the stack runs on that driver is the answer.
-        return _compat(ask, ctx) if ask == first and ctx.requirement.driver else None
+        return None
     lead, details, rule, sources = parts[0]
     if parts[0][0] == gpu_part:
         lead, details = _judged(lead, details, worst_rank, ctx)
@@ -104,11 +102,6 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         sources = [*sources, *(s for s in more_sources if s not in sources)]
     figures = _figures(paste)
     return AskAnswer(kind="diagnose", lead=lead, details=details[:24], rule=rule, sources=sources, figures=figures)
-
-
-def _compat(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    from bot.compose import compat
-    return compat.compose(ask.model_copy(update={"kind": "compat"}), ctx)
 
 
 # -- GPUs --------------------------------------------------------------------------------------

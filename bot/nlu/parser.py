@@ -135,13 +135,22 @@ def _read_paste(fields: dict, scan: Scan, paste: Paste, message: str) -> None:
     mismatch = bool(paste.errors) and all(e.kind == "driver-too-old" for e in paste.errors) and not readings and bool(
         paste.driver or fields.get("driver"))
     fields["asks"] = _with_diagnose(asks, [s for s in scan.spans if s.slot == "asks"],
-                                    kind="compat" if versions_only or mismatch else "diagnose")
+                                    kind="compat" if versions_only or mismatch else "diagnose", relabel=versions_only)
 
 
-def _with_diagnose(asks: list[Ask], spans: list[Span], kind: str = "diagnose") -> list[Ask]:
+def _with_diagnose(asks: list[Ask], spans: list[Span], kind: str = "diagnose", relabel: bool = False) -> list[Ask]:
     """A message with pasted output asks for its diagnosis (`kind`; a compatibility check for a paste
     of versions alone): first, unless it also asks something specific (a fit, a price); an open or
-    explain ask is that diagnosis (its span says so too)."""
+    explain ask is that diagnosis (its span says so too). `relabel`: the paste is versions alone, so
+    a part read as a fault is that compatibility check."""
+    if relabel and kind == "compat" and any(a.kind == "diagnose" for a in asks):
+        # a header of versions and "torch says the driver is too old" in words: nothing pasted to diagnose,
+        # the symptom is the mismatch, so its part asks whether the stack runs on that driver
+        relabelled = [a.model_copy(update={"kind": "compat"}) if a.kind == "diagnose" else a for a in asks]
+        for span in spans:
+            if isinstance(span.value, dict) and span.value.get("kind") == "diagnose":
+                span.value = {**span.value, "kind": "compat"}
+        return relabelled
     if any(a.kind in ("diagnose", kind) for a in asks):
         return asks
     first = next((i for i, a in enumerate(asks) if a.kind in ("open", "explain")), None)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.advisor import Advisor
-from bot.compose import ComposeContext
+from bot.compose import ComposeContext, compose_all
 from bot.compose.diagnose import compose
 from bot.models import Ask
 from bot.nlu.parser import parse
@@ -482,8 +482,14 @@ def test_a_lower_pcie_generation_is_judged_only_under_load(advisor, gen, width, 
 def test_a_pasted_header_of_versions_alone_answers_whether_the_stack_runs_on_that_driver(advisor):
     header = ("Driver Version                            : 535.104.05\nCUDA Version                              : 12.2\n"
               "...\n    Product Name                          : NVIDIA A100-SXM4-80GB\n")
-    reply = _answer(advisor, f"pip install torch then torch says the driver is too old. our box:\n\n{header}\n"
-                             "what now without touching the driver?")
-    assert reply is not None and reply.kind == "compat"
+    text = f"pip install torch then torch says the driver is too old. our box:\n\n{header}\nwhat now without touching the driver?"
+    parsed = parse(text, advisor.catalog)
+    assert [a.kind for a in parsed.requirement.asks] == ["compat"]  # the asks reader routes it; diagnose has no fallback
+    assert _answer(advisor, text) is None  # nothing in the header to diagnose
+    answer = advisor.answer(parsed.requirement, parsed.language)
+    ctx = ComposeContext(requirement=parsed.requirement, answer=answer, catalog=advisor.catalog, language=parsed.language,
+                         question=text, paste=parsed.requirement.pasted)
+    reply = compose_all(ctx)[0]
+    assert reply.kind == "compat"
     text = " ".join([reply.lead, *reply.details])
     assert "535.104.05" in text and "580" in text and "--index-url https://download.pytorch.org/whl/cu12" in text

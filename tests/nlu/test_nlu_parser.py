@@ -92,3 +92,13 @@ def test_a_driver_too_old_error_with_the_driver_known_asks_whether_the_stack_run
         assert kinds == ["compat"], (text, kinds)
     # the same error with no driver known stays a diagnosis
     assert parse("CUDA driver version is insufficient for CUDA runtime version").requirement.asks[0].kind == "diagnose"
+
+
+def test_a_header_of_versions_and_a_driver_error_in_words_asks_for_compatibility():
+    header = ("Driver Version                            : 550.54.15\nCUDA Version                              : 12.4\n"
+              "...\n    Product Name                          : NVIDIA A100-SXM4-80GB\n")
+    text = f"our cloud box, can't change the driver. after pip install torch it crashes saying the driver is too old:\n\n{header}\nany fix?"
+    assert [a.kind for a in parse(text).requirement.asks] == ["compat"]
+    # a pasted error with readings to judge stays a diagnosis
+    xid = "NVRM: Xid (PCI:0000:41:00): 79, pid=1, GPU has fallen off the bus.\n"
+    assert parse(f"training crashed, driver is too old?\n{header}{xid}").requirement.asks[0].kind == "diagnose"
