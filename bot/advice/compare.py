@@ -20,6 +20,7 @@ from typing import Literal
 
 from bot.knowledge import Catalog, GpuSpec
 from bot.models import Candidate, Cost, Recommendation, Requirement
+from bot.sizing.cost import leanest_per_provider
 from bot.sizing.performance import DEFAULT_MFU, compute_precision_key, training_hours
 
 # whose rate a side is priced at: the user's quote, the answer's price-table cost line, the table's median
@@ -149,14 +150,13 @@ def rate_for(catalog: Catalog, gpu: GpuSpec,
              costs: Sequence[Cost] = ()) -> tuple[float | None, str | None, RateSource | None]:
     """The rate the answer priced this GPU at (per GPU-hour): the user's quote ("quote"), or the price
     table row the answer's cost line used ("row"); else the typical on-demand rate ("table"): the median
-    over providers of each one's leanest instance (bot.advice.options.gpu_rate_rows), so one provider
+    over providers of each one's leanest instance (bot.sizing.cost.leanest_per_provider), so one provider
     listed per region and size, or a 1-GPU host with 64 vCPUs, does not pull it up."""
     for cost in costs:
         if cost.gpu in (gpu.id, gpu.family):
             per_gpu = cost.rate_per_gpu or (cost.hourly_rate / cost.gpus if cost.gpus else cost.hourly_rate)
             return per_gpu, cost.currency, "quote" if cost.origin == "quote" else "row"
-    from bot.advice.options import gpu_rate_rows  # one row per provider, its leanest instance (the typical price)
-    rows = gpu_rate_rows(catalog, gpu.id, currency=None)
+    rows = leanest_per_provider(catalog.prices_by_gpu.get(gpu.id, []), currency=None)  # the typical price
     if not rows:
         return None, None, None
     currency = max({r.currency for r in rows}, key=lambda c: (sum(r.currency == c for r in rows), c == "USD"))

@@ -244,6 +244,24 @@ def _cheapest_first(rows: list[PriceRow]) -> list[PriceRow]:
     return quotes + sorted(offers, key=lambda r: (r.billing != "on-demand", r.billing, r.hourly_rate))
 
 
+def leanest_per_provider(rows: Iterable[PriceRow], currency: str | None = "USD") -> list[PriceRow]:
+    """A GPU's on-demand rows as its price per GPU-hour, one per provider (and currency): the instance with
+    the fewest vCPUs per GPU, at its cheapest region, cheapest first. A 1-GPU host with 64 vCPUs prices the
+    host around the GPU, and one provider listed per region and size would outvote the others in a median
+    (the same reading as bot.advice.options.gpu_rate_rows)."""
+    best: dict[tuple, PriceRow] = {}
+
+    def lean(r: PriceRow) -> tuple[float, float]:
+        return ((r.vcpus or 0.0) / (r.gpu_count or 1), r.hourly_rate)
+    for r in rows:
+        if r.billing != "on-demand" or (currency is not None and r.currency != currency):
+            continue
+        seen = best.get((r.provider, r.currency))
+        if seen is None or lean(r) < lean(seen):
+            best[(r.provider, r.currency)] = r
+    return sorted(best.values(), key=lambda r: r.hourly_rate)
+
+
 def cost_label(count: int, gpu: str, row: "PriceRow") -> str:
     """'8 x h100-sxm @ aws p5.48xlarge in us-east-1 (spot)'; a per-GPU quote keeps the short form."""
     where = row.provider

@@ -356,3 +356,10 @@ def test_a_scan_kept_for_a_row_list_is_not_reused_after_the_list_grows_or_for_an
     assert cheapest_rows(rows, ["h100"]) == [QUOTE, AWS_EU]
     # a generator is scanned every time (no list to keep an answer for)
     assert cheapest_rows(iter([GCP, AWS_SPOT]), ["h100"]) == [GCP, AWS_SPOT]  # on demand before spot
+
+
+def test_leanest_per_provider_keeps_one_row_per_provider():
+    from bot.sizing.cost import leanest_per_provider
+    fat = row(rate=9.0, instance_type="fat", gpu_count=1, region="r1").model_copy(update={"vcpus": 64})
+    lean = row(rate=3.0, instance_type="lean", gpu_count=1, region="r2").model_copy(update={"vcpus": 8})
+    assert leanest_per_provider([fat, lean, GCP, AWS_SPOT]) == [lean, GCP]  # spot is no on-demand rate
