@@ -65,8 +65,29 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if _TOOLKIT_Q.search(ask.text) or (_TOOLKIT_Q.search(text) and ask.start == 0):
         return _toolkit(wheels[0] if wheels else req.cuda, driver, smi, ctx)
     if wheels and driver and _TORCH.search(text):
-        return _wheels(wheels, driver, ctx)
+        return _asked_forward(_wheels(wheels, driver, ctx), text, ctx)
     return None
+
+
+# "can we use cuda-compat on the 4090s?", "前向兼容包能用吗": the forward-compatibility package asked about by name
+_FORWARD_Q = re.compile(r"cuda[\s_-]?compat|forward[\s-]compat\w*|前向兼容", re.IGNORECASE)
+
+
+def _asked_forward(reply: AskAnswer | None, text: str, ctx: ComposeContext) -> AskAnswer | None:
+    """Where the message asks about NVIDIA's forward-compatibility package, its answer leads: data-centre
+    GPUs only (cuda-compatibility), so no on a GeForce card, and the builds' verdicts after it."""
+    if reply is None or not _FORWARD_Q.search(text) or "no" not in reply.figures.values():  # runs: nothing to get round
+        return reply
+    from bot.messages.format import gpu_name
+
+    spec = _named_spec(ctx)
+    lang = ctx.language
+    if spec is None:
+        lead = say("compat.forward_asked_unknown", lang)
+    else:
+        key = "compat.forward_asked_geforce" if spec.gpu_class == "consumer" else "compat.forward_asked_dc"
+        lead = say(key, lang, gpu=gpu_name(ctx.catalog, spec.id, lang))
+    return reply.model_copy(update={"lead": lead, "details": [reply.lead, *reply.details]})
 
 
 # A plain install of the current or a named release: "pip install torch", "latest PyTorch", "最新 PyTorch（2.11 默认包）".

@@ -158,3 +158,17 @@ def test_a_container_image_needs_the_hosts_driver_and_the_container_toolkit_not_
 def test_a_precision_no_verdict_rule_judges_is_answered_from_the_cards_tensor_cores(advisor):
     answer = _answer(advisor, "is FP4 supported on H100?")
     assert ask_lines(answer)[0].startswith("No — H100 SXM (Hopper, compute capability 9.0) has no FP4 tensor cores")
+
+
+def test_the_forward_compatibility_package_asked_by_name_is_answered_per_gpu_class(advisor):
+    def first(text):
+        parsed = parse(text, advisor.catalog)
+        ctx = ComposeContext(requirement=parsed.requirement, answer=advisor.answer(parsed.requirement, parsed.language),
+                             catalog=advisor.catalog, language=parsed.language, question=text)
+        return compose_all(ctx)[0]
+
+    geforce = first("could cuda-compat let our RTX 5090 workstations run the cu130 torch build on driver 575?")
+    assert geforce.lead.startswith("No — cuda-compat"), geforce.lead
+    assert geforce.details[0].startswith("On driver 575: cu130 — no")
+    dc = first("L40S 服务器驱动 550，用前向兼容包能跑 cu130 的 torch 吗？")
+    assert dc.lead.startswith("只有在 NVIDIA 兼容性表列出你的驱动分支时才行"), dc.lead
