@@ -163,7 +163,14 @@ def test_a_worker_killed_while_answering_is_replaced_and_the_user_told(pool_bot)
     worker = pool.ping().pid
     # The worst case of the parser keeps the worker busy long enough to be killed mid-answer.
     slow = "Llama 3 70B inference on" + "\n" * 2500 + "2 H100"
-    threading.Timer(1.0, os.kill, (worker, signal.SIGKILL)).start()
+    def kill_worker() -> None:
+        try:
+            os.kill(worker, signal.SIGKILL)
+        except ProcessLookupError:  # answered and the pool closed before the timer fired
+            pass
+
+    killer = threading.Timer(1.0, kill_worker)
+    killer.start()
     started = time.monotonic()
     try:
         answer = pool.ask("T:C:killed", slow)
@@ -171,6 +178,7 @@ def test_a_worker_killed_while_answering_is_replaced_and_the_user_told(pool_bot)
         assert "died" in str(exc)
         assert pool.replaced == 1
     else:  # the parser got fast enough to answer within the second: nothing to kill
+        killer.cancel()
         assert answer is not None and time.monotonic() - started < 1.5
     bot.event(mention(QUESTION, ts="1700000100.000400", channel="C0OTHER"))
     assert "Something went wrong" not in texts(answers(bot.api, channel="C0OTHER", timeout=60)[0].blocks)
