@@ -6,7 +6,11 @@
 
 Refusals raise PermissionError (not allowed) or DispatchError (unknown host, raw address, agent
 down, slow or returning garbage). `check_all` fans out over the user's hosts with bounded
-concurrency; one host's failure never stops the others.
+concurrency; one host's failure never stops the others. A concurrency slot (`check(..., slot=)`)
+is held only while the host's agent is being asked: the reply is judged after the slot is freed,
+so the next host's request goes out while the rule engine works, and at most `max_concurrency`
+replies wait for or are in judging per checker and event loop (a full backlog holds the slot: no
+reply piles up unbounded when judging is slower than the agents).
 """
 
 from __future__ import annotations
@@ -19,6 +23,9 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
+from dataclasses import dataclass, field
+from typing import cast
 
 import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -142,6 +149,18 @@ def _planned_jobs(benchmarks: list[str], report: ProbeReport, gpus: list[int] | 
     return jobs
 
 
+@dataclass
+class _Fetched:
+    """What a host's agent returned for one check, waiting to be judged."""
+
+    host: Host
+    user_id: str
+    started: float
+    report: ProbeReport | None = None
+    results: list[BenchmarkResult] = field(default_factory=list)
+    finished: list[tuple[str, dict, float]] = field(default_factory=list)  # audited with the check's outcome
+
+
 class HostChecker:
     def __init__(self, inventory: Inventory, advisor: JudgingAdvisor, audit: AuditSink | None = None, retries: int = 2,
                  job_deadline_s: float = 600.0, client: httpx.AsyncClient | None = None,
@@ -158,6 +177,8 @@ class HostChecker:
         # Records each probe and returns trend facts against the host's previous check
         # (bot.store.trends.StoreHistory); None: no history.
         self.history = history
+        self._rooms: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = \
+            weakref.WeakKeyDictionary()
 
     def _audit(self, user: str, host: str, job: str, params: dict, outcome: str, detail: str | None = None,
                started: float | None = None) -> None:
@@ -175,13 +196,16 @@ class HostChecker:
 
     async def check(self, host_name: str, user_id: str, benchmarks: list[str] | None = None,
                     progress: Callable[[str], None] | None = None, *, groups: list[str] | None = None,
-                    language: str = "en", gpus: list[int] | None = None) -> CheckReport:
-        """`gpus`: the GPU indexes the benchmarks measure (None: every GPU the probe lists)."""
+                    language: str = "en", gpus: list[int] | None = None,
+                    slot: AbstractAsyncContextManager | None = None) -> CheckReport:
+        """`gpus`: the GPU indexes the benchmarks measure (None: every GPU the probe lists).
+        `slot`: a concurrency slot (an asyncio.Semaphore) held while the agent is asked, freed
+        before the reply is judged."""
         return await self._check_named(host_name, user_id, benchmarks, progress, groups, language, self._client,
-                                       gpus)
+                                       gpus, slot)
 
     async def _check_named(self, host_name, user_id, benchmarks, progress, groups, language, client,
-                           gpus=None) -> CheckReport:
+                           gpus=None, slot=None) -> CheckReport:
         benchmarks = list(benchmarks or [])
         requested = {"kind": "check", "benchmarks": benchmarks, **({"gpus": gpus} if gpus is not None else {})}
         unknown = [b for b in benchmarks if b not in BENCHMARKS]
@@ -196,13 +220,34 @@ class HostChecker:
         except DispatchError as exc:
             self._audit(user_id, host_name, "check", requested, "unknown-host", str(exc))
             raise
-        if client is not None:
-            return await self._check(host, user_id, benchmarks, progress, client, language, gpus)
-        async with host_client() as own:
-            return await self._check(host, user_id, benchmarks, progress, own, language, gpus)
+        room = self._judging_room()
+        async with slot if slot is not None else nullcontext():
+            if client is not None:
+                fetched = await self._fetch(host, user_id, benchmarks, progress, client, gpus)
+            else:
+                async with host_client() as own:  # closed before judging: its sockets go back at once
+                    fetched = await self._fetch(host, user_id, benchmarks, progress, own, gpus)
+            # A place in the judging backlog before the slot goes: when judging is the slower side,
+            # the slot waits here instead of another reply piling up.
+            await room.acquire()
+        try:
+            return await self._judge_fetched(fetched, language)
+        finally:
+            room.release()
 
-    async def _check(self, host: Host, user_id: str, benchmarks: list[str], progress, client, language,
-                     gpus: list[int] | None = None) -> CheckReport:
+    def _judging_room(self) -> asyncio.Semaphore:
+        """This checker's bound on replies waiting for or in judging, one per event loop (a semaphore
+        belongs to the loop it first waits in; the CLI and benches run several loops in turn)."""
+        loop = asyncio.get_running_loop()
+        room = self._rooms.get(loop)
+        if room is None:
+            room = self._rooms[loop] = asyncio.Semaphore(self.max_concurrency)
+        return room
+
+    async def _fetch(self, host: Host, user_id: str, benchmarks: list[str], progress, client,
+                     gpus: list[int] | None = None) -> _Fetched:
+        """The probe, then the planned benchmarks, through the host's agent: everything a check
+        waits on the host for. Each finished job is audited once the check's outcome is known."""
         started = time.monotonic()
 
         def tell(kind: str, fraction: float, message: str) -> None:
@@ -217,19 +262,13 @@ class HostChecker:
         except DispatchError as exc:
             self._audit(user_id, host.name, "probe", {"kind": "probe"}, "error", str(exc))
             raise
-        results: list[BenchmarkResult] = []
+        fetched = _Fetched(host=host, user_id=user_id, started=started)
+        results = fetched.results
         # The probe first: the GPU benchmarks are planned from what it finds (every GPU, or those
         # asked for, and each precision the card supports: bot/ops/benchplan.py). A serving
         # benchmark without an endpoint is refused before anything is sent.
         serving = [("serving", _benchmark_params("serving", host))] if "serving" in benchmarks else []
         jobs = [("probe", {"kind": "probe"})]
-        report: ProbeReport | None = None
-        finished: list[tuple[str, dict, float]] = []  # jobs the agent finished, audited with the check's outcome
-
-        def audit_finished(outcome: str, detail: str | None = None) -> None:
-            for done_name, done_params, done_started in finished:
-                self._audit(user_id, host.name, done_name, done_params, outcome, detail, done_started)
-
         for name, params in jobs:  # `jobs` grows once the probe is in: the planned benchmarks
             job_started = time.monotonic()
             tell(name, 0.0, "submitted")
@@ -237,45 +276,54 @@ class HostChecker:
                 deadline_s = min(self.job_deadline_s, host.job_deadline_s or self.job_deadline_s)
                 result = await agent.run_job(params, tell, deadline_s=deadline_s)
                 if name == "probe":
-                    report = result  # a ProbeReport, validated by the client
+                    fetched.report = report = cast(ProbeReport, result)  # validated as one by the client
                     jobs += _planned_jobs(benchmarks, report, gpus, results) + serving
                 else:
                     results += list(result.benchmarks)
             except ValidationError as exc:
-                audit_finished("ok")
+                self._audit_finished(fetched, "ok")
                 message = f"{host.name}: agent returned a {name} result that does not validate: {exc.errors()[0]['msg']}"
                 self._audit(user_id, host.name, name, params, "error", message, job_started)
                 raise DispatchError(message) from exc
             except DispatchError as exc:
-                audit_finished("ok")
+                self._audit_finished(fetched, "ok")
                 self._audit(user_id, host.name, name, params, _outcome(exc), str(exc), job_started)
                 raise
             except Exception as exc:  # a bug or an odd reply: audited, and a clear error for this host only
                 log.exception("checking %s: %s job failed", host.name, name)
-                audit_finished("ok")
+                self._audit_finished(fetched, "ok")
                 message = f"{host.name}: the {name} job failed in the dispatcher: {type(exc).__name__}: {exc}"
                 self._audit(user_id, host.name, name, params, "error", message[:500], job_started)
                 raise DispatchError(message[:500]) from exc
-            finished.append((name, params, job_started))
+            fetched.finished.append((name, params, job_started))
             tell(name, 1.0, "done")
+        return fetched
+
+    def _audit_finished(self, fetched: _Fetched, outcome: str, detail: str | None = None) -> None:
+        for done_name, done_params, done_started in fetched.finished:
+            self._audit(fetched.user_id, fetched.host.name, done_name, done_params, outcome, detail, done_started)
+
+    async def _judge_fetched(self, fetched: _Fetched, language: str) -> CheckReport:
+        """The history hook and the rule engine's judgement of what the agent returned."""
+        host, report = fetched.host, fetched.report
         assert report is not None
         expect = host.expect
         try:
             extra = await self._record_history(self.history, host.name, report) if self.history else None
             work = functools.partial(judge, self.advisor, host.name, self.inventory.deployment(host),
-                                     self.inventory.team_cuda(host), report, results,
+                                     self.inventory.team_cuda(host), report, fetched.results,
                                      expect.gpu if expect else None, expect.count if expect else None, language,
                                      extra_facts=extra)
             answer = await _judged(work)
         except Exception as exc:  # the report passed validation, yet judging or recording it failed
             log.exception("checking %s: judging the report failed", host.name)
             message = f"{host.name}: the report could not be judged or recorded: {type(exc).__name__}: {exc}"[:500]
-            audit_finished("error", message)
+            self._audit_finished(fetched, "error", message)
             raise DispatchError(message) from exc
         # Audited "ok" only now: a report that validated but could not be judged is an error.
-        audit_finished("ok")
-        return CheckReport(host=host.name, report=report, benchmarks=results, answer=answer,
-                           seconds=round(time.monotonic() - started, 3))
+        self._audit_finished(fetched, "ok")
+        return CheckReport(host=host.name, report=report, benchmarks=fetched.results, answer=answer,
+                           seconds=round(time.monotonic() - fetched.started, 3))
 
     async def _record_history(self, history: HistoryHook, host: str, report: ProbeReport) -> Sequence[BaseModel]:
         """The history hook, retried with back-off while the store is busy or its connection dropped."""
@@ -299,17 +347,16 @@ class HostChecker:
         gate = asyncio.Semaphore(self.max_concurrency)
 
         async def one(host: Host) -> FleetEntry:
-            async with gate:
-                try:
-                    done = await self._check_named(host.name, user_id, benchmarks, progress, groups, language,
-                                                   self._client, gpus)
-                    return FleetEntry(host=host.name, ok=True, check=done)
-                except (DispatchError, PermissionError) as exc:
-                    return FleetEntry(host=host.name, ok=False, error=str(exc))
-                except Exception as exc:  # never let one host take the others' results with it
-                    log.exception("checking %s failed", host.name)
-                    return FleetEntry(host=host.name, ok=False,
-                                      error=f"{host.name}: the check failed: {type(exc).__name__}: {exc}"[:500])
+            try:  # the gate is held while the agent is asked, not while its reply is judged
+                done = await self._check_named(host.name, user_id, benchmarks, progress, groups, language,
+                                               self._client, gpus, gate)
+                return FleetEntry(host=host.name, ok=True, check=done)
+            except (DispatchError, PermissionError) as exc:
+                return FleetEntry(host=host.name, ok=False, error=str(exc))
+            except Exception as exc:  # never let one host take the others' results with it
+                log.exception("checking %s failed", host.name)
+                return FleetEntry(host=host.name, ok=False,
+                                  error=f"{host.name}: the check failed: {type(exc).__name__}: {exc}"[:500])
 
         # Without a client of the caller's, each host gets a small client of its own (closed with its
         # check): one pool shared by a whole fleet scans every connection for each request, which

@@ -82,6 +82,26 @@ def problem_lines(problems: list[Problem], language: str) -> list[str]:
     return lines
 
 
+class _HeldSlot:
+    """A concurrency slot taken already (so a host's timeout never counts the wait for it), handed
+    to the checker to free once the agent has answered; freed at most once."""
+
+    def __init__(self, gate: asyncio.Semaphore) -> None:
+        self.gate = gate
+        self.held = True
+
+    async def __aenter__(self) -> _HeldSlot:
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        self.release()
+
+    def release(self) -> None:
+        if self.held:
+            self.held = False
+            self.gate.release()
+
+
 class FleetMonitor:
     def __init__(self, checker, inventory, poster: Poster, config: FleetConfig, rng: random.Random | None = None):
         self.checker = checker
@@ -99,17 +119,21 @@ class FleetMonitor:
         return list(group.hosts)
 
     async def check_host(self, host: str, group: HostGroup) -> HostOutcome:
-        """One bounded check: `host_timeout_s` at most, whatever the host does."""
-        async with self.gate:
-            try:
-                done = await asyncio.wait_for(
-                    self.checker.check(host, self.config.as_user, language=self.config.language),
-                    self.config.host_timeout_s)
-            except asyncio.TimeoutError:
-                return HostOutcome(host=host, group=group.name,
-                                   error=f"no answer within {self.config.host_timeout_s:g} s")
-            except Exception as exc:  # DispatchError, PermissionError, anything: this host only
-                return HostOutcome(host=host, group=group.name, error=str(exc)[:300] or type(exc).__name__)
+        """One bounded check: `host_timeout_s` at most (counted once its slot is taken), whatever the
+        host does. The checker frees the slot as soon as the agent has answered, before judging."""
+        await self.gate.acquire()
+        slot = _HeldSlot(self.gate)
+        try:
+            done = await asyncio.wait_for(
+                self.checker.check(host, self.config.as_user, language=self.config.language, slot=slot),
+                self.config.host_timeout_s)
+        except asyncio.TimeoutError:
+            return HostOutcome(host=host, group=group.name,
+                               error=f"no answer within {self.config.host_timeout_s:g} s")
+        except Exception as exc:  # DispatchError, PermissionError, anything: this host only
+            return HostOutcome(host=host, group=group.name, error=str(exc)[:300] or type(exc).__name__)
+        finally:
+            slot.release()  # a check that failed before it used the slot, or was cancelled
         return HostOutcome(host=host, group=group.name, problems=problems_of(done.answer.findings))
 
     async def run_group(self, group: HostGroup) -> list[HostOutcome]:
