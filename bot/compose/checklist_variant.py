@@ -31,9 +31,9 @@ FLOOR = 0.65
 SOURCES = ["nvidia-gpu-specs", "nvidia-smi-docs", "rental-selection-guide"]
 
 # a card passed off as another ("fake", "actually a 4090D", "冒充", "以次充好")
-_IMPOSTOR = re.compile(r"fake|counterfeit|impostor|genuine|passed\s+off|sold\s+as|actually\s+(?:be|are|is|get|got|a|an)\b|swapp?ed"
+_IMPOSTOR = re.compile(r"fake|counterfeit|impostor|genuine|passed\s+off|sold\s+as|actually\s+(?:be\s+|are\s+|is\s+|get\s+|got\s+)?(?:an?\s+)?[a-z]*\s?\d|swapp?ed"
                        r"|\breal\s+(?:one|card|[a-z]*\s?\d{3,4})|really\s+(?:a|an)\b|怕是|说是.{0,12}(?:其实|实际)"
-                       r"|not\s+(?:a|an)\s+\w*\d|rather\s+than|instead\s+of|冒充|假的|假卡|掉包|以次充好|是不是真的|是真的|偷换|换成",
+                       r"|make\s+sure\s+(?:it'?s|they'?re|we\s+got)|冒充|假的|假卡|掉包|以次充好|是不是真的|是真的|偷换",
                        re.IGNORECASE)
 _MEASURE = re.compile(r"gemm|matmul|tflops|benchmark|跑分|算力测试|矩阵乘", re.IGNORECASE)
 _ACCEPT = re.compile(r"\baccept\w*|sign(?:ing)?[\s-]?off|\bpass\w*|should\s+(?:we\s+)?see|expect|验收|算过|合格|及格|达标|正常",

@@ -51,8 +51,18 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     (bot.compose.explain_formfactor), then whether LoRA needs NVLink."""
     from bot.compose import checklist_reference, explain_fabric, explain_formfactor
     return (explain_fabric.compose(ask, ctx) or explain_fabric.ib_or_roce(ask, ctx) or checklist_reference.across_nodes(ask, ctx)
-            or checklist_reference.compose(ask, ctx)
+            or checklist_reference.compose(ask, ctx) or _serving_across_nodes(ask, ctx)
             or explain_formfactor.compose(ask, ctx) or lora_nvlink(ask, ctx) or data_parallel_nvlink(ask, ctx))
+
+
+_WORRY = re.compile(r"hurt|bottleneck|enough|\bok\b|fine|slow|latency|matter|need|拖|够|影响|延迟|要不要|需不需要", re.IGNORECASE)
+
+
+def _serving_across_nodes(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"Serving a 70B across two 8x H20 nodes over 100GbE: will the network hurt latency?": what crosses
+    the nodes for the parallelism (bot.compose.explain_network), before a latency estimate that ignores it."""
+    from bot.compose.explain_network import inference_across_nodes
+    return inference_across_nodes(ask, ctx) if _WORRY.search(ask.text) else None
 
 
 def data_parallel_nvlink(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

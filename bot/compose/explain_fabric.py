@@ -22,7 +22,7 @@ import re
 
 from bot.compose import ComposeContext
 from bot.compose.explain_network import (_LINKS, _TP_IN_NODE, EXPOSED_OK, GPUS_PER_NODE, MFU, RDMA_NODE_GBPS, _node_gbps, _s,
-                                        compute_line, exchange_gb, params_b)
+                                        compute_line, exchange_gb, nic_per_node, params_b, training_plan)
 from bot.messages import say
 from bot.messages.format import count
 from bot.models import Ask, AskAnswer
@@ -33,6 +33,7 @@ _ASKS = re.compile(r"enough|suffic\w*|\bok\b|okay|fine|\bhurt|bottleneck|worth|\
                    r"|够|行不行|能跑|拖|值不值|划算", re.IGNORECASE)
 _PREMIUM_PCT = re.compile(r"\+\s*([0-9]{1,3})\s*%|([0-9]{1,3})\s*%\s*(?:more|extra|premium|贵)|(?:贵|多)\s*([0-9]{1,3})\s*%"
                           r"|(?:extra|additional|premium|surcharge)\s+(?:of\s+)?([0-9]{1,3})\s*%", re.IGNORECASE)
+_HURT = re.compile(r"\bhurt|bottleneck|slow\w*\s+(?:us|it|things)\s+down|拖慢|拖死|拖累|影响大|影响.{0,4}大吗", re.IGNORECASE)
 SOURCES = ["nccl-tests", "zero-paper", "scaling-laws-paper", "training-servers-guide"]
 
 
@@ -48,12 +49,12 @@ def _other_fabric(text: str, rate: float) -> tuple[str, float]:
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     req, text = ctx.requirement, ctx.question or ask.text
     size = params_b(ctx)
-    if (req.workload != "training" or req.network_gbps is None or (req.gpu_count or 0) <= GPUS_PER_NODE or not size
+    if (not training_plan(ctx, text) or req.network_gbps is None or (req.gpu_count or 0) <= GPUS_PER_NODE or not size
             or req.method in ("lora", "qlora") or not _ASKS.search(ask.text)):
         return None
     links, node = _node_gbps(text, req.network_gbps)
     tp_inside = bool(_TP_IN_NODE.search(text))
-    if links == 1 and not tp_inside:
+    if links == 1 and not tp_inside and not nic_per_node(text):
         return None
     from bot.compose.checklist_refs import _spec
     spec = _spec(ctx)
@@ -84,6 +85,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         details.append(say("training.fabric_sharded_alt", lang, sharded=count(round(sharded_gb)),
                            sharded_s=_s(sharded_gb / (node / 8))))
     details.append(say("training.fabric_check", lang))
+    if _HURT.search(ask.text):  # "will that hurt?": the same judgement, said the other way round
+        key = {"yes": "hurt_none", "batch": "hurt_batch", "no": "hurt_yes"}[key]
     return AskAnswer(kind=ask.kind, lead=say(f"training.fabric_{key}", lang, **params), details=details,
                      rule="network.inter-node", sources=SOURCES,
                      figures={"traffic_gb": round(traffic, 1), "seconds_at_stated": round(slow, 1),

@@ -41,15 +41,38 @@ def _node_gbps(text: str, rate: float) -> tuple[int, float]:
     return links, links * rate
 
 
+# "1x 200G NIC per 8-GPU node", "每台一张 200G 网卡": the NICs a node has, said outright even when one
+_PER_NODE_NIC = re.compile(r"(?:nics?|ports?|links?|g|gbe|gb/s|gbps)\s+(?:nics?\s+)?(?:per|each|a)\s+(?:[0-9]+[\s-]*gpus?\s+)?(?:[a-z][a-z0-9]*\s+)?(?:node|server|box|machine|host)"
+                           r"|(?:per|each)\s+(?:[0-9]+[\s-]*gpu\s+)?(?:node|server|box|machine)\s+(?:has|gets|with)\s+(?:only\s+)?(?:one|1|a)\s"
+                           r"|每(?:台|个节点|节点|台机器)\s*(?:只有)?\s*(?:一|1)\s*(?:张|块|个)", re.IGNORECASE)
+# training written as its parallelism ("DDP for a 1.3B model"): a training plan even where no slot said so
+_TRAINING_WORDS = re.compile(r"\bddp\b|fsdp|zero[\s-]?[1-3]|deepspeed|\btrain\w*|pre-?train\w*|fine-?tun\w*|训练|微调|全参", re.IGNORECASE)
+
+
 def states_fabric(text: str, rate: float) -> bool:
-    """Whether the message gives the NICs of its network ("2x100G") or tensor parallel inside the node."""
-    return _node_gbps(text, rate)[0] > 1 or bool(_TP_IN_NODE.search(text))
+    """Whether the message gives the NICs of its network ("2x100G", "1x 200G NIC per node") or tensor
+    parallel inside the node."""
+    return _node_gbps(text, rate)[0] > 1 or bool(_TP_IN_NODE.search(text)) or nic_per_node(text)
+
+
+def nic_per_node(text: str) -> bool:
+    """The NICs written as a node's ("1x 200G NIC per 8-GPU node"), even one."""
+    return bool(_PER_NODE_NIC.search(text))
+
+
+def training_plan(ctx: ComposeContext, text: str) -> bool:
+    """A training job: the slot's reading, or its parallelism written where no slot read a workload."""
+    req = ctx.requirement
+    return req.workload == "training" or (req.workload is None and bool(_TRAINING_WORDS.search(text)))
 
 
 def params_b(ctx: ComposeContext) -> float | None:
     req = ctx.requirement
     if req.params_b:
         return req.params_b
+    from bot.nlu.quantity_notes import first
+    if (stated := first(req.quantities, "total-params")) is not None and stated.value > 0:
+        return stated.value  # "70B" the parameter slot left unread beside a "200G" NIC
     model = ctx.catalog.models.get(req.model) if req.model else None
     return getattr(model, "params_b", None) if model else None
 
@@ -128,8 +151,8 @@ _NEED_ASK = re.compile(r"need|required|要不要|需不需要|需要|必须|够�
 def _exchange(ask: Ask, ctx: ComposeContext, framed: str, rule: str, sources: list[str]) -> AskAnswer | None:
     req = ctx.requirement
     size = params_b(ctx)
-    if (req.network_gbps is None or req.workload != "training" or not size or (req.gpu_count or 0) <= GPUS_PER_NODE
-            or req.method in ("lora", "qlora")):
+    if (req.network_gbps is None or not training_plan(ctx, ctx.question or ask.text) or not size
+            or (req.gpu_count or 0) <= GPUS_PER_NODE or req.method in ("lora", "qlora")):
         return None
     sharded = req.zero_stage == 3 or bool(_SHARDED.search(ctx.question or ask.text)) or size >= 20
     nodes = -(-(req.gpu_count or 0) // GPUS_PER_NODE)
@@ -377,6 +400,18 @@ def count_text(value: float) -> str:
 
 
 _FABRIC = re.compile(r"infiniband|\bib\b|roce|rdma|network|网络|以太网|网卡", re.IGNORECASE)
+_GBE = re.compile(r"[0-9]\s*(?:gbe|g\s+ethernet|gb/s|gbps)\b", re.IGNORECASE)
+_NODE_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "八": 8}
+# "two 8xH20 nodes", "4 nodes", "两台 8 卡": the nodes, with the GPUs per node written between
+_STATED_NODES = re.compile(r"(?<![0-9a-z.])([0-9]{1,3}|two|three|four|five|six|eight|两|二|三|四|五|六|八)(?![0-9]|\s*[x×*-]|\s*gpu|\s*卡)\s*"
+                           r"(?:[0-9]{1,2}\s*[x×]\s*[a-z]*[0-9]*[a-z]*\s+|[0-9]{1,2}\s*卡\s*)?"
+                           r"(?:nodes?\b|servers?\b|machines?\b|boxes\b|台|机(?![器房型柜架]))", re.IGNORECASE)
+
+
+def stated_nodes(text: str) -> int:
+    """The largest node count the message writes (digits or a number word), 0 where none."""
+    found = [int(m.group(1)) if m.group(1).isdigit() else _NODE_WORDS.get(m.group(1).lower(), 0) for m in _STATED_NODES.finditer(text)]
+    return max(found, default=0)
 
 
 def inference_across_nodes(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
@@ -384,14 +419,14 @@ def inference_across_nodes(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     the nodes under pipeline parallel (one activation per token per stage boundary) against tensor or
     expert parallel across them (RDMA at 200-400 Gb/s per GPU)."""
     req = ctx.requirement
-    if req.workload != "inference" or (req.gpu_count or 0) <= GPUS_PER_NODE or not _FABRIC.search(ask.text):
+    nodes = max(-(-(req.gpu_count or 0) // GPUS_PER_NODE), stated_nodes(ctx.question or ask.text))
+    if req.workload != "inference" or nodes < 2 or not (_FABRIC.search(ask.text) or _GBE.search(ask.text)):
         return None
     arch = ctx.catalog.models.get(req.model or "")
     hidden = arch.hidden if arch else None
     if hidden is None and req.model is None and re.search(r"deepseek", ctx.question, re.IGNORECASE):
         hidden = getattr(ctx.catalog.models.get("deepseek-v3"), "hidden", None)  # "DeepSeek" unversioned: V3/R1
     lang = ctx.language
-    nodes = -(-(req.gpu_count or 0) // GPUS_PER_NODE)
     if hidden:
         lead = say("explain.nodes_pp", lang, nodes=nodes, per_node=GPUS_PER_NODE, hidden=count(hidden),
                    kb=count(round(hidden * 2 / 1024, 1)))

@@ -69,3 +69,22 @@ def test_labelled_fit_parts_get_the_fabric_timing_and_the_ib_or_roce_choice_with
     assert not any("FSDP / ZeRO-3 (two weight" in d for d in first.details)  # not the plain 100GbE FSDP line
     second = next(r for r in replies if r.label == "(2)")
     assert second.rule == "network.ib-or-roce" and "at the same per-GPU rate" in second.lead
+
+
+def test_one_nic_per_node_said_outright_is_the_nodes_network_and_hurt_is_answered_in_its_terms(advisor):
+    reply = _reply(advisor, "4 nodes x 8 A100, one 100G port per node, FSDP full fine-tune of a 30B: will the network hurt?")
+    assert reply.rule == "network.inter-node"
+    # 1 x 100 Gb/s = 12.5 GB/s per node; FSDP ~3 x 60 GB = 180 GB a step: ~14 s
+    assert reply.lead.startswith("Yes, below a ~3.2M-token global batch: 1×100 Gb/s is 12.5 GB/s per node, 32× less than 8×400G")
+    assert reply.figures["traffic_gb"] == 180
+
+
+def test_hurt_framing_turns_the_enough_answer_word(advisor):
+    hurt = _reply(advisor, "6 nodes x 8 H100 SXM, 30B pretrain with TP within each node, 4x100G ethernet between nodes. "
+                           "will 4x100G hurt?")
+    enough = _reply(advisor, "6 nodes x 8 H100 SXM, 30B pretrain with TP within each node, 4x100G ethernet between nodes. "
+                             "is 4x100G enough?")
+    assert enough.lead.split(":")[0] in ("Yes", "No", "Only at a large global batch")
+    turned = {"Yes": "No, not much", "No": "Yes, badly", "Only at a large global batch": "Yes, below a"}
+    assert hurt.lead.startswith(turned[enough.lead.split(":")[0]])
+    assert hurt.figures == enough.figures

@@ -155,3 +155,16 @@ def test_an_nvlink_cut_for_tensor_parallel_serving_is_judged_on_prefill_not_on_g
     line = next(x for x in full.splitlines() if "Barely for TPOT" in x)
     assert "8,192-token prompt" in line and "gradient" not in line
     assert "~0.19 s of all-reduce on the A800 SXM4 80GB against ~0.13 s on the A100 80GB SXM" in line
+
+
+def test_data_parallel_written_as_ddp_is_a_training_plan_timed_per_step(advisor):
+    line = first_line(advisor, "DDP of a 2.7B model on 2 nodes x 8 A100, only 50GbE between them. will the network hurt?")
+    # 2(N-1)/N x 5.4 GB of bf16 gradients over 2 nodes = 5.4 GB per node a step; 50 Gb/s = 6.25 GB/s: ~0.86 s
+    assert "6.2 GB/s per node" in line or "6.25 GB/s per node" in line
+    assert seconds(line)[0] == pytest.approx(0.86, abs=0.05)
+
+
+def test_serving_across_two_nodes_asks_about_the_network_not_the_latency_estimate(advisor):
+    line = first_line(advisor, "we'd serve Llama 3.1 70B on two 8xL40S servers with pipeline parallel, 100GbE between them. "
+                               "will the network hurt latency?")
+    assert "pipeline parallel across the 2 nodes" in line and "latency-bound" in line

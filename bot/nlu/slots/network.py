@@ -11,11 +11,13 @@ import re
 from bot.nlu import lexicon as lx
 from bot.nlu.scan import Scan
 
-_NETWORK = lx.rx(r"(?<![0-9.])([0-9]{1,4})\s*(?:g|gb|gbit|gbps|gb/s|g/s|gbe|gige)(?![a-z0-9])\s*(?:bit\s*)?(?:\B<(?:ethernet|roce|rocev2|infiniband|ib|nic|network|links?)>\E|以太网|网络|网卡|带宽|roce)?"
+_NETWORK = lx.rx(r"(?<![0-9.])([0-9]{1,4})\s*(?:g|gb|gbit|gbps|gb/s|g/s|gbe|gige)(?![a-z0-9])\s*(?:bit\s*)?(?:\B<(?:ethernet|roce|rocev2|infiniband|ib|nics?|network|links?|ports?)>\E|以太网|网络|网卡|带宽|roce)?"
                  r"|\B<(?:ethernet|roce|network|nic|infiniband|ib)\s+(?:of\s+|at\s+)?>\E([0-9]{1,4})\s*(?:g|gb|gbps|gbe)(?![a-z0-9])")
 _NETWORK_WORD = lx.rx(r"\B<(?:ethernet|roce|rocev2|infiniband|ib|nic|network|interconnect|gbe|gige)>\E|[0-9]\s?(?:gbe|gige)\b|以太网|网络|网卡|带宽|组网|\bib\b")
 
 
+# "one 100G port per node": the speed written with a network noun of its own
+_NOUN_AFTER = re.compile(r"\b(?:ethernet|roce\w*|infiniband|ib|nics?|network|links?|ports?)\b|以太网|网络|网卡", re.IGNORECASE)
 _STORAGE_AFTER = re.compile(r"\s*(?:gb\s*)?(?:的)?\s*(?:snapshots?|快照|disks?|ssd|essd|nvme|storage|存储|云盘|硬盘|镜像|images?)")
 
 
@@ -38,7 +40,8 @@ def extract(scan: Scan) -> None:
         around = scan.text[max(0, m.start() - 12):m.end() + 12]
         named = any((f.group(1) or f.group(2)) == (m.group(1) or m.group(2)) for f in found)  # "…2x100G RoCE… is 2x100G enough?"
         nics = bool(_NICS.search(scan.text, max(0, m.start() - 4), m.end())) and float(m.group(1) or m.group(2)) in NIC_SPEEDS
-        if not (named or nics or _NETWORK_WORD.search(around) or "gbe" in tail or "gbps" in tail or "gb/s" in tail):
+        if not (named or nics or _NETWORK_WORD.search(around) or _NOUN_AFTER.search(tail) or "gbe" in tail or "gbps" in tail
+                or "gb/s" in tail):
             continue  # "80G" next to a GPU is its memory, not a network
         if _STORAGE_AFTER.match(scan.text, m.end()) or _STORAGE_AFTER.match(scan.text, m.end(1) if m.group(1) else m.end()):
             continue  # "500 GB 快照": gigabytes of storage

@@ -22,3 +22,9 @@ def test_of_two_networks_named_the_one_asked_about_is_read():
 
 def test_the_network_they_might_move_to_is_not_the_one_they_have():
     assert parse("we have 100GbE between our 2 nodes; is it enough or do we need 400G IB?").extracted["network_gbps"] == 100
+
+
+def test_a_speed_written_with_its_own_network_noun_is_a_network():
+    assert parse("one 100G port per node; will the network hurt?").extracted["network_gbps"] == 100
+    assert parse("each node has a single 200G NIC, is the network ok").extracted["network_gbps"] == 200
+    assert "network_gbps" not in parse("is the network fine for 2x H100 80G boxes?").extracted
