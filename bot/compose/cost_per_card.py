@@ -11,8 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.advice.options import representative
 from bot.compose import ComposeContext
-from bot.knowledge import GpuSpec
+from bot.knowledge import GpuSpec, UnknownNameError
 from bot.messages import say
 from bot.messages.format import gpu_name, money
 from bot.models import Ask, AskAnswer, StatedCost
@@ -33,10 +34,16 @@ class _Row:
 
 
 def _spec(ctx: ComposeContext, gpu: str | None) -> GpuSpec | None:
-    """The quoted card, or its family's first variant ("A800": the catalog's first A800)."""
+    """The quoted card, or the one its family name is rented as ("A100": the SXM module, as the options
+    price it; else the first variant)."""
     if not gpu:
         return None
-    return ctx.catalog.gpus.get(gpu) or next((g for g in ctx.catalog.gpus.values() if g.family == gpu), None)
+    if gpu in ctx.catalog.gpus:
+        return ctx.catalog.gpus[gpu]
+    try:
+        return representative(ctx.catalog, gpu)
+    except (UnknownNameError, IndexError):
+        return None
 
 
 def _per_gpu_rate(cost: StatedCost) -> float | None:

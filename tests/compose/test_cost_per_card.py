@@ -100,3 +100,8 @@ def test_stated_setups_are_compared_by_the_hour_and_per_unit_of_work(advisor):
     assert hourly == {"a100": pytest.approx(8 * 1.60), "h100": pytest.approx(4 * 4.10)}
     assert "8 × $1.60 = $12.80/h" in lines[0] and "4 × $4.10 = $16.40/h" in lines[0]
     assert "PFLOPS-hour" in lines[0]
+
+
+def test_a_family_quote_is_ranked_as_the_card_it_is_rented_as(advisor):
+    reply, _ = cost_answer(advisor, "A100 $1.40/h, L40S $0.95/h, RTX 4090 $0.45/h: which is the best value for pretraining?")
+    assert "a100-80gb-sxm" in reply.figures["ranking"].split(",")  # the SXM module, not the first A100 variant

@@ -33,6 +33,7 @@ _HOURS = lx.rx(rf"{lx.NUM}\s*(?P<unit>{lx.DURATION_UNITS})(?![a-z0-9])")  # "64 
 _SENTENCE_END = re.compile(r"[.;!?。；！？\n:：](?=\s|$)|[；。！？\n]")
 _PER_MACHINE = re.compile(lx.PER_MACHINE)
 _PER_GPU_HOUR = re.compile(r"gpu[\s-]*(?:h|hr|hrs|hour)|每卡|每张卡|卡时|/卡|\bper\s+(?:gpu|card|[a-z]{1,4}[0-9]{2,4})\b")
+_EACH = re.compile(r"[^,;.?]{0,4}\b(?:each|apiece)\b")  # "2x 4090 at $0.40/hr each": every GPU of the count at that rate
 _CARDS_AFTER = re.compile(rf"(?<![0-9.])([0-9]{{1,4}})\s*(?:{lx.CARD_NOUNS}|块)(?![a-z0-9])")
 _WORK_AFTER = re.compile(r"[\s-]*(?:h|hrs?|hours?|小时|时)(?![a-z0-9])")
 _CLAUSE_END = re.compile(r"[。；;!?！？]|[,，]\s*(?:预算|budget|vs|还是|或者)")
@@ -200,7 +201,7 @@ def _quote_extras(scan: Scan, lo: int, rate: re.Match, gpu: str | None, count: i
     """Per-GPU rate, the GPU count and a billing-mode label written with a quote (`after_end`: the quote
     names its card after the rate, "for 8x H100", so no count before the rate is its own)."""
     extras: dict = {}
-    if _PER_GPU_HOUR.search(scan.text, rate.start(), rate.end() + 16) or (
+    if _PER_GPU_HOUR.search(scan.text, rate.start(), rate.end() + 16) or _EACH.match(scan.text, rate.end()) or (
             rate.re is _MINUTE_RATE and re.search(r"gpu|卡", scan.written(rate).lower())):
         extras["per_gpu"] = True
     if count is None and after_end is None and gpu:

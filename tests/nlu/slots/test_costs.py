@@ -78,3 +78,8 @@ def test_a_price_followed_by_for_a_card_belongs_to_that_card(text, expected):
 
 def test_a_duration_after_for_is_no_card():
     assert quotes("$2/hr for 10 hours vs $3/hr for 5 hours")[0][2] == 10
+
+
+def test_a_rate_said_each_is_per_gpu():
+    costs = parse("3x L40S at $0.90/hr each or one H100 for $2.50/hr").requirement.costs
+    assert [(c.gpu, c.per_gpu, c.gpu_count) for c in costs][0] == ("l40s", True, 3)
