@@ -176,7 +176,10 @@ _CODE_Q = re.compile(r"\b(?:our|my|the)\s+code\b|代码(?:的)?问题|是不是�
 _RMA_Q = re.compile(r"\b(?:rma|swap|replace\w*)\b|换卡|返修", re.IGNORECASE)
 _RMA_WORD = {"remap_failed": "diagnose.verdict_rma", "remap_recorded": "diagnose.verdict_not_rma_yet",
              "dbe": "diagnose.verdict_not_rma_yet", "gsp": "diagnose.verdict_not_rma_yet", "app": "diagnose.verdict_no_rma",
-             "cleanup": "diagnose.verdict_no_rma", "reset_first": "diagnose.verdict_not_rma_yet"}
+             "cleanup": "diagnose.verdict_no_rma", "reset_first": "diagnose.verdict_not_rma_yet",
+             # one event of these is reset-and-test first; replacement when it comes back (nvidia-xid)
+             "uncontained": "diagnose.verdict_not_rma_yet", "offbus": "diagnose.verdict_not_rma_yet",
+             "nvlink": "diagnose.verdict_not_rma_yet"}
 
 
 _SOFTWARE_Q = re.compile(r"(?:fix|recover)\s+(?:it\s+)?(?:from|in|with)\s+software|\bfix\s+(?:it\s+)?(?:ourselves|myself)\b"
@@ -224,6 +227,8 @@ def stated_xids(ctx: ComposeContext) -> tuple[str, list[str], str | None, list[s
     comma = "、" if ctx.language == "zh" else ", "
     lead = say(f"diagnose.xid_device_{key}", ctx.language, pci=say("diagnose.xid_the_gpu", ctx.language),
                codes=comma.join(str(c) for c in sorted(codes)))
+    # "Xid 95 on two GPUs, RMA?": the answer word first, as for pasted lines
+    lead = "".join(say(k, ctx.language) for k in _answer_words(key, ctx.question or "")) + lead
     details = [*_xid_context(groups, ctx), say("diagnose.xid_find_gpu", ctx.language)]
     spec = _named_spec(ctx)
     if key == "nvlink" and spec is not None and spec.nvlink_bandwidth_gbs:

@@ -163,3 +163,10 @@ def test_a_recovery_action_quoted_with_xid_154_is_read_back(advisor):
     reply = _diagnose(advisor, "syslog 里看到 NVRM: Xid (PCI:0000:5a:00): 154, GPU recovery action changed from 0x0 (None) "
                                "to 0x2 (Node Reboot Required)\n怎么办")
     assert reply.lead.startswith("Xid 154：驱动现在要求的恢复动作是 0x2（“Node Reboot Required”）"), reply.lead
+
+
+def test_xids_named_in_words_get_the_answer_word_the_question_asks_for(advisor):
+    rma = _diagnose(advisor, "two of our GPUs logged Xid 95 (uncontained ECC) overnight. do we RMA them?")
+    assert rma.lead.startswith("Not an RMA yet. "), rma.lead
+    fine = _diagnose(advisor, "训练任务报了 Xid 13 和 Xid 43，卡正常吗？")
+    assert fine.lead.startswith("卡没问题。"), fine.lead
