@@ -20,7 +20,7 @@ import re
 from bot.advice.options import representative
 from bot.compose import ComposeContext, checklist_measured
 from bot.compose.checklist_refs import busbw_figures, is_sxm, nvlink_links
-from bot.knowledge import UnknownNameError
+from bot.knowledge import GpuSpec, UnknownNameError
 from bot.messages import say
 from bot.messages.format import count, gpu_name
 from bot.models import Ask, AskAnswer
@@ -40,10 +40,10 @@ _ACCEPT = re.compile(r"\baccept\w*|sign(?:ing)?[\s-]?off|\bpass\w*|should\s+(?:w
                      re.IGNORECASE)
 
 
-def _specs(ask: Ask, ctx: ComposeContext) -> list:
+def _specs(ask: Ask, ctx: ComposeContext) -> list[GpuSpec]:
     req = ctx.requirement
     ids = [g for g in [*ask.subjects, req.gpu, *req.gpu_options] if g]
-    out = []
+    out: list[GpuSpec] = []
     for gpu in dict.fromkeys(ids):
         try:  # a family ("A800") as the advisor judges it, on its SXM variant
             spec = representative(ctx.catalog, gpu)
@@ -60,7 +60,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     specs = _specs(ask, ctx)
     if len(specs) != 2:
         return None
-    peaks = [s.dense_tflops.get("bf16") or s.dense_tflops.get("fp16") for s in specs]
+    peaks = [s.dense_tflops.get("bf16") or s.dense_tflops.get("fp16") or 0.0 for s in specs]
     if not all(peaks):
         return None
     strong, weak = (specs[0], specs[1]) if peaks[0] >= peaks[1] else (specs[1], specs[0])
