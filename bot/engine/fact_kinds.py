@@ -137,9 +137,7 @@ class RequirementFact(_RequirementBase):
         "the question asks about something besides fitting the job (spot, billing, prices, network, health, "
         "CUDA...): a memory verdict then follows that topic's verdict instead of leading"))
     unknown_gpu_fits: bool | None = Field(default=None, description="the job fits on one card of the memory the user gave")
-    hardware_ask_only: bool = Field(default=False, description=(
-        "every ask the message was read as is about the hardware (a fit, a choice of cards, a spec or an "
-        "open 'we need a box'), none a price or a cost: billing-mode follow-ups do not change that answer"))
+    hardware_ask_only: bool = Field(default=False, description="every ask a fit, choice, spec or open ask; none a price or cost")
     sizing_question: bool = Field(default=False, description=(
         "the question is about sizing a job (a model or size, a recommendation, or a bare GPU with nothing "
         "else asked): only then are sizing follow-ups (workload, model, precision, optimizer, batch) asked"))
