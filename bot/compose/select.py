@@ -35,10 +35,14 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     cluster = _cluster_pick(ctx)
     if cluster is not None:
         return cluster
+    from bot.compose.select_serving import serving_details  # many users: the KV cache they fill, FP8 KV
+    serving = serving_details(ctx, recs[0]) if recs and recs[0].fits else []
+    if serving and verdict is not None and verdict.answer == "info" and not _PRIMER_VERDICT.match(verdict.rule):
+        return AskAnswer(kind="select", lead=verdict.text, details=serving, rule=verdict.rule, sources=verdict.sources)
     if recs and (verdict is None or _PRIMER_VERDICT.match(verdict.rule)):
         from bot.render.text import recommendation_line  # the one way a recommendation reads
         top = recs[0]
-        return AskAnswer(kind="select", lead=recommendation_line(top, ctx.language), rule=top.rule,
+        return AskAnswer(kind="select", lead=recommendation_line(top, ctx.language), rule=top.rule, details=serving,
                          figures={"leads_with_rank": top.rank, "count": top.count, "need_gb": top.need_gb,
                                   "cost": top.cost})
     return None

@@ -37,6 +37,9 @@ def china_choice(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     budget = _budget_line(ctx, top)
     if budget:
         details.insert(0, budget)
+    if top is not None:  # many users: the KV cache they fill, and what an FP8 KV cache saves
+        from bot.compose.select_serving import serving_details
+        details[:0] = serving_details(ctx, top)
     details.append(say("select.china_confirm", lang))
     figures = {"gpu": top.gpu if top else None, "count": top.count if top else None}
     # The catalog-wide cheapest setup on another card (an A30 beside an L20 pick) would contradict the

@@ -1,0 +1,97 @@
+"""A serving pick for many concurrent users (issue #24): "serve Llama 3.1 70B to ~64 users at once, which
+GPUs?". The KV cache for every user's sequence at the stated (or default) context is part of the memory the
+pick holds, so the answer says how much of it there is; where the pick's card has FP8 tensor cores and the
+cache is kept in 16 bits, an FP8 KV cache halves it, and the answer says what that buys: fewer GPUs of the
+same card, or about twice the users on the same setup."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from bot.advice.options import TIGHT_PCT, Objectives, in_market, typical_rate
+from bot.compose import ComposeContext
+from bot.messages import say
+from bot.messages.format import gpu_setup
+from bot.models import Recommendation
+from bot.knowledge import GpuSpec
+from bot.sizing.estimate import MemoryEstimate, SizingInput, estimate_memory
+from bot.sizing.plans import SEARCH_COUNTS, Plan, plan_on
+from bot.sizing.sizer import gpu_slot, proxy_shape, reference_shape, shape_from_arch
+
+# The KV cache is worth a line where it is a real share of what the pick holds.
+KV_SHARE = 0.15
+MAX_COUNT = 8
+
+
+def serving_details(ctx: ComposeContext, top: Recommendation) -> list[str]:
+    """The KV-cache line and the FP8-KV line for a serving pick at several concurrent users, or []."""
+    req = ctx.requirement
+    users = req.concurrency or 1
+    memory, speed = ctx.answer.estimate.memory_gb, ctx.answer.estimate.inference
+    if req.workload not in (None, "inference") or users < 2 or memory is None or speed is None \
+            or not memory.kv_cache or not memory.total or memory.kv_cache < KV_SHARE * memory.total:
+        return []
+    lang, kv, tokens = ctx.language, memory.kv_cache, speed.prompt_tokens
+    precision = (req.kv_precision or "bf16").upper()
+    per_token_kib = kv * 1024 * 1024 / (users * tokens) if tokens else 0.0
+    lines = [say("select.serving_kv", lang, users=users, tokens=f"{tokens:,}", per_token=f"{per_token_kib:.0f}",
+                 kv=f"{kv:.0f}", precision=precision, total=f"{memory.total:.0f}")]
+    gpu = ctx.catalog.gpus.get(top.gpu or "")
+    job = _serving_job(ctx)
+    if gpu is None or (req.kv_precision or "bf16") in ("fp8", "int8") or not top.count or job is None:
+        return lines
+    fp8 = estimate_memory(dataclasses.replace(job, kv_precision="fp8"))
+    if "fp8" not in gpu.tensor_precisions:  # no FP8 on the pick: the cheapest FP8 card that holds it
+        other = _fp8_card(ctx, fp8, top.count)
+        if other is not None:
+            card, plan = other
+            lines.append(say("select.serving_fp8_other", lang, kv=f"{fp8.kv_cache:.0f}", gpu=gpu_setup(
+                ctx.catalog, gpu.id, 1, lang).split("×")[-1].strip(), setup=gpu_setup(ctx.catalog, card.id, plan.count, lang),
+                need=f"{plan.need_gb:.0f}", have=f"{plan.have_gb:.0f}"))
+        return lines
+    fewer = _fewest(fp8, gpu, top.count)
+    if fewer is not None:
+        lines.append(say("select.serving_fp8_fewer", lang, kv=f"{fp8.kv_cache:.0f}",
+                         setup=gpu_setup(ctx.catalog, gpu.id, fewer.count, lang), need=f"{fewer.need_gb:.0f}",
+                         have=f"{fewer.have_gb:.0f}", count=top.count))
+    else:
+        lines.append(say("select.serving_fp8_users", lang, kv=f"{fp8.kv_cache:.0f}", users=users * 2,
+                         setup=gpu_setup(ctx.catalog, gpu.id, top.count, lang)))
+    return lines
+
+
+def _fewest(memory: MemoryEstimate, gpu: GpuSpec, below: int) -> Plan | None:
+    """The fewest GPUs under `below` (within one server) that hold `memory` with 10% to spare."""
+    slot = gpu_slot(gpu)
+    return next((p for n in SEARCH_COUNTS if n < below and n <= MAX_COUNT
+                 for p in [plan_on(memory, "inference", slot, n)]
+                 if p.fits and (p.have_gb - p.need_gb) / p.have_gb >= TIGHT_PCT / 100), None)
+
+
+def _fp8_card(ctx: ComposeContext, memory: MemoryEstimate, count: int) -> tuple[GpuSpec, Plan] | None:
+    """The cheapest data-centre card with FP8 tensor cores, priced and rented where the user rents,
+    that holds the job with an FP8 KV cache on at most `count` GPUs."""
+    objectives = Objectives.of(ctx.requirement, ctx.language, ctx.question)
+    best: tuple[float, GpuSpec, Plan] | None = None
+    for card in ctx.catalog.gpus.values():
+        rate = typical_rate(ctx.catalog, card.id)
+        if "fp8" not in card.tensor_precisions or card.gpu_class != "datacenter" or rate is None \
+                or not card.nvidia_product or "SUPERCHIP" in card.form_factor.upper() or not in_market(card, objectives):
+            continue
+        plan = _fewest(memory, card, count + 1)
+        if plan is not None and (plan.count == 1 or card.nvlink) and (best is None or rate * plan.count < best[0]):
+            best = (rate * plan.count, card, plan)
+    return (best[1], best[2]) if best else None
+
+
+def _serving_job(ctx: ComposeContext) -> SizingInput | None:
+    """The stated serving job as the sizer's input (the model's shape, or a reference one by size)."""
+    req, catalog = ctx.requirement, ctx.catalog
+    arch = catalog.models.get(req.model) if req.model else None
+    shape = shape_from_arch(arch) if arch is not None else (
+        reference_shape(catalog, req.params_b) if req.params_b else None)
+    if shape is None:
+        return None
+    return SizingInput(workload="inference", method=None, model=shape, precision=req.precision, context=req.context,
+                       concurrency=req.concurrency, kv_precision=req.kv_precision, attention=req.attention,
+                       proxy=None if shape.complete else proxy_shape(catalog, shape.params_b))
