@@ -13,16 +13,14 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext, is_primary
+from bot.compose.cuda_check import CUDA_NAMED as _CUDA
+from bot.compose.cuda_check import DRIVER_NAMED as _DRIVER
 from bot.compose.cuda_check import check
 from bot.compose.explain import _from_findings, is_generic, precision_support, relevant_findings
 from bot.knowledge import Catalog
 from bot.messages import say
 from bot.models import Ask, AskAnswer
 
-_CUDA = re.compile(r"cuda\s*(?:toolkit\s*)?(1[0-3]\.[0-9])|\bcu(1[0-3])([0-9])\b", re.IGNORECASE)
-_DRIVER = re.compile(r"(?:driver|驱动)\D{0,8}?([3-6][0-9]{2}(?:\.[0-9]+){0,2})|([3-6][0-9]{2}(?:\.[0-9]+){0,2})\s*(?:的)?\s*(?:driver|驱动)"
-                     r"|(?:\bare on|\bis on|\bruns?|是|用的是|装的是)\s*([3-6][0-9]{2}(?:\.[0-9]{2,3}){0,2})\b(?!\s*(?:gb|w\b|mhz|tflops|g\b))",
-                     re.IGNORECASE)
 SOURCES = ["cuda-release-notes", "cuda-compatibility"]
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext, compat_builds
-from bot.compose.cuda_check import _tag, _version, arch_floor, check
+from bot.compose.cuda_check import CUDA_NAMED, DRIVER_NAMED, _tag, _version, arch_floor, check
 from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.messages.format import gpu_name
@@ -93,10 +93,9 @@ _ON_DRIVER = re.compile(r"\bon\s+([3-6][0-9]{2}(?:\.[0-9]+){0,2})(?![0-9.])(?!\s
 def _stated(ask: Ask, ctx: ComposeContext) -> Requirement:
     """The CUDA build and driver for this part: its own where it states them ("(c) the 5090 box on 560?"),
     else the message's ("…on the same driver")."""
-    from bot.compose.compat import _CUDA, _DRIVER
-
     req = ctx.requirement
-    cuda_m, driver_m = _CUDA.search(ask.text), _DRIVER.search(ask.text) or _ON_DRIVER.search(ask.text)
+    cuda_m = CUDA_NAMED.search(ask.text)
+    driver_m = DRIVER_NAMED.search(ask.text) or _ON_DRIVER.search(ask.text)
     update: dict[str, str] = {}
     if cuda_m is not None:
         update["cuda"] = cuda_m.group(1) or f"{cuda_m.group(2)}.{cuda_m.group(3)}"

@@ -3,12 +3,19 @@ minor-version compatibility, cuda-compatibility), shared by the compat composers
 
 from __future__ import annotations
 
+import re
+
 from bot.knowledge import Catalog
 from bot.knowledge.models import ArchFloor, TorchRelease
 from bot.messages import say
 from bot.models import AskAnswer
 
 SOURCES = ["cuda-release-notes", "cuda-compatibility"]
+# "CUDA 12.8", "cu128": a CUDA release named; "driver 535", "535 的驱动", "are on 535": a driver named
+CUDA_NAMED = re.compile(r"cuda\s*(?:toolkit\s*)?(1[0-3]\.[0-9])|\bcu(1[0-3])([0-9])\b", re.IGNORECASE)
+DRIVER_NAMED = re.compile(r"(?:driver|驱动)\D{0,8}?([3-6][0-9]{2}(?:\.[0-9]+){0,2})|([3-6][0-9]{2}(?:\.[0-9]+){0,2})\s*(?:的)?\s*(?:driver|驱动)"
+                          r"|(?:\bare on|\bis on|\bruns?|是|用的是|装的是)\s*([3-6][0-9]{2}(?:\.[0-9]{2,3}){0,2})\b(?!\s*(?:gb|w\b|mhz|tflops|g\b))",
+                          re.IGNORECASE)
 
 
 def check(cuda: str, driver: str, catalog: Catalog, language: str) -> AskAnswer | None:
