@@ -45,7 +45,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|price\s+(?:of|for|in|on)|prices?\s*\?|going\s+for|rents?\s+for|ballpark|cheapest|hourly|per\s+hour\s+(?:price|cost)"
         # "lambda H100 price per hour?", "what does an H100 go for in China", "H100 rate/hr"
         r"|(?:prices?|costs?|rates?)\s*(?:per|/|an?)\s*(?:gpu[\s-]?)?(?:hour|hr|h|month|mo|day)\b|going\s+rate"
-        r"|what\s+(?:does|do|would|will)\b[^?.]{0,60}?\bgo(?:es)?\s+for"
+        r"|what\s+(?:does|do|would|will)\s+(?!(?:you|u|we|i)\s)[^?.]{0,60}?\bgo(?:es)?\s+for"
         r"|(?:gonna|going\s+to)\s+cost|cost\s+roughly|price\s+list|on[\s-]demand\s+price|spot\s+price"
         r"|(?:monthly|hourly|daily|rough|total)\s+cost|costs?\s+(?:per|an?\s+hour|on[\s-]demand|hourly)"
         r"|what\s+(?:does|would|will)\b[^?.]{0,60}?\bcost"
@@ -97,7 +97,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         # "recommend", not AWS's "rebalance recommendation" notice
         r"|(?<!rebalance\s)recommend\w*|recs|suggest\w*|what\s+should\s+(?:i|we)\s+(?:get|rent|buy)|thoughts|should\s+(?:i|we)\s+(?:get|rent|buy)"
         # "what would you pick/rent/go with", "which would you choose": the user asks for our pick
-        r"|(?:what|which)\s+(?:\w+\s+){0,3}?(?:would|should|do|will)\s+(?:you|u)\s+(?:personally\s+)?(?:pick|rent|choose|go\s+(?:with|for)|take|get|buy|use)"
+        r"|(?:what|which)\s+(?:\w+\s+){0,3}?(?:would|should|will)\s+(?:you|u)\s+(?:personally\s+)?(?:pick|rent|choose|go\s+(?:with|for)|take|get|buy)"
         r"|if\s+you\s+were\s+(?:me|us)"
         r"|(?:a\s+)?(?:good|bad|smart|sensible)\s+(?:idea|call|plan|move)"
         r"|(?:choos\w*|decid\w*|pick\w*)\s+between|which\s+(?:one\s+)?(?:should|would|do)\s+(?:i|we|you)\s+(?:pick|choose|take|go\s+(?:with|for)|get)"
@@ -152,7 +152,8 @@ _PRICES_COMPARED = lx.rx(r"(?:价格|价钱|租金|单价)(?:都|也)?(?:基本|
                          r"|worth\s+(?:the\s+|a\s+)?[+~]?[0-9]+\s*%(?:\s+(?:more|higher|extra))?\s*(?:price|premium|cost)?"
                          r"|[0-9]+\s*%\s+(?:more\s+expensive|pricier|dearer|premium))>\E"
                          r"|贵\s*(?:了)?\s*[0-9]+\s*%|溢价\s*[0-9]+\s*%")
-_YOUR_PICK = lx.rx(r"\B<(?:what|which)\s+(?:\w+\s+){0,3}?(?:would|should|do|will)\s+(?:you|u)\s+(?:personally\s+)?(?:pick|rent|choose|take|get|buy)>\E")
+_YOUR_PICK = lx.rx(r"\B<(?:what|which)\s+(?:\w+\s+){0,3}?(?:would|should|will)\s+(?:you|u)\s+(?:personally\s+)?"
+                   r"(?:pick|rent|choose|take|get|buy|go\s+(?:with|for))>\E")
 _SUBJECT_SLOTS = ("gpu", "gpu_options", "instance", "instance_options", "model")
 # "does the L20 support FP8", "L20 能不能用 FP8": a number format the card supports.
 _PRECISION_SUPPORT = lx.rx(r"\B<(?:support\w*|use|run|do(?:es)?)\s+(?:native\s+)?(?:fp8|fp4|bf16|tf32)>\E"

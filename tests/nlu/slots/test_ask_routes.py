@@ -33,6 +33,7 @@ def lines(advisor: Advisor, text: str) -> list[str]:
     ("what would you go with for serving Qwen2.5-32B?", "select"),
     ("which would you choose for a 13B LoRA, L40S or A100 80GB?", "select"),
     ("what would you rent for a Mistral-7B fine-tune?", "select"),  # "rent for" is the pick, not a price
+    ("what would you go for, L4 or A10G, to serve Phi-3-mini?", "select"),  # "go for" by you: the pick
     ("要是你的话会租哪个来跑 Qwen2.5-14B 推理", "select"),
     # a price asked per unit or as what it goes for
     ("runpod A100 price per hour?", "price"),
@@ -63,6 +64,7 @@ def test_the_stated_facts_decide_the_kind(text, kind):
     ("can we fine-tune a 13B on 8x A100 in fp8?", "fit"),  # a job sized in a format stays a fit
     ("we have a $80k budget, which GPU for a 7B chatbot?", "select"),  # a budget without a run to cost
     ("our spot job died with Xid 79 after a reclaim, will it happen again?", "diagnose"),
+    ("what do you use for monitoring the GPUs?", "explain"),  # a tool asked about, not hardware to pick
 ])
 def test_neighbouring_asks_keep_their_kind(text, kind):
     assert kinds(text)[0] == kind
