@@ -36,6 +36,7 @@ _PER_GPU_HOUR = re.compile(r"gpu[\s-]*(?:h|hr|hrs|hour)|每卡|每张卡|卡时|
 _EACH = re.compile(r"[^,;.?]{0,4}\b(?:each|apiece)\b")  # "2x 4090 at $0.40/hr each": every GPU of the count at that rate
 _CARDS_AFTER = re.compile(rf"(?<![0-9.])([0-9]{{1,4}})\s*(?:{lx.CARD_NOUNS}|块)(?![a-z0-9])")
 _WORK_AFTER = re.compile(r"[\s-]*(?:h|hrs?|hours?|小时|时)(?![a-z0-9])")
+_CLAUSE_BREAK = re.compile(r"[，；;。！？!?\n]|,(?![0-9])")  # "1,000 hours" is one number, not two clauses
 _CLAUSE_END = re.compile(r"[。；;!?！？]|[,，]\s*(?:预算|budget|vs|还是|或者)")
 
 
@@ -127,7 +128,7 @@ def _pair(scan: Scan, rates: list[re.Match], durations: list[re.Match]) -> list[
     for i, rate in enumerate(rates):
         boundary = max([boundary, *(e for e in prior_ends if e <= rate.start())])
         next_start = rates[i + 1].start() if i + 1 < len(rates) else len(scan.text)
-        duration = _duration_for(rate, [h for h in durations if id(h) not in used], boundary, next_start)
+        duration = _duration_for(rate, [h for h in durations if id(h) not in used], boundary, next_start, scan.text)
         if duration is None:
             quote = _without_duration(scan, rate, boundary, len(quotes), durations if len(rates) > 1 else [])
         else:
@@ -138,11 +139,20 @@ def _pair(scan: Scan, rates: list[re.Match], durations: list[re.Match]) -> list[
     return quotes
 
 
-def _duration_for(rate: re.Match, free: list[re.Match], lo: int, hi: int) -> re.Match | None:
+def _duration_for(rate: re.Match, free: list[re.Match], lo: int, hi: int, text: str = "") -> re.Match | None:
+    """The duration of the rate's own clause first ("A100 跑 300 小时 每小时 8 元，H100 跑 150 小时 …": 300 h
+    is A100's, not the 150 h of the next clause), after it then before it; else the first one after it
+    (before the next rate), else the last one before it."""
     after = [h for h in free if rate.end() <= h.start() < hi]
+    before = [h for h in free if lo <= h.start() and h.end() <= rate.start()]
+    ends = _CLAUSE_BREAK.search(text, rate.end())
+    clause_end = ends.start() if ends else len(text)
+    clause_start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, lo, rate.start())), default=lo)
+    same = [h for h in after if h.start() < clause_end] or [h for h in before if h.start() >= clause_start][-1:]
+    if same:
+        return same[0]
     if after:
         return after[0]
-    before = [h for h in free if lo <= h.start() and h.end() <= rate.start()]
     return before[-1] if before else None
 
 

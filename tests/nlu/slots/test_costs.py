@@ -83,3 +83,10 @@ def test_a_duration_after_for_is_no_card():
 def test_a_rate_said_each_is_per_gpu():
     costs = parse("3x L40S at $0.90/hr each or one H100 for $2.50/hr").requirement.costs
     assert [(c.gpu, c.per_gpu, c.gpu_count) for c in costs][0] == ("l40s", True, 3)
+
+
+def test_a_duration_in_the_rates_own_clause_is_its_own():
+    """'X 跑 300 小时 每小时 8 元，Y 跑 150 小时 每小时 20 元': each rate takes the hours of its clause, written
+    before it, not the next clause's hours written after it."""
+    costs = parse("L40S 要跑 120 小时 每小时 6 元；H100 只要跑 45 小时 每小时 18 元").requirement.costs
+    assert [(c.gpu, c.hourly_rate, c.hours) for c in costs] == [("l40s", 6, 120), ("h100", 18, 45)]
