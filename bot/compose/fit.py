@@ -66,7 +66,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                 details = [d for d in (first, split, explained.lead) if d] + explained.details[:1] + fixes
             details += [line for line in [across_nodes(ctx)] if line and is_primary(ask, ctx)]
             figures = {**explained.figures, **({"leads_with_rank": fewest.rank} if fewest is not None else {})}
-            return explained.model_copy(update={"kind": "fit", "lead": verdict.text, "details": details,
+            counted = _count_lead(ask, ctx, fewest)  # "最少要几张？": the count leads, the stated plan's miss after it
+            if counted is not None and first in details:
+                details.remove(first)
+            return explained.model_copy(update={"kind": "fit", "lead": counted or verdict.text, "details": details,
                                                 "rule": verdict.rule, "figures": figures})
         details += [line for line in [across_nodes(ctx)] if line and is_primary(ask, ctx)]
         return explained.model_copy(update={"kind": "fit", "details": details})
@@ -235,6 +238,24 @@ MAX_NOTES = 2
 def _fewest(ctx: ComposeContext):
     """The fewest GPUs of the user's type that hold the job ("how many?"), an option, or None."""
     return next((r for r in ctx.answer.recommendations if r.fits and r.kind == "more-gpus"), None)
+
+
+def _count_lead(ask: Ask, ctx: ComposeContext, fewest) -> str | None:
+    """"How many X at least? we hoped for N": the fewest that hold it leads, with why N does not, where the
+    count is asked and the stated count falls short."""
+    req = ctx.requirement
+    if fewest is None or "gpu_count" not in ask.wants or not req.gpu or not fewest.count or not fewest.gpu:
+        return None
+    stated = next((c for c in ctx.answer.candidates if c.gpu == fewest.gpu and c.count == (req.gpu_count or 1)), None)
+    if stated is None or stated.fits:
+        return None
+    from bot.messages.format import gpu_setup
+    lang = ctx.language
+    nodes = -(-fewest.count // 8)
+    return say("fit.fewest_lead", lang, setup=gpu_setup(ctx.catalog, fewest.gpu, fewest.count, lang),
+               need=f"{fewest.need_gb or 0:.0f}", have=f"{fewest.have_gb or 0:.0f}", stated=stated.count,
+               stated_need=f"{stated.need_gb:.0f}", stated_have=f"{stated.have_gb:.0f}",
+               nodes=say("fit.fewest_nodes", lang, nodes=nodes) if nodes > 1 else "")
 # Within this share of the memory either way, the assumptions (usable bytes, KV replication, recompute)
 # decide the verdict, so the answer says them; far from it they are detail for --full.
 CLOSE_CALL = 0.15

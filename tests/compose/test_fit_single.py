@@ -92,3 +92,13 @@ def test_zero2_that_does_not_fit_is_answered_with_zero3_on_the_same_gpus(advisor
     assert zero3.strip().startswith("Yes with ZeRO-3") and "8× H800" in zero3
     need, have = map(float, re.search(r"~([0-9.]+) of ([0-9.]+) GB", zero3).groups())
     assert 30 < need < have  # 18P/8 of model states plus activations
+
+
+def test_how_many_at_least_with_a_count_hoped_for_leads_with_the_fewest_that_hold_it(advisor):
+    from bot.conversation import Conversations
+    from bot.render.text import render_text
+    answer = Conversations(advisor).ask("t", "Qwen2.5-72B 全参微调，DeepSpeed ZeRO-3，至少要几张 A800 80G？打算用两台共 16 卡")
+    first = render_text(answer).splitlines()[0]
+    fewest = next(r for r in answer.recommendations if r.kind == "more-gpus" and r.fits)
+    assert first.startswith(f"至少要 {fewest.count} 张") and "16 张不够" in first
+    assert fewest.count > 16 and "台 8 卡机" in first  # more than one server: the servers said too
