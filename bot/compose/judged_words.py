@@ -17,6 +17,9 @@ NORMAL_Q = re.compile(r"\b(?:normal|ok|okay|fine|expected|reasonable)\b|正常�
                       re.IGNORECASE)
 WRONG_Q = re.compile(r"\b(?:anything|something|what(?:'s|\s+is)?)\s+(?:\w+\s+)?wrong\b|\bwrong\s+with\b"
                      r"|\bis\s+(?:it|this|that|something)\s+(?:broken|faulty)\b"
+                     # "is that a problem?", "should we worry?", "要紧吗": whether something is wrong, in other words
+                     r"|\b(?:is|are)\s+(?:it|this|that|these|those)\s+(?:a\s+)?(?:problems?|issues?|concerns?|worrying)\b"
+                     r"|\bshould\s+(?:we|i)\s+(?:be\s+)?worr\w*|要紧吗|严重吗|有影响吗|要不要紧"
                      r"|有问题吗|有没有问题|是不是有问题|是不是问题|出问题了吗|哪里不对|不对劲", re.IGNORECASE)
 RMA_Q = re.compile(r"\b(?:rma|swap|replace\w*)\b|send\s+(?:it|them)\s+back|换卡|返修|要不要换|退回|退货", re.IGNORECASE)
 ACCEPT_Q = re.compile(r"acceptab\w*|accept\s+it|sign\s+off|验收|能不能收|能收吗", re.IGNORECASE)
@@ -26,9 +29,15 @@ HW_Q = re.compile(r"\b(?:sw|software)\s+or\s+(?:hw|hardware)\b|\b(?:hw|hardware)
                   r"|硬件问题|硬件故障|软件还是硬件|硬件还是软件|要坏了|快坏了|是不是坏了|坏了吗", re.IGNORECASE)
 
 
+_NOT_NORMAL_RANK = 5  # bot.compose.diagnose._meanings: a degraded PCIe link, a power cap far below the draw
+
+
 def verdict_key(text: str, worst: int, bad: bool) -> str | None:
     """The answer word's message (bot/messages/diagnose.yaml) for how the question asks a paste to be judged,
-    from the worst reading's rank (0 the worst; `bad` for a fault), or None where it asks no judgement."""
+    from the worst reading's rank (0 the worst; `bad` for a fault), or None where it asks no judgement.
+    Rank 5 (a PCIe link running below its generation or width, a power cap holding a card far below its
+    draw) is no fault of the board but not normal either: "is that a problem?" gets yes."""
+    bad = bad or worst == _NOT_NORMAL_RANK
     if RMA_Q.search(text):
         return "verdict_rma" if worst == 0 else "verdict_not_rma_yet" if bad else "verdict_no_rma"
     if HW_Q.search(text):  # "sw or hw?", "硬件问题吗？": which of the two, from what the worst reading is

@@ -170,3 +170,15 @@ def test_xids_named_in_words_get_the_answer_word_the_question_asks_for(advisor):
     assert rma.lead.startswith("Not an RMA yet. "), rma.lead
     fine = _diagnose(advisor, "训练任务报了 Xid 13 和 Xid 43，卡正常吗？")
     assert fine.lead.startswith("卡没问题。"), fine.lead
+
+
+PCIE_X8 = ("    PCI\n        GPU Link Info\n            PCIe Generation\n                Max                       : 4\n"
+           "                Current                   : 4\n            Link Width\n"
+           "                Max                       : 16x\n                Current                   : 8x\n")
+
+
+def test_a_link_below_its_width_asked_as_a_problem_is_yes_something_is_wrong(advisor):
+    assert WRONG_Q.search("is that a problem?") and WRONG_Q.search("should we worry about it") and WRONG_Q.search("要紧吗")
+    reply = _diagnose(advisor, "A100 80GB PCIe box, host copies feel slow. -q shows\n" + PCIE_X8 + "are these a concern?")
+    assert reply.lead.startswith("Yes, something is wrong."), reply.lead
+    assert "x8 of Gen4 x16" in reply.lead
