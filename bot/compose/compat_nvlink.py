@@ -52,7 +52,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose import checklist_reference, explain_fabric, explain_formfactor
     return (explain_fabric.compose(ask, ctx) or explain_fabric.ib_or_roce(ask, ctx) or checklist_reference.across_nodes(ask, ctx)
             or checklist_reference.compose(ask, ctx) or _serving_across_nodes(ask, ctx)
-            or explain_formfactor.compose(ask, ctx) or lora_nvlink(ask, ctx) or data_parallel_nvlink(ask, ctx))
+            or explain_formfactor.compose(ask, ctx) or lora_nvlink(ask, ctx) or data_parallel_nvlink(ask, ctx)
+            or pcie_link(ask, ctx))
 
 
 _WORRY = re.compile(r"hurt|bottleneck|enough|\bok\b|fine|slow|latency|matter|need|拖|够|影响|延迟|要不要|需不需要", re.IGNORECASE)
@@ -130,3 +131,50 @@ def lora_nvlink(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                      sources=list(dict.fromkeys(sources)),
                      figures={"needs_nvlink": "no" if fits else "helps", "adapter_mb": round(grads_mb),
                               "gathered_gb": round(gathered, 1)})
+
+
+# "will PCIe Gen4 x8 slots hurt our 4x 4090 DDP training?": the link's generation and width, for training
+_PCIE_CUE = re.compile(r"pcie|\bx(?:16|8|4)\b|lanes?|slots?|gen\s?[345]\b|插槽|通道", re.IGNORECASE)
+_HURT_CUE = re.compile(r"hurt|bottleneck|slow\w*|matter|big\s+deal|enough|\bok\b|fine|拖|影响|够不够|慢", re.IGNORECASE)
+_SHARDED_WORDS = re.compile(r"fsdp|zero[\s-]?3|full[_\s]shard", re.IGNORECASE)
+_WIDTH = re.compile(r"\bx\s?(16|8|4|2|1)\b", re.IGNORECASE)
+_GEN = re.compile(r"\bgen\s?([3-6])\b|pcie\s?([3-6])\.0", re.IGNORECASE)
+
+
+def pcie_link(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """Training on PCIe cards in one box, asked whether the slots' link hurts: the exchange per GPU a step
+    (LoRA: the adapters' gradients; data parallel: the bf16 gradients' ring all-reduce; sharded: ~3x the
+    weights) at the link stated (its generation's x16 rate per direction x the lanes written), set against a
+    step's compute at a 1M-token global batch (6 x params x tokens at 40% MFU)."""
+    from bot.compose.explain_network import EXPOSED_OK, MFU
+    text, req = ask.text or ctx.question, ctx.requirement
+    size, n = params_b(ctx), req.gpu_count or 0
+    spec = ctx.catalog.gpus.get(req.gpu or "")
+    if (_NVLINK.search(text) or not (_PCIE_CUE.search(text) and _HURT_CUE.search(text)) or req.workload == "inference"
+            or not size or not 2 <= n <= 8 or spec is None):
+        return None
+    peak = spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
+    if not peak:
+        return None
+    gen_m = _GEN.search(text)
+    gen = int(gen_m.group(1) or gen_m.group(2)) if gen_m else spec.pcie_gen
+    lanes = int(m.group(1)) if (m := _WIDTH.search(text)) else 16
+    bw = _PCIE_ONE_WAY_GBS.get(gen, 32.0) * lanes / 16
+    ring = 2 * (n - 1) / n
+    lora = req.method in ("lora", "qlora") or bool(_LORA.search(text))
+    # FSDP / ZeRO-3 where the message says so; DDP and ZeRO-1/2 (the sizer's plan where DDP does not fit)
+    # move the gradients' ring all-reduce volume
+    sharded = not lora and (req.zero_stage == 3 or bool(_SHARDED_WORDS.search(text)))
+    moved = ring * size * 2 * (_ADAPTER_SHARE if lora else 3 if sharded else 1)  # GB per GPU a step
+    c1 = 6 * size * 1e9 * 1e6 / (n * peak * 1e12 * MFU)
+    share = moved / bw / c1
+    lang = ctx.language
+    how = say("interconnect.pcie_how_lora" if lora else "explain.network_sharded" if sharded else "explain.network_ddp", lang)
+    key = "interconnect.pcie_link_no" if share <= EXPOSED_OK else "interconnect.pcie_link_yes"
+    lead = say(key, lang, gen=gen, lanes=lanes, bw=count(round(bw, 1)), how=how, params=count(size), n=n,
+               gpu=gpu_name(ctx.catalog, spec.id, lang), moved=f"{moved:.2g}" if moved < 1 else count(round(moved)),
+               t=_s(moved / bw), c1=_s(c1), pct=max(1, round(share * 100)), full=count(round(_PCIE_ONE_WAY_GBS.get(gen, 32.0))))
+    details = [say("interconnect.pcie_link_check", lang, gen=gen)]
+    return AskAnswer(kind=ask.kind, lead=lead, details=details, rule="compat.pcie-link",
+                     sources=["nccl-tests", "zero-paper", "lora-paper", "scaling-laws-paper", *spec.sources][:7],
+                     figures={"moved_gb": round(moved, 3), "seconds_link": round(moved / bw, 3), "share_pct": round(share * 100, 1)})

@@ -49,3 +49,21 @@ def test_nvlink_for_data_parallel_full_training_is_weighed_against_the_step_comp
     # 13B x 16 B does not fit 48 GB: FSDP, 3 x 26 GB x 7/8 = 68 GB a GPU over 32 GB/s: ~2.1 s against ~67 s at 1M tokens
     assert reply.lead.startswith("No, not for this: FSDP / ZeRO-3") and "~68 GB" in reply.lead and "~2.1 s" in reply.lead
     assert reply.rule == "compat.dp-nvlink"
+
+
+def test_a_slot_width_asked_about_for_training_is_timed_at_its_lanes(advisor):
+    import pytest
+
+    def reply(text):
+        parsed = parse(text, advisor.catalog)
+        ctx = ComposeContext(requirement=parsed.requirement, answer=advisor.answer(parsed.requirement, parsed.language),
+                             catalog=advisor.catalog, language=parsed.language, question=text)
+        return compose_all(ctx)[0]
+    narrow = reply("will Gen4 x4 slots hurt DDP training of a 2B model on our 4x RTX 4090 workstation?")
+    wide = reply("will Gen4 x16 slots hurt DDP training of a 2B model on our 4x RTX 4090 workstation?")
+    assert narrow.rule == wide.rule == "compat.pcie-link"
+    assert narrow.figures["moved_gb"] == wide.figures["moved_gb"] == 6.0  # 2(N-1)/N x 4 GB of bf16 gradients
+    assert narrow.figures["seconds_link"] == pytest.approx(4 * wide.figures["seconds_link"], rel=0.01)  # a quarter of the lanes
+    assert "PCIe Gen4 x4 carries ~8 GB/s each way" in narrow.lead
+    lora = reply("will PCIe Gen4 x8 hurt LoRA of a 7B on 4x RTX 4090?")
+    assert lora.lead.startswith("No, not much") and lora.figures["moved_gb"] < 0.5
