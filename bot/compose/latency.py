@@ -127,6 +127,9 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         named = _named_options(ctx, best, meets, ttft)
         own = [line for line in named[:1] if best.gpu in req.gpu_options and named and _names(ctx, best, line)]
         details += own + [line for line in [_fp8_fewer(ctx, best, timed, ttft_t, tpot_t)] if line] + named[len(own):]
+        if cost(best)[0] < float("inf") and len(req.gpu_options) < 2:  # priced, no choice named: FP8 on one cheaper card
+            from bot.compose.select_serving import fp8_single
+            details += [line for line in [fp8_single(ctx, cost(best)[0], ttft_t, tpot_t)] if line]
         details.append(say("latency.expect_basis", lang))
         return AskAnswer(kind="select", lead=lead, details=details, rule="sizing.latency-targets",
                          sources=["mlperf-inference-rules", "aiperf", "skypilot-catalog"],

@@ -95,3 +95,49 @@ def _serving_job(ctx: ComposeContext) -> SizingInput | None:
     return SizingInput(workload="inference", method=None, model=shape, precision=req.precision, context=req.context,
                        concurrency=req.concurrency, kv_precision=req.kv_precision, attention=req.attention,
                        proxy=None if shape.complete else proxy_shape(catalog, shape.params_b))
+
+
+def fp8_single(ctx: ComposeContext, best_hourly: float, ttft_t: float | None, tpot_t: float | None) -> str | None:
+    """A latency pick's cheaper alternative: one data-centre card with FP8 tensor cores that holds a dense
+    model in FP8 weights with an FP8 KV cache (10% to spare) and meets the targets by the same estimate
+    (prefill at the FP8 dense peak, each decode step reading the FP8 weights and cache), cheaper per hour
+    than the pick; None where no card does or the user set a precision."""
+    req = ctx.requirement
+    job = _serving_job(ctx)
+    speed = ctx.answer.estimate.inference
+    if job is None or speed is None or req.precision is not None or req.kv_precision is not None \
+            or job.model.active_params_b or not speed.one_prompt_tokens:
+        return None
+    from bot.sizing.performance import DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_PREFILL_MFU, inference_timing
+    memory = estimate_memory(dataclasses.replace(job, precision="fp8", kv_precision="fp8"))
+    objectives = Objectives.of(req, ctx.language, ctx.question)
+    shape, users = job.model, req.concurrency or 1
+    found: tuple[float, GpuSpec, Plan, float, float] | None = None
+    for card in ctx.catalog.gpus.values():
+        rate, fp8_peak = typical_rate(ctx.catalog, card.id), card.dense_tflops.get("fp8")
+        if "fp8" not in card.tensor_precisions or not fp8_peak or card.gpu_class != "datacenter" or rate is None \
+                or rate >= best_hourly or not card.nvidia_product or "SUPERCHIP" in card.form_factor.upper() \
+                or not in_market(card, objectives):
+            continue
+        plan = _fewest(memory, card, 2)
+        if plan is None:
+            continue
+        def timing(prompt: int, concurrency: int, card: GpuSpec = card, peak: float = fp8_peak):
+            return inference_timing(
+                active_weight_bytes=memory.weights * 2**30, kv_bytes=memory.kv_cache * 2**30, prompt_tokens=prompt,
+                concurrency=concurrency, active_params_b=shape.params_b, layers=shape.layers,
+                attn_width=(shape.heads * shape.head_dim) if shape.heads and shape.head_dim else None, gpus=1,
+                bandwidth_gbs=card.bandwidth_gbs, peak_tflops=peak, bandwidth_efficiency=DEFAULT_BANDWIDTH_EFFICIENCY,
+                prefill_mfu=DEFAULT_PREFILL_MFU)
+
+        one, decode = timing(speed.one_prompt_tokens, 1), timing(speed.prompt_tokens, users)
+        ttft, tpot = one.ttft_s, decode.tpot_s * 1000
+        if (ttft_t is None or ttft <= ttft_t) and (tpot_t is None or tpot <= tpot_t) and (found is None or rate < found[0]):
+            found = (rate, card, plan, ttft, tpot)
+    if found is None:
+        return None
+    from bot.messages.format import money
+    rate, card, plan, ttft, tpot = found
+    return say("select.serving_fp8_single", ctx.language, setup=gpu_setup(ctx.catalog, card.id, 1, ctx.language),
+               need=f"{plan.need_gb:.0f}", have=f"{plan.have_gb:.0f}", ttft=f"{ttft:.2f}" if ttft < 1 else f"{ttft:.1f}",
+               tpot=f"{tpot:.0f}", rate=money(rate, "USD"))

@@ -2,6 +2,8 @@
 by the sizer's estimates, within the stated budget, one GPU before a model split over PCIe, and never
 a Grace superchip nobody named. Real parser, sizer, rules, catalog and price table."""
 
+import re
+
 import pytest
 
 from bot.advisor import Advisor
@@ -141,3 +143,22 @@ def test_a_stated_prompt_length_is_not_called_a_default(advisor):
 def test_the_zh_default_prompt_line_is_chinese(advisor):
     _, lines = lead(advisor, "Mistral 7B 用一张 A100 80GB PCIe，12 个用户同时用，首 token 延迟大概多少？")
     assert any("你没给输入长度" in line for line in lines[:3]), lines[:3]
+
+
+def test_a_latency_pick_offers_one_cheaper_fp8_card_that_meets_the_targets_too(advisor):
+    answer, lines = lead(advisor, "internal assistant on Llama 3.1 8B, 50 people at once, TTFT under 500 ms, "
+                                  "budget $2k a month: which GPU?")
+    from bot.advice.options import typical_rate
+    pick = answer.answers[0].figures
+    fp8 = [line for line in lines[1:6] if line.strip().startswith("Cheaper on one card:")]
+    assert fp8, lines[:6]
+    assert "with FP8 weights and an FP8 KV cache" in fp8[0] and "1×" in fp8[0]
+    ttft = float(re.search(r"TTFT ~([0-9.]+) s", fp8[0]).group(1))
+    rate = float(re.search(r"~\$([0-9.]+)/GPU-h", fp8[0]).group(1))
+    assert ttft <= 0.5 and rate < typical_rate(advisor.catalog, pick["gpu"]) * pick["count"]
+
+
+def test_a_stated_precision_gets_no_fp8_alternative(advisor):
+    _, lines = lead(advisor, "internal assistant on Llama 3.1 8B in bf16, 50 people at once, TTFT under 500 ms, "
+                             "budget $2k a month: which GPU?")
+    assert not any(line.strip().startswith("Cheaper on one card:") for line in lines)
