@@ -78,9 +78,10 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
                                range=PCIE_BUSBW_RANGE.get(spec.pcie_gen, PCIE_BUSBW_RANGE[4])))
     # DCGM gives non-datacenter GPUs (GeForce, workstation) limited functionality (dcgm-install)
     details.append(say("checklist.accept_burn_consumer" if spec.gpu_class == "consumer" else "checklist.accept_burn", lang))
-    target = checklist_slo.slo(ctx)  # "our SLO is p99 TTFT < 2 s at 64 concurrent": the acceptance line
+    # "our SLO is p99 TTFT < 2 s at 64 concurrent", "we need 40% MFU": the user's target is the acceptance line
+    target = checklist_slo.slo(ctx) or checklist_slo.training_target(ctx, spec)
     if target is not None:
-        details.append(target.step + (f" {target.estimate}" if target.estimate else ""))
+        details.append(target.step + (("" if lang == "zh" else " ") + target.estimate if target.estimate else ""))
     elif req.workload == "inference":
         details.append(say("checklist.accept_serving", lang))
     step = len(details)
@@ -88,10 +89,10 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
     details = [*_numbered(details), say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)]
     setup = (say("checklist.setup_nodes", lang, nodes=nodes, count=per_node, gpu=name) if nodes > 1
              else say("checklist.setup_count", lang, count=n, gpu=name))
-    lead = (say("checklist.accept_lead_slo", lang, setup=setup, target=target.target, step=step) if target is not None
+    lead = (say(target.lead_key, lang, setup=setup, target=target.target, step=step) if target is not None
             else say("checklist.accept_lead", lang, setup=setup))
     return AskAnswer(kind="checklist", lead=lead, details=details,
-                     rule="checklist.acceptance", sources=SOURCES + (checklist_slo.SOURCES if target is not None else []),
+                     rule="checklist.acceptance", sources=SOURCES + (checklist_slo.SOURCES + checklist_slo.TRAINING_SOURCES if target is not None else []),
                      figures={"gemm_floor_tflops": round(peak * GEMM_HEALTHY) if peak else None,
                               "bandwidth_gbs": spec.bandwidth_gbs})
 

@@ -5,16 +5,23 @@ concurrency and once with Poisson arrivals (AIPerf's default arrival pattern for
 way MLPerf's Server scenario sends queries) under that concurrency as a ceiling; pass only where the
 p99 of both bounds holds in both runs.
 
-Read by bot.compose.checklist.acceptance; None where the message states no latency target.
-Sources: aiperf, aiperf-arrival-patterns, mlperf-inference-rules.
+A training target stated the same way ("we need at least 40% MFU", "每卡至少 3000 tokens/s") is the
+acceptance line of a training node: the MFU and the tokens/s per GPU it means for the model on the GPU's
+dense BF16 peak (6 x active parameters x tokens a second, the transformer training FLOPs of
+scaling-laws-paper and palm-paper's MFU), measured on the user's own job.
+
+Read by bot.compose.checklist.acceptance; None where the message states no target.
+Sources: aiperf, aiperf-arrival-patterns, mlperf-inference-rules, scaling-laws-paper, palm-paper.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from bot.advice.options import one_prompt_ttft
 from bot.advice.stated import stated_targets
+from bot.sizing.performance import DEFAULT_MFU
 from bot.compose import ComposeContext
 from bot.messages import say
 
@@ -37,6 +44,7 @@ class Slo:
     ttft_s: float | None
     tpot_ms: float | None
     concurrency: int | None
+    lead_key: str = "checklist.accept_lead_slo"
 
 
 def _num(value: float) -> str:
@@ -96,3 +104,46 @@ def _estimate(ctx: ComposeContext, ttft: float | None, tpot: float | None) -> st
         return None
     return say("checklist.slo_estimate", lang, parts=say("checklist.slo_sep", lang).join(parts),
                concurrency=req.concurrency or 1)
+
+
+_SEP = {False: " ", True: ""}  # between two sentences: a space in English, none in Chinese
+_PER_GPU = re.compile(r"per\s+gpu|/\s*gpu|each\s+gpu|a\s+gpu|每卡|每张卡?|单卡", re.IGNORECASE)
+TRAINING_SOURCES = ["scaling-laws-paper", "palm-paper"]
+HIGH_MFU = 0.60  # above what large runs report (PaLM ~46%, palm-paper)
+LOW_MFU = 0.25  # well under the sizer's default MFU: a line a slow node passes
+
+
+def training_target(ctx: ComposeContext, spec) -> Slo | None:
+    """A stated MFU or tokens/s target of a training job as the acceptance line, with the other figure it
+    means on this GPU; None where the message states neither, or the model's size or the peak is unknown."""
+    req, lang = ctx.requirement, ctx.language
+    if req.workload == "inference":
+        return None
+    arch = ctx.catalog.models.get(req.model or "")
+    params = (arch.active_params_b or arch.params_b) if arch is not None else req.params_b
+    peak = spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
+    throughput = next((q for q in req.quantities if q.role == "throughput" and q.kind == "throughput"), None)
+    if not params or not peak or (req.mfu is None and throughput is None):
+        return None
+    per_token = 6 * params * 1e9  # FLOPs a token trains
+    n = req.gpu_count or 8
+    if req.mfu is not None:
+        mfu = req.mfu
+        tps = mfu * peak * 1e12 / per_token
+        key = "checklist.train_target_mfu"
+    else:
+        assert throughput is not None
+        per_gpu = throughput.value if _PER_GPU.search(throughput.text + ctx.question[throughput.start - 8:throughput.end + 12]
+                                                      if ctx.question else throughput.text) else throughput.value / n
+        tps, mfu = per_gpu, per_gpu * per_token / (peak * 1e12)
+        key = "checklist.train_target_tps"
+    name = arch.name if arch is not None else f"{params:g}B"
+    target = say(key, lang, model=name, tps=f"{round(tps, -1):,.0f}", mfu=round(mfu * 100))
+    step = say("checklist.train_step", lang, target=target, params=f"{params:g}", peak=f"{peak:,.0f}",
+               tps=f"{round(tps, -1):,.0f}", mfu=round(mfu * 100), n=n, total=f"{round(tps * n, -2):,.0f}")
+    if mfu > HIGH_MFU:
+        step += _SEP[lang == "zh"] + say("checklist.train_high", lang, mfu=round(mfu * 100))
+    elif mfu < LOW_MFU:
+        step += _SEP[lang == "zh"] + say("checklist.train_low", lang, mfu=round(mfu * 100), typical=round(DEFAULT_MFU * 100))
+    return Slo(target=target, step=step, estimate=None, ttft_s=None, tpot_ms=None, concurrency=None,
+               lead_key="checklist.accept_lead_train")

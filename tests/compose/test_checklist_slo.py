@@ -59,3 +59,19 @@ def test_no_stated_target_keeps_the_plain_checklist(advisor):
     reply = _reply(advisor, "we just got an 8x H100 SXM node for serving Llama 3.1 70B, what should we check before going live?")
     assert reply.lead.startswith("Acceptance checklist for 8× H100 SXM")
     assert any("Serving baseline" in d for d in reply.details)
+
+
+def test_a_training_mfu_target_is_the_acceptance_line_with_the_tokens_per_second_it_means(advisor):
+    reply = _reply(advisor, "signing off a rented 8x H100 SXM box for Llama 3.1 8B continued pretraining, we need 45% MFU. "
+                            "what should the acceptance be?")
+    assert "MFU" in reply.lead and "measured on your own job" in reply.lead and "AIPerf" not in reply.lead
+    arch = advisor.catalog.models["llama-3.1-8b"]
+    tps = 0.45 * 989e12 / (6 * (arch.active_params_b or arch.params_b) * 1e9)
+    assert f"~{round(tps, -1):,.0f} tokens/s per GPU" in reply.lead
+
+
+def test_a_stated_tokens_per_second_per_gpu_gives_its_mfu_and_a_low_line_is_said_low(advisor):
+    reply = _reply(advisor, "验收 8 卡 H100 SXM，训练 Qwen2.5-7B 要求每卡至少 2500 tokens/s，怎么验收？")
+    assert "每卡 ≥ 2,500 tokens/s" in reply.lead
+    step = _step(reply, "6 × ")
+    assert "偏低" in step and "。 " not in step
