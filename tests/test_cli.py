@@ -181,7 +181,9 @@ def test_ask_json_leads_with_a_verdict_ranked_recommendations_and_tiered_finding
             "hours", "cost", "currency", "why", "rule"}
     for index, rec in enumerate(recommendations, start=1):
         assert set(rec) >= keys and rec["rank"] == index
-    assert recommendations[0]["method"] == "lora" and recommendations[0]["fits"] is True
+    # full fine-tuning was asked: the full setups that fit come first, LoRA on the named card after them
+    assert recommendations[0]["method"] is None and recommendations[0]["fits"] is True  # None: the job as asked
+    assert any(rec["method"] == "lora" and rec["gpu"] == "rtx-4090" and rec["count"] == 1 for rec in recommendations)
     assert {f["tier"] for f in answer["findings"]} == {"key", "more"}
     assert len(answer["questions"]) <= 3
 
@@ -196,7 +198,10 @@ def test_ask_text_is_brief_by_default_and_complete_with_full():
     # the verdict's details (the smallest card that holds it, offload) come before the ranked options
     options = lines.index("What to do:")
     assert all(line.startswith("  ") for line in lines[1:options])
-    assert lines[options + 1].startswith("  1. LoRA @ 1× RTX 4090")
+    assert "LoRA (≈" in lines[0]  # the lead says what does fit on the named card
+    assert lines[options + 1].startswith("  1. ") and "ZeRO-3 / FSDP" in lines[options + 1]
+    assert any(line.startswith("  3. LoRA @ 1× RTX 4090") or line.startswith("  2. LoRA @ 1× RTX 4090")
+               for line in lines[options + 1:])
     assert "verdict.does-not-fit" in full.stdout
     assert len(lines) <= 20
     assert "Memory estimate (GB):" not in brief.stdout and "Memory estimate (GB):" in full.stdout
