@@ -93,6 +93,7 @@ def _asked_forward(reply: AskAnswer | None, text: str, ctx: ComposeContext) -> A
 # A plain install of the current or a named release: "pip install torch", "latest PyTorch", "最新 PyTorch（2.11 默认包）".
 _PLAIN = re.compile(r"pip\s+install\s+(?:-U\s+)?torch\b(?!\S*\s+--(?:index|extra-index)-url)(?!\s*==)"
                     r"|(?:latest|newest|current|default)\s+(?:(?:pip|pypi)\s+)?(?:(?:package|wheel|build)s?\s+(?:of\s+)?)?(?:pytorch|torch)|(?:pytorch|torch)\s*\(?(?:latest|newest)"
+                    r"|(?:pytorch|torch)\s*[0-9.]*\s+(?:default|stock|plain)\s+(?:wheels?|builds?|packages?|install)"  # "torch 2.8 default wheel"
                     r"|最新(?:版|的)?\s*(?:pytorch|torch)|(?:pytorch|torch)\s*[0-9.]*\s*(?:最新|默认)|默认包|默认的?\s*wheel",
                     re.IGNORECASE)
 # "torch 2.11", "torch==2.11", "pip install torch pulled 2.11", "2.11 的默认包": the release the plain install took

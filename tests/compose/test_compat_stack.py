@@ -172,3 +172,12 @@ def test_the_forward_compatibility_package_asked_by_name_is_answered_per_gpu_cla
     assert geforce.details[0].startswith("On driver 575: cu130 — no")
     dc = first("L40S 服务器驱动 550，用前向兼容包能跑 cu130 的 torch 吗？")
     assert dc.lead.startswith("只有在 NVIDIA 兼容性表列出你的驱动分支时才行"), dc.lead
+
+
+def test_a_release_default_wheel_named_after_the_version_is_the_plain_install(advisor):
+    parsed = parse("L40S on driver 550.54, is that enough for the torch 2.11 default wheel?", advisor.catalog)
+    ctx = ComposeContext(requirement=parsed.requirement, answer=advisor.answer(parsed.requirement, parsed.language),
+                         catalog=advisor.catalog, language=parsed.language, question=parsed.requirement.asks[0].text)
+    reply = compose_all(ctx)[0]
+    assert reply.rule == "compat.plain-install", reply.lead
+    assert reply.lead.startswith("A plain `pip install torch` of PyTorch 2.11 takes its CUDA 13.0 build"), reply.lead

@@ -20,7 +20,8 @@ _DRIVER = lx.rx(
     r"(?:\B<(?:nvidia\s+)?driver\s*(?:version\s*)?(?:(?:upgrade[ds]?|update[ds]?|is|was|now|at|of|version)\s+){0,3}(?:to\s+|=\s*|:\s*|v|r|是\s*|为\s*)?"
     r"|驱动\s*(?:版本)?\s*(?:升级到|更新到|是|为|:)?\s*)"
     r"([0-9]{3}(?:\.[0-9]{1,3}){0,2})(?![0-9.]*[0-9])"
-    r"|(?<![0-9.])([0-9]{3}(?:\.[0-9]{1,3}){0,2})\s*(?:driver>\E|驱动)"
+    # "535 driver", "R550 驱动"; not a model number's digits ("H100 driver 525.60": the H100's 100)
+    r"|(?<![0-9.A-QS-Za-qs-z])([0-9]{3}(?:\.[0-9]{1,3}){0,2})\s*(?:driver>\E|驱动)"
 )
 # Pasted `nvcc --version` output: "Cuda compilation tools, release 11.8, V11.8.89".
 _NVCC_RELEASE = lx.rx(r"\B<(?:nvcc|cuda\s+compilation\s+tools)>\E[^\n]{0,60}?\B<(release\s+([0-9]{1,2}\.[0-9]{1,2}))(?![0-9.]*[0-9])")

@@ -15,6 +15,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
     ("驱动版本 550，cuda 12.4", "550", "12.4"),
     ("节点 driver 是 550.xx，跑 CUDA 12.6 的镜像", "550", "12.6"),  # "driver 是 …", the minor elided
     ("image nvidia/cuda:12.4.1-devel-ubuntu22.04 on driver 535.129", "535.129", "12.4"),  # a tag's patch level: its release
+    ("A100 driver 550.54 with CUDA 12.4", "550.54", "12.4"),  # a model number's digits are not a driver
+    ("R570 driver, CUDA 12.8", "570", "12.8"),
 ])
 def test_driver_and_toolkit_versions(text, driver, cuda):
     slots = parse(text).extracted
