@@ -102,8 +102,8 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     meeting = sorted((c for c in timed if meets(c)),
                      key=lambda c: (many_over_pcie(c), split_over_pcie(c), needless_split(c), cost(c)[0], c.count,
                                     tight(c), cost(c)[1]))
-    shown_t = {"ttft_target": say("latency.target", lang, target=f"{ttft_t:g} s") if ttft_t else "",
-               "tpot_target": say("latency.target_after", lang, target=f"{tpot_t:g} ms") if tpot_t else ""}
+    shown_t = {"ttft_target": say("latency.target", lang, target=f"{ttft_t:g}") if ttft_t else "",
+               "tpot_target": say("latency.target_after", lang, target=f"{tpot_t:g}") if tpot_t else ""}
     if meeting:
         best = meeting[0]
         cheaper = next((c for c in meeting if split_over_pcie(c) and cost(c)[0] < cost(best)[0]
