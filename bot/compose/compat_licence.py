@@ -25,6 +25,8 @@ _PAID = re.compile(r"\bsell\w*|paid|customers?|commercial\w*|\bapi\b|saas|hostin
                    re.I)
 _DATACENTRE = re.compile(r"\bcolo\w*|\brack\w*|data[\s-]?cent\w*|datacent\w*|机房|数据中心|机柜|托管", re.I)
 _RENTED = re.compile(r"\brent\w*|provider|cloud|云厂商|租|供应商|服务商", re.I)
+# renting the cards out to others ("rent out our 4090s on vast.ai", "对外出租算力"): the user is the host, selling
+_RENTING_OUT = re.compile(r"\b(?:rent|lease|hire)(?:ing|s)?\s+(?:\w+\s+){0,4}?out\b|\bsublet\w*|出租|租给|转租|对外租", re.I)
 # "any licensing issue?", "会不会有授权问题": yes/no is about the issue, not about being allowed
 _ISSUE = re.compile(r"\b(?:issues?|problems?|risks?|concerns?)\b|问题|风险|麻烦", re.I)
 # "they say the blower version is fine for datacenter. is it?", "ok to rack in our colo?": whether the card may
@@ -55,7 +57,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     spec = _consumer(ctx)
     if spec is not None and not spec.nvidia_product and _DRIVER_Q.search(ask.text):
         return _aftermarket(spec, ctx)
-    asked = bool(_LICENCE.search(ask.text) or _DC_OK.search(text))
+    asked = bool(_LICENCE.search(ask.text) or _DC_OK.search(text) or _RENTING_OUT.search(ask.text))
     if spec is None:
         clean = _named(ctx) if asked else None  # "租 H20 放机房对外卖推理服务，有授权问题吗": a card the clause does not cover
         return _clean(clean, text, ctx) if clean is not None else None
@@ -116,9 +118,10 @@ _SERVER_ROOM = re.compile(r"server\s+(?:closet|room|rack)|\brack(?:ed|s)?\b|机�
 def _licence(spec: GpuSpec, text: str, ctx: ComposeContext) -> AskAnswer:
     lang = ctx.language
     name = gpu_name(ctx.catalog, spec.id, lang)
-    own = bool(_OWN_USE.search(text))
-    paid = bool(_PAID.search(text)) and not own
-    dc, rented = bool(_DATACENTRE.search(text) or _SERVER_ROOM.search(text)), bool(_RENTED.search(text))
+    own, out = bool(_OWN_USE.search(text)), bool(_RENTING_OUT.search(text))
+    paid = (bool(_PAID.search(text)) or out) and not own
+    dc = bool(_DATACENTRE.search(text) or _SERVER_ROOM.search(text))
+    rented = bool(_RENTED.search(text)) and not out  # renting out: they deploy the driver themselves
     if own and not paid:  # their own work: where the cards sit decides (a workstation, a rack), or the provider's part
         return _own_use(spec, name, rented, dc, ctx)
     case = ("case_rented_paid" if rented and paid else "case_dc_paid" if dc and paid else "case_dc" if dc

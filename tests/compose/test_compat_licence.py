@@ -120,3 +120,10 @@ def test_the_blockchain_exception_is_said_to_cover_mining_only(advisor):
     reply = _compat(advisor, "is it legal to run RTX 5090s in a colo for crypto mining and, between jobs, a paid LLM API?")
     assert reply is not None and reply.lead.startswith("Not under NVIDIA's licence")
     assert reply.details[0].startswith("The licence's one exception is blockchain processing") and "not AI" in reply.details[0]
+
+
+def test_renting_geforce_cards_out_is_hosting_by_the_user_not_renting_from_a_provider(advisor):
+    reply = _answer(advisor, "我们打算把 8 张 4090 放在 IDC 机柜里对外出租算力，授权上合规吗").answers[0]
+    assert reply.lead.startswith("按 NVIDIA 的许可不行"), reply.lead
+    assert "放在机房里对外提供收费服务" in reply.lead and "云厂商" not in reply.lead
+    assert not any("租来的也不等于没风险" in d for d in reply.details)  # they are the host, not a renter
