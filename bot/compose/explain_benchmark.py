@@ -37,6 +37,8 @@ def which_first(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     text = ctx.question or ask.text
     if not (_MLPERF.search(text) and _AIPERF.search(text) and _WHICH.search(text)):
         return None
+    if (claim := _CLAIM.search(text)) and not _MLPERF.search(_clause(text, claim.start(), claim.end())):
+        return None  # a figure from one vendor's AIPerf / GenAI-Perf report beside another's MLPerf: two reports
     lang = ctx.language
     interactive = bool(_INTERACTIVE.search(text)) or ctx.requirement.request_mode == "server"
     batch = bool(_BATCH.search(text)) or ctx.requirement.request_mode == "offline"
@@ -77,7 +79,14 @@ def _scenarios(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     interactive = bool(_INTERACTIVE.search(text)) or ctx.requirement.request_mode == "server"
     batch = bool(_BATCH.search(text)) or ctx.requirement.request_mode == "offline"
     claim = _CLAIM.search(text)
-    if "offline" in scenarios and interactive and (claim or scenarios == {"offline"}):
+    if claim and _AIPERF.search(text) and not _MLPERF.search(_clause(text, claim.start(), claim.end())):
+        # "one vendor's GenAI-Perf report says 2800 tok/s, the other gave MLPerf Offline": two reports, neither a line
+        tool = _AIPERF.search(text)
+        lead = say("benchmark.two_reports", lang, claim=claim.group(0).strip(), tool=tool.group(0) if tool else "AIPerf")
+        other = "benchmark.two_reports_mlperf" if "offline" in scenarios else "benchmark.mlperf_ask_vendor"
+        details = [say(other, lang), say("benchmark.two_reports_same", lang), *_bounds(ctx),
+                   say("benchmark.mlperf_same_stack", lang)]
+    elif "offline" in scenarios and interactive and (claim or scenarios == {"offline"}):
         # an Offline figure offered for a chat service: judged first, with or without the number
         lead = (say("benchmark.mlperf_offline_claim", lang, claim=claim.group(0).strip()) if claim
                 else say("benchmark.mlperf_offline_figure", lang))
@@ -89,6 +98,16 @@ def _scenarios(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         details = [say(f"benchmark.mlperf_{s}", lang) for s in ("single_stream", "multi_stream", "server", "offline")]
         details += [*_bounds(ctx), say("benchmark.mlperf_measure", lang)]
     return AskAnswer(kind=ask.kind, lead=lead, details=details, rule="benchmark.mlperf-scenarios", sources=SOURCES)
+
+
+_CLAUSE_END = re.compile(r"[;。；，,!?？！\n]|\.(?!\d)")
+
+
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause a span sits in: from the last clause end before it to the next one after it."""
+    before = [m.end() for m in _CLAUSE_END.finditer(text, 0, start)]
+    after = _CLAUSE_END.search(text, end)
+    return text[before[-1] if before else 0:after.start() if after else len(text)]
 
 
 # The Server scenario's p99 bounds per LLM benchmark, ms (MLCommons loadgen mlperf.conf, mlperf-loadgen-conf):

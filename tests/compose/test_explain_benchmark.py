@@ -71,3 +71,17 @@ def test_the_scenario_primer_names_the_server_bounds_of_the_model_benchmarked(ad
     replies = _replies(advisor, "what do MLPerf Server vs Offline mean for serving Llama 3.1 8B to users of our app?")
     text = "\n".join(replies[0].details)
     assert "p99 TTFT ≤ 2,000 ms and TPOT ≤ 100 ms" in text and "500 ms and 30 ms" in text
+
+
+def test_a_throughput_from_one_tool_is_not_read_as_the_other_vendors_mlperf_figure(advisor):
+    from bot.compose import ComposeContext, compose_all
+    from bot.nlu.parser import parse
+    text = ("comparing two 8x H100 offers: vendor A sent a GenAI-Perf run showing 3,100 tokens/s for Llama 3.1 70B, vendor B "
+            "only MLPerf Offline results. which is better for our support chatbot?")
+    parsed = parse(text, advisor.catalog)
+    ctx = ComposeContext(requirement=parsed.requirement, answer=advisor.answer(parsed.requirement, parsed.language),
+                         catalog=advisor.catalog, language=parsed.language, question=text)
+    reply = compose_all(ctx)[0]
+    assert reply.lead.startswith("Neither figure compares with the other") and "3,100 tokens/s in the GenAI-Perf report" in reply.lead
+    assert not reply.lead.startswith('"3,100')
+    assert any("same AIPerf test" in d for d in reply.details)
