@@ -22,6 +22,9 @@ _HOW_MUCH = re.compile(r"how much (?:vram|memory|gpu memory)|how big|多少显�
 # "…and how much concurrency can it take?" said beside a fit question (the parse may not split it off).
 _HOW_MANY_USERS = re.compile(r"多少(?:个)?(?:并发|用户|请求|路)|扛多少|并发(?:能|可以)?(?:有|到)?多少|how many (?:concurrent |simultaneous )?"
                              r"(?:users|requests|sequences|streams|sessions)|how much concurrency", re.IGNORECASE)
+# "on H100s, how many?", "要几张": the count of GPUs asked, where no count was stated.
+_HOW_MANY_GPUS = re.compile(r"how many(?! (?:concurrent |simultaneous )?(?:users|requests|sequences|streams|sessions|tokens|hours))"
+                            r"|几张|几块|多少张|多少块|多少卡|几卡", re.IGNORECASE)
 # vLLM's default gpu_memory_utilization: the share of each GPU the engine plans with.
 GPU_MEMORY_UTILIZATION = 0.90
 _PARTS = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
@@ -124,6 +127,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             and _HOW_MANY_USERS.search(ctx.question or ask.text) and memory.kv_cache:
         held = capacity(ctx)  # "does it fit, and how many concurrent users?": the second half, with its number
         network = [held.lead, *network] if held is not None else network
+    counted = _count_lead(ask, ctx, _fewest(ctx)) if is_primary(ask, ctx) and verdict is not None \
+        and verdict.answer == "no" else None
+    if counted is not None and verdict is not None:  # "on H100s, how many?": the count leads, then the fixes
+        return AskAnswer(kind="fit", lead=counted, details=[*notes, *fixes][:MAX_NOTES + 2] + network, rule=verdict.rule,
+                         sources=verdict.sources)
     if fixes and verdict is not None:
         return AskAnswer(kind="fit", lead=verdict.text, details=[*notes, *fixes][:MAX_NOTES + 2] + network,
                          rule=verdict.rule,
@@ -244,7 +252,8 @@ def _count_lead(ask: Ask, ctx: ComposeContext, fewest) -> str | None:
     """"How many X at least? we hoped for N": the fewest that hold it leads, with why N does not, where the
     count is asked and the stated count falls short."""
     req = ctx.requirement
-    if fewest is None or "gpu_count" not in ask.wants or not req.gpu or not fewest.count or not fewest.gpu:
+    wanted = "gpu_count" in ask.wants or (req.gpu_count is None and _HOW_MANY_GPUS.search(ask.text))
+    if fewest is None or not wanted or not req.gpu or not fewest.count or not fewest.gpu:
         return None
     stated = next((c for c in ctx.answer.candidates if c.gpu == fewest.gpu and c.count == (req.gpu_count or 1)), None)
     if stated is None or stated.fits:
@@ -252,6 +261,11 @@ def _count_lead(ask: Ask, ctx: ComposeContext, fewest) -> str | None:
     from bot.messages.format import gpu_setup
     lang = ctx.language
     nodes = -(-fewest.count // 8)
+    total = ctx.answer.estimate.memory_gb.total if ctx.answer.estimate.memory_gb else None
+    if req.gpu_count is None and total:  # no count stated: the fewest with room, of what the job needs in all
+        return say("fit.fewest_lead_total", lang, setup=gpu_setup(ctx.catalog, fewest.gpu, fewest.count, lang),
+                   need=f"{fewest.need_gb or 0:.0f}", have=f"{fewest.have_gb or 0:.0f}", total=f"{total:,.0f}",
+                   nodes=say("fit.fewest_nodes", lang, nodes=nodes) if nodes > 1 else "")
     return say("fit.fewest_lead", lang, setup=gpu_setup(ctx.catalog, fewest.gpu, fewest.count, lang),
                need=f"{fewest.need_gb or 0:.0f}", have=f"{fewest.have_gb or 0:.0f}", stated=stated.count,
                stated_need=f"{stated.need_gb:.0f}", stated_have=f"{stated.have_gb:.0f}",

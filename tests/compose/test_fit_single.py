@@ -102,3 +102,16 @@ def test_how_many_at_least_with_a_count_hoped_for_leads_with_the_fewest_that_hol
     fewest = next(r for r in answer.recommendations if r.kind == "more-gpus" and r.fits)
     assert first.startswith(f"至少要 {fewest.count} 张") and "16 张不够" in first
     assert fewest.count > 16 and "台 8 卡机" in first  # more than one server: the servers said too
+
+
+def test_how_many_of_a_named_card_with_no_count_leads_with_the_fewest_with_room(advisor):
+    from bot.conversation import Conversations
+    from bot.render.text import render_text
+    for text in ("serve Llama 3.1 70B for 64 users at once on H100s, how many?", "Qwen2.5-72B 推理，40 个并发，用 H20 96G 要几张？"):
+        answer = Conversations(advisor).ask("t", text)
+        first = render_text(answer).splitlines()[0]
+        fewest = next(r for r in answer.recommendations if r.fits and r.gpu == answer.requirement.gpu or
+                      r.fits and (r.gpu or "").startswith(answer.requirement.gpu or "-"))
+        assert first.startswith((f"{fewest.count}×", f"{fewest.count} 张")), first
+        assert "the fewest with room to spare" in first or "留有余量的最少卡数" in first
+        assert not first.startswith(("No", "不行"))  # the count asked leads, not a one-card verdict
