@@ -25,7 +25,7 @@ _INTERVAL = re.compile(r"how\s+often|interval|frequency|every\s+how|多久(?:存
 _NUM = r"([0-9]+(?:\.[0-9]+)?)"
 _WRITE = re.compile(rf"(?:check[\s-]?points?|ckpts?|saves?|saving|writes?|writing)\b[^.,;?]{{0,24}}?"
                     rf"(?:takes?|took|needs?|is|of|~|about)\s*~?\s*{_NUM}\s*(s|sec\w*|min\w*|m)\b"
-                    rf"|(?:保存|存|写)(?:一次)?\s*(?:checkpoint|检查点)?\s*(?:要|需要|耗时|大约|约)+\s*{_NUM}\s*(秒|分钟)",
+                    rf"|(?:保存|存|写)[^，。,；;？?\d]{{0,16}}?(?:要|需要|耗时|大约|约|大概|差不多|得|花|用时|需)+\s*(?:了\s*)?~?\s*{_NUM}\s*(秒|分钟|分)",
                     re.IGNORECASE)
 _EVERY = re.compile(rf"(?:interrupt\w*|preempt\w*|reclaim\w*|evict\w*)\s+(?:about\s+|roughly\s+)?(?:~\s*)?(?:once\s+)?"
                     rf"every\s+~?\s*{_NUM}\s*(h|hrs?|hours?|min\w*|d|days?)\b"

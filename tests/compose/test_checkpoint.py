@@ -152,3 +152,9 @@ def test_the_job_node_count_is_the_largest_stated_not_the_one_reclaimed(advisor)
     notice, whole = _replies(advisor, "阿里云抢占式实例 3 机 8 卡训练，提前多久通知？要是有一台被回收了，整个作业是不是都会停？")[:2]
     assert notice.lead.startswith("阿里云回收抢占式实例前会提前约5分钟通知")
     assert whole.lead.startswith("是的，有一台被回收整个任务就会停") and "3 台一起跑" in whole.lead and "24 张卡" in whole.lead
+
+
+def test_a_save_time_written_in_chinese_with_dagai_is_the_users_c(advisor):
+    reply = _replies(advisor, "用 AWS spot 训 13B，保存一次 checkpoint 大概 5 分钟，平均每 6 小时被回收一次，多久存一次合适？")[0]
+    # √(2 × 5 × 360) ≈ 60 min, with the user's 5 min, not the assumed 2
+    assert reply.lead.startswith("大约每 60 分钟存一次") and "假设值，请实测" not in reply.lead
