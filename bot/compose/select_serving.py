@@ -115,9 +115,7 @@ def fp8_single(ctx: ComposeContext, best_hourly: float, ttft_t: float | None, tp
     found: tuple[float, GpuSpec, Plan, float, float] | None = None
     for card in ctx.catalog.gpus.values():
         rate, fp8_peak = typical_rate(ctx.catalog, card.id), card.dense_tflops.get("fp8")
-        if "fp8" not in card.tensor_precisions or not fp8_peak or card.gpu_class != "datacenter" or rate is None \
-                or rate >= best_hourly or not card.nvidia_product or "SUPERCHIP" in card.form_factor.upper() \
-                or not in_market(card, objectives):
+        if not fp8_peak or rate is None or rate >= best_hourly or not _fp8_eligible(card, objectives):
             continue
         plan = _fewest(memory, card, 2)
         if plan is None:
@@ -141,3 +139,9 @@ def fp8_single(ctx: ComposeContext, best_hourly: float, ttft_t: float | None, tp
     return say("select.serving_fp8_single", ctx.language, setup=gpu_setup(ctx.catalog, card.id, 1, ctx.language),
                need=f"{plan.need_gb:.0f}", have=f"{plan.have_gb:.0f}", ttft=f"{ttft:.2f}" if ttft < 1 else f"{ttft:.1f}",
                tpot=f"{tpot:.0f}", rate=money(rate, "USD"))
+
+
+def _fp8_eligible(card: GpuSpec, objectives: Objectives) -> bool:
+    """A data-centre NVIDIA card with FP8 tensor cores, rented where the user rents, not a Grace module."""
+    return ("fp8" in card.tensor_precisions and card.gpu_class == "datacenter" and card.nvidia_product
+            and "SUPERCHIP" not in card.form_factor.upper() and in_market(card, objectives))
