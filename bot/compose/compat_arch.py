@@ -38,8 +38,12 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if spec is None or (not _RUNS.search(ask.text) and not (_FOLLOW_ON.search(ask.text) and _RUNS.search(ctx.question or ""))):
         return None
     req = _stated(ask, ctx)
-    if not req.cuda:
-        return None
+    if not req.cuda:  # "RTX 5090 上 torch 2.4 能跑吗": the release's builds judged, its default first
+        judged = compat_builds.release_only(ask, ctx, spec)
+        if judged is None:
+            return None
+        return AskAnswer(kind="compat", lead=judged[0], rule="compat.arch-build", sources=[*SOURCES, "pytorch-cuda-arch-matrix"],
+                         figures={"works": judged[1], "sm": "sm_" + spec.compute_capability.replace(".", "")})
     floor = arch_floor(ctx.catalog, spec.compute_capability)
     by_build = compat_builds.judged(ask, ctx, spec, req)  # the build's own arch list, where it is recorded
     below = floor is not None and _version(req.cuda) < _version(floor.min_cuda)

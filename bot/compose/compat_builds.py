@@ -74,3 +74,42 @@ def not_carried(ctx: ComposeContext, spec: GpuSpec, release: TorchRelease, req: 
     if req.driver and (ran := check(fix, req.driver, ctx.catalog, lang)) is not None:
         details.append(ran.lead)
     return lead, details
+
+
+def release_only(ask: Ask, ctx: ComposeContext, spec: GpuSpec) -> tuple[str, str] | None:
+    """A release named without a build ("RTX 5090 上 torch 2.4 能跑吗", "torch 2.7 on B200?"): (lead, "no" or
+    "only") where the release's default build lacks the GPU — none of its builds carries it, or only a
+    non-default one does (2.7's default cu126 has no sm_120; its cu128 does); None where the default carries
+    it or the lists are not recorded."""
+    from bot.compose.compat_stack import _RELEASE
+    from bot.messages.format import gpu_name
+
+    text = ctx.question or ask.text
+    named = _RELEASE.search(ask.text) or _RELEASE.search(text)
+    release = torch_release(ctx.catalog, named.group(1) or named.group(2)) if named is not None else None
+    cc = spec.compute_capability
+    if release is None or any(carries(release, c, cc) is None for c in release.cuda) or carries(release, release.default, cc):
+        return None
+    lang = ctx.language
+    params = {"gpu": gpu_name(ctx.catalog, spec.id, lang), "sm": "sm_" + cc.replace(".", ""), "arch": spec.architecture,
+              "release": release.version, "default": _tag(release.default), "sms": carried_sms(release, release.default),
+              "builds": ", ".join(_tag(c) for c in release.cuda)}
+    same = [c for c in sorted(release.cuda, key=_version, reverse=True) if carries(release, c, cc)]
+    if same:
+        return say("compat.release_only_build", lang, **params, fix_tag=_tag(same[0])), "only"
+    fix_release, fix = _first_carrying(ctx, cc)
+    if fix_release is None or fix is None:
+        return None
+    return say("compat.release_no_build", lang, **params, fix_release=fix_release.version, fix_tag=_tag(fix)), "no"
+
+
+def _first_carrying(ctx: ComposeContext, cc: str) -> tuple[TorchRelease | None, str | None]:
+    """The build to move to: the arch floor's (sm_120: PyTorch 2.7's cu128, the oldest driver it needs),
+    else the newest release's default build that carries it, else the newest build that does."""
+    from bot.compose.cuda_check import arch_floor
+
+    floor = arch_floor(ctx.catalog, cc)
+    if floor is not None and (t := torch_release(ctx.catalog, floor.min_torch)) is not None and carries(t, floor.min_cuda, cc):
+        return t, floor.min_cuda
+    found = builds_carrying(ctx.catalog, cc)
+    return next(((t, c) for t, c in found if c == t.default), next(iter(found), (None, None)))

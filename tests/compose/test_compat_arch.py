@@ -115,3 +115,25 @@ def test_a_driver_too_old_for_the_build_names_the_data_centre_way_round_it(advis
 def test_a_chinese_is_it_fine_to_run_question_is_judged_for_the_arch(advisor):
     reply = _first(advisor, "L40S 上跑 torch 2.4 cu118 没问题吧？")
     assert reply.rule == "compat.arch-floor" and reply.lead.startswith("GPU 这边没问题：L40S"), reply.lead
+
+
+def _compat(advisor, text):
+    from bot.compose.compat import compose
+    from bot.models import Ask
+
+    parsed = parse(text, advisor.catalog)
+    req = parsed.requirement
+    ctx = ComposeContext(requirement=req, answer=advisor.answer(req, parsed.language), catalog=advisor.catalog,
+                         language=parsed.language, question=text)
+    return compose(Ask(kind="compat", text=text, subjects=[req.gpu] if req.gpu else []), ctx)
+
+
+def test_a_release_named_without_a_build_is_judged_on_its_builds_default_first(advisor):
+    none = _compat(advisor, "我们 RTX 5090 上的镜像是 torch 2.5，能跑吗")
+    assert none.lead.startswith("不行——RTX 5090 的计算能力是 sm_120"), none.lead
+    assert "PyTorch 2.5 的所有构建（cu118, cu121, cu124）都不带 sm_120" in none.lead and "whl/cu128" in none.lead
+    only = _compat(advisor, "does torch 2.7 run on a B200 node?")
+    assert only.lead.startswith("Only with its cu128 build: B200 is sm_100"), only.lead
+    assert "takes its cu126 build, which carries sm_50-sm_90 kernels" in only.lead
+    carried = _compat(advisor, "does torch 2.9 run on H100?")
+    assert carried is None or carried.rule != "compat.arch-build"  # its default build carries sm_90
