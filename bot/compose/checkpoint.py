@@ -23,11 +23,12 @@ _INTERVAL = re.compile(r"how\s+often|interval|frequency|every\s+how|多久(?:存
                        r"|怎么做|怎么办|怎么接|接住|不丢进度|怎么存|怎么保存|怎么打|how\s+(?:do|should)\s+(?:we|i)\s+(?:checkpoint|save|handle|resume)",
                        re.IGNORECASE)
 _NUM = r"([0-9]+(?:\.[0-9]+)?)"
-_WRITE = re.compile(rf"(?:check[\s-]?points?|ckpts?|saves?|saving|writes?|writing)\b[^.,;?]{{0,24}}?"
-                    rf"(?:takes?|took|needs?|is|of|~|about)\s*~?\s*{_NUM}\s*(s|sec\w*|min\w*|m)\b"
+_WRITE = re.compile(rf"(?:check[\s-]?point(?:s|ing)?|ckpts?|saves?|saving|writes?|writing)\b[^.,;?]{{0,24}}?"
+                    rf"(?:takes?|took|needs?|is|of|~|about)(?:\s+us)?\s*(?:roughly|about|around|approx\w*|nearly|almost)?\s*~?\s*"
+                    rf"{_NUM}\s*(s|sec\w*|min\w*|m)\b"
                     rf"|(?:保存|存|写)[^，。,；;？?\d]{{0,16}}?(?:要|需要|耗时|大约|约|大概|差不多|得|花|用时|需)+\s*(?:了\s*)?~?\s*{_NUM}\s*(秒|分钟|分)",
                     re.IGNORECASE)
-_EVERY = re.compile(rf"(?:interrupt\w*|preempt\w*|reclaim\w*|evict\w*)\s+(?:about\s+|roughly\s+)?(?:~\s*)?(?:once\s+)?"
+_EVERY = re.compile(rf"(?:interrupt\w*|preempt\w*|reclaim\w*|evict\w*)\s+(?:about\s+|roughly\s+|around\s+|approximately\s+)?(?:~\s*)?(?:once\s+)?"
                     rf"every\s+~?\s*{_NUM}\s*(h|hrs?|hours?|min\w*|d|days?)\b"
                     rf"|(?:平均)?每\s*{_NUM}\s*(小时|天)\s*(?:左右)?\s*(?:被)?(?:回收|中断|抢占)(?:一次)?", re.IGNORECASE)
 # "what should the trainer do?", "被回收了怎么办？", "值不值得": the handling asked, so the notice and the schedule

@@ -158,3 +158,10 @@ def test_a_save_time_written_in_chinese_with_dagai_is_the_users_c(advisor):
     reply = _replies(advisor, "用 AWS spot 训 13B，保存一次 checkpoint 大概 5 分钟，平均每 6 小时被回收一次，多久存一次合适？")[0]
     # √(2 × 5 × 360) ≈ 60 min, with the user's 5 min, not the assumed 2
     assert reply.lead.startswith("大约每 60 分钟存一次") and "假设值，请实测" not in reply.lead
+
+
+def test_save_and_interruption_figures_written_loosely_are_still_the_users(advisor):
+    reply = _replies(advisor, "spot H100s on AWS: checkpointing takes roughly 6 minutes and we get interrupted around once "
+                              "every 4 hours. how often should we checkpoint?")[0]
+    # √(2 × 6 × 240) ≈ 54 min from the user's own C and M
+    assert reply.lead.startswith("Checkpoint about every 54 min") and "assumed" not in reply.lead
