@@ -197,6 +197,33 @@ def _minutes(value: str, unit: str) -> float:
     return number
 
 
+# "our storage writes ~2 GB/s", "写盘 1.5 GB/s", "a 300 GB checkpoint": the write from its size and rate
+_RATE = re.compile(r"([0-9]+(?:\.[0-9]+)?)\s*(GB|MB)\s*/\s*(?:s|sec|秒)\b", re.IGNORECASE)
+_SIZE = re.compile(r"([0-9][0-9,]*(?:\.[0-9]+)?)\s*(TB|GB)\b(?!\s*/)", re.IGNORECASE)
+_CKPT_WORD = re.compile(r"check[\s-]?point|ckpt|检查点|存档", re.IGNORECASE)
+
+
+def _write_from_rate(ctx: ComposeContext, text: str) -> tuple[float, tuple[float, float]] | None:
+    """Minutes to write one checkpoint from a stated write rate and the checkpoint's stated size (else a
+    full fine-tune's 14 bytes a parameter), with (GB, GB/s) it came from; None without a rate."""
+    rate_m = _RATE.search(text)
+    if rate_m is None:
+        return None
+    rate = float(rate_m.group(1)) / (1000 if rate_m.group(2).upper() == "MB" else 1)
+    size = None
+    for m in _SIZE.finditer(text):
+        near = text[max(0, m.start() - 40):m.end() + 40]
+        if _CKPT_WORD.search(near) and not (rate_m.start() <= m.start() < rate_m.end()):
+            size = float(m.group(1).replace(",", "")) * (1000 if m.group(2).upper() == "TB" else 1)
+            break
+    req = ctx.requirement
+    if size is None and req.params_b and req.method not in ("lora", "qlora"):
+        size = req.params_b * STATE_BYTES_PER_PARAM
+    if not size or rate <= 0:
+        return None
+    return size / rate / 60, (size, rate)
+
+
 def _numbers(ctx: ComposeContext, text: str) -> dict:
     """The user's own figures: write time, the job's interruption interval, restart time, node count."""
     req = ctx.requirement
@@ -207,6 +234,8 @@ def _numbers(ctx: ComposeContext, text: str) -> dict:
         out["write"] = _minutes(value, unit)
     elif q := first(quantities, "save-minutes"):
         out["write"] = q.value
+    elif (from_rate := _write_from_rate(ctx, text)) is not None:
+        out["write"], out["write_from"] = from_rate
     if m := _EVERY.search(text):
         value, unit = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         out["job_mtbi_h"] = _minutes(value, unit) / 60
@@ -232,6 +261,9 @@ def _interval(ctx: ComposeContext, text: str, notice: calc.SpotNotice | None, la
     nodes = max(1, got.get("nodes", 1))
     plan = calc.plan(got.get("write"), None, nodes, got.get("restart"), got.get("job_mtbi_h"), got.get("current"))
     write_note = "" if "write" in got else say("checkpoint.write_assumed", lang)
+    if "write_from" in got:  # "a 300 GB checkpoint at 2 GB/s": the write said with where it came from
+        size, rate = got["write_from"]
+        write_note = say("checkpoint.write_from_rate", lang, gb=f"{size:,.0f}", rate=f"{rate:g}")
     if "job_mtbi_h" in got:
         mtbi_note = ""
     elif nodes > 1:

@@ -165,3 +165,10 @@ def test_save_and_interruption_figures_written_loosely_are_still_the_users(advis
                               "every 4 hours. how often should we checkpoint?")[0]
     # √(2 × 6 × 240) ≈ 54 min from the user's own C and M
     assert reply.lead.startswith("Checkpoint about every 54 min") and "assumed" not in reply.lead
+
+
+def test_a_checkpoint_size_and_write_rate_make_the_write_time(advisor):
+    reply = _replies(advisor, "spot on GCP, our checkpoint is 240 GB and the bucket takes about 1.6 GB/s, preempted roughly "
+                              "every 5 hours. how often to checkpoint?")[0]
+    # C = 240 / 1.6 = 150 s = 2.5 min; √(2 × 2.5 × 300) ≈ 39 min
+    assert reply.lead.startswith("Checkpoint about every 39 min") and "~240 GB at 1.6 GB/s" in reply.lead
