@@ -22,7 +22,7 @@ from bot.models import Ask, AskAnswer, Requirement
 
 # "will it work", "does cu118 run on H100", "能用吗", "能不能跑": whether the stack runs on the GPU
 _RUNS = re.compile(r"\b(?:work|works|run|runs|running|support\w*|compatible|ok|okay|fine)\b|能用|能跑|能不能|可以用|可以跑|跑得|支持|兼容"
-                   r"|跑.{0,30}?(?:没问题|行吗|行不行|可以吗)",
+                   r"|跑.{0,30}?(?:没问题|行吗|行不行|可以吗)|能装|可以装|装得上",
                    re.IGNORECASE)
 SOURCES = ["cuda-release-notes", "cuda-gpus", "pytorch-2-7-release"]
 

@@ -137,3 +137,8 @@ def test_a_release_named_without_a_build_is_judged_on_its_builds_default_first(a
     assert "takes its cu126 build, which carries sm_50-sm_90 kernels" in only.lead
     carried = _compat(advisor, "does torch 2.9 run on H100?")
     assert carried is None or carried.rule != "compat.arch-build"  # its default build carries sm_90
+
+
+def test_a_chinese_follow_on_part_names_its_gpu_and_inherits_the_install_question(advisor):
+    replies = _parts(advisor, "两个问题：1）L20 机器驱动 535，能装 cu128 的 torch 吗？2）那台 RTX 5090 呢？")
+    assert replies[-1].lead.startswith("不行——驱动 535 不行：RTX 5090 的计算能力是 sm_120"), replies[-1].lead
