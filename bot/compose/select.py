@@ -11,6 +11,8 @@ from bot.compose import ComposeContext
 from bot.models import Ask, AskAnswer
 
 # Verdicts that answer something else than "which one": primers and topic overviews.
+# A choice of a provider's instance, not of a GPU: the price composer answers it with the instance's row.
+_INSTANCE_ASKED = re.compile(r"\binstances?\b|实例|机型", re.IGNORECASE)
 _PRIMER_VERDICT = re.compile(r"^verdict\.(?:topic-|ask-|need-|recommend-needs|first-check|verification)")
 
 
@@ -35,6 +37,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     cluster = _cluster_pick(ctx)
     if cluster is not None:
         return cluster
+    if _INSTANCE_ASKED.search(ask.text) and any(other.kind == "price" for other in ctx.requirement.asks):
+        return None  # "which AWS instance" beside a price part: the price answer names the instance for both
     from bot.compose.select_serving import serving_details  # many users: the KV cache they fill, FP8 KV
     serving = serving_details(ctx, recs[0]) if recs and recs[0].fits else []
     if serving and verdict is not None and verdict.answer == "info" and not _PRIMER_VERDICT.match(verdict.rule):
