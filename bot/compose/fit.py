@@ -102,7 +102,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         parts = [say(f"fit.part_{p}", lang, gb=_gb(getattr(memory, p))) for p in _PARTS if getattr(memory, p)]
         sep = "、" if lang == "zh" else " + "
         return AskAnswer(kind="fit", lead=say("fit.memory_lead", lang, total=_gb(memory.total), parts=sep.join(parts)),
-                         details=_notes(ctx), rule="sizing.memory", sources=["zero-paper", "deepspeed-memory"],
+                         # usable-memory notes only where they decide a close call: noise beside a total
+                         details=_notes(ctx) if _close_call(ctx) else [], rule="sizing.memory",
+                         sources=["zero-paper", "deepspeed-memory"],
                          figures={"total_gb": memory.total})
     verdict = ctx.answer.verdict
     notes = _notes(ctx) if _close_call(ctx) else []

@@ -34,6 +34,13 @@ def test_the_monthly_cost_part_names_an_aws_instance_that_holds_the_job_and_its_
     assert "a month running 24/7" in price.lead and "$" in price.lead
 
 
+def test_the_memory_part_gives_its_total_without_usable_memory_notes_of_unrelated_cards(answered):
+    _, answer = answered
+    memory = next(a for a in answer.answers if a.kind == "fit")
+    assert memory.label == "(a)" and memory.figures["total_gb"] > 100
+    assert not any("usable" in line for line in memory.details)  # no close call: the notes are noise here
+
+
 def test_no_cheaper_aws_instance_holds_the_job(answered):
     advisor, answer = answered
     from bot.compose import ComposeContext
