@@ -13,7 +13,7 @@ import re
 from bot.compose import (ComposeContext, checklist_measured, checklist_quota, checklist_reference, checklist_variant, checkpoint,
                          explain_benchmark)
 from bot.compose.checklist_accept import (BANDWIDTH_FLOOR, BANDWIDTH_LOW, GEMM_HEALTHY, PCIE_BUSBW_PASS, PCIE_BUSBW_RANGE,  # noqa: F401
-                                         SOURCES, _H2D_GBS, _numbered, acceptance)
+                                         SOURCES, _H2D_GBS, _numbered, acceptance, one_measurement)
 from bot.messages import say
 from bot.models import Ask, AskAnswer
 from bot.messages.format import count, gpu_name
@@ -73,7 +73,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return _with_interruptions(quota, ask, ctx)  # "p5.48xlarge fails with VcpuLimitExceeded: what do I request?"
     if _MEASUREMENT.search(ask.text):
         return None  # a quota or MLPerf question: the rules of that topic answer it
-    return acceptance(ctx)
+    return acceptance(ctx, first=one_measurement(ask.text))
+
 
 
 def _measured(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

@@ -12,6 +12,8 @@ acceptance read as an explanation) can give the list without importing the check
 
 from __future__ import annotations
 
+import re
+
 from bot.compose import ComposeContext, checklist_slo
 from bot.compose.checklist_refs import _nodes, _spec, busbw_figures, is_sxm, nvlink_links
 from bot.messages import say
@@ -30,8 +32,9 @@ PCIE_BUSBW_RANGE = {4: "10-25", 5: "35-45"}
 _H2D_GBS = {3: 13, 4: 25, 5: 50, 6: 100}
 
 
-def acceptance(ctx: ComposeContext) -> AskAnswer:
-    """The ordered acceptance list for the GPU and count of the question (a generic node without)."""
+def acceptance(ctx: ComposeContext, first: str | None = None) -> AskAnswer:
+    """The ordered acceptance list for the GPU and count of the question (a generic node without);
+    `first` ("gemm", "membw", "nccl"): the one measurement asked about leads, the rest of the list after it."""
     lang, req, catalog = ctx.language, ctx.requirement, ctx.catalog
     spec = _spec(ctx)
     n = req.gpu_count or 8
@@ -63,14 +66,18 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
                            pcie=spec.pcie_gen))
     else:
         details.append(say("checklist.accept_topology_pcie", lang, pcie=spec.pcie_gen))
+    at: dict[str, int] = {}
     if peak:
+        at["gemm"] = len(details)
         details.append(say("checklist.accept_gemm", lang, gemm=count(round(peak * GEMM_HEALTHY)), peak=count(peak)))
     bw = spec.bandwidth_gbs
+    at["membw"] = len(details)
     details.append(say("checklist.accept_membw", lang, bandwidth=count(bw),
                        healthy=f"{count(round(bw * 0.8, -1))}-{count(round(bw * 0.9, -1))}",
                        low=count(round(bw * BANDWIDTH_LOW)), floor=count(round(bw * BANDWIDTH_FLOOR)),
                        h2d=_H2D_GBS.get(spec.pcie_gen, 25), pcie=spec.pcie_gen, pcie_lower=spec.pcie_gen - 1))
     if per_node > 1:
+        at["nccl"] = len(details)
         if spec.nvlink and spec.nvlink_bandwidth_gbs and is_sxm(spec):
             details.append(say("checklist.accept_nccl_multi", lang, count=per_node, **busbw_figures(spec, lang)))
         else:
@@ -86,15 +93,20 @@ def acceptance(ctx: ComposeContext) -> AskAnswer:
         details.append(say("checklist.accept_serving", lang))
     step = len(details)
     details.append(say("checklist.accept_system", lang))
-    details = [*_numbered(details), say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)]
     setup = (say("checklist.setup_nodes", lang, nodes=nodes, count=per_node, gpu=name) if nodes > 1
              else say("checklist.setup_count", lang, count=n, gpu=name))
-    lead = (say(target.lead_key, lang, setup=setup, target=target.target, step=step) if target is not None
-            else say("checklist.accept_lead", lang, setup=setup))
+    led = first if first in at and target is None else None
+    if led is not None:  # "what GEMM should an H20 reach?": that line answers, the list after it
+        lead = details.pop(at[led])
+        details = [say("checklist.accept_rest", lang, setup=setup), *_numbered(details), say("checklist.accept_bill", lang)]
+    else:
+        details = [*_numbered(details), say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)]
+        lead = (say(target.lead_key, lang, setup=setup, target=target.target, step=step) if target is not None
+                else say("checklist.accept_lead", lang, setup=setup))
     return AskAnswer(kind="checklist", lead=lead, details=details,
                      rule="checklist.acceptance", sources=SOURCES + (checklist_slo.SOURCES + checklist_slo.TRAINING_SOURCES if target is not None else []),
                      figures={"gemm_floor_tflops": round(peak * GEMM_HEALTHY) if peak else None,
-                              "bandwidth_gbs": spec.bandwidth_gbs})
+                              "bandwidth_gbs": spec.bandwidth_gbs, "leads_with": led})
 
 
 def _numbered(steps: list[str]) -> list[str]:
@@ -104,3 +116,17 @@ def _numbered(steps: list[str]) -> list[str]:
 def _generic_inventory(language: str, n: int) -> str:
     return say("checklist.accept_inventory", language, count=n, gpu="…", memory="…", power="…",
                memory_errors=say("checklist.accept_remap", language))
+
+
+# "what GEMM should an H20 reach to pass?", "显存带宽应该测到多少": one measurement's expected figure asked
+_EXPECTED = re.compile(r"should|expect|\bpass\w*|healthy|normal|good|what\s+(?:number|figure|value)|多少|合格|正常|达标|算过|及格",
+                       re.IGNORECASE)
+_ONE = (("gemm", re.compile(r"gemm|matmul|tflops|矩阵乘|算力", re.IGNORECASE)),
+        ("membw", re.compile(r"memory\s+bandwidth|\bhbm\b|membw|显存带宽|内存带宽", re.IGNORECASE)),
+        ("nccl", re.compile(r"busbw|all[\s_-]?reduce", re.IGNORECASE)))
+
+
+def one_measurement(text: str) -> str | None:
+    """The one measurement whose expected figure the part asks for, or None (several, or none)."""
+    named = [key for key, pattern in _ONE if pattern.search(text)]
+    return named[0] if len(named) == 1 and _EXPECTED.search(text) else None

@@ -51,10 +51,12 @@ def which_first(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 # "how do we accept it?", "sign off", "验收": an acceptance, whatever kind the part was read as
 _ACCEPT = re.compile(r"\baccept(?:ance|ing|ed)?\b|sign(?:ing)?[\s-]?off|验收", re.IGNORECASE)
+# a rented box's line to pass ("what should each card reach to pass?", "租的卡跑多少算合格")
+_PASS = re.compile(r"\bpass\w*|\brent\w*|provider|vendor|租|合格|达标|算过|及格", re.IGNORECASE)
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    from bot.compose import checklist_accept, checklist_burnin, checklist_slo, checklist_variant
+    from bot.compose import checklist_accept, checklist_burnin, checklist_measured, checklist_slo, checklist_variant
     if ask.kind == "explain" and (burn := checklist_burnin.compose(ask, ctx)) is not None:
         return burn  # "how long to burn in, which dcgmi diag level?"
     if (variant := checklist_variant.compose(ask, ctx)) is not None:
@@ -62,6 +64,14 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if _ACCEPT.search(ask.text) and not _MLPERF.search(ask.text) and checklist_slo.slo(ctx) is not None:
         # "we need p99 TTFT < 1.5 s at 24 users: how do we accept it?": the checklist with that line
         return checklist_accept.acceptance(ctx).model_copy(update={"kind": ask.kind})
+    one = checklist_accept.one_measurement(ask.text)
+    if (one is not None and ctx.requirement.gpu and len(ctx.requirement.gpu_options) <= 1 and not _MLPERF.search(ask.text)
+            and (_ACCEPT.search(ask.text) or _PASS.search(ask.text))
+            and not checklist_measured.figures(ask.text)):  # a figure measured is judged, not the line recited
+        # "what matmul TFLOPS should each A100 reach to pass?": that line of the acceptance, the rest after it
+        reply = checklist_accept.acceptance(ctx, first=one)
+        if reply.figures.get("leads_with") == one:
+            return reply.model_copy(update={"kind": ask.kind})
     return _scenarios(ask, ctx)
 
 

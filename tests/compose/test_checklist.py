@@ -116,3 +116,12 @@ def test_a_busbw_measured_across_nodes_is_judged_against_the_nics_not_nvlink(adv
     low = _reply(advisor, "2 nodes x 8 A100, 8x200G IB, cross-node nccl busbw 15 GB/s. what does that tell us?")
     assert low.lead.startswith("Bad: 15 GB/s busbw across 2 nodes is TCP-socket level")
     assert any("NCCL_IB_HCA" in d for d in low.details)
+
+
+def test_one_measurement_asked_about_leads_with_its_line_then_the_rest(advisor):
+    reply = _reply(advisor, "rented 8x A100 80GB SXM: what matmul TFLOPS should each card reach to pass?")
+    assert reply.lead.startswith("BF16 GEMM on every GPU: ≥ ~218 TFLOPS")  # 70% of 312
+    assert reply.details[0].startswith("The rest of the acceptance for 8× A100 80GB SXM")
+    assert not any("BF16 GEMM on every GPU" in d for d in reply.details)
+    listed = _reply(advisor, "rented 8x A100 80GB SXM, what do we check before signing? give me the list with numbers")
+    assert listed.lead.startswith("Acceptance checklist for 8× A100 80GB SXM")
