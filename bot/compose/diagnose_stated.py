@@ -30,6 +30,13 @@ HOT_C = 80  # at or above it, under load, a data-centre GPU is near its slowdown
 
 
 def stated_heat(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
+    """A reading stated in words rather than pasted, judged like a pasted one: a temperature at which the
+    GPU slows itself, else a clock event reason quoted as active ("SW Power Cap 一直是 Active，功耗 300/300 W").
+    (diagnose.py calls this one entry point for readings in words.)"""
+    return _stated_temperature(ask, ctx) or stated_reasons(ask, ctx)
+
+
+def _stated_temperature(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
     """The lead and details for a temperature stated in words at which the GPU slows itself, else None."""
     text = ctx.question or ask.text
     temp = next((int(m.group(1)) for m in _TEMP.finditer(text) if 30 <= int(m.group(1)) <= 120 and (
@@ -43,6 +50,47 @@ def stated_heat(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | No
         clock=say("diagnose.stated_hot_clock", lang, mhz=clock.group(1)) if clock else "")
     details = [say("diagnose.stated_hot_confirm", lang), say("diagnose.recheck_under_load", lang)]
     return lead, details, "host.thermal-throttle", ["nvidia-smi-docs", "nvml-api"]
+
+
+# A clock event reason named and said to be active ("HW Slowdown: Active", "SW Power Cap 一直是 Active"), not "Not Active"
+_REASONS = {"hw_thermal": r"hw\s+thermal\s+slowdown", "sw_thermal": r"sw\s+thermal\s+slowdown",
+            "brake": r"hw\s+power\s+brake(?:\s+slowdown)?", "hw_slowdown": r"hw\s+slowdown(?!\s*\w*\s*thermal)",
+            "cap": r"sw\s+power\s+cap", "app_clocks": r"applications?\s+clocks?\s+setting"}
+_ACTIVE_AFTER = re.compile(r"^[^.;\n。；，,]{0,14}?(?<!not\s)(?<!not)\b(?:active|asserted)\b|^[^.;\n。；]{0,10}?(?:激活|生效|开着|亮着)",
+                           re.IGNORECASE)
+# "功耗 300/300 W", "drawing 295 of 300 W", "power 700/700W": the draw against the limit, stated
+_DRAW = re.compile(r"(\d{2,4}(?:\.\d+)?)\s*(?:W\s*)?(?:/|of|out\s+of)\s*(\d{2,4}(?:\.\d+)?)\s*W\b", re.IGNORECASE)
+# the most serious first: what it means, whether it is a fault
+_REASON_MEANING = (("hw_thermal", "diagnose.mean_thermal", "host.thermal-throttle"),
+                   ("sw_thermal", "diagnose.mean_thermal", "host.thermal-throttle"),
+                   ("brake", "diagnose.mean_power_brake", "host.power-throttle"),
+                   ("hw_slowdown", "diagnose.mean_hw_slowdown", "host.power-throttle"),
+                   ("app_clocks", "diagnose.stated_app_clocks", None))
+
+
+def stated_reasons(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
+    """Clock event reasons quoted as active in words: the most serious one's meaning in the question's terms
+    (a power cap at a stated draw near the limit is the card working as designed)."""
+    text = ctx.question or ask.text
+    active = set()
+    for name, pattern in _REASONS.items():
+        for m in re.finditer(pattern, text, re.IGNORECASE):
+            if _ACTIVE_AFTER.search(text[m.end():m.end() + 24]):
+                active.add(name)
+    if not active:
+        return None
+    lang = ctx.language
+    perf = say("diagnose.stated_reason_confirm", lang)
+    for name, key, rule in _REASON_MEANING:  # each of these is not normal: a fault, or a setting to undo
+        if name in active:
+            return _answer_word(text, True, lang) + say(key, lang), [perf, say("diagnose.recheck_under_load", lang)], \
+                rule, ["nvidia-smi-docs", "nvml-api"]
+    draw = _DRAW.search(text)
+    if draw is None:
+        return None  # a power cap with no draw stated: at the cap under load or held below it, the draw decides
+    share = float(draw.group(1)) / float(draw.group(2)) if float(draw.group(2)) else 0.0
+    key = "diagnose.mean_power_cap_normal" if share >= 0.85 else "diagnose.mean_power_cap_low"
+    return _answer_word(text, share < 0.85, lang) + say(key, lang), [perf], "host.power-throttle", ["nvidia-smi-docs"]
 
 
 def stated_busbw(text: str, spec: GpuSpec, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:

@@ -182,3 +182,19 @@ def test_a_link_below_its_width_asked_as_a_problem_is_yes_something_is_wrong(adv
     reply = _diagnose(advisor, "A100 80GB PCIe box, host copies feel slow. -q shows\n" + PCIE_X8 + "are these a concern?")
     assert reply.lead.startswith("Yes, something is wrong."), reply.lead
     assert "x8 of Gen4 x16" in reply.lead
+
+
+def test_clock_event_reasons_stated_in_words_are_read_like_pasted_ones(advisor):
+    cap = _diagnose(advisor, "L4 serving box: nvidia-smi says SW Power Cap is Active, drawing 71/72 W. normal?")
+    assert cap.lead.startswith("Normal, not a fault. at its power cap under load"), cap.lead
+    held = _diagnose(advisor, "A100 推理时 SW Power Cap 一直 Active，功耗才 150/400 W，有没有问题")
+    assert held.lead.startswith("有问题。"), held.lead
+    clocks = _diagnose(advisor, "our H100s train slowly; Applications Clocks Setting shows Active. anything wrong?")
+    assert clocks.lead.startswith("Yes, something is wrong. clocks are held by an application clocks setting"), clocks.lead
+    from bot.compose.diagnose_stated import stated_reasons
+
+    text = "L40S: SW Power Cap Not Active, HW Slowdown: Not Active. is it normal?"
+    parsed = parse(text, advisor.catalog)
+    ctx = ComposeContext(requirement=parsed.requirement, answer=advisor.answer(parsed.requirement, parsed.language),
+                         catalog=advisor.catalog, language=parsed.language, question=text)
+    assert stated_reasons(Ask(kind="diagnose", text=text), ctx) is None  # "Not Active" is no reason
