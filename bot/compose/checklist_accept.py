@@ -57,15 +57,7 @@ def acceptance(ctx: ComposeContext, first: str | None = None) -> AskAnswer:
                    gpu=name, memory=count(spec.memory_gb), memory_errors=memory_errors,
                    power=f"{spec.board_power_w:.0f}" if spec.board_power_w else "…"),
                say("checklist.accept_xid", lang)]
-    if spec.nvlink and spec.nvlink_bandwidth_gbs and is_sxm(spec):
-        links, per_link = nvlink_links(spec)
-        details.append(say("checklist.accept_topology_nvlink", lang, nvlink=count(spec.nvlink_bandwidth_gbs),
-                           links=links, per_link=f"{per_link:g}", pcie=spec.pcie_gen))
-    elif spec.nvlink and spec.nvlink_bandwidth_gbs:
-        details.append(say("checklist.accept_topology_bridge", lang, nvlink=count(spec.nvlink_bandwidth_gbs),
-                           pcie=spec.pcie_gen))
-    else:
-        details.append(say("checklist.accept_topology_pcie", lang, pcie=spec.pcie_gen))
+    details.append(_topology(spec, lang))
     at: dict[str, int] = {}
     if peak:
         at["gemm"] = len(details)
@@ -78,11 +70,7 @@ def acceptance(ctx: ComposeContext, first: str | None = None) -> AskAnswer:
                        h2d=_H2D_GBS.get(spec.pcie_gen, 25), pcie=spec.pcie_gen, pcie_lower=spec.pcie_gen - 1))
     if per_node > 1:
         at["nccl"] = len(details)
-        if spec.nvlink and spec.nvlink_bandwidth_gbs and is_sxm(spec):
-            details.append(say("checklist.accept_nccl_multi", lang, count=per_node, **busbw_figures(spec, lang)))
-        else:
-            details.append(say("checklist.accept_nccl_pcie", lang, count=per_node,
-                               range=PCIE_BUSBW_RANGE.get(spec.pcie_gen, PCIE_BUSBW_RANGE[4])))
+        details.append(_nccl_step(spec, per_node, lang))
     # DCGM gives non-datacenter GPUs (GeForce, workstation) limited functionality (dcgm-install)
     details.append(say("checklist.accept_burn_consumer" if spec.gpu_class == "consumer" else "checklist.accept_burn", lang))
     # "our SLO is p99 TTFT < 2 s at 64 concurrent", "we need 40% MFU": the user's target is the acceptance line
@@ -107,6 +95,24 @@ def acceptance(ctx: ComposeContext, first: str | None = None) -> AskAnswer:
                      rule="checklist.acceptance", sources=SOURCES + (checklist_slo.SOURCES + checklist_slo.TRAINING_SOURCES if target is not None else []),
                      figures={"gemm_floor_tflops": round(peak * GEMM_HEALTHY) if peak else None,
                               "bandwidth_gbs": spec.bandwidth_gbs, "leads_with": led})
+
+
+def _topology(spec, lang: str) -> str:
+    """The topology step: NVLink on every pair (SXM), bridged pairs, or PCIe only."""
+    if spec.nvlink and spec.nvlink_bandwidth_gbs and is_sxm(spec):
+        links, per_link = nvlink_links(spec)
+        return say("checklist.accept_topology_nvlink", lang, nvlink=count(spec.nvlink_bandwidth_gbs),
+                   links=links, per_link=f"{per_link:g}", pcie=spec.pcie_gen)
+    if spec.nvlink and spec.nvlink_bandwidth_gbs:
+        return say("checklist.accept_topology_bridge", lang, nvlink=count(spec.nvlink_bandwidth_gbs), pcie=spec.pcie_gen)
+    return say("checklist.accept_topology_pcie", lang, pcie=spec.pcie_gen)
+
+
+def _nccl_step(spec, per_node: int, lang: str) -> str:
+    """The single-node all-reduce step: the NVLink board's busbw lines, else the PCIe range."""
+    if spec.nvlink and spec.nvlink_bandwidth_gbs and is_sxm(spec):
+        return say("checklist.accept_nccl_multi", lang, count=per_node, **busbw_figures(spec, lang))
+    return say("checklist.accept_nccl_pcie", lang, count=per_node, range=PCIE_BUSBW_RANGE.get(spec.pcie_gen, PCIE_BUSBW_RANGE[4]))
 
 
 def _numbered(steps: list[str]) -> list[str]:

@@ -83,15 +83,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         rule = "checkpoint.young-interval"
         figures = {"interval_minutes": round(plan.interval_minutes), "overhead_pct": round(plan.overhead_fraction * 100)}
     if whole_job:  # asked outright: the yes and the restart scope first among the details
-        scope = _scope_line(ctx, whole, max(1, _numbers(ctx, whole).get("nodes", 1)), lang) or say("checkpoint.scope_multi_generic", lang)
-        rest = [d for d in details if d != scope]
-        elastic = [] if scope == say("checkpoint.scope_multi_generic", lang) else [say("checkpoint.whole_job_elastic", lang)]
-        scope = scope[0].lower() + scope[1:] if lang != "zh" else scope
-        answer = say("checkpoint.whole_job_no" if _CARRY.search(text) else "checkpoint.whole_job_yes", lang, scope=scope)
-        if wants_notice:
-            details = [answer, *elastic, *rest]
-        else:  # the part asks only that: its answer leads, the schedule after it
-            lead, details = answer, [*elastic, lead, *rest]
+        lead, details = _whole_job(ctx, text, whole, lead, details, wants_notice)
         sources.append("pytorch-elastic")
     if _REBALANCE.search(ask.text) and provider in (None, "aws"):
         # "we got a rebalance recommendation, what is it?": that signal first, the notice and schedule after it
@@ -102,6 +94,23 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 
 _REBALANCE = re.compile(r"rebalanc\w*", re.IGNORECASE)
+
+
+def _whole_job(ctx: ComposeContext, text: str, whole: str, lead: str, details: list[str],
+               wants_notice: bool) -> tuple[str, list[str]]:
+    """"If one node is reclaimed, does the whole job die?": Yes (or "No, the others do not carry on"),
+    with the restart scope of the nodes stated and the elastic restart; first among the details where
+    the notice leads, else the lead, the schedule after it."""
+    lang = ctx.language
+    generic = say("checkpoint.scope_multi_generic", lang)
+    scope = _scope_line(ctx, whole, max(1, _numbers(ctx, whole).get("nodes", 1)), lang) or generic
+    rest = [d for d in details if d != scope]
+    elastic = [] if scope == generic else [say("checkpoint.whole_job_elastic", lang)]
+    scope = scope[0].lower() + scope[1:] if lang != "zh" else scope
+    answer = say("checkpoint.whole_job_no" if _CARRY.search(text) else "checkpoint.whole_job_yes", lang, scope=scope)
+    if wants_notice:
+        return lead, [answer, *elastic, *rest]
+    return answer, [*elastic, lead, *rest]
 # "do the other two keep training?": asked the other way round, so the answer is No
 _CARRY = re.compile(r"keep|carry|continue|survive|继续|接着", re.IGNORECASE)
 # "does the whole job die?", "有一台被回收整个任务是不是就挂了": one node's loss and the job across the nodes

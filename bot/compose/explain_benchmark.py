@@ -89,13 +89,8 @@ def _scenarios(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     interactive = bool(_INTERACTIVE.search(text)) or ctx.requirement.request_mode == "server"
     batch = bool(_BATCH.search(text)) or ctx.requirement.request_mode == "offline"
     claim = _CLAIM.search(text)
-    if claim and _AIPERF.search(text) and not _MLPERF.search(_clause(text, claim.start(), claim.end())):
-        # "one vendor's GenAI-Perf report says 2800 tok/s, the other gave MLPerf Offline": two reports, neither a line
-        tool = _AIPERF.search(text)
-        lead = say("benchmark.two_reports", lang, claim=claim.group(0).strip(), tool=tool.group(0) if tool else "AIPerf")
-        other = "benchmark.two_reports_mlperf" if "offline" in scenarios else "benchmark.mlperf_ask_vendor"
-        details = [say(other, lang), say("benchmark.two_reports_same", lang), *_bounds(ctx),
-                   say("benchmark.mlperf_same_stack", lang)]
+    if (two := _two_reports(ctx, text, claim, scenarios)) is not None:
+        lead, details = two  # "one vendor's GenAI-Perf report says 2800 tok/s, the other gave MLPerf Offline"
     elif "offline" in scenarios and interactive and (claim or scenarios == {"offline"}):
         # an Offline figure offered for a chat service: judged first, with or without the number
         lead = (say("benchmark.mlperf_offline_claim", lang, claim=claim.group(0).strip()) if claim
@@ -108,6 +103,18 @@ def _scenarios(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         details = [say(f"benchmark.mlperf_{s}", lang) for s in ("single_stream", "multi_stream", "server", "offline")]
         details += [*_bounds(ctx), say("benchmark.mlperf_measure", lang)]
     return AskAnswer(kind=ask.kind, lead=lead, details=details, rule="benchmark.mlperf-scenarios", sources=SOURCES)
+
+
+def _two_reports(ctx: ComposeContext, text: str, claim, scenarios: set[str]) -> tuple[str, list[str]] | None:
+    """A throughput from an AIPerf / GenAI-Perf report beside another vendor's MLPerf result: two reports,
+    neither an acceptance line, made comparable by one AIPerf test; None where the figure is MLPerf's."""
+    tool = _AIPERF.search(text)
+    if not claim or tool is None or _MLPERF.search(_clause(text, claim.start(), claim.end())):
+        return None
+    lang = ctx.language
+    lead = say("benchmark.two_reports", lang, claim=claim.group(0).strip(), tool=tool.group(0))
+    other = "benchmark.two_reports_mlperf" if "offline" in scenarios else "benchmark.mlperf_ask_vendor"
+    return lead, [say(other, lang), say("benchmark.two_reports_same", lang), *_bounds(ctx), say("benchmark.mlperf_same_stack", lang)]
 
 
 _CLAUSE_END = re.compile(r"[;。；，,!?？！\n]|\.(?!\d)")

@@ -71,7 +71,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     rate = gpus * peak * 1e12 * MFU  # FLOP/s the job sustains
     c1, c4 = flops_per_token * 1e6 / rate, flops_per_token * 4e6 / rate
     b10 = slow / EXPOSED_OK * rate / flops_per_token / 1e6  # M tokens a step at which the exchange is 10%
-    key = "yes" if slow <= EXPOSED_OK * c1 else "batch" if slow <= EXPOSED_OK * c4 else "no"
+    key = _verdict_key(ask.text, slow, c1, c4)
     how = say(_how_key(text, tp_inside, sharded), lang)
     params = {"links": links, "rate": f"{req.network_gbps:g}", "node_gbs": count(round(node / 8, 1)),
               "ratio": count(round(alt / node)), "alt": alt_name, "how": how, "traffic": count(round(traffic)),
@@ -85,13 +85,17 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         details.append(say("training.fabric_sharded_alt", lang, sharded=count(round(sharded_gb)),
                            sharded_s=_s(sharded_gb / (node / 8))))
     details.append(say("training.fabric_check", lang))
-    if _HURT.search(ask.text):  # "will that hurt?": the same judgement, said the other way round
-        key = {"yes": "hurt_none", "batch": "hurt_batch", "no": "hurt_yes"}[key]
     return AskAnswer(kind=ask.kind, lead=say(f"training.fabric_{key}", lang, **params), details=details,
                      rule="network.inter-node", sources=SOURCES,
                      figures={"traffic_gb": round(traffic, 1), "seconds_at_stated": round(slow, 1),
                               "seconds_at_other": round(fast, 2), "compute_s_1m": round(c1, 1),
                               "batch_m_tokens_10pct": round(b10, 2)})
+
+
+def _verdict_key(text: str, slow: float, c1: float, c4: float) -> str:
+    """Enough at a 1M-token step, only from a larger batch, or not; "will that hurt?" said the other way round."""
+    key = "yes" if slow <= EXPOSED_OK * c1 else "batch" if slow <= EXPOSED_OK * c4 else "no"
+    return {"yes": "hurt_none", "batch": "hurt_batch", "no": "hurt_yes"}[key] if _HURT.search(text) else key
 
 
 def _how_key(text: str, tp_inside: bool, sharded: bool) -> str:
