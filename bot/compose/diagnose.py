@@ -512,6 +512,9 @@ def _measurement(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | N
            or variants[0])
     name = gpu_name(ctx.catalog, gpu.id)
     variants = [g for g in ctx.catalog.gpus.values() if g.family == gpu.family] or [gpu]
+    several = stated_busbw(text, gpu, ctx)  # two or more figures (GEMM and a copy rate): each judged on its line
+    if several is not None:
+        return several
     flops = [float(m["n"].replace(",", "")) for m in _TFLOPS.finditer(text)]
     if flops and gpu.dense_tflops:
         precision = (_PRECISION.search(text)["p"].lower() if _PRECISION.search(text) else req.precision or "bf16")

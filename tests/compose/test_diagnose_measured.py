@@ -66,3 +66,11 @@ def test_two_rates_in_one_clause_are_two_figures_each_with_its_own_words():
     assert [(f.kind, f.value) for f in figures("主机到设备 12 GB/s、设备到主机 12.5 GB/s，显存带宽 1.7 TB/s")] == [
         ("h2d", 12.0), ("d2h", 12.5), ("membw", 1700.0)]
     assert [f.kind for f in figures("GEMM 520 TFLOPS and H2D 24 GB/s")] == ["gemm", "h2d"]
+
+
+def test_a_diagnosis_with_a_gemm_figure_and_a_copy_rate_judges_both(advisor):
+    ctx, ask = _ctx(advisor, "H100 节点实测 H2D 23 GB/s，BF16 GEMM 760 TFLOPS，正常吗")
+    reply = compose(ask, ctx)
+    assert reply is not None
+    text = "\n".join([reply.lead, *reply.details])
+    assert "23 GB/s" in text and "760 TFLOPS" in text  # not only the GEMM line
