@@ -51,12 +51,24 @@ def _num(value: float) -> str:
     return f"{value:g}" if value < 10 else f"{value:,.0f}"
 
 
-def target_phrase(ttft_s: float | None, tpot_ms: float | None, lang: str) -> str:
+# "p95 TTFT < 800 ms", "TTFT p90 under 1 s", "首 token p95": the percentile the user wrote beside the metric
+_TTFT_WORD = r"(?:ttft|time\s+to\s+first\s+token|first[\s-]token|首\s*token|首字|首 ?token)"
+_TPOT_WORD = r"(?:tpot|itl|inter[\s-]token|time\s+per\s+output\s+token|每\s*token|token\s*间)"
+
+
+def percentile(text: str, metric: str) -> str:
+    """The percentile written next to the metric ("p95"), else p99 (MLPerf Server's bound)."""
+    word = _TTFT_WORD if metric == "ttft" else _TPOT_WORD
+    m = re.search(rf"\bp(\d{{2}}(?:\.\d)?)\s*{word}|{word}\s*(?:\(|（)?\s*p(\d{{2}}(?:\.\d)?)\b", text, re.IGNORECASE)
+    return f"p{(m.group(1) or m.group(2))}" if m else "p99"
+
+
+def target_phrase(ttft_s: float | None, tpot_ms: float | None, lang: str, text: str = "") -> str:
     parts = []
     if ttft_s is not None:
-        parts.append(say("checklist.slo_ttft", lang, ttft=_num(ttft_s)))
+        parts.append(say("checklist.slo_ttft", lang, ttft=_num(ttft_s), pct=percentile(text, "ttft")))
     if tpot_ms is not None:
-        parts.append(say("checklist.slo_tpot", lang, tpot=_num(tpot_ms)))
+        parts.append(say("checklist.slo_tpot", lang, tpot=_num(tpot_ms), pct=percentile(text, "tpot")))
     return say("checklist.slo_and", lang).join(parts)
 
 
@@ -67,7 +79,7 @@ def slo(ctx: ComposeContext) -> Slo | None:
     ttft, tpot = targets.get("ttft_s"), targets.get("tpot_ms")
     if ttft is None and tpot is None:
         return None
-    target = target_phrase(ttft, tpot, lang)
+    target = target_phrase(ttft, tpot, lang, ctx.question)
     concurrency = req.concurrency
     arch = ctx.catalog.models.get(req.model or "")
     model = next((a for a in arch.aliases if "/" in a), arch.name) if arch is not None else "<served-model-name>"

@@ -75,3 +75,10 @@ def test_a_stated_tokens_per_second_per_gpu_gives_its_mfu_and_a_low_line_is_said
     assert "每卡 ≥ 2,500 tokens/s" in reply.lead
     step = _step(reply, "6 × ")
     assert "偏低" in step and "。 " not in step
+
+
+def test_the_percentile_the_user_wrote_is_kept(advisor):
+    reply = _reply(advisor, "acceptance test for a 2x H100 SXM serving box, Llama 3.1 8B: p90 TTFT under 500 ms and "
+                            "TPOT p95 below 30 ms at 16 concurrent")
+    assert "p90 TTFT ≤ 0.5 s and p95 TPOT ≤ 30 ms at 16 concurrent" in reply.lead
+    assert "p99" not in reply.lead
