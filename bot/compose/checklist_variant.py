@@ -84,26 +84,28 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         details.append(say(f"checklist.variant_measured_{band}", lang, value=count(measured.value), **params))
     if top > floor:
         details.append(say("checklist.variant_overlap", lang, **params))
-    details.append(_identity(strong, weak, names, lang, same_arch=strong.architecture == weak.architecture, diff=diff))
+    details.append(_identity(strong, weak, names, lang, same_arch=strong.architecture == weak.architecture, diff=diff,
+                             catalog=ctx.catalog))
     details.append(say("checklist.variant_method", lang, **params))
     return AskAnswer(kind=ask.kind, lead=lead, details=details, rule="checklist.variant-gemm",
                      sources=list(dict.fromkeys([*SOURCES, *strong.sources, *weak.sources])),
                      figures={"gemm_pass_tflops": round(line), "peak_gap_pct": diff})
 
 
-def _printed(spec) -> str:
-    """The name nvidia-smi prints: the SXM boards' dashed board name ("NVIDIA A100-SXM4-80GB"), else the
-    catalog name with NVIDIA in front ("NVIDIA GeForce RTX 4090 D")."""
-    board = next((a for a in spec.aliases if "-" in a and "SXM" in a.upper() and not a.islower()), None)
-    name = board or spec.name
-    return name if name.startswith("NVIDIA") else f"NVIDIA {name}"
+def _printed(spec, lang: str, catalog) -> str:
+    """The name nvidia-smi prints where it is the catalog's ("NVIDIA GeForce RTX 4090 D"), quoted; for
+    data-centre boards (whose printed names vary by board and driver) the display name."""
+    if spec.gpu_class == "consumer" and spec.name.startswith("GeForce"):
+        return f"\"NVIDIA {spec.name}\""
+    return gpu_name(catalog, spec.id, lang)
 
 
-def _identity(strong, weak, names: dict, lang: str, same_arch: bool, diff: int) -> str:
+def _identity(strong, weak, names: dict, lang: str, same_arch: bool, diff: int, catalog=None) -> str:
     power = say("checklist.variant_power", lang, spower=strong.board_power_w, wpower=weak.board_power_w, **names) \
         if strong.board_power_w != weak.board_power_w else ""
     sms = say("checklist.variant_sms", lang, diff=diff, **names) if same_arch else ""
-    return say("checklist.variant_identity", lang, sname=_printed(strong), wname=_printed(weak), power=power, sms=sms, **names)
+    return say("checklist.variant_identity", lang, sname=_printed(strong, lang, catalog), wname=_printed(weak, lang, catalog),
+               power=power, sms=sms, **names)
 
 
 def _same_compute(ask: Ask, ctx: ComposeContext, strong, weak, names: dict, peak: float) -> AskAnswer:
@@ -120,7 +122,7 @@ def _same_compute(ask: Ask, ctx: ComposeContext, strong, weak, names: dict, peak
         tests.append(say("checklist.variant_bandwidth_test", lang, a=gpu_name(ctx.catalog, strong.id, lang),
                          ab=count(strong.bandwidth_gbs), b=gpu_name(ctx.catalog, weak.id, lang), bb=count(weak.bandwidth_gbs)))
     lead = say("checklist.variant_same_lead", lang, peak=count(peak), line=count(round(peak * HEALTHY_LOW)), **names)
-    details = [*tests, _identity(strong, weak, names, lang, same_arch=False, diff=0)]
+    details = [*tests, _identity(strong, weak, names, lang, same_arch=False, diff=0, catalog=ctx.catalog)]
     measured = next((f for f in checklist_measured.figures(ask.text) if f.kind == "gemm"), None)
     if measured is not None:  # the figure judged against the one peak both cards share
         pct = round(measured.value / peak * 100)
