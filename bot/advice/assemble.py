@@ -209,8 +209,7 @@ def rank(records: list[RecommendationRecord], full_ft: bool = False) -> list[Rec
 # -- questions ------------------------------------------------------------------------------------------
 
 # Details of a training plan: they move the estimate by tens of percent, never by a factor of two.
-_DETAIL_QUESTIONS = frozenset({"selection.ask-training-precision", "selection.ask-optimizer", "selection.ask-batch-size",
-                               "selection.ask-batch-size-at-length"})
+_DETAIL_QUESTIONS = frozenset({"selection.ask-training-precision", "selection.ask-optimizer"})
 _FAR_OFF = 2.0
 _ROOMY_PCT = 40.0
 
@@ -222,7 +221,6 @@ _SIZING_TOPICS = frozenset({"memory", "parallelism", "precision"})
 _SIZING_QUESTIONS = {
     "selection.ask-workload": ("workload",), "selection.ask-model-size": ("params_b", "model"),
     "selection.ask-training-precision": ("precision",), "selection.ask-optimizer": ("optimizer",),
-    "selection.ask-batch-size": ("batch_size",), "selection.ask-batch-size-at-length": ("batch_size",),
     "benchmark.ask-request-mode": ("request_mode", "concurrency"),
     "benchmark.ask-concurrency": ("concurrency",), "training.checklist-goal": ("method",),
     "training.checklist-model-size": ("params_b", "model"), "training.checklist-accelerator": ("gpu",),

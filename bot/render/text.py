@@ -370,7 +370,17 @@ def render_brief(answer: Answer) -> str:
         lines.append(say("format.more", language, n=len(key) - len(shown)))
     catalog = default_catalog()
     return "\n".join(plain_numbers(_in_chinese_names(display_text(line, catalog, language), language))
-                     for line in lines[:MAX_LINES])
+                     for line in _cut(lines, language))
+
+
+def _cut(lines: list[str], language: str) -> list[str]:
+    """The first MAX_LINES lines, without a section heading the cut left with nothing under it
+    ("Watch out:" or "To sharpen this, tell me:" as the last line)."""
+    headings = {say(key, language) for key in ("format.options", "format.watch", "format.ask")}
+    kept = lines[:MAX_LINES]
+    while kept and kept[-1] in headings:
+        kept.pop()
+    return kept
 
 
 _ZH_NAMES: dict[int, tuple[re.Pattern, dict[str, str]]] = {}

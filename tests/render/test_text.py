@@ -217,3 +217,16 @@ def test_a_chinese_answer_names_a_card_by_its_chinese_name_whatever_name_a_rule_
     text = render_text(answer)
     assert spec.name_zh in text and spec.name not in text
     assert spec.name in render_text(answer.model_copy(update={"language": "en"}))
+
+
+def test_a_heading_the_line_limit_leaves_without_lines_under_it_is_dropped():
+    """However long the part above, a section heading is never the last line shown."""
+    for language, heading in (("en", "To sharpen this, tell me:"), ("zh", "补充这些信息可以判断得更准：")):
+        base = answer(language=language, findings=0, questions=3)
+        for n in range(MAX_LINES - 4, MAX_LINES + 2):  # the heading lands before, on and after the cut
+            recs = [base.recommendations[0].model_copy(update={"rank": i + 1, "count": i + 2}) for i in range(n)]
+            lines = render_text(base.model_copy(update={"recommendations": recs})).splitlines()
+            assert len(lines) <= MAX_LINES
+            assert lines[-1].startswith(("  ", "另有 ")) or not lines[-1].endswith((":", "：")), (language, n, lines[-1])
+            if heading in lines:
+                assert lines.index(heading) < len(lines) - 1
