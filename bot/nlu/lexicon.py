@@ -107,7 +107,8 @@ DEPLOYMENT = table([
      r"|\B<(?:deploy\w*\s+(?:\w+\s+){0,3}(?:in|into|to)\s+(?:a|the|our|my)?\s*)?"
      r"(?:data[\s-]*cent(?:er|re)s?|datacent(?:er|re)s?|colo|colocation|server\s+room|racks?)>\E"
      r"(?:\s+deployments?)?", "datacenter"),
-    (r"\B<(?:workstations?|desktops?|office|home\s*lab|homelab|at\s+home|under\s+my\s+desk|desk)>\E"
+    # "a box under my desk", not "a help desk bot": the desk is where the user's machine sits
+    (r"\B<(?:workstations?|desktops?|office|home\s*lab|homelab|at\s+home|(?:under|on|at|beside|next\s+to)\s+(?:my|our|the)\s+desks?)>\E"
      r"|工作站|台式机|办公室|家里|自己的电脑", "workstation"),
     (r"\B<(?:in|on)\s+the\s+cloud>\E|\B<public\s+cloud>\E|云上|上云|公有云|云服务器|云主机", "cloud"),
 ])

@@ -10,12 +10,18 @@ from bot.nlu import lexicon as lx
 from bot.nlu.scan import Scan
 from bot.nlu.slots import options
 
+# "AWS Lambda", "a Lambda function": Amazon's serverless service, not the Lambda GPU cloud
+_AWS_SERVICE_BEFORE = re.compile(r"(?:\baws|\bamazon)[\s-]*$")
+_AWS_SERVICE_AFTER = re.compile(r"[\s-]*(?:functions?|layers?|handlers?|invocations?)\b")
 _PREPOSITION = re.compile(r"(?:\b(?:on|at|from|via|with|use|using|in|try|and|or|vs)\s+|[在用上和或])\s*$")
 
 
 def extract(scan: Scan) -> None:
     for m in scan.matches(scan.lex.providers.pattern):
         value = scan.lex.providers.lookup(m.group(0))
+        if value == "lambda" and _aws_service(scan, m):
+            scan.name(m.start(), m.end())  # the service's name, read as no provider
+            continue
         if value:
             scan.set("provider", value, m.start(), m.end())
             scan.name(m.start(), m.end())
@@ -28,6 +34,12 @@ def extract(scan: Scan) -> None:
         scan.ignore("provider", scan.written(m), m.start(), m.end(), note="provider not in the catalog",
                     kind="unknown-provider")
     options.provider_options(scan)
+
+
+def _aws_service(scan: Scan, m: re.Match) -> bool:
+    """"aws lambda", "Lambda functions": Amazon's serverless service named, not the GPU cloud."""
+    return bool(_AWS_SERVICE_BEFORE.search(scan.text, max(0, m.start() - 10), m.start())
+                or _AWS_SERVICE_AFTER.match(scan.text, m.end()))
 
 
 def _written_as_a_name(scan: Scan, m: re.Match) -> bool:

@@ -69,3 +69,11 @@ def test_a_refused_spot_mode_does_not_bring_spot_warnings():
 
     assert not [r for r in rules("不要抢占式，按量 A100 训练 7B 一个月多少钱") if r.startswith("spot.")]
     assert [r for r in rules("用抢占式 A100 训练 7B 一个月多少钱") if r.startswith("spot.")]  # the same plan on spot warns
+
+
+@pytest.mark.parametrize("text, deployment", [
+    ("we want a help desk bot on Llama 3 8B", None), ("an IT service desk assistant with a 13B model", None),
+    ("a 4090 box under my desk for an 8B model", "workstation"), ("my desktop has a 3090", "workstation"),
+    ("台式机上跑 8B", "workstation")])
+def test_a_desk_is_the_users_machine_only_where_the_machine_sits_at_it(text, deployment):
+    assert parse(text).requirement.deployment == deployment

@@ -33,3 +33,16 @@ def test_autodl_is_a_known_chinese_gpu_cloud():
     result = parse("在 AutoDL 上租 4090 跑 LoRA")
     assert result.extracted["provider"] == "autodl"
     assert not [s for s in result.ignored if s.slot == "provider"]  # no "I don't know AutoDL" notice
+
+
+@pytest.mark.parametrize("text", ["can we serve a 7B model from AWS Lambda?", "aws-lambda or runpod for a 7B model",
+                                  "our Lambda functions call an 8B model on amazon lambda"])
+def test_amazons_lambda_service_is_not_the_lambda_gpu_cloud(text):
+    slots = parse(text).extracted
+    assert slots.get("provider") != "lambda" and "lambda" not in slots.get("provider_options", [])
+
+
+def test_the_lambda_gpu_cloud_is_still_a_provider_next_to_aws():
+    slots = parse("AWS or Lambda for 8x H100?").extracted
+    assert (slots["provider"], slots["provider_options"]) == ("aws", ["lambda"])
+    assert parse("lambda H100 price per hour?").extracted["provider"] == "lambda"
