@@ -52,7 +52,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|whats\s+(?:the\s+)?(?:price|cost|rate)|what(?:'s|s|\s+is)\s+(?:the\s+)?(?:on[\s-]*demand|spot)\s+(?:for|of|on|in)\b)>\E"
         r"|多少钱|啥价|什么价|价格|报价多少|最便宜|多贵|一小时多少|一卡时多少|每小时多少"
         # which provider or where is cheap ("租卡哪家便宜", "哪个平台便宜点"): prices by provider, not a comparison
-        r"|(?:哪家|哪里|哪儿|哪个(?:平台|云|厂商|服务商))[^，,。？?！!]{0,4}?便宜")),
+        r"|(?:哪家|哪里|哪儿|哪个(?:平台|云|厂商|服务商))[^，,。？?！!；;\n]{0,16}?便宜")),
     ("cost", lx.rx(
         r"\B<(?:cheaper|which\s+one\s+is\s+cheaper|break[\s-]?even|pay\s+(?:back|off)|buy(?:ing)?\s+(?:vs|or|instead)"
         r"|renting\s+(?:vs|or|cheaper)|rent\s+or\s+buy|worth\s+buying|bill|gpu[\s-]hours?\s+(?:for|budget|enough)"
@@ -133,12 +133,16 @@ _PRICE_WORDS = lx.rx(r"\B<(?:price\w*|cost\w*|per\s+hour|hourly|\$)>\E|价格|�
 _STATED_MONEY = lx.rx(r"[$¥￥€]\s?[0-9]|[0-9]\s?(?:元|块|万|usd|cny|rmb)|\B<[0-9.,]+k?\s*(?:dollars|bucks)>\E")
 
 
+# "…, how many?", "how many would it take": how many of what the message names, with nothing after.
+HOW_MANY_BARE = r"\B<how\s+many(?:\s+(?:of\s+(?:them|those|these)|(?:would|will|does)\s+it\s+take))?>\E\s*(?:[?？.!。！]|$)"
 # Asks that want a slot computed rather than given.
 _WANTS = (
     ("concurrency", lx.rx(r"\B<(?:how\s+many\s+(?:concurrent\s+|simultaneous\s+|parallel\s+)?(?:users|requests|sequences|streams|sessions)"
                           r"|concurren\w*\s+(?:users|requests)\s+can)>\E|多少并发|扛多少|能撑多少|容纳多少|支持多少并发|多少个?并发")),
     ("gpu_count", lx.rx(r"\B<how\s+many\s+(?:\w+\s+){0,2}(?:gpus?|cards?|nodes?)"
                         r"|how\s+many\s+(?:for|then|do\s+(?:we|i)\s+need|would\s+(?:we|i|it)\s+(?:need|take)|are\s+needed)>\E"
+                        # "on H100s, how many?": the count of the hardware just named, asked bare
+                        rf"|{HOW_MANY_BARE}"
                         r"|几张|多少张|几台|多少卡")),
 )
 _OOM = lx.rx(r"\B<(?:oom|out\s+of\s+memory)>\E|爆显存|显存不够|显存不足")

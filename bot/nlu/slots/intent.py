@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from bot.nlu import lexicon as lx
 from bot.nlu.scan import Scan
+from bot.nlu.slots.asks import HOW_MANY_BARE
 
 _RECOMMEND = lx.rx(
     r"\B<(?:recommend|suggest)\w*\s+(?:me\s+|us\s+)?(?:an?\s+|some\s+|the\s+(?:best\s+)?)?(?:\w+\s+){0,2}"
@@ -28,11 +29,15 @@ _FIRST_CHECK = lx.rx(
 )
 _HOW_MANY = lx.rx(r"\B<how\s+many\s+(?:\w+\s+){0,3}(?:gpus?|cards?|nodes?|h100s?|a100s?|l40s|4090s?)>\E|\B<how\s+many\s+do\s+(?:i|we)\s+need>\E"
                   r"|(?:需要|要|得)?(?:多少|几)\s*(?:张|块|个|台)?\s*(?:卡|gpu|显卡|h100|a100|4090)")
+# "on H100s, how many?", "要几张": asked bare, of the GPU the message names
+_HOW_MANY_BARE = lx.rx(HOW_MANY_BARE + r"|(?:需要|要|得)\s*(?:几|多少)\s*(?:张|块|台)")
 
 
 def extract(scan: Scan) -> None:
     # These phrases may span a GPU name or a count, so they read claimed characters too.
     m = next(scan.matches(_HOW_MANY, bytearray(len(scan.text))), None)
+    if m is None and ("gpu" in scan.fields or "gpu_options" in scan.fields):
+        m = next(scan.matches(_HOW_MANY_BARE, bytearray(len(scan.text))), None)
     if m and "gpu_count" not in scan.fields:
         scan.set("intent", "how-many", m.start(), m.end())
         return

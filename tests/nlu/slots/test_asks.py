@@ -221,3 +221,25 @@ def test_a_part_about_restarting_by_itself_is_an_explanation_not_the_price_befor
                                   "1）13B 全参能在 16 卡 A800 上跑吗 2）ZeRO 用哪个 stage 好"])
 def test_a_part_asking_which_zero_stage_is_an_explanation_of_the_stages(text):
     assert kinds(text)[1] == "explain"
+
+
+@pytest.mark.parametrize("text", ["哪个平台租4090便宜", "哪家租 RTX 4090 整机比较便宜？", "哪个云上跑 8 卡 H100 最便宜"])
+def test_which_provider_is_cheap_is_a_price_whatever_stands_between(text):
+    assert kinds(text)[0] == "price"
+
+
+def test_which_provider_is_cheap_does_not_reach_across_a_sentence_end():
+    # the 便宜 of another sentence is not what "哪家" asks about
+    assert kinds("哪家的售后好一点？上次买的卡很便宜")[0] != "price"
+
+
+@pytest.mark.parametrize("text", ["Qwen 72B inference on A100s, how many?", "serving a 70B model on L40S. how many would it take?",
+                                  "70B 推理用 L40S 要几张", "deepseek 32B 用 H20 得几台？"])
+def test_a_bare_how_many_after_named_hardware_wants_the_count(text):
+    parsed = parse(text).requirement
+    assert "gpu_count" in parsed.asks[0].wants and parsed.intent == "how-many"
+
+
+def test_how_many_of_something_else_does_not_want_the_count():
+    parsed = parse("how many tokens per second on an H100?").requirement
+    assert "gpu_count" not in parsed.asks[0].wants and parsed.intent != "how-many"
