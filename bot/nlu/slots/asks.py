@@ -121,6 +121,11 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
 _COST_CUES = dict(_KIND_CUES)["cost"]
 _QUOTE_JUDGED = lx.rx(r"\B<(?:good\s+or\s+bad|good\s+(?:deal|price)|fair\s+(?:price|deal)|rip[\s-]?off|overpa\w+)>\E"
                       r"|贵不贵|贵吗|划不划算|合理吗|算贵|算便宜")
+# "$2.49/GPU-hour for 8x H100, is that ok?", "报价 ¥12/卡时，这个价格正常吗": their quote judged, not a fault
+_QUOTE_OK = lx.rx(r"\B<(?:is|are)\s+(?:this|that|it|these|those)\s+(?:price\s+|rate\s+|quote\s+)?(?:ok|okay|fine|normal|reasonable|fair|legit|expected|high|low)>\E"
+                  r"|(?:价格|价钱|报价|单价|这价|这个价)[^，,。？?]{0,4}?(?:正常吗|合理吗|行吗|可以吗|高吗|低吗|靠谱吗)")
+_RATE_QUOTED = lx.rx(r"[$¥￥€]\s?[0-9.,]+k?\s*(?:/|per\s+|an?\s+|每)\s*(?:gpu[\s-]?)?(?:hour|hr|h|month|mo|卡时|小时|时|月)"
+                     r"|[0-9.,]+\s*(?:元|块|美元|刀)\s*(?:/|每)\s*(?:卡时|小时|时|月)|(?:每|一)\s*卡时\s*[$¥￥]?\s*[0-9]")
 _REALISM = lx.rx(r"\B<(?:realistic|feasible|doable|achievable|enough\s+time|on\s+time|in\s+time)>\E|来得及|现实吗|可行吗|跑得完|够不够时间|时间够")
 _TIME_WORD = lx.rx(r"\B<(?:wks?|weeks?|days?|months?|hours?|hrs?|deadline)>\E|[0-9]\s*(?:h|d|w)\b|天|周|星期|个月|小时|截止")
 # "一卡时", "每卡时", "/卡时": the unit a price is asked in.
@@ -329,6 +334,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "explain"  # "挂了以后怎么自动续训": how to carry on after a failure, not the failure diagnosed
     if _THIS_MACHINE_OK.search(part) and not any(fields.get(k) for k in ("model", "params_b", "xids", "symptoms")):
         return "checklist"
+    if _QUOTE_OK.search(part) and _RATE_QUOTED.search(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
+        return "price"  # "$2.49/GPU-hour for 8x H100, is that ok?": the quote against the table's rows
     if _QUOTE_JUDGED.search(part) and _STATED_MONEY.search(part):
         return "cost"  # "vendor quoted $3.80/gpu/hr, good or bad?": their quote, judged
     if _REALISM.search(part) and _TIME_WORD.search(part):

@@ -243,3 +243,13 @@ def test_a_bare_how_many_after_named_hardware_wants_the_count(text):
 def test_how_many_of_something_else_does_not_want_the_count():
     parsed = parse("how many tokens per second on an H100?").requirement
     assert "gpu_count" not in parsed.asks[0].wants and parsed.intent != "how-many"
+
+
+@pytest.mark.parametrize("text", ["they quoted $1.90/hr per A100, is that ok?", "8x H200 at $3.60 per GPU-hour, is this reasonable?",
+                                  "L40S 报价 ¥9/卡时，这个价格正常吗"])
+def test_a_quoted_rate_judged_is_a_price_not_a_diagnosis(text):
+    assert kinds(text)[0] == "price"
+
+
+def test_a_symptom_next_to_a_rate_is_still_diagnosed():
+    assert kinds("we pay $2/hr and GPU utilization is only 20%, is that normal?")[0] == "diagnose"
