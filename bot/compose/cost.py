@@ -41,7 +41,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.cost_per_card_job import compose as card_job  # the same quotes for a known training run
     from bot.compose.cost_idle import compose as idle  # "idle ~6h a day: how much are we wasting?"
     from bot.compose.checkpoint import handling  # "spot nodes reclaimed: what then, worth it?"
-    reply = (short_runs(ask, ctx) or per_token(ask, ctx) or _quote_judged(ask, ctx) or option_runs(ask, ctx)
+    from bot.compose.select_job import gpu_hours_asked  # "要多少 A800 卡时" for a training job
+    reply = (gpu_hours_asked(ask, ctx) or short_runs(ask, ctx) or per_token(ask, ctx) or _quote_judged(ask, ctx) or option_runs(ask, ctx)
              or handling(ask, ctx) or card_job(ask, ctx) or per_card(ask, ctx) or idle(ask, ctx))
     if reply is not None:
         return reply

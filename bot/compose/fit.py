@@ -44,9 +44,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         reply = compared(ask, ctx)
         if reply is not None:
             return reply.model_copy(update={"kind": "fit"})
-    chosen = _choice_with_targets(ask, ctx)  # "TTFT < 1s … which would you pick and how many cards?"
+    from bot.compose.select_job import gpu_hours_asked  # "how many A100 hours?": the named card's GPU-hours
+    chosen = _choice_with_targets(ask, ctx) or gpu_hours_asked(ask, ctx)  # "TTFT < 1s … which would you pick?"
     if chosen is not None:
-        return chosen
+        return chosen.model_copy(update={"kind": "fit"}) if chosen.kind != "fit" else chosen
     hosted = host(ask, ctx)  # "主机内存要多大", "how big a disk?": the host around the GPUs
     if hosted is not None:
         return hosted

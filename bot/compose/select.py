@@ -27,16 +27,19 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         or job_pick(ask, ctx) or china_choice(ask, ctx)
     if reply is not None:
         return _with_purchase(ctx, reply)
-    verdict, recs = ctx.answer.verdict, ctx.answer.recommendations
+    verdict = ctx.answer.verdict
     if verdict is not None and verdict.answer == "no" and (ctx.requirement.gpu_count or 1) == 1:
         from bot.compose.fit_single import smallest_single  # "…不行的话最少要啥卡": the smallest card that holds it
         bigger = smallest_single(ctx)
         if bigger:
             return AskAnswer(kind="select", lead=verdict.text, details=[bigger], rule=verdict.rule,
                              sources=verdict.sources)
-    cluster = _cluster_pick(ctx)
-    if cluster is not None:
-        return cluster
+    return _cluster_pick(ctx) or _recommended(ask, ctx)
+
+
+def _recommended(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """The top recommendation (with the KV cache many users fill) where the verdict only primes, or None."""
+    verdict, recs = ctx.answer.verdict, ctx.answer.recommendations
     if _INSTANCE_ASKED.search(ask.text) and any(other.kind == "price" for other in ctx.requirement.asks):
         return None  # "which AWS instance" beside a price part: the price answer names the instance for both
     from bot.compose.select_serving import serving_details  # many users: the KV cache they fill, FP8 KV

@@ -13,13 +13,16 @@ from bot.advice.options import TIGHT_PCT, Objectives, in_market
 from bot.advice.stated import option_cost
 from bot.compose import ComposeContext
 from bot.messages import say
-from bot.messages.format import gpu_setup, money
+from bot.messages.format import gpu_name, gpu_setup, money
 from bot.models import Ask, AskAnswer, Candidate, Requirement
 
 # A deadline said in words ("deadline friday (4 days)", "due in 3 days", "截止", "之前要训完"): a duration
 # stated beside it is the time the job must finish in.
 _DEADLINE_WORDS = re.compile(r"deadline|\bdue\b|\bby (?:mon|tues|wednes|thurs|fri|satur|sun)day|\bbefore\b|截止|之前|以内|内(?:训|跑)完",
                              re.IGNORECASE)
+# "How many H100 hours?", "要多少 A800 卡时": the GPU-hours of the named card are the answer, not a pick.
+_GPU_HOURS_ASKED = re.compile(r"how many\s+(?:[\w.-]+\s+){0,2}(?:gpu[- ]?)?hours|多少\s*(?:个|张)?\s*(?:[\w.-]+\s*)?(?:卡时|卡小时|GPU\s*小时|机时)",
+                              re.IGNORECASE)
 ONE_NODE = 8
 RERUN_SHARE = 0.5  # finishing in half the time left leaves room for one failed run
 
@@ -36,11 +39,15 @@ def deadline_hours(req: Requirement, question: str) -> float | None:
     return None
 
 
-def total_budget(req: Requirement) -> tuple[float | None, str]:
-    """A budget for the whole job: the parsed one, else a money amount whose role is the budget."""
+def total_budget(req: Requirement, choosing: bool = False) -> tuple[float | None, str]:
+    """A budget for the whole job: the parsed one, else a money amount whose role is the budget; where the
+    user asks what to rent ("~$3k — what do i rent?"), the one lump sum they wrote (no rate, no item)."""
     if req.budget:
         return req.budget, req.budget_currency or "USD"
     q = next((q for q in req.quantities if q.role == "budget" and q.kind == "money" and q.per is None), None)
+    lumps = [q for q in req.quantities if q.kind == "money" and q.per is None and q.item is None and q.role == "quote"]
+    if q is None and choosing and len(lumps) == 1:
+        q = lumps[0]
     return (q.value, q.currency or "USD") if q is not None else (None, "USD")
 
 
@@ -50,18 +57,20 @@ def job_pick(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if req.workload != "training" or not (req.model or req.params_b) or ctx.answer.estimate.time is None:
         return None
     deadline = deadline_hours(req, ctx.question or ask.text)
-    budget, currency = total_budget(req)
-    if deadline is None and budget is None:
+    budget, currency = total_budget(req, choosing=ask.kind == "select")
+    hours_asked = _GPU_HOURS_ASKED.search(ctx.question or ask.text) is not None and req.gpu is not None
+    if deadline is None and budget is None and not hours_asked:
         return None
     objectives = Objectives.of(req, lang, ctx.question).model_copy(
         update={"budget": budget, "budget_currency": currency, "budget_period": "total", "deadline_hours": deadline})
-    pool = [c for c in ctx.answer.candidates if _eligible(ctx, c, objectives)]
+    pool = _pool(ctx, objectives, hours_asked)
     if not pool:
         return None
     pool += _whole_nodes(ctx, pool)
 
     def cost(c: Candidate) -> float | None:
-        return option_cost(ctx.catalog, c, objectives, ctx.answer.costs)
+        # the typical on-demand rate the lead names, not a cost line's spot row; the user's own quote first
+        return option_cost(ctx.catalog, c, objectives, [k for k in ctx.answer.costs if k.origin == "quote"])
 
     def key(c: Candidate) -> tuple:
         hours = c.hours or float("inf")
@@ -73,10 +82,9 @@ def job_pick(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     best = min(pool, key=key)
     if deadline is not None and (best.hours or float("inf")) > deadline:
         return None  # no one node finishes in time: a cluster plan answers it (bot.compose.select)
-    lead = say("select.job_pick", lang, setup=gpu_setup(ctx.catalog, best.gpu, best.count, lang),
-               hours=_h(best.hours), goals=_goals(ctx, best, deadline, cost(best), budget, currency))
+    lead = _lead(ctx, best, _goals(ctx, best, deadline, cost(best), budget, currency), hours_asked)
     details = []
-    if best.count < ONE_NODE and ctx.catalog.gpus[best.gpu].nvlink and best.hours:
+    if best.count < ONE_NODE and ctx.catalog.gpus[best.gpu].nvlink and best.hours and not hours_asked:
         details.append(say("select.job_node", lang, setup=gpu_setup(ctx.catalog, best.gpu, ONE_NODE, lang),
                            hours=_h(best.hours * best.count / ONE_NODE)))
     stated = _stated_line(ctx, best, deadline)
@@ -88,6 +96,33 @@ def job_pick(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     return AskAnswer(kind="select", lead=lead, details=details, rule="selection.deadline-budget",
                      sources=["skypilot-catalog"],
                      figures={"gpu": best.gpu, "count": best.count, "hours": best.hours, "cost": cost(best)})
+
+
+def _pool(ctx: ComposeContext, objectives: Objectives, hours_asked: bool) -> list[Candidate]:
+    """The setups to choose from: where GPU-hours are asked, every fitting, timed setup of the card they
+    are asked for (not a cheaper one; a tight fit still counts its hours); else the eligible ones."""
+    req = ctx.requirement
+    if hours_asked:
+        return [c for c in ctx.answer.candidates if c.fits and c.hours and c.gpu in ctx.catalog.gpus
+                and (c.gpu == req.gpu or ctx.catalog.gpus[c.gpu].family == req.gpu)]
+    return [c for c in ctx.answer.candidates if _eligible(ctx, c, objectives)]
+
+
+def _lead(ctx: ComposeContext, best: Candidate, goals: str, hours_asked: bool) -> str:
+    """'~632 H100 SXM GPU-hours …' where GPU-hours are asked, else 'Rent 8× H200 SXM: ~11 h …'."""
+    lang = ctx.language
+    if hours_asked and best.hours:
+        return say("select.job_gpu_hours", lang, gpu=gpu_name(ctx.catalog, best.gpu, lang),
+                   gpu_hours=_h(best.hours * best.count), node=_h(best.hours * best.count / ONE_NODE), goals=goals)
+    return say("select.job_pick", lang, setup=gpu_setup(ctx.catalog, best.gpu, best.count, lang),
+               hours=_h(best.hours), goals=goals)
+
+
+def gpu_hours_asked(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"How many H100 hours?" / "要多少 A800 卡时" for a training job: the named card's GPU-hours, or None."""
+    if ctx.requirement.gpu is None or not _GPU_HOURS_ASKED.search(ctx.question or ask.text):
+        return None
+    return job_pick(ask, ctx)
 
 
 def _eligible(ctx: ComposeContext, c: Candidate, objectives: Objectives) -> bool:

@@ -51,3 +51,30 @@ def test_a_deadline_no_single_node_meets_is_left_to_the_cluster_plan(advisor):
     answer, lines = answer_of(advisor, "pretrain a 7B model on 1T tokens, deadline is 30 days. which gpus should we rent?")
     assert all(a.rule != "selection.deadline-budget" for a in answer.answers)
     assert "past your" not in lines[0]
+
+
+def test_gpu_hours_asked_for_a_named_card_lead_with_that_cards_gpu_hours(advisor):
+    answer, lines = answer_of(advisor, "pretrain 1.5B from scratch, 100B tokens, budget $5k - how many H100 hours?")
+    pick = answer.answers[0].figures
+    assert ctx_family(advisor, pick["gpu"]) == "h100"  # the card asked about, not a cheaper one
+    gpu_hours = pick["hours"] * pick["count"]
+    assert 500 < gpu_hours < 800  # 6 x 1.5e9 x 1e11 / (989 TFLOPS x 40%) = ~632 GPU-hours
+    assert lines[0].startswith(f"~{gpu_hours:,.0f} H100") and "GPU-hours" in lines[0] and "$5,000" in lines[0]
+
+
+def test_gpu_hours_asked_in_chinese_for_an_a800(advisor):
+    answer, lines = answer_of(advisor, "从头预训练 1.5B，100B token，预算 3 万元，要多少 A800 卡时？")
+    assert answer.requirement.gpu == "a800" and answer.requirement.gpu_hours is None
+    assert "A800" in lines[0] and "卡时" in lines[0] and "¥30,000" in lines[0]
+
+
+def test_a_lump_sum_beside_what_do_i_rent_is_the_budget(advisor):
+    answer, lines = answer_of(advisor, "deadline friday (4 days), full finetune llama-3.1-8b on 2B tokens, ~$3k — "
+                                       "what do i rent? was thinking 8x 4090")
+    assert answer.answers[0].rule == "selection.deadline-budget"
+    assert lines[0].startswith("Rent ") and "96 h" in lines[0] and "against your $3,000" in lines[0]
+    assert any(line.strip().startswith("Not 8× RTX 4090") for line in lines[1:4])
+
+
+def ctx_family(advisor, gpu):
+    return advisor.catalog.gpus[gpu].family

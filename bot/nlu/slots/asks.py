@@ -95,7 +95,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
     ("select", lx.rx(
         r"\B<(?:which\s+(?:\w+\s+)?(?:gpu|instance|card|one|box|node|machine|cloud)s?|what\s+(?:gpu|instance|card|config|box|server|machine|hardware)s?"
         # "recommend", not AWS's "rebalance recommendation" notice
-        r"|(?<!rebalance\s)recommend\w*|recs|suggest\w*|what\s+should\s+(?:i|we)\s+(?:get|rent|buy)|thoughts|should\s+(?:i|we)\s+(?:get|rent|buy)"
+        r"|(?<!rebalance\s)recommend\w*|recs|suggest\w*|what\s+(?:should|do|would|can)\s+(?:i|we)\s+(?:get|rent|buy)|thoughts|should\s+(?:i|we)\s+(?:get|rent|buy)"
         # "what would you pick/rent/go with", "which would you choose": the user asks for our pick
         r"|(?:what|which)\s+(?:\w+\s+){0,3}?(?:would|should|will)\s+(?:you|u)\s+(?:personally\s+)?(?:pick|rent|choose|go\s+(?:with|for)|take|get|buy)"
         r"|if\s+you\s+were\s+(?:me|us)"

@@ -16,7 +16,7 @@ _DAILY_USAGE = lx.rx(rf"(?:每天|每日|一天)\s*(?:只|仅|就|用|使用|跑
                      rf"|{lx.NUM}\s*(?:h|hrs?|hours?)\s*(?:a|per|each|/)\s*day(?![a-z])")
 _ALWAYS_ON = lx.rx(r"\B<(?:24/7|24x7|24\s*hours\s*a\s*day|around\s+the\s+clock|always[\s-]on|non[\s-]?stop)>\E|全天候|全天(?:跑|运行|开着|在跑)|不停机|7\s*[x×]\s*24|24\s*小时(?:不间断|运行|在线)")
 _WEEKDAYS = re.compile(r"weekdays?|work\s*days?|工作日|周一到周五")
-_GPU_HOURS = lx.rx(rf"{lx.NUM}\s*(?P<k>{lx.MULTIPLIER})?\s*(?P<ref>[a-z]{{1,4}}[0-9]{{2,4}}[a-z]?\s*)?"
+_GPU_HOURS = lx.rx(rf"(?<![a-z]){lx.NUM}\s*(?P<k>{lx.MULTIPLIER})?\s*(?P<ref>[a-z]{{1,4}}[0-9]{{2,4}}[a-z]?\s*)?"
                    rf"(?:卡时|卡小时|\B<gpu[\s-]*hours?>\E|\B<gpu[\s-]*hrs?>\E)"
                    rf"(?:\s*[（(]?\s*(?:按|on|of)\s*(?P<ref2>[a-z]{{1,4}}[0-9]{{2,4}}[a-z]?)\s*(?:算|计)?)?")
 
