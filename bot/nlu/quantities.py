@@ -29,6 +29,7 @@ from functools import lru_cache
 from bot.models import Quantity
 from bot.nlu.model import ParseError
 from bot.nlu.numbers import EN_NUMBERS, ZH_NUMBER, zh_number
+from bot.nlu.quantity_counts import count
 from bot.nlu.quantity_spot import interruption
 from bot.nlu.scan import Scan
 
@@ -396,7 +397,7 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
         mbps = num.value * (1000 if m.group("u") == "gbps" else 1)
         return make("size", "bandwidth", value=mbps, unit="Mbps", item="bandwidth", end=num.end + m.end())
     # counts: GPUs, nodes, users, concurrency, samples
-    return _count(scan, num, before, after, make)
+    return count(scan, num, before, after, make)
 
 
 _ZHE = re.compile(r"\s*折(?!叠|旧|算|合)")  # "3 折": 30% of the price ("折旧" is depreciation, "折合" a conversion)
@@ -559,32 +560,4 @@ def _option(before: str, after_clause: str) -> str | None:
         found = [(m.start(), option) for option, rx in _OPTION_RX for m in rx.finditer(window)]
         if found:
             return (max(found) if last else min(found))[1]
-    return None
-
-
-_GPU_AFTER = re.compile(r"\s*(?:[x×*]\s*)?(?:nvidia\s+)?(?:geforce\s+)?")
-_COUNT_NOUNS = [
-    ("gpus", re.compile(r"\s*(?:[x×*]\s*)?(?:gpus?|cards?|卡(?!\s*[时小])|张(?:卡)?|块(?:卡|显卡)?|显卡)(?![a-z])")),
-    ("nodes", re.compile(r"\s*(?:nodes?|servers?|machines?|boxes|hosts?|台(?:机器|服务器)?|节点|机器)(?![a-z])")),
-    ("users", re.compile(r"\s*(?:个\s*|名\s*)?(?:users?|people|engineers|developers|researchers|用户|人|位)(?![a-z])")),
-    ("concurrency", re.compile(r"\s*(?:concurrent|simultaneous|parallel)\s*(?:requests?|users?|streams?|sessions?)?|\s*(?:路)?\s*并发")),
-    ("samples", re.compile(r"\s*(?:个\s*)?(?:samples?|examples?|rows|records|conversations|dialogues|条(?:数据|样本)?|个样本)(?![a-z])")),
-]
-
-
-def _count(scan: Scan, num: _Num, before: str, after: str, make) -> Quantity | None:
-    if num.value != int(num.value) or num.high is not None and num.high != int(num.high):
-        return None
-    for role, rx in _COUNT_NOUNS:
-        m = rx.match(after)
-        if m:
-            return make("count", role, unit=role, end=num.end + m.end())
-    g = _GPU_AFTER.match(after)
-    name = scan.lex.gpus.pattern.match(scan.text, num.end + g.end())
-    if name and (g.group(0) or re.match(r"[x×*]", after)):  # "8x H100", "8 H100s", "两张 A100"
-        return make("count", "gpus", unit="gpus", end=name.end())
-    if name and scan.text[num.end:num.end + 1] in (" ", "\u3000"):
-        return make("count", "gpus", unit="gpus", end=name.end())
-    if re.search(r"(?:concurrency|并发(?:数|量)?)\s*(?:of|=|:|is|为|约)?\s*$", before):
-        return make("count", "concurrency", unit="requests")
     return None

@@ -530,3 +530,11 @@ def test_the_word_right_after_an_amount_names_its_bill_item():
     found = [(q.item, q.value) for q in quantities("plus $0.08/GB-month for 5 TB of storage and $200 egress, $50 snapshots")
              if q.kind == "money"]
     assert ("bandwidth", 200) in found and ("snapshot", 50) in found, found
+
+
+@pytest.mark.parametrize("text, nodes, gpus", [
+    ("two 8xH20 nodes", 2, 8), ("a cluster of four 8-GPU H100 servers", 4, 8), ("两个 8 卡 H20 节点", 2, 8),
+    ("8x H100 per node, we have 4 such nodes", 4, 8), ("每台 8 卡 H100，我们有 4 台这样的机器", 4, 8),
+])
+def test_nodes_and_gpus_per_node_are_two_counts(text, nodes, gpus):
+    assert (only(text, "nodes").value, only(text, "gpus").value) == (nodes, gpus)

@@ -22,9 +22,19 @@ _COUNT_ALONE = lx.rx(
     rf"|张卡|块卡|张显卡|块显卡|卡(?!顿|住|死)|张)"
     rf"|({_CARD_WORDS})"
 )
+# "4 such nodes", "4 of those nodes", "4 台这样的机器": nodes like the one described before them
+_LIKE_THAT = r"(?:(?:such|identical|similar|of\s+(?:those|these|them|the\s+same))\s+|(?:台|个)?\s*(?:这样|这种|同样|一样|相同)的?\s*)?"
 _NODES = lx.rx(
-    rf"(?:(?<![0-9a-z.])([0-9]{{1,4}})|\B<({NUMBER_WORD})|({ZH_NUMBER}))\s*(?:\B<(?:nodes?|servers?|machines?|hosts?|boxes)>\E|台(?:服务器|机器)?|个节点)"
+    rf"(?:(?<![0-9a-z.])([0-9]{{1,4}})|\B<({NUMBER_WORD})|({ZH_NUMBER}))\s*{_LIKE_THAT}"
+    rf"(?:\B<(?:nodes?|servers?|machines?|hosts?|boxes)>\E|台(?:服务器|机器)?|个节点|(?:机器|服务器|节点)(?![a-z]))"
 )
+# "two 8xH20 nodes", "2 台 8 卡", "3 x 8xA100 nodes": the node count written before the GPUs per node,
+# with the node noun after the GPU name
+_NODES_BEFORE_COUNT = lx.rx(rf"{COUNT}\s*(?:[x×*]|台|个)?\s*$")
+_NODE_NOUN_AFTER_NAME = lx.rx(rf"^(?:'?s)?(?:{lx.NODE_NOUN_AFTER}|\s*(?:服务器|机器|节点|整机))")
+# "each node has 8x H100", "每台 8 卡 H100": the count before the GPU name is per node
+_EACH_BEFORE = lx.rx(r"(?:每台(?:机器|服务器)?|每个?节点|单机|each\s+(?:node|server|machine|box)(?:\s+(?:has|with|holds|is))?"
+                     r"|per\s+(?:node|server|machine|box)\s*[:：]?)\s*(?:是|有|装|配)?\s*$")
 # "2 x 80GB A100": the memory written before a family name picks the variant ("A100 80GB").
 _MEMORY_BEFORE = re.compile(r"(?<![0-9.])([0-9]{2,3})\s*g(?:b|ib)?\s*(?:的\s*)?$")
 _MEMORY_LIST = re.compile(r"[0-9]{2,3}\s*g(?:b|ib)?\s*(?:,|/|and|or|vs\.?|versus|和|或|还是|与)\s*$")
@@ -139,9 +149,18 @@ def _per_node(count: int, n: int | None) -> bool:
 
 
 def _set_count(scan: Scan, count: int, start: int, end: int, nodes: re.Match | None) -> None:
-    """The count by the GPU name, times the nodes when it is a count per node ("2 nodes of 8x H100")."""
+    """The count by the GPU name, times the nodes when it is a count per node ("2 nodes of 8x H100",
+    "two 8xH20 nodes", "8x H100 per node … 4 such nodes", "每台 8 卡 H100，4 台这样的机器")."""
+    before = _NODES_BEFORE_COUNT.search(scan.text, max(0, start - 16), start)
+    if (before is not None and scan.free(before.start(), start) and _NODE_NOUN_AFTER_NAME.match(scan.text[end:end + 16])
+            and (nodes is None or nodes.start() >= end)):
+        n = count_value(before.group(1) or before.group(2) or before.group(3))
+        if n and _per_node(count, n):  # "two 8xH20 nodes": 16 GPUs on 2 nodes
+            scan.add("topics", "cluster", before.start(), end, take=False)
+            scan.set("gpu_count", count * n, before.start(), end)
+            return
     if nodes is not None and not (start <= nodes.start() < end) and (
-            nodes.start() < start or _EACH.match(scan.text, end)):
+            nodes.start() < start or _EACH.match(scan.text, end) or _EACH_BEFORE.search(scan.text, max(0, start - 24), start)):
         n = _node_count(nodes)
         if n and not _per_node(count, n):
             scan.add("topics", "cluster", nodes.start(), nodes.end(), take=False)

@@ -115,3 +115,33 @@ def test_a_tensor_parallel_degree_on_a_named_card_is_its_gpu_count(text, count):
 def test_a_stated_count_wins_over_the_parallel_degree_and_no_card_no_count():
     assert parse("8x H100, TP=4 with two replicas").requirement.gpu_count == 8
     assert parse("what does TP=4 mean?").requirement.gpu_count is None
+
+
+@pytest.mark.parametrize("text, gpus", [
+    ("two 8xH20 nodes for a 70B fine-tune", 16),
+    ("we have two 8x H100 nodes", 16),
+    ("2 8-GPU H100 nodes", 16),
+    ("a cluster of four 8-GPU H100 servers", 32),
+    ("3 x 8xA100 nodes", 24),
+    ("两个 8 卡 H20 节点", 16),
+    ("2 台 8 卡 A800", 16),
+    ("两台8卡H800服务器", 16),
+])
+def test_the_node_count_written_before_the_gpus_per_node_multiplies_them(text, gpus):
+    slots = parse(text).extracted
+    assert (slots["gpu_count"], slots["topics"]) == (gpus, ["cluster"])
+
+
+@pytest.mark.parametrize("text, gpus", [
+    ("8x H100 per node, we have 4 such nodes", 32),
+    ("each node has 8x H100; 4 of those nodes", 32),
+    ("每台 8 卡 H100，我们有 4 台这样的机器", 32),
+    ("单机 8 卡 A800，一共 3 台同样的服务器", 24),
+])
+def test_nodes_like_the_one_described_before_multiply_its_gpus(text, gpus):
+    assert parse(text).requirement.gpu_count == gpus
+
+
+@pytest.mark.parametrize("text, gpus", [("an 8x H100 box", 8), ("16 张 H100，两台机器", 16), ("8x H100 per node", 8)])
+def test_one_node_or_a_total_is_not_multiplied(text, gpus):
+    assert parse(text).requirement.gpu_count == gpus
