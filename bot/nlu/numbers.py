@@ -76,8 +76,8 @@ def zh_number(text: str) -> int | None:
 def count_value(text: str) -> int | None:
     """A count written as digits, an English word or Chinese numerals."""
     text = text.strip()
-    if text.isascii() and text.isdigit():
-        return int(text)
+    if text.isascii() and text.replace(",", "").isdigit():
+        return int(text.replace(",", ""))  # "1,000"
     if text in EN_NUMBERS:
         return EN_NUMBERS[text]
     return zh_number(text)

@@ -49,7 +49,7 @@ _ONE = (rf"(?P<@d>{_DIGITS})(?:\s?(?P<@m>k(?![a-z])|千|万|亿))?"
         rf"|(?P<@w>{'|'.join(sorted((re.escape(w) for w in _EN_WORDS), key=len, reverse=True))})(?![a-z])")
 # A number (or a range of two) not glued to letters, digits or a version dot before it.
 _NUMBER = re.compile(
-    rf"(?<![0-9a-z.:_/#-])(?<![0-9],)(?:{_ONE.replace('@', 'a')})"
+    rf"(?<![0-9a-z.:_/#-])(?:(?<![0-9],)|(?![0-9]{{3}}(?![0-9])))(?:{_ONE.replace('@', 'a')})"  # "500，70B": two numbers
     rf"(?:\s*(?P<runit>b|bn)?\s*(?:-|–|—|~|～|to|到|至)\s*(?:{_ONE.replace('@', 'b')}))?"
     rf"(?![0-9]|\.[0-9]|:[0-9])")
 _MULT = {"k": 1_000, "千": 1_000, "万": 10_000, "亿": 100_000_000}

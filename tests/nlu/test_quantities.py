@@ -538,3 +538,15 @@ def test_the_word_right_after_an_amount_names_its_bill_item():
 ])
 def test_nodes_and_gpus_per_node_are_two_counts(text, nodes, gpus):
     assert (only(text, "nodes").value, only(text, "gpus").value) == (nodes, gpus)
+
+
+@pytest.mark.parametrize("text, value", [("我们 p99 要低于 500，70B 模型", 70), ("预算 500,70B 模型", 70),
+                                         ("p99 latency under 200 ms for a 70B", 70)])
+def test_a_number_after_a_comma_that_is_no_thousands_group_is_read(text, value):
+    assert only(text, "total-params").value == value
+
+
+@pytest.mark.parametrize("text, value", [("1,000 GPUs", 1000), ("rent 1,024 H100s", 1024)])
+def test_a_count_with_a_thousands_separator_keeps_its_thousands(text, value):
+    assert parse(text).requirement.gpu_count == value
+    assert only(text, "gpus").value == value

@@ -14,7 +14,8 @@ from bot.nlu.scan import Scan
 
 NUMBER_WORD = "|".join(sorted((re.escape(w) for w in EN_NUMBERS), key=len, reverse=True))
 # A count written as digits, an English number word or Chinese numerals, never an ordinal ("第八").
-COUNT = rf"(?:(?<![0-9.$第])([0-9]{{1,6}})|\B<({NUMBER_WORD})|(?<!第)({ZH_NUMBER}))"
+# "1,000 GPUs" keeps its thousands ("000" is no count of its own).
+COUNT = rf"(?:(?<![0-9.$第])(?<![0-9],)([0-9]{{1,3}}(?:,[0-9]{{3}})+(?![0-9])|[0-9]{{1,6}})|\B<({NUMBER_WORD})|(?<!第)({ZH_NUMBER}))"
 _COUNT_BEFORE = lx.rx(
     rf"{COUNT}\s*"
     r"(?:(?:x|×|\*)\s*|(?:张|块|片|颗|卡|个)\s*(?:卡|显卡)?\s*|-?\s*(?:gpu|card)s?\s+(?:of\s+)?)?(?:nvidia\s+|geforce\s+|tesla\s+)?$"

@@ -1,5 +1,7 @@
 """bot.nlu.slots.unknown_gpus: GPU names the catalog lacks, reported and never guessed."""
 
+import pytest
+
 from bot.nlu import parse
 
 
@@ -30,3 +32,17 @@ def test_the_gpus_rented_in_china_are_catalog_gpus():
                       ("4090 48G 能跑 32B 吗", "rtx-4090-48gb"), ("L40S 和 L40 哪个好", "l40s")):
         result = parse(text)
         assert result.extracted.get("gpu") == gpu and not result.notices(), text
+
+
+@pytest.mark.parametrize("text", ["我们 p99 要低于 500，70B 模型用什么卡", "P50 要 200 以内，服务 Qwen 72B",
+                                  "keep P99 below 1.5s on L40S", "p90 1s, 8B model, what GPU?", "我们的 p99.9 要求 800",
+                                  "p95 under 2 seconds for a 13B chatbot"])
+def test_a_latency_percentile_is_never_a_gpu_even_with_no_latency_word(text):
+    result = parse(text)
+    assert "unknown_gpu" not in result.extracted
+    assert not [s for s in result.ignored if s.kind == "unknown-gpu"]
+
+
+def test_the_p_series_cards_still_are_gpus_the_catalog_lacks():
+    assert parse("Tesla P40 for inference").extracted["unknown_gpu"] == "Tesla P40"
+    assert parse("P100 还能用吗").extracted["unknown_gpu"] == "P100"
