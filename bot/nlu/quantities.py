@@ -384,6 +384,10 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
         return make("time", role, value=num.value * hours, high=num.high * hours if num.high else None,
                     unit="h", end=end)
     # sizes: GB / TB of memory or storage, Mbps of bandwidth
+    m = re.match(r"\s*(?:gbps|gbit/?s?|gb/s|g/s|gbe|gige|gb|g)(?![a-z0-9])", after)
+    if m and not num.words and any(s.slot == "network_gbps" and s.start <= num.start < s.end for s in scan.spans):
+        # "200G 网络", "200G RoCE": the servers' network (no bill line), not 200 GB of memory beside a 70B
+        return make("size", "bandwidth", value=num.value * 1000, unit="Mbps", end=num.end + m.end())
     m = re.match(r"\s*(?P<u>tb|tib|gb|gib|g(?![a-z0-9]))(?![a-z])", after)
     if m and not num.words:
         gb = num.value * (1024 if m.group("u") in ("tb", "tib") else 1)  # disks are sold in GiB: 2 TB is 2,048

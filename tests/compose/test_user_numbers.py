@@ -18,3 +18,17 @@ def _text(advisor, text: str) -> str:
 def test_a_percentile_target_gets_a_pick_not_an_unknown_gpu_notice(advisor, text):
     out = _text(advisor, text)
     assert "P99" not in out.splitlines()[0].upper() and "我没有" not in out and "not in the catalog" not in out, out
+
+
+@pytest.mark.parametrize("text, words", [
+    ("我们要在两台 8 卡 H100 上训 70B，机器之间只有 200G，会慢吗", ("200 Gb/s", "跨节点训练")),
+    ("a 70B on two 8x H100 nodes with 200G networking, will training be slow?", ("200 Gb/s", "multi-node")),
+])
+def test_a_network_named_by_networking_or_between_machines_is_judged(advisor, text, words):
+    lead = _text(advisor, text).splitlines()[0]
+    assert all(w in lead for w in words), lead  # was the generic 'distributed training needs enough bandwidth'
+
+
+def test_a_gpus_memory_beside_a_network_speed_keeps_the_gpu(advisor):
+    out = _text(advisor, "H100 80G, 100GbE between two nodes: can we fine-tune a 70B?")
+    assert "H100 SXM" in out.splitlines()[0] and "not in the catalog" not in out

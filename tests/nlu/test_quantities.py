@@ -550,3 +550,12 @@ def test_a_number_after_a_comma_that_is_no_thousands_group_is_read(text, value):
 def test_a_count_with_a_thousands_separator_keeps_its_thousands(text, value):
     assert parse(text).requirement.gpu_count == value
     assert only(text, "gpus").value == value
+
+
+@pytest.mark.parametrize("text", ["70B 模型，两台机器 200G 网络，训练会慢吗", "serve a 70B over 200G RoCE", "70B,200G RoCE",
+                                  "a 70B on 2 nodes with 200G networking", "我们要训 70B，机器之间只有 200G"])
+def test_a_network_speed_beside_a_model_size_is_a_bandwidth_and_the_size_stays(text):
+    assert only(text, "total-params").value == 70
+    assert only(text, "bandwidth").value == 200_000  # Mbps: 200 Gb/s, not 200 GB of memory
+    assert only(text, "bandwidth").item is None  # the servers' network, no bill line
+    assert not [q for q in quantities(text) if q.role == "memory"]

@@ -11,11 +11,13 @@ import re
 from bot.nlu import lexicon as lx
 from bot.nlu.scan import Scan
 
-_NETWORK = lx.rx(r"(?<![0-9.])([0-9]{1,4})\s*(?:g|gb|gbit|gbps|gb/s|g/s|gbe|gige)(?![a-z0-9])\s*(?:bit\s*)?(?:\B<(?:ethernet|roce|rocev2|infiniband|ib|nics?|network|links?|ports?)>\E|以太网|网络|网卡|带宽|roce)?"
+_NETWORK = lx.rx(r"(?<![0-9.])([0-9]{1,4})\s*(?:g|gb|gbit|gbps|gb/s|g/s|gbe|gige)(?![a-z0-9])\s*(?:bit\s*)?(?:\B<(?:ethernet|roce|rocev2|infiniband|ib|nics?|network(?:ing)?|links?|ports?)>\E|以太网|网络|网卡|带宽|roce)?"
                  r"|\B<(?:ethernet|roce|network|nic|infiniband|ib)\s+(?:of\s+|at\s+)?>\E([0-9]{1,4})\s*(?:g|gb|gbps|gbe)(?![a-z0-9])")
-_NETWORK_WORD = lx.rx(r"\B<(?:ethernet|roce|rocev2|infiniband|ib|nic|network|interconnect|gbe|gige)>\E|[0-9]\s?(?:gbe|gige)\b|以太网|网络|网卡|带宽|组网|\bib\b")
+_NETWORK_WORD = lx.rx(r"\B<(?:ethernet|roce|rocev2|infiniband|ib|nics?|network(?:ing|s)?|interconnect|gbe|gige|inter-?node|between\s+(?:the\s+)?(?:nodes|servers|machines))>\E"
+                      r"|[0-9]\s?(?:gbe|gige)\b|以太网|网络|网卡|带宽|组网|\bib\b|(?:机器|节点|服务器|机)(?:之)?间|跨节点|跨机")
 
 
+_OTHER_SPEED = re.compile(r"[0-9]+\s?(?:gbe|gige)\b", re.IGNORECASE)
 # "one 100G port per node": the speed written with a network noun of its own
 _NOUN_AFTER = re.compile(r"\b(?:ethernet|roce\w*|infiniband|ib|nics?|network|links?|ports?)\b|以太网|网络|网卡", re.IGNORECASE)
 _STORAGE_AFTER = re.compile(r"\s*(?:gb\s*)?(?:的)?\s*(?:snapshots?|快照|disks?|ssd|essd|nvme|storage|存储|云盘|硬盘|镜像|images?)")
@@ -37,7 +39,9 @@ def extract(scan: Scan) -> None:
     found: list[re.Match] = []
     for m in scan.matches(_NETWORK):
         tail = scan.text[m.end(1) if m.group(1) else m.end(2):m.end()]
-        around = scan.text[max(0, m.start() - 12):m.end() + 12]
+        # the words around it, without another speed's unit ("H100 80G, 100GbE": the 80G is memory)
+        around = (_OTHER_SPEED.sub(" ", scan.text[max(0, m.start() - 12):m.start()]) + scan.text[m.start():m.end()]
+                  + _OTHER_SPEED.sub(" ", scan.text[m.end():m.end() + 12]))
         named = any((f.group(1) or f.group(2)) == (m.group(1) or m.group(2)) for f in found)  # "…2x100G RoCE… is 2x100G enough?"
         nics = bool(_NICS.search(scan.text, max(0, m.start() - 4), m.end())) and float(m.group(1) or m.group(2)) in NIC_SPEEDS
         if not (named or nics or _NETWORK_WORD.search(around) or _NOUN_AFTER.search(tail) or "gbe" in tail or "gbps" in tail

@@ -1,5 +1,7 @@
 """bot.nlu.slots.network: the network speed, read only when the question is about networking."""
 
+import pytest
+
 from bot.nlu import parse
 
 
@@ -28,3 +30,19 @@ def test_a_speed_written_with_its_own_network_noun_is_a_network():
     assert parse("one 100G port per node; will the network hurt?").extracted["network_gbps"] == 100
     assert parse("each node has a single 200G NIC, is the network ok").extracted["network_gbps"] == 200
     assert "network_gbps" not in parse("is the network fine for 2x H100 80G boxes?").extracted
+
+
+@pytest.mark.parametrize("text, gbps", [
+    ("a 70B on 2 nodes with 200G networking, will training be slow?", 200),
+    ("我们要训 70B，机器之间只有 200G", 200),
+    ("两台机器之间 100G，训练 13B 够吗", 100),
+    ("H100 80G x8, two nodes, inter-node 400G", 400),
+])
+def test_the_network_is_read_where_networking_or_between_machines_names_it(text, gbps):
+    assert parse(text).requirement.network_gbps == gbps
+
+
+@pytest.mark.parametrize("text, gpu", [("H100 80G, 100GbE", "h100-sxm"), ("8x A100 80G with 100GbE between nodes", "a100-80gb-sxm")])
+def test_a_gpus_memory_beside_another_speed_is_not_the_network(text, gpu):
+    req = parse(text).requirement
+    assert (req.gpu, req.network_gbps) == (gpu, 100)  # was network 80 and 'H100' a GPU the catalog lacks
