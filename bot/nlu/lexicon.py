@@ -248,6 +248,13 @@ BUDGET_CURRENCY_AFTER = words(r"\$", "usd", "dollars?", "美元", "美金", "元
 # "30k", "3万", "2千": what an amount (money, GPU-hours) is multiplied by.
 MULTIPLIERS = {"k": 1_000, "千": 1_000, "万": 10_000}
 MULTIPLIER = words(*MULTIPLIERS)  # one of MULTIPLIERS' keys, as a regex fragment
+# What makes the number before it GPU-hours (work, never a count of GPUs): '卡时', '张卡时', 'GPU hours',
+# 'GPU 小时', 'gpu·h', and hours of a named card: 'H100 hours', 'A800 小时', 'H100-hours', '个 H100 小时'.
+# `ref` is the card the hours were counted on; hours of a card only count where `ref` names a catalog GPU.
+GPU_REF = r"(?:rtx\s?)?[a-z]{1,4}[0-9]{2,4}[a-z]?|rtx\s?[0-9]{4}[a-z]?"
+GPU_HOURS_TAIL = (rf"\s*(?:个|张)?\s*(?:(?P<ref>{GPU_REF})\s*)?"
+                  r"(?:张?卡\s*[·]?\s*(?:时|小时)|gpu[\s-]*(?:hours?|hrs?|小时)(?![a-z])|gpu\s*[·]\s*h(?![a-z])"
+                  r"|(?(ref)(?:-\s*|\s?)(?:hours?|hrs?)(?![a-z])|(?!))|(?(ref)\s*小时|(?!)))")
 
 # Hours, for rates ("/hr", "每小时") and durations ("300 hours", "20 天").
 HOUR_UNITS = words("h", "hr", "hrs", "hour", "小时", "个小时", "时")

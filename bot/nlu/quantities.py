@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from bot.models import Quantity
+from bot.nlu import lexicon as lx
 from bot.nlu.model import ParseError
 from bot.nlu.numbers import EN_NUMBERS, ZH_NUMBER, zh_number
 from bot.nlu.quantity_counts import count
@@ -130,6 +131,7 @@ _PER_DAY_EVENTS = re.compile(r"\s*(?:内|里|大概|大约|约|会|要|平均)?\
 _CHECKPOINT = re.compile(r"checkpoint\w*|ckpt|存档|保存|检查点")
 _TTFT = re.compile(r"ttft|first\s+token|首\s*(?:个\s*)?token|首字|首词")
 _TPOT = re.compile(r"tpot|per\s+output\s+token|inter[\s-]*token|itl|每个?\s*(?:输出\s*)?token|吐字")
+_GPU_HOURS_AFTER = re.compile(lx.GPU_HOURS_TAIL)
 _TIMES_BEFORE = re.compile(r"(?:[x×*]|每条|each|per\s+sample)\s*$")
 
 
@@ -255,8 +257,9 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if share is not None:
         return share
     # GPU-hours / 卡时: work, never a count of GPUs ("200 GPU hours", "3 万卡时", "12,000 H100 GPU-hours")
-    m = re.match(r"\s*(?:[a-z]{1,4}[0-9]{2,4}[a-z]?\s*)?(?:gpu[\s-]*(?:hours?|hrs?|h\b)|卡时|卡小时|gpu·h)", after)
-    if m:
+    # "800 H100 hours", "用 800 个 H100 小时", "500 个 GPU 小时", "2000 张卡时" too (lexicon.GPU_HOURS_TAIL)
+    m = _GPU_HOURS_AFTER.match(after) or re.match(r"\s*(?:[a-z]{1,4}[0-9]{2,4}[a-z]?\s*)?gpu[\s-]*h\b", after)
+    if m and (re.search(r"卡|gpu", m.group(0)) or scan.lex.gpus.lookup(m.group("ref").strip(), plural=True)):
         return make("gpu-hours", "work", unit="GPU-h", end=num.end + m.end())
     # "~40% cheaper": a discount
     m = _DISCOUNT.match(after) or (re.search(r"(?:便宜|折扣|优惠|discount(?:\s+of)?|cheaper\s+by)\s*(?:了|约|大概|~)?\s*$", before)

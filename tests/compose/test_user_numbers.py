@@ -32,3 +32,11 @@ def test_a_network_named_by_networking_or_between_machines_is_judged(advisor, te
 def test_a_gpus_memory_beside_a_network_speed_keeps_the_gpu(advisor):
     out = _text(advisor, "H100 80G, 100GbE between two nodes: can we fine-tune a 70B?")
     assert "H100 SXM" in out.splitlines()[0] and "not in the catalog" not in out
+
+
+@pytest.mark.parametrize("text, wrong", [("用 800 个 H100 小时能全参微调 7B 吗，1B token", "800 张"),
+                                         ("we have 3k H100 hours: enough to fully fine-tune a 13B on 2B tokens?", "3000×"),
+                                         ("800 H100-hours: can we fine-tune a 7B on 1B tokens?", "800×")])
+def test_gpu_hours_of_a_card_are_not_planned_as_that_many_cards(advisor, text, wrong):
+    lead = _text(advisor, text).splitlines()[0]
+    assert wrong not in lead and "3,000×" not in lead, lead

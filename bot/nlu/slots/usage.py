@@ -1,5 +1,5 @@
 """How much the GPUs are used: '每月300小时', '300 hours a month', '9 hrs a day weekdays', '24/7' ->
-usage_hours_per_month (subscription against pay-as-you-go); '2000卡时', '12,000 H100 GPU-hours' ->
+usage_hours_per_month (subscription against pay-as-you-go); '2000卡时', '12,000 H100 GPU-hours', '800 H100 hours', '用 800 个 H100 小时' ->
 gpu_hours, the job's total, and gpu_hours_gpu, the GPU they were counted on."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ _DAILY_USAGE = lx.rx(rf"(?:每天|每日|一天)\s*(?:只|仅|就|用|使用|跑
                      rf"|{lx.NUM}\s*(?:h|hrs?|hours?)\s*(?:a|per|each|/)\s*day(?![a-z])")
 _ALWAYS_ON = lx.rx(r"\B<(?:24/7|24x7|24\s*hours\s*a\s*day|around\s+the\s+clock|always[\s-]on|non[\s-]?stop)>\E|全天候|全天(?:跑|运行|开着|在跑)|不停机|7\s*[x×]\s*24|24\s*小时(?:不间断|运行|在线)")
 _WEEKDAYS = re.compile(r"weekdays?|work\s*days?|工作日|周一到周五")
-_GPU_HOURS = lx.rx(rf"(?<![a-z]){lx.NUM}\s*(?P<k>{lx.MULTIPLIER})?\s*(?P<ref>[a-z]{{1,4}}[0-9]{{2,4}}[a-z]?\s*)?"
-                   rf"(?:卡时|卡小时|\B<gpu[\s-]*hours?>\E|\B<gpu[\s-]*hrs?>\E)"
+_GPU_HOURS = lx.rx(rf"(?<![a-z]){lx.NUM}\s*(?P<k>{lx.MULTIPLIER})?{lx.GPU_HOURS_TAIL}"
                    rf"(?:\s*[（(]?\s*(?:按|on|of)\s*(?P<ref2>[a-z]{{1,4}}[0-9]{{2,4}}[a-z]?)\s*(?:算|计)?)?")
+_WORK_WORD = re.compile(r"卡|gpu", re.IGNORECASE)
 
 
 def extract(scan: Scan) -> None:
@@ -40,9 +40,11 @@ def monthly_use(scan: Scan) -> None:
 def gpu_hours(scan: Scan) -> None:
     for m in scan.matches(_GPU_HOURS):
         scale = lx.MULTIPLIERS.get(m.group("k") or "", 1)
-        if not scan.set("gpu_hours", number(m.group(1)) * scale, m.start(), m.end()):
-            continue
         ref = (m.group("ref") or m.group("ref2") or "").strip()
         known = scan.lex.gpus.lookup(ref, plural=True) if ref else None
+        if not known and not _WORK_WORD.search(m.group(0)):
+            continue  # "3 foo12 hours": hours of no card
+        if not scan.set("gpu_hours", number(m.group(1)) * scale, m.start(), m.end()):
+            continue
         if known:
             scan.put("gpu_hours_gpu", known, m.start(), m.end())

@@ -1,27 +1,30 @@
-"""bot.nlu.slots.usage: monthly use of the GPUs and a job's total GPU-hours."""
+"""bot.nlu.slots.usage: GPU-hours are work, never a count of GPUs, however the card is written with them."""
 
 import pytest
 
 from bot.nlu import parse
-from tests.nlu import stated
 
 
-@pytest.mark.parametrize("text, hours", [
-    ("每月300小时", 300), ("300 hours a month", 300), ("24/7 inference", 730),
-    ("9 hrs a day weekdays", 195.3),  # 21.7 weekdays a month
-    ("每天用 10 小时", 304),  # 30.4 days a month
+@pytest.mark.parametrize("text, hours, gpu", [
+    ("我们有 5000 卡时", 5000, None),
+    ("budget of 2,000 GPU hours", 2000, None),
+    ("用 800 个 H100 小时", 800, "h100"),
+    ("we have 3k H100 hours", 3000, "h100"),
+    ("800 H100-hours", 800, "h100"),
+    ("预算 500 个 GPU 小时", 500, None),
+    ("给了 2000 张卡时", 2000, None),
+    ("5000 RTX 4090 hours", 5000, "rtx-4090"),
+    ("1.2 万 A800 卡时够不够训 7B", 12000, "a800"),
 ])
-def test_monthly_use(text, hours):
-    assert parse(text).extracted["usage_hours_per_month"] == hours
+def test_gpu_hours_written_any_way_are_work_not_a_count(text, hours, gpu):
+    req = parse(text).requirement
+    assert (req.gpu_hours, req.gpu_hours_gpu, req.gpu_count) == (hours, gpu, None)
+    assert [q.value for q in req.quantities if q.role == "work"] == [hours]
+    assert not [q for q in req.quantities if q.role == "gpus"]
 
 
-def test_gpu_hours_and_the_gpu_they_were_counted_on():
-    slots = parse("12,000 H100 GPU-hours").extracted
-    assert (slots["gpu_hours"], slots["gpu_hours_gpu"]) == (12_000, "h100")
-    assert stated(parse("2000卡时")) == {"gpu_hours": 2000}
-    assert parse("3万卡时").extracted["gpu_hours"] == 30_000
-
-
-@pytest.mark.parametrize("text", ["要多少 A800 卡时？", "how many H100 GPU-hours?", "多少 H20 卡时"])
-def test_the_digits_of_a_gpu_name_are_not_gpu_hours(text):
-    assert "gpu_hours" not in parse(text).extracted  # "A800 卡时" is hours of an A800, not 800 of them
+@pytest.mark.parametrize("text, gpus, hours", [("rent 8 H100 for 10 hours", 8, 10), ("8x H100 for 24 hours", 8, 24)])
+def test_cards_for_some_hours_stay_a_count_and_a_duration(text, gpus, hours):
+    req = parse(text).requirement
+    assert (req.gpu_count, req.gpu_hours) == (gpus, None)
+    assert [q.value for q in req.quantities if q.role == "duration"] == [hours]
