@@ -57,7 +57,10 @@ def assemble(parts: AnswerParts) -> Answer:
         # A price, a diagnosis, a checklist, an explanation: sizing options and sizing warnings are
         # not what was asked; they stay behind "More". A cost ask keeps its priced options.
         costed = any(a.kind == "cost" for a in parts.requirement.asks)
-        recommendations = [r for r in recommendations if costed and (r.cost is not None or r.cost_per_hour is not None)]
+        # stated setups priced ("4x L40S or 2x H100, which is cheaper?"): whether each holds the job stays
+        setups = len(parts.requirement.gpu_option_counts) > 1
+        recommendations = [r for r in recommendations if costed and (r.cost is not None or r.cost_per_hour is not None
+                                                                     or (setups and r.kind in ("compare", "precision")))]
         findings = [f.model_copy(update={"tier": "more"}) if f.topic in _SIZING_TOPICS else f for f in findings]
     return Answer(
         requirement=parts.requirement,

@@ -39,13 +39,15 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.cost_runs import compose as option_runs  # "A ¥160/h for 90 h, B ¥280/h for 40 h"
     from bot.compose.cost_per_card import compose as per_card  # "A800 ¥7/卡时、H20 ¥6/卡时，怎么选"
     from bot.compose.cost_per_card_job import compose as card_job  # the same quotes for a known training run
+    from bot.compose.cost_setups import compose as setups  # "would 4x L40S be cheaper than 2x H100 for 70B?"
     from bot.compose.cost_idle import compose as idle  # "idle ~6h a day: how much are we wasting?"
     from bot.compose.checkpoint import handling  # "spot nodes reclaimed: what then, worth it?"
     from bot.compose.select_job import gpu_hours_asked  # "要多少 A800 卡时" for a training job
-    reply = (gpu_hours_asked(ask, ctx) or short_runs(ask, ctx) or per_token(ask, ctx) or _quote_judged(ask, ctx) or option_runs(ask, ctx)
-             or handling(ask, ctx) or card_job(ask, ctx) or per_card(ask, ctx) or idle(ask, ctx))
-    if reply is not None:
-        return reply
+    for first in (gpu_hours_asked, short_runs, per_token, _quote_judged, option_runs, handling, setups, card_job,
+                  per_card, idle):
+        reply = first(ask, ctx)
+        if reply is not None:
+            return reply
     qs = list(ctx.requirement.quantities) or _read_from_question(ctx)
     from bot.compose.cost_gpu_hours import compose as gpu_hours  # "how many GPU-hours a month are 8 cards?"
     reply = gpu_hours(ask, ctx, qs)

@@ -98,8 +98,11 @@ def test_stated_setups_are_compared_by_the_hour_and_per_unit_of_work(advisor):
                                         "quoted $4.10/gpu-hr for H100 and $1.60 for A100")
     hourly = {k.removeprefix("hourly_").split("-")[0]: v for k, v in reply.figures.items() if k.startswith("hourly_")}
     assert hourly == {"a100": pytest.approx(8 * 1.60), "h100": pytest.approx(4 * 4.10)}
-    assert "8 × $1.60 = $12.80/h" in lines[0] and "4 × $4.10 = $16.40/h" in lines[0]
-    assert "PFLOPS-hour" in lines[0]
+    # the stated setups (bot.compose.cost_setups): the hourly totals and each one's fit first, the formulas
+    # and the price per unit of work after
+    assert "$12.80/h" in lines[0] and "$16.40/h" in lines[0] and "hold" in lines[0]
+    assert any("8 × $1.60 = $12.80/h" in line for line in lines) and any("4 × $4.10 = $16.40/h" in line for line in lines)
+    assert any("PFLOPS-hour" in line for line in lines[1:])
 
 
 def test_a_family_quote_is_ranked_as_the_card_it_is_rented_as(advisor):

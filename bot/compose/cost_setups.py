@@ -1,0 +1,331 @@
+"""Two or more stated setups compared on cost ("would 4x L40S be cheaper than 2x H100 for serving Llama 3.1
+70B?", "8 张 4090 和 2 张 H100 做 13B LoRA，哪个便宜", issue #23). The first line says which setup is cheaper and
+by how much an hour, and for a training run of known size (its tokens) by how much for the whole run, since the
+faster setup can finish cheaper; and whether each setup holds the job at its stated count, because a cheaper
+setup that does not hold the job is not the answer.
+
+Each GPU is priced at the user's own quote where one names it, else at the price table's typical on-demand rate
+(bot.advice.compare.rate_for: the median over providers of each one's leanest row), said as a dated reference to
+confirm. Whether a setup holds the job is the sizer's verdict at that count (the answer's `compare`
+recommendations, else its candidates); with no run size a line sets each setup's price against what it does an
+hour (memory bandwidth for decode, dense compute for training). One of bot.compose.cost's comparisons, ahead
+of the per-card ones (bot.compose.cost_per_card, cost_per_card_job) that do not weigh counts or fit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.advice.compare import job_kind, rate_for
+from bot.compose import ComposeContext
+from bot.compose.spec_figures import price_read_on
+from bot.knowledge import GpuSpec
+from bot.messages import say
+from bot.messages.format import count, gpu_setup, money
+from bot.models import Ask, AskAnswer, Candidate, Recommendation, StatedCost
+from bot.sizing.cost import leanest_per_provider
+
+SOURCES = ["training-servers-guide", "rental-selection-guide"]
+# Two totals this close (or closer) are "about the same": the hours are an estimate (bot.advice.compare).
+EVEN_RATIO = 1.05
+# A node's rate shared over its GPUs that falls under this share of every listed per-GPU rate was a card's rate.
+PER_GPU_FLOOR = 0.5
+# Roles that make the message a comparison of another kind (a purchase, a subscription, a bill, spot losses).
+_OTHER_COMPARISONS = frozenset({"interruptions-per-day", "lost-minutes", "restart-minutes", "purchase",
+                                "subscription", "bill-line", "budget"})
+
+
+@dataclass
+class _Setup:
+    gpu: GpuSpec
+    count: int
+    rate: float  # per GPU-hour
+    currency: str
+    source: str  # "quote" or "table"
+    fits: bool | None = None
+    need_gb: float | None = None
+    have_gb: float | None = None
+    fp8_need_gb: float | None = None  # per GPU with FP8 weights, where the sizer offered it and it fits
+    hours: float | None = None  # the whole run, where its size is known
+
+    @property
+    def hourly(self) -> float:
+        return self.rate * self.count
+
+    @property
+    def total(self) -> float | None:
+        return self.hourly * self.hours if self.hours is not None else None
+
+
+def _stated(ctx: ComposeContext) -> list[tuple[str, int, StatedCost | None]] | None:
+    """The setups as stated: each compared GPU at its own count, or each quote with its count."""
+    req = ctx.requirement
+    quotes = [c for c in req.costs if c.gpu]
+    if any(c.hours or c.monthly_rate or not c.hourly_rate for c in req.costs):
+        return None  # run lengths or a subscription stated: the totals decide (bot.compose.cost_runs, cost.py)
+    if len(req.gpu_option_counts) >= 2:
+        out = []
+        for gpu, n in req.gpu_option_counts.items():
+            quote = next((c for c in quotes if _same_gpu(ctx, c.gpu, gpu)), None)
+            out.append((gpu, n, quote))
+        return out
+    counted = [c for c in quotes if c.gpu_count]
+    if len(counted) >= 2 and len(counted) == len(req.costs):
+        return [(c.gpu or "", c.gpu_count or 1, c) for c in counted]
+    return None
+
+
+def _same_gpu(ctx: ComposeContext, written: str | None, gpu: str) -> bool:
+    if not written:
+        return False
+    if written == gpu:
+        return True
+    spec = ctx.catalog.gpus.get(gpu)
+    return spec is not None and written == spec.family
+
+
+def _spec(ctx: ComposeContext, gpu: str) -> GpuSpec | None:
+    if gpu in ctx.catalog.gpus:
+        return ctx.catalog.gpus[gpu]
+    from bot.advice.options import representative
+    from bot.knowledge import UnknownNameError
+    try:
+        return representative(ctx.catalog, gpu)
+    except (UnknownNameError, IndexError, KeyError):
+        return None
+
+
+def _setup(ctx: ComposeContext, gpu: str, n: int, quote: StatedCost | None, per_gpu: bool) -> _Setup | None:
+    spec = _spec(ctx, gpu)
+    if spec is None:
+        return None
+    if quote is not None and quote.hourly_rate:
+        if quote.per_gpu or not quote.gpu_count:
+            rate, source = quote.hourly_rate, "quote"
+        elif per_gpu:
+            rate, source = quote.hourly_rate, "quote_per_gpu"
+        else:
+            rate, source = quote.hourly_rate / quote.gpu_count, "quote"
+        setup = _Setup(spec, n, rate, quote.currency, source)
+    else:
+        table_rate, currency, _ = rate_for(ctx.catalog, spec)
+        if table_rate is None or currency is None:
+            return None
+        setup = _Setup(spec, n, table_rate, currency, "table")
+    _fit(setup, ctx.answer.recommendations, ctx.answer.candidates)
+    time = ctx.answer.estimate.time
+    if time is not None and time.flops and ctx.requirement.workload == "training":
+        peak = next((v for k, v in spec.dense_tflops.items() if k == time.precision), None) or \
+            spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
+        if peak:
+            setup.hours = time.flops / (n * peak * 1e12 * time.mfu) / 3600
+    return setup
+
+
+def _read_per_gpu(ctx: ComposeContext, stated: list[tuple[str, int, StatedCost | None]]) -> bool:
+    """Whether the quotes not marked per GPU were each written for one card. Such a rate is the setup's,
+    shared over its GPUs, unless for some setup that share falls under half of every listed rate for the
+    card while each rate read per card is a listed card's price ("4x L40S or 2x H100? L40S at $0.86/h,
+    H100 at $2.99/h"): then all were written per card (one message writes its quotes one way), and the
+    lines say so."""
+    unmarked = [(gpu, q) for gpu, n, q in stated if q is not None and q.hourly_rate and not q.per_gpu
+                and (q.gpu_count or 1) > 1]
+    if not unmarked:
+        return False
+    too_low = False
+    for gpu, quote in unmarked:
+        spec = _spec(ctx, gpu)
+        rows = [r.hourly_rate for r in leanest_per_provider(ctx.catalog.prices_by_gpu.get(spec.id, []) if spec else [],
+                                                             currency=None) if r.currency == quote.currency]
+        if not rows:
+            return False
+        floor = PER_GPU_FLOOR * min(rows)
+        if (quote.hourly_rate or 0.0) < floor:
+            return False  # read per card it is no listed price either: keep the plain reading
+        too_low = too_low or (quote.hourly_rate or 0.0) / (quote.gpu_count or 1) < floor
+    return too_low
+
+
+def _fit(setup: _Setup, recs: list[Recommendation], candidates: list[Candidate]) -> None:
+    """The sizer's verdict at the stated count: its comparison of the options, else its candidate plan."""
+    gpu, n = setup.gpu.id, setup.count
+    rec = next((r for r in recs if r.kind == "compare" and r.gpu == gpu and r.count == n), None)
+    if rec is not None and rec.fits is not None:
+        setup.fits, setup.need_gb, setup.have_gb = rec.fits, rec.need_gb, rec.have_gb
+    else:
+        cand = next((c for c in candidates if c.gpu == gpu and c.count == n), None)
+        if cand is not None:
+            setup.fits, setup.need_gb, setup.have_gb = cand.fits, cand.need_gb, cand.have_gb
+    fp8 = next((r for r in recs if r.kind == "precision" and r.precision == "fp8" and r.gpu == gpu and r.count == n
+                and r.fits), None)
+    if fp8 is not None:
+        setup.fp8_need_gb = fp8.need_gb
+
+
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    if any(q.role in _OTHER_COMPARISONS for q in ctx.requirement.quantities):
+        return None
+    stated = _stated(ctx)
+    if stated is None:
+        return None
+    per_gpu = _read_per_gpu(ctx, stated)
+    setups = [s for gpu, n, quote in stated if (s := _setup(ctx, gpu, n, quote, per_gpu)) is not None]
+    if len(setups) != len(stated) or len({s.gpu.id for s in setups}) != len(setups):
+        return None  # a GPU with no rate of its own: the per-card comparisons or the price composer say so
+    lang = ctx.language
+    currencies = sorted({s.currency for s in setups})
+    if len(currencies) > 1:
+        table = [s for s in setups if s.source == "table"]
+        quoted = [s for s in setups if s.source != "table"]
+        if table and quoted:  # "H100 ¥16/卡时" beside a card only the USD table prices: no exchange rate assumed
+            lead = say("cost.setups_currency_gap", lang, quoted=_name(quoted[0], ctx), currency=quoted[0].currency,
+                       table=", ".join(_name(s, ctx) for s in table), table_currency=table[0].currency,
+                       rates="; ".join(_line(s, False, ctx) for s in table))
+        else:
+            lead = say("cost.mixed_currencies", lang, currencies=" / ".join(currencies))
+        return AskAnswer(kind="cost", lead=lead, rule="cost-one-currency", sources=SOURCES,
+                         figures={"currencies": ",".join(currencies)})
+    run = all(s.total is not None for s in setups)
+    ranked = sorted(setups, key=lambda s: (s.total if run else s.hourly) or 0.0)
+    sources = list(dict.fromkeys([*SOURCES, *(src for s in setups for src in s.gpu.sources)]))
+    return AskAnswer(kind="cost", lead=_lead(ranked, run, ctx), details=_details(setups, run, per_gpu, ctx),
+                     rule="cost-stated-setups", sources=sources, figures=_figures(setups, ranked, run))
+
+
+def _details(setups: list[_Setup], run: bool, per_gpu: bool, ctx: ComposeContext) -> list[str]:
+    lang = ctx.language
+    details = [_line(s, run, ctx) for s in sorted(setups, key=lambda s: s.hourly)]
+    fp8 = [s for s in setups if s.fits is False and s.fp8_need_gb is not None]
+    if fp8 and len(fp8) == sum(s.fits is False for s in setups):
+        details.append(say("cost.setups_fp8", lang, parts=_gb_parts(fp8, ctx, fp8=True)))
+    if not run:
+        details.append(_work_line(setups, ctx))
+    if per_gpu:
+        details.append(say("cost.setups_per_gpu_note", lang))
+    if any(s.source == "table" for s in setups):
+        details.append(say("cost.setups_table_rates", lang, date=price_read_on(ctx)))
+    return details
+
+
+def _figures(setups: list[_Setup], ranked: list[_Setup], run: bool) -> dict:
+    cheap = _answer(ranked)
+    figures: dict = {"cheaper": cheap.gpu.id if cheap else None, "currency": setups[0].currency,
+                     "ranked_by": "run" if run else "hour"}
+    for s in setups:
+        figures[f"hourly_{s.gpu.id}"] = round(s.hourly, 4)
+        figures[f"fits_{s.gpu.id}"] = None if s.fits is None else ("yes" if s.fits else "no")
+        if s.total is not None:
+            figures[f"total_{s.gpu.id}"] = round(s.total, 2)
+            figures[f"hours_{s.gpu.id}"] = round(s.hours or 0.0, 1)
+    return figures
+
+
+def _answer(ranked: list[_Setup]) -> _Setup | None:
+    """The cheapest setup that holds the job (fit unknown counts as holding it); None where none does."""
+    return next((s for s in ranked if s.fits is not False), None)
+
+
+def _name(s: _Setup, ctx: ComposeContext) -> str:
+    return gpu_setup(ctx.catalog, s.gpu.id, s.count, ctx.language)
+
+
+def _m(value: float, s: _Setup, ctx: ComposeContext) -> str:
+    return money(value, s.currency, ctx.language)
+
+
+def _gb(s: _Setup, fp8: bool = False) -> dict:
+    need = s.fp8_need_gb if fp8 else s.need_gb
+    return {"need": count(round(need or 0.0, 1)), "have": count(round(s.have_gb or 0.0))}
+
+
+def _gb_parts(setups: list[_Setup], ctx: ComposeContext, fp8: bool = False) -> str:
+    sep = "；" if ctx.language == "zh" else "; "
+    return sep.join(say("cost.setups_gb", ctx.language, setup=_name(s, ctx), **_gb(s, fp8)) for s in setups)
+
+
+def _lead(ranked: list[_Setup], run: bool, ctx: ComposeContext) -> str:
+    lang = ctx.language
+    cheapest, other = ranked[0], ranked[1]
+    pick = _answer(ranked)
+    if pick is None:  # no setup holds the job as sized: say so first, then which costs less an hour
+        by_hour = sorted(ranked, key=lambda s: s.hourly)
+        a, b = by_hour[0], by_hour[1]
+        return say("cost.setups_none_fit", lang, parts=_gb_parts(ranked, ctx), cheap=_name(a, ctx),
+                   cheap_hourly=_m(a.hourly, a, ctx), dear=_name(b, ctx), dear_hourly=_m(b.hourly, b, ctx),
+                   saving=_m(b.hourly - a.hourly, a, ctx), pct=_pct(a.hourly, b.hourly))
+    if pick is not cheapest:  # the cheaper setup does not hold the job: the cheapest that does is the answer
+        key = "cost.setups_cheap_no_fit_run" if run else "cost.setups_cheap_no_fit"
+        return say(key, lang, cheap=_name(cheapest, ctx), cheap_hourly=_m(cheapest.hourly, cheapest, ctx),
+                   cheap_total=_m(cheapest.total or 0.0, cheapest, ctx), **_gb(cheapest),
+                   pick=_name(pick, ctx), pick_hourly=_m(pick.hourly, pick, ctx),
+                   pick_total=_m(pick.total or 0.0, pick, ctx), pick_need=_gb(pick)["need"],
+                   pick_have=_gb(pick)["have"])
+    params = {"cheap": _name(pick, ctx), "cheap_hourly": _m(pick.hourly, pick, ctx), "dear": _name(other, ctx),
+              "dear_hourly": _m(other.hourly, other, ctx), "fit": _fit_text(ranked, ctx)}
+    if run:
+        return _run_lead(ranked, pick, other, params, ctx)
+    return say("cost.setups_hour_lead", lang, **params, saving=_m(other.hourly - pick.hourly, pick, ctx),
+               pct=_pct(pick.hourly, other.hourly))
+
+
+def _run_lead(ranked: list[_Setup], pick: _Setup, other: _Setup, params: dict, ctx: ComposeContext) -> str:
+    """The whole run priced on each setup: the cheaper run, or about the same within the estimate's error."""
+    lang = ctx.language
+    run = {"cheap_hours": count(round(pick.hours or 0.0)), "dear_hours": count(round(other.hours or 0.0)),
+           "cheap_total": _m(pick.total or 0.0, pick, ctx), "dear_total": _m(other.total or 0.0, other, ctx),
+           "pct": _pct(pick.total or 0.0, other.total or 0.0)}
+    if (other.total or 0.0) < EVEN_RATIO * (pick.total or 0.0):
+        hour_cheap = min(ranked, key=lambda s: s.hourly)
+        return say("cost.setups_even_run", lang, **params, **run, hour_cheap=_name(hour_cheap, ctx))
+    flip = say("cost.setups_flip", lang) if pick.hourly > other.hourly else ""
+    return say("cost.setups_run_lead", lang, **params, **run, flip=flip,
+               saving=_m((other.total or 0.0) - (pick.total or 0.0), pick, ctx))
+
+
+def _pct(low: float, high: float) -> str:
+    return f"{(1 - low / high) * 100:.0f}%" if high else "0%"
+
+
+def _fit_text(ranked: list[_Setup], ctx: ComposeContext) -> str:
+    """Whether each setup holds the job: both do, the dearer one does not, or nothing sized them."""
+    lang = ctx.language
+    if all(s.fits is None or s.need_gb is None for s in ranked):
+        req = ctx.requirement
+        return say("cost.setups_fit_unchecked" if req.model or req.params_b else "cost.setups_fit_unsized", lang)
+    short = [s for s in ranked if s.fits is False]
+    if not short and any(s.fits is None or s.need_gb is None for s in ranked):
+        held = [s for s in ranked if s.need_gb is not None]
+        return say("cost.setups_fit_known", lang, parts=_gb_parts(held, ctx))
+    if not short:
+        return say("cost.setups_fit_all", lang, parts=_gb_parts([s for s in ranked if s.need_gb is not None], ctx))
+    return say("cost.setups_fit_some", lang, short=_gb_parts(short, ctx))
+
+
+def _line(s: _Setup, run: bool, ctx: ComposeContext) -> str:
+    lang = ctx.language
+    source = say(f"cost.setups_source_{s.source}", lang, n=s.count)
+    held = "" if s.fits is None or s.need_gb is None else say(
+        "cost.setups_line_holds" if s.fits else "cost.setups_line_short", lang, **_gb(s))
+    run_text = say("cost.setups_line_run", lang, hours=count(round(s.hours or 0.0)),
+                   total=_m(s.total or 0.0, s, ctx)) if run else ""
+    return say("cost.setups_line", lang, setup=_name(s, ctx), n=s.count, rate=_m(s.rate, s, ctx),
+               hourly=_m(s.hourly, s, ctx), source=source, run=run_text, held=held)
+
+
+def _work_line(setups: list[_Setup], ctx: ComposeContext) -> str:
+    """No run size: each setup's hourly price against what it does an hour, on what the job is bound by."""
+    lang = ctx.language
+    decode = job_kind(ctx.requirement) == "decode"
+    sep = "；" if lang == "zh" else "; "
+    parts = []
+    for s in sorted(setups, key=lambda s: s.hourly):
+        if decode:
+            peak, unit = s.gpu.bandwidth_gbs * s.count, "TB/s"
+        else:
+            peak = (s.gpu.dense_tflops.get("bf16") or s.gpu.dense_tflops.get("fp16") or 0.0) * s.count
+            unit = "PFLOPS"
+        per = s.hourly / (peak / 1000) if peak else 0.0
+        parts.append(say("cost.setups_work_part", lang, setup=_name(s, ctx), peak=f"{peak:,.0f}",
+                         peak_unit="GB/s" if decode else "TFLOPS", hourly=_m(s.hourly, s, ctx), per=_m(per, s, ctx),
+                         unit=unit))
+    key = "cost.setups_work_decode" if decode else "cost.setups_work_compute"
+    return say(key, lang, parts=sep.join(parts))
