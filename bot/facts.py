@@ -139,6 +139,9 @@ def requirement_fact(req: Requirement, *, named: list[GpuSpec], family: str | No
         sizing_question=is_sizing_question(req, bool(named)), other_focus=asks_elsewhere(req),
         hardware_ask_only=bool(req.asks) and all(a.kind in _HARDWARE_ASKS for a in req.asks),
         spot=req.billing == "spot", peft=req.method in ("lora", "qlora"),
+        stated_save_minutes=_stated(req, "save-minutes"), stated_restart_minutes=_stated(req, "restart-minutes"),
+        stated_interruptions=_stated(req, "interruptions-per-day") is not None,
+        stated_time_frame=_stated(req, "deadline") is not None or _stated(req, "duration") is not None,
     )
     if instance is not None:
         data.update(instance_family=instance.family, instance_vcpus=instance.vcpus,
@@ -155,6 +158,11 @@ def requirement_fact(req: Requirement, *, named: list[GpuSpec], family: str | No
     if req.driver:
         data.update(driver_num=version_number(req.driver), driver_major=_major(req.driver))
     return RequirementFact(**data)
+
+
+def _stated(req: Requirement, role: str) -> float | None:
+    """The first number of that role the user wrote (Requirement.quantities), or None."""
+    return next((q.value for q in req.quantities if q.role == role), None)
 
 
 def _major(version: str) -> int:

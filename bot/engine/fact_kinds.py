@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model, model_validator
 
+from bot.engine.fact_stated import StatedNumbers
 from bot.errors import ConfigError
 from bot.host_report import GpuProbe
 from bot.models import Candidate, Requirement
@@ -106,9 +107,8 @@ def derive(name: str, domain: type[BaseModel], extras: type[FactModel], *, exclu
     return model
 
 
-class RequirementFact(_RequirementBase):
-    """The question as understood: `bot.models.Requirement`'s scalar fields (unknown ones absent),
-    plus what the advisor derives from them."""
+class RequirementFact(_RequirementBase, StatedNumbers):
+    """The question as understood: `bot.models.Requirement`'s scalar fields (unknown ones absent), and derived."""
 
     gpu_variants: str | None = Field(default=None, description="variants covered when `gpu` is a family")
     cuda_major: int | None = None

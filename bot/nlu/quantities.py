@@ -119,7 +119,12 @@ _DEADLINE = re.compile(r"within|in\s+under|deadline|by\b|before|内|之内|以�
 _ACTIVE = re.compile(r"activ(?:e|ates?|ated|ating)|激活")
 _LOST = re.compile(r"los[et]s?|lost|wast\w*|丢失?|损失|回滚|白跑|浪费")
 _RESTART = re.compile(r"restart\w*|reload\w*|\bload\w*|requeu\w*|recover\w*|reschedul\w*|resum\w*|重启|恢复|重新|拉起|加载")
-_SAVE = re.compile(r"(?:sav(?:e|es|ing)|writ(?:e|es|ing)|保存|写入?|存盘)\w*\s*(?:takes?|took|needs?|需要|要|耗时|用时)?\s*[~约≈]?\s*$")
+# the time one checkpoint takes to write: "saving takes 4 min", "checkpoint takes 5 min", "每次存 ckpt 要 8 分钟",
+# "ckpt 耗时 6 分钟" (an interval is written with every / 每隔: "checkpoint every 30 min")
+_SAVE = re.compile(r"(?:(?:sav(?:e|es|ing)|writ(?:e|es|ing)|保存|写入?|存盘)\w*\s*(?:takes?|took|needs?|需要|要|耗时|用时)?"
+                   r"|(?:checkpoint\w*|ckpts?|检查点|存档)\s*(?:writes?|saves?|写入|保存|一次)?\s*"
+                   r"(?:takes?|took|needs?|lasts?|需要|要|耗时|用时|花|大概|大约)(?:\s*(?:us|roughly|about|around|approximately|大概|大约))?)"
+                   r"\s*[~约≈]?\s*$", re.IGNORECASE)
 _DISCOUNT = re.compile(r"\s*%\s*(?:cheaper|less|off|discount|lower|便宜|折扣|优惠)")
 _BILL_WORDS = re.compile(r"\bbill\b|invoice|line\s+items|账单|明细|费用|开销|花费")
 _TOTAL_BEFORE = re.compile(r"(?:total|in\s+all|altogether|合计|总共|一共|总计|账单|bill(?:\s+(?:was|is|came\s+to))?)\s*(?:是|为|:|=|of|was|is|came\s+to)?\s*$")
@@ -335,7 +340,8 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     m = re.match(r"\s*(?:min(?:ute)?s?\b|分钟)", after)
     if m:
         near = before[-30:] + " " + after_clause[m.end():m.end() + 24]
-        role = ("save-minutes" if _SAVE.search(before[-20:]) else
+        every = re.search(r"(?:every|each|每隔|每)\s*$", before[-8:]) and _CHECKPOINT.search(near)
+        role = ("checkpoint-minutes" if every else "save-minutes" if _SAVE.search(before[-28:]) else
                 "restart-minutes" if _RESTART.search(before[-16:] + after_clause[m.end():m.end() + 16])
                 else "lost-minutes" if _LOST.search(near) else "checkpoint-minutes" if _CHECKPOINT.search(near)
                 else "duration")

@@ -40,3 +40,23 @@ def test_a_gpus_memory_beside_a_network_speed_keeps_the_gpu(advisor):
 def test_gpu_hours_of_a_card_are_not_planned_as_that_many_cards(advisor, text, wrong):
     lead = _text(advisor, text).splitlines()[0]
     assert wrong not in lead and "3,000×" not in lead, lead
+
+
+def _questions(advisor, text: str) -> str:
+    answer = Conversations(advisor).ask("t", text)
+    return " ".join(q if isinstance(q, str) else q.text for q in [*answer.questions, *answer.more_questions])
+
+
+@pytest.mark.parametrize("text, given, asked", [
+    ("spot 实例训练 7B，每次存 ckpt 要 8 分钟，要注意什么", "写一次检查点要多久", "多久被中断一次"),
+    ("training a 7B on spot, checkpoint takes 5 min, what should I watch for?", "writing one checkpoint take", "how often is the job interrupted"),
+    ("spot 训练 13B，平均 6 小时被回收一次，ckpt 耗时 6 分钟", "多久被中断一次", "恢复要多久"),
+])
+def test_a_spot_question_never_asks_the_checkpoint_time_or_interruptions_given(advisor, text, given, asked):
+    questions = _questions(advisor, text)
+    assert given.lower() not in questions.lower() and asked.lower() in questions.lower(), questions
+
+
+def test_a_recommendation_with_gpu_hours_and_weeks_is_not_asked_its_budget_or_deadline(advisor):
+    questions = _questions(advisor, "recommend a box for fine-tuning a 7B, we have 2,000 GPU hours and 2 weeks")
+    assert "budget" not in questions and "deadline" not in questions, questions

@@ -559,3 +559,16 @@ def test_a_network_speed_beside_a_model_size_is_a_bandwidth_and_the_size_stays(t
     assert only(text, "bandwidth").value == 200_000  # Mbps: 200 Gb/s, not 200 GB of memory
     assert only(text, "bandwidth").item is None  # the servers' network, no bill line
     assert not [q for q in quantities(text) if q.role == "memory"]
+
+
+@pytest.mark.parametrize("text, minutes", [("每次存 ckpt 要 8 分钟", 8), ("checkpoint takes 5 min", 5), ("ckpt 耗时 6 分钟", 6),
+                                           ("存一次检查点要 3 分钟", 3), ("checkpointing takes roughly 6 minutes", 6),
+                                           ("checkpoints take us 7 mins", 7)])
+def test_the_time_a_checkpoint_takes_is_its_write_time_not_its_interval(text, minutes):
+    assert only(text, "save-minutes").value == minutes
+    assert not [q for q in quantities(text) if q.role == "checkpoint-minutes"]
+
+
+@pytest.mark.parametrize("text", ["spot training, checkpoint every 30 min and restart takes 10 min", "每 30 分钟存一次 ckpt，恢复要 10 分钟"])
+def test_an_interval_written_with_every_stays_the_interval_beside_a_restart_time(text):
+    assert (only(text, "checkpoint-minutes").value, only(text, "restart-minutes").value) == (30, 10)
