@@ -20,7 +20,10 @@ from bot.models import AskAnswer, Quantity
 
 DEFAULT_MONTHS = 36.0
 
-_PAYBACK = re.compile(r"回本|回收成本|pay(?:s|ing)?\s*(?:back|off|for\s+itself)|payback|how\s+long\s+(?:until|before|to)\b", re.IGNORECASE)
+_PAYBACK = re.compile(r"回本|回收成本|pay(?:s|ing)?\s*(?:back|off|for\s+itself)|payback|how\s+long\s+(?:until|before|to)\b"
+                      # "when do we break even?", "how many months to break even": a time, not a utilisation
+                      r"|when\s+(?:do|does|will|would|can)\s+\w+(?:\s+\w+)?\s+break[\s-]?even|months?\s+(?:to|until|before)\s+break[\s-]?even"
+                      r"|多久(?:能|才能|可以)?(?:持平|打平)", re.IGNORECASE)
 
 
 def compose(qs: list[Quantity], ctx: ComposeContext, currency: str | None, lang: str) -> AskAnswer | None:
@@ -91,8 +94,10 @@ def compose(qs: list[Quantity], ctx: ComposeContext, currency: str | None, lang:
                                months=count(round(r.payback_months, 1)), period=count(months), hours=count(round(hours)))
                            if r.payback_months is not None else
                            say("cost.buy_payback_never", lang, rent=m(r.rent_monthly), running=m(running)))
-    if stated_hours is not None and details and _PAYBACK.search(ctx.question or "") and r.rent_monthly is not None:
-        lead, details = details[0], [lead, *details[1:]]  # the payback was asked: it leads, the monthly costs follow
+    if details and _PAYBACK.search(ctx.question or "") and r.rent_monthly is not None:
+        # the payback was asked: it leads (at full use where no use is stated), the monthly costs follow
+        at = 0 if stated_hours is not None else len(details) - 1
+        lead, details = details[at], [lead, *details[:at], *details[at + 1:]]
     if period is None:
         details.append(say("cost.buy_months_assumed", lang, months=count(months)))
     if r.power_monthly is None and not included:

@@ -108,3 +108,15 @@ def test_a_payback_ask_leads_with_the_payback_months(advisor, ask):
     months = 90_000 / (rent - 800)
     assert lines[0].startswith(("Payback", "按每月")), lines[0]
     assert f"{months:.1f} months" in lines[0] or f"{months:.1f} 个月" in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("text, months", [
+    ("buying an 8x H100 server costs $280k, renting is $2.99/GPU-hour; at 60% utilization when do we break even?",
+     280_000 / (2.99 * 8 * 730 * 0.6)),
+    ("买一台 8 卡 4090 服务器 18 万元，租的话 ¥2/卡时，多久能回本？", 180_000 / (2 * 8 * 730)),  # no use stated: 24/7
+    ("8x RTX 4090 box is $26k to buy or $0.45/GPU-hour to rent, how long until buying pays off?", 26_000 / (0.45 * 8 * 730)),
+])
+def test_a_payback_asked_in_time_leads_with_the_months(advisor, text, months):
+    reply, lines = cost_answer(advisor, text)
+    assert f"≈ {months:.1f} " in lines[0], lines[0]
+    assert any("%" in line for line in lines[1:3])  # the break-even utilisation right after
