@@ -15,6 +15,7 @@ Each answer is at most 12 lines; amounts in two currencies are said and never ra
 
 from __future__ import annotations
 
+import math
 import re
 
 from bot.advice import bill as calc
@@ -209,9 +210,28 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
         details.append(say("cost.spot_lost_assumed", lang, every=count(every.value)))
     if month and not calc.usage_hours(qs):
         details.append(say("cost.hours_assumed", lang, hours=count(calc.HOURS_PER_MONTH)))
+    lead = _spot_with_subscription(qs, r, work_hours, lead, m, lang)
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-spot-losses", sources=calc.SOURCES["spot"],
                      figures={"spot_effective": r.spot_effective_total, "on_demand": r.on_demand_total,
                               "saving": r.saving, "lost_gpu_hours": round(r.lost_gpu_hours, 2), "currency": currency})
+
+
+def _spot_with_subscription(qs, r, work_hours: float, lead: str, m, lang: str) -> str:
+    """A monthly plan stated beside spot and on-demand ("包月 ¥15,000，抢占式 ¥9/小时 …"): its cost for the run
+    (whole months, billed whether used or not) said in the lead, and named the answer where it is cheapest."""
+    sub = _first(qs, "subscription")
+    if sub is None or sub.per != "month" or not r.on_demand_total:
+        return lead
+    months = max(1, math.ceil(work_hours / calc.HOURS_PER_MONTH - 1e-9))
+    total = sub.value * months
+    others = [v for v in (r.spot_effective_total, r.on_demand_total) if v]
+    key = "cost.spot_sub_cheapest" if total < min(others) else "cost.spot_sub_dearer" if total >= max(others) \
+        else "cost.spot_sub_middle"
+    clause = say(key, lang, sub=m(total), months=count(months), hours=count(round(work_hours)),
+                 spot=m(r.spot_effective_total or 0.0), od=m(r.on_demand_total))
+    if key == "cost.spot_sub_cheapest":
+        return clause + (" " if lang == "en" else "") + lead
+    return lead + (" " if lang == "en" else "") + clause
 
 
 def _spot_relative(qs, discount, per_day, lost, lang, term: str) -> AskAnswer | None:

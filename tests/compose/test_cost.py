@@ -527,3 +527,19 @@ def test_a_run_with_other_items_is_totalled_for_the_run_not_a_730_hour_month(adv
     assert reply.figures["run_hours"] == hours
     assert reply.figures["run_total"] == pytest.approx(compute + monthly * hours / 730 + one_off, rel=1e-3)
     assert not any("730 h a month" in line or "每月 730 小时" in line for line in lines)
+
+
+@pytest.mark.parametrize("text, hours, verdict", [
+    ("A100 按量 ¥30/小时，包月 ¥15,000，抢占式 ¥9/小时但每天被回收 2 次、每次损失 40 分钟，训练要跑 300 小时，选哪个？",
+     300, "包月最贵"),
+    ("A100 按量 ¥30/小时，包月 ¥15,000，抢占式 ¥20/小时，每天中断 3 次、每次损失 40 分钟，要跑 600 小时，哪个划算？",
+     600, "比按量便宜，但比算上中断的抢占式贵"),
+    ("A100 按量 ¥30/小时，包月 ¥15,000，抢占式 ¥25/小时，每天中断 3 次、每次损失 40 分钟，要跑 700 小时，哪个划算？",
+     700, "这次包月最便宜"),
+])
+def test_a_monthly_plan_beside_spot_and_on_demand_is_weighed_in_the_lead(advisor, text, hours, verdict):
+    reply, lines = cost_answer(advisor, text)
+    assert reply.figures["on_demand"] == pytest.approx(30 * hours)
+    assert verdict in lines[0] and "¥15,000" in lines[0]  # the third option is never dropped
+    if verdict == "这次包月最便宜":
+        assert lines[0].startswith(verdict)  # the cheapest option leads
