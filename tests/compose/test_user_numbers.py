@@ -60,3 +60,18 @@ def test_a_spot_question_never_asks_the_checkpoint_time_or_interruptions_given(a
 def test_a_recommendation_with_gpu_hours_and_weeks_is_not_asked_its_budget_or_deadline(advisor):
     questions = _questions(advisor, "recommend a box for fine-tuning a 7B, we have 2,000 GPU hours and 2 weeks")
     assert "budget" not in questions and "deadline" not in questions, questions
+
+
+@pytest.mark.parametrize("text, budget, words", [
+    ("预算 20 万，全参微调 7B 跑 10B token，够吗", "¥200,000", ("USD", "汇率")),
+    ("我们预算 5 万元，LoRA 微调 70B，2B token，钱够吗", "¥50,000", ("USD", "汇率")),
+    ("budget ¥200,000 to fully fine-tune a 13B on 20B tokens, enough?", "¥200,000", ("USD", "exchange rate")),
+])
+def test_a_yuan_budget_against_usd_costs_gives_the_usd_figure_and_no_within_or_over(advisor, text, budget, words):
+    lead = _text(advisor, text).splitlines()[0]
+    assert budget in lead and "$" in lead and all(w in lead for w in words), lead
+    assert "预算之内" not in lead and "within your budget" not in lead and "over your budget" not in lead
+
+
+def test_a_dollar_budget_is_still_judged_against_usd_costs(advisor):
+    assert "在你 $3,000 的预算之内" in _text(advisor, "预算 3000 美元，微调 7B 1B token 够不够").splitlines()[0]
