@@ -283,11 +283,32 @@ def gpu_rate_rows(catalog: Catalog, gpu: str, currency: str | None = "USD") -> l
     """A GPU's on-demand rows as its price per GPU-hour, one per provider: the instance with the fewest
     vCPUs per GPU, at its cheapest region. A 1-GPU instance with 64 vCPUs and 512 GiB prices the host
     around the GPU, and one provider's instance listed per region and size would outvote the others."""
+    rows = catalog.prices_by_gpu.get(gpu)
+    if not rows:
+        return []
+    key = (id(rows), len(rows), currency)
+    hit = _RATE_ROWS.get(key)
+    if hit is not None and hit[0] is rows:
+        return list(hit[1])
+    found = _rate_rows(rows, currency)
+    if len(_RATE_ROWS) >= 4096:  # new catalogs on reload: the old lists are let go
+        _RATE_ROWS.clear()
+    _RATE_ROWS[key] = (rows, tuple(found))
+    return found
+
+
+# A catalog's rows per GPU are built once, and every answer ranks each catalog GPU by its typical rate:
+# the scan's answer is kept per row list (held, so its id stays unique; its length guards against an
+# append). (id, len, currency) -> (list, rows)
+_RATE_ROWS: dict[tuple, tuple[list, tuple[PriceRow, ...]]] = {}
+
+
+def _rate_rows(rows: list[PriceRow], currency: str | None) -> list[PriceRow]:
     best: dict[tuple, PriceRow] = {}
 
     def lean(r: PriceRow) -> tuple[float, float]:
         return ((r.vcpus or 0.0) / (r.gpu_count or 1), r.hourly_rate)
-    for r in catalog.prices_by_gpu.get(gpu, []):
+    for r in rows:
         if r.billing != "on-demand" or (currency is not None and r.currency != currency):
             continue
         key = (r.provider, r.currency)
