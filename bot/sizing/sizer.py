@@ -10,7 +10,7 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field
 
-from bot.knowledge import Catalog, GpuSpec, ModelArch, load_gpu_memory
+from bot.knowledge import Catalog, GpuSpec, ModelArch
 from bot.models import (
     Candidate, Cost, CostOrigin, Estimate, InferenceSpeed, MemoryBreakdown, Requirement, SizingNote, TrainingTime,
 )
@@ -42,7 +42,8 @@ from bot.sizing.performance import (
 )
 from bot.sizing.memory import kv_tp_divisor
 from bot.sizing.notes import decision_notes
-from bot.sizing.plans import GpuSlot, Plan, least_needs, plan_on, scaled_plans, smallest_fitting_plan, zero_paper_line
+from bot.sizing.plans import Plan, least_needs, plan_on, scaled_plans, smallest_fitting_plan, zero_paper_line
+from bot.sizing.slots import gpu_slot, unmeasured_usable_gb  # noqa: F401  (re-exported: callers import them from here)
 
 
 
@@ -100,35 +101,6 @@ def reference_shape(catalog: Catalog, params_b: float) -> ModelShape | None:
 def proxy_shape(catalog: Catalog, params_b: float) -> ModelShape | None:
     """Kept for callers: the reference shape scaled to `params_b` (no other model's shape is borrowed)."""
     return reference_shape(catalog, params_b)
-
-
-# A GPU without a capture (knowledge/gpu_memory.yaml): its vendor figure, less what the captured cards
-# lose. HBM and GeForce captures report 99.5-100% of the figure as total and keep 0.3-0.6 GB reserved
-# (H100 80GB: 81,559 MiB total, 551 reserved); a data-centre GDDR card runs with ECC on, which takes
-# 1/16 of the memory for check bits (L40S 48 GB: 46,068 MiB total; T4 16 GB: 15,360 MiB).
-UNMEASURED_TOTAL_SHARE = 0.995
-UNMEASURED_RESERVE_GB = 0.5
-GDDR_ECC_SHARE = 15 / 16
-
-
-def unmeasured_usable_gb(gpu: GpuSpec) -> float:
-    """Usable GB (GiB) of a GPU model with no nvidia-smi capture, from its vendor figure."""
-    share = UNMEASURED_TOTAL_SHARE
-    if gpu.ecc and "GDDR" in gpu.memory_type.upper() and gpu.gpu_class == "datacenter" \
-            and gpu.product_line in (None, "datacenter"):
-        share = GDDR_ECC_SHARE
-    return round(gpu.memory_gb * share - UNMEASURED_RESERVE_GB, 2)
-
-
-def gpu_slot(gpu: GpuSpec, measured_memory: dict | None = None) -> GpuSlot:
-    """What a plan may use of one GPU: the bytes an idle GPU of this model reports free (a real
-    nvidia-smi -q capture, knowledge/gpu_memory.yaml) where we have one, else the marketing figure.
-    `measured_memory`: that table, read once by a caller that makes a slot per catalog GPU."""
-    domain = 8 if "SXM" in gpu.form_factor.upper() else (2 if gpu.nvlink else 1)
-    measured = (load_gpu_memory() if measured_memory is None else measured_memory).get(gpu.id)
-    memory = round(measured.usable_bytes / GB, 2) if measured else unmeasured_usable_gb(gpu)
-    return GpuSlot(gpu=gpu.id, memory_gb=memory, nvlink=gpu.nvlink, nvlink_domain=domain,
-                   memory_basis="measured" if measured else "marketing", marketing_gb=gpu.memory_gb)
 
 
 @dataclass(frozen=True)
@@ -213,12 +185,11 @@ def size_requirement(
         assumptions += [f"left out: {', '.join(gpus)} ({why})" for why, gpus in by_reason.items()]
 
     plans: list[tuple[Plan, bool, bool]] = []  # plan, selected, smallest fit
-    measured_memory = load_gpu_memory()
     needs = least_needs(memory, workload)
     for gpu in catalog.gpus.values():
         if gpu.id in excluded:
             continue
-        slot = gpu_slot(gpu, measured_memory)
+        slot = gpu_slot(gpu)
         is_selected = gpu.id in selected
         single = plan_on(memory, workload, slot, 1)
         plans.append((single, is_selected, single.fits))
