@@ -21,8 +21,16 @@ _PER = {"gpu-hour": "cost.per_gpu_hour", "gpu-minute": "cost.per_gpu_minute", "i
         "day": "cost.per_day", "minute": "cost.per_minute"}
 
 
+# "能用多少天", "跑几天", "how long does it last": the wall clock an allowance of GPU-hours gives
+_LASTS = re.compile(r"(?:多少|几)\s*(?:天|小时|个月|周)|多久|多长时间|how\s+(?:long|many\s+(?:days|hours|weeks|months))"
+                    r"|\blast(?:s)?\b", re.IGNORECASE)
+
+
 def compose(ask: Ask, ctx: ComposeContext, qs: list[Quantity]) -> AskAnswer | None:
     text = ctx.question or ask.text or ""
+    lasting = _lasting(text, ctx, qs)
+    if lasting is not None:
+        return lasting
     if not _HOW_MANY.search(text) or first_role(qs, "work", "budget") is not None:
         return None  # GPU-hours or money to spend: judged against the run or priced (bot.compose.cost)
     if first_role(qs, "gpus") is None and not ctx.requirement.gpu_count:
@@ -55,3 +63,34 @@ def compose(ask: Ask, ctx: ComposeContext, qs: list[Quantity]) -> AskAnswer | No
         details.append(say("cost.gpu_hours_unpriced", lang))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-gpu-hours-count",
                      sources=calc.SOURCES["run"], figures=figures)
+
+
+def _lasting(text: str, ctx: ComposeContext, qs: list[Quantity]) -> AskAnswer | None:
+    """"3000 卡时的额度，8 张 A100 能用多少天？": an allowance of GPU-hours over the stated GPUs, as wall clock
+    around the clock (and at the stated hours a day, where given); no job named, so nothing is sized."""
+    have = first_role(qs, "work")
+    req = ctx.requirement
+    if have is None or not _LASTS.search(text) or req.model or req.params_b or req.dataset_tokens_b:
+        return None
+    if first_role(qs, "gpus") is None and not req.gpu_count:
+        return None
+    gpus = gpu_total(qs, ctx)
+    hours = have.value / gpus
+    lang = ctx.language
+    used = calc.usage_hours(qs) or req.usage_hours_per_month
+    at_use = bool(used and used < calc.HOURS_PER_MONTH)
+    lead = say("cost.gpu_hours_last_used" if at_use else "cost.gpu_hours_last", lang, have=count(have.value),
+               gpus=count(gpus), hours=count(round(hours, 1)), days=count(round(hours / 24, 1)),
+               used=count(round(used or 0.0)), months=count(round(hours / (used or 1.0), 1)))
+    details = []
+    figures: dict = {"gpu_hours": have.value, "gpus": gpus, "hours": round(hours, 2), "days": round(hours / 24, 2)}
+    quotes = hourly_quotes(qs)
+    if len(quotes) == 1:
+        quote = quotes[0]
+        cost = calc.run_cost(gpus, hours, quote.value, quote.per).total
+        details.append(say("cost.gpu_hours_priced", lang, total=money(cost, quote.currency, lang),
+                           rate=money(quote.value, quote.currency, lang) + say(_PER.get(quote.per or "", "cost.per_instance_hour"), lang)))
+        figures.update(total=round(cost, 2), currency=quote.currency)
+    details.append(say("cost.gpu_hours_last_job", lang))
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-gpu-hours-last", sources=calc.SOURCES["run"],
+                     figures=figures)

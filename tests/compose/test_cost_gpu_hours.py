@@ -12,6 +12,7 @@ from bot.compose import ComposeContext
 from bot.compose.cost import compose
 from bot.models import Ask
 from bot.nlu import parse
+from tests.compose.test_cost import cost_answer
 
 
 @pytest.fixture(scope="module")
@@ -66,3 +67,15 @@ def test_weekday_hours_price_a_month_of_use(advisor):
 ])
 def test_counting_or_judging_gpu_hours_is_a_cost_ask(text):
     assert parse(text).requirement.asks[0].kind == "cost"
+
+
+@pytest.mark.parametrize("text, have, gpus, lead", [
+    ("我们有 3000 卡时的额度，8 张 A100 能用多少天？", 3000, 8, "全天候约 15.6 天"),
+    ("5000 卡时够 16 张 H800 跑几天？", 5000, 16, "全天候约 13 天"),
+    ("手上 2 万卡时，32 张 H100 每天跑 12 小时，能撑几个月？", 20_000, 32, "约 1.7 个月"),
+])
+def test_an_allowance_of_gpu_hours_over_stated_gpus_leads_with_how_long_it_lasts(advisor, text, have, gpus, lead):
+    reply, lines = cost_answer(advisor, text)
+    assert reply.figures["hours"] == pytest.approx(have / gpus, abs=0.01)
+    assert lead in lines[0] and f"{have:,}" in lines[0]
+    assert "模型" not in lines[0]  # no job named: the wall clock, not a sizing question first
