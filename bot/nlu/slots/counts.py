@@ -22,7 +22,7 @@ _COUNT_BEFORE = lx.rx(
 )
 _COUNT_AFTER = lx.rx(
     rf"^(?:\s*[0-9]{{2,3}}\s*g(?:b|ib)?(?![a-z0-9]))?(?:\s*(?:gpus?|cards?))?\s*(?:(?:x|×|\*)\s*([0-9]{{1,6}})(?![0-9.])|\(\s*x\s*([0-9]{{1,6}})\s*\)|\s*[x×]([0-9]{{1,6}})(?![0-9.])"
-    rf"|\s*([0-9]{{1,6}}|{ZH_NUMBER})\s*(?:张|块|片|卡|个)(?:卡|显卡)?)"
+    rf"|\s*([0-9]{{1,6}}|{ZH_NUMBER})\s*(?:张|块|片|卡|个(?!\s*(?:月|小时|钟头|星期|礼拜|季度|工作日|节点|机器|服务器|用户|人|并发|样本|token)))(?:卡|显卡)?)"
 )
 # "8x H100 nodes", "8-GPU H100 servers", "8 卡 H20 节点": the count is of GPUs (per node), the nodes are counted before it
 _GLUED = re.compile(r"(?:[x×*]|-\s*(?:gpu|card)s?|卡)\s*$")
