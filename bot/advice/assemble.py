@@ -127,12 +127,12 @@ def _collapse_repeats(findings: list[Finding], derivations: list[dict],
     def shape(f: Finding) -> tuple[str, str]:
         return f.rule, _NUMBERS.sub("#", f.message)
 
+    shapes = [shape(f) for f in findings]
     counts: dict[tuple[str, str], int] = {}
-    for f in findings:
-        counts[shape(f)] = counts.get(shape(f), 0) + 1
+    for key in shapes:
+        counts[key] = counts.get(key, 0) + 1
     out, out_derivations, seen = [], [], set()
-    for f, d in zip(findings, derivations, strict=True):
-        key = shape(f)
+    for f, d, key in zip(findings, derivations, shapes, strict=True):
         n = counts[key]
         if n <= _REPEATS_SHOWN:
             out.append(f)
