@@ -60,11 +60,15 @@ class FactRecord:
     data: dict
     derived_by: str | None = None
     premises: list[str] = field(default_factory=list)
+    # The label, worked out once: every finding's derivation tree names the facts it shares with others.
+    _label: str | None = field(default=None, repr=False, compare=False)
 
     def label(self) -> str:
-        keys = [k for k in ("gpu", "name", "code", "label", "version", "provider") if k in self.data]
-        ident = ", ".join(f"{k}={self.data[k]}" for k in keys[:2])
-        return f"{self.kind}({ident})" if ident else self.kind
+        if self._label is None:
+            keys = [k for k in ("gpu", "name", "code", "label", "version", "provider") if k in self.data]
+            ident = ", ".join(f"{k}={self.data[k]}" for k in keys[:2])
+            self._label = f"{self.kind}({ident})" if ident else self.kind
+        return self._label
 
 
 @dataclass
