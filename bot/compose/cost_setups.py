@@ -20,7 +20,7 @@ from bot.compose import ComposeContext
 from bot.compose.spec_figures import price_read_on
 from bot.knowledge import GpuSpec
 from bot.messages import say
-from bot.messages.format import count, gpu_setup, money
+from bot.messages.format import count, gpu_name, gpu_setup, money
 from bot.models import Ask, AskAnswer, Candidate, Recommendation, StatedCost
 from bot.sizing.cost import leanest_per_provider
 
@@ -169,8 +169,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return None
     per_gpu = _read_per_gpu(ctx, stated)
     setups = [s for gpu, n, quote in stated if (s := _setup(ctx, gpu, n, quote, per_gpu)) is not None]
-    if len(setups) != len(stated) or len({s.gpu.id for s in setups}) != len(setups):
-        return None  # a GPU with no rate of its own: the per-card comparisons or the price composer say so
+    if len(setups) != len(stated):
+        return _unpriced(ctx, stated, setups)
+    if len({s.gpu.id for s in setups}) != len(setups):
+        return None
     lang = ctx.language
     currencies = sorted({s.currency for s in setups})
     if len(currencies) > 1:
@@ -189,6 +191,36 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     sources = list(dict.fromkeys([*SOURCES, *(src for s in setups for src in s.gpu.sources)]))
     return AskAnswer(kind="cost", lead=_lead(ranked, run, ctx), details=_details(setups, run, per_gpu, ctx),
                      rule="cost-stated-setups", sources=sources, figures=_figures(setups, ranked, run))
+
+
+def _unpriced(ctx: ComposeContext, stated: list[tuple[str, int, StatedCost | None]],
+              priced: list[_Setup]) -> AskAnswer | None:
+    """A stated GPU with neither a quote nor a table row ("4 张 A800 还是 2 张 H800 …哪个更便宜"): no ranking
+    is made up; the lead says which cards need a quote, and whether each setup holds the job."""
+    lang = ctx.language
+    done = {s.gpu.id for s in priced}
+    missing = [(spec, n) for gpu, n, _ in stated if (spec := _spec(ctx, gpu)) is not None and spec.id not in done]
+    if not missing or len(missing) + len(priced) != len(stated):
+        return None
+    held = []
+    for spec, n in missing:
+        setup = _Setup(spec, n, 0.0, "", "table")
+        _fit(setup, ctx.answer.recommendations, ctx.answer.candidates)
+        held.append(setup)
+    held += priced
+    names = ("、" if lang == "zh" else ", ").join(gpu_name(ctx.catalog, spec.id, lang) for spec, _ in missing)
+    fits = [s for s in held if s.need_gb is not None]
+    sep = "；" if lang == "zh" else "; "
+    fit = say("cost.setups_fit_all", lang, parts=_gb_parts(fits, ctx)) if fits and all(s.fits for s in held) else \
+        sep.join(say("cost.setups_gb_holds" if s.fits else "cost.setups_gb_short", lang, setup=_name(s, ctx), **_gb(s))
+                 for s in fits) if fits else say("cost.setups_fit_unsized", lang)
+    lead = say("cost.setups_unpriced", lang, gpus=names, fit=fit)
+    details = [_work_line(held, ctx, priced=False)]
+    figures: dict = {"unpriced": ",".join(spec.id for spec, _ in missing)}
+    for s in held:
+        figures[f"fits_{s.gpu.id}"] = None if s.fits is None else ("yes" if s.fits else "no")
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-stated-setups", sources=SOURCES,
+                     figures=figures)
 
 
 def _details(setups: list[_Setup], run: bool, per_gpu: bool, ctx: ComposeContext) -> list[str]:
@@ -311,7 +343,7 @@ def _line(s: _Setup, run: bool, ctx: ComposeContext) -> str:
                hourly=_m(s.hourly, s, ctx), source=source, run=run_text, held=held)
 
 
-def _work_line(setups: list[_Setup], ctx: ComposeContext) -> str:
+def _work_line(setups: list[_Setup], ctx: ComposeContext, priced: bool = True) -> str:
     """No run size: each setup's hourly price against what it does an hour, on what the job is bound by."""
     lang = ctx.language
     decode = job_kind(ctx.requirement) == "decode"
@@ -324,8 +356,14 @@ def _work_line(setups: list[_Setup], ctx: ComposeContext) -> str:
             peak = (s.gpu.dense_tflops.get("bf16") or s.gpu.dense_tflops.get("fp16") or 0.0) * s.count
             unit = "PFLOPS"
         per = s.hourly / (peak / 1000) if peak else 0.0
+        if not priced:
+            parts.append(say("cost.setups_work_peak", lang, setup=_name(s, ctx), peak=f"{peak:,.0f}",
+                             peak_unit="GB/s" if decode else "TFLOPS"))
+            continue
         parts.append(say("cost.setups_work_part", lang, setup=_name(s, ctx), peak=f"{peak:,.0f}",
                          peak_unit="GB/s" if decode else "TFLOPS", hourly=_m(s.hourly, s, ctx), per=_m(per, s, ctx),
                          unit=unit))
+    if not priced:
+        return say("cost.setups_work_unpriced", lang, parts=sep.join(parts))
     key = "cost.setups_work_decode" if decode else "cost.setups_work_compute"
     return say(key, lang, parts=sep.join(parts))

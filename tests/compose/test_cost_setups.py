@@ -109,3 +109,16 @@ def test_the_users_quotes_price_the_setups(advisor, text, rates):
         assert reply.figures[f"hourly_{gpu}"] == pytest.approx(hourly)
     assert not any("median" in line or "中位数" in line for line in lines)  # their quotes, not the table
     assert any("your quote" in line or "你的报价" in line for line in lines)
+
+
+@pytest.mark.parametrize("text, fits", [
+    ("4 张 A800 还是 2 张 H800 跑 Qwen2.5 72B 推理，哪个更便宜？", {"a800-80gb-sxm": "yes", "h800-sxm": "yes"}),
+    ("is 2x H20 cheaper than 1x H800 for serving a 70B?", {"h20-96gb": "yes", "h800-sxm": "no"}),
+])
+def test_cards_the_table_does_not_price_are_not_ranked_but_each_setups_fit_is_said(advisor, text, fits):
+    reply, lines, _ = _ask(advisor, text)
+    for gpu, fit in fits.items():
+        assert reply.figures[f"fits_{gpu}"] == fit, reply.figures
+    assert lines[0].startswith(("没法直接比价", "I can't rank these on cost"))
+    assert not any("$" in line or "¥" in line for line in lines)  # no price made up
+    assert "GB/s" in lines[1]
