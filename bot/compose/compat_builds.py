@@ -79,8 +79,8 @@ def not_carried(ctx: ComposeContext, spec: GpuSpec, release: TorchRelease, req: 
 def release_only(ask: Ask, ctx: ComposeContext, spec: GpuSpec) -> tuple[str, str] | None:
     """A release named without a build ("RTX 5090 上 torch 2.4 能跑吗", "torch 2.7 on B200?"): (lead, "no" or
     "only") where the release's default build lacks the GPU — none of its builds carries it, or only a
-    non-default one does (2.7's default cu126 has no sm_120; its cu128 does); None where the default carries
-    it or the lists are not recorded."""
+    non-default one does (2.7's default cu126 has no sm_120; its cu128 does); (lead, "yes") where the default
+    carries it ("torch 2.5 on H20"); None where the lists are not recorded."""
     from bot.compose.compat_stack import _RELEASE
     from bot.messages.format import gpu_name
 
@@ -88,12 +88,14 @@ def release_only(ask: Ask, ctx: ComposeContext, spec: GpuSpec) -> tuple[str, str
     named = _RELEASE.search(ask.text) or _RELEASE.search(text)
     release = torch_release(ctx.catalog, named.group(1) or named.group(2)) if named is not None else None
     cc = spec.compute_capability
-    if release is None or any(carries(release, c, cc) is None for c in release.cuda) or carries(release, release.default, cc):
+    if release is None or any(carries(release, c, cc) is None for c in release.cuda):
         return None
     lang = ctx.language
     params = {"gpu": gpu_name(ctx.catalog, spec.id, lang), "sm": "sm_" + cc.replace(".", ""), "arch": spec.architecture,
               "release": release.version, "default": _tag(release.default), "sms": carried_sms(release, release.default),
               "builds": ", ".join(_tag(c) for c in release.cuda)}
+    if carries(release, release.default, cc):  # "torch 2.5 支持 H20 吗": the plain install carries the arch
+        return say("compat.release_default_carries", lang, **params), "yes"
     same = [c for c in sorted(release.cuda, key=_version, reverse=True) if carries(release, c, cc)]
     if same:
         return say("compat.release_only_build", lang, **params, fix_tag=_tag(same[0])), "only"

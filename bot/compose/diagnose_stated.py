@@ -83,14 +83,19 @@ def stated_reasons(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str |
     perf = say("diagnose.stated_reason_confirm", lang)
     for name, key, rule in _REASON_MEANING:  # each of these is not normal: a fault, or a setting to undo
         if name in active:
-            return _answer_word(text, True, lang) + say(key, lang), [perf, say("diagnose.recheck_under_load", lang)], \
+            return _opened(_answer_word(text, True, lang), say(key, lang)), [perf, say("diagnose.recheck_under_load", lang)], \
                 rule, ["nvidia-smi-docs", "nvml-api"]
     draw = _DRAW.search(text)
-    if draw is None:
-        return None  # a power cap with no draw stated: at the cap under load or held below it, the draw decides
+    if draw is None:  # a power cap with no draw stated: at the cap under load or held below it, the draw decides
+        return say("diagnose.stated_power_cap_no_draw", lang), [perf], "host.power-throttle", ["nvidia-smi-docs"]
     share = float(draw.group(1)) / float(draw.group(2)) if float(draw.group(2)) else 0.0
     key = "diagnose.mean_power_cap_normal" if share >= 0.85 else "diagnose.mean_power_cap_low"
-    return _answer_word(text, share < 0.85, lang) + say(key, lang), [perf], "host.power-throttle", ["nvidia-smi-docs"]
+    return _opened(_answer_word(text, share < 0.85, lang), say(key, lang)), [perf], "host.power-throttle", ["nvidia-smi-docs"]
+
+
+def _opened(word: str, meaning: str) -> str:
+    """The answer word and the reading's meaning as one lead; without a word, the meaning opens the sentence."""
+    return word + meaning if word else meaning[:1].upper() + meaning[1:]
 
 
 def stated_busbw(text: str, spec: GpuSpec, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:

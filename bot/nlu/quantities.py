@@ -79,7 +79,7 @@ _PER = re.compile(
 _PER_WORD_AFTER = re.compile(r"\s*(?:(?P<hour>hourly|an\s+hour|per\s+hour|每小时)|(?P<month>monthly|a\s+month|per\s+month|每月)"
                              r"|(?P<year>yearly|a\s+year|per\s+year|每年))")
 _PER_WORD_BEFORE = re.compile(r"(?:(?P<hour>每(?:个)?小时|一小时|hourly|per\s+hour)|(?P<month>每月|每个月|月租|月付|包月|monthly(?:\s+(?:reservation|reserved(?:\s+\w+)?|plan|subscription|commitment|package|contract))?)"
-                              r"|(?P<year>每年|包年|年付|yearly)|(?P<gpuhour>每卡时|每卡每小时))\s*(?:是|要|收|为|at|of|is|:)?\s*$")
+                              r"|(?P<year>每年|包年|年付|yearly)|(?P<gpuhour>每卡时|每卡每小时|一卡时|每张卡每小时))\s*(?:是|要|收|为|at|of|is|:)?\s*$")
 
 _ITEMS = [  # (item, words): the bill line a number belongs to
     ("snapshot", r"snapshots?|快照"),
@@ -264,6 +264,8 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     # GPU-hours / 卡时: work, never a count of GPUs ("200 GPU hours", "3 万卡时", "12,000 H100 GPU-hours")
     # "800 H100 hours", "用 800 个 H100 小时", "500 个 GPU 小时", "2000 张卡时" too (lexicon.GPU_HOURS_TAIL)
     m = _GPU_HOURS_AFTER.match(after) or re.match(r"\s*(?:[a-z]{1,4}[0-9]{2,4}[a-z]?\s*)?gpu[\s-]*h\b", after)
+    if m and num.words and num.value == 1:
+        return None  # "一卡时 12 元", "一卡时多少钱": the unit of a price, not one GPU-hour of work
     if m and (re.search(r"卡|gpu", m.group(0)) or scan.lex.gpus.lookup(m.group("ref").strip(), plural=True)):
         return make("gpu-hours", "work", unit="GPU-h", end=num.end + m.end())
     # "~40% cheaper": a discount

@@ -136,7 +136,9 @@ def test_a_release_named_without_a_build_is_judged_on_its_builds_default_first(a
     assert only.lead.startswith("Only with its cu128 build: B200 is sm_100"), only.lead
     assert "takes its cu126 build, which carries sm_50-sm_90 kernels" in only.lead
     carried = _compat(advisor, "does torch 2.9 run on H100?")
-    assert carried is None or carried.rule != "compat.arch-build"  # its default build carries sm_90
+    # its default build carries sm_90: a yes, not the fit verdict's "it depends on the model"
+    assert carried is not None and carried.lead.startswith("Yes — PyTorch 2.9's default build (cu128"), carried
+    assert "sm_90" in carried.lead and carried.figures["works"] == "yes"
 
 
 def test_a_chinese_follow_on_part_names_its_gpu_and_inherits_the_install_question(advisor):

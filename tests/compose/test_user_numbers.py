@@ -75,3 +75,8 @@ def test_a_yuan_budget_against_usd_costs_gives_the_usd_figure_and_no_within_or_o
 
 def test_a_dollar_budget_is_still_judged_against_usd_costs(advisor):
     assert "在你 $3,000 的预算之内" in _text(advisor, "预算 3000 美元，微调 7B 1B token 够不够").splitlines()[0]
+
+
+@pytest.mark.parametrize("text", ["A800 每卡时 12 元，这个价格正常吗", "A800 一卡时 12 元，贵不贵"])
+def test_a_rate_after_its_per_card_unit_is_judged_as_the_users_quote(advisor, text):
+    assert "¥12.00/卡时" in _text(advisor, text).splitlines()[0]

@@ -10,7 +10,14 @@ before the cue table of bot.nlu.slots.asks:
 - what happens to a run when a spot node is reclaimed ("有一台被回收整个任务是不是就挂了"): explained, not a
   failure to diagnose;
 - a cross-node NCCL busbw stated and judged ("跨节点 busbw 150GB/s，正常吗"): the measured figure against the
-  network (checklist), not a generic diagnosis.
+  network (checklist), not a generic diagnosis;
+- a figure measured on the box and judged ("H2D 23 GB/s，GEMM 760 TFLOPS，有没有问题？", "device to host is 12 GB/s,
+  something wrong?", "busbw 160 GB/s on 8x H800, normal?"), or a clock event reason said to be active ("Applications
+  Clocks Setting shows Active"): readings to diagnose against the spec, not the card's capability explained;
+- a framework release asked of a named card ("RTX 5090 上 torch 2.4 能跑吗", "will torch 2.6 work on B200s?"): the
+  arch its builds carry (compat), not a memory fit;
+- a GeForce card rented out or its licence doubted ("can we rent out our 4090s on vast.ai?", "4090 对外出租，授权上有
+  问题吗"): the licence (compat), not a fit or a fault.
 """
 
 from __future__ import annotations
@@ -44,6 +51,52 @@ _JUDGED = lx.rx(r"\B<(?:normal|ok|okay|fine|expected|reasonable|good\s+or\s+bad|
                 r"|正常吗|正常不|合理吗|对吗|偏低|低吗|够吗|行吗|有问题吗")
 
 
+# A figure measured on the box: a GEMM rate, or a copy / collective / memory rate named by what was measured
+# (before or after the number), a temperature by its unit or a clock in MHz. A bare "200 Gb/s" is a link, not a reading.
+_WHAT_MEASURED = (r"(?:\B<(?:h2d|d2h|htod|dtoh|host[\s_-]*to[\s_-]*device|device[\s_-]*to[\s_-]*host|pinned|busbw|bus\s*bw"
+                  r"|all[\s_-]?reduce|nccl|memory\s+bandwidth|membw|hbm|d2d|bandwidthtest|nvbandwidth)>\E"
+                  r"|主机到设备|设备到主机|主机到显卡|显卡到主机|显存带宽|锁页|拷贝|带宽测)")
+_MEASURED = lx.rx(r"[0-9][0-9.,]*\s*(?:tflops|tflop/s|tf/s)"
+                  rf"|{_WHAT_MEASURED}[^。；;?？\n]{{0,30}}?[0-9][0-9.]*\s*[gt]b/s"
+                  rf"|[0-9][0-9.]*\s*[gt]b/s[^。；;?？\n]{{0,12}}?{_WHAT_MEASURED}"
+                  r"|[0-9]{2,3}\s*(?:°\s*c|℃|度)|\B<[0-9]{3,4}\s*mhz>\E")
+# "anything wrong?", "is this normal?", "normal?", "有没有问题": a reading asked to be judged
+_READING_JUDGED = lx.rx(r"\B<(?:normal|ok|okay|fine|expected|reasonable|healthy|acceptable|(?:too\s+)?low|legit"
+                        r"|(?:anything|something)\s+(?:\w+\s+)?wrong|what(?:'s|\s+is)\s+wrong|wrong\s+with|broken|faulty"
+                        r"|(?:a\s+)?(?:problem|issue|concern)s?|worr\w*|underperform\w*|shortchang\w*)>\E"
+                        r"|正常吗|正常不|是否正常|正不正常|合理吗|对吗|偏低|低吗|有问题吗|有没有问题|是不是有问题|出问题了吗|哪里不对"
+                        r"|不对劲|要紧吗|严重吗|达标吗|达不达标|有没有毛病|靠谱吗")
+# "Applications Clocks Setting shows Active", "SW Power Cap 一直是 Active": a clock event reason said to be on
+_REASON_ACTIVE = lx.rx(r"\B<(?:hw\s+(?:thermal\s+)?slowdown|sw\s+(?:thermal\s+slowdown|power\s+cap)|hw\s+power\s+brake(?:\s+slowdown)?"
+                       r"|applications?\s+clocks?\s+setting|(?:clocks?[\s_]+)?(?:event|throttle)[\s_]+reasons?)>\E"
+                       r"[^.;。；\n]{0,24}?(?:(?<!not\s)(?<!not)\B<(?:active|asserted|on|set)>\E|激活|生效|开着|亮着|一直|显示)")
+# "torch 2.4", "pytorch 2.6.0+cu124", "vllm 0.6", "cu118 build": a framework release, asked to run on a card
+_FRAMEWORK = lx.rx(r"\B<(?:(?:(?:py)?torch|tensorflow|tf|jax|vllm|sglang|tensorrt(?:-llm)?|flash[\s-]?attn|flash[\s-]?attention|xformers)"
+                   r"\s*(?:==\s*|v)?[0-9]+\.[0-9]+|cu1[0-3][0-9]\s*(?:build|wheel|image)s?)>\E")
+_WORKS = lx.rx(r"\B<(?:work|works|working|run|runs|running|support\w*|compatible|ok|okay|fine|usable|load)>\E"
+               r"|能跑|能用|能不能|可以用|可以跑|跑得|支持|兼容|行吗|行不行|可以吗|没问题吗|装得上|能装")
+# A GeForce card rented out to others, or its licence doubted however the doubt is worded
+_RENTED_OUT = lx.rx(r"\B<(?:rent\w*\s+(?:\w+\s+){0,3}out|list\w*\s+(?:\w+\s+){0,3}on\s+(?:vast|runpod|the\s+marketplace)"
+                    r"|sell\w*\s+(?:\w+\s+){0,3}(?:gpu\s+)?(?:time|hours|compute|capacity)|host\w*\s+(?:\w+\s+){0,2}for\s+(?:others|customers|clients))>\E"
+                    r"|对外出租|把[^，,。？?]{0,12}(?:出租|租出去)|租出去|租给(?:别人|客户|用户|他人|外部)|转租|对外(?:提供|租|卖|售)"
+                    r"|挂到.{0,6}(?:平台|市场)")
+_MONEY_ASKED = lx.rx(r"\B<(?:how\s+much|price\w*|cost\w*|cheap\w*|earn\w*|make|revenue|profit\w*|roi)>\E|多少钱|价格|价钱|便宜|贵|赚|收益|回本")
+_LICENCE_DOUBT = lx.rx(r"(?:授权|许可|协议|合规|eula)[^，,。？?]{0,6}?(?:问题|风险|限制|允许|可以|行|违规|违反)"
+                       r"|\B<(?:(?:licen[cs]\w*|eula)[^.?]{0,20}?(?:problem|issue|risk|concern|ok|okay|allow\w*|fine|wise)"
+                       r"|(?:against|violat\w*|breach\w*)\s+(?:the\s+)?(?:licen[cs]\w*|eula|terms))>\E")
+_ASKS_YES_NO = lx.rx(r"[?？]|吗|\B<(?:can|could|may|is|are|will|would|does|do)>\E|能不能|可不可以|行不行|有没有")
+
+
+# "node acceptance: …, fine?", "验收时 busbw …": figures for a sign-off stay with the acceptance checklist
+_ACCEPTANCE = lx.rx(r"\B<(?:accept\w*|sign(?:ing)?\s+(?:it\s+)?off|check\s*list|push\s+back)>\E|验收|签字|清单")
+
+
+def _measured_judged(part: str, fields: dict) -> bool:
+    """'H2D 23 GB/s，GEMM 760 TFLOPS，有没有问题？': a figure measured and asked to be judged (not for a sign-off)."""
+    return bool(_MEASURED.search(part) and _READING_JUDGED.search(part)) and not fields.get("costs") \
+        and not _ACCEPTANCE.search(part)
+
+
 def routed(part: str, fields: dict, whole: bool, consumer: bool) -> str | None:
     """The kind the part's stated facts decide, or None to leave it to the cue table."""
     if fields.get("budget") and fields.get("dataset_tokens_b") and _ENOUGH.search(part) and not fields.get("xids"):
@@ -59,4 +112,20 @@ def routed(part: str, fields: dict, whole: bool, consumer: bool) -> str | None:
     if _BUSBW.search(part) and _GBS_FIGURE.search(part) and _ACROSS_NODES.search(part) and _JUDGED.search(part) \
             and not fields.get("xids"):
         return "checklist"  # "跨节点 busbw 150GB/s，正常吗": the measured figure against the NICs
+    return _readings(part, fields) or _stack_or_licence(part, fields, consumer, named, sized)
+
+
+def _readings(part: str, fields: dict) -> str | None:
+    if _measured_judged(part, fields) or _REASON_ACTIVE.search(part):
+        return "diagnose"  # "device to host is 12 GB/s, something wrong?": the reading against the spec
+    return None
+
+
+def _stack_or_licence(part: str, fields: dict, consumer: bool, named: bool, sized: bool) -> str | None:
+    if named and not sized and _FRAMEWORK.search(part) and _WORKS.search(part):
+        return "compat"  # "RTX 5090 上 torch 2.4 能跑吗": the arch the release's builds carry (compat_arch)
+    if _LICENCE_DOUBT.search(part) and not fields.get("xids"):
+        return "compat"  # "4090 放机房对外出租，授权上有问题吗": the licence is what is doubted
+    if consumer and not sized and _RENTED_OUT.search(part) and _ASKS_YES_NO.search(part) and not _MONEY_ASKED.search(part):
+        return "compat"  # "can we rent out our 4090s on vast.ai?": selling GeForce compute is the licence's question
     return None

@@ -18,7 +18,9 @@ _PER_HOUR = rf"\s*(?:/|per|an?|每|一)\s*(?:gpu[\s-]*|卡\s*/?\s*|张卡\s*/?\s
 _RATE = lx.rx(
     rf"(?P<c1>{lx.MONEY})\s*{lx.NUM}\s*(?:{lx.MONEY})?{_PER_HOUR}"
     rf"|{lx.NUM}\s*(?P<c2>{lx.MONEY}){_PER_HOUR}"
-    rf"|(?:每(?:个)?小时|\B<per\s+hour>\E|\B<hourly\s+(?:rate|price)?>\E)\s*(?:是|要|收|收费|价格|为|at|of|is)?\s*(?P<c3>{lx.MONEY})?\s*{lx.NUM}\s*(?P<c4>{lx.MONEY})?"
+    # "每小时 8 元", and per card: "每卡时 12 元", "每卡每小时 12 元", "一卡时 12 元" (the rate's unit, not one GPU-hour)
+    rf"|(?:每(?:个)?小时|每\s*张?\s*卡\s*每?\s*(?:个)?(?:小时|时)|(?:一|1)\s*卡\s*时|每\s*gpu\s*每?\s*小时"
+    rf"|\B<per\s+hour>\E|\B<hourly\s+(?:rate|price)?>\E)\s*(?:是|要|收|收费|价格|为|at|of|is)?\s*(?P<c3>{lx.MONEY})?\s*{lx.NUM}\s*(?P<c4>{lx.MONEY})?"
     rf"|{lx.NUM}\s*(?P<c5>{lx.MONEY})\s*(?:每(?:个)?小时|\B<per\s+hour>\E|\B<an\s+hour>\E|\B<hourly>\E)"
     # "一小时 2.5 元": the hour first, so the amount must carry its currency
     rf"|(?:一|1)\s*个?\s*小时\s*(?:是|要|收|收费|价格|为)?\s*(?:(?P<c6>{lx.MONEY})\s*{lx.NUM}|{lx.NUM}\s*(?P<c7>{lx.MONEY}))"

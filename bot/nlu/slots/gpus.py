@@ -19,7 +19,7 @@ _EACH = re.compile(r"\s*(?:gpus?\s+)?(?:each|per\s+(?:node|server|machine|box)|a
 _CARD_WORDS = "|".join([*lx.CARD_COUNT_WORDS, "多卡"])
 _COUNT_ALONE = lx.rx(
     rf"{COUNT}\s*-?\s*(?:\B<(?:gpus?|cards?|graphics\s+cards?|accelerators?)>\E(?!{lx.NODE_NOUN_AFTER})"
-    rf"|张卡|块卡|张显卡|块显卡|卡(?!顿|住|死)|张)"
+    rf"|张卡|块卡|张显卡|块显卡|卡(?!顿|住|死|时|小时|\s*[·/]\s*时)|张)"
     rf"|({_CARD_WORDS})"
 )
 # "4 such nodes", "4 of those nodes", "4 台这样的机器": nodes like the one described before them
@@ -41,7 +41,9 @@ _MEMORY_LIST = re.compile(r"[0-9]{2,3}\s*g(?:b|ib)?\s*(?:,|/|and|or|vs\.?|versus
 _RULED_OUT = re.compile(r"(?:don'?t\s+(?:say|suggest|recommend|want|use)|(?:can'?t|cannot|unable\s+to)\s+(?:get|use|buy|rent)"
                         r"|except|excluding|other\s+than|besides|别推荐|不要推荐|用不了|没法用|买不到|租不到|"
                         r"(?:\b(?:no|avoid|without)|(?:^|[,;，；?？.。!！])\s*not)(?:\s+(?:an?|the))?|不要|除了|别说|不考虑|不用|别用|排除|不想要?用?)\s*$")
-_MAGNITUDE_AFTER = re.compile(r"\s*(?:亿|万|千|百万|billion|million|b(?![a-z0-9]))|\.[0-9]+\s*(?:b|bn|billion|亿)(?![a-z0-9])")
+# "3090亿参数" is a size and "TTFT under 4090 ms" a latency, not an RTX 3090 / 4090
+_MAGNITUDE_AFTER = re.compile(r"\s*(?:亿|万|千|百万|billion|million|b(?![a-z0-9])|ms(?![a-z])|milliseconds?|毫秒|秒)"
+                              r"|\.[0-9]+\s*(?:b|bn|billion|亿)(?![a-z0-9])")
 
 
 def extract(scan: Scan) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from bot.nlu import lexicon as lx
+from bot.nlu.numbers import ZH_NUMBER, zh_number
 from bot.nlu.scan import Scan, number
 from bot.sizing.cost import DAYS_PER_MONTH, HOURS_PER_MONTH
 
@@ -19,6 +20,8 @@ _WEEKDAYS = re.compile(r"weekdays?|work\s*days?|工作日|周一到周五")
 _GPU_HOURS = lx.rx(rf"(?<![a-z]){lx.NUM}\s*(?P<k>{lx.MULTIPLIER})?{lx.GPU_HOURS_TAIL}"
                    rf"(?:\s*[（(]?\s*(?:按|on|of)\s*(?P<ref2>[a-z]{{1,4}}[0-9]{{2,4}}[a-z]?)\s*(?:算|计)?)?")
 _WORK_WORD = re.compile(r"卡|gpu", re.IGNORECASE)
+# "一万卡时", "两千个 GPU 小时": Chinese numerals ("一卡时" alone is a price's unit, not one GPU-hour)
+_GPU_HOURS_ZH = lx.rx(rf"(?P<zh>{ZH_NUMBER}){lx.GPU_HOURS_TAIL}")
 
 
 def extract(scan: Scan) -> None:
@@ -39,12 +42,17 @@ def monthly_use(scan: Scan) -> None:
 
 def gpu_hours(scan: Scan) -> None:
     for m in scan.matches(_GPU_HOURS):
-        scale = lx.MULTIPLIERS.get(m.group("k") or "", 1)
-        ref = (m.group("ref") or m.group("ref2") or "").strip()
-        known = scan.lex.gpus.lookup(ref, plural=True) if ref else None
-        if not known and not _WORK_WORD.search(m.group(0)):
-            continue  # "3 foo12 hours": hours of no card
-        if not scan.set("gpu_hours", number(m.group(1)) * scale, m.start(), m.end()):
-            continue
-        if known:
-            scan.put("gpu_hours_gpu", known, m.start(), m.end())
+        _set_gpu_hours(scan, m, number(m.group(1)) * lx.MULTIPLIERS.get(m.group("k") or "", 1))
+    for m in scan.matches(_GPU_HOURS_ZH):
+        value = zh_number(m.group("zh"))
+        if value and value > 1:
+            _set_gpu_hours(scan, m, float(value))
+
+
+def _set_gpu_hours(scan: Scan, m: re.Match, hours: float) -> None:
+    ref = (m.group("ref") or (m.groupdict().get("ref2")) or "").strip()
+    known = scan.lex.gpus.lookup(ref, plural=True) if ref else None
+    if not known and not _WORK_WORD.search(m.group(0)):
+        return  # "3 foo12 hours": hours of no card
+    if scan.set("gpu_hours", hours, m.start(), m.end()) and known:
+        scan.put("gpu_hours_gpu", known, m.start(), m.end())

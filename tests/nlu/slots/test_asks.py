@@ -253,3 +253,86 @@ def test_a_quoted_rate_judged_is_a_price_not_a_diagnosis(text):
 
 def test_a_symptom_next_to_a_rate_is_still_diagnosed():
     assert kinds("we pay $2/hr and GPU utilization is only 20%, is that normal?")[0] == "diagnose"
+
+
+@pytest.mark.parametrize("text", [
+    "新租的 H100 节点，H2D 23 GB/s，BF16 GEMM 760 TFLOPS，有没有问题？",
+    "device to host is 12 GB/s on our A100 box, something wrong?",
+    "NCCL all_reduce busbw 160 GB/s on 8x H800, normal?",
+    "our H100 does 520 TFLOPS bf16 gemm, anything wrong?",
+    "A100 上 H2D 只有 11 GB/s，正常吗",
+    "L40S box: host to device 9 GB/s, is that a problem?",
+    "满载 88 度，频率掉到 1400 MHz，有没有问题",
+])
+def test_a_measured_figure_judged_is_a_diagnosis_not_a_capability(text):
+    assert kinds(text) == ["diagnose"]
+
+
+@pytest.mark.parametrize("text, kind", [
+    # a figure said as the spec, a link named, a figure for a sign-off: not a reading to diagnose
+    ("is 200 Gb/s per GPU enough for training 70B across nodes?", "fit"),
+    ("what H2D bandwidth should we expect on an H100?", "explain"),
+    ("H200 node acceptance: pinned host to device copy reads 27 GB/s, fine?", "checklist"),
+])
+def test_a_figure_that_is_no_reading_judged_is_not_diagnosed(text, kind):
+    assert kinds(text) == [kind]
+
+
+@pytest.mark.parametrize("text", [
+    "Applications Clocks Setting shows Active",
+    "H100 上 SW Power Cap 一直显示 Active，有问题吗",
+    "nvidia-smi says HW Slowdown is active on GPU 2, should I worry?",
+    "Applications Clocks Setting 显示 Active 是什么情况",
+])
+def test_a_clock_event_reason_said_active_is_a_diagnosis(text):
+    assert kinds(text) == ["diagnose"]
+
+
+def test_a_clock_event_reason_asked_about_is_explained():
+    assert kinds("what does SW Power Cap mean?") == ["explain"]
+
+
+@pytest.mark.parametrize("text", [
+    "RTX 5090 上 torch 2.4 能跑吗",
+    "will torch 2.6 work on B200s?",
+    "does torch 2.4 support the RTX 5090?",
+    "torch 2.5 支持 H20 吗",
+    "does vllm 0.6 support the H20?",
+])
+def test_a_framework_release_asked_of_a_card_is_compat(text):
+    assert kinds(text) == ["compat"]
+
+
+def test_a_framework_release_with_a_job_to_size_stays_a_fit():
+    assert kinds("will torch 2.4 with a 7B LoRA fit on a 5090?") == ["fit"]
+
+
+@pytest.mark.parametrize("text", [
+    "can we rent out our 4090s on vast.ai?",
+    "4090 放机房对外出租，授权上有问题吗",
+    "we want to list our 4090 boxes on vast.ai and sell the GPU time, licence ok?",
+    "把 5090 服务器租给客户用可以吗？",
+    "4090 机器对外出租会不会有授权风险",
+])
+def test_geforce_cards_rented_out_or_their_licence_doubted_is_compat(text):
+    assert kinds(text) == ["compat"]
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("4090 出租多少钱？", "price"),   # what renting one costs
+    ("can we rent 4090s on vast.ai?", "fit"),  # renting one, not renting ours out
+])
+def test_renting_a_geforce_card_is_not_a_licence_question(text, kind):
+    assert kinds(text) == [kind]
+
+
+@pytest.mark.parametrize("text", [
+    "we just got the node, how do we accept it?",
+    "how should we accept delivery of the new H100 servers?",
+    "new 8x H100 box arrived, how do we verify it's good before paying?",
+    "got the rented node today, how do I validate it?",
+    "验收怎么做",
+    "机器交付了，我们该怎么验机",
+])
+def test_accepting_a_delivered_node_is_a_checklist(text):
+    assert kinds(text) == ["checklist"]

@@ -90,3 +90,9 @@ def test_a_duration_in_the_rates_own_clause_is_its_own():
     before it, not the next clause's hours written after it."""
     costs = parse("L40S 要跑 120 小时 每小时 6 元；H100 只要跑 45 小时 每小时 18 元").requirement.costs
     assert [(c.gpu, c.hourly_rate, c.hours) for c in costs] == [("l40s", 6, 120), ("h100", 18, 45)]
+
+
+@pytest.mark.parametrize("text", ["A800 每卡时 12 元", "A800 每卡每小时 12 元", "A800 一卡时 12 元", "A800 每张卡每小时 12 元"])
+def test_a_rate_written_after_its_per_card_unit_is_a_per_gpu_quote(text):
+    (cost,) = parse(text).requirement.costs
+    assert (cost.gpu, cost.hourly_rate, cost.currency, cost.per_gpu) == ("a800", 12, "CNY", True)

@@ -145,3 +145,8 @@ def test_nodes_like_the_one_described_before_multiply_its_gpus(text, gpus):
 @pytest.mark.parametrize("text, gpus", [("an 8x H100 box", 8), ("16 张 H100，两台机器", 16), ("8x H100 per node", 8)])
 def test_one_node_or_a_total_is_not_multiplied(text, gpus):
     assert parse(text).requirement.gpu_count == gpus
+
+
+def test_a_latency_in_milliseconds_is_no_rtx_card():
+    req = parse("TTFT under 4090 ms").requirement
+    assert req.gpu is None and [q.value for q in req.quantities if q.role == "ttft"] == [4090]

@@ -28,3 +28,17 @@ def test_cards_for_some_hours_stay_a_count_and_a_duration(text, gpus, hours):
     req = parse(text).requirement
     assert (req.gpu_count, req.gpu_hours) == (gpus, None)
     assert [q.value for q in req.quantities if q.role == "duration"] == [hours]
+
+
+@pytest.mark.parametrize("text, hours, gpu", [("我们有一万卡时", 10000, None), ("一千卡时够吗", 1000, None),
+                                              ("两千个 H100 小时", 2000, "h100"), ("三万卡时，训 7B 够不够", 30000, None)])
+def test_gpu_hours_in_chinese_numerals_are_work(text, hours, gpu):
+    req = parse(text).requirement
+    assert (req.gpu_hours, req.gpu_hours_gpu, req.gpu_count) == (hours, gpu, None)
+
+
+@pytest.mark.parametrize("text", ["一卡时多少钱", "A800 一卡时 12 元"])
+def test_one_gpu_hour_written_as_a_prices_unit_is_neither_work_nor_a_card(text):
+    req = parse(text).requirement
+    assert (req.gpu_hours, req.gpu_count) == (None, None)
+    assert not [q for q in req.quantities if q.role == "work"]
