@@ -22,7 +22,7 @@ from bot.knowledge import Catalog, GpuSpec, PriceRow
 from bot.models import Candidate, Cost, Requirement
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory
 from bot.sizing.performance import compute_precision_key, training_hours
-from bot.sizing.plans import SEARCH_COUNTS, Plan, plan_on, smallest_fitting_plan
+from bot.sizing.plans import SEARCH_COUNTS, Plan, fits_on, least_needs, plan_on, smallest_fitting_plan
 from bot.sizing.sizer import SizingResult, gpu_slot, proxy_shape
 
 # Under this much free GPU memory a plan is "tight": allocator fragmentation, a longer batch or a
@@ -251,12 +251,15 @@ def _most(plan_for, low: int, high: int, step: int = 1) -> int | None:
 
 
 def _smallest_comfortable(ctx: OptionContext, gpu: GpuSpec, above: int = 0) -> Plan | None:
+    slot, needs = gpu_slot(gpu), least_needs(ctx.sizing.memory, ctx.workload)
     for count in SEARCH_COUNTS:
         if count <= above:
             continue
-        plan = ctx.plan(gpu, count)
-        if _comfortable(plan):
-            return plan
+        # A count at which no plan fits has no comfortable plan: only the fitting ones are built.
+        if fits_on(ctx.sizing.memory, ctx.workload, slot, count, needs):
+            plan = ctx.plan(gpu, count)
+            if _comfortable(plan):
+                return plan
         if count >= 64:  # beyond a few nodes this is no longer a change to the user's plan
             return None
     return None
