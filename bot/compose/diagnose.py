@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext
+from bot.compose.diagnose_nan import nan_loss
 from bot.compose.diagnose_slow import COMPARED, slow_training
 from bot.compose.diagnose_stated import stated_busbw, stated_heat
 from bot.compose.diagnose_errors import arch_lines, blamed_gpu_answer, with_named_arch
@@ -85,7 +86,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         parts.append(measured)
     # A symptom's ranked causes are for a message without readings; a paste answers it by itself.
     read = paste is not None and bool((paste.report and paste.report.gpus) or paste.xids or paste.errors)
-    symptom = None if read else (stated_heat(ask, ctx) if ask == first else None) or _symptom(ask, ctx)
+    symptom = None if read else (stated_heat(ask, ctx) if ask == first else None) or nan_loss(ask, ctx) or _symptom(ask, ctx)
     if symptom is not None:
         parts.append(symptom)
     if not parts:

@@ -87,6 +87,12 @@ _LICENCE_DOUBT = lx.rx(r"(?:授权|许可|协议|合规|eula)[^，,。？?]{0,6}
 _ASKS_YES_NO = lx.rx(r"[?？]|吗|\B<(?:can|could|may|is|are|will|would|does|do)>\E|能不能|可不可以|行不行|有没有")
 
 
+# "loss went NaN", "grad norm inf", "loss 变 NaN": a training number gone non-finite, a symptom to diagnose
+_NAN = lx.rx(r"\B<(?:loss|grad\w*|gradient\s+norm|grad\s+norm|weights?|logits?|activations?|outputs?)>\E[^.。;；?？\n]{0,30}?"
+             r"\B<(?:nan|nans|inf|infs|infinite)>\E|\B<nan>\E[^.。\n]{0,12}?(?:\B<loss>\E|损失)|(?:损失|梯度)[^，。]{0,10}?\B<(?:nan|inf)>\E"
+             r"|\B<nan\s+loss>\E")
+
+
 # "node acceptance: …, fine?", "验收时 busbw …": figures for a sign-off stay with the acceptance checklist
 _ACCEPTANCE = lx.rx(r"\B<(?:accept\w*|sign(?:ing)?\s+(?:it\s+)?off|check\s*list|push\s+back)>\E|验收|签字|清单")
 
@@ -116,7 +122,7 @@ def routed(part: str, fields: dict, whole: bool, consumer: bool) -> str | None:
 
 
 def _readings(part: str, fields: dict) -> str | None:
-    if _measured_judged(part, fields) or _REASON_ACTIVE.search(part):
+    if _measured_judged(part, fields) or _REASON_ACTIVE.search(part) or _NAN.search(part):
         return "diagnose"  # "device to host is 12 GB/s, something wrong?": the reading against the spec
     return None
 

@@ -327,6 +327,17 @@ def test_renting_a_geforce_card_is_not_a_licence_question(text, kind):
 
 
 @pytest.mark.parametrize("text", [
+    "loss 变 NaN 了，是不是显卡坏了？",
+    "training loss went NaN after 2k steps, bad GPU?",
+    "loss is nan after 2k steps, why?",
+    "训练 loss 突然变成 nan",
+    "grad norm went inf then loss nan on 8x H100, hardware?",
+])
+def test_a_loss_gone_nan_is_a_diagnosis(text):
+    assert kinds(text) == ["diagnose"]
+
+
+@pytest.mark.parametrize("text", [
     "we just got the node, how do we accept it?",
     "how should we accept delivery of the new H100 servers?",
     "new 8x H100 box arrived, how do we verify it's good before paying?",
