@@ -543,3 +543,21 @@ def test_a_monthly_plan_beside_spot_and_on_demand_is_weighed_in_the_lead(advisor
     assert verdict in lines[0] and "¥15,000" in lines[0]  # the third option is never dropped
     if verdict == "这次包月最便宜":
         assert lines[0].startswith(verdict)  # the cheapest option leads
+
+
+@pytest.mark.parametrize("text, use, cheaper", [
+    ("reserved 1-year at $1.85/GPU-hour vs on-demand $2.99 for 8 H100, we run 60% of the time — which is cheaper?",
+     0.6 * 730, "on-demand is cheaper"),
+    ("reserved $1.85/GPU-hr vs on-demand $2.99/GPU-hr on 8 GPUs, we'd use them 80% of the time. which is cheaper?",
+     0.8 * 730, "reserved is cheaper"),
+    ("8 张 H100，预留一年 ¥11/卡时，按量 ¥18/卡时，我们每天只用 10 小时，选哪个？", 10 * DAYS_PER_MONTH, "按量更便宜"),
+])
+def test_a_reserved_rate_bills_every_hour_against_on_demand_at_the_stated_use(advisor, text, use, cheaper):
+    reply, lines = cost_answer(advisor, text)
+    reserved, od = (1.85, 2.99) if "$" in text else (11.0, 18.0)
+    assert reply.figures["reserved_monthly"] == pytest.approx(reserved * 8 * 730)
+    assert reply.figures["on_demand_monthly"] == pytest.approx(od * 8 * use, rel=1e-3)
+    assert reply.figures["break_even_utilisation"] == pytest.approx(reserved / od, rel=1e-3)
+    assert cheaper in lines[0] and f"{reserved / od:.0%}" in lines[0]
+    if "1-year" in text:
+        assert any("12-month term" in line for line in lines)
