@@ -275,8 +275,10 @@ def watch_outs(answer: Answer, lines: list[str]) -> list:
         w in line for line in said for w in _SAYS_SHORT)
     out, seen = [], set()
     for f in answer.findings:
+        if f.tier != "key" or (f.severity == "info" and not bare):
+            continue
         first = _first_sentence(f.message)
-        if f.tier != "key" or (f.severity == "info" and not bare) or first in seen:
+        if first in seen:
             continue
         if short and f.rule in _RESTATE_A_SHORT_VERDICT:
             continue  # "this GPU is too small / still short": the verdict's own numbers, said again
