@@ -15,7 +15,6 @@ Each answer is at most 12 lines; amounts in two currencies are said and never ra
 
 from __future__ import annotations
 
-import math
 import re
 
 from bot.advice import bill as calc
@@ -73,7 +72,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if reply is not None:
             return reply
     from bot.compose.cost_short_term import compose as short_term  # "only 5 days: is the monthly plan worth it?"
-    for answer in (buy_vs_rent, _spot, _budget, _bill, short_term, _subscription, _reserved_at_use, _quotes, _run,
+    from bot.compose.cost_reserved import compose as reserved_at_use  # "reserved $1.85 vs on-demand $2.99, 60% use"
+    for answer in (buy_vs_rent, _spot, _budget, _bill, short_term, _subscription, reserved_at_use, _quotes, _run,
                    _gpu_hours_budget):
         reply = answer(qs, ctx, currency, lang)
         if reply is not None:
@@ -211,28 +211,11 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
         details.append(say("cost.spot_lost_assumed", lang, every=count(every.value)))
     if month and not calc.usage_hours(qs):
         details.append(say("cost.hours_assumed", lang, hours=count(calc.HOURS_PER_MONTH)))
-    lead = _spot_with_subscription(qs, r, work_hours, lead, m, lang)
+    from bot.compose.cost_reserved import spot_with_subscription  # "包月 ¥15,000" beside spot and on-demand
+    lead = spot_with_subscription(qs, r, work_hours, lead, m, lang)
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-spot-losses", sources=calc.SOURCES["spot"],
                      figures={"spot_effective": r.spot_effective_total, "on_demand": r.on_demand_total,
                               "saving": r.saving, "lost_gpu_hours": round(r.lost_gpu_hours, 2), "currency": currency})
-
-
-def _spot_with_subscription(qs, r, work_hours: float, lead: str, m, lang: str) -> str:
-    """A monthly plan stated beside spot and on-demand ("包月 ¥15,000，抢占式 ¥9/小时 …"): its cost for the run
-    (whole months, billed whether used or not) said in the lead, and named the answer where it is cheapest."""
-    sub = _first(qs, "subscription")
-    if sub is None or sub.per != "month" or not r.on_demand_total:
-        return lead
-    months = max(1, math.ceil(work_hours / calc.HOURS_PER_MONTH - 1e-9))
-    total = sub.value * months
-    others = [v for v in (r.spot_effective_total, r.on_demand_total) if v]
-    key = "cost.spot_sub_cheapest" if total < min(others) else "cost.spot_sub_dearer" if total >= max(others) \
-        else "cost.spot_sub_middle"
-    clause = say(key, lang, sub=m(total), months=count(months), hours=count(round(work_hours)),
-                 spot=m(r.spot_effective_total or 0.0), od=m(r.on_demand_total))
-    if key == "cost.spot_sub_cheapest":
-        return clause + (" " if lang == "en" else "") + lead
-    return lead + (" " if lang == "en" else "") + clause
 
 
 def _spot_relative(qs, discount, per_day, lost, lang, term: str) -> AskAnswer | None:
@@ -437,42 +420,6 @@ def _next_mode(mode: str, name, lang: str) -> str:
     if lang != "en" or mode not in ("on-demand", "subscription", "reserved"):
         return text
     return ("the " if mode == "subscription" else "") + text.lower()
-
-
-# -- 5b. a committed rate against on-demand at the stated use ------------------------------------------
-
-def _reserved_at_use(qs, ctx, currency, lang) -> AskAnswer | None:
-    """"reserved 1-year at $1.85/GPU-hour vs on-demand $2.99 for 8 H100, we run 60% of the time": a reserved
-    (committed) rate bills every hour of its term, on-demand only the hours used, so at the stated use each
-    costs a month (and over the term where one is stated), and reserved wins above its rate ÷ on-demand's."""
-    quotes = _hourly_quotes(qs)
-    reserved = next((q for q in quotes if q.option == "reserved"), None)
-    od = next((q for q in quotes if q.option in ("on-demand", None) and q is not reserved), None)
-    used = calc.usage_hours(qs)
-    if reserved is None or od is None or used is None or used >= calc.HOURS_PER_MONTH or _first(qs, "work"):
-        return None
-    gpus = _gpus(qs, ctx)
-    res_month = calc.hourly(reserved.value, reserved.per, gpus) * calc.HOURS_PER_MONTH
-    od_month = calc.hourly(od.value, od.per, gpus) * used
-    be = calc.hourly(reserved.value, reserved.per, gpus) / calc.hourly(od.value, od.per, gpus)
-    m = lambda v: _m(v, currency, lang)  # noqa: E731
-    params = {"use": _pct(used / calc.HOURS_PER_MONTH), "hours": count(round(used)), "od": m(od_month),
-              "res": m(res_month), "be": _pct(be), "be_hours": count(round(be * calc.HOURS_PER_MONTH))}
-    key = "cost.reserved_use_od" if od_month < res_month else "cost.reserved_use_res"
-    on = lambda q: say("cost.option_gpus", lang, gpus=gpus) if q.per in ("gpu-hour", "gpu-minute") and gpus > 1 else ""  # noqa: E731
-    details = [say("cost.reserved_use_line", lang, option=mode_name("reserved", ctx, lang), rate=_rate(reserved, lang) + on(reserved),
-                   hours=count(calc.HOURS_PER_MONTH), total=m(res_month)),
-               say("cost.reserved_use_line", lang, option=mode_name("on-demand", ctx, lang), rate=_rate(od, lang) + on(od),
-                   hours=count(round(used)), total=m(od_month))]
-    term = next((q for q in qs if q.role == "duration" and q.unit in ("month", "year")), None)
-    months = (term.value * (12 if term.unit == "year" else 1)) if term is not None else None
-    if months and months > 1:
-        details.append(say("cost.reserved_use_term", lang, months=count(months), res=m(res_month * months),
-                           od=m(od_month * months), gap=m(abs(res_month - od_month) * months)))
-    return AskAnswer(kind="cost", lead=say(key, lang, **params), details=details, rule="cost-reserved-at-use",
-                     sources=calc.SOURCES["billing"],
-                     figures={"reserved_monthly": round(res_month, 2), "on_demand_monthly": round(od_month, 2),
-                              "break_even_utilisation": round(be, 4), "currency": currency})
 
 
 # -- 6. hourly quotes over the stated work ------------------------------------------------------------
