@@ -224,6 +224,10 @@ def _spot_relative(qs, discount, per_day, lost, lang, term: str) -> AskAnswer | 
     save = _first(qs, "save-minutes")
     if per_day is None:
         return None
+    if lost is None and every is None:  # no loss stated: half the default checkpoint interval per interruption, said
+        from bot.sizing.cost import SPOT_CHECKPOINT_INTERVAL_H
+        every = Quantity(kind="time", role="checkpoint-minutes", value=SPOT_CHECKPOINT_INTERVAL_H * 60, unit="min",
+                         text="", start=0, end=0)
     r = calc.spot_relative(discount.value, per_day.value, restart.value if restart else 0.0,
                            lost.value if lost else None, every.value if every else None, save.value if save else 0.0)
     key = "cost.spot_relative_lead" if r.saving > 0 else "cost.spot_relative_none"

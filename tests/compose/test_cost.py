@@ -561,3 +561,19 @@ def test_a_reserved_rate_bills_every_hour_against_on_demand_at_the_stated_use(ad
     assert cheaper in lines[0] and f"{reserved / od:.0%}" in lines[0]
     if "1-year" in text:
         assert any("12-month term" in line for line in lines)
+
+
+@pytest.mark.parametrize("text, discount, per_day", [
+    ("spot is 65% cheaper but we get preempted ~3 times a day, still worth it?", 0.65, 3),
+    ("抢占式比按量便宜 60%，但平均每 6 小时被回收一次，还划算吗？", 0.60, 4),
+])
+def test_a_spot_discount_with_interruptions_and_no_stated_loss_counts_half_the_default_interval(advisor, text, discount,
+                                                                                                 per_day):
+    from bot.sizing.cost import SPOT_CHECKPOINT_INTERVAL_H
+    reply, lines = cost_answer(advisor, text)
+    lost_h = SPOT_CHECKPOINT_INTERVAL_H / 2
+    useful = 1 - per_day / 24 * lost_h
+    assert reply.figures["useful"] == pytest.approx(useful, rel=1e-3)
+    assert reply.figures["saving"] == pytest.approx(1 - (1 - discount) / useful, rel=1e-3)
+    assert f"{1 - (1 - discount) / useful:.0%}" in lines[0]
+    assert any(f"{SPOT_CHECKPOINT_INTERVAL_H * 60:.0f}" in line for line in lines[1:])  # the assumed interval, said
