@@ -20,6 +20,7 @@ from bot.advice.stated import (  # noqa: F401  (re-exported: the options' caller
 from bot.engine.fact_kinds import OptionFact
 from bot.knowledge import Catalog, GpuSpec, PriceRow
 from bot.models import Candidate, Cost, Requirement
+from bot.sizing.cost import leanest_per_provider
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory
 from bot.sizing.performance import compute_precision_key, training_hours
 from bot.sizing.plans import SEARCH_COUNTS, Plan, fits_on, least_needs, plan_on, smallest_fitting_plan
@@ -293,7 +294,7 @@ def gpu_rate_rows(catalog: Catalog, gpu: str, currency: str | None = "USD") -> l
     hit = _RATE_ROWS.get(key)
     if hit is not None and hit[0] is rows:
         return list(hit[1])
-    found = _rate_rows(rows, currency)
+    found = leanest_per_provider(rows, currency)
     if len(_RATE_ROWS) >= 4096:  # new catalogs on reload: the old lists are let go
         _RATE_ROWS.clear()
     _RATE_ROWS[key] = (rows, tuple(found))
@@ -304,21 +305,6 @@ def gpu_rate_rows(catalog: Catalog, gpu: str, currency: str | None = "USD") -> l
 # the scan's answer is kept per row list (held, so its id stays unique; its length guards against an
 # append). (id, len, currency) -> (list, rows)
 _RATE_ROWS: dict[tuple, tuple[list, tuple[PriceRow, ...]]] = {}
-
-
-def _rate_rows(rows: list[PriceRow], currency: str | None) -> list[PriceRow]:
-    best: dict[tuple, PriceRow] = {}
-
-    def lean(r: PriceRow) -> tuple[float, float]:
-        return ((r.vcpus or 0.0) / (r.gpu_count or 1), r.hourly_rate)
-    for r in rows:
-        if r.billing != "on-demand" or (currency is not None and r.currency != currency):
-            continue
-        key = (r.provider, r.currency)
-        seen = best.get(key)
-        if seen is None or lean(r) < lean(seen):
-            best[key] = r
-    return sorted(best.values(), key=lambda r: r.hourly_rate)
 
 
 def typical_row(catalog: Catalog, gpu: str):
