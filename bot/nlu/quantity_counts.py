@@ -23,6 +23,7 @@ _COUNT_NOUNS = [
 ]
 
 
+_NIC_AFTER = re.compile(r"\s*(?:[0-9]{2,4}\s*g(?:b|bps|be|bit)?\s*)?(?:的\s*)?(?:(?:ib|roce|infiniband)\s*)?(?:网卡|nics?\b|端口|ports?\b)")
 # a number, then the GPUs of each node, then the node noun: "two 8xH20 nodes", "2 台 8 卡 H20 服务器"
 _PER_NODE_THEN_NODES = re.compile(r"\s*(?:[x×*]|台|个)?\s*[0-9]{1,2}\s*(?:[x×*]|-?\s*gpus?|卡|张)\s*(?:nvidia\s+)?")
 _NODE_AFTER_NAME = re.compile(r"(?:'?s)?\s*-?\s*(?:nodes?|servers?|machines?|boxes|box|hosts?|instances?|服务器|机器|节点)(?![a-z])")
@@ -35,6 +36,8 @@ def count(scan: Scan, num: Any, before: str, after: str, make: Callable[..., Qua
     for role, rx in _COUNT_NOUNS:
         m = rx.match(after)
         if m:
+            if role == "gpus" and _NIC_AFTER.match(after, m.end()):
+                return None  # "每台一张 200G 网卡": a count of NICs, not of GPUs
             return make("count", role, unit=role, end=num.end + m.end())
     per_node = _PER_NODE_THEN_NODES.match(after)
     if per_node and (name := scan.lex.gpus.pattern.match(scan.text, num.end + per_node.end())) \

@@ -175,13 +175,16 @@ def _set_count(scan: Scan, count: int, start: int, end: int, nodes: re.Match | N
     scan.set("gpu_count", count, start, end)
 
 
+_NIC_AFTER = re.compile(r"\s*(?:[0-9]{2,4}\s*g(?:b|bps|be|bit)?\s*)?(?:的\s*)?(?:(?:ib|roce|infiniband)\s*)?(?:网卡|nics?\b|端口|ports?\b)", re.IGNORECASE)
+
+
 def _count_alone(scan: Scan, nodes: re.Match | None) -> None:
     """"两张卡", "4 GPUs", "双卡": a count with no GPU name next to it (times the nodes, if named)."""
     for m in scan.matches(_COUNT_ALONE):
         word = m.group(4)
         count = lx.CARD_COUNT_WORDS.get(word) if word else count_value(m.group(1) or m.group(2) or m.group(3))
-        if count is None or (m.group(1) and m.group(0).strip().endswith("张")):
-            continue  # "多卡" counts nothing; "3 张" is a count of something else
+        if count is None or (m.group(1) and m.group(0).strip().endswith("张")) or _NIC_AFTER.match(scan.text, m.end()):
+            continue  # "多卡" counts nothing; "3 张" is a count of something else; "一张 200G 网卡" counts NICs
         n = _node_count(nodes) if nodes is not None else None
         if nodes is not None and n and not _per_node(count, n):
             scan.add("topics", "cluster", nodes.start(), nodes.end(), take=False)

@@ -14,7 +14,8 @@ from bot.nlu.scan import Scan
 _NETWORK = lx.rx(r"(?<![0-9.])([0-9]{1,4})\s*(?:g|gb|gbit|gbps|gb/s|g/s|gbe|gige)(?![a-z0-9])\s*(?:bit\s*)?(?:\B<(?:ethernet|roce|rocev2|infiniband|ib|nics?|network(?:ing)?|links?|ports?)>\E|以太网|网络|网卡|带宽|roce)?"
                  r"|\B<(?:ethernet|roce|network|nic|infiniband|ib)\s+(?:of\s+|at\s+)?>\E([0-9]{1,4})\s*(?:g|gb|gbps|gbe)(?![a-z0-9])")
 _NETWORK_WORD = lx.rx(r"\B<(?:ethernet|roce|rocev2|infiniband|ib|nics?|network(?:ing|s)?|interconnect|gbe|gige|inter-?node|between\s+(?:the\s+)?(?:nodes|servers|machines))>\E"
-                      r"|[0-9]\s?(?:gbe|gige)\b|以太网|网络|网卡|带宽|组网|\bib\b|(?:机器|节点|服务器|机)(?:之)?间|跨节点|跨机")
+                      r"|[0-9]\s?(?:gbe|gige)\b|以太网|网络|网卡|带宽|组网|\bib\b|(?:机器|节点|服务器|机)(?:之)?间|跨节点|跨机"
+                      r"|(?<![0-9.])[0-9]{1,2}\s*[x×]\s*(?:25|50|100|200|400|800)\s*g(?:b|bps|be)?\b")  # "2x200G": NICs
 
 
 _OTHER_SPEED = re.compile(r"[0-9]+\s?(?:gbe|gige)\b", re.IGNORECASE)

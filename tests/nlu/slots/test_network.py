@@ -46,3 +46,10 @@ def test_the_network_is_read_where_networking_or_between_machines_names_it(text,
 def test_a_gpus_memory_beside_another_speed_is_not_the_network(text, gpu):
     req = parse(text).requirement
     assert (req.gpu, req.network_gbps) == (gpu, 100)  # was network 80 and 'H100' a GPU the catalog lacks
+
+
+@pytest.mark.parametrize("text", ["a 70B over 2x200G per node", "每台一张 200G 网卡，训 70B", "两张 200G IB 网卡"])
+def test_nics_written_as_a_count_times_a_speed_or_a_count_of_nics_are_the_network_not_gpus(text):
+    req = parse(text).requirement
+    assert (req.network_gbps, req.gpu_count) == (200, None)
+    assert not [q for q in req.quantities if q.role == "gpus"]
