@@ -393,18 +393,12 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
     m = lambda v: _m(v, currency, lang)  # noqa: E731
     # "$11,500/mo reserved": the monthly price under the user's word for it
     reserved = _RESERVED_WORD.search((ctx.question or "")[sub.start:sub.end + 24]) is not None
-    sub_word = say("cost.sub_word_reserved" if reserved else "cost.sub_word_subscription", lang)
-    name = lambda mode: (say("cost.mode_reserved_monthly", lang) if reserved and mode == "subscription" else  # noqa: E731
+    annual = sub.per == "year"  # "包年 ¥12 万": an annual plan, not a monthly one, under its own name
+    sub_word = say("cost.sub_word_reserved" if reserved else "cost.sub_word_annual" if annual else "cost.sub_word_subscription", lang)
+    plan = "cost.mode_reserved_monthly" if reserved else "cost.mode_annual" if annual else None
+    name = lambda mode: (say(plan, lang) if plan and mode == "subscription" else  # noqa: E731
                          mode_name(mode, ctx, lang) if not mode.startswith("option-") else say("cost.option_n", lang, n=mode.split("-")[1]))
-    daily = count(round((r.break_even_hours or 0.0) / calc.DAYS_PER_MONTH, 1))  # the break-even as hours a day
-    if r.modes:
-        lead = say("cost.break_even_lead", lang, usage=count(round(hours)), cheap=name(r.modes[0].mode), saving=m(r.saving or 0),
-                   next=_next_mode(r.modes[1 if len(r.modes) > 1 else 0].mode, name, lang),
-                   hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation),
-                   daily=daily, sub=sub_word)
-    else:
-        lead = say("cost.break_even_only", lang, hours=count(round(r.break_even_hours)), pct=_pct(r.break_even_utilisation),
-                   daily=daily, sub=sub_word)
+    lead = _break_even_lead(r, annual, hours, name, sub_word, m, lang)
     details = [say("cost.mode_line", lang, mode=name(mode.mode), amount=m(mode.monthly), basis=_basis(mode.basis, currency, lang))
                for mode in r.modes]
     if r.modes and r.modes[0].mode == "on-demand" and any(x.mode == "subscription" for x in r.modes):
@@ -416,6 +410,21 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-break-even", sources=calc.SOURCES["billing"],
                      figures={"break_even_hours": round(r.break_even_hours, 1), "currency": currency,
                               "saving_per_month": r.saving})
+
+
+def _break_even_lead(r, annual: bool, hours: float, name, sub_word: str, m, lang: str) -> str:
+    """The cheaper mode at the stated use and the hours a month above which the plan pays off; a year's bills
+    for an annual plan ("一年下来哪个便宜")."""
+    even = {"hours": count(round(r.break_even_hours or 0.0)), "pct": _pct(r.break_even_utilisation or 0.0),
+            "daily": count(round((r.break_even_hours or 0.0) / calc.DAYS_PER_MONTH, 1)), "sub": sub_word}
+    if r.modes and annual and len(r.modes) > 1:
+        return say("cost.break_even_year_lead", lang, usage=count(round(hours)), cheap=_inside(name(r.modes[0].mode), lang),
+                   cheap_year=m(r.modes[0].monthly * 12), next=_next_mode(r.modes[1].mode, name, lang),
+                   next_year=m(r.modes[1].monthly * 12), saving=m((r.saving or 0) * 12), **even)
+    if r.modes:
+        return say("cost.break_even_lead", lang, usage=count(round(hours)), cheap=name(r.modes[0].mode), saving=m(r.saving or 0),
+                   next=_next_mode(r.modes[1 if len(r.modes) > 1 else 0].mode, name, lang), **even)
+    return say("cost.break_even_only", lang, **even)
 
 
 def _next_mode(mode: str, name, lang: str) -> str:

@@ -577,3 +577,15 @@ def test_a_spot_discount_with_interruptions_and_no_stated_loss_counts_half_the_d
     assert reply.figures["saving"] == pytest.approx(1 - (1 - discount) / useful, rel=1e-3)
     assert f"{1 - (1 - discount) / useful:.0%}" in lines[0]
     assert any(f"{SPOT_CHECKPOINT_INTERVAL_H * 60:.0f}" in line for line in lines[1:])  # the assumed interval, said
+
+
+@pytest.mark.parametrize("text, year, other, name", [
+    ("包年 ¥12 万 vs 按量 ¥25/小时，每天 16 小时，一年下来哪个便宜？", 120_000, 25 * 16 * DAYS_PER_MONTH * 12, "包年"),
+    ("annual plan $30,000/year or on-demand $4.50/h, we use it 10 hours a day. which is cheaper?", 30_000,
+     4.5 * 10 * DAYS_PER_MONTH * 12, "annual plan"),
+])
+def test_an_annual_plan_is_named_as_one_and_weighed_over_a_year(advisor, text, year, other, name):
+    reply, lines = cost_answer(advisor, text)
+    cur = "¥" if "¥" in text else "$"
+    assert f"{cur}{year:,.0f}" in lines[0] and f"{cur}{other:,.0f}" in lines[0]
+    assert name in lines[0] and "包月" not in lines[0] and "monthly plan" not in lines[0]
