@@ -39,6 +39,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     req, memory = ctx.requirement, ctx.answer.estimate.memory_gb
     verdict = ctx.answer.verdict
     from bot.compose.explain import is_generic  # a topic primer answers no "X or Y?"
+    from bot.compose.select_deadline import deadline_choice  # "H100 和 A100 各要几台" by a deadline
+    if (by_deadline := deadline_choice(ask, ctx)) is not None:
+        return by_deadline.model_copy(update={"kind": "fit"})
     if _DIFFERENCE.search(ask.text) or (len(req.gpu_options) > 1 and (verdict is None or is_generic(verdict.rule))):
         from bot.compose.select import compared
         reply = compared(ask, ctx)

@@ -23,7 +23,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     # named card judged after it); a plain "X or Y?" leads with the side-by-side comparison
     counted = "gpu_count" in ask.wants and ctx.requirement.workload in (None, "inference")
     from bot.compose.select_job import job_pick  # a training job with a deadline or a budget
-    reply = (meeting_targets(ask, ctx) if counted else None) or compared(ask, ctx) or meeting_targets(ask, ctx) \
+    from bot.compose.select_deadline import deadline_choice  # machines per card to meet a training deadline
+    reply = (meeting_targets(ask, ctx) if counted else None) or deadline_choice(ask, ctx) or compared(ask, ctx) \
+        or meeting_targets(ask, ctx) \
         or job_pick(ask, ctx) or china_choice(ask, ctx)
     if reply is not None:
         return _with_purchase(ctx, reply)

@@ -18,7 +18,7 @@ from bot.models import Ask, AskAnswer, Candidate, Requirement
 
 # A deadline said in words ("deadline friday (4 days)", "due in 3 days", "截止", "之前要训完"): a duration
 # stated beside it is the time the job must finish in.
-_DEADLINE_WORDS = re.compile(r"deadline|\bdue\b|\bby (?:mon|tues|wednes|thurs|fri|satur|sun)day|\bbefore\b|截止|之前|以内|内(?:训|跑)完",
+_DEADLINE_WORDS = re.compile(r"deadline|\bdue\b|\bwithin\b|\b(?:finish|finished|done|completed?)\s+(?:with)?in\b|必须.{0,8}?(?:跑|训|做)完|\bby (?:mon|tues|wednes|thurs|fri|satur|sun)day|\bbefore\b|截止|之前|以内|内(?:训|跑)完",
                              re.IGNORECASE)
 # "How many H100 hours?", "要多少 A800 卡时": the GPU-hours of the named card are the answer, not a pick.
 _GPU_HOURS_ASKED = re.compile(r"how many\s+(?:[\w.-]+\s+){0,2}(?:gpu[- ]?)?hours|多少\s*(?:个|张)?\s*(?:[\w.-]+\s*)?(?:卡时|卡小时|GPU\s*小时|机时)",
