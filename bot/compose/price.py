@@ -20,7 +20,7 @@ import os
 import re
 
 from bot.compose import ComposeContext
-from bot.compose import price_fit, price_missing, price_quote
+from bot.compose import price_fit, price_missing, price_quote, price_variant
 from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -104,6 +104,16 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             return None
         from bot.compose.cost_default import price_overview  # "几台 GPU 服务器大概要多少钱？"
         return price_overview(ask, ctx)
+    gpu_groups, variant = price_variant.restrict_groups(catalog, text, gpu_groups)  # "not PCIe", "只要 SXM"
+    reply = _gpu_answer(ask, ctx, text, gpu_groups, billing, region, provider, unlisted)
+    return price_variant.annotate(ctx, reply, variant, billing, region, provider)
+
+
+def _gpu_answer(ask: Ask, ctx: ComposeContext, text: str, gpu_groups: list[list[str]], billing: PriceBilling,
+                region: str | None, provider: str | frozenset[str] | None, unlisted: str | None) -> AskAnswer:
+    """A price ask about GPUs the table lists: their own quote judged, a missing provider, two GPUs side by
+    side, a count for a duration, GPU-hours, or the cheapest rows."""
+    req = ctx.requirement
     judged = price_quote.answer(ask, ctx, gpu_groups[0]) if price_quote.QUOTE_ASKED.search(text) else None
     if judged is not None:  # their own quote, "good or bad?": judged against the table's rows
         return _answer(ctx, *judged[:2], billing, judged[2])

@@ -30,6 +30,7 @@ QUOTE_ASKED = re.compile(r"good\s+or\s+bad|good\s+(?:deal|price)|fair\s+(?:price
                          r"|贵不贵|贵吗|贵了|偏贵|划不划算|合理吗|算贵|算便宜|报价.{0,12}(?:怎么样|如何|行吗)"
                          r"|(?:价格|价钱|报价|单价|这价|这个价)[^，,。？?]{0,4}?(?:正常吗|合理吗|行吗|可以吗|高吗|低吗|靠谱吗)", re.IGNORECASE)
 TYPICAL_BAND = 0.10  # within 10% of the median is the going rate
+FAR_ABOVE = 1.5  # half again the median and more: expensive, not "on the high side"
 
 
 def per_gpu_rate(quote: StatedCost) -> float | None:
@@ -64,7 +65,8 @@ def _judged(ctx: ComposeContext, gpus: list[str], rows: list[Offer], quote: Stat
     best = min(rows, key=_per_gpu) if rows[0].gpu_count == n and n > 1 else overall
     median, low, high, compared = _reference(ctx, gpus, rows, n, quote.currency)
     name = _name(ctx, gpus, rows, best)
-    verdict = ("price.quote_high" if rate > median * (1 + TYPICAL_BAND) else
+    verdict = ("price.quote_far_high" if rate > median * FAR_ABOVE else
+               "price.quote_high" if rate > median * (1 + TYPICAL_BAND) else
                "price.quote_low" if rate < median * (1 - TYPICAL_BAND) else "price.quote_typical")
     lead = say(verdict, lang, rate=money(rate, quote.currency, lang), gpu=name,
                median=money(median, quote.currency, lang), low=money(_per_gpu(best), best.currency, lang),

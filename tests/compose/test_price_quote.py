@@ -76,3 +76,14 @@ def test_a_quote_for_a_card_the_table_lacks_names_the_nearest_card_as_a_referenc
     typical = _typical(advisor, "h100-sxm")
     assert money(statistics.median(typical), "USD") in lead
     assert f"{money(min(typical), 'USD')}-{money(max(typical), 'USD')}" in lead
+
+
+@pytest.mark.parametrize("text, lead", [
+    ("is $65/h for 8x H100 SXM expensive?", "Expensive: $8.12/GPU-hour"),
+    ("a provider wants $1.05/GPU-hour for RTX 4090s, is that normal?", "Expensive: $1.05/GPU-hour"),
+    ("got offered 8x H100 at $28/hour, good deal?", "On the high side: $3.50/GPU-hour"),
+])
+def test_a_quote_far_above_the_median_is_called_expensive_not_on_the_high_side(advisor, text, lead):
+    reply, first = _lead(advisor, text)
+    assert first.startswith(lead)
+    assert (reply.figures["quote_per_gpu_hour"] > 1.5 * reply.figures["median_per_gpu_hour"]) == first.startswith("Expensive")
