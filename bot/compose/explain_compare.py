@@ -107,9 +107,9 @@ def _with_network_consequence(ask: Ask, ctx: ComposeContext, comparison: Compari
     if asks_how_much(ask) or judges_claim(ctx.question or ask.text) or (ctx.requirement.gpu_count or 0) > GPUS_PER_NODE:
         # "is 400 vs 600 a big deal?", "my colleague says we need the SXM one, is he right?", a job across
         # nodes: what the difference means for this job is the verdict, not which side has more NVLink
-        from bot.compose.explain_network import nvlink_measure  # the busbw to expect on each, measured how
-        return reply.model_copy(update={"lead": consequence,
-                                        "details": [*nvlink_measure(ctx, sides), reply.lead, *reply.details]})
+        from bot.compose.explain_network import nvlink_measure, nvlink_serving_details  # the busbw to expect, measured how
+        return reply.model_copy(update={"lead": consequence, "details": [*nvlink_serving_details(ctx, sides),
+                                                                         *nvlink_measure(ctx, sides), reply.lead, *reply.details]})
     return reply.model_copy(update={"details": [consequence, *reply.details]})
 
 

@@ -27,7 +27,7 @@ GPUS_PER_NODE = 8
 MFU = 0.40
 EXPOSED_OK = 0.10
 _SHARDED = re.compile(r"fsdp|zero[- ]?3|full[_ ]shard|deepspeed", re.IGNORECASE)
-_MATTERS = re.compile(r"matter|big deal|hurt|how much|worth|影响|差多少|差在哪|差距|值不值|值得|划算", re.IGNORECASE)
+_MATTERS = re.compile(r"matter|big deal|hurt|how much|worth|slower|影响|差多少|慢多少|多慢|慢了多少|拖累|差在哪|差距|值不值|值得|划算", re.IGNORECASE)
 
 
 # NICs written with a network ("2x100G": per node) and tensor parallel inside the node (bot.compose.explain_fabric)
@@ -231,7 +231,7 @@ def nvlink_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> st
              "slow_bw": count(slow_link), "fast_bw": count(fast_link), "ratio": count(round(fast_link / slow_link, 2))}
     req = ctx.requirement
     if req.workload == "inference":  # serving: TP's all-reduces, small per token, large per prompt
-        return _nvlink_serving(ctx, slow_link, fast_link, names)
+        return _nvlink_serving(ctx, slow, slow_link, fast_link, names)
     if req.gpu_count and req.gpu_count > GPUS_PER_NODE:
         # "colleague says the NVLink cut will kill us: true?": the claim judged first
         key = "explain.nvlink_multinode_claim" if judges_claim(ctx.question or ask.text) else "explain.nvlink_multinode"
@@ -436,20 +436,98 @@ def inference_across_nodes(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                      rule="network.inter-node", sources=["nccl-tests", "nvidia-nvlink", "training-servers-guide"])
 
 
-def _nvlink_serving(ctx: ComposeContext, slow_bw: float, fast_bw: float, names: dict) -> str:
-    """Tensor-parallel serving on two NVLink speeds: decode all-reduces a few KB per request per layer
-    (latency-bound, so TPOT barely moves); a prompt's prefill all-reduces prompt x hidden x 2 bytes twice
-    per layer, 2(N-1)/N of it per GPU, at half the bidirectional NVLink figure."""
-    req, lang = ctx.requirement, ctx.language
+def serving_arch(ctx: ComposeContext):
+    """The model's shape for a serving estimate: the named model's, else (a bare "70B") the catalog's dense
+    model nearest in size, within 20%; None where none is that close. Returns (arch, named)."""
+    req = ctx.requirement
     arch = ctx.catalog.models.get(req.model or "")
+    if arch is not None:
+        return arch, True
+    size = params_b(ctx)
+    dense = [m for m in ctx.catalog.models.values() if not m.experts and m.hidden and m.layers]
+    near = min(dense, key=lambda m: abs(m.params_b - size), default=None) if size else None
+    if near is None or size is None or abs(near.params_b - size) > 0.2 * size:
+        return None, False
+    return near, False
+
+
+SERVING_BATCH = 64  # concurrent requests a decode step is judged at where the message states none
+
+
+def _nvlink_serving(ctx: ComposeContext, spec: GpuSpec, slow_bw: float, fast_bw: float, names: dict) -> str:
+    """Tensor-parallel serving on two NVLink speeds of the same compute: TPOT's and TTFT's growth on the
+    slower link (bot.compose.explain_network._serving_figures), or the general line where the model's shape
+    is unknown."""
+    figures = _serving_figures(ctx, spec, slow_bw, fast_bw)
+    if figures is None:
+        return say("interconnect.nvlink_serving_general", ctx.language, **names)
+    key = "interconnect.nvlink_serving" if figures["tpot_pct"] < 10 else "interconnect.nvlink_serving_batch"
+    return say(key, ctx.language, **names, **figures)
+
+
+def nvlink_serving_details(ctx: ComposeContext, gpus: list[GpuSpec]) -> list[str]:
+    """Under the serving lead of two boards that differ only in NVLink: where the figures come from, and what
+    wins the slower link's time back."""
+    if ctx.requirement.workload != "inference" or len(gpus) != 2:
+        return []
+    slow, fast = sorted(gpus, key=lambda g: g.nvlink_bandwidth_gbs or 0.0)
+    if not slow.nvlink_bandwidth_gbs or not fast.nvlink_bandwidth_gbs or slow.nvlink_bandwidth_gbs == fast.nvlink_bandwidth_gbs:
+        return []
+    figures = _serving_figures(ctx, slow, slow.nvlink_bandwidth_gbs, fast.nvlink_bandwidth_gbs)
+    if figures is None:
+        return []
+    from bot.messages.format import gpu_name
+    names = {"slow": gpu_name(ctx.catalog, slow.id), "fast": gpu_name(ctx.catalog, fast.id)}
+    size = params_b(ctx) or figures["size"]
+    return [say("interconnect.nvlink_serving_maths", ctx.language, **names, **figures),
+            _serving_mitigations(ctx, slow, size, figures["n"], names)]
+
+
+def _serving_figures(ctx: ComposeContext, spec: GpuSpec, slow_bw: float, fast_bw: float) -> dict | None:
+    """Decode all-reduces a few KB per request per layer (latency-bound, so TPOT barely moves at small
+    batches); a prompt's prefill all-reduces prompt x hidden x 2 bytes twice per layer, 2(N-1)/N of it per
+    GPU, at half the bidirectional NVLink figure, set against the prefill's compute (2 x params x tokens at
+    40% MFU) and, at decode, against reading each GPU's share of the bf16 weights at its memory bandwidth."""
+    req, lang = ctx.requirement, ctx.language
+    arch, named = serving_arch(ctx)
     n = min(req.gpu_count or GPUS_PER_NODE, GPUS_PER_NODE)
-    if arch is None or not arch.hidden or not arch.layers or n < 2:
-        return say("interconnect.nvlink_serving_general", lang, **names)
+    peak = spec.dense_tflops.get("bf16")
+    if arch is None or not arch.hidden or not arch.layers or n < 2 or not peak:
+        return None
+    size = params_b(ctx) or arch.params_b
+    ring = 2 * (n - 1) / n
     prompt = req.context or 8192
-    moved = 2 * arch.layers * prompt * arch.hidden * 2 * 2 * (n - 1) / n / 1e9  # GB per GPU per prompt
-    return say("interconnect.nvlink_serving", lang, model=arch.name, n=n, kb=count(round(arch.hidden * 2 / 1024)),
-               allreduces=2 * arch.layers, prompt=count(prompt), gbytes=count(round(moved, 1)),
-               t_fast=_s(moved / (fast_bw / 2)), t_slow=_s(moved / (slow_bw / 2)), **names)
+    batch = req.concurrency or SERVING_BATCH
+    moved = 2 * arch.layers * prompt * arch.hidden * 2 * ring / 1e9  # GB per GPU per prompt
+    t_fast, t_slow = moved / (fast_bw / 2), moved / (slow_bw / 2)
+    prefill = 2 * size * 1e9 * prompt / (n * peak * 1e12 * MFU)
+    decode = 2 * arch.layers * batch * arch.hidden * 2 * ring / 1e9  # GB per GPU per decode step
+    d_fast, d_slow = decode / (fast_bw / 2), decode / (slow_bw / 2)
+    weights = size * 2 / n  # GB of bf16 weights per GPU (1e9 bytes, as the bandwidth is)
+    read = weights / spec.bandwidth_gbs
+    shape = say("interconnect.serving_named" if named else "interconnect.serving_shaped", lang, model=arch.name,
+                params=count(size), layers=arch.layers, hidden=count(arch.hidden))
+    return {"n": n, "size": size, "prompt": count(prompt), "batch": count(batch), "t_fast": _s(t_fast), "t_slow": _s(t_slow),
+            "prefill": _s(prefill), "ttft_pct": round(100 * (t_slow - t_fast) / (prefill + t_fast)),
+            "tpot_pct": round(100 * (d_slow - d_fast) / (read + d_fast)), "kb": count(round(arch.hidden * 2 / 1024)),
+            "allreduces": 2 * arch.layers, "gbytes": count(round(moved, 1)), "d_fast": f"{d_fast * 1e3:.2f}",
+            "d_slow": f"{d_slow * 1e3:.2f}", "read_ms": f"{read * 1e3:.1f}", "wgb": count(round(weights, 1)),
+            "membw": count(spec.bandwidth_gbs), "shape": shape, "hidden": count(arch.hidden), "model": arch.name}
+
+
+def _serving_mitigations(ctx: ComposeContext, spec: GpuSpec, size: float, n: int, names: dict) -> str:
+    """What wins the slower link's time back: half the TP degree as two replicas where its weights fit,
+    FP8 weights where the card has FP8 tensor cores (else weight-only INT8), and batching that overlaps."""
+    lang = ctx.language
+    half = max(n // 2, 1)
+    w_half, w8 = size * 2 / half, size / half
+    fits_half = w_half <= 0.75 * spec.memory_gb
+    fp8 = bool(spec.dense_tflops.get("fp8"))
+    key = "interconnect.serving_fix_tp" if fits_half else "interconnect.serving_fix_fp8_tp" if w8 <= 0.75 * spec.memory_gb \
+        else "interconnect.serving_fix_batch"
+    quant = say("interconnect.serving_fp8" if fp8 else "interconnect.serving_int8", lang, w=count(round(size)))
+    return say(key, lang, half=half, replicas=n // half, w_half=count(round(w_half)), w8=count(round(w8)), quant=quant,
+               mem=count(spec.memory_gb), **names)
 
 
 def compute_line(ctx: ComposeContext, size: float, exchange_s: float) -> str | None:

@@ -154,7 +154,42 @@ def test_an_nvlink_cut_for_tensor_parallel_serving_is_judged_on_prefill_not_on_g
                                                        "the 400 vs 600 GB/s NVLink matter?"))
     line = next(x for x in full.splitlines() if "Barely for TPOT" in x)
     assert "8,192-token prompt" in line and "gradient" not in line
-    assert "~0.19 s of all-reduce on the A800 SXM4 80GB against ~0.13 s on the A100 80GB SXM" in line
+    assert "all-reduce takes ~0.19 s on the A800 SXM4 80GB against ~0.13 s on the A100 80GB SXM" in line
+    assert "1.5×" in line  # 600 / 400
+
+
+def _ttft_tpot(line: str) -> tuple[int, int]:
+    tpot = int(re.search(r"~([0-9]+)% at 64 concurrent", line).group(1))
+    ttft = int(re.search(r"up to ~([0-9]+)%", line).group(1))
+    return tpot, ttft
+
+
+@pytest.mark.parametrize("text", [
+    "How much does the H800's 400 GB/s NVLink hurt TP=8 serving of a 70B vs H100's 900?",
+    "how much slower is TP=8 inference of a 70B on H800 (400 GB/s NVLink) than on H100 (900)?",
+    "Serving a 70B at TP=8: does the H800's NVLink cut (400 vs 900 GB/s on H100) matter?",
+])
+def test_an_nvlink_impact_question_on_named_cards_gets_the_impact_not_a_price_table(advisor, text):
+    full = render_text(Conversations(advisor).ask("t", text))
+    lines = full.splitlines()
+    assert "GPU-hour at" not in lines[0] and "catalog has no" not in lines[0]  # not the price table
+    assert "2.25×" in lines[0] and "TTFT" in lines[0] and "TPOT" in lines[0]  # 900 / 400, both latencies judged
+    # 160 all-reduces a step (2 per layer x 80 layers of a Llama-3-70B-shaped model), the prompt's bytes per GPU
+    assert "160 times a step" in full and "~37.6 GB per GPU" in full
+    assert "TP=4 × 2 replicas" in full and "FP8" in full  # what wins it back
+    tpot, ttft = _ttft_tpot(lines[0])
+    assert 5 <= tpot <= 30 and 10 <= ttft <= 40
+
+
+@pytest.mark.parametrize("text", [
+    "H800 的 NVLink 只有 400 GB/s，跑 70B TP=8 推理比 H100 的 900 GB/s 慢多少？",
+    "用 H800 跑 70B 推理，TP=8，NVLink 400 比 H100 的 900 影响大吗？",
+])
+def test_an_nvlink_impact_question_in_chinese_gets_the_impact(advisor, text):
+    full = render_text(Conversations(advisor).ask("t", text))
+    lead = full.splitlines()[0]
+    assert lead.startswith("小 batch 时对 TPOT 影响很小") and "2.25 倍" in lead and "TTFT" in lead
+    assert "每步 160 次" in full and "TP=4 × 2 个副本" in full
 
 
 def test_data_parallel_written_as_ddp_is_a_training_plan_timed_per_step(advisor):

@@ -165,6 +165,9 @@ _PRICES_COMPARED = lx.rx(r"(?:价格|价钱|租金|单价)(?:都|也)?(?:基本|
                          r"|worth\s+(?:the\s+|a\s+)?[+~]?[0-9]+\s*%(?:\s+(?:more|higher|extra))?\s*(?:price|premium|cost)?"
                          r"|[0-9]+\s*%\s+(?:more\s+expensive|pricier|dearer|premium))>\E"
                          r"|贵\s*(?:了)?\s*[0-9]+\s*%|溢价\s*[0-9]+\s*%")
+# "how much does X hurt / slow us down / matter", "how much slower": what a difference costs in speed.
+_IMPACT = lx.rx(r"\B<how\s+much\s+(?:(?:does|do|would|will|is|are)\s+(?:[^?.]{0,80}?\s)?(?:hurt|slow|matter|impact|affect|penalt|degrad|lose)\w*"
+                r"|(?:slower|faster|worse))>\E")
 _YOUR_PICK = lx.rx(r"\B<(?:what|which)\s+(?:\w+\s+){0,3}?(?:would|should|will)\s+(?:you|u)\s+(?:personally\s+)?"
                    r"(?:pick|rent|choose|take|get|buy|go\s+(?:with|for))>\E")
 _SUBJECT_SLOTS = ("gpu", "gpu_options", "instance", "instance_options", "model")
@@ -351,6 +354,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "explain"  # "which is faster, X or Y?": a comparison of speed, answered from the specs
     if "price" in found and _YOUR_PICK.search(part) and not _PRICE_WORDS.search(part):
         found.discard("price")  # "what would you rent for a 7B LoRA?": our pick, not what it rents for
+    if "price" in found and _IMPACT.search(part) and not _PRICE_WORDS.search(part) and not _STATED_MONEY.search(part):
+        found.discard("price")  # "how much does the H800's 400 GB/s NVLink hurt TP=8 serving?": an impact, not a price
     if "price" in found and _PRICES_COMPARED.search(part):
         found.discard("price")  # "价格差不多", "the A100 box is cheaper per hour": said, not asked
     if "price" in found and _LATENCY_WORDS.search(part) and not _STATED_MONEY.search(part) and not _PRICE_WORDS.search(part):

@@ -347,3 +347,17 @@ def test_a_loss_gone_nan_is_a_diagnosis(text):
 ])
 def test_accepting_a_delivered_node_is_a_checklist(text):
     assert kinds(text) == ["checklist"]
+
+
+@pytest.mark.parametrize("text", [
+    "How much does the H800's 400 GB/s NVLink hurt TP=8 serving of a 70B vs H100's 900?",
+    "how much would the slower NVLink on H800 slow down our 70B TP=8 inference compared to H100?",
+    "how much does it matter that H800 has 400 GB/s NVLink vs 900 on H100?",
+])
+def test_how_much_a_difference_hurts_is_not_a_price(text):
+    assert "price" not in kinds(text)
+
+
+@pytest.mark.parametrize("text", ["how much does an H800 cost per hour?", "how much is an H100?"])
+def test_how_much_a_card_costs_stays_a_price(text):
+    assert kinds(text) == ["price"]
