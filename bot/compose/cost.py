@@ -259,7 +259,8 @@ def _budget(qs, ctx, currency, lang) -> AskAnswer | None:
         need = estimated[0]
     r = calc.budget_fit(budget.value, quote.value, quote.per, gpus, need)
     m = lambda v: _m(v, currency, lang)  # noqa: E731
-    wall = say("cost.budget_wall", lang, hours=count(round(r.wall_hours, 1)), gpus=gpus) if r.wall_hours and gpus and gpus > 1 else ""
+    wall = say("cost.budget_wall", lang, hours=count(round(r.wall_hours, 1)), gpus=gpus,
+               days=count(round(r.wall_hours / 24, 1))) if r.wall_hours and gpus and gpus > 1 else ""
     lead = say("cost.budget_lead", lang, budget=m(budget.value), rate=_rate(quote, lang), gpu_hours=count(round(r.gpu_hours, 1)),
                wall=wall)
     details = []

@@ -589,3 +589,13 @@ def test_an_annual_plan_is_named_as_one_and_weighed_over_a_year(advisor, text, y
     cur = "¥" if "¥" in text else "$"
     assert f"{cur}{year:,.0f}" in lines[0] and f"{cur}{other:,.0f}" in lines[0]
     assert name in lines[0] and "包月" not in lines[0] and "monthly plan" not in lines[0]
+
+
+@pytest.mark.parametrize("text, hours", [
+    ("$40k budget, H100 at $2.49/GPU-hour, how many GPU-hours and how long on 8 GPUs?", 40_000 / 2.49 / 8),
+    ("预算 10 万元，A100 ¥12/卡时，8 卡能跑多久？", 100_000 / 12 / 8),
+])
+def test_a_budget_over_stated_gpus_says_how_long_it_runs_in_days(advisor, text, hours):
+    _, lines = cost_answer(advisor, text)
+    from bot.messages.format import count
+    assert count(round(hours, 1)) in lines[0] and count(round(hours / 24, 1)) in lines[0]
