@@ -97,8 +97,16 @@ _NAN = lx.rx(r"\B<(?:loss|grad\w*|gradient\s+norm|grad\s+norm|weights?|logits?|a
 _ACCEPTANCE = lx.rx(r"\B<(?:accept\w*|sign(?:ing)?\s+(?:it\s+)?off|check\s*list|push\s+back)>\E|验收|签字|清单")
 
 
+# "the H100 has 989 TFLOPS, is that fine for a 7B?": the spec quoted, not a reading, unless something says it was measured
+_SPEC_SAID = lx.rx(r"\B<(?:has|have|rated|spec\w*|peak|datasheet|theoretical|advertised|on\s+paper)>\E|标称|官方|峰值|理论|规格")
+_MEASURED_SAID = lx.rx(r"\B<(?:measur\w*|got|get|gets|getting|shows?|showing|reads?|only|bench\w*|tests?|tested|sees?|seeing|see)>\E"
+                       r"|实测|测出|测得|跑出|只有|才|显示")
+
+
 def _measured_judged(part: str, fields: dict) -> bool:
     """'H2D 23 GB/s，GEMM 760 TFLOPS，有没有问题？': a figure measured and asked to be judged (not for a sign-off)."""
+    if _SPEC_SAID.search(part) and not _MEASURED_SAID.search(part):
+        return False
     return bool(_MEASURED.search(part) and _READING_JUDGED.search(part)) and not fields.get("costs") \
         and not _ACCEPTANCE.search(part)
 

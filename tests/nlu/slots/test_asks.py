@@ -273,6 +273,9 @@ def test_a_measured_figure_judged_is_a_diagnosis_not_a_capability(text):
     ("is 200 Gb/s per GPU enough for training 70B across nodes?", "fit"),
     ("what H2D bandwidth should we expect on an H100?", "explain"),
     ("H200 node acceptance: pinned host to device copy reads 27 GB/s, fine?", "checklist"),
+    # the datasheet's figure quoted for a plan is no reading
+    ("H100 官方标称显存带宽 3.35 TB/s，做 70B 推理有没有问题？", "fit"),
+    ("the H200 is rated 4.8 TB/s memory bandwidth, any problem serving a 70B on it?", "fit"),
 ])
 def test_a_figure_that_is_no_reading_judged_is_not_diagnosed(text, kind):
     assert kinds(text) == [kind]
