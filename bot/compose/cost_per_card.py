@@ -16,7 +16,7 @@ from bot.compose import ComposeContext
 from bot.knowledge import GpuSpec, UnknownNameError
 from bot.messages import say
 from bot.messages.format import gpu_name, money
-from bot.models import Ask, AskAnswer, StatedCost
+from bot.models import Ask, AskAnswer, Candidate, StatedCost
 
 # Image generation is compute-bound like training, not bandwidth-bound like LLM decode.
 _IMAGE = re.compile(r"sdxl|stable[\s-]*diffusion|\bflux\b|comfyui|text[\s-]*to[\s-]*image|image[\s-]*gen|"
@@ -90,21 +90,21 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     def m(value: float) -> str:
         return money(value, currency, lang)
 
+    # value ranks only the cards that hold the job at their count; the others are named as not fitting
+    rows, unfit, none_fit = _holding(ctx, rows)
     measure = _measure(ctx)
     key = (lambda r: r.per_bandwidth) if measure == "serve" else (lambda r: r.per_compute)
     setups = any(r.count > 1 for r in rows) and len(rows) == 2
-    if setups:
-        lead = _setup_lead(rows, measure, key, m, lang)
-    elif measure is None:
-        lead = _both_lead(rows, m, lang)
-    else:
-        lead = _ranked_lead(rows, measure, key, m, lang)
+    lead = _lead(rows, measure, key, m, lang, setups)
     details = [say("cost.per_card_line", lang, gpu=r.name, rate=m(r.rate), tflops=f"{_compute(r.spec):,.0f}",
                    bandwidth=f"{r.spec.bandwidth_gbs:,.0f}", per_compute=m(r.per_compute),
                    per_bandwidth=m(r.per_bandwidth)) for r in sorted(rows, key=key)]
     if measure is None and len(rows) > 2:  # every card ranked on each measure, not only the two cheapest
         details.append(say("cost.per_card_ranked_train", lang, ranking=_ranking(rows, lambda r: r.per_compute, m)))
         details.append(say("cost.per_card_ranked_serve", lang, ranking=_ranking(rows, lambda r: r.per_bandwidth, m)))
+    details[:0] = _unfit_lines(unfit, none_fit, lang)
+    if none_fit:  # none holds it: the ranking is per card, said so first
+        lead = say("select.value_none_fit", lang) + lead
     if any(r.count > 1 and not r.spec.nvlink for r in rows):
         details.append(say("cost.per_card_no_nvlink", lang, gpus=", ".join(r.name for r in rows if r.count > 1 and not r.spec.nvlink)))
     details.append(say("cost.per_card_measure", lang))
@@ -116,6 +116,39 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if setups:
         figures.update({f"hourly_{r.spec.id}": round(r.rate * r.count, 4) for r in rows})
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-per-card-work", sources=sources, figures=figures)
+
+
+def _lead(rows: list[_Row], measure: str | None, key, m, lang: str, setups: bool) -> str:
+    if len(rows) == 1:
+        return say("select.value_only_fit", lang, gpu=rows[0].name, rate=m(rows[0].rate))
+    if setups:
+        return _setup_lead(rows, measure, key, m, lang)
+    if measure is None:
+        return _both_lead(rows, m, lang)
+    return _ranked_lead(rows, measure, key, m, lang)
+
+
+def _holding(ctx: ComposeContext, rows: list[_Row]) -> tuple[list[_Row], list[tuple[_Row, Candidate]], bool]:
+    """The rows that hold the job (all of them where none does), the others with their sizing, and
+    whether none holds it."""
+    unfit = [(r, c) for r in rows if (c := _unfit(ctx, r)) is not None]
+    if not unfit:
+        return rows, [], False
+    if len(unfit) == len(rows):
+        return rows, unfit, True
+    return [r for r in rows if all(r is not u for u, _ in unfit)], unfit, False
+
+
+def _unfit_lines(unfit: list[tuple[_Row, Candidate]], none_fit: bool, lang: str) -> list[str]:
+    key = "select.value_unfit_each" if none_fit else "select.value_unfit"
+    return [say(key, lang, gpu=r.name, count=r.count, need=f"{c.need_gb:.0f}", have=f"{c.have_gb:.0f}") for r, c in unfit]
+
+
+def _unfit(ctx: ComposeContext, row: _Row) -> Candidate | None:
+    """The sized candidate of a quoted card at its count where it does not hold the job, else None."""
+    if not (ctx.requirement.model or ctx.requirement.params_b):
+        return None
+    return next((c for c in ctx.answer.candidates if c.gpu == row.spec.id and c.count == row.count and not c.fits), None)
 
 
 def _ranking(rows: list[_Row], key, m) -> str:
