@@ -227,7 +227,8 @@ def _details(setups: list[_Setup], run: bool, per_gpu: bool, ctx: ComposeContext
     lang = ctx.language
     details = [_line(s, run, ctx) for s in sorted(setups, key=lambda s: s.hourly)]
     fp8 = [s for s in setups if s.fits is False and s.fp8_need_gb is not None]
-    if fp8 and len(fp8) == sum(s.fits is False for s in setups):
+    in_lead = len(fp8) == len(setups)  # none holds it, each does in FP8: said in the lead
+    if fp8 and len(fp8) == sum(s.fits is False for s in setups) and not in_lead:
         details.append(say("cost.setups_fp8", lang, parts=_gb_parts(fp8, ctx, fp8=True)))
     if not run:
         details.append(_work_line(setups, ctx))
@@ -281,7 +282,9 @@ def _lead(ranked: list[_Setup], run: bool, ctx: ComposeContext) -> str:
     if pick is None:  # no setup holds the job as sized: say so first, then which costs less an hour
         by_hour = sorted(ranked, key=lambda s: s.hourly)
         a, b = by_hour[0], by_hour[1]
-        return say("cost.setups_none_fit", lang, parts=_gb_parts(ranked, ctx), cheap=_name(a, ctx),
+        fp8 = all(s.fp8_need_gb is not None for s in ranked)  # each holds it with FP8 weights: the hour then decides
+        return say("cost.setups_none_fit_fp8" if fp8 else "cost.setups_none_fit", lang, parts=_gb_parts(ranked, ctx),
+                   fp8=_gb_parts(ranked, ctx, fp8=True) if fp8 else "", cheap=_name(a, ctx),
                    cheap_hourly=_m(a.hourly, a, ctx), dear=_name(b, ctx), dear_hourly=_m(b.hourly, b, ctx),
                    saving=_m(b.hourly - a.hourly, a, ctx), pct=_pct(a.hourly, b.hourly))
     if pick is not cheapest:  # the cheaper setup does not hold the job: the cheapest that does is the answer
