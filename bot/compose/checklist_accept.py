@@ -40,7 +40,7 @@ def acceptance(ctx: ComposeContext, first: str | None = None) -> AskAnswer:
     n = req.gpu_count or 8
     if spec is None:
         setup = say("checklist.setup_generic", lang)
-        steps = [_generic_inventory(lang, n), say("checklist.accept_xid", lang), say("checklist.accept_burn", lang),
+        steps = [_generic_inventory(lang, req.gpu_count), say("checklist.accept_xid", lang), say("checklist.accept_burn", lang),
                  say("checklist.accept_system", lang)]
         return AskAnswer(kind="checklist", lead=say("checklist.accept_lead", lang, setup=setup),
                          details=[*_numbered(steps), say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)],
@@ -119,8 +119,10 @@ def _numbered(steps: list[str]) -> list[str]:
     return [f"{i}. {step}" for i, step in enumerate(steps, 1)]
 
 
-def _generic_inventory(language: str, n: int) -> str:
-    return say("checklist.accept_inventory", language, count=n, gpu="…", memory="…", power="…",
+def _generic_inventory(language: str, n: int | None) -> str:
+    """The inventory step with no GPU named: what to compare against the contract, not blanks for its figures."""
+    count = say("checklist.accept_inventory_count", language, count=n) if n else ""
+    return say("checklist.accept_inventory_generic", language, count=count,
                memory_errors=say("checklist.accept_remap", language))
 
 
