@@ -68,8 +68,8 @@ _READING_JUDGED = lx.rx(r"\B<(?:normal|ok|okay|fine|expected|reasonable|healthy|
                         r"|不对劲|要紧吗|严重吗|达标吗|达不达标|有没有毛病|靠谱吗")
 # "Applications Clocks Setting shows Active", "SW Power Cap 一直是 Active": a clock event reason said to be on
 _REASON_ACTIVE = lx.rx(r"\B<(?:hw\s+(?:thermal\s+)?slowdown|sw\s+(?:thermal\s+slowdown|power\s+cap)|hw\s+power\s+brake(?:\s+slowdown)?"
-                       r"|applications?\s+clocks?\s+setting|(?:clocks?[\s_]+)?(?:event|throttle)[\s_]+reasons?)>\E"
-                       r"[^.;。；\n]{0,24}?(?:(?<!not\s)(?<!not)\B<(?:active|asserted|on|set)>\E|激活|生效|开着|亮着|一直|显示)")
+                       r"|applications?\s+clocks?\s+setting)>\E"
+                       r"[^.;。；\n]{0,24}?(?:(?<!not\s)(?<!not)\B<(?:active|asserted)>\E|激活|生效|开着|亮着|一直)")
 # "torch 2.4", "pytorch 2.6.0+cu124", "vllm 0.6", "cu118 build": a framework release, asked to run on a card
 _FRAMEWORK = lx.rx(r"\B<(?:(?:(?:py)?torch|tensorflow|tf|jax|vllm|sglang|tensorrt(?:-llm)?|flash[\s-]?attn|flash[\s-]?attention|xformers)"
                    r"\s*(?:==\s*|v)?[0-9]+\.[0-9]+|cu1[0-3][0-9]\s*(?:build|wheel|image)s?)>\E")
@@ -81,7 +81,7 @@ _RENTED_OUT = lx.rx(r"\B<(?:rent\w*\s+(?:\w+\s+){0,3}out|list\w*\s+(?:\w+\s+){0,
                     r"|对外出租|把[^，,。？?]{0,12}(?:出租|租出去)|租出去|租给(?:别人|客户|用户|他人|外部)|转租|对外(?:提供|租|卖|售)"
                     r"|挂到.{0,6}(?:平台|市场)")
 _MONEY_ASKED = lx.rx(r"\B<(?:how\s+much|price\w*|cost\w*|cheap\w*|earn\w*|make|revenue|profit\w*|roi)>\E|多少钱|价格|价钱|便宜|贵|赚|收益|回本")
-_LICENCE_DOUBT = lx.rx(r"(?:授权|许可|协议|合规|eula)[^，,。？?]{0,6}?(?:问题|风险|限制|允许|可以|行|违规|违反)"
+_LICENCE_DOUBT = lx.rx(r"(?:授权|许可|合规|eula)[^，,。？?]{0,6}?(?:问题|风险|限制|允许|可以|行|违规|违反)"
                        r"|\B<(?:(?:licen[cs]\w*|eula)[^.?]{0,20}?(?:problem|issue|risk|concern|ok|okay|allow\w*|fine|wise)"
                        r"|(?:against|violat\w*|breach\w*)\s+(?:the\s+)?(?:licen[cs]\w*|eula|terms))>\E")
 _ASKS_YES_NO = lx.rx(r"[?？]|吗|\B<(?:can|could|may|is|are|will|would|does|do)>\E|能不能|可不可以|行不行|有没有")

@@ -293,6 +293,7 @@ def test_a_clock_event_reason_said_active_is_a_diagnosis(text):
 
 def test_a_clock_event_reason_asked_about_is_explained():
     assert kinds("what does SW Power Cap mean?") == ["explain"]
+    assert kinds("what do clock event reasons on the H100 mean?") == ["explain"]
 
 
 @pytest.mark.parametrize("text", [
