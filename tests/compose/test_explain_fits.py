@@ -1,0 +1,47 @@
+"""An interconnect question about a job the stated GPUs cannot hold leads with the fit (issue #24): the
+model states against the cards, the link moot until it fits; another workload named for the same cards
+is judged on its own. Real parser, sizer, rules and catalog."""
+
+import re
+
+import pytest
+
+from bot.conversation import Conversations
+from bot.render.text import render_text
+
+
+def answer(advisor, text: str) -> list[str]:
+    return render_text(Conversations(advisor).ask("t", text)).splitlines()
+
+
+@pytest.mark.parametrize("text, link", [
+    ("Full fine-tune a 70B on 8x 4090 with no NVLink or P2P — is PCIe going to kill us? also TP=8 inference?", "PCIe"),
+    ("full finetune 70B on 8x L40S, is the lack of NVLink a bottleneck?", "NVLink"),
+    ("we want to full fine-tune a 34B on 4x RTX 4090, will PCIe Gen4 hurt?", "PCIe"),
+])
+def test_a_job_that_does_not_fit_makes_the_link_moot(advisor, text, link):
+    lines = answer(advisor, text)
+    assert lines[0].startswith(f"It does not fit, so {link} is not the problem yet")
+    need, mem = (int(x) for x in re.search(r"~([0-9]+) GB per GPU even sharded over [0-9]+× [^,]+, which have ([0-9]+) GB", lines[0]).groups())
+    assert need > mem  # the per-GPU need said against the card
+    assert "PCIe adds" not in "\n".join(lines)  # no communication maths for a job that cannot run
+    assert "QLoRA on these" in lines[1]
+
+
+def test_the_other_workload_on_the_same_cards_is_judged_on_its_own(advisor):
+    lines = answer(advisor, "Full fine-tune a 70B on 8x 4090 with no NVLink or P2P — is PCIe going to kill us? also TP=8 inference?")
+    assert "~1,050 GB of model states" in lines[0] and "192 GB in all" in lines[0]  # ~16 bytes a parameter vs 8 x 24
+    serving = next(x for x in lines if x.strip().startswith("TP=8 inference"))
+    assert "it fits" in serving and "~130 GB of bf16 weights" in serving and "160 all-reduces per token" in serving
+
+
+def test_in_chinese_the_fit_leads_too(advisor):
+    lines = answer(advisor, "8 张 4090 没有 NVLink 也没有 P2P，全参微调 70B，PCIe 会不会拖死？TP=8 推理呢？")
+    assert lines[0].startswith("放不下，所以现在还轮不到 PCIe 的问题") and "合计 192 GB" in lines[0]
+    assert any(x.strip().startswith("TP=8 推理 70B 是另一回事，放得下") for x in lines)
+
+
+@pytest.mark.parametrize("text", ["DDP of a 1.3B on 8x 4090, is PCIe enough?",
+                                  "LoRA on a 7B with 2x 4090, do we need NVLink?"])
+def test_a_job_that_fits_still_gets_the_link_judged(advisor, text):
+    assert not answer(advisor, text)[0].startswith("It does not fit")
