@@ -123,3 +123,14 @@ def test_cards_the_table_does_not_price_are_not_ranked_but_each_setups_fit_is_sa
     assert lines[0].startswith(("没法直接比价", "I can't rank these on cost"))
     assert not any("$" in line or "¥" in line for line in lines)  # no price made up
     assert "GB/s" in lines[1]
+
+
+@pytest.mark.parametrize("text", [
+    "which costs less to run Llama 3.1 70B: 4x L40S or 2x H100?",
+    "is 8x 4090 less expensive than 2x H100 for a 13B LoRA?",
+    "is 4x L40S or 2x H100 more cost-effective for serving a 70B?",
+    "4 张 L40S 和 2 张 H100 跑 70B，哪个省钱？",
+])
+def test_cheaper_said_in_other_words_compares_the_setups_on_cost(advisor, text):
+    reply, lines, _ = _ask(advisor, text)
+    assert re.search(r"\$\d[\d.,]*/h|每小时 \$", lines[0])

@@ -54,7 +54,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         # which provider or where is cheap ("租卡哪家便宜", "哪个平台便宜点"): prices by provider, not a comparison
         r"|(?:哪家|哪里|哪儿|哪个(?:平台|云|厂商|服务商))[^，,。？?！!；;\n]{0,16}?便宜")),
     ("cost", lx.rx(
-        r"\B<(?:cheaper|which\s+one\s+is\s+cheaper|break[\s-]?even|pay\s+(?:back|off)|buy(?:ing)?\s+(?:vs|or|instead)"
+        r"\B<(?:cheaper|costs?\s+less|less\s+expensive|more\s+(?:cost[\s-]effective|economical)|which\s+one\s+is\s+cheaper|break[\s-]?even|pay\s+(?:back|off)|buy(?:ing)?\s+(?:vs|or|instead)"
         r"|renting\s+(?:vs|or|cheaper)|rent\s+or\s+buy|worth\s+buying|bill|gpu[\s-]hours?\s+(?:for|budget|enough)"
         r"|how\s+many\s+gpu[\s-]hours?|gpu[\s-]hours?\b[^?.]{0,40}?\benough\b"
         r"|enough\s+or|total\s+cost|how\s+expensive|save\s+money|where\s+can\s+we\s+save"
