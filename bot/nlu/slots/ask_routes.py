@@ -129,7 +129,14 @@ def routed(part: str, fields: dict, whole: bool, consumer: bool) -> str | None:
     return _readings(part, fields) or _stack_or_licence(part, fields, consumer, named, sized)
 
 
+# "is that fine for training 7B?", "is it ok to run Llama 8B on one L4?": a plan judged for a job, not a reading
+_OK_FOR_JOB = lx.rx(r"\B<(?:is|are)\s+(?:this|that|it|these|those)\s+(?:ok|okay|fine|good|enough|suitable)\s+(?:for|to)>\E")
+
+
 def _readings(part: str, fields: dict) -> str | None:
+    sized = bool(fields.get("model") or fields.get("params_b"))
+    if sized and _OK_FOR_JOB.search(part) and not (fields.get("xids") or fields.get("symptoms") or _MEASURED_SAID.search(part)):
+        return "fit"  # "H100 has 989 TFLOPS bf16, is that fine for training 7B?": the job on the card, not a fault
     if _measured_judged(part, fields) or _REASON_ACTIVE.search(part) or _NAN.search(part):
         return "diagnose"  # "device to host is 12 GB/s, something wrong?": the reading against the spec
     return None

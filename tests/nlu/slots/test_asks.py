@@ -276,6 +276,10 @@ def test_a_measured_figure_judged_is_a_diagnosis_not_a_capability(text):
     # the datasheet's figure quoted for a plan is no reading
     ("H100 官方标称显存带宽 3.35 TB/s，做 70B 推理有没有问题？", "fit"),
     ("the H200 is rated 4.8 TB/s memory bandwidth, any problem serving a 70B on it?", "fit"),
+    # a plan judged for a job is a fit, whatever figure it quotes; a figure measured on the job stays a reading
+    ("H100 has 989 TFLOPS bf16, is that fine for training 7B?", "fit"),
+    ("is it ok to run Llama 8B on one L4?", "fit"),
+    ("our L40S gets 300 TFLOPS running a 7B LoRA, is that ok for this card?", "diagnose"),
 ])
 def test_a_figure_that_is_no_reading_judged_is_not_diagnosed(text, kind):
     assert kinds(text) == [kind]
