@@ -57,7 +57,8 @@ class _Setup:
 
 
 def _stated(ctx: ComposeContext) -> list[tuple[str, int, StatedCost | None]] | None:
-    """The setups as stated: each compared GPU at its own count, or each quote with its count."""
+    """The setups as stated: each compared GPU at its own count (or the one count written for them all), or
+    each quote with its count."""
     req = ctx.requirement
     quotes = [c for c in req.costs if c.gpu]
     if any(c.hours or c.monthly_rate or not c.hourly_rate for c in req.costs):
@@ -68,6 +69,8 @@ def _stated(ctx: ComposeContext) -> list[tuple[str, int, StatedCost | None]] | N
             quote = next((c for c in quotes if _same_gpu(ctx, c.gpu, gpu)), None)
             out.append((gpu, n, quote))
         return out
+    if len(req.gpu_options) >= 2 and req.gpu_count and not quotes:  # "is 4x L40S cheaper than 4x H100?": one count
+        return [(gpu, req.gpu_count, None) for gpu in req.gpu_options]
     counted = [c for c in quotes if c.gpu_count]
     if len(counted) >= 2 and len(counted) == len(req.costs):
         return [(c.gpu or "", c.gpu_count or 1, c) for c in counted]

@@ -134,3 +134,14 @@ def test_cards_the_table_does_not_price_are_not_ranked_but_each_setups_fit_is_sa
 def test_cheaper_said_in_other_words_compares_the_setups_on_cost(advisor, text):
     reply, lines, _ = _ask(advisor, text)
     assert re.search(r"\$\d[\d.,]*/h|每小时 \$", lines[0])
+
+
+@pytest.mark.parametrize("text, gpus, n", [
+    ("is 4x L40S cheaper than 4x H100 for serving a 70B?", ("l40s", "h100-sxm"), 4),
+    ("8 张 A100 和 8 张 H100 训练 7B 模型 1000 亿 token，哪个便宜？", ("a100-80gb-sxm", "h100-sxm"), 8),
+])
+def test_setups_at_one_written_count_are_each_priced_at_it(advisor, text, gpus, n):
+    reply, lines, _ = _ask(advisor, text)
+    for gpu in gpus:
+        assert reply.figures[f"hourly_{gpu}"] == pytest.approx(_hourly(advisor, gpu, n), abs=0.01)
+    assert all(f"{n}× " in lines[0] or f"{n} 张" in lines[0] for _ in gpus)

@@ -380,7 +380,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "cost"  # "抢占式还是按量？", "spot or on-demand?": billing modes weighed, not GPUs
     if "price" in found and ("cost" not in found or not _COST_CUES.search(_PER_UNIT.sub(" ", part))):
         return "price"  # "最便宜多少钱一卡时": a GPU-hour is the price's unit, not a comparison
-    if "cost" in found and (not (_sized_choice(fields) and not money) or fields.get("gpu_option_counts")):
+    if "cost" in found and (not (_sized_choice(fields) and not money) or fields.get("gpu_option_counts")
+                            or fields.get("gpu_count")):
         return "cost"  # "would 4x L40S be cheaper than 2x H100 for 70B?": stated setups priced (cost_setups.py)
     if "compat" in found and not ({"fit"} & found and fields.get("model")):
         return "compat"
