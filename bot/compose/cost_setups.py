@@ -25,6 +25,7 @@ from bot.models import Ask, AskAnswer, Candidate, Recommendation, StatedCost
 from bot.sizing.cost import leanest_per_provider
 
 SOURCES = ["training-servers-guide", "rental-selection-guide"]
+HOURS_PER_MONTH = 730.0  # 365 × 24 / 12, as bot.advice.bill counts a month
 # Two totals this close (or closer) are "about the same": the hours are an estimate (bot.advice.compare).
 EVEN_RATIO = 1.05
 # A node's rate shared over its GPUs that falls under this share of every listed per-GPU rate was a card's rate.
@@ -116,7 +117,10 @@ def _setup(ctx: ComposeContext, gpu: str, n: int, quote: StatedCost | None, per_
         setup = _Setup(spec, n, table_rate, currency, "table")
     _fit(setup, ctx.answer.recommendations, ctx.answer.candidates)
     time = ctx.answer.estimate.time
-    if time is not None and time.flops and ctx.requirement.workload == "training":
+    stated = next((q for q in ctx.requirement.quantities if q.role == "duration" and q.unit in ("h", "day", "month")), None)
+    if stated is not None:  # "for 200 hours", "for 3 days": the same wall clock on each setup
+        setup.hours = stated.value * {"h": 1.0, "day": 24.0, "month": HOURS_PER_MONTH}[stated.unit or "h"]
+    elif time is not None and time.flops and ctx.requirement.workload == "training":
         peak = next((v for k, v in spec.dense_tflops.items() if k == time.precision), None) or \
             spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
         if peak:

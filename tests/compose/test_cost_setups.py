@@ -145,3 +145,11 @@ def test_setups_at_one_written_count_are_each_priced_at_it(advisor, text, gpus, 
     for gpu in gpus:
         assert reply.figures[f"hourly_{gpu}"] == pytest.approx(_hourly(advisor, gpu, n), abs=0.01)
     assert all(f"{n}× " in lines[0] or f"{n} 张" in lines[0] for _ in gpus)
+
+
+def test_stated_hours_price_each_setup_for_them(advisor):
+    reply, lines, _ = _ask(advisor, "is 8x 4090 cheaper than 2x H100 for a 13B LoRA run of 40 hours?")
+    assert reply.figures["ranked_by"] == "run"
+    for gpu, n in (("rtx-4090", 8), ("h100-sxm", 2)):
+        assert reply.figures[f"total_{gpu}"] == pytest.approx(40 * _hourly(advisor, gpu, n), abs=0.01)
+    assert money(40 * _hourly(advisor, "rtx-4090", 8), "USD") in lines[0]
