@@ -18,6 +18,7 @@ from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.messages.format import gpu_name
 from bot.models import Ask, AskAnswer
+from bot.nlu.slots.ask_routes import RENTED_OUT
 
 SOURCES = ["geforce-eula", "rental-selection-guide"]
 _LICENCE = re.compile(r"licen[cs]\w*|legal|eula|allowed|permitted|complian\w*|授权|许可|合规|违规|违反|能不能商用|可以商用", re.I)
@@ -57,7 +58,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     spec = _consumer(ctx)
     if spec is not None and not spec.nvidia_product and _DRIVER_Q.search(ask.text):
         return _aftermarket(spec, ctx)
-    asked = bool(_LICENCE.search(ask.text) or _DC_OK.search(text) or _RENTING_OUT.search(ask.text))
+    asked = bool(_LICENCE.search(ask.text) or _DC_OK.search(text) or _RENTING_OUT.search(ask.text)
+                 or RENTED_OUT.search(ask.text.lower()))  # "offer our 4090 rig on runpod", "resell 5090 compute": the router's reading
     if spec is None:
         clean = _named(ctx) if asked else None  # "租 H20 放机房对外卖推理服务，有授权问题吗": a card the clause does not cover
         return _clean(clean, text, ctx) if clean is not None else None
@@ -118,7 +120,7 @@ _SERVER_ROOM = re.compile(r"server\s+(?:closet|room|rack)|\brack(?:ed|s)?\b|机�
 def _licence(spec: GpuSpec, text: str, ctx: ComposeContext) -> AskAnswer:
     lang = ctx.language
     name = gpu_name(ctx.catalog, spec.id, lang)
-    own, out = bool(_OWN_USE.search(text)), bool(_RENTING_OUT.search(text))
+    own, out = bool(_OWN_USE.search(text)), bool(_RENTING_OUT.search(text) or RENTED_OUT.search(text.lower()))
     paid = (bool(_PAID.search(text)) or out) and not own
     dc = bool(_DATACENTRE.search(text) or _SERVER_ROOM.search(text))
     rented = bool(_RENTED.search(text)) and not out  # renting out: they deploy the driver themselves

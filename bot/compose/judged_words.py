@@ -15,7 +15,7 @@ import re
 
 NORMAL_Q = re.compile(r"\b(?:normal|ok|okay|fine|expected|reasonable)\b|正常吗|正常不|是否正常|正不正常|合理吗",
                       re.IGNORECASE)
-WRONG_Q = re.compile(r"\b(?:anything|something|what(?:'s|\s+is)?)\s+(?:\w+\s+)?wrong\b|\bwrong\s+with\b"
+WRONG_Q = re.compile(r"\b(?:anything|something|what(?:'s|\s+is)?)\s+(?:\w+\s+)?wrong\b|\b(?:is\s+)?(?:anything|something)\s+off\b|\bwrong\s+with\b"
                      r"|\bis\s+(?:it|this|that|something)\s+(?:broken|faulty)\b"
                      # "is that a problem?", "should we worry?", "要紧吗": whether something is wrong, in other words
                      r"|\b(?:is|are)\s+(?:it|this|that|these|those)\s+(?:a\s+)?(?:problems?|issues?|concerns?|worrying)\b"

@@ -43,6 +43,12 @@ def test_renting_out_geforce_cards_is_answered_by_the_licence(advisor):
     assert kinds == ["compat"] and lead.startswith("有授权风险") and "商业托管" in lead
 
 
+def test_offering_our_geforce_rig_on_a_marketplace_is_selling_compute_not_renting_from_it(advisor):
+    kinds, lead, out = _lead(advisor, "is it ok to offer our 4090 rig on runpod community cloud?")
+    assert kinds == ["compat"] and lead.startswith("Not under NVIDIA's licence") and "selling compute" in lead
+    assert "Renting does not move the risk away" not in out  # we are the host, not the renter
+
+
 def test_a_framework_release_on_a_card_is_judged_by_the_arch_its_builds_carry(advisor):
     kinds, lead, _ = _lead(advisor, "RTX 5090 上 torch 2.4 能跑吗")
     assert kinds == ["compat"] and lead.startswith("不行") and "sm_120" in lead and "cu128" in lead

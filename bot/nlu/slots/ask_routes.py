@@ -62,7 +62,7 @@ _MEASURED = lx.rx(r"[0-9][0-9.,]*\s*(?:tflops|tflop/s|tf/s)"
                   r"|[0-9]{2,3}\s*(?:°\s*c|℃|度)|\B<[0-9]{3,4}\s*mhz>\E")
 # "anything wrong?", "is this normal?", "normal?", "有没有问题": a reading asked to be judged
 _READING_JUDGED = lx.rx(r"\B<(?:normal|ok|okay|fine|expected|reasonable|healthy|acceptable|(?:too\s+)?low|legit"
-                        r"|(?:anything|something)\s+(?:\w+\s+)?wrong|what(?:'s|\s+is)\s+wrong|wrong\s+with|broken|faulty"
+                        r"|(?:anything|something)\s+(?:\w+\s+)?(?:wrong|off)|what(?:'s|\s+is)\s+wrong|wrong\s+with|broken|faulty"
                         r"|(?:a\s+)?(?:problem|issue|concern)s?|worr\w*|underperform\w*|shortchang\w*)>\E"
                         r"|正常吗|正常不|是否正常|正不正常|合理吗|对吗|偏低|低吗|有问题吗|有没有问题|是不是有问题|出问题了吗|哪里不对"
                         r"|不对劲|要紧吗|严重吗|达标吗|达不达标|有没有毛病|靠谱吗")
@@ -75,8 +75,10 @@ _FRAMEWORK = lx.rx(r"\B<(?:(?:(?:py)?torch|tensorflow|tf|jax|vllm|sglang|tensorr
                    r"\s*(?:==\s*|v)?[0-9]+\.[0-9]+|cu1[0-3][0-9]\s*(?:build|wheel|image)s?)>\E")
 _WORKS = lx.rx(r"\B<(?:work|works|working|run|runs|running|support\w*|compatible|ok|okay|fine|usable|load)>\E"
                r"|能跑|能用|能不能|可以用|可以跑|跑得|支持|兼容|行吗|行不行|可以吗|没问题吗|装得上|能装")
-# A GeForce card rented out to others, or its licence doubted however the doubt is worded
-_RENTED_OUT = lx.rx(r"\B<(?:rent\w*\s+(?:\w+\s+){0,3}out|list\w*\s+(?:\w+\s+){0,3}on\s+(?:vast|runpod|the\s+marketplace)"
+# A GeForce card rented out to others (also read by bot.compose.compat_licence), or its licence doubted however
+# the doubt is worded
+RENTED_OUT = lx.rx(r"\B<(?:rent\w*\s+(?:\w+\s+){0,3}out|lease\w*\s+(?:\w+\s+){0,3}out|resell\w*|sub[\s-]?l[ea]t\w*"
+                    r"|(?:list|offer|put|host)\w*\s+(?:\w+\s+){0,4}on\s+(?:vast|runpod|salad|tensordock|(?:the|a)\s+marketplace|(?:\w+\s+)?community\s+cloud)"
                     r"|sell\w*\s+(?:\w+\s+){0,3}(?:gpu\s+)?(?:time|hours|compute|capacity)|host\w*\s+(?:\w+\s+){0,2}for\s+(?:others|customers|clients))>\E"
                     r"|对外出租|把[^，,。？?]{0,12}(?:出租|租出去)|租出去|租给(?:别人|客户|用户|他人|外部)|转租|对外(?:提供|租|卖|售)"
                     r"|挂到.{0,6}(?:平台|市场)")
@@ -147,6 +149,6 @@ def _stack_or_licence(part: str, fields: dict, consumer: bool, named: bool, size
         return "compat"  # "RTX 5090 上 torch 2.4 能跑吗": the arch the release's builds carry (compat_arch)
     if _LICENCE_DOUBT.search(part) and not fields.get("xids"):
         return "compat"  # "4090 放机房对外出租，授权上有问题吗": the licence is what is doubted
-    if consumer and not sized and _RENTED_OUT.search(part) and _ASKS_YES_NO.search(part) and not _MONEY_ASKED.search(part):
+    if consumer and not sized and RENTED_OUT.search(part) and _ASKS_YES_NO.search(part) and not _MONEY_ASKED.search(part):
         return "compat"  # "can we rent out our 4090s on vast.ai?": selling GeForce compute is the licence's question
     return None

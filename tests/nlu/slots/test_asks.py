@@ -263,6 +263,7 @@ def test_a_symptom_next_to_a_rate_is_still_diagnosed():
     "A100 上 H2D 只有 11 GB/s，正常吗",
     "L40S box: host to device 9 GB/s, is that a problem?",
     "满载 88 度，频率掉到 1400 MHz，有没有问题",
+    "our H100 shows 2.9 TB/s on the membw test, is something off?",
 ])
 def test_a_measured_figure_judged_is_a_diagnosis_not_a_capability(text):
     assert kinds(text) == ["diagnose"]
@@ -321,6 +322,8 @@ def test_a_framework_release_with_a_job_to_size_stays_a_fit():
     "we want to list our 4090 boxes on vast.ai and sell the GPU time, licence ok?",
     "把 5090 服务器租给客户用可以吗？",
     "4090 机器对外出租会不会有授权风险",
+    "is it ok to offer our 4090 rig on runpod community cloud?",
+    "could we resell 5090 compute to other startups?",
 ])
 def test_geforce_cards_rented_out_or_their_licence_doubted_is_compat(text):
     assert kinds(text) == ["compat"]
