@@ -36,6 +36,11 @@ _DIFFERENCE = re.compile(r"差多少|差在哪|区别|差别|差异|\bdiffer(?:e
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    from bot.compose.spec_instance import with_instance_hardware  # "gn8v 是什么卡？…": what the instance holds first
+    return with_instance_hardware(ask, ctx, _compose(ask, ctx))
+
+
+def _compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     req, memory = ctx.requirement, ctx.answer.estimate.memory_gb
     verdict = ctx.answer.verdict
     from bot.compose.explain import is_generic  # a topic primer answers no "X or Y?"

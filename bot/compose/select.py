@@ -17,6 +17,11 @@ _PRIMER_VERDICT = re.compile(r"^verdict\.(?:topic-|ask-|need-|recommend-needs|fi
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    from bot.compose.spec_instance import with_instance_hardware  # "gn8v 是什么卡？…": what the instance holds first
+    return with_instance_hardware(ask, ctx, _compose(ask, ctx))
+
+
+def _compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.latency import meeting_targets  # stated TTFT/TPOT targets decide the pick
     from bot.compose.select_market import china_choice  # a team renting in China: the cards rented there
     # "…which one, and how many cards?" with latency targets: the count the targets need leads (each

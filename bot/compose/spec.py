@@ -34,6 +34,10 @@ _NETWORK = re.compile(r"网络|网卡|跨机|节点间|机器之间|两台|多�
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    from bot.compose.spec_instance import instance_hardware  # "g6e.12xlarge 有几张卡": the instance's row
+    hardware = instance_hardware(ask, ctx)
+    if hardware is not None:
+        return hardware
     gpus = subject_gpus(ask, ctx)
     if not gpus:
         return None

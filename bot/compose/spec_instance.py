@@ -1,0 +1,84 @@
+"""What an instance holds, asked as part of a message (issue #22): "阿里云 gn8v 是什么卡？32B 全参微调要几台？",
+"what GPUs does a p5.48xlarge have?", "g6e.12xlarge 是什么配置？". The instance part is answered from the
+catalog's instance rows (knowledge/instances.yaml, instances.china.yaml): its GPUs, their memory, vCPUs and
+RAM where listed; a family written without a size ("gn8v") lists the GPUs per instance across its sizes;
+a provider page that does not name the GPU is said so, with the card its profile matches.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.compose import ComposeContext
+from bot.knowledge.models import InstanceType
+from bot.messages import say
+from bot.messages.format import count, gpu_name
+from bot.models import Ask, AskAnswer
+
+# "what GPU(s) does X have", "which GPU is in X", "what's inside X", "X 是什么卡", "用的什么卡", "什么配置"
+_HARDWARE_ASKED = re.compile(
+    r"\bwhat\s+(?:gpus?|cards?|hardware|accelerators?|config\w*|specs?)\s+(?:does|do|is|are|comes?|has|have)\b"
+    r"|\bwhich\s+(?:gpus?|cards?|accelerators?)\s+(?:does|do|is|are|comes?)\b|\bwhat(?:'s|\s+is)\s+(?:in|inside)\b"
+    r"|\bwhat\s+(?:gpus?|cards?)\s+(?:in|on)\b"
+    r"|(?:是|用的是?|配的是?|带的是?|装的是?)?\s*(?:什么|啥|哪种|哪款|哪个)\s*(?:卡|gpu|显卡|配置|型号)",
+    re.IGNORECASE)
+
+
+def hardware_asked(text: str) -> bool:
+    return bool(_HARDWARE_ASKED.search(text))
+
+
+def _members(ctx: ComposeContext, inst: InstanceType, question: str) -> list[InstanceType]:
+    """The instance as written ("g6e.12xlarge"), or every size of its family where only the family is
+    written ("gn8v")."""
+    short = inst.name.lower().removeprefix("ecs.")
+    if short in question.lower():
+        return [inst]
+    family = inst.family
+    members = [i for i in ctx.catalog.instances.values() if i.provider == inst.provider and i.family == family]
+    return sorted(members, key=lambda i: (i.count, i.vcpus or 0)) or [inst]
+
+
+def instance_hardware(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """The instance's GPUs and memory where the ask asks what an instance holds, else None."""
+    req, lang = ctx.requirement, ctx.language
+    if not req.instance or not hardware_asked(ask.text):
+        return None
+    inst = ctx.catalog.instances.get(req.instance.lower())
+    if inst is None or inst.gpu is None or inst.gpu not in ctx.catalog.gpus:
+        return None
+    spec = ctx.catalog.gpus[inst.gpu]
+    members = _members(ctx, inst, ctx.question or ask.text)
+    name = gpu_name(ctx.catalog, spec.id, lang)
+    if len(members) == 1:
+        extra = say("spec.held_host", lang, vcpus=count(inst.vcpus), memory=count(inst.memory_gib)) \
+            if inst.vcpus and inst.memory_gib else (say("spec.held_vcpus", lang, vcpus=count(inst.vcpus)) if inst.vcpus else "")
+        lead = say("spec.held_gpus", lang, instance=inst.name, count=inst.count, gpu=name,
+                   memory=f"{spec.memory_gb:g}", total=f"{spec.memory_gb * inst.count:g}", host=extra)
+    else:
+        counts = sorted({m.count for m in members})
+        lead = say("spec.held_family", lang, family=inst.family, gpu=name, memory=f"{spec.memory_gb:g}",
+                   low=counts[0], high=counts[-1], largest=members[-1].name)
+    details = []
+    if any(not m.gpu_named for m in members):
+        details.append(say("spec.held_unnamed", lang, gpu=name, memory=f"{spec.memory_gb:g}",
+                           bandwidth=count(spec.bandwidth_gbs)))
+    sources = list(dict.fromkeys([*inst.sources, *spec.sources]))[:6]
+    return AskAnswer(kind=ask.kind, lead=lead, details=details, rule="spec.instance-hardware", sources=sources,
+                     figures={"instance": inst.name, "gpu": spec.id, "count": inst.count})
+
+
+def with_instance_hardware(ask: Ask, ctx: ComposeContext, reply: AskAnswer | None) -> AskAnswer | None:
+    """The reply to the rest of the part, after what the instance holds where the part asks that first."""
+    hardware = instance_hardware(ask, ctx)
+    if hardware is None:
+        return reply
+    verdict = ctx.answer.verdict
+    if reply is None and verdict is not None and (ctx.requirement.model or ctx.requirement.params_b):
+        from bot.compose.fit import _count_lead, _fewest  # "…要几台？": the fewest that hold the job
+        job = _count_lead(ask, ctx, _fewest(ctx)) or verdict.text
+        reply = AskAnswer(kind=ask.kind, lead=job, rule=verdict.rule, sources=verdict.sources)  # the job's part
+    if reply is None:
+        return hardware.model_copy(update={"kind": ask.kind})
+    return reply.model_copy(update={"lead": hardware.lead, "details": [*hardware.details, reply.lead, *reply.details],
+                                    "sources": list(dict.fromkeys([*hardware.sources, *reply.sources]))})
