@@ -46,12 +46,13 @@ def _traffic(ctx: ComposeContext, spec, size: float, weights: float, n: int, gen
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     """The interconnect answers asked first in an explanation or compatibility part: a job the stated GPUs
-    cannot hold, whose fit decides first (bot.compose.explain_fits); the stated network
+    cannot hold, whose fit decides first (bot.compose.explain_fits); two jobs on one stated network, each
+    with its own strategy; the stated network
     judged for multi-node training (bot.compose.explain_fabric), a busbw against the user's other box
     (bot.compose.checklist_reference), one family's SXM board against its PCIe card
     (bot.compose.explain_formfactor), then whether LoRA needs NVLink."""
     from bot.compose import checklist_reference, explain_fabric, explain_fits, explain_formfactor
-    return (explain_fits.compose(ask, ctx) or explain_fabric.compose(ask, ctx) or explain_fabric.ib_or_roce(ask, ctx) or checklist_reference.across_nodes(ask, ctx)
+    return (explain_fits.compose(ask, ctx) or explain_fabric.jobs_on_network(ask, ctx) or explain_fabric.compose(ask, ctx) or explain_fabric.ib_or_roce(ask, ctx) or checklist_reference.across_nodes(ask, ctx)
             or checklist_reference.compose(ask, ctx) or _serving_across_nodes(ask, ctx)
             or explain_formfactor.compose(ask, ctx) or lora_nvlink(ask, ctx) or data_parallel_nvlink(ask, ctx)
             or pcie_link(ask, ctx))

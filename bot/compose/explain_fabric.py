@@ -144,3 +144,90 @@ def ib_or_roce(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     return AskAnswer(kind=ask.kind, lead=say("interconnect.ib_roce_lead", lang, same=same), details=details,
                      rule="network.ib-or-roce", sources=["nccl-env", "nccl-troubleshooting", "nccl-tests", "training-servers-guide"])
 
+
+
+# Two or more jobs weighed on one network ("fine for 7B pure data parallel? and for 70B with ZeRO-3?"):
+# each size with the strategy written beside it.
+_SIZE = re.compile(r"(?<![\w.])([0-9]{1,4}(?:\.[0-9]+)?)\s*b\b", re.IGNORECASE)
+_DP_WORDS = re.compile(r"\bddp\b|data[\s-]?parallel\w*|\bdp\b|数据并行|zero[\s-]?[12]\b|stage\s*[12]\b", re.IGNORECASE)
+_SHARD_WORDS = re.compile(r"fsdp|zero[\s-]?3|full[_\s]shard|stage\s*3|全分片", re.IGNORECASE)
+_CLAUSE = re.compile(r"[?？,，;；。!！、]|\band\b|\bbut\b|\bvs\.?\b|还是|而|另外", re.IGNORECASE)
+_NO_RDMA = re.compile(r"\bno\s+rdma|without\s+rdma|non[\s-]?rdma|\btcp\b|(?:没有|不支持|无|不带|没)\s*rdma|rdma\s*(?:没有|不支持)", re.IGNORECASE)
+_NET_WORDS = re.compile(r"network|ethernet|\bgbe\b|[0-9]\s*g\b|gbps|gb/s|infiniband|\bib\b|roce|rdma|网络|以太网|网卡", re.IGNORECASE)
+ASSUMED_GPU = "h100-sxm"
+OVERLAP_OK = 0.6  # a data-parallel all-reduce is bucketed behind the backward pass, ~2/3 of a step's compute
+
+
+def _jobs(text: str) -> list[tuple[float, bool | None]]:
+    """(billions of parameters, sharded?) for each size the message writes, in order; sharded is None where
+    no strategy is written with it. The strategy is read in the size's own clause, else up to the next size."""
+    sizes = list(_SIZE.finditer(text))
+    out: list[tuple[float, bool | None]] = []
+    for i, m in enumerate(sizes):
+        cuts = [c.start() for c in _CLAUSE.finditer(text)]
+        start = max([c for c in cuts if c < m.start()] + [sizes[i - 1].end() if i else 0])
+        stop = min([c for c in cuts if c >= m.end()] + [sizes[i + 1].start() if i + 1 < len(sizes) else len(text)])
+        clause = text[start:stop]
+        if not (_DP_WORDS.search(clause) or _SHARD_WORDS.search(clause)):
+            clause = text[m.start():sizes[i + 1].start() if i + 1 < len(sizes) else len(text)]
+        sharded = True if _SHARD_WORDS.search(clause) else False if _DP_WORDS.search(clause) else None
+        out.append((float(m.group(1)), sharded))
+    return out
+
+
+def jobs_on_network(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"2x100G Ethernet, no RDMA: fine for 7B pure data parallel? and for 70B with ZeRO-3?": each job judged
+    with the strategy written for it, never replaced by another: data parallel moves the bf16 gradients' ring
+    all-reduce (2(N-1)/N of them, bucketed behind the backward pass), ZeRO-3 / FSDP ~3x the bf16 weights
+    (two all-gathers ahead of each layer and a reduce-scatter), through each node's NICs, set against a
+    step's compute at a 1M-token global batch and the model states per GPU."""
+    text, req = ctx.question or ask.text, ctx.requirement
+    jobs = _jobs(text)
+    if len({size for size, _ in jobs}) < 2 or req.network_gbps is None or not _NET_WORDS.search(text) \
+            or req.method in ("lora", "qlora") or req.workload == "inference":
+        return None
+    from bot.compose.checklist_refs import _spec
+    from bot.messages.format import gpu_name
+    stated = _spec(ctx)
+    spec = stated or ctx.catalog.gpus[ASSUMED_GPU]
+    peak = spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
+    if not peak:
+        return None
+    lang = ctx.language
+    gpus = req.gpu_count if req.gpu_count and req.gpu_count > GPUS_PER_NODE else 2 * GPUS_PER_NODE
+    nodes = -(-gpus // GPUS_PER_NODE)
+    links, node = _node_gbps(text, req.network_gbps)
+    names = {"links": links, "rate": f"{req.network_gbps:g}", "node_gbs": count(round(node / 8, 1)), "gpus": gpus,
+             "gpu": gpu_name(ctx.catalog, spec.id, lang), "nodes": nodes, "mem": count(spec.memory_gb)}
+    lines = [_job_line(size, sharded, names, node, gpus * peak * 1e12 * MFU, spec.memory_gb, nodes, lang)
+             for size, sharded in dict.fromkeys(jobs)]
+    details = lines[1:]
+    if stated is None or not req.gpu_count:
+        details.append(say("interconnect.jobs_assumed", lang, **names))
+    details.append(say("interconnect.jobs_no_rdma" if _NO_RDMA.search(text) else "training.fabric_check", lang))
+    return AskAnswer(kind=ask.kind, lead=lines[0], details=details, rule="network.inter-node",
+                     sources=[*SOURCES, "nccl-env"])
+
+
+def _job_line(size: float, sharded: bool | None, names: dict, node_gbps: float, rate: float, memory: float,
+              nodes: int, lang: str) -> str:
+    """One job's verdict on the network: its exchange a step at line rate against its compute at 1M tokens."""
+    shard = sharded if sharded is not None else size >= 20  # unstated: the sizer's choice, sharded once it is large
+    traffic = exchange_gb(size, shard, nodes)
+    t = traffic / (node_gbps / 8)
+    c1 = 6 * size * 1e9 * 1e6 / rate
+    share = t / c1
+    b10 = t / EXPOSED_OK * rate / (6 * size * 1e9) / 1e6
+    states = 16 * size * 1e9 / 2 ** 30 / (names["gpus"] if shard else 1)  # GB of model states per GPU
+    key = ("ok" if share <= EXPOSED_OK else "overlap" if not shard and share <= OVERLAP_OK
+           else "batch" if b10 <= 8 else "no")
+    how = say("explain.network_sharded" if shard else "explain.network_ddp", lang)
+    label = say("interconnect.jobs_sharded" if shard else "interconnect.jobs_dp", lang)
+    line = say(f"interconnect.jobs_{key}", lang, **names, params=count(size), label=label, how=how,
+               traffic=count(round(traffic)), t=_s(t), c1=_s(c1), pct=max(1, round(100 * share)),
+               b10=f"{b10:.1f}".rstrip("0").rstrip("."))
+    if states > 0.9 * memory:
+        fix = say("interconnect.jobs_fix_sharded" if shard else "interconnect.jobs_fix_dp", lang)
+        line += ("" if lang == "zh" else " ") + say("interconnect.jobs_no_fit", lang, **names, states=count(round(states)),
+                                                   label=label, params=count(size), fix=fix)
+    return line

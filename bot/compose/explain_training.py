@@ -70,7 +70,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if (nodes := nodes_for_deadline(ask, ctx)) is not None:
         return nodes
     from bot.compose import compat_nvlink, explain_fabric  # "is 2x100G enough with TP inside the node?" read as a fit
-    if ask.kind == "fit" and (fabric := explain_fabric.compose(ask, ctx) or explain_fabric.ib_or_roce(ask, ctx)
+    if ask.kind == "fit" and (fabric := explain_fabric.jobs_on_network(ask, ctx) or explain_fabric.compose(ask, ctx)
+                              or explain_fabric.ib_or_roce(ask, ctx)
                               or compat_nvlink.pcie_link(ask, ctx)) is not None:
         return fabric  # "4 张 4090 插在 x8 插槽上做 DDP，会不会拖慢？": the link's seconds a step too
     text = ask.text

@@ -4,6 +4,8 @@ and the exchange is weighed against a step's compute."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.compose import ComposeContext, compose_all
 from bot.nlu.parser import parse
 
@@ -88,3 +90,34 @@ def test_hurt_framing_turns_the_enough_answer_word(advisor):
     turned = {"Yes": "No, not much", "No": "Yes, badly", "Only at a large global batch": "Yes, below a"}
     assert hurt.lead.startswith(turned[enough.lead.split(":")[0]])
     assert hurt.figures == enough.figures
+
+
+def _lines(advisor, text):
+    from bot.conversation import Conversations
+    from bot.render.text import render_text
+    return render_text(Conversations(advisor).ask("t", text)).splitlines()
+
+
+@pytest.mark.parametrize("text", [
+    "2x100G Ethernet, no RDMA: fine for 7B pure data parallel? and for 70B with ZeRO-3?",
+    "2x100GbE between nodes: pure DP for the 7B, ZeRO-3 for the 70B — will the network hurt either?",
+])
+def test_two_jobs_on_one_network_are_each_judged_with_their_own_strategy(advisor, text):
+    lines = _lines(advisor, text)
+    # the 7B keeps the pure data parallel the user stated: the gradients' all-reduce, 1x 14 GB on two nodes
+    assert lines[0].startswith("7B with pure data parallel: fine") and "~14 GB" in lines[0] and "ZeRO-3" not in lines[0].split(";")[0]
+    assert "does not fit as stated" in lines[0]  # ~104 GB of model states on every GPU under pure DP
+    seventy = next(x for x in lines if x.strip().startswith("70B with ZeRO-3 / FSDP"))
+    assert "~420 GB" in seventy and "~17 s" in seventy  # ~3x the bf16 weights at 25 GB/s
+    assert any("GPUs not stated" in x for x in lines)
+
+
+def test_no_rdma_stated_says_what_the_socket_path_costs(advisor):
+    lines = _lines(advisor, "2x100G Ethernet, no RDMA: fine for 7B pure data parallel? and for 70B with ZeRO-3?")
+    assert any("NET/Socket" in x and "NCCL_SOCKET_NTHREADS" in x for x in lines)
+
+
+def test_two_jobs_in_chinese_each_keep_their_strategy(advisor):
+    lines = _lines(advisor, "4 台 8 卡 A800，节点间 2x200G RoCE，13B 用 DDP、70B 用 FSDP 分别够不够？")
+    assert lines[0].startswith("13B 用纯数据并行：够用") and "约 39 GB" in lines[0]  # 2(N-1)/N x 26 GB over 4 nodes
+    assert any(x.strip().startswith("70B 用 ZeRO-3 / FSDP") and "约 420 GB" in x for x in lines)
