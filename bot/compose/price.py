@@ -20,7 +20,7 @@ import os
 import re
 
 from bot.compose import ComposeContext
-from bot.compose import price_fit, price_missing, price_quote, price_variant
+from bot.compose import price_fit, price_missing, price_quote, price_variant, price_zones
 from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -324,17 +324,8 @@ def _instance_answer(ctx: ComposeContext, name: str, region: str | None, billing
     offer = found.chosen
     instance = shown(offer.instance_type or name, 40)
     gpus = _gpus(ctx, offer.gpu_count, offer.gpu)
-    common = dict(instance=instance, gpus=gpus, region=_where(offer), on_demand=_m(ctx, offer.on_demand),
-                  on_demand_gpu=_m(ctx, offer.per_gpu("on-demand")))
-    if billing == "spot" and offer.spot is not None:
-        lead = say("price.instance_spot_lead", lang, spot=_m(ctx, offer.spot), spot_gpu=_m(ctx, offer.per_gpu("spot")),
-                   **{k: v for k, v in common.items() if k != "on_demand_gpu"})
-    elif billing == "spot":
-        lead = say("price.instance_on_demand_only", lang, **common)
-    else:
-        spot = (say("price.instance_spot_part", lang, spot=_m(ctx, offer.spot), spot_gpu=_m(ctx, offer.per_gpu("spot")))
-                if offer.spot is not None else say("price.instance_no_spot", lang))
-        lead = say("price.instance_lead", lang, spot=spot, **common)
+    lead, on_demand, spot_price = _instance_lead(ctx, offer, instance, gpus, billing)
+    per_gpu = {b: None if p is None else p / offer.gpu_count for b, p in (("on-demand", on_demand), ("spot", spot_price))}
     from bot.compose.price_duration import worth_lines  # "… and is it worth it for a 5 day run?"
     whole = (ctx.question or text)[:MAX_TEXT]
     stated = _stated_against(ctx, offer, billing)  # "…多少？训练 4 天用 spot 值不值？": the run may be its own ask
@@ -346,9 +337,7 @@ def _instance_answer(ctx: ComposeContext, name: str, region: str | None, billing
         details.append(say("price.region_not_listed", lang, instance=instance, asked=shown(region, 40),
                            region=_where(offer)))
     for mode in (("spot", "on-demand") if billing == "spot" else ("on-demand", "spot")):
-        line = _zone_line(ctx, offer, mode)
-        if line:
-            details.append(line)
+        details += price_zones.zone_lines(ctx, offer, mode, text)
     if _MONTH.search(text) and offer.on_demand is not None:  # "24/7 for a month": the instance's month
         details.append(say("price.instance_month", lang, month=_m(ctx, offer.on_demand * 730, offer.currency),
                            rate=_m(ctx, offer.on_demand, offer.currency)))
@@ -357,11 +346,37 @@ def _instance_answer(ctx: ComposeContext, name: str, region: str | None, billing
         low, high = min(o.on_demand for o in priced), max(o.on_demand for o in priced)
         details.append(say("price.regions_range", lang, n=len(priced), low=_m(ctx, low), high=_m(ctx, high),
                            cheapest=_where(priced[0])))
+    regular = offer.regular_zone(billing)
     figures = {"instance_type": offer.instance_type, "provider": offer.provider, "region": offer.region,
-               "gpus": offer.gpu_count, "on_demand_per_hour": offer.on_demand, "spot_per_hour": offer.spot,
-               "on_demand_per_gpu_hour": offer.per_gpu("on-demand"), "spot_per_gpu_hour": offer.per_gpu("spot"),
-               "zone": offer.zone(billing), "currency": offer.currency}
-    return _answer(ctx, lead, details, billing, figures)
+               "gpus": offer.gpu_count, "on_demand_per_hour": on_demand, "spot_per_hour": spot_price,
+               "on_demand_per_gpu_hour": per_gpu["on-demand"], "spot_per_gpu_hour": per_gpu["spot"],
+               "zone": regular[0] if regular else offer.zone(billing), "currency": offer.currency}
+    if regular:
+        figures["special_zone"], figures["special_zone_price"] = offer.zone(billing), offer.price(billing)
+    reply = _answer(ctx, lead, details, billing, figures)
+    reply.sources = [*reply.sources, *price_zones.zone_sources([offer])]
+    return reply
+
+
+def _instance_lead(ctx: ComposeContext, offer: Offer, instance: str, gpus: str,
+                   billing: PriceBilling) -> tuple[str, float | None, float | None]:
+    """An instance's lead in its region, and the on-demand and spot figures it quotes: the region's regular
+    AZs' (a Local Zone's lower price is named beside them)."""
+    lang = ctx.language
+    on_demand, spot_price = price_zones.lead_price(offer, "on-demand"), price_zones.lead_price(offer, "spot")
+    per_gpu = {b: None if p is None else p / offer.gpu_count for b, p in (("on-demand", on_demand), ("spot", spot_price))}
+    common = {"instance": instance, "gpus": gpus, "region": _where(offer), "on_demand": _m(ctx, on_demand),
+              "on_demand_gpu": _m(ctx, per_gpu["on-demand"])}
+    if billing == "spot" and spot_price is not None:
+        lead = say("price.instance_spot_lead", lang, spot=_m(ctx, spot_price), spot_gpu=_m(ctx, per_gpu["spot"]),
+                   **{k: v for k, v in common.items() if k != "on_demand_gpu"})
+    elif billing == "spot":
+        lead = say("price.instance_on_demand_only", lang, **common)
+    else:
+        spot = (say("price.instance_spot_part", lang, spot=_m(ctx, spot_price), spot_gpu=_m(ctx, per_gpu["spot"]))
+                if spot_price is not None else say("price.instance_no_spot", lang))
+        lead = say("price.instance_lead", lang, spot=spot, **common)
+    return lead, on_demand, spot_price
 
 
 def _shape(ctx: ComposeContext, offer: Offer, instance: str, gpus: str) -> list[str]:
@@ -389,21 +404,6 @@ def _stated_against(ctx: ComposeContext, offer: Offer, billing: PriceBilling) ->
                pct=f"{abs(ratio):.0%}")
 
 
-def _zone_line(ctx: ComposeContext, offer: Offer, billing: PriceBilling) -> str | None:
-    zone = offer.zone(billing)
-    if not zone or offer.price(billing) is None:
-        return None
-    word = say(f"price.billing_{billing}", ctx.language)
-    high = offer.highest(billing)
-    if offer.zones and offer.zones > 1 and high is None:
-        return None if billing == "on-demand" else say(
-            "price.zone_same", ctx.language, billing=word, region=_where(offer), zones=offer.zones)
-    if offer.zones and offer.zones > 1:
-        return say("price.zone_spread", ctx.language, billing=word, region=_where(offer), zone=shown(zone, 40),
-                   zones=offer.zones, low=_m(ctx, offer.price(billing)), high=_m(ctx, high or offer.price(billing)))
-    return say("price.zone_cheapest", ctx.language, billing=word, region=_where(offer), zone=shown(zone, 40))
-
-
 def _cheapest(ctx: ComposeContext, gpus: list[str], billing: PriceBilling, region: str | None,
               provider: str | frozenset[str] | None = None, text: str = "") -> AskAnswer:
     lang = ctx.language
@@ -413,10 +413,13 @@ def _cheapest(ctx: ComposeContext, gpus: list[str], billing: PriceBilling, regio
     if not rows:
         return _missing(ctx, gpus, billing, _limits(ctx, provider, region), text)
     best = rows[0]
+    # in a region asked for, its regular AZs' figure leads; elsewhere a Local Zone row is named as one
+    price = price_zones.lead_price(best, billing) if region else best.price(billing)
+    where = _where(best) if region and best.regular_zone(billing) else price_zones.region_text(ctx, best, billing, _where(best))
     lead = say("price.cheapest_lead", lang, gpu=gpu_name(ctx.catalog, best.gpu) if len(gpus) == 1 else _name(ctx, gpus),
-               billing=say(f"price.billing_{billing}", lang), per_gpu=_m(ctx, best.per_gpu(billing), best.currency),
+               billing=say(f"price.billing_{billing}", lang), per_gpu=_m(ctx, (price or 0) / best.gpu_count, best.currency),
                provider=provider_name(ctx.catalog, best.provider), instance=shown(best.instance_type or "-", 40),
-               gpus=_gpus(ctx, best.gpu_count, best.gpu), region=_where(best), price=_m(ctx, best.price(billing)))
+               gpus=_gpus(ctx, best.gpu_count, best.gpu), region=where, price=_m(ctx, price))
     details = []
     if len(rows) > 1:
         sep = "；" if lang == "zh" else "; "
@@ -424,16 +427,16 @@ def _cheapest(ctx: ComposeContext, gpus: list[str], billing: PriceBilling, regio
                              per_gpu=_m(ctx, o.per_gpu(billing), o.currency),
                              instance=shown(o.instance_type or "-", 40), region=_where(o)) for o in rows[1:])
         details.append(say("price.cheapest_next", lang, items=items))
-    if billing == "spot":
-        line = _zone_line(ctx, best, "spot")
-        if line:
-            details.append(line)
+    if billing == "spot" or price_zones.AZ_ASKED.search(text) or price_zones.special_line(ctx, best, billing):
+        details += price_zones.zone_lines(ctx, best, billing, text)
     figures = {"gpu": best.gpu, "provider": best.provider, "instance_type": best.instance_type, "region": best.region,
-               "per_gpu_hour": best.per_gpu(billing), "per_hour": best.price(billing), "currency": best.currency}
+               "per_gpu_hour": (price or 0) / best.gpu_count, "per_hour": price, "currency": best.currency}
     for index, other in enumerate(rows[1:], start=2):
         figures[f"per_gpu_hour_{index}"] = other.per_gpu(billing)
         figures[f"provider_{index}"] = other.provider
-    return _answer(ctx, lead, details, billing, figures)
+    reply = _answer(ctx, lead, details, billing, figures)
+    reply.sources = [*reply.sources, *price_zones.zone_sources([best])]
+    return reply
 
 
 def _versus(ctx: ComposeContext, a: list[str], b: list[str], billing: PriceBilling, region: str | None,
@@ -504,11 +507,9 @@ def _job(ctx: ComposeContext, gpus: list[str], n: int, hours: float | None, bill
         sep = "；" if lang == "zh" else "; "
         items = sep.join(_job_item(ctx, p, offer.gpu, bool(hours)) for p in plans[1:])
         details.append(say("price.job_next", lang, items=items))
-    if billing == "spot":
-        line = _zone_line(ctx, offer, "spot")
-        if line:
-            details.append(line)
-    elif hours and hours >= RESERVE_HOURS:  # "8xH200 for ~2 weeks starting mid next month"
+    if billing == "spot" or price_zones.special_line(ctx, offer, billing):
+        details += price_zones.zone_lines(ctx, offer, billing, text)
+    if billing != "spot" and hours and hours >= RESERVE_HOURS:  # "8xH200 for ~2 weeks starting mid next month"
         details.append(say("price.job_reserve", lang))
     figures = {"gpus": n, "hours": hours, "total": best.total if hours else None, "per_hour": best.hourly,
                "instances": best.instances, "gpus_paid": best.gpus_paid, "instance_type": offer.instance_type,

@@ -28,8 +28,9 @@ def worth_lines(ctx: ComposeContext, offer: Offer, hours: float | None, text: st
     if not hours or offer.spot is None or offer.on_demand is None or not WORTH.search(text):
         return []
     lang, cur = ctx.language, offer.currency
-    spot_total = offer.spot * hours * spot_loss_factor()
-    od_total = offer.on_demand * hours
+    # the region's regular AZs' prices: a Local Zone's lower spot price is no price of the region
+    spot_total = (offer.regular_price("spot") or offer.spot) * hours * spot_loss_factor()
+    od_total = (offer.regular_price("on-demand") or offer.on_demand) * hours
     days = hours / 24
     span = (say("price.run_days", lang, days=count(round(days, 1)), hours=count(round(hours))) if days >= 1
             else say("price.run_hours", lang, hours=count(round(hours, 1))))

@@ -351,6 +351,10 @@ class PriceRow(BaseModel):
     zone: str | None = None
     zones: int | None = Field(default=None, ge=1)
     instance_hourly_max: float | None = Field(default=None, gt=0)
+    # Each zone's whole-instance price where the region's zones differ (spot), and the part of the
+    # instance price that is the attached GPUs' (GCP prices a GPU machine as its machine type plus its GPUs).
+    zone_rates: dict[str, float] | None = None
+    attached_rate: float | None = Field(default=None, gt=0)
 
     @model_validator(mode="after")
     def _quoted_in_the_past(self) -> "PriceRow":
@@ -393,6 +397,12 @@ class InstanceOffer(BaseModel):
     zones: int | None = Field(default=None, ge=1)
     on_demand_max: float | None = Field(default=None, gt=0)
     spot_max: float | None = Field(default=None, gt=0)
+    # Each zone's price where the zones read in the region differ (zone -> instance price per hour).
+    zone_on_demand: dict[str, float] | None = None
+    zone_spot: dict[str, float] | None = None
+    # The attached GPUs' part of the price in the cheapest zone (GCP: the machine type's row plus the GPUs' row).
+    attached_on_demand: float | None = Field(default=None, gt=0)
+    attached_spot: float | None = Field(default=None, gt=0)
 
     @model_validator(mode="after")
     def _priced(self) -> "InstanceOffer":
@@ -407,9 +417,11 @@ class InstanceOffer(BaseModel):
                       memory_gib=self.memory_gib, region=self.region, source=self.source)
         return [
             PriceRow(billing=billing, hourly_rate=rate / self.gpu_count, instance_hourly_rate=rate, zone=zone,
-                     zones=self.zones, instance_hourly_max=top, **common)
-            for billing, rate, zone, top in (("on-demand", self.on_demand, self.zone, self.on_demand_max),
-                                             ("spot", self.spot, self.spot_zone, self.spot_max))
+                     zones=self.zones, instance_hourly_max=top, zone_rates=by_zone, attached_rate=attached, **common)
+            for billing, rate, zone, top, by_zone, attached in (
+                ("on-demand", self.on_demand, self.zone, self.on_demand_max, self.zone_on_demand,
+                 self.attached_on_demand),
+                ("spot", self.spot, self.spot_zone, self.spot_max, self.zone_spot, self.attached_spot))
             if rate is not None
         ]
 

@@ -54,6 +54,10 @@ class Offer(BaseModel):
     on_demand_max: float | None = None
     spot_max: float | None = None
     zones: int | None = None
+    on_demand_zones: dict[str, float] | None = None  # each zone's price, where the zones differ
+    spot_zones: dict[str, float] | None = None
+    on_demand_attached: float | None = None  # the attached GPUs' part of the price (GCP GPU machines)
+    spot_attached: float | None = None
     currency: str = "USD"
     quoted_on: dt.date
     source: str | None = None
@@ -71,6 +75,31 @@ class Offer(BaseModel):
     def highest(self, billing: PriceBilling = "on-demand") -> float | None:
         """The dearest zone's price in the region (None when every zone read had the same price)."""
         return self.spot_max if billing == "spot" else self.on_demand_max
+
+    def zone_prices(self, billing: PriceBilling = "on-demand") -> dict[str, float]:
+        """Each zone's price in the region, where the table has them (the zones differ), cheapest first."""
+        prices = (self.spot_zones if billing == "spot" else self.on_demand_zones) or {}
+        return dict(sorted(prices.items(), key=lambda kv: (kv[1], kv[0])))
+
+    def attached(self, billing: PriceBilling = "on-demand") -> float | None:
+        """The attached GPUs' part of the price: GCP bills a GPU machine as its machine type plus its GPUs."""
+        return self.spot_attached if billing == "spot" else self.on_demand_attached
+
+    def regular_zone(self, billing: PriceBilling = "on-demand") -> tuple[str, float] | None:
+        """The cheapest regular AZ and its price where the cheapest zone is a Local or Wavelength Zone;
+        None where the cheapest zone is a regular one (or the table has no per-zone prices)."""
+        from bot.prices.zones import special_zone
+
+        if special_zone(self.provider, self.zone(billing)) is None:
+            return None
+        regular = [(z, p) for z, p in self.zone_prices(billing).items() if special_zone(self.provider, z) is None]
+        return regular[0] if regular else None
+
+    def regular_price(self, billing: PriceBilling = "on-demand") -> float | None:
+        """The region's price in its regular AZs: the cheapest regular AZ's where the cheapest zone is a Local
+        or Wavelength Zone, else the row's price."""
+        regular = self.regular_zone(billing)
+        return regular[1] if regular else self.price(billing)
 
 
 class PriceSource(BaseModel):
@@ -131,6 +160,8 @@ def offers(catalog: Catalog) -> list[Offer]:
         entry[prefix] = rate
         entry[f"{prefix}_zone"] = row.zone
         entry[f"{prefix}_max"] = row.instance_hourly_max
+        entry[f"{prefix}_zones"] = row.zone_rates
+        entry[f"{prefix}_attached"] = row.attached_rate
         if row.zones:
             entry["zones"] = max(entry.get("zones") or 0, row.zones)
         entry["quoted_on"] = min(entry["quoted_on"], row.quoted_on)
@@ -189,7 +220,8 @@ def instance_price(catalog: Catalog, instance_type: str, region: str | None = No
     in_region = [o for o in rows if _region_matches(o, region)] if region else rows
     pool = in_region or rows
     if billing == "spot" and any(o.spot is not None for o in pool):
-        chosen = min((o for o in pool if o.spot is not None), key=lambda o: (o.spot, o.region or ""))
+        # the cheapest region by its regular AZs (a Local Zone's spot price is no region's price)
+        chosen = min((o for o in pool if o.spot is not None), key=lambda o: (o.regular_price("spot"), o.region or ""))
     else:
         chosen = pool[0]
     return InstancePrice(instance_type=rows[0].instance_type, instance=entry, chosen=chosen, region_asked=region,

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from bot.errors import ConfigError
 from bot.knowledge import Catalog, InstanceOffer
+from bot.prices.zones import regular_first
 
 SOURCE_ID = "skypilot-catalog"
 CATALOG_NAME = "SkyPilot's catalog"
@@ -305,27 +306,39 @@ class _Spread:
     on_demand: dict[str, float] = field(default_factory=dict)  # zone -> the cheapest price seen there
     spot: dict[str, float] = field(default_factory=dict)
     zones: set[str] = field(default_factory=set)
+    # GCP: zone -> the attached GPUs' part of that zone's on-demand and spot price
+    attached_on_demand: dict[str, float] = field(default_factory=dict)
+    attached_spot: dict[str, float] = field(default_factory=dict)
 
-    def add(self, zone: str, on_demand: float | None, spot: float | None) -> None:
+    def add(self, zone: str, on_demand: float | None, spot: float | None,
+            attached: tuple[float, float | None] | None = None) -> None:
         self.zones.add(zone)
-        for prices, value in ((self.on_demand, on_demand), (self.spot, spot)):
+        for prices, value, part, parts in ((self.on_demand, on_demand, attached and attached[0], self.attached_on_demand),
+                                           (self.spot, spot, attached and attached[1], self.attached_spot)):
             if value is not None and (zone not in prices or value < prices[zone]):
                 prices[zone] = value
+                if part:
+                    parts[zone] = part
 
     @staticmethod
-    def _low_high(prices: dict[str, float]) -> tuple[float | None, str | None, float | None]:
+    def _low_high(prices: dict[str, float], cloud: str = "") -> tuple[float | None, str | None, float | None]:
         if not prices:
             return None, None, None
-        zone = min(prices, key=lambda z: (prices[z], z))
+        zone = min(prices, key=lambda z: (prices[z], regular_first(cloud, z)))  # a tie goes to a regular AZ
         high = max(prices.values())
         return prices[zone], zone, (high if high > prices[zone] else None)
+
+    @staticmethod
+    def by_zone(prices: dict[str, float]) -> dict[str, float] | None:
+        """Each zone's price, where the region has zones that differ (else the one price says it all)."""
+        return dict(sorted(prices.items())) if len(prices) > 1 and len(set(prices.values())) > 1 else None
 
 
 def _offers(cloud: str, regions: dict[tuple[str, str], _Spread], as_of: dt.date, zoned: bool) -> list[InstanceOffer]:
     offers = []
     for (instance_type, region), spread in regions.items():
-        on_demand, zone, on_demand_max = spread._low_high(spread.on_demand)
-        spot, spot_zone, spot_max = spread._low_high(spread.spot)
+        on_demand, zone, on_demand_max = spread._low_high(spread.on_demand, cloud)
+        spot, spot_zone, spot_max = spread._low_high(spread.spot, cloud)
         if on_demand is None and spot is None:
             continue
         offers.append(InstanceOffer(
@@ -335,6 +348,10 @@ def _offers(cloud: str, regions: dict[tuple[str, str], _Spread], as_of: dt.date,
             zone=zone if zoned else None, spot_zone=spot_zone if zoned else None,
             zones=len(spread.zones) if zoned and len(spread.zones) > 1 else None,
             on_demand_max=on_demand_max, spot_max=spot_max,
+            zone_on_demand=spread.by_zone(spread.on_demand) if zoned else None,
+            zone_spot=spread.by_zone(spread.spot) if zoned else None,
+            attached_on_demand=spread.attached_on_demand.get(zone or ""),
+            attached_spot=spread.attached_spot.get(spot_zone or ""),
         ))
     return offers
 
@@ -434,7 +451,7 @@ def _import_cloud(cloud: str, text: str, catalog: Catalog, report: ImportReport)
         counts.imported_rows += 1
         spread = regions.setdefault((instance_type, parsed["region"]), _Spread(
             gpu=gpu, count=count, vcpus=parsed["vcpus"], memory_gib=parsed["memory_gib"]))
-        spread.add(zone, round(on_demand, 6), None if spot is None else round(spot, 6))
+        spread.add(zone, round(on_demand, 6), None if spot is None else round(spot, 6), (gpu_price, gpu_spot))
     for key, (_, _, name) in attachments.items():
         if key not in used:
             report.unattached[(cloud, shown(name, 40))] += 1

@@ -34,14 +34,16 @@ def test_an_instance_in_a_region_leads_with_both_prices_per_hour_and_per_gpu_hou
                     instance="p5.48xlarge", gpu="h100-sxm", gpu_count=8, billing="on-demand")
     assert reply.kind == "price"
     assert reply.lead.startswith("p5.48xlarge (8× H100 SXM) in us-east-1: $55.04/h on demand ($6.88/GPU-hour)")
-    assert "spot from $10.24/h ($1.28/GPU-hour)" in reply.lead
+    # the region's spot figure is its regular AZs' (use1-az6); the Atlanta Local Zone's lower price is named as one
+    assert "spot from $17.63/h ($2.20/GPU-hour)" in reply.lead
     assert reply.figures["on_demand_per_hour"] == 55.04 and reply.figures["region"] == "us-east-1"
     text = " ".join(reply.details)
-    assert "cheapest zone use1-atl2-az1; the 7 zones read range $10.24–$55.04/h" in text
+    assert "use1-atl2-az1 at $10.24/h, is an AWS Local Zone in Atlanta, not a regular us-east-1 AZ" in text
     assert "Listed in 12 regions" in text
     assert "Source: SkyPilot catalog, read 2026-12-01" in text and "confirm with the provider before buying" in text
     assert "ago" not in reply.lead + text and "h100-sxm" not in reply.lead + text  # no raw ids, no false freshness
-    assert reply.rule == "cost.price-table-not-current" and reply.sources == ["skypilot-catalog"]
+    assert reply.rule == "cost.price-table-not-current"
+    assert reply.sources == ["skypilot-catalog", "aws-local-zones"]  # the Local Zone named
 
 
 def test_a_spot_question_leads_with_spot_in_its_cheapest_region_and_says_spot_moves(catalog):
@@ -106,7 +108,12 @@ def test_chinese_count_and_one_hour_on_demand(catalog):
 def test_chinese_instance_spot_in_an_everyday_region_name(catalog):
     reply = _answer(catalog, "p5.48xlarge 在美东的竞价价格是多少？", language="zh", subjects=["p5.48xlarge"],
                     instance="p5.48xlarge", billing="spot")
-    assert reply.lead.startswith("p5.48xlarge（8 张 H100 SXM）在 us-east-1 的竞价（spot）价：最低 $10.24/小时（$1.28/卡时）")
+    # 美东 is us-east-*: us-east-1's $10.24 is its Atlanta Local Zone, so us-east-2's regular AZs are the cheapest
+    assert reply.lead.startswith("p5.48xlarge（8 张 H100 SXM）在 us-east-2 的竞价（spot）价：最低 $11.25/小时（$1.41/卡时）")
+    reply = _answer(catalog, "p5.48xlarge 在 us-east-1 的竞价价格是多少？", language="zh", subjects=["p5.48xlarge"],
+                    instance="p5.48xlarge", billing="spot")
+    assert reply.lead.startswith("p5.48xlarge（8 张 H100 SXM）在 us-east-1 的竞价（spot）价：最低 $17.63/小时（$2.20/卡时）")
+    assert any("use1-atl2-az1（$10.24/小时）是位于亚特兰大的 AWS 本地区域（Local Zone）" in d for d in reply.details)
     assert any("竞价（spot）价格随供需变动" in d for d in reply.details)
 
 

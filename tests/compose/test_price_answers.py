@@ -26,7 +26,8 @@ def _first_lines(advisor, text, n=4):
     ("How much does an a3-highgpu-8g cost per hour in us-central1?",
      "a3-highgpu-8g (8× H100 SXM) in us-central1: $43.07/h on demand ($5.38/GPU-hour)"),
     ("8张H100按需一小时多少钱？", "8 张 H100 SXM 按需 1 小时：最低 $17.07"),
-    ("p5.48xlarge 的 spot 价格多少？", "p5.48xlarge（8 张 H100 SXM）在 us-east-1 的竞价（spot）价：最低 $10.24/小时"),
+    # the cheapest region by its regular AZs: us-east-1's $10.24 is its Atlanta Local Zone, us-east-2's AZs are $11.25
+    ("p5.48xlarge 的 spot 价格多少？", "p5.48xlarge（8 张 H100 SXM）在 us-east-2 的竞价（spot）价：最低 $11.25/小时"),
 ])
 def test_price_questions_lead_with_the_figure_and_its_date(advisor, question, lead):
     answer, lines = _first_lines(advisor, question)
@@ -44,9 +45,10 @@ def test_price_questions_lead_with_the_figure_and_its_date(advisor, question, le
 def test_a_spot_price_for_a_stated_run_weighs_the_run_with_reclaims_counted(advisor, text, language):
     answer, lines = _first_lines(advisor, text, n=20)
     assert answer.answers[0].kind == "price" and answer.language == language
-    # 96 h x $10.24 x (1 + 5% + 0.75 h / 24 h) = $1,063 on spot against 96 h x $55.04 = $5,284 on demand
+    # us-east-1's regular AZs (use1-az6, $17.63; $10.24 is the Atlanta Local Zone):
+    # 96 h x $17.6289 x (1 + 5% + 0.75 h / 24 h) = $1,830 on spot against 96 h x $55.04 = $5,284 on demand
     run = lines[1]
-    assert "$1,063" in run and "$5,284" in run, run
+    assert "$1,830" in run and "$5,284" in run, run
     assert any("Capacity Block" in line for line in lines[1:5])
 
 
