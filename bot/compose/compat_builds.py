@@ -88,6 +88,8 @@ def release_only(ask: Ask, ctx: ComposeContext, spec: GpuSpec) -> tuple[str, str
     named = _RELEASE.search(ask.text) or _RELEASE.search(text)
     release = torch_release(ctx.catalog, named.group(1) or named.group(2)) if named is not None else None
     cc = spec.compute_capability
+    if release is None and named is not None:  # "H20 上 torch 2.1 能用吗": a release the table does not list
+        return _unlisted(named.group(1) or named.group(2), spec, ctx)
     if release is None or any(carries(release, c, cc) is None for c in release.cuda):
         return None
     lang = ctx.language
@@ -103,6 +105,22 @@ def release_only(ask: Ask, ctx: ComposeContext, spec: GpuSpec) -> tuple[str, str
     if fix_release is None or fix is None:
         return None
     return say("compat.release_no_build", lang, **params, fix_release=fix_release.version, fix_tag=_tag(fix)), "no"
+
+
+def _unlisted(version: str, spec: GpuSpec, ctx: ComposeContext) -> tuple[str, str] | None:
+    """A release whose builds are not recorded, judged by the arch floor (knowledge/cuda.yaml arch_floors): older
+    than the floor's first release, no; else its builds of the floor's CUDA or newer carry it, to check on the box."""
+    from bot.compose.cuda_check import arch_floor
+    from bot.messages.format import gpu_name
+
+    floor = arch_floor(ctx.catalog, spec.compute_capability)
+    if floor is None:
+        return None
+    params = {"gpu": gpu_name(ctx.catalog, spec.id, ctx.language), "sm": "sm_" + floor.cc.replace(".", ""),
+              "arch": floor.arch, "release": version, "min_torch": floor.min_torch, "tag": _tag(floor.min_cuda)}
+    if _version(version) < _version(floor.min_torch):
+        return say("compat.release_unlisted_too_old", ctx.language, **params), "no"
+    return say("compat.release_unlisted", ctx.language, **params), "check"
 
 
 def _first_carrying(ctx: ComposeContext, cc: str) -> tuple[TorchRelease | None, str | None]:

@@ -98,7 +98,7 @@ _PLAIN = re.compile(r"pip\s+install\s+(?:-U\s+)?torch\b(?!\S*\s+--(?:index|extra
                     re.IGNORECASE)
 # "torch 2.11", "torch==2.11", "pip install torch pulled 2.11", "2.11 的默认包": the release the plain install took
 _RELEASE = re.compile(r"(?:pytorch|torch)\s*(?:==\s*|(?:\s+(?:pulled|installed|got|gave(?:\s+me)?|grabbed|fetched|brought|is|was|version|装了|装的是|拉了|拉到)\s*(?:in\s+|v)?))?"
-                      r"(2\.[0-9]{1,2})(?![0-9])(?!\s*(?:gb|gib|x\b|倍))|(2\.[0-9]{1,2})\s*(?:的)?\s*默认", re.IGNORECASE)
+                      r"([12]\.[0-9]{1,2})(?![0-9])(?!\s*(?:gb|gib|x\b|倍))|(2\.[0-9]{1,2})\s*(?:的)?\s*默认", re.IGNORECASE)
 # "without a driver upgrade", "provider won't touch the driver", "不升级驱动": the fix must leave the driver as it is
 _KEEP_DRIVER = re.compile(r"without\s+(?:a\s+|the\s+|any\s+)?driver\s+(?:upgrade|update|change)|without\s+(?:upgrading|updating|touching|changing)\s+the\s+driver"
                           r"|(?:won'?t|will\s+not|can'?t|cannot|don'?t|not\s+allowed\s+to)\s+(?:touch|upgrade|update|change)\s+the\s+driver"

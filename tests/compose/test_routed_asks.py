@@ -76,3 +76,10 @@ def test_accepting_a_delivered_node_gets_the_acceptance_checklist(advisor):
     assert "the GPU model, memory per GPU and power limit" in out and "…" not in out.splitlines()[1]
     kinds, lead, out = _lead(advisor, "机器交付了，我们该怎么验机")
     assert kinds == ["checklist"] and "验收清单" in lead and "GPU 型号、每张显存和功耗上限" in out
+
+
+def test_a_release_the_table_does_not_list_is_judged_by_the_arch_floor(advisor):
+    kinds, lead, _ = _lead(advisor, "H20 上 torch 2.1 能用吗")
+    assert kinds == ["compat"] and lead.startswith("大概率可以") and "sm_90" in lead and "get_arch_list" in lead
+    kinds, lead, _ = _lead(advisor, "will torch 1.13 run on an H100?")
+    assert kinds == ["compat"] and lead.startswith("No — H100 SXM is sm_90") and "only from 2.0" in lead
