@@ -58,7 +58,7 @@ def job_pick(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return None
     deadline = deadline_hours(req, ctx.question or ask.text)
     budget, currency = total_budget(req, choosing=ask.kind == "select")
-    hours_asked = _GPU_HOURS_ASKED.search(ctx.question or ask.text) is not None and req.gpu is not None
+    hours_asked = _GPU_HOURS_ASKED.search(ask.text or ctx.question) is not None and req.gpu is not None
     if deadline is None and budget is None and not hours_asked:
         return None
     objectives = Objectives.of(req, lang, ctx.question).model_copy(
@@ -112,7 +112,8 @@ def _lead(ctx: ComposeContext, best: Candidate, goals: str, hours_asked: bool) -
     """'~632 H100 SXM GPU-hours …' where GPU-hours are asked, else 'Rent 8× H200 SXM: ~11 h …'."""
     lang = ctx.language
     if hours_asked and best.hours:
-        return say("select.job_gpu_hours", lang, gpu=gpu_name(ctx.catalog, best.gpu, lang),
+        return say("select.job_gpu_hours" if goals else "select.job_gpu_hours_alone", lang,
+                   gpu=gpu_name(ctx.catalog, best.gpu, lang),
                    gpu_hours=_h(best.hours * best.count), node=_h(best.hours * best.count / ONE_NODE), goals=goals)
     return say("select.job_pick", lang, setup=gpu_setup(ctx.catalog, best.gpu, best.count, lang),
                hours=_h(best.hours), goals=goals)
@@ -120,7 +121,7 @@ def _lead(ctx: ComposeContext, best: Candidate, goals: str, hours_asked: bool) -
 
 def gpu_hours_asked(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     """"How many H100 hours?" / "要多少 A800 卡时" for a training job: the named card's GPU-hours, or None."""
-    if ctx.requirement.gpu is None or not _GPU_HOURS_ASKED.search(ctx.question or ask.text):
+    if ctx.requirement.gpu is None or not _GPU_HOURS_ASKED.search(ask.text or ctx.question):
         return None
     return job_pick(ask, ctx)
 

@@ -78,3 +78,8 @@ def test_a_lump_sum_beside_what_do_i_rent_is_the_budget(advisor):
 
 def ctx_family(advisor, gpu):
     return advisor.catalog.gpus[gpu].family
+
+
+def test_gpu_hours_asked_without_a_budget_end_on_the_figure(advisor):
+    _, lines = answer_of(advisor, "要多少 A800 卡时训练 7B 1T token")
+    assert "卡时" in lines[0] and not lines[0].endswith("；。")  # no empty price clause where the table has no A800 row
