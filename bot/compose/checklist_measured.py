@@ -101,7 +101,8 @@ def judge(text: str, spec: GpuSpec, name: str, setup: str, lines: Lines, lang: s
         return None
     low = [label for ok, label, _ in judged if not ok]
     # "is that normal?" answered as normal or not; otherwise as sign off or push back
-    terms = "normal" if NORMAL_Q.search(text) or WRONG_Q.search(text) else "sign"
+    # "有没有问题？", "anything wrong?": the same verdict in those terms ("Yes, something is wrong: …")
+    terms = "wrong" if WRONG_Q.search(text) and not NORMAL_Q.search(text) else "normal" if NORMAL_Q.search(text) else "sign"
     if low and len(low) == len(judged):
         lead = say(f"checklist.measured_{terms}_low_all", lang, total=len(judged), setup=setup)
     elif low:

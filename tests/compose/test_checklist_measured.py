@@ -64,6 +64,6 @@ def test_is_it_normal_is_answered_as_normal_or_not(advisor):
     assert any("每卡 400 GB/s NVLink 单向 200 GB/s 的 75%" in d for d in reply.details)  # not the H100's 460-480
 
 
-def test_figures_asked_as_anything_wrong_are_answered_as_normal_or_not(advisor):
+def test_figures_asked_as_anything_wrong_are_answered_in_those_terms(advisor):
     reply = _reply(advisor, "8 张 H200 验收测出来：FP8 矩阵乘 1500 TFLOPS，all_reduce busbw 465 GB/s，显存带宽 4.1 TB/s，有没有问题？")
-    assert reply.lead.startswith("正常：3 项"), reply.lead
+    assert reply.lead.startswith("没有问题：3 项"), reply.lead

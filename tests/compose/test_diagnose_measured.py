@@ -39,7 +39,8 @@ def test_two_copy_figures_get_two_verdicts_and_one_low_direction_is_not_the_link
     ctx, ask = _ctx(advisor, "new H100 node: D2H 14 GB/s, H2D 51 GB/s. anything wrong?")
     reply = compose(ask, ctx)
     text = "\n".join([reply.lead, *reply.details])
-    assert reply.lead.startswith("Not all normal: device-to-host below"), reply.lead
+    # asked "anything wrong?", answered in those terms, as a single figure is
+    assert reply.lead.startswith("Yes, something is wrong: device-to-host below"), reply.lead
     assert "Device-to-host (pinned): 14 GB/s" in text and "Host-to-device (pinned): 51 GB/s" in text
     assert "Only device-to-host is low" in text
 
@@ -50,7 +51,7 @@ def test_a_chinese_message_with_a_copy_and_a_gemm_figure_judges_both(advisor):
     spec = advisor.catalog.gpus["h100-sxm"]
     lead, details, rule, _ = stated_busbw(text, spec, ctx)
     assert rule == "checklist.measured"
-    assert lead.startswith("不全正常：2 项里有 1 项低于 8 张 H100 SXM"), lead
+    assert lead.startswith("有问题：2 项里有 1 项低于 8 张 H100 SXM"), lead
     joined = "\n".join(details)
     assert "host-to-device（锁页内存）：23 GB/s" in joined and "760 TFLOPS 是稠密 BF16 峰值 989 TFLOPS 的 77%" in joined
 
