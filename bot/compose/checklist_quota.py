@@ -19,6 +19,13 @@ from bot.models import Ask, AskAnswer
 _QUOTA = re.compile(r"quota|vcpu\s*limit|vcpulimitexceeded|配额|限额", re.IGNORECASE)
 _SPOT_ONLY = re.compile(r"\bspot\b(?!.{0,20}\b(?:separate|too|also|as well)\b)|抢占式|竞价", re.IGNORECASE)
 SOURCES = ["aws-ec2-quotas", "aws-service-quotas-cli", "aws-capacity-blocks", "rental-selection-guide"]
+# "InsufficientInstanceCapacity", "insufficient capacity", "容量不足": the AZ has none of the type right now
+_CAPACITY = re.compile(r"insufficient\s*instance\s*capacity|insufficient\s+capacity|(?:no|out\s+of)\s+capacity|容量不足|没有容量|库存不足",
+                       re.IGNORECASE)
+_NODES = re.compile(r"(?<![\w.])([0-9]{1,3})\s*(?:x\s+)?(?:nodes?|instances?|boxes|machines|servers|台|个节点|个实例)", re.IGNORECASE)
+_WINDOW = re.compile(r"\b(?:weeks?|days?|wks?|month)\b|guarantee\w*|周|天|星期|保证|确保", re.IGNORECASE)
+CAPACITY_SOURCES = ["aws-ec2-launch-capacity", "aws-ec2-error-codes", "aws-capacity-blocks", "aws-capacity-reservations",
+                    "aws-ec2-quotas"]
 
 
 def asks_quota(text: str) -> bool:
@@ -27,7 +34,10 @@ def asks_quota(text: str) -> bool:
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    """The quota lines for the AWS instances named, or None where none is named or quotas are not asked."""
+    """The quota lines for the AWS instances named, or None where none is named or quotas are not asked;
+    a launch that failed for want of capacity is answered as that first (capacity)."""
+    if (short := capacity(ask, ctx)) is not None:
+        return short
     if not _QUOTA.search(ctx.question or ask.text):
         return None
     instances = _named(ctx)
@@ -110,3 +120,34 @@ def _family_named(ctx: ComposeContext) -> list[InstanceType]:
             if largest not in out:
                 out.append(largest)
     return out
+
+
+def capacity(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"p5.48xlarge fails with InsufficientInstanceCapacity, but I raised the vCPU quota": a shortage of that type
+    in the Availability Zone, which no quota raise fixes (that is VcpuLimitExceeded); what reserves it for a
+    fixed window (Capacity Blocks for ML, P family), for any duration in one AZ (On-Demand Capacity
+    Reservations), and what to try now (other AZs, all nodes of an EFA cluster in one AZ); the quota the
+    count needs, to rule it out."""
+    text = ctx.question or ask.text
+    if not _CAPACITY.search(text):
+        return None
+    instances = _named(ctx)
+    inst = instances[0] if instances else None
+    lang = ctx.language
+    m = _NODES.search(text)
+    n = int(m.group(1)) if m else (_many(text, inst) if inst is not None else 1)
+    name = inst.name if inst is not None else say("checklist.capacity_the_type", lang)
+    lead = say("checklist.capacity_lead", lang, instance=name)
+    times = name if n == 1 else f"{n} 台 {name}" if lang == "zh" else f"{n}× {name}"
+    details = []
+    if inst is not None and inst.name.startswith("p"):
+        key = "checklist.capacity_blocks_window" if _WINDOW.search(text) else "checklist.capacity_blocks"
+        details.append(say(key, lang, n=n, instance=name, times=times))
+    details.append(say("checklist.capacity_odcr", lang, n=n, instance=name, times=times))
+    details.append(say("checklist.capacity_now" if n > 1 else "checklist.capacity_now_one", lang, n=n, instance=name))
+    code = inst.quota_code("on-demand") if inst is not None else None
+    if inst is not None and code and inst.vcpus:
+        details.append(say("checklist.capacity_quota" if n > 1 else "checklist.capacity_quota_one", lang, n=n, instance=name, code=code, name=AWS_QUOTA_NAMES[code],
+                           need=f"{n * inst.vcpus:g}", vcpus=f"{inst.vcpus:g}"))
+    return AskAnswer(kind=ask.kind, lead=lead, details=details, rule="checklist.aws-capacity", sources=CAPACITY_SOURCES,
+                     figures={"instances": n, "vcpus": n * int(inst.vcpus or 0) if inst is not None else None})

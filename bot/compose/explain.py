@@ -112,10 +112,10 @@ def fixed_answer(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    from bot.compose import compat_nvlink
+    from bot.compose import checklist_quota, compat_nvlink
 
     # The specific answers, first match wins: each returns None unless the part asks its question.
-    for specific in (card_nvlink, duration, compat_nvlink.compose, checkpoint, fixed_answer, mlperf, compared,
+    for specific in (checklist_quota.capacity, card_nvlink, duration, compat_nvlink.compose, checkpoint, fixed_answer, mlperf, compared,
                      explain_training, capability, kv_formula, expected, _expected_where_it_fits):
         reply = specific(ask, ctx)
         if reply is not None:

@@ -65,3 +65,37 @@ def test_a_family_named_without_a_size_gets_its_8_gpu_instance_quota(advisor):
     reply = _reply(advisor, "we only need the p4d family, what quota should a new account file before launching?")
     assert reply.rule == "checklist.aws-quota"
     assert 'p4d.24xlarge (96 vCPUs) → "Running On-Demand P instances" (L-417A185B) ≥ 96' in reply.lead
+
+
+def _text(advisor, text):
+    from bot.conversation import Conversations
+    from bot.render.text import render_text
+    return render_text(Conversations(advisor).ask("t", text)).splitlines()
+
+
+@pytest.mark.parametrize("text", [
+    "p5.48xlarge launch fails with InsufficientInstanceCapacity, but I raised the vCPU quota; need 4 nodes for 2 weeks guaranteed",
+    "getting InsufficientInstanceCapacity launching 4x p5.48xlarge in us-east-1, what do we do? we need them for two weeks",
+])
+def test_insufficient_capacity_is_a_shortage_a_quota_raise_does_not_fix(advisor, text):
+    lines = _text(advisor, text)
+    assert lines[0].startswith("InsufficientInstanceCapacity is not your quota") and "VcpuLimitExceeded" in lines[0]
+    body = "\n".join(lines)
+    assert "Capacity Blocks for ML" in body and "On-Demand Capacity Reservation" in body and "another Availability Zone" in body
+    assert "≥ 768 vCPUs" in body  # 4 x 192: the quota the four nodes need, to rule it out
+    reply = _reply(advisor, text)
+    assert reply.rule == "checklist.aws-capacity" and "aws-ec2-launch-capacity" in reply.sources
+
+
+def test_insufficient_capacity_in_chinese_and_for_one_g_instance(advisor):
+    zh = _text(advisor, "p5.48xlarge 启动报 InsufficientInstanceCapacity，vCPU 配额已经提高了，需要 4 台保证用两周")
+    assert zh[0].startswith("InsufficientInstanceCapacity 不是配额问题") and any("Capacity Blocks for ML" in x for x in zh)
+    one = _text(advisor, "g6e.12xlarge: insufficient capacity error in us-west-2b. quota is fine. options?")
+    assert one[0].startswith("InsufficientInstanceCapacity is not your quota")
+    assert not any("Capacity Blocks" in x for x in one)  # the P family's, not a G instance's
+    assert not any("1×" in x or "all 1" in x for x in one)
+
+
+def test_vcpu_limit_exceeded_still_gets_the_quota_to_request(advisor):
+    reply = _reply(advisor, "p5.48xlarge fails with VcpuLimitExceeded, what quota do I request?")
+    assert reply.rule == "checklist.aws-quota"

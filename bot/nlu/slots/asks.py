@@ -72,7 +72,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|give\s+me\s+the\s+list|how\s+do\s+i\s+(?:measure|run|test|benchmark)|what\s+exactly\s+do\s+i\s+request"
         r"|what\s+to\s+check|acceptance|pitfalls?|gotchas?|steps?\s+to|what\s+number\s+is\s+good"
         r"|what\s+tests?|which\s+tests?|tests?\s+(?:to\s+)?prove|before\s+accepting|sign(?:ing)?\s+(?:it\s+)?off"
-        r"|what\s+(?:do|should|can)\s+(?:we|i)\s+(?:check|test|verify|measure|benchmark|ask\s+(?:them|the\s+\w+|for))|what\s+to\s+(?:test|verify)|vcpulimit\w*|(?:which|what)\s+quotas?|quotas?\s+(?:to\s+)?(?:request|increase|raise)"
+        r"|what\s+(?:do|should|can)\s+(?:we|i)\s+(?:check|test|verify|measure|benchmark|ask\s+(?:them|the\s+\w+|for))|what\s+to\s+(?:test|verify)|vcpulimit\w*|insufficient\s*instance\s*capacity|insufficient\s+capacity|(?:which|what)\s+quotas?|quotas?\s+(?:to\s+)?(?:request|increase|raise)"
         # "we just got the node, how do we accept it?", "how do I validate the new box?": a delivery accepted
         r"|how\s+(?:do|should|can|would)\s+(?:we|i)\s+accept|accept(?:ing)?\s+(?:the\s+)?delivery|take\s+delivery"
         r"|how\s+(?:do|should|can|would)\s+(?:we|i)\s+(?:verify|validate|qualify|vet|check)\s+(?:it|them|this|that"
