@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from bot.compose import ComposeContext
+from bot.compose import ComposeContext, explain_fits
 from bot.compose.explain_network import _s, params_b
 from bot.messages import say
 from bot.messages.format import count, gpu_name
@@ -77,7 +77,8 @@ def data_parallel_nvlink(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     lora = req.method in ("lora", "qlora") or bool(_LORA.search(text))
     size = params_b(ctx)
     n = req.gpu_count or 0
-    if lora or not (_NVLINK.search(text) and _NEED.search(text)) or req.workload == "inference" or not size or not 2 <= n <= 8:
+    if lora or not (_NVLINK.search(text) and _NEED.search(text)) or req.workload == "inference" or not size or not 2 <= n <= 8 \
+            or explain_fits.does_not_fit(ctx) is not None:
         return None
     spec = ctx.catalog.gpus.get(req.gpu or "")
     if len(req.gpu_options) > 1 or (spec is not None and spec.nvlink and "SXM" in spec.form_factor.upper()):
@@ -143,6 +144,13 @@ _WIDTH = re.compile(r"\bx\s?(16|8|4|2|1)\b", re.IGNORECASE)
 _GEN = re.compile(r"\bgen\s?([3-6])\b|pcie\s?([3-6])\.0", re.IGNORECASE)
 
 
+def _asks_pcie(text: str, ctx: ComposeContext) -> bool:
+    """A worry about the PCIe link of a training job the cards hold; a job they cannot hold has its fit
+    answer first (bot.compose.explain_fits)."""
+    return (not _NVLINK.search(text) and bool(_PCIE_CUE.search(text) and _HURT_CUE.search(text))
+            and ctx.requirement.workload != "inference" and explain_fits.does_not_fit(ctx) is None)
+
+
 def pcie_link(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     """Training on PCIe cards in one box, asked whether the slots' link hurts: the exchange per GPU a step
     (LoRA: the adapters' gradients; data parallel: the bf16 gradients' ring all-reduce; sharded: ~3x the
@@ -152,8 +160,7 @@ def pcie_link(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     text, req = ask.text or ctx.question, ctx.requirement
     size, n = params_b(ctx), req.gpu_count or 0
     spec = ctx.catalog.gpus.get(req.gpu or "")
-    if (_NVLINK.search(text) or not (_PCIE_CUE.search(text) and _HURT_CUE.search(text)) or req.workload == "inference"
-            or not size or not 2 <= n <= 8 or spec is None):
+    if not _asks_pcie(text, ctx) or not size or not 2 <= n <= 8 or spec is None:
         return None
     peak = spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
     if not peak:

@@ -44,6 +44,17 @@ def _link_name(text: str, language: str) -> str:
     return "NVLink" if re.search(r"nvlink|nvswitch", text, re.IGNORECASE) else say("interconnect.moot_interconnect", language)
 
 
+def does_not_fit(ctx: ComposeContext):
+    """The sizer's candidate for the GPUs and count the message states, where the job does not fit them;
+    None where it fits or nothing of the kind is stated."""
+    req = ctx.requirement
+    if not req.gpu or not req.gpu_count or len(req.gpu_options) > 1:
+        return None
+    stated = next((c for c in ctx.answer.candidates if c.count == req.gpu_count
+                   and (c.gpu == req.gpu or getattr(ctx.catalog.gpus.get(c.gpu), "family", None) == req.gpu)), None)
+    return stated if stated is not None and not stated.fits else None
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     """The fit verdict leading an interconnect question about a job the stated GPUs cannot hold; None where
     the job fits, nothing is sized, or two GPUs are weighed (the comparison answers that)."""
@@ -51,10 +62,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if not (_LINK.search(text) and _WORRY.search(text)) or len(req.gpu_options) > 1 or not req.gpu or not req.gpu_count:
         return None
     estimate = ctx.answer.estimate
-    stated = next((c for c in ctx.answer.candidates if c.count == req.gpu_count
-                   and (c.gpu == req.gpu or getattr(ctx.catalog.gpus.get(c.gpu), "family", None) == req.gpu)), None)
+    stated = does_not_fit(ctx)
     memory = estimate.memory_gb if estimate is not None else None
-    if stated is None or stated.fits or memory is None or not memory.total:
+    if stated is None or memory is None or not memory.total:
         return None
     spec = ctx.catalog.gpus.get(stated.gpu)
     if spec is None:
@@ -68,7 +78,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
              "job": say(f"interconnect.moot_job_{req.workload or 'training'}", lang,
                         method=say("interconnect.moot_full" if req.method in (None, "full") else "interconnect.moot_tune", lang),
                         params=count(size) if size else "")}
-    lead = say("interconnect.moot_lead", lang, **names)
+    lead = say("interconnect.moot_lead_serving" if req.workload == "inference" else "interconnect.moot_lead", lang, **names)
     details = [line for line in (_what_fits(ctx, spec, size, n, names), _serving_too(ask, ctx, spec, size, n)) if line]
     return AskAnswer(kind=ask.kind, lead=lead, details=details, rule="interconnect.job-does-not-fit",
                      sources=["zero-paper", "nccl-tests", *spec.sources][:6],

@@ -45,3 +45,15 @@ def test_in_chinese_the_fit_leads_too(advisor):
                                   "LoRA on a 7B with 2x 4090, do we need NVLink?"])
 def test_a_job_that_fits_still_gets_the_link_judged(advisor, text):
     assert not answer(advisor, text)[0].startswith("It does not fit")
+
+
+@pytest.mark.parametrize("text", ["全参微调 13B，4 张 4090，PCIe 够不够？", "full fine-tune a 13B on 4x 4090, is PCIe enough?"])
+def test_a_fit_verdict_saying_no_is_not_followed_by_a_link_judged_fine(advisor, text):
+    lines = answer(advisor, text)
+    assert lines[0].startswith(("不行", "No", "It does not fit"))
+    assert not any(x.strip().startswith(("影响不大", "No, not much", "No, not for this")) for x in lines)
+
+
+def test_serving_that_does_not_fit_names_weights_and_kv_cache(advisor):
+    lead = answer(advisor, "serving Llama 3.1 70B with TP=4 on 4x L40S, will PCIe hurt?")[0]
+    assert lead.startswith("It does not fit, so PCIe is not the problem yet") and "KV cache" in lead
