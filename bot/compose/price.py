@@ -20,7 +20,7 @@ import os
 import re
 
 from bot.compose import ComposeContext
-from bot.compose import price_fit, price_missing, price_quote, price_variant, price_zones
+from bot.compose import price_fit, price_grid, price_missing, price_quote, price_variant, price_zones
 from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -120,6 +120,11 @@ def _gpu_answer(ask: Ask, ctx: ComposeContext, text: str, gpu_groups: list[list[
     if unlisted:
         return _missing(ctx, gpu_groups[0], billing, price_missing.Missing(provider=unlisted), text)
     hours = _hours(text)
+    order = price_grid.provider_order((ctx.question or text)[:MAX_TEXT], provider, _PROVIDER_WORDS)
+    grid = price_grid.asked(text, billing, order, hours)  # "on-demand and spot, 1 and 8 GPUs"
+    gridded = price_grid.answer(ctx, gpu_groups[0], grid, region, _name(ctx, gpu_groups[0])) if grid else None
+    if grid is not None and gridded is not None:
+        return _answer(ctx, gridded[0], gridded[1], "spot" if "spot" in grid.billings else billing, gridded[2])
     if len(gpu_groups) >= 2 and not req.gpu_count:
         return _versus(ctx, gpu_groups[0], gpu_groups[1], billing, region, provider, text)
     gpus = gpu_groups[0]

@@ -154,17 +154,10 @@ def _quoted(catalog: Catalog, text: str) -> list[str]:
     return out
 
 
-def annotate(ctx: ComposeContext, reply: AskAnswer | None, variant: Variant | None, billing: PriceBilling,
-             region: str | None = None, provider: str | frozenset[str] | None = None) -> AskAnswer | None:
-    """The variant the rows were restricted to, and each quoted (or left-out) row whose variant the
-    catalog row does not name."""
-    if reply is None or reply.kind != "price":
-        return reply
+def _ambiguous_notes(ctx: ComposeContext, reply: AskAnswer, variant: Variant | None, billing: PriceBilling,
+                     region: str | None, provider: str | frozenset[str] | None) -> list[str]:
+    """A note per quoted (or left-out) row whose catalog name does not say its variant, one per provider's name."""
     catalog, lang = ctx.catalog, ctx.language
-    lines, notes = [], []
-    if variant is not None:
-        sep = "、" if lang == "zh" else ", "
-        lines.append(say("price.variant_only", lang, asked=" ".join(variant.asked), left_out=sep.join(variant.left_out)))
     rows = ambiguous_rows(catalog)
     keys = _quoted(catalog, "\n".join([reply.lead, *reply.details]))
     if variant is not None:  # a row the variant asked left out, though its own name does not say its variant
@@ -172,13 +165,33 @@ def annotate(ctx: ComposeContext, reply: AskAnswer | None, variant: Variant | No
         keys += [o.instance_type.lower() for o in left if o.instance_type and o.instance_type.lower() in rows
                  and o.instance_type.lower() not in keys]
     by_name = {o.instance_type.lower(): o for o in offers(catalog) if o.instance_type}
-    for key in keys[:MAX_NOTES]:
+    said: set[tuple[str, str]] = set()
+    notes = []
+    for key in keys:
         name, prov, accel = rows[key]
+        if (prov, accel) in said or len(said) >= MAX_NOTES:
+            continue  # one note per provider's name for the card
+        said.add((prov, accel))
         gpu = by_name[key].gpu
         left_out = variant is not None and gpu in variant.dropped
         notes.append(say("price.variant_left_ambiguous" if left_out else "price.variant_ambiguous", lang,
                          provider=provider_name(catalog, prov), instance=name, accelerator=accel,
                          gpu=gpu_name(catalog, gpu)))
+    return notes
+
+
+def annotate(ctx: ComposeContext, reply: AskAnswer | None, variant: Variant | None, billing: PriceBilling,
+             region: str | None = None, provider: str | frozenset[str] | None = None) -> AskAnswer | None:
+    """The variant the rows were restricted to, and each quoted (or left-out) row whose variant the
+    catalog row does not name."""
+    if reply is None or reply.kind != "price":
+        return reply
+    catalog, lang = ctx.catalog, ctx.language
+    lines = []
+    if variant is not None:
+        sep = "、" if lang == "zh" else ", "
+        lines.append(say("price.variant_only", lang, asked=" ".join(variant.asked), left_out=sep.join(variant.left_out)))
+    notes = _ambiguous_notes(ctx, reply, variant, billing, region, provider)
     if lines or notes:
         # the note on a row goes after the last line that quotes it (the lead's row: after its "Next" line)
         after = max([i + 1 for i, d in enumerate(reply.details) if _quoted(catalog, d)] + [0])

@@ -47,10 +47,13 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|(?:prices?|costs?|rates?)\s*(?:per|/|an?)\s*(?:gpu[\s-]?)?(?:hour|hr|h|month|mo|day)\b|going\s+rate"
         r"|what\s+(?:does|do|would|will)\s+(?!(?:you|u|we|i)\s)[^?.]{0,60}?\bgo(?:es)?\s+for"
         r"|(?:gonna|going\s+to)\s+cost|cost\s+roughly|price\s+list|on[\s-]demand\s+price|spot\s+price"
+        # both billing modes asked for: "H200 on RunPod: on-demand and spot, 1 GPU and 8 GPUs?"
+        r"|on[\s-]?demand\s+(?:and|&|/|\+|plus|vs\.?|versus)\s+spot|spot\s+(?:and|&|/|\+|plus|vs\.?|versus)\s+on[\s-]?demand"
         r"|(?:monthly|hourly|daily|rough|total)\s+cost|costs?\s+(?:per|an?\s+hour|on[\s-]demand|hourly)"
         r"|what\s+(?:does|would|will)\b[^?.]{0,60}?\bcost"
         r"|whats\s+(?:the\s+)?(?:price|cost|rate)|what(?:'s|s|\s+is)\s+(?:the\s+)?(?:on[\s-]*demand|spot)\s+(?:for|of|on|in)\b)>\E"
         r"|多少钱|啥价|什么价|价格|报价多少|最便宜|多贵|一小时多少|一卡时多少|每小时多少"
+        r"|按需(?:和|与|跟|及|、|/)(?:竞价|抢占|spot)|(?:竞价|抢占式?|spot)(?:和|与|跟|及|、|/)按需"
         # which provider or where is cheap ("租卡哪家便宜", "哪个平台便宜点"): prices by provider, not a comparison
         r"|(?:哪家|哪里|哪儿|哪个(?:平台|云|厂商|服务商))[^，,。？?！!；;\n]{0,16}?便宜")),
     ("cost", lx.rx(

@@ -1,0 +1,56 @@
+"""bot.compose.price_grid: a price ask with several figures asked (billing modes x GPU counts x providers)
+answers each one from the real price table, or says it is not in the table, through the real parser and advisor."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.compose.price_grid import counts_in
+from bot.nlu import parse
+from bot.prices.lookup import price_job
+
+
+def _answer(advisor, text):
+    parsed = parse(text, advisor.catalog)
+    answer = advisor.answer(parsed.requirement, language=parsed.language)
+    return next(a for a in answer.answers if a.kind == "price")
+
+
+@pytest.mark.parametrize("text, counts", [
+    ("1 GPU and 8 GPUs", [1, 8]), ("1 and 4 GPUs", [1, 4]), ("1, 2 or 8 cards", [1, 2, 8]),
+    ("单卡和 8 卡", [1, 8]), ("1x and 8x H100", [1, 8]), ("8x H100 80GB for 100 hours", [8]), ("一卡时多少钱", []),
+])
+def test_counts_asked(text, counts):
+    assert counts_in(text) == counts
+
+
+@pytest.mark.parametrize("text", [
+    "H200 on RunPod: on-demand and spot, 1 GPU and 8 GPUs, and how does Vast compare?",
+    "RunPod H200 按需和竞价，单卡和 8 卡分别多少？Vast 呢？",
+])
+def test_every_figure_asked_is_answered_or_said_missing(advisor, text):
+    reply = _answer(advisor, text)
+    catalog = advisor.catalog
+    gpus = catalog.resolve_gpu("H200")
+    for provider in ("runpod", "vast"):
+        for n in (1, 8):
+            for billing in ("on-demand", "spot"):
+                plan = next(iter(price_job(catalog, gpus, n, 1.0, billing=billing, provider=provider, limit=1)), None)
+                figure = reply.figures[f"{provider}_{n}_{billing}"]
+                assert figure == (plan.hourly if plan else None), (provider, n, billing)
+    assert reply.lead.startswith(("H200 at RunPod: 1× H200 SXM $3.99/h on demand", "RunPod 的 H200：1 张 H200 SXM 按需 $3.99/小时"))
+    said = "\n".join(reply.details)
+    assert ("spot: not in the table" in said) or ("竞价（spot）：价格表中没有" in said)  # Vast.ai lists no spot rows
+    assert ("Vast.ai against RunPod" in said) or ("Vast.ai 对比 RunPod" in said)
+    assert ("confirm with the provider before buying" in said) or ("下单前请向供应商确认" in said)
+
+
+def test_one_billing_one_count_is_not_a_grid(advisor):
+    reply = _answer(advisor, "cheapest H200 on RunPod per hour?")
+    assert "grid_counts" not in reply.figures
+
+
+def test_several_counts_anywhere_name_each_rows_provider(advisor):
+    reply = _answer(advisor, "A100 80GB 单卡和八卡按需多少钱一小时")
+    assert reply.figures["grid_counts"] == "1,8" and reply.figures["any_8_on-demand"] is not None
+    assert "价格表中最便宜的" in reply.lead and "Lambda" in reply.lead
