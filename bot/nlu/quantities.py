@@ -79,7 +79,7 @@ _PER = re.compile(
 _PER_WORD_AFTER = re.compile(r"\s*(?:(?P<hour>hourly|an\s+hour|per\s+hour|每小时)|(?P<month>monthly|a\s+month|per\s+month|每月)"
                              r"|(?P<year>yearly|a\s+year|per\s+year|每年))")
 _PER_WORD_BEFORE = re.compile(r"(?:(?P<hour>每(?:个)?小时|一小时|hourly|per\s+hour)|(?P<month>每月|每个月|月租|月付|包月|monthly(?:\s+(?:reservation|reserved(?:\s+\w+)?|plan|subscription|commitment|package|contract))?)"
-                              r"|(?P<year>每年|包年|年付|yearly)|(?P<gpuhour>每卡时|每卡每小时|一卡时|每张卡每小时))\s*(?:是|要|收|为|at|of|is|:)?\s*$")
+                              r"|(?P<year>每年|包年|年付|yearly)|(?P<gpuhour>每卡时|每卡每小时|一卡时|每张卡每小时))\s*(?:是|要|收|为|at|of|is|:)?\s*(?:约|大约|大概|差不多|around|about|~|≈)?\s*$")
 
 _ITEMS = [  # (item, words): the bill line a number belongs to
     ("snapshot", r"snapshots?|快照"),
@@ -103,7 +103,7 @@ _OPTIONS = [
     ("rent", r"\brent(?:ing)?\b|租用?|cloud\b|云上"),
 ]
 _OPTION_RX = [(option, re.compile(words)) for option, words in _OPTIONS]
-_CLAUSE = re.compile(r"[,，;；。!?！？\n+]|\bvs\.?\b|\bversus\b|还是|或者|\bor\b|对比|相比")
+_CLAUSE = re.compile(r"[,，;；。!?！？\n+]|(?<![0-9.])\.(?=\s)|\bvs\.?\b|\bversus\b|还是|或者|\bor\b|对比|相比")
 
 _BUDGET = re.compile(r"budget|预算|can\s+spend|have\s+only|only\s+have|at\s+most|最多|不超过|控制在|总共|批了|经费")
 _PURCHASE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|买下?|购置|采购|\bcapex\b|花了?|costs?\s+us")
@@ -114,6 +114,12 @@ _QUOTED = re.compile(r"quot\w*|offer\w*|报价|报了|开价|给的价")
 _OWN_SERVER = re.compile(r"\bown(?:ed)?\s+(?:the\s+)?(?:servers?|box(?:es)?|machines?|hardware|gpus?)\b|\bwe\s+own\b|自有|自己的(?:服务器|机器)|已有的?(?:服务器|机器)")
 _BUY_IN_MESSAGE = re.compile(r"\bbuy(?:ing)?\b|purchas\w*|购买|自己买|买下|购置|采购|自建|自购|买还是租|租还是买|买不买|值得买"
                              r"|回本|pay(?:s|ing)?\s*(?:back|off|for\s+itself)|payback|\bown(?:ing)?\s+(?:it|the|a|one)\b")
+# the price of a whole server written before the amount: "整机 220 万", "一台要 18 万", "a box for 280k"
+_SERVER_PRICE_BEFORE = re.compile(r"(?:整机|整台|一台|服务器|机器|\bbox|\bserver|\bmachine|\bnode|\brig|\bworkstation)s?\s*(?:的)?\s*"
+                                  r"(?:价格|报价|售价|价|要|卖|大概|约|for|costs?|at|is|runs?|priced\s+at)?\s*(?:about|around|~|约|大概)?\s*[$¥]?\s*$")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+# a price set against renting names what is bought: "a box for 280k, worth it vs renting?", "和租比"
+_AGAINST_RENTING = re.compile(r"(?:\bvs\.?|\bversus|\bor|\binstead\s+of|\bthan|和|跟|与|比|还是)\s*(?:just\s+)?(?:renting|rent\b|leasing|the\s+cloud|租)")
 _DEPRECIATION = re.compile(r"depreciat\w*|amorti[sz]\w*|over|write[\s-]*off|折旧|摊销|分摊|用|回本")
 _DEADLINE = re.compile(r"within|in\s+under|deadline|by\b|before|内|之内|以内|截止|最多|不超过")
 _ACTIVE = re.compile(r"activ(?:e|ates?|ated|ating)|激活")
@@ -244,15 +250,18 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
                         text=scan.original[start:end], **extra)
 
     money = _money(text, num, before_all, after)
-    if money is None and num.value >= 100 and not _UNIT_AFTER.match(after):
+    if money is None and num.value >= 100 and (not _UNIT_AFTER.match(after) or _AMOUNT_AFTER.match(after)):
         # "花了六万二", "整机报价 18 万", "托管三千一个月", "GPU 计算 38,000" in a bill: amounts written without
         # a currency, in the message's one currency (none when it names none: no symbol is invented)
         fee = (_PER_MONTH_AFTER.match(after) or re.search(r"(?:每月|每个月|/月)\s*$", before)) and _item(before[-10:])
         bill_line = _in_message(_BILL_WORDS, text) and (_item(before[-10:]) or _TOTAL_BEFORE.search(before[-12:]))
         budget = _BUDGET_BEFORE.search(before[-12:])  # "预算 20 万", "老板批了 30 万"
         budget = budget or _RESIDUAL.search(before[-8:])  # "二手能卖 5 万": a resale amount, in the message's currency
-        if _PURCHASE.search(before[-6:]) or _PRICE_BEFORE.search(before[-8:]) or fee or bill_line or budget:
-            money = (_message_currency(text) or "", num.end)
+        # "买一台 8 卡 4090 要 18 万", "整机 220 万", "a box for 280k": a server's price, bought
+        bought = num.value >= 10_000 and (_PURCHASE.search(before) or _SERVER_PRICE_BEFORE.search(before[-14:]))
+        if _PURCHASE.search(before[-6:]) or _PRICE_BEFORE.search(before[-8:]) or fee or bill_line or budget or bought:
+            yuan = _yuan_by_wan(text, num) if bought or _PURCHASE.search(before[-6:]) else None
+            money = (_message_currency(text) or yuan or "", num.end)
     if money is not None and num.words and re.match(r"\s?块(?!钱)", after):
         money = None  # "两块 4090": two cards, not two yuan
     if money is not None:
@@ -290,7 +299,7 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if m and (m.group("mfu") or re.search(r"mfu\s*(?:of|=|:|is|约|为|at)?\s*$", before)):
         return make("mfu", "mfu", value=num.value / 100, high=num.high / 100 if num.high else None,
                     unit="fraction", end=num.end + m.end())
-    if m and (m.group("util") or re.search(r"(?:utili[sz]ation|利用率|使用率)\s*(?:of|=|:|is|约|为|at)?\s*$", before)
+    if m and (m.group("util") or re.search(r"(?:utili[sz]ation|利用率|使用率)\s*(?:of|=|:|is|约|为|at|在|是)?\s*(?:大概|大约|约|差不多|around|about|~|≈)?\s*$", before)
               or re.search(r"\b(?:use|using|run|running|busy)\s+(?:it|them|the\s+\w+)?\s*(?:at\s+)?[~≈约]?\s*$", before)):
         return make("percent", "utilisation", value=num.value / 100, high=num.high / 100 if num.high else None,
                     unit="fraction", end=num.end + m.end())
@@ -454,6 +463,8 @@ def _weekdays(text: str, out: list[Quantity]) -> None:
                             text=text[m.start():m.end()]))
 
 
+# words after an amount that name no unit: "a box for 280k with 8x H100", "250k or rent"
+_AMOUNT_AFTER = re.compile(r"\s*(?:with|or|and|vs\.?|versus|upfront|up[\s-]front|outright|all[\s-]in|in\s+total|apiece)(?![a-z])")
 _UNIT_AFTER = re.compile(r"\s*(?:%|[a-z]|卡|张|台|小时|天|年|个|次|条|分钟|秒|度|瓦|千瓦|token|人|位|路|倍|成)", re.I)
 
 
@@ -461,6 +472,12 @@ _UNIT_AFTER = re.compile(r"\s*(?:%|[a-z]|卡|张|台|小时|天|年|个|次|条|
 def _in_message(pattern: re.Pattern, text: str) -> bool:
     """Whether the message says something anywhere: searched once per message, not once per number."""
     return pattern.search(text) is not None
+
+
+def _yuan_by_wan(text: str, num: _Num) -> str | None:
+    """"18 万", "六万二" in a Chinese message that names no currency: yuan, the way yuan are counted."""
+    written = text[num.start:num.end]
+    return "CNY" if "万" in written and _CJK.search(text) else None
 
 
 @lru_cache(maxsize=8)
@@ -538,7 +555,9 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
     elif per is None and (_TOTAL_BEFORE.search(near_before) or _TOTAL_AFTER.match(text, end)):
         role, item = "bill-total", None
     elif per is None and (_PURCHASE.search(near_before) or option == "buy"
-                          or (value >= 10_000 and (_in_message(_BUY_IN_MESSAGE, text) or _in_message(_RESIDUAL, text))
+                          or (value >= 10_000 and (_in_message(_BUY_IN_MESSAGE, text) or _in_message(_RESIDUAL, text)
+                                                   or _in_message(_AGAINST_RENTING, text)
+                                                   or _SERVER_PRICE_BEFORE.search(near_before[-14:]))
                               and item in (None, "compute", "hosting"))):  # "…, we could sell it for $80k": bought
         role, per, item, option = "purchase", "once", None, "buy"
     elif item == "hosting" and per in ("month", "year") and _QUOTED.search(before[-40:]) \

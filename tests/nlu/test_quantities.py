@@ -572,3 +572,22 @@ def test_the_time_a_checkpoint_takes_is_its_write_time_not_its_interval(text, mi
 @pytest.mark.parametrize("text", ["spot training, checkpoint every 30 min and restart takes 10 min", "每 30 分钟存一次 ckpt，恢复要 10 分钟"])
 def test_an_interval_written_with_every_stays_the_interval_beside_a_restart_time(text):
     assert (only(text, "checkpoint-minutes").value, only(text, "restart-minutes").value) == (30, 10)
+
+
+@pytest.mark.parametrize("text, value, currency", [
+    ("买一台 8 卡 4090 要 18 万，值吗", 180_000, "CNY"), ("整机 220 万，8 卡 H100，划算吗", 2_200_000, "CNY"),
+    ("8 卡 H800 整机大概 200 万，自己买还是租？", 2_000_000, "CNY"), ("采购一台 8 卡 A100 服务器要一百二十万", 1_200_000, "CNY"),
+    ("a box for 280k with 8x H100, worth it vs renting?", 280_000, None),
+    ("an 8x 4090 rig is 40k, worth it vs renting?", 40_000, None),
+    ("we could buy an 8x H100 server for 250k or rent at $2.49/GPU-hour", 250_000, "USD"),
+])
+def test_a_server_price_without_a_currency_is_its_purchase(text, value, currency):
+    """万 in a Chinese message is yuan; a purchase verb, a whole server or renting set against it makes
+    the amount the purchase price, whatever words follow it ("280k with 8x H100")."""
+    q = only(text, "purchase")
+    assert (q.value, q.currency, q.per) == (value, currency, "once")
+
+
+def test_a_bare_amount_beside_renting_words_is_no_purchase_without_a_server_or_verb():
+    assert not [q for q in quantities("train a 7B on 300 and 500 samples") if q.role == "purchase"]
+    assert not [q for q in quantities("这个月账单六万二，明细：GPU 计算 38,000") if q.role == "purchase"]
