@@ -20,7 +20,8 @@ from bot.compose.explain_benchmark import compose as mlperf
 from bot.compose.explain_capability import compose as capability, nvlink as card_nvlink
 from bot.compose.explain_duration import compose as duration
 from bot.compose.explain_kv import compose as kv_formula
-from bot.compose.explain_network import inference_across_nodes, network_exchange, slow_network_training, tp_over_pcie
+from bot.compose.explain_network import (inference_across_nodes, network_exchange, nvlink_cut_alone, slow_network_training,
+                                         tp_over_pcie)
 from bot.compose.latency import expected
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.select import compared
@@ -115,7 +116,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose import checklist_quota, compat_nvlink
 
     # The specific answers, first match wins: each returns None unless the part asks its question.
-    for specific in (checklist_quota.capacity, card_nvlink, duration, compat_nvlink.compose, checkpoint, fixed_answer, mlperf, compared,
+    for specific in (checklist_quota.capacity, card_nvlink, duration, compat_nvlink.compose, nvlink_cut_alone, checkpoint,
+                     fixed_answer, mlperf, compared,
                      explain_training, capability, kv_formula, expected, _expected_where_it_fits):
         reply = specific(ask, ctx)
         if reply is not None:

@@ -554,3 +554,39 @@ def exchange_share(ctx: ComposeContext, size: float, exchange_s: float) -> float
     if spec is None or not peak or gpus <= GPUS_PER_NODE:
         return None
     return exchange_s / (6 * size * 1e9 * 1e6 / (gpus * peak * 1e12 * MFU))
+
+
+_NVLINK_WORDS = re.compile(r"nvlink|nvswitch|interconnect|互联|互连", re.IGNORECASE)
+_IMPACT_WORDS = re.compile(r"hurt|matter|slow|big\s+deal|how\s+much|impact|affect|penalt|cost\s+us|worse|bottleneck"
+                           r"|影响|慢|差多少|拖|代价|损失|阉割|砍", re.IGNORECASE)
+
+
+def uncut_sibling(ctx: ComposeContext, spec: GpuSpec) -> GpuSpec | None:
+    """The board a cut-NVLink part was cut from: an SXM board of the same dense BF16 compute, memory and memory
+    bandwidth with more NVLink (H800 SXM -> H100 SXM, A800 SXM4 -> A100 SXM); None for a board nothing outruns."""
+    if not spec.nvlink_bandwidth_gbs or not spec.form_factor.upper().startswith("SXM"):
+        return None
+    same = [g for g in ctx.catalog.gpus.values() if g.id != spec.id and g.form_factor.upper().startswith("SXM")
+            and g.dense_tflops.get("bf16") == spec.dense_tflops.get("bf16") and g.memory_gb == spec.memory_gb
+            and g.bandwidth_gbs == spec.bandwidth_gbs and (g.nvlink_bandwidth_gbs or 0) > spec.nvlink_bandwidth_gbs]
+    return max(same, key=lambda g: g.nvlink_bandwidth_gbs or 0.0, default=None)
+
+
+def nvlink_cut_alone(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"How much will the H800's NVLink slow our 70B TP=8 inference?": one cut-NVLink board named, judged against
+    the board it was cut from, as when both are named (nvlink_consequence, with its derivation and the busbw
+    to measure)."""
+    from bot.compose.checklist_refs import _spec
+    req, text = ctx.requirement, ask.text or ctx.question
+    if len(req.gpu_options) > 1 or not (_NVLINK_WORDS.search(text) and _IMPACT_WORDS.search(text)):
+        return None
+    spec = _spec(ctx)
+    sibling = uncut_sibling(ctx, spec) if spec is not None else None
+    if spec is None or sibling is None:
+        return None
+    lead = nvlink_consequence(ask, ctx, [spec, sibling])
+    if lead is None:
+        return None
+    details = [*nvlink_serving_details(ctx, [spec, sibling]), *nvlink_measure(ctx, [spec, sibling])]
+    return AskAnswer(kind="explain", lead=lead, details=details, rule="explain.nvlink-cut",
+                     sources=list(dict.fromkeys(["nvidia-nvlink", "nccl-tests", *spec.sources, *sibling.sources]))[:8])

@@ -203,3 +203,20 @@ def test_serving_across_two_nodes_asks_about_the_network_not_the_latency_estimat
     line = first_line(advisor, "we'd serve Llama 3.1 70B on two 8xL40S servers with pipeline parallel, 100GbE between them. "
                                "will the network hurt latency?")
     assert "pipeline parallel across the 2 nodes" in line and "latency-bound" in line
+
+
+@pytest.mark.parametrize("text, ratio", [
+    ("how much will H800's NVLink slow our 70B TP=8 inference?", "2.25×"),
+    ("we serve Llama 3 70B on 8x A800 with TP=8, does the 400 GB/s NVLink hurt?", "1.5×"),
+])
+def test_one_cut_nvlink_board_is_judged_against_the_board_it_was_cut_from(advisor, text, ratio):
+    full = render_text(Conversations(advisor).ask("t", text))
+    lead = full.splitlines()[0]
+    assert "for TPOT" in lead and "TTFT" in lead and ratio in lead
+    assert "160 times a step" in full and "busbw" in full
+
+
+@pytest.mark.parametrize("text", ["H800 NVLink 阉割到 400GB/s，对 70B TP8 推理影响多大？", "H800 的 NVLink 对 70B TP=8 推理有多大影响？"])
+def test_one_cut_nvlink_board_in_chinese_and_how_big_an_impact_is_not_a_fit(advisor, text):
+    lead = first_line(advisor, text)
+    assert lead.startswith("小 batch 时对 TPOT 影响很小") and "2.25 倍" in lead

@@ -122,7 +122,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|how\s+much\s+(?:vram|memory|gpu\s+memory)|how\s+big|need\s+(?:a|an|more)|run\s+on|hold|oom"
         r"|(?:ok|okay|good|suitable)\s+for|(?:be\s+)?(?:served|run|trained|fine[\s-]?tuned|hosted)\s+on"
         r"|on\s+(?:one|a\s+single|a\s+couple\s+of|two|four|eight|[1-8]\s*x?)\s)>\E"
-        r"|能不能|能否|能跑|跑得动|够不够|够吗|行不行|要几张|几张卡|最少|多少显存|要多少|能不能跑|装得下|放得下|扛多少|多大"
+        r"|能不能|能否|能跑|跑得动|够不够|够吗|行不行|要几张|几张卡|最少|多少显存|要多少|能不能跑|装得下|放得下|扛多少|(?<!影响)多大(?!影响)"
         r"|(?:能|可以|可不可以)\s*(?:用|在)?\s*(?:全参|微调|训练|跑|推理|部署|放|装|上)")),
 )
 _COST_CUES = dict(_KIND_CUES)["cost"]

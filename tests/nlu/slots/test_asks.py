@@ -372,3 +372,8 @@ def test_how_much_a_difference_hurts_is_not_a_price(text):
 @pytest.mark.parametrize("text", ["how much does an H800 cost per hour?", "how much is an H100?"])
 def test_how_much_a_card_costs_stays_a_price(text):
     assert kinds(text) == ["price"]
+
+
+def test_how_big_an_impact_is_not_a_memory_fit():
+    assert "fit" not in kinds("H800 的 NVLink 对 70B TP=8 推理有多大影响？")
+    assert "fit" not in kinds("H800 NVLink 阉割到 400GB/s，对 70B TP8 推理影响多大？")
