@@ -109,9 +109,17 @@ def stated_network_line(ctx: ComposeContext) -> str | None:
     """For a fit answer of multi-node training on a stated network under 200 Gb/s: the per-step exchange
     line, "Yes, you need it — " first where the message asks whether it needs a faster fabric; None where
     a later part about the network answers it (slow_network_training) or nothing crosses the nodes."""
+    from bot.compose.explain_fits import does_not_fit
     req, asks = ctx.requirement, ctx.requirement.asks
     if req.network_gbps is None or req.network_gbps >= 200 or not asks:
         return None
+    if does_not_fit(ctx) is not None:  # a job the GPUs cannot hold: the fit answers it, the network is moot
+        size = params_b(ctx)
+        if not size or not training_plan(ctx, ctx.question or asks[0].text):
+            return None
+        traffic = exchange_gb(size, True, 2)
+        return say("interconnect.moot_network_line", ctx.language, traffic=count(round(traffic)), gbps=count(req.network_gbps),
+                   t=_s(traffic / (req.network_gbps / 8)), params=count(size))
     if any(a.kind == "explain" and _NETWORK_ASK.search(a.text) for a in asks[1:]):
         return None
     text = ctx.question or asks[0].text

@@ -57,3 +57,10 @@ def test_a_fit_verdict_saying_no_is_not_followed_by_a_link_judged_fine(advisor, 
 def test_serving_that_does_not_fit_names_weights_and_kv_cache(advisor):
     lead = answer(advisor, "serving Llama 3.1 70B with TP=4 on 4x L40S, will PCIe hurt?")[0]
     assert lead.startswith("It does not fit, so PCIe is not the problem yet") and "KV cache" in lead
+
+
+def test_a_fit_answer_on_a_slow_network_says_the_network_is_moot_until_it_fits(advisor):
+    lines = answer(advisor, "两台 8 卡 A100 40G 全参训练 70B，节点间 100G 网络够吗？")
+    assert lines[0].startswith("不行")
+    assert lines[1].strip().startswith("放得下之前网络不是问题") and "约 420 GB" in lines[1]
+    assert not any(x.strip().startswith("需要——") for x in lines)  # no "you need IB" for a job that cannot run
