@@ -72,8 +72,8 @@ def test_a_payback_asked_with_a_stated_use_leads_with_the_months(advisor, text, 
 def test_renting_that_owning_never_catches_up_with_says_so_instead_of_a_share_above_100(advisor):
     reply, lines = cost_answer(advisor, "Buy 8x RTX 4090 for $40k, hosting $2,000/month, or rent at $0.35/GPU-hour; "
                                         "we use them 12 hours a day. Which is cheaper?")
-    assert lines[0].startswith("Renting is cheaper at your use") and "never catches up" in lines[0]
-    assert "%" not in lines[0]
+    assert lines[0].startswith("Renting is cheaper at your use (50%, 365 h a month)") and "never catches up" in lines[0]
+    assert "%" not in lines[0].split("month)", 1)[1]  # no break-even share above 100%
 
 
 def test_a_monthly_price_called_reserved_keeps_the_users_word(advisor):
@@ -96,7 +96,8 @@ def test_a_resale_value_written_anywhere_in_its_clause_comes_off_the_purchase(ad
     assert reply.figures["own_monthly"] == pytest.approx(own, rel=1e-3)
     assert reply.figures["rent_monthly"] == pytest.approx(rent, rel=1e-3)
     cheaper_owned = own < rent
-    assert lines[0].startswith(("Owning", "按你的用量自购") if cheaper_owned else ("Renting", "按你的用量租"))
+    assert lines[0].startswith(("Owning", "按你的用量") if cheaper_owned else ("Renting", "按你的用量"))
+    assert ("自购更便宜" if cheaper_owned else "租更便宜") in lines[0] or lines[0].isascii()
     assert any(f"{resale:,}" in line for line in lines[1:3])  # the resale shown in the owning line
 
 
@@ -120,3 +121,46 @@ def test_a_payback_asked_in_time_leads_with_the_months(advisor, text, months):
     reply, lines = cost_answer(advisor, text)
     assert f"≈ {months:.1f} " in lines[0], lines[0]
     assert any("%" in line for line in lines[1:3])  # the break-even utilisation right after
+
+
+# every number stated enters the bill: the purchase over the life, the colo/power a month, the rent at the stated use
+STATED = [
+    "8x H100 box $280k, or rent at $23.92/h; colo+power ~$2.5k/mo; we'd use it ~60% of the time; break-even?",
+    "An 8xH100 server is $280k vs renting one at $23.92/hr. Colo and power about $2,500/month, utilization around 60%. "
+    "Which is cheaper?",
+    "一台 8 卡 H100 买下来 28 万美元，或者按 23.92 美元/小时租；托管加电费每月约 2500 美元；利用率大概 60%，哪个划算？",
+    "8 卡 H100 整机 28 万美元，租的话 23.92 美元/小时，托管和电费每月 2500 美元，利用率 60% 左右，买还是租？",
+]
+
+
+@pytest.mark.parametrize("text", STATED)
+def test_buy_vs_rent_counts_the_stated_colo_and_power_and_the_stated_utilisation(advisor, text):
+    reply, lines = cost_answer(advisor, text)
+    own, rent = 280_000 / 36 + 2_500, 23.92 * 0.6 * 730
+    assert reply.figures["own_monthly"] == pytest.approx(own, rel=1e-3)
+    assert reply.figures["rent_monthly"] == pytest.approx(rent, rel=1e-3)
+    assert reply.figures["break_even_utilisation"] == pytest.approx(own / (23.92 * 730), rel=1e-3)
+    assert reply.figures["payback_months"] == pytest.approx(280_000 / (rent - 2_500), rel=1e-3)
+    english = text.isascii()
+    assert lines[0].startswith("Owning is cheaper at your use (60%, 438 h a month)" if english
+                               else "按你的用量（60%，每月 438 小时）自购更便宜"), lines
+    assert "59%" in lines[0] and f"${own:,.0f}" in lines[0] and f"${rent:,.0f}" in lines[0]
+    assert any("35.1" in line and "$2,500" in line for line in lines)  # the payback months, the colo subtracted
+    assert any(("36 months assumed" if english else "折旧期按 36 个月假设") in line for line in lines)
+    assert not any(("Power not included" if english else "未计电费") in line for line in lines)  # stated with the colo
+    assert not any(("rental rate" if english else "租用单价") in line for line in lines)  # never asked again
+
+
+def test_a_power_bill_stated_apart_from_the_colo_is_its_own_line(advisor):
+    reply, lines = cost_answer(advisor, "Buy an 8x H100 server for $280k or rent it at $23.92/h? Colo $1,700/month, "
+                                        "power ~$800/month, we'd use it ~60% of the time.")
+    assert reply.figures["own_monthly"] == pytest.approx(280_000 / 36 + 2_500, rel=1e-3)
+    assert any("hosting $1,700, + power $800" in line for line in lines), lines
+
+
+def test_a_server_rate_with_no_gpus_counted_is_priced_per_server_hour(advisor):
+    reply, lines = cost_answer(advisor, "整机 28 万美元，或者按 23.92 美元/小时租，机房托管每月约 2500 美元，利用率在 60% 左右，哪个划算？")
+    assert reply.figures["rent_monthly"] == pytest.approx(23.92 * 0.6 * 730, rel=1e-3)
+    assert any(line.startswith("租用：整机 $23.92/小时 × 每月 438 小时") for line in lines), lines
+    assert not any("× 1 卡" in line for line in lines)
+    assert any("未计电费" in line for line in lines)  # colo alone: the power is not in it
