@@ -20,7 +20,7 @@ import os
 import re
 
 from bot.compose import ComposeContext
-from bot.compose import price_fit, price_grid, price_missing, price_quote, price_variant, price_zones
+from bot.compose import price_fit, price_grid, price_missing, price_quote, price_split, price_variant, price_zones
 from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -114,7 +114,8 @@ def _gpu_answer(ask: Ask, ctx: ComposeContext, text: str, gpu_groups: list[list[
     """A price ask about GPUs the table lists: their own quote judged, a missing provider, two GPUs side by
     side, a count for a duration, GPU-hours, or the cheapest rows."""
     req = ctx.requirement
-    judged = price_quote.answer(ask, ctx, gpu_groups[0]) if price_quote.QUOTE_ASKED.search(text) else None
+    quote_asked = price_quote.QUOTE_ASKED.search(text) or price_split.QUOTE_CHEAP.search(text)
+    judged = price_quote.answer(ask, ctx, gpu_groups[0]) if quote_asked else None
     if judged is not None:  # their own quote, "good or bad?": judged against the table's rows
         return _answer(ctx, *judged[:2], billing, judged[2])
     if unlisted:
@@ -334,9 +335,13 @@ def _instance_answer(ctx: ComposeContext, name: str, region: str | None, billing
     from bot.compose.price_duration import worth_lines  # "… and is it worth it for a 5 day run?"
     whole = (ctx.question or text)[:MAX_TEXT]
     stated = _stated_against(ctx, offer, billing)  # "…多少？训练 4 天用 spot 值不值？": the run may be its own ask
+    split = price_split.answer(ctx, offer, billing)  # GCP: the machine type plus its GPUs, billed apart
+    if split is not None and split[0]:  # "I see a3-ultragpu-8g at $12.27/h": the machine part alone
+        lead, stated = split[0], None
     details: list[str] = worth_lines(ctx, offer, _hours(text) or _hours(whole), whole) if billing == "spot" else []
     if stated:
         details.insert(0, stated)
+    details += split[1] if split is not None else []
     details += _shape(ctx, offer, instance, gpus)  # "that's 1 L40S right? how much ram/cpu"
     if region and not found.region_found:
         details.append(say("price.region_not_listed", lang, instance=instance, asked=shown(region, 40),
