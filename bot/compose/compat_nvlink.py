@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 
-from bot.compose import ComposeContext, explain_fits
-from bot.compose.explain_network import _s, params_b
+from bot.compose import ComposeContext
+from bot.compose.explain_network import _s, does_not_fit, params_b
 from bot.messages import say
 from bot.messages.format import count, gpu_name
 from bot.models import Ask, AskAnswer
@@ -52,7 +52,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     (bot.compose.checklist_reference), one family's SXM board against its PCIe card
     (bot.compose.explain_formfactor), then whether LoRA needs NVLink."""
     from bot.compose import checklist_reference, explain_fabric, explain_fits, explain_formfactor
-    return (explain_fits.compose(ask, ctx) or explain_fabric.jobs_on_network(ask, ctx) or explain_fabric.compose(ask, ctx) or explain_fabric.ib_or_roce(ask, ctx) or checklist_reference.across_nodes(ask, ctx)
+    return (explain_fits.compose(ask, ctx) or explain_fabric.jobs_on_network(ask, ctx) or explain_fabric.compose(ask, ctx)
+            or explain_fabric.ib_or_roce(ask, ctx) or checklist_reference.across_nodes(ask, ctx)
             or checklist_reference.compose(ask, ctx) or _serving_across_nodes(ask, ctx)
             or explain_formfactor.compose(ask, ctx) or lora_nvlink(ask, ctx) or data_parallel_nvlink(ask, ctx)
             or pcie_link(ask, ctx))
@@ -78,7 +79,7 @@ def data_parallel_nvlink(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     size = params_b(ctx)
     n = req.gpu_count or 0
     if lora or not (_NVLINK.search(text) and _NEED.search(text)) or req.workload == "inference" or not size or not 2 <= n <= 8 \
-            or explain_fits.does_not_fit(ctx) is not None:
+            or does_not_fit(ctx) is not None:
         return None
     spec = ctx.catalog.gpus.get(req.gpu or "")
     if len(req.gpu_options) > 1 or (spec is not None and spec.nvlink and "SXM" in spec.form_factor.upper()):
@@ -148,7 +149,7 @@ def _asks_pcie(text: str, ctx: ComposeContext) -> bool:
     """A worry about the PCIe link of a training job the cards hold; a job they cannot hold has its fit
     answer first (bot.compose.explain_fits)."""
     return (not _NVLINK.search(text) and bool(_PCIE_CUE.search(text) and _HURT_CUE.search(text))
-            and ctx.requirement.workload != "inference" and explain_fits.does_not_fit(ctx) is None)
+            and ctx.requirement.workload != "inference" and does_not_fit(ctx) is None)
 
 
 def pcie_link(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

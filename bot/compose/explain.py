@@ -20,8 +20,8 @@ from bot.compose.explain_benchmark import compose as mlperf
 from bot.compose.explain_capability import compose as capability, nvlink as card_nvlink
 from bot.compose.explain_duration import compose as duration
 from bot.compose.explain_kv import compose as kv_formula
-from bot.compose.explain_network import (inference_across_nodes, network_exchange, nvlink_cut_alone, slow_network_training,
-                                         tp_over_pcie)
+from bot.compose.explain_network import inference_across_nodes, network_exchange, slow_network_training, tp_over_pcie
+from bot.compose.explain_nvlink import nvlink_cut_alone
 from bot.compose.latency import expected
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.select import compared

@@ -98,8 +98,8 @@ def _with_asked_lead(ask: Ask, ctx: ComposeContext, comparison: Comparison, repl
 def _with_network_consequence(ask: Ask, ctx: ComposeContext, comparison: Comparison, reply: AskAnswer) -> AskAnswer:
     """Two boards that differ in NVLink or PCIe pairing: what that means for this job, as the lead where
     the question weighs it ("is 400 vs 600 a big deal?", a colleague's claim, a job across nodes)."""
-    from bot.compose.explain_network import (GPUS_PER_NODE, asks_how_much, judges_claim, nvlink_consequence,
-                                             pcie_pairs_consequence)
+    from bot.compose.explain_network import GPUS_PER_NODE, asks_how_much, judges_claim, pcie_pairs_consequence
+    from bot.compose.explain_nvlink import nvlink_consequence
     sides = [s.gpu for s in comparison.sides]
     consequence = nvlink_consequence(ask, ctx, sides) or pcie_pairs_consequence(ask, ctx, sides)
     if consequence is None:
@@ -107,7 +107,7 @@ def _with_network_consequence(ask: Ask, ctx: ComposeContext, comparison: Compari
     if asks_how_much(ask) or judges_claim(ctx.question or ask.text) or (ctx.requirement.gpu_count or 0) > GPUS_PER_NODE:
         # "is 400 vs 600 a big deal?", "my colleague says we need the SXM one, is he right?", a job across
         # nodes: what the difference means for this job is the verdict, not which side has more NVLink
-        from bot.compose.explain_network import nvlink_measure, nvlink_serving_details  # the busbw to expect, measured how
+        from bot.compose.explain_nvlink import nvlink_measure, nvlink_serving_details  # the busbw to expect, measured how
         return reply.model_copy(update={"lead": consequence, "details": [*nvlink_serving_details(ctx, sides),
                                                                          *nvlink_measure(ctx, sides), reply.lead, *reply.details]})
     return reply.model_copy(update={"details": [consequence, *reply.details]})

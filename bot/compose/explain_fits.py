@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext
+from bot.compose.explain_network import does_not_fit
 from bot.messages import say
 from bot.messages.format import count, gpu_name
 from bot.models import Ask, AskAnswer
@@ -42,17 +43,6 @@ def _link_name(text: str, language: str) -> str:
     if re.search(r"network|ethernet|infiniband|\bib\b|roce|rdma|\bnics?\b|gbe|gbps|网络|以太网|网卡", text, re.IGNORECASE):
         return say("interconnect.moot_network", language)
     return "NVLink" if re.search(r"nvlink|nvswitch", text, re.IGNORECASE) else say("interconnect.moot_interconnect", language)
-
-
-def does_not_fit(ctx: ComposeContext):
-    """The sizer's candidate for the GPUs and count the message states, where the job does not fit them;
-    None where it fits or nothing of the kind is stated."""
-    req = ctx.requirement
-    if not req.gpu or not req.gpu_count or len(req.gpu_options) > 1:
-        return None
-    stated = next((c for c in ctx.answer.candidates if c.count == req.gpu_count
-                   and (c.gpu == req.gpu or getattr(ctx.catalog.gpus.get(c.gpu), "family", None) == req.gpu)), None)
-    return stated if stated is not None and not stated.fits else None
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

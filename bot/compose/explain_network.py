@@ -4,9 +4,8 @@
   network every step (FSDP/ZeRO-3: ~3x the bf16 weights, two all-gathers and a reduce-scatter; data
   parallel: ~2x, the gradient all-reduce) and the seconds they take at the stated speed against 8x
   400 Gb/s RDMA per node;
-- "A800's NVLink 400 vs A100's 600, how much does it matter?": the same compute, so the exposed
-  communication inside a node grows by the NVLink ratio; with the model known, the gradient
-  all-reduce's time on each; across nodes the NIC, not NVLink, is the slower link.
+- NVLink speed between boards of the same compute ("A800's NVLink 400 vs A100's 600, how much does it
+  matter?") is bot/compose/explain_nvlink.py.
 """
 
 from __future__ import annotations
@@ -109,7 +108,6 @@ def stated_network_line(ctx: ComposeContext) -> str | None:
     """For a fit answer of multi-node training on a stated network under 200 Gb/s: the per-step exchange
     line, "Yes, you need it — " first where the message asks whether it needs a faster fabric; None where
     a later part about the network answers it (slow_network_training) or nothing crosses the nodes."""
-    from bot.compose.explain_fits import does_not_fit
     req, asks = ctx.requirement, ctx.requirement.asks
     if req.network_gbps is None or req.network_gbps >= 200 or not asks:
         return None
@@ -220,58 +218,6 @@ def _fabric_premium(ctx: ComposeContext, extra_s: float) -> str | None:
     return say("explain.network_premium", lang, premium=money(premium, currency, lang), gpus=count(gpus), total=total,
                pct=f"{share:.0%}", gpu=gpu_name(ctx.catalog, spec.id), median=money(median, currency, lang),
                slow=_s(extra_s), breakeven=count(round(extra_s / share)))
-
-
-def nvlink_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> str | None:
-    """What an NVLink difference between GPUs of the same compute means for the stated job, or None
-    where the GPUs differ in more than NVLink."""
-    if len(gpus) != 2:
-        return None
-    a, b = gpus
-    if a.dense_tflops.get("bf16") != b.dense_tflops.get("bf16") or not a.nvlink_bandwidth_gbs \
-            or not b.nvlink_bandwidth_gbs or a.nvlink_bandwidth_gbs == b.nvlink_bandwidth_gbs:
-        return None
-    slow, fast = sorted((a, b), key=lambda g: g.nvlink_bandwidth_gbs or 0.0)
-    slow_link, fast_link = slow.nvlink_bandwidth_gbs or 0.0, fast.nvlink_bandwidth_gbs or 0.0  # both set (checked above)
-    lang = ctx.language
-    from bot.messages.format import gpu_name
-    names = {"slow": gpu_name(ctx.catalog, slow.id), "fast": gpu_name(ctx.catalog, fast.id),
-             "slow_bw": count(slow_link), "fast_bw": count(fast_link), "ratio": count(round(fast_link / slow_link, 2))}
-    req = ctx.requirement
-    if req.workload == "inference":  # serving: TP's all-reduces, small per token, large per prompt
-        return _nvlink_serving(ctx, slow, slow_link, fast_link, names)
-    if req.gpu_count and req.gpu_count > GPUS_PER_NODE:
-        # "colleague says the NVLink cut will kill us: true?": the claim judged first
-        key = "explain.nvlink_multinode_claim" if judges_claim(ctx.question or ask.text) else "explain.nvlink_multinode"
-        return say(key, lang, gpus=count(req.gpu_count), **names)
-    size = params_b(ctx)
-    if size:
-        n = min(req.gpu_count or GPUS_PER_NODE, GPUS_PER_NODE)
-        grads = size * 2
-        moved = 2 * grads * (n - 1) / n  # a ring all-reduce sends this much per GPU
-        # the listed NVLink figure counts both directions; an all-reduce streams one way per link
-        fast_bw, slow_bw = fast.nvlink_bandwidth_gbs or 0.0, slow.nvlink_bandwidth_gbs or 0.0  # both set (checked above)
-        t_fast, t_slow = moved / (fast_bw / 2), moved / (slow_bw / 2)
-        return say("explain.nvlink_allreduce", lang, params=count(size), grads=count(round(grads)), n=n,
-                   t_fast=_s(t_fast), t_slow=_s(t_slow), **names)
-    return say("explain.nvlink_general", lang, **names)
-
-
-def nvlink_measure(ctx: ComposeContext, gpus: list[GpuSpec]) -> list[str]:
-    """For two SXM boards of the same compute and different NVLink: the single-node busbw each should
-    reach (what to measure on the one rented) and how to turn the ratio into this job's cost."""
-    from bot.compose.checklist_refs import busbw_figures, is_sxm
-    from bot.messages.format import gpu_name
-    if len(gpus) != 2 or not all(g.nvlink_bandwidth_gbs and is_sxm(g) for g in gpus) \
-            or gpus[0].dense_tflops.get("bf16") != gpus[1].dense_tflops.get("bf16") \
-            or gpus[0].nvlink_bandwidth_gbs == gpus[1].nvlink_bandwidth_gbs or (ctx.requirement.gpu_count or 0) > GPUS_PER_NODE:
-        return []
-    slow, fast = sorted(gpus, key=lambda g: g.nvlink_bandwidth_gbs or 0.0)
-    lang = ctx.language
-    return [say("explain.nvlink_measure", lang, slow=gpu_name(ctx.catalog, slow.id), fast=gpu_name(ctx.catalog, fast.id),
-                slow_busbw=busbw_figures(slow, lang)["busbw"], fast_busbw=busbw_figures(fast, lang)["busbw"],
-                ratio=f"{(fast.nvlink_bandwidth_gbs or 0.0) / (slow.nvlink_bandwidth_gbs or 1.0):.2f}".rstrip("0").rstrip("."),
-                cut=f"{100 * (1 - (slow.nvlink_bandwidth_gbs or 0.0) / (fast.nvlink_bandwidth_gbs or 1.0)):.0f}")]
 
 
 # PCIe x16 bandwidth per direction by generation, GB/s (PCI-SIG: 8/16/32/64 GT/s per lane).
@@ -444,100 +390,6 @@ def inference_across_nodes(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                      rule="network.inter-node", sources=["nccl-tests", "nvidia-nvlink", "training-servers-guide"])
 
 
-def serving_arch(ctx: ComposeContext):
-    """The model's shape for a serving estimate: the named model's, else (a bare "70B") the catalog's dense
-    model nearest in size, within 20%; None where none is that close. Returns (arch, named)."""
-    req = ctx.requirement
-    arch = ctx.catalog.models.get(req.model or "")
-    if arch is not None:
-        return arch, True
-    size = params_b(ctx)
-    dense = [m for m in ctx.catalog.models.values() if not m.experts and m.hidden and m.layers]
-    near = min(dense, key=lambda m: abs(m.params_b - size), default=None) if size else None
-    if near is None or size is None or abs(near.params_b - size) > 0.2 * size:
-        return None, False
-    return near, False
-
-
-SERVING_BATCH = 64  # concurrent requests a decode step is judged at where the message states none
-
-
-def _nvlink_serving(ctx: ComposeContext, spec: GpuSpec, slow_bw: float, fast_bw: float, names: dict) -> str:
-    """Tensor-parallel serving on two NVLink speeds of the same compute: TPOT's and TTFT's growth on the
-    slower link (bot.compose.explain_network._serving_figures), or the general line where the model's shape
-    is unknown."""
-    figures = _serving_figures(ctx, spec, slow_bw, fast_bw)
-    if figures is None:
-        return say("interconnect.nvlink_serving_general", ctx.language, **names)
-    key = "interconnect.nvlink_serving" if figures["tpot_pct"] < 10 else "interconnect.nvlink_serving_batch"
-    return say(key, ctx.language, **names, **figures)
-
-
-def nvlink_serving_details(ctx: ComposeContext, gpus: list[GpuSpec]) -> list[str]:
-    """Under the serving lead of two boards that differ only in NVLink: where the figures come from, and what
-    wins the slower link's time back."""
-    if ctx.requirement.workload != "inference" or len(gpus) != 2:
-        return []
-    slow, fast = sorted(gpus, key=lambda g: g.nvlink_bandwidth_gbs or 0.0)
-    if not slow.nvlink_bandwidth_gbs or not fast.nvlink_bandwidth_gbs or slow.nvlink_bandwidth_gbs == fast.nvlink_bandwidth_gbs:
-        return []
-    figures = _serving_figures(ctx, slow, slow.nvlink_bandwidth_gbs, fast.nvlink_bandwidth_gbs)
-    if figures is None:
-        return []
-    from bot.messages.format import gpu_name
-    names = {"slow": gpu_name(ctx.catalog, slow.id), "fast": gpu_name(ctx.catalog, fast.id)}
-    size = params_b(ctx) or figures["size"]
-    return [say("interconnect.nvlink_serving_maths", ctx.language, **names, **figures),
-            _serving_mitigations(ctx, slow, size, figures["n"], names)]
-
-
-def _serving_figures(ctx: ComposeContext, spec: GpuSpec, slow_bw: float, fast_bw: float) -> dict | None:
-    """Decode all-reduces a few KB per request per layer (latency-bound, so TPOT barely moves at small
-    batches); a prompt's prefill all-reduces prompt x hidden x 2 bytes twice per layer, 2(N-1)/N of it per
-    GPU, at half the bidirectional NVLink figure, set against the prefill's compute (2 x params x tokens at
-    40% MFU) and, at decode, against reading each GPU's share of the bf16 weights at its memory bandwidth."""
-    req, lang = ctx.requirement, ctx.language
-    arch, named = serving_arch(ctx)
-    n = min(req.gpu_count or GPUS_PER_NODE, GPUS_PER_NODE)
-    peak = spec.dense_tflops.get("bf16")
-    if arch is None or not arch.hidden or not arch.layers or n < 2 or not peak:
-        return None
-    size = params_b(ctx) or arch.params_b
-    ring = 2 * (n - 1) / n
-    prompt = req.context or 8192
-    batch = req.concurrency or SERVING_BATCH
-    moved = 2 * arch.layers * prompt * arch.hidden * 2 * ring / 1e9  # GB per GPU per prompt
-    t_fast, t_slow = moved / (fast_bw / 2), moved / (slow_bw / 2)
-    prefill = 2 * size * 1e9 * prompt / (n * peak * 1e12 * MFU)
-    decode = 2 * arch.layers * batch * arch.hidden * 2 * ring / 1e9  # GB per GPU per decode step
-    d_fast, d_slow = decode / (fast_bw / 2), decode / (slow_bw / 2)
-    weights = size * 2 / n  # GB of bf16 weights per GPU (1e9 bytes, as the bandwidth is)
-    read = weights / spec.bandwidth_gbs
-    shape = say("interconnect.serving_named" if named else "interconnect.serving_shaped", lang, model=arch.name,
-                params=count(size), layers=arch.layers, hidden=count(arch.hidden))
-    return {"n": n, "size": size, "prompt": count(prompt), "batch": count(batch), "t_fast": _s(t_fast), "t_slow": _s(t_slow),
-            "prefill": _s(prefill), "ttft_pct": round(100 * (t_slow - t_fast) / (prefill + t_fast)),
-            "tpot_pct": round(100 * (d_slow - d_fast) / (read + d_fast)), "kb": count(round(arch.hidden * 2 / 1024)),
-            "allreduces": 2 * arch.layers, "gbytes": count(round(moved, 1)), "d_fast": f"{d_fast * 1e3:.2f}",
-            "d_slow": f"{d_slow * 1e3:.2f}", "read_ms": f"{read * 1e3:.1f}", "wgb": count(round(weights, 1)),
-            "membw": count(spec.bandwidth_gbs), "shape": shape, "hidden": count(arch.hidden), "model": arch.name}
-
-
-def _serving_mitigations(ctx: ComposeContext, spec: GpuSpec, size: float, n: int, names: dict) -> str:
-    """What wins the slower link's time back: half the TP degree as two replicas where its weights fit,
-    FP8 weights where the card has FP8 tensor cores (else weight-only INT8), and batching that overlaps."""
-    lang = ctx.language
-    half = max(n // 2, 1)
-    w_half, w8 = size * 2 / half, size / half
-    fits_half = w_half <= 0.75 * spec.memory_gb
-    fp8 = bool(spec.dense_tflops.get("fp8"))
-    key = "interconnect.serving_fix_tp" if fits_half else "interconnect.serving_fix_fp8_tp" if w8 <= 0.75 * spec.memory_gb \
-        else "interconnect.serving_fix_batch"
-    quant = say("interconnect.serving_fp8" if fp8 else "interconnect.serving_int8", lang, w=count(round(size)))
-    return say(key, lang, half=half, replicas=n // half, w_half=count(round(w_half)), w8=count(round(w8)), quant=quant,
-               mem=count(spec.memory_gb), **names)
-
-
 def compute_line(ctx: ComposeContext, size: float, exchange_s: float) -> str | None:
     """A step's compute at 1M and 4M tokens of global batch (6 x params x tokens at 40% MFU on the stated
     GPUs) and the share the exchange adds at 1M unhidden; None without a GPU peak or a multi-node count."""
@@ -564,37 +416,27 @@ def exchange_share(ctx: ComposeContext, size: float, exchange_s: float) -> float
     return exchange_s / (6 * size * 1e9 * 1e6 / (gpus * peak * 1e12 * MFU))
 
 
-_NVLINK_WORDS = re.compile(r"nvlink|nvswitch|interconnect|互联|互连", re.IGNORECASE)
-_IMPACT_WORDS = re.compile(r"hurt|matter|slow|big\s+deal|how\s+much|impact|affect|penalt|cost\s+us|worse|bottleneck"
-                           r"|影响|慢|差多少|拖|代价|损失|阉割|砍", re.IGNORECASE)
+def serving_arch(ctx: ComposeContext):
+    """The model's shape for a serving estimate: the named model's, else (a bare "70B") the catalog's dense
+    model nearest in size, within 20%; None where none is that close. Returns (arch, named)."""
+    req = ctx.requirement
+    arch = ctx.catalog.models.get(req.model or "")
+    if arch is not None:
+        return arch, True
+    size = params_b(ctx)
+    dense = [m for m in ctx.catalog.models.values() if not m.experts and m.hidden and m.layers]
+    near = min(dense, key=lambda m: abs(m.params_b - size), default=None) if size else None
+    if near is None or size is None or abs(near.params_b - size) > 0.2 * size:
+        return None, False
+    return near, False
 
 
-def uncut_sibling(ctx: ComposeContext, spec: GpuSpec) -> GpuSpec | None:
-    """The board a cut-NVLink part was cut from: an SXM board of the same dense BF16 compute, memory and memory
-    bandwidth with more NVLink (H800 SXM -> H100 SXM, A800 SXM4 -> A100 SXM); None for a board nothing outruns."""
-    if not spec.nvlink_bandwidth_gbs or not spec.form_factor.upper().startswith("SXM"):
+def does_not_fit(ctx: ComposeContext):
+    """The sizer's candidate for the GPUs and count the message states, where the job does not fit them;
+    None where it fits or nothing of the kind is stated."""
+    req = ctx.requirement
+    if not req.gpu or not req.gpu_count or len(req.gpu_options) > 1:
         return None
-    same = [g for g in ctx.catalog.gpus.values() if g.id != spec.id and g.form_factor.upper().startswith("SXM")
-            and g.dense_tflops.get("bf16") == spec.dense_tflops.get("bf16") and g.memory_gb == spec.memory_gb
-            and g.bandwidth_gbs == spec.bandwidth_gbs and (g.nvlink_bandwidth_gbs or 0) > spec.nvlink_bandwidth_gbs]
-    return max(same, key=lambda g: g.nvlink_bandwidth_gbs or 0.0, default=None)
-
-
-def nvlink_cut_alone(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    """"How much will the H800's NVLink slow our 70B TP=8 inference?": one cut-NVLink board named, judged against
-    the board it was cut from, as when both are named (nvlink_consequence, with its derivation and the busbw
-    to measure)."""
-    from bot.compose.checklist_refs import _spec
-    req, text = ctx.requirement, ask.text or ctx.question
-    if len(req.gpu_options) > 1 or not (_NVLINK_WORDS.search(text) and _IMPACT_WORDS.search(text)):
-        return None
-    spec = _spec(ctx)
-    sibling = uncut_sibling(ctx, spec) if spec is not None else None
-    if spec is None or sibling is None:
-        return None
-    lead = nvlink_consequence(ask, ctx, [spec, sibling])
-    if lead is None:
-        return None
-    details = [*nvlink_serving_details(ctx, [spec, sibling]), *nvlink_measure(ctx, [spec, sibling])]
-    return AskAnswer(kind="explain", lead=lead, details=details, rule="explain.nvlink-cut",
-                     sources=list(dict.fromkeys(["nvidia-nvlink", "nccl-tests", *spec.sources, *sibling.sources]))[:8])
+    stated = next((c for c in ctx.answer.candidates if c.count == req.gpu_count
+                   and (c.gpu == req.gpu or getattr(ctx.catalog.gpus.get(c.gpu), "family", None) == req.gpu)), None)
+    return stated if stated is not None and not stated.fits else None
