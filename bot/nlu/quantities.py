@@ -183,6 +183,7 @@ def extract(scan: Scan) -> None:
             raise ParseError("quantities", f"more than {MAX_QUANTITIES} numbers with units in one message "
                                            f"(the next at {q.start}-{q.end}); ask about fewer at a time")
     _share_rate_units(out)
+    _transfer_lines(scan, out)
     _weekdays(scan.text, out)
     if out:
         scan.fields["quantities"] = out
@@ -198,6 +199,29 @@ def _share_rate_units(out: list[Quantity]) -> None:
         if q.kind == "money" and q.per is None and q.role in ("quote", "bill-line") and q.item in (None, "compute") \
                 and q.currency == rates[0].currency and q.value <= 50 * max(r.value for r in rates):
             out[i] = q.model_copy(update={"per": rates[0].per, "role": "quote", "item": "compute"})
+
+
+_TRANSFER = re.compile(r"egress|traffic|data\s+transfer|transfer(?:red)?\s+out|outbound|download\w*|流量|出网|下行|公网")
+_PAIRED = re.compile(r"[\s,，、:：]*(?:at|@|x|×|\*|按|每|单价|价格|for|of|共|总共)?[\s:：]*(?:是|为)?\s*$")
+
+
+def _transfer_lines(scan: Scan, out: list[Quantity]) -> None:
+    """"egress 5 TB at $0.09/GB", "公网流量 3 TB，¥0.8/GB": data moved times its per-GB price is one
+    bandwidth line of the bill (not a storage fee per GB-month, nor a 5 TB memory size)."""
+    text = scan.text
+    for i in range(len(out) - 1, 0, -1):
+        a, b = out[i - 1], out[i]
+        size, rate = (a, b) if a.kind == "size" else (b, a)
+        if size.kind != "size" or size.unit != "GB" or rate.kind != "money" or rate.per != "gb-month" \
+                or re.search(r"month|mo\b|月", rate.text) or not _PAIRED.match(_TRANSFER.sub(" ", text[a.end:b.start]) + " "):
+            continue
+        named = text[max(0, a.start - 24):a.start] + " " + text[a.end:b.start] + " " + text[b.end:b.end + 12]
+        if not _TRANSFER.search(named):
+            continue
+        start, end = a.start, b.end
+        out[i - 1:i + 1] = [rate.model_copy(update={
+            "role": "bill-line", "value": round(size.value * rate.value, 2), "high": None, "per": None,
+            "item": "bandwidth", "start": start, "end": end, "text": scan.original[start:end]})]
 
 
 def _one(m: re.Match, g: str) -> tuple[float, bool] | None:

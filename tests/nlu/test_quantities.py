@@ -591,3 +591,21 @@ def test_a_server_price_without_a_currency_is_its_purchase(text, value, currency
 def test_a_bare_amount_beside_renting_words_is_no_purchase_without_a_server_or_verb():
     assert not [q for q in quantities("train a 7B on 300 and 500 samples") if q.role == "purchase"]
     assert not [q for q in quantities("这个月账单六万二，明细：GPU 计算 38,000") if q.role == "purchase"]
+
+
+@pytest.mark.parametrize("text, gb, rate", [
+    ("our bill: 8x H100 compute $14,000, egress 5 TB at $0.09/GB, storage $300", 5 * 1024, 0.09),
+    ("$0.09/GB egress for 5 TB, plus compute $9,000", 5 * 1024, 0.09),
+    ("egress was 800 GB at $0.12 per GB, compute $3,000", 800, 0.12),
+    ("账单：GPU 计算 ¥80,000，公网流量 3 TB，¥0.8/GB，云盘 ¥2,000", 3 * 1024, 0.8),
+])
+def test_data_moved_at_a_per_gb_price_is_one_bandwidth_line(text, gb, rate):
+    q = only(text, "bill-line") if "compute" not in text and "计算" not in text else \
+        next(q for q in quantities(text) if q.item == "bandwidth")
+    assert (q.role, q.value, q.per) == ("bill-line", round(gb * rate, 2), None)
+    assert not [q for q in quantities(text) if q.kind == "size" and q.value == gb]
+
+
+def test_a_disk_at_a_per_gb_price_stays_a_storage_fee():
+    qs = quantities("2 TB ESSD at $0.10/GB, compute $5,000")
+    assert [(q.role, q.per, q.item) for q in qs if q.value == 0.1] == [("fee", "gb-month", "storage")]
