@@ -20,8 +20,10 @@ _QUOTA = re.compile(r"quota|vcpu\s*limit|vcpulimitexceeded|配额|限额", re.IG
 _SPOT_ONLY = re.compile(r"\bspot\b(?!.{0,20}\b(?:separate|too|also|as well)\b)|抢占式|竞价", re.IGNORECASE)
 SOURCES = ["aws-ec2-quotas", "aws-service-quotas-cli", "aws-capacity-blocks", "rental-selection-guide"]
 # "InsufficientInstanceCapacity", "insufficient capacity", "容量不足": the AZ has none of the type right now
-_CAPACITY = re.compile(r"insufficient\s*instance\s*capacity|insufficient\s+capacity|(?:no|out\s+of)\s+capacity|容量不足|没有容量|库存不足",
+_CAPACITY = re.compile(r"insufficient\s*instance\s*capacity|insufficient\s+capacity|(?:no|out\s+of)\s+capacity"
+                       r"|(?:not|n't)\s+have\s+(?:enough|sufficient)\s+[\w.]+\s+capacity|(?<!显存)(?<!内存)容量不足|没有容量|库存不足",
                        re.IGNORECASE)
+_ERROR_CODE = re.compile(r"insufficient\s*instance\s*capacity|sufficient\s+[\w.]+\s+capacity\s+in\s+the\s+availability\s+zone", re.IGNORECASE)
 _NODES = re.compile(r"(?<![\w.])([0-9]{1,3})\s*(?:x\s+)?(?:nodes?|instances?|boxes|machines|servers|台|个节点|个实例)", re.IGNORECASE)
 _WINDOW = re.compile(r"\b(?:weeks?|days?|wks?|month)\b|guarantee\w*|周|天|星期|保证|确保", re.IGNORECASE)
 CAPACITY_SOURCES = ["aws-ec2-launch-capacity", "aws-ec2-error-codes", "aws-capacity-blocks", "aws-capacity-reservations",
@@ -133,6 +135,8 @@ def capacity(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return None
     instances = _named(ctx)
     inst = instances[0] if instances else None
+    if inst is None and not _ERROR_CODE.search(text):
+        return None  # "H100 库存不足": a shortage, but not of an EC2 launch
     lang = ctx.language
     m = _NODES.search(text)
     n = int(m.group(1)) if m else (_many(text, inst) if inst is not None else 1)
@@ -142,7 +146,7 @@ def capacity(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     details = []
     if inst is not None and inst.name.startswith("p"):
         key = "checklist.capacity_blocks_window" if _WINDOW.search(text) else "checklist.capacity_blocks"
-        details.append(say(key, lang, n=n, instance=name, times=times))
+        details.append(say(key, lang, n=n, instance=name, times=times))  # Capacity Blocks: the P family's
     details.append(say("checklist.capacity_odcr", lang, n=n, instance=name, times=times))
     details.append(say("checklist.capacity_now" if n > 1 else "checklist.capacity_now_one", lang, n=n, instance=name))
     code = inst.quota_code("on-demand") if inst is not None else None

@@ -99,3 +99,22 @@ def test_insufficient_capacity_in_chinese_and_for_one_g_instance(advisor):
 def test_vcpu_limit_exceeded_still_gets_the_quota_to_request(advisor):
     reply = _reply(advisor, "p5.48xlarge fails with VcpuLimitExceeded, what quota do I request?")
     assert reply.rule == "checklist.aws-quota"
+
+
+@pytest.mark.parametrize("text, lead", [
+    ("p5.48xlarge 开不出来，报容量不足，要连续用 3 周 8 台", "InsufficientInstanceCapacity 不是配额问题"),
+    ("We keep hitting 'We currently do not have sufficient p5.48xlarge capacity in the Availability Zone you requested' "
+     "— what are our options for 2 nodes next month?", "InsufficientInstanceCapacity is not your quota"),
+])
+def test_the_capacity_error_in_its_own_words_or_in_chinese_is_the_shortage(advisor, text, lead):
+    lines = _text(advisor, text)
+    assert lines[0].startswith(lead) and any("Capacity Blocks for ML" in x for x in lines)
+
+
+def test_a_one_instance_window_is_not_counted_as_one_times(advisor):
+    lines = _text(advisor, "InsufficientInstanceCapacity on p4de.24xlarge in us-east-1a, quota approved last week — why?")
+    assert not any("1×" in x for x in lines)
+
+
+def test_memory_capacity_is_not_an_ec2_shortage(advisor):
+    assert not _text(advisor, "显存容量不足，70B 放不下 4090 怎么办")[0].startswith("InsufficientInstanceCapacity")
