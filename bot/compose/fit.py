@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext, is_primary
+from bot.compose.spec_instance import hardware_first
 from bot.compose.explain_capability import compose as capability
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.host import compose as host
@@ -35,12 +36,8 @@ _DIFFERENCE = re.compile(r"差多少|差在哪|区别|差别|差异|\bdiffer(?:e
                          re.IGNORECASE)
 
 
+@hardware_first  # "gn8v 是什么卡？…": what the instance holds first (bot/compose/spec_instance.py)
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    from bot.compose.spec_instance import with_instance_hardware  # "gn8v 是什么卡？…": what the instance holds first
-    return with_instance_hardware(ask, ctx, _compose(ask, ctx))
-
-
-def _compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     req, memory = ctx.requirement, ctx.answer.estimate.memory_gb
     verdict = ctx.answer.verdict
     from bot.compose.explain import is_generic  # a topic primer answers no "X or Y?"

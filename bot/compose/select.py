@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext
+from bot.compose.spec_instance import hardware_first
 from bot.models import Ask, AskAnswer
 
 # Verdicts that answer something else than "which one": primers and topic overviews.
@@ -16,12 +17,8 @@ _INSTANCE_ASKED = re.compile(r"\binstances?\b|实例|机型", re.IGNORECASE)
 _PRIMER_VERDICT = re.compile(r"^verdict\.(?:topic-|ask-|need-|recommend-needs|first-check|verification)")
 
 
+@hardware_first  # "gn8v 是什么卡？…": what the instance holds first (bot/compose/spec_instance.py)
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    from bot.compose.spec_instance import with_instance_hardware  # "gn8v 是什么卡？…": what the instance holds first
-    return with_instance_hardware(ask, ctx, _compose(ask, ctx))
-
-
-def _compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.latency import meeting_targets  # stated TTFT/TPOT targets decide the pick
     from bot.compose.select_market import china_choice  # a team renting in China: the cards rented there
     # "…which one, and how many cards?" with latency targets: the count the targets need leads (each

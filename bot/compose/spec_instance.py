@@ -8,6 +8,7 @@ a provider page that does not name the GPU is said so, with the card its profile
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from bot.compose import ComposeContext
 from bot.knowledge.models import InstanceType
@@ -73,12 +74,24 @@ def with_instance_hardware(ask: Ask, ctx: ComposeContext, reply: AskAnswer | Non
     hardware = instance_hardware(ask, ctx)
     if hardware is None:
         return reply
+    lang = ctx.language
     verdict = ctx.answer.verdict
     if reply is None and verdict is not None and (ctx.requirement.model or ctx.requirement.params_b):
-        from bot.compose.fit import _count_lead, _fewest  # "…要几台？": the fewest that hold the job
-        job = _count_lead(ask, ctx, _fewest(ctx)) or verdict.text
-        reply = AskAnswer(kind=ask.kind, lead=job, rule=verdict.rule, sources=verdict.sources)  # the job's part
+        fewest = next((r for r in ctx.answer.recommendations if r.fits and r.kind == "more-gpus"), None)
+        if "gpu_count" in ask.wants and fewest is not None:  # "…要几台？": the fewest that hold the job
+            from bot.render.text import recommendation_line  # the one way a recommendation reads
+            reply = AskAnswer(kind=ask.kind, lead=recommendation_line(fewest, lang), rule=fewest.rule,
+                              figures={"leads_with_rank": fewest.rank, "count": fewest.count})
+        else:
+            reply = AskAnswer(kind=ask.kind, lead=verdict.text, rule=verdict.rule, sources=verdict.sources)
     if reply is None:
         return hardware.model_copy(update={"kind": ask.kind})
     return reply.model_copy(update={"lead": hardware.lead, "details": [*hardware.details, reply.lead, *reply.details],
                                     "sources": list(dict.fromkeys([*hardware.sources, *reply.sources]))})
+
+
+def hardware_first(composer: Callable[[Ask, ComposeContext], AskAnswer | None]) -> Callable[[Ask, ComposeContext], AskAnswer | None]:
+    """A composer whose part may first ask what an instance holds ("gn8v 是什么卡？32B 全参微调要几台？")."""
+    def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+        return with_instance_hardware(ask, ctx, composer(ask, ctx))
+    return compose
