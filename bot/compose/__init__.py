@@ -117,8 +117,9 @@ def _every_labelled_part(answers: list[AskAnswer], ctx: ComposeContext,
     covered = {a.ask_index for a in answers} | {i for i, _ in enumerate(asks[:1])}
     missing = [i for i, ask in enumerate(asks) if ask.label and i not in covered
                and not any(ask.label in (a.label or "").split() for a in answers)]
+    answers = answers + _unlabelled_sizing(answers, ctx, alone, covered)
     if not missing:
-        return answers
+        return sorted(answers, key=lambda a: a.ask_index or 0)
     # the message's verdict answers the first part only where that part has nothing of its own
     verdict_free = ctx.answer.verdict is not None and any(a.ask_index == 0 for a in answers)
     added: list[AskAnswer] = []
@@ -136,6 +137,22 @@ def _every_labelled_part(answers: list[AskAnswer], ctx: ComposeContext,
             reply = AskAnswer(kind=ask.kind, lead=say("explain.part_unanswered", ctx.language))
         added.append(reply.model_copy(update={"label": ask.label, "ask_index": i}))
     return sorted([*answers, *added], key=lambda a: a.ask_index or 0)
+
+
+def _unlabelled_sizing(answers: list[AskAnswer], ctx: ComposeContext, alone: Callable[[int], AskAnswer | None] | None,
+                       covered: set[int | None]) -> list[AskAnswer]:
+    """An unlabelled fit or choice part after a part of another kind ("what does a g6e.12xlarge cost per hour,
+    and does llama 70B fit on it?") that nothing answered, and no answer of its kind covers: read as a
+    message of its own (the hardware and job named around it carried), else the message's own sizing."""
+    kinds = {a.kind for a in answers}
+    out: list[AskAnswer] = []
+    for i, ask in enumerate(ctx.requirement.asks):
+        if i in covered or ask.label or ask.kind not in ("fit", "select") or ask.kind in kinds:
+            continue
+        reply = (alone(i) if alone is not None else None) or _sized_reply(ask, ctx, False)
+        if reply is not None:
+            out.append(reply.model_copy(update={"ask_index": i}))
+    return out
 
 
 def _routed(ask: Ask, ctx: ComposeContext, answers: list[AskAnswer]) -> AskAnswer | None:

@@ -28,6 +28,12 @@ _ITEM = re.compile(
     re.IGNORECASE)
 # Question marks end a part when more text follows ("…in us-east-1? and is it worth it").
 _QUESTION_END = re.compile(r"[?？]+")
+# A comma before a question of another kind ends a clause ("what does a g6e.12xlarge cost per hour, and does
+# llama 70B fit on it?"); "…, is that normal?", "X or Y, which…", "…, how many?" ask about what came
+# before them, so no clause ends there.
+_ASKING = re.compile(r"\b(?:what|what's|how|which|does|do|is|are|can|could|will|would|should)\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[,，;；]\s*(and\s+|also\s+|plus\s+)?(?!(?:is|are|was|were)\s+(?:that|this|these|those)\b)(?=(?:does|do|is|are|can|could|will|would|what|what's"
+                         r"|whats|how\s+much|should)\s)", re.IGNORECASE)
 
 _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
     ("diagnose", lx.rx(
@@ -51,7 +57,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|on[\s-]?demand\s+(?:and|&|/|\+|plus|vs\.?|versus)\s+spot|spot\s+(?:and|&|/|\+|plus|vs\.?|versus)\s+on[\s-]?demand"
         r"|(?:monthly|hourly|daily|rough|total)\s+cost|costs?\s+(?:per|an?\s+hour|on[\s-]demand|hourly)"
         r"|what\s+(?:does|would|will)\b[^?.]{0,60}?\bcost"
-        r"|whats\s+(?:the\s+)?(?:price|cost|rate)|what(?:'s|s|\s+is)\s+(?:the\s+)?(?:on[\s-]*demand|spot)\s+(?:for|of|on|in)\b)>\E"
+        r"|whats\s+(?:the\s+)?(?:price|cost|rate)|what(?:'s|s|\s+is|\s+does)\s+(?:it|that|one)\s+(?:go\s+for\s+)?(?:on|at)\s+(?:runpod|lambda|vast|aws|gcp|azure|coreweave|lambda\s+labs|autodl)|what(?:'s|s|\s+is)\s+(?:the\s+)?(?:on[\s-]*demand|spot)\s+(?:for|of|on|in)\b)>\E"
         r"|多少钱|啥价|什么价|价格|报价多少|最便宜|多贵|一小时多少|一卡时多少|每小时多少"
         r"|按需(?:和|与|跟|及|、|/)(?:竞价|抢占|spot)|(?:竞价|抢占式?|spot)(?:和|与|跟|及|、|/)按需"
         # which provider or where is cheap ("租卡哪家便宜", "哪个平台便宜点"): prices by provider, not a comparison
@@ -230,7 +236,8 @@ def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, obje
     fields = fields or {}
     asks: list[Ask] = []
     guessed: set[int] = set()  # starts of asks read as explanations for want of any cue
-    for start, end, label in _parts(text):
+    pieces = [c for start, end, label in _parts(text) for c in _clauses(text, start, end, label, fields, consumer)]
+    for start, end, label in pieces:
         part = text[start:end]
         whole = len(asks) == 0 and end - start == len(text)
         kind = routed(part, fields, whole, consumer) or _kind(part, fields, whole=whole)
@@ -287,6 +294,37 @@ def _parts(text: str) -> list[tuple[int, int, str | None]]:
                 cursor = m.end()
         out.append((cursor, stop, label if cursor == start else None))
     return [(s, e, lab) for s, e, lab in out if text[s:e].strip()]
+
+
+def _clauses(text: str, start: int, stop: int, label: str | None, fields: dict,
+             consumer: bool) -> list[tuple[int, int, str | None]]:
+    """A part split again at a comma before a question of another kind ("what does a g6e.12xlarge cost per
+    hour, and does llama 70B fit on it?": a price, then a fit), where the part read whole is one of its
+    clauses' kinds; clauses of the kind before them, or of none, stay with it."""
+    found = [m for m in _CLAUSE_END.finditer(text, start, stop) if text[start:m.start()].strip() and text[m.end():stop].strip()]
+    if found and not _ASKING.search(text[start:found[0].start()]):
+        # a first clause that asks nothing is context ("…or the cheaper PCIe ones, is SXM worth it?"), unless
+        # an "and" joins a question of its own to it
+        found = [m for m in found if m.group(1)]
+    cuts = [m.start() + 1 for m in found]
+    if not cuts:
+        return [(start, stop, label)]
+    bounds = list(zip([start, *cuts], [*cuts, stop], strict=True))
+
+    def kind_of(a: int, b: int) -> str | None:
+        return routed(text[a:b], fields, False, consumer) or _kind(text[a:b], fields, whole=False)
+
+    kinds = [kind_of(a, b) for a, b in bounds]
+    if kinds[0] is None or kind_of(start, stop) not in kinds:
+        return [(start, stop, label)]  # the part read whole is none of its clauses: one ask, as read
+    out = [(start, bounds[0][1], label, kinds[0])]
+    for (a, b), kind in zip(bounds[1:], kinds[1:], strict=True):
+        # "…, and how much will it cost?" after a price: still the price, whatever else it reads as
+        if kind in (None, out[-1][3]) or (out[-1][3] in ("price", "cost") and _PRICE_WORDS.search(text[a:b])):
+            out[-1] = (out[-1][0], b, out[-1][2], out[-1][3])
+        else:
+            out.append((a, b, None, kind))
+    return [(a, b, lab) for a, b, lab, _ in out]
 
 
 def _context_only(text: str, start: int, stop: int, marks: list) -> bool:
