@@ -171,6 +171,12 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
         return None
     restart = _first(qs, "restart-minutes")
     every = _first(qs, "checkpoint-minutes")
+    save = _first(qs, "save-minutes")
+    optimum = None
+    if lost is None and every is None and save is not None and per_day is not None and per_day.value > 0:
+        # only the save time stated: checkpoints at the Young/Daly optimum, sqrt(2 x save x time between reclaims)
+        optimum = (2 * save.value * 24 * 60 / per_day.value) ** 0.5
+        every = Quantity(kind="time", role="checkpoint-minutes", value=round(optimum), unit="min", text="", start=0, end=0)
     if month and lost is None and every is None:  # the redone work, never 0: the default checkpoint interval
         from bot.sizing.cost import SPOT_CHECKPOINT_INTERVAL_H
         every = Quantity(kind="time", role="checkpoint-minutes", value=SPOT_CHECKPOINT_INTERVAL_H * 60, unit="min",
@@ -181,16 +187,22 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
     r = calc.spot_with_losses(work_hours, gpus, per_day.value if per_day else 1.0, lost_min,
                               restart.value if restart else 0.0, spot_rate=rate(spot) if spot else None,
                               on_demand_rate=rate(od) if od else None, checkpoint_minutes=every.value if every else None,
-                              save_minutes=save.value if (save := _first(qs, "save-minutes")) else 0.0)
+                              save_minutes=save.value if save else 0.0)
     m = lambda v: _m(v, currency, lang)  # noqa: E731
     term = spot_name(ctx, lang)
     mid = term[:1].lower() + term[1:] if lang == "en" else term  # inside an English sentence
+    # each total with what it multiplies: spot's rate x the hours paid (losses in), on-demand's x the work
+    on = lambda q: say("cost.option_gpus", lang, gpus=gpus) if q.per in ("gpu-hour", "gpu-minute") and gpus > 1 else ""  # noqa: E731
+    bases = {"spot_basis": say("cost.spot_basis", lang, rate=_rate(spot, lang) + on(spot), hours=count(round(r.wall_hours, 1)))
+             if spot else "", "od_basis": say("cost.spot_basis", lang, rate=_rate(od, lang) + on(od),
+                                               hours=count(round(work_hours, 1))) if od else ""}
     if r.saving is not None and r.saving > 0:
         nominal = 1 - r.spot_nominal_total / r.on_demand_total
         lead = say("cost.spot_lead", lang, spot=m(r.spot_effective_total), od=m(r.on_demand_total), saving=m(r.saving),
-                   pct=_pct(r.saving_pct), nominal_pct=_pct(nominal), spot_name=term)
+                   pct=_pct(r.saving_pct), nominal_pct=_pct(nominal), spot_name=term, **bases)
     elif r.saving is not None:
-        lead = say("cost.spot_lead_dearer", lang, spot=m(r.spot_effective_total), od=m(r.on_demand_total), spot_name=term)
+        lead = say("cost.spot_lead_dearer", lang, spot=m(r.spot_effective_total), od=m(r.on_demand_total), spot_name=term,
+                   **bases)
     else:
         lead = say("cost.spot_lead_no_rates", lang, lost=count(round(r.lost_gpu_hours, 1)), wall=count(round(r.wall_hours, 1)),
                    work=count(round(work_hours, 1)), spot_name=mid)
@@ -207,14 +219,18 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
     if save and every and r.save_gpu_hours:
         details.append(say("cost.spot_save_overhead", lang, save=count(save.value), every=count(every.value),
                            gpu_hours=count(round(r.save_gpu_hours, 1))))
-    if lost is None and every is not None:
+    if optimum is not None and save is not None and per_day is not None:
+        details.append(say("cost.spot_interval_optimum", lang, every=count(every.value), save=count(save.value),
+                           mtbi=count(round(24 * 60 / per_day.value)), lost=count(round(every.value / 2, 1))))
+    elif lost is None and every is not None:
         details.append(say("cost.spot_lost_assumed", lang, every=count(every.value)))
     if month and not calc.usage_hours(qs):
         details.append(say("cost.hours_assumed", lang, hours=count(calc.HOURS_PER_MONTH)))
     from bot.compose.cost_reserved import spot_with_subscription  # "包月 ¥15,000" beside spot and on-demand
     lead = spot_with_subscription(qs, r, work_hours, lead, m, lang)
-    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-spot-losses", sources=calc.SOURCES["spot"],
-                     figures={"spot_effective": r.spot_effective_total, "on_demand": r.on_demand_total,
+    sources = calc.SOURCES["spot"] + (["young-1974", "daly-2006"] if optimum is not None else [])
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-spot-losses", sources=sources,
+                     figures={"checkpoint_every_min": every.value if every else None, "spot_effective": r.spot_effective_total, "on_demand": r.on_demand_total,
                               "saving": r.saving, "lost_gpu_hours": round(r.lost_gpu_hours, 2), "currency": currency})
 
 
@@ -385,7 +401,8 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
     rates = {}
     for i, q in enumerate(quotes):
         rates[q.option or f"option-{i + 1}"] = calc.hourly(q.value, q.per, gpus)
-    monthly = sub.value / (12 if sub.per == "year" else 1)
+    # "包月 ¥4,000/卡": per card, so the plan for the stated cards
+    monthly = sub.value / (12 if sub.per == "year" else 1) * (gpus if sub.per == "gpu-month" else 1)
     hours = calc.usage_hours(qs) or ctx.requirement.usage_hours_per_month
     r = calc.compare_billing(monthly, rates, hours, currency)
     if "on-demand" in rates and r.break_even_hours:  # the subscription is weighed against pay-as-you-go

@@ -79,7 +79,11 @@ _PER = re.compile(
 _PER_WORD_AFTER = re.compile(r"\s*(?:(?P<hour>hourly|an\s+hour|per\s+hour|每小时)|(?P<month>monthly|a\s+month|per\s+month|每月)"
                              r"|(?P<year>yearly|a\s+year|per\s+year|每年))")
 _PER_WORD_BEFORE = re.compile(r"(?:(?P<hour>每(?:个)?小时|一小时|hourly|per\s+hour)|(?P<month>每月|每个月|月租|月付|包月|monthly(?:\s+(?:reservation|reserved(?:\s+\w+)?|plan|subscription|commitment|package|contract))?)"
-                              r"|(?P<year>每年|包年|年付|yearly)|(?P<gpuhour>每卡时|每卡每小时|一卡时|每张卡每小时))\s*(?:是|要|收|为|at|of|is|:)?\s*(?:约|大约|大概|差不多|around|about|~|≈)?\s*$")
+                              r"|(?P<year>每年|包年|年付|yearly)|(?P<gpuhour>每卡时|每卡每小时|一卡时|每张卡每小时))"
+                              r"\s*(?P<card>每\s*张?\s*卡|单卡|per\s+(?:gpu|card)|a\s+(?:gpu|card))?"
+                              r"\s*(?:是|要|收|为|at|of|is|:)?\s*(?:约|大约|大概|差不多|around|about|~|≈)?\s*$")
+# "包月 ¥4,000/卡", "monthly $1,500 per GPU": a monthly price that is per card
+_PER_CARD_AFTER = re.compile(r"\s*(?:/\s*(?:卡|张|gpu|card)|per\s+(?:gpu|card)|each|a\s+(?:gpu|card)|每\s*张?\s*卡)(?![a-z])")
 
 _ITEMS = [  # (item, words): the bill line a number belongs to
     ("snapshot", r"snapshots?|快照"),
@@ -555,6 +559,9 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
             per = {"hour": "instance-hour", "month": "month", "year": "year", "gpuhour": "gpu-hour"}[group]
             if w.re is _PER_WORD_AFTER:
                 end = w.end()
+            card = _PER_CARD_AFTER.match(text, end)
+            if per == "month" and (card or (w.re is _PER_WORD_BEFORE and w.group("card"))):
+                per, end = "gpu-month", card.end() if card else end
     if per == "instance-hour" and re.search(r"per\s+gpu|/\s*gpu|每卡|每张卡|/卡", text[end:end + 12]):
         per = "gpu-hour"
     value, high = num.value, num.high

@@ -23,3 +23,10 @@ def test_a_server_price_without_a_currency_is_weighed_as_bought(advisor):
     assert out[0].startswith("自购每月 ¥61,111")
     en = lines(advisor, "we could buy an 8x H100 server for 250k or rent at $2.49/GPU-hour, which?")
     assert en[0].startswith("Buying wins above") and "$6,944 a month" in en[0]
+
+
+def test_a_monthly_price_per_card_is_priced_for_every_card(advisor):
+    zh = lines(advisor, "包月 ¥4,000/卡，8 卡 A100，每天 10 小时，和按量 ¥12/卡时比哪个划算")
+    assert "按量付费比包月每月便宜 ¥2,800" in zh[0] and any("每月 ¥32,000" in line for line in zh)
+    en = lines(advisor, "8x A100: monthly $1,500 per GPU or $2.10/GPU-hour on demand, we use it 12 h a day, which is cheaper?")
+    assert "Pay-as-you-go is cheaper by $5,868" in en[0] and any("$12,000 a month" in line for line in en)

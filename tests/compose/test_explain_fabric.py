@@ -121,3 +121,9 @@ def test_two_jobs_in_chinese_each_keep_their_strategy(advisor):
     lines = _lines(advisor, "4 台 8 卡 A800，节点间 2x200G RoCE，13B 用 DDP、70B 用 FSDP 分别够不够？")
     assert lines[0].startswith("13B 用纯数据并行：够用") and "约 39 GB" in lines[0]  # 2(N-1)/N x 26 GB over 4 nodes
     assert any(x.strip().startswith("70B 用 ZeRO-3 / FSDP") and "约 420 GB" in x for x in lines)
+
+
+def test_which_job_the_network_holds_up_in_chinese_gets_each_job_judged(advisor):
+    lines = _lines(advisor, "两台 8 卡 H100，100G 网络，7B DDP 和 70B FSDP 哪个会被网络卡住？")
+    assert lines[0].startswith("7B 用纯数据并行")
+    assert any(x.strip().startswith("70B 用 ZeRO-3 / FSDP：") and "约 420 GB" in x for x in lines)

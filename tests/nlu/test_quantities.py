@@ -609,3 +609,18 @@ def test_data_moved_at_a_per_gb_price_is_one_bandwidth_line(text, gb, rate):
 def test_a_disk_at_a_per_gb_price_stays_a_storage_fee():
     qs = quantities("2 TB ESSD at $0.10/GB, compute $5,000")
     assert [(q.role, q.per, q.item) for q in qs if q.value == 0.1] == [("fee", "gb-month", "storage")]
+
+
+@pytest.mark.parametrize("text, value", [
+    ("包月 ¥4,000/卡，8 卡 A100", 4_000), ("按量 ¥12/卡时，包月每卡 ¥9,000，8 张 H100", 9_000),
+    ("8x A100: monthly $1,500 per GPU or $2.10/GPU-hour on demand", 1_500), ("每月 ¥4,000 每卡", 4_000),
+    ("4 张 4090，包月每张卡 1500 元", 1_500),
+])
+def test_a_monthly_price_per_card_is_per_gpu_month(value, text):
+    q = only(text, "subscription")
+    assert (q.value, q.per, q.option) == (value, "gpu-month", "subscription")
+
+
+def test_a_monthly_price_for_the_box_stays_per_month():
+    assert only("包月 ¥30,000，8 卡", "subscription").per == "month"
+    assert only("monthly $11,500 for the 8x H100 box", "subscription").per == "month"

@@ -377,3 +377,8 @@ def test_how_much_a_card_costs_stays_a_price(text):
 def test_how_big_an_impact_is_not_a_memory_fit():
     assert "fit" not in kinds("H800 的 NVLink 对 70B TP=8 推理有多大影响？")
     assert "fit" not in kinds("H800 NVLink 阉割到 400GB/s，对 70B TP8 推理影响多大？")
+
+
+def test_held_up_by_the_network_asked_of_a_plan_is_not_a_fault():
+    assert "diagnose" not in kinds("两台 8 卡 H100，100G 网络，7B DDP 和 70B FSDP 哪个会被网络卡住？")
+    assert kinds("训练卡住了，NCCL 超时")[0] == "diagnose"
