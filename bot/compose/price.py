@@ -37,6 +37,7 @@ from bot.prices.lookup import (
     table_source,
 )
 from bot.compose.price_billing import asked_billing, single_card
+from bot.compose.price_duration import hours_in as _hours
 from bot.prices.skypilot import shown
 from bot.messages.format import count, gpu_name, money
 
@@ -46,15 +47,8 @@ MAX_TEXT = 4_000  # the ask text read for region names, durations and instance n
 _SPOT = re.compile(r"\bspot\b|竞价|抢占", re.IGNORECASE)
 _ON_DEMAND = re.compile(r"on[\s-]?demand|按需|按量", re.IGNORECASE)
 _INSTANCE_TOKEN = re.compile(r"(?<![\w.-])([a-z0-9][a-z0-9_.-]{2,40}[a-z0-9])(?![\w-])", re.IGNORECASE)
-_ZH_DIGITS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
-              "半": 0.5}
-_HOURS = re.compile(
-    r"(?<![A-Za-z0-9_.])(?P<n>\d{1,7}(?:\.\d{1,3})?|an?|one|[一两二三四五六七八九十半])\s*(?:个)?\s*"
-    r"(?P<unit>hours?|hrs?|h(?![\w-])|小时|钟头|days?|天|weeks?|wks?|周|星期)(?![\w-]*gpu)",
-    re.IGNORECASE)
 _HARDWARE_WORD = re.compile(r"gpu|server|box|node|machine|服务器|机器|显卡|整机|算力|卡", re.IGNORECASE)
 _MONTH = re.compile(r"24\s*/\s*7|24x7|for\s+a\s+month|a\s+month|per\s+month|monthly|每月|一个月|包月|月租|整月", re.IGNORECASE)
-_GPU_HOUR_WORD = re.compile(r"gpu[\s-]?hours?|卡时", re.IGNORECASE)
 _PER_HOUR = re.compile(r"\bper\s+(?:gpu[\s-]?)?hour\b|/\s*h(?:ou)?r?\b|每小时", re.IGNORECASE)
 
 
@@ -182,29 +176,6 @@ def _gpu_groups(ask: Ask, ctx: ComposeContext, instances: list[str]) -> list[lis
     # "H100 SXM … 8x H100": the family that holds a card named beside it is that card
     groups = [g for g in groups if not any(o != g and set(o) < set(g) for o in groups)]
     return groups[:4]
-
-
-def _hours(text: str) -> float | None:
-    """A duration written in the ask ("for 100 hours", "一小时", "3 days"), in hours; not GPU-hours."""
-    for match in _HOURS.finditer(text):
-        after = text[match.end():match.end() + 12]
-        if _GPU_HOUR_WORD.match(after.strip()) or re.search(r"gpu[\s-]?$", text[:match.start("unit")], re.IGNORECASE):
-            continue
-        number = match.group("n").lower()
-        value = _ZH_DIGITS.get(number) or (1.0 if number in ("a", "an", "one") else None)
-        if value is None:
-            try:
-                value = float(number)
-            except ValueError:
-                continue
-        unit = match.group("unit").lower()
-        if unit.startswith("d") or unit == "天":
-            value *= 24
-        elif unit.startswith("w") or unit in ("周", "星期"):
-            value *= 168
-        if 0 < value <= 1_000_000:
-            return float(value)
-    return None
 
 
 # -- answers ---------------------------------------------------------------------------------
@@ -417,15 +388,16 @@ def _stated_against(ctx: ComposeContext, offer: Offer, billing: PriceBilling) ->
 def _cheapest(ctx: ComposeContext, gpus: list[str], billing: PriceBilling, region: str | None,
               provider: str | frozenset[str] | None = None, text: str = "") -> AskAnswer:
     lang = ctx.language
+    regular = bool(region or price_zones.REGULAR_ONLY.search(text))  # a region's or "regular AZs only": no Local Zone
     rows = cheapest(ctx.catalog, gpus, billing=billing, region=region, provider=provider, limit=3,
                     per_provider=not isinstance(provider, str),  # one provider: its instance types
-                    max_gpus=single_card(text, ctx.requirement.gpu_count))  # "single card is fine"
+                    max_gpus=single_card(text, ctx.requirement.gpu_count), regular_zones=regular)  # "single card is fine"
     if not rows:
         return _missing(ctx, gpus, billing, _limits(ctx, provider, region), text)
     best = rows[0]
     # in a region asked for, its regular AZs' figure leads; elsewhere a Local Zone row is named as one
-    price = price_zones.lead_price(best, billing) if region else best.price(billing)
-    where = _where(best) if region and best.regular_zone(billing) else price_zones.region_text(ctx, best, billing, _where(best))
+    price = price_zones.lead_price(best, billing) if regular else best.price(billing)
+    where = _where(best) if regular and best.regular_zone(billing) else price_zones.region_text(ctx, best, billing, _where(best))
     lead = say("price.cheapest_lead", lang, gpu=gpu_name(ctx.catalog, best.gpu) if len(gpus) == 1 else _name(ctx, gpus),
                billing=say(f"price.billing_{billing}", lang), per_gpu=_m(ctx, (price or 0) / best.gpu_count, best.currency),
                provider=provider_name(ctx.catalog, best.provider), instance=shown(best.instance_type or "-", 40),
@@ -487,7 +459,9 @@ def _versus(ctx: ComposeContext, a: list[str], b: list[str], billing: PriceBilli
 def _job(ctx: ComposeContext, gpus: list[str], n: int, hours: float | None, billing: PriceBilling,
          region: str | None, provider: str | frozenset[str] | None = None, text: str = "") -> AskAnswer:
     lang = ctx.language
-    plans = price_job(ctx.catalog, gpus, n, hours or 1.0, billing=billing, region=region, provider=provider, limit=3)
+    regular = bool(region or price_zones.REGULAR_ONLY.search(text))  # a region's or "regular AZs only": no Local Zone
+    plans = price_job(ctx.catalog, gpus, n, hours or 1.0, billing=billing, region=region, provider=provider, limit=3,
+                      regular_zones=regular)
     if not plans:
         return _missing(ctx, gpus, billing, _limits(ctx, provider, region), text)
     best = plans[0]
@@ -507,7 +481,7 @@ def _job(ctx: ComposeContext, gpus: list[str], n: int, hours: float | None, bill
     if best.gpus_paid > n:
         details.append(say("price.job_whole", lang, paid=count(best.gpus_paid), count=count(n)))
     split = next(iter(price_job(ctx.catalog, gpus, n, hours or 1.0, billing=billing, region=region, provider=provider,
-                                limit=1, one_instance=False)), None)
+                                limit=1, one_instance=False, regular_zones=regular)), None)
     if split is not None and best.instances == 1 and split.instances > 1 and split.total < best.total:
         details.append(say("price.job_split", lang, total=_m(ctx, split.total if hours else split.hourly,
                                                               split.offer.currency),

@@ -18,6 +18,13 @@ from bot.messages import say
 from bot.messages.format import count, money
 from bot.prices.lookup import Offer
 
+_ZH_DIGITS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10,
+              "半": 0.5}
+_HOURS = re.compile(
+    r"(?<![A-Za-z0-9_.])(?P<n>\d{1,7}(?:\.\d{1,3})?|an?|one|[一两二三四五六七八九十半])\s*(?:个)?\s*"
+    r"(?P<unit>hours?|hrs?|h(?![\w-])|小时|钟头|days?|天|weeks?|wks?|周|星期)(?![\w-]*gpu)",
+    re.IGNORECASE)
+_GPU_HOUR_WORD = re.compile(r"gpu[\s-]?hours?|卡时", re.IGNORECASE)
 WORTH = re.compile(r"worth\s+(?:it|trying|a\s+(?:try|shot))|值不值|值得|划算|合算|有必要", re.IGNORECASE)
 SOURCES = ["rental-selection-guide", "training-servers-guide"]
 
@@ -44,3 +51,26 @@ def worth_lines(ctx: ComposeContext, offer: Offer, hours: float | None, text: st
     if offer.provider == "aws":
         lines.append(say("price.worth_capacity_block", lang))
     return lines
+
+
+def hours_in(text: str) -> float | None:
+    """A duration written in the ask ("for 100 hours", "一小时", "3 days"), in hours; not GPU-hours."""
+    for match in _HOURS.finditer(text):
+        after = text[match.end():match.end() + 12]
+        if _GPU_HOUR_WORD.match(after.strip()) or re.search(r"gpu[\s-]?$", text[:match.start("unit")], re.IGNORECASE):
+            continue
+        number = match.group("n").lower()
+        value = _ZH_DIGITS.get(number) or (1.0 if number in ("a", "an", "one") else None)
+        if value is None:
+            try:
+                value = float(number)
+            except ValueError:
+                continue
+        unit = match.group("unit").lower()
+        if unit.startswith("d") or unit == "天":
+            value *= 24
+        elif unit.startswith("w") or unit in ("周", "星期"):
+            value *= 168
+        if 0 < value <= 1_000_000:
+            return float(value)
+    return None

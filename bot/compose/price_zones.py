@@ -19,6 +19,11 @@ MAX_ZONES = 8  # per-AZ prices one line lists
 AZ_ASKED = re.compile(r"\bAZs?\b|availability[\s-]+zones?|\bzones?\b|可用区|\b[a-z]{2,5}\d-(?:[a-z]{3}\d+-)?az\d+\b",
                       re.IGNORECASE)
 
+# "regular AZ only", "not in a Local Zone", "不要本地区域": the regular AZs' prices only
+REGULAR_ONLY = re.compile(r"\bregular\s+(?:AZs?|zones?|availability\s+zones?)|(?:not|no|without|exclude|excluding|skip)\s+"
+                          r"(?:in\s+)?(?:an?\s+|any\s+)?(?:AWS\s+)?(?:local|wavelength)\s+zones?|不要本地区域|不含本地区域|常规可用区",
+                          re.IGNORECASE)
+
 
 def lead_price(offer: Offer, billing: PriceBilling) -> float | None:
     """The price a region's answer leads with: the cheapest regular AZ's where the cheapest zone is a

@@ -237,7 +237,7 @@ def _provider_matches(offer: Offer, provider: str | frozenset[str] | None) -> bo
 
 def cheapest(catalog: Catalog, gpus: list[str], billing: PriceBilling = "on-demand", region: str | None = None,
              provider: str | frozenset[str] | None = None, limit: int = 3, per_provider: bool = True,
-             max_gpus: int | None = None) -> list[Offer]:
+             max_gpus: int | None = None, regular_zones: bool = False) -> list[Offer]:
     """The cheapest offers per GPU-hour for any of `gpus`, cheapest first: with `per_provider`, each
     provider's best offer only (so the runners-up are other places to rent), else each instance type's
     best region. With `max_gpus` ("single card"), instances of at most that many GPUs where the table has
@@ -247,7 +247,9 @@ def cheapest(catalog: Catalog, gpus: list[str], billing: PriceBilling = "on-dema
             and _region_matches(o, region) and _provider_matches(o, provider)]
     if max_gpus is not None:
         rows = [o for o in rows if o.gpu_count <= max_gpus] or rows
-    rows.sort(key=lambda o: (o.per_gpu(billing), o.gpu_count, o.provider, o.instance_type or "", o.region or ""))
+    # with `regular_zones`, a region ranks by its regular AZs (a Local Zone's spot price is no region's price)
+    rows.sort(key=lambda o: ((o.regular_price(billing) or 0.0) / o.gpu_count if regular_zones else o.per_gpu(billing),
+                             o.gpu_count, o.provider, o.instance_type or "", o.region or ""))
     out: list[Offer] = []
     seen: set = set()
     for offer in rows:  # each provider once, or (within one provider) each instance type once
@@ -263,7 +265,7 @@ def cheapest(catalog: Catalog, gpus: list[str], billing: PriceBilling = "on-dema
 
 def price_job(catalog: Catalog, gpus: list[str], count: int, hours: float, billing: PriceBilling = "on-demand",
               region: str | None = None, provider: str | frozenset[str] | None = None, limit: int = 3,
-              one_instance: bool | None = None) -> list[JobPrice]:
+              one_instance: bool | None = None, regular_zones: bool = False) -> list[JobPrice]:
     """`count` GPUs for `hours`, priced on whole instances (as many as hold the count), cheapest total
     first, one per provider; ties go to the plan that pays for fewer unused GPUs. With `one_instance`
     True only instances that hold every GPU (one node: NVLink, one host) count; False: any split; None
@@ -273,7 +275,7 @@ def price_job(catalog: Catalog, gpus: list[str], count: int, hours: float, billi
     wanted = set(gpus)
     plans: list[JobPrice] = []
     for offer in offers(catalog):
-        price = offer.price(billing)
+        price = offer.regular_price(billing) if regular_zones else offer.price(billing)
         if offer.gpu not in wanted or price is None or not _region_matches(offer, region):
             continue
         if not _provider_matches(offer, provider):

@@ -60,3 +60,17 @@ def test_a_gpus_cheapest_row_in_a_local_zone_is_flagged_in_the_lead(advisor):
     reply = _answer(advisor, "cheapest H100 spot")  # the table's cheapest H100 spot row is p5.48xlarge in Atlanta
     assert reply.figures["instance_type"] == "p5.48xlarge" and reply.figures["per_hour"] == pytest.approx(10.2397)
     assert "use1-atl2-az1: an AWS Local Zone in Atlanta" in reply.lead
+
+
+@pytest.mark.parametrize("text", [
+    "cheapest 8x H100 SXM spot anywhere, not in a local zone",
+    "cheapest H100 spot on AWS, regular AZ only",
+    "AWS 上 H100 竞价最便宜多少，不要本地区域",
+])
+def test_regular_azs_only_ranks_regions_by_their_regular_azs(advisor, text):
+    reply = _answer(advisor, text)
+    rows = [o for o in offers(advisor.catalog) if o.provider == "aws" and o.gpu == "h100-sxm" and o.gpu_count == 8
+            and o.regular_price("spot") is not None]
+    best = min(rows, key=lambda o: o.regular_price("spot"))
+    assert best.region == "us-east-2" and special_zone("aws", best.zone("spot")) is None
+    assert "us-east-2" in reply.lead and "$11.25" in reply.lead and "Local Zone" not in reply.lead
