@@ -113,10 +113,11 @@ def fixed_answer(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
-    from bot.compose import checklist_quota, compat_nvlink
+    from bot.compose import checklist_quota, compat_nvlink, explain_fits
 
     # The specific answers, first match wins: each returns None unless the part asks its question.
-    for specific in (checklist_quota.capacity, card_nvlink, duration, compat_nvlink.compose, nvlink_cut_alone, checkpoint,
+    # a job the stated GPUs cannot hold leads with its fit even where the card's link is asked about
+    for specific in (checklist_quota.capacity, explain_fits.compose, card_nvlink, duration, compat_nvlink.compose, nvlink_cut_alone, checkpoint,
                      fixed_answer, mlperf, compared,
                      explain_training, capability, kv_formula, expected, _expected_where_it_fits):
         reply = specific(ask, ctx)

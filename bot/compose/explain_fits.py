@@ -85,7 +85,9 @@ def _what_fits(ctx: ComposeContext, spec, size: float, n: int, names: dict) -> s
     if same:
         parts.append(say("interconnect.moot_more_cards", lang, **{**names, "k": same[0].count, "need": count(round(same[0].need_gb, 1))}))
     if qlora is not None and qlora / n <= 0.6 * spec.memory_gb:
-        parts.append(say("interconnect.moot_qlora", lang, q=count(round(qlora)), per=count(round(qlora / n, 1)), **names))
+        link = names["link"] if spec.nvlink or names["link"].strip() != "NVLink" else (" PCIe " if lang == "zh" else "PCIe")
+        parts.append(say("interconnect.moot_qlora", lang, **{**names, "link": link, "q": count(round(qlora)),
+                                                            "per": count(round(qlora / n, 1))}))
     return say("interconnect.moot_instead", lang, options=("；" if lang == "zh" else "; ").join(parts)) if parts else None
 
 

@@ -64,3 +64,11 @@ def test_a_fit_answer_on_a_slow_network_says_the_network_is_moot_until_it_fits(a
     assert lines[0].startswith("不行")
     assert lines[1].strip().startswith("放得下之前网络不是问题") and "约 420 GB" in lines[1]
     assert not any(x.strip().startswith("需要——") for x in lines)  # no "you need IB" for a job that cannot run
+
+
+def test_the_fit_leads_even_where_the_card_s_link_is_asked_about(advisor):
+    lines = answer(advisor, "4 张 4090 全参 30B，有没有 NVLink 影响大吗？顺便问下 TP=4 推理呢")
+    assert lines[0].startswith("放不下，所以现在还轮不到 NVLink 的问题")
+    assert "经过 PCIe 的只有适配器的梯度" in lines[1]  # the 4090 has no NVLink to carry them
+    assert any(x.strip().startswith("TP=4 推理 30B 是另一回事") for x in lines)
+    assert answer(advisor, "Can I NVLink two 4090s?")[0].startswith("No — the RTX 4090 has no NVLink")
