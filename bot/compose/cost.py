@@ -219,7 +219,7 @@ def _spot(qs, ctx, currency, lang) -> AskAnswer | None:
     if save and every and r.save_gpu_hours:
         details.append(say("cost.spot_save_overhead", lang, save=count(save.value), every=count(every.value),
                            gpu_hours=count(round(r.save_gpu_hours, 1))))
-    if optimum is not None and save is not None and per_day is not None:
+    if optimum is not None and save is not None and per_day is not None and every is not None:
         details.append(say("cost.spot_interval_optimum", lang, every=count(every.value), save=count(save.value),
                            mtbi=count(round(24 * 60 / per_day.value)), lost=count(round(every.value / 2, 1))))
     elif lost is None and every is not None:

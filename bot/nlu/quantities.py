@@ -131,7 +131,7 @@ _LOST = re.compile(r"los[et]s?|lost|wast\w*|丢失?|损失|回滚|白跑|浪费"
 _RESTART = re.compile(r"restart\w*|reload\w*|\bload\w*|requeu\w*|recover\w*|reschedul\w*|resum\w*|重启|恢复|重新|拉起|加载")
 # the time one checkpoint takes to write: "saving takes 4 min", "checkpoint takes 5 min", "每次存 ckpt 要 8 分钟",
 # "ckpt 耗时 6 分钟" (an interval is written with every / 每隔: "checkpoint every 30 min")
-_SAVE = re.compile(r"(?:(?:sav(?:e|es|ing)|writ(?:e|es|ing)|保存|写入?|存盘)\w*\s*(?:takes?|took|needs?|需要|要|耗时|用时)?"
+_SAVE = re.compile(r"(?:(?:sav(?:e|es|ing)|writ(?:e|es|ing)|保存|写入?|存盘)\w*(?:\s*(?:一次|一个)?\s*(?:checkpoint|ckpt|检查点))?\s*(?:takes?|took|needs?|需要|要|耗时|用时)?"
                    r"|(?:checkpoint\w*|ckpts?|检查点|存档)\s*(?:writes?|saves?|写入|保存|一次)?\s*"
                    r"(?:takes?|took|needs?|lasts?|需要|要|耗时|用时|花|大概|大约)(?:\s*(?:us|roughly|about|around|approximately|大概|大约))?)"
                    r"\s*[~约≈]?\s*$", re.IGNORECASE)
@@ -189,6 +189,8 @@ def extract(scan: Scan) -> None:
     _share_rate_units(out)
     _transfer_lines(scan, out)
     _weekdays(scan.text, out)
+    _round_the_clock(scan.text, out)
+    _hourly_beside_a_plan(out)
     if out:
         scan.fields["quantities"] = out
 
@@ -388,7 +390,7 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     # usage: hours a day, days a week, hours a month
     m = re.match(r"\s*(?:hours?|hrs?|h|小时|个小时)\s*(?:a|per|each|/|every)\s*(?P<p>day|天|日|week|周|month|月)(?![a-z])"
                  r"|\s*(?:hours?|hrs?|h|小时)\s*(?P<p2>daily)", after)
-    if m or re.search(r"(?:每天|每日|一天)\s*(?:只|仅|就|用|使用|跑|训练|推理|运行|工作|开|开机|约|大约|大概|差不多|平均|\s)*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|h\b|hours?)", after):
+    if m or re.search(r"(?:每天|每日|一天|全天|整天)\s*(?:只|仅|就|用|使用|跑|训练|推理|运行|工作|开|开机|约|大约|大概|差不多|平均|\s)*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|h\b|hours?)", after):
         period = (m.group("p") or m.group("p2") or "day") if m else "day"
         end = num.end + (m.end() if m else re.match(r"\s*(?:个\s*)?(?:小时|h\b|hours?)", after).end())
         if period in ("month", "月"):
@@ -475,6 +477,32 @@ def _share_of_quote(text: str, num: _Num, before: str, after: str, done: list[Qu
         return None
     return make("money", "quote", value=round(od.value * share, 4), end=num.end + m.end(), unit=od.unit,
                 currency=od.currency, per=od.per, item="compute", option="spot")
+
+
+_ROUND_THE_CLOCK = re.compile(r"full[\s-]*time|24\s*/\s*7|24\s*x\s*7|7\s*[x×]\s*24|around\s+the\s+clock|round[\s-]the[\s-]clock|non[\s-]?stop"
+                              r"|all\s+day(?:\s+long)?|24\s*h(?:ours?|rs?)?\s+a\s+day|全天候?|整天|不停机?|不间断|满负荷")
+
+
+def _hourly_beside_a_plan(out: list[Quantity]) -> None:
+    """"monthly $11,000 for the box or $2.10/GPU-hour": an hourly rate set against a monthly plan, with
+    no billing mode of its own, is the pay-as-you-go option."""
+    if not any(q.role == "subscription" for q in out):
+        return
+    for i, q in enumerate(out):
+        if q.role == "quote" and q.option is None and q.per in ("instance-hour", "gpu-hour", "gpu-minute"):
+            out[i] = q.model_copy(update={"option": "on-demand"})
+
+
+def _round_the_clock(text: str, out: list[Quantity]) -> None:
+    """"20 days a month full-time", "每月跑 20 天，全天": those days are whole days of use, 24 hours each
+    (the days stated, not an average month)."""
+    if any(q.role in ("hours-per-day", "hours-per-month") for q in out) or not any(
+            q.role in ("days-per-month", "days-per-week") for q in out):
+        return
+    m = _ROUND_THE_CLOCK.search(text)
+    if m:
+        out.append(Quantity(kind="usage", role="hours-per-day", value=24.0, unit="h", start=m.start(), end=m.end(),
+                            text=text[m.start():m.end()]))
 
 
 _WEEKDAY_WORDS = re.compile(r"week\s*days?|work\s*days?|working\s+days?|business\s+days?|工作日|周一到周五|周末(?:不|休息)")

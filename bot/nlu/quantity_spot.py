@@ -24,7 +24,7 @@ _PER_DAY = re.compile(r"\s*(?:times?\s*|次\s*|interruptions?\s*|preemptions?\s*
                       r"|\s*(?:次|times|interruptions?|preemptions?)(?![a-z])")
 # "6 小时被回收一次", "6 小时就被抢占 1 次", "6h between interruptions", "6 hours per preemption"
 _INTERVAL_FIRST = re.compile(
-    r"\s*" + _HOUR + r"\s*(?:左右|上下|就|会|便)?\s*(?:被|就被|会被)?\s*(?:回收|中断|抢占|打断)\s*(?:一|1)\s*次"
+    r"\s*" + _HOUR + r"\s*(?:左右|上下|就|会|便)?\s*(?:被|就被|会被)?\s*(?:回收|中断|抢占|抢|打断|踢掉?|杀掉?|释放)\s*(?:一|1)\s*次"
     r"|\s*" + _HOUR + r"\s*(?:between|per|for\s+each)\s+(?:spot\s+)?(?:interruptions?|preemptions?|reclaims?|evictions?)",
     re.IGNORECASE)
 # "MTBI 6h", "mean time between interruptions ~6 h", "reclaimed once every 6 hours"
@@ -59,6 +59,6 @@ def interruption(text: str, num: Any, before: str, after: str, make: Make) -> Qu
     if hour and num.value > 0 and re.search(r"(?:every|each)\s*[~≈]?\s*$", before):
         if _CHECKPOINT.search(before[-18:]):
             return make("time", "checkpoint-minutes", value=num.value * 60, unit="min", end=num.end + hour.end())
-        if re.search(r"interrupt|preempt|reclaim|evict", before[-30:]):
+        if re.search(r"interrupt|preempt|reclaim|evict|kick|kill|terminat|shut\s+down", before[-30:]):
             return make("count", "interruptions-per-day", value=24 / num.value, unit="per-day", end=num.end + hour.end())
     return None
