@@ -21,7 +21,8 @@ from bot.prices.skypilot import shown
 
 # "…at $2.10/h, is that cheap?", "…，便宜吗？": their figure judged (beside the quote cues of price_quote.py)
 QUOTE_CHEAP = re.compile(r"\b(?:is|are)\s+(?:this|that|it|these|those)\s+(?:price\s+|rate\s+|quote\s+)?"
-                         r"(?:cheap|expensive|right|correct|accurate)\b|便宜吗|便不便宜|对吗|对不对", re.IGNORECASE)
+                         r"(?:cheap|expensive|right|correct|accurate)\b|\bso\s+(?:cheap|expensive|low|high)\b"
+                         r"|[,，]\s*right\s*[?？]|便宜吗|便不便宜|对吗|对不对", re.IGNORECASE)
 MACHINE_MATCH = 0.05  # a stated figure within 5% of the machine part is that part
 CHEAP = 1.10  # within 10% of the cheapest row of the same GPUs: cheap
 OTHERS = 4  # rows of other providers set beside it

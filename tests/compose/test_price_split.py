@@ -65,3 +65,15 @@ def test_a_split_instance_always_says_how_its_price_is_made_up(advisor):
     row = _row(advisor, "a3-megagpu-8g", "us-central1")
     machine = row.price("on-demand") - row.attached("on-demand")
     assert any(f"machine type ({money(machine, 'USD')}/h)" in d for d in reply.details)
+
+
+@pytest.mark.parametrize("text, instance, region", [
+    ("a2-highgpu-8g is $5.92/hr in us-central1, right?", "a2-highgpu-8g", "us-central1"),
+    ("GCP pricing page shows a3-highgpu-8g at $9.46 per hour in us-central1 — is that a good price?",
+     "a3-highgpu-8g", "us-central1"),
+    ("a3-megagpu-8g 在 us-east4 每小时 9.46 美元，这个价格正常吗？", "a3-megagpu-8g", "us-east4"),
+])
+def test_paraphrases_of_the_machine_part_seen(advisor, text, instance, region):
+    reply = _answer(advisor, text)
+    row = _row(advisor, instance, region)
+    assert reply.lead.startswith(("Not the whole price", "这不是全价")) and money(row.price("on-demand"), "USD") in reply.lead

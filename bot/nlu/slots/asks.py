@@ -137,7 +137,8 @@ _QUOTE_JUDGED = lx.rx(r"\B<(?:good\s+or\s+bad|good\s+(?:deal|price)|fair\s+(?:pr
 # "$2.49/GPU-hour for 8x H100, is that ok?", "报价 ¥12/卡时，这个价格正常吗": their quote judged, not a fault
 _QUOTE_OK = lx.rx(r"\B<(?:is|are)\s+(?:this|that|it|these|those)\s+(?:price\s+|rate\s+|quote\s+)?(?:ok|okay|fine|normal|reasonable|fair|legit|expected|high|low|cheap|expensive|right|correct|accurate)>\E"
                   r"|(?:价格|价钱|报价|单价|这价|这个价)[^，,。？?]{0,4}?(?:正常吗|合理吗|行吗|可以吗|高吗|低吗|靠谱吗)"
-                  r"|(?:^|[，,。\s])(?:这|那)?(?:算)?(?:便宜吗|便不便宜|对吗|对不对)")
+                  r"|(?:^|[，,。\s])(?:这|那)?(?:算)?(?:便宜吗|便不便宜|对吗|对不对)"
+                  r"|\B<(?:so\s+(?:cheap|expensive|low|high))>\E|[,，]\s*right\s*[?？]")
 _RATE_QUOTED = lx.rx(r"[$¥￥€]\s?[0-9.,]+k?\s*(?:/|per\s+|an?\s+|每)\s*(?:gpu[\s-]?)?(?:hour|hr|h|month|mo|卡时|小时|时|月)"
                      r"|[0-9.,]+\s*(?:元|块|美元|刀)\s*(?:/|每)\s*(?:卡时|小时|时|月)|(?:每|一)\s*卡时\s*[$¥￥]?\s*[0-9]")
 _REALISM = lx.rx(r"\B<(?:realistic|feasible|doable|achievable|enough\s+time|on\s+time|in\s+time)>\E|来得及|现实吗|可行吗|跑得完|够不够时间|时间够")
