@@ -40,3 +40,18 @@ def test_the_nvlink_part_is_its_own(advisor):
     answer, _ = answer_of(advisor, "Mixtral 8x7B: how much memory, what's it on RunPod, and do I need NVLink for TP=2?")
     assert [a.kind for a in answer.requirement.asks][-1] == "explain"
     assert any(a.ask_index == 1 for a in answer.answers)
+
+
+@pytest.mark.parametrize("text, fit", [
+    ("g6e.12xlarge 每小时多少钱，能不能跑 70B bf16 16k 上下文？", "可以——在 4 张 L40S 上每张卡需要约 36 GB"),
+    ("A100 租一个月多少钱，够不够训 7B？", "不行——"),
+])
+def test_a_price_and_a_fit_in_chinese(advisor, text, fit):
+    answer, lines = answer_of(advisor, text)
+    assert [a.kind for a in answer.requirement.asks] == ["price", "fit"]
+    assert any(line.startswith(fit) for line in lines[1:8])
+
+
+def test_a_chinese_question_with_one_ask_stays_one(advisor):
+    answer, _ = answer_of(advisor, "4090 能跑 14B LoRA 吗，要多少显存？")
+    assert len(answer.requirement.asks) == 1

@@ -31,6 +31,9 @@ _QUESTION_END = re.compile(r"[?？]+")
 # A comma before a question of another kind ends a clause ("what does a g6e.12xlarge cost per hour, and does
 # llama 70B fit on it?"); "…, is that normal?", "X or Y, which…", "…, how many?" ask about what came
 # before them, so no clause ends there.
+# A Chinese clause that asks ("多少钱", "够不够", "…吗") closes at its "，"; the next clause is a question too.
+_ZH_COMMA = re.compile(r"[,，]")
+_ZH_ASKING = re.compile(r"(?:多少[^\x00-\x7f，]{0,3}|几[张台块个]\w{0,2}|够不够|够吗|行不行|要不要|是什么\w{0,2}|什么卡|哪个|哪家|[吗呢么])\s*$")
 _ASKING = re.compile(r"\b(?:what|what's|how|which|does|do|is|are|can|could|will|would|should)\b", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"[,，;；]\s*(and\s+|also\s+|plus\s+)?(?!(?:is|are|was|were)\s+(?:that|this|these|those)\b)(?=(?:does|do|is|are|can|could|will|would|what|what's"
                          r"|whats|how\s+much|should)\s)", re.IGNORECASE)
@@ -307,7 +310,7 @@ def _clauses(text: str, start: int, stop: int, label: str | None, fields: dict,
         # a first clause that asks nothing is context ("…or the cheaper PCIe ones, is SXM worth it?"), unless
         # an "and" joins a question of its own to it
         found = [m for m in found if m.group(1)]
-    cuts = [m.start() + 1 for m in found]
+    cuts = sorted({m.start() + 1 for m in found} | set(_zh_cuts(text, start, stop)))
     if not cuts:
         return [(start, stop, label)]
     bounds = list(zip([start, *cuts], [*cuts, stop], strict=True))
@@ -326,6 +329,17 @@ def _clauses(text: str, start: int, stop: int, label: str | None, fields: dict,
         else:
             out.append((a, b, None, kind))
     return [(a, b, lab) for a, b, lab, _ in out]
+
+
+def _zh_cuts(text: str, start: int, stop: int) -> list[int]:
+    """After each "，" that closes a Chinese clause asking something ("每小时多少钱，能不能跑 70B？"): where the
+    next clause begins."""
+    out, cursor = [], start
+    for m in _ZH_COMMA.finditer(text, start, stop):
+        if _ZH_ASKING.search(text[cursor:m.start()]) and text[m.end():stop].strip():
+            out.append(m.end())
+            cursor = m.end()
+    return out
 
 
 def _context_only(text: str, start: int, stop: int, marks: list) -> bool:
@@ -349,6 +363,12 @@ _LICENCE_Q = re.compile(r"licen[cs]\w*\s+(?:problems?|issues?|risks?|concerns?|q
 _THIS_MACHINE_OK = lx.rx(r"(?:这|那)(?:台|个)(?:机器|服务器|机子|节点|主机|实例)[^，。？?]{0,8}?(?:能不能用|能用吗|可以用吗|行不行|有没有问题|靠谱吗|正常吗)"
                          r"|\B<(?:is\s+)?(?:this|the|our|my)\s+(?:new\s+|rented\s+)?(?:box|machine|node|server|instance|host)"
                          r"\s+(?:ok|okay|usable|good\s+to\s+go|any\s+good|healthy|fine|legit)>\E")
+
+# GEMM figures given per GPU ("GPU0-4,6,7 ~650-670 TFLOPS, GPU5 410, accept?", "TFLOPS per GPU: 662, 655, …"):
+# an acceptance of the node's GPUs (bot/compose/checklist_per_gpu.py), whatever word asks it
+_PER_GPU_FIGURES = re.compile(r"(?=.*(?:gemm|matmul|tflops|矩阵乘))(?:(?:.*?\bgpus?\s*#?\d{1,2}\b.{0,30}?\d{3}){2}"
+                              r"|.*(?:per[\s-]gpu|each\s+gpu|每卡|每张卡|各卡)[^\d\n]{0,24}\d{2,4}(?:\.\d+)?\s*(?:,|、|/)\s*\d)",
+                              re.IGNORECASE | re.DOTALL)
 
 
 _HOW_LONG = lx.rx(r"\B<(?:how\s+long\s+(?:will|would|does|do|to|for|is)|how\s+many\s+(?:hours|days|weeks)\s+(?:will|would|does|to))>\E"
@@ -384,6 +404,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "explain"  # "挂了以后怎么自动续训": how to carry on after a failure, not the failure diagnosed
     if _THIS_MACHINE_OK.search(part) and not any(fields.get(k) for k in ("model", "params_b", "xids", "symptoms")):
         return "checklist"
+    if _PER_GPU_FIGURES.search(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
+        return "checklist"  # per-GPU GEMM figures: each GPU accepted or not (bot/compose/checklist_per_gpu.py)
     if _QUOTE_OK.search(part) and _RATE_QUOTED.search(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
         return "price"  # "$2.49/GPU-hour for 8x H100, is that ok?": the quote against the table's rows
     if _QUOTE_JUDGED.search(part) and _STATED_MONEY.search(part):
