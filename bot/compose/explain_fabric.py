@@ -22,7 +22,8 @@ import re
 
 from bot.compose import ComposeContext
 from bot.compose.explain_network import (_LINKS, _TP_IN_NODE, EXPOSED_OK, GPUS_PER_NODE, MFU, RDMA_NODE_GBPS, _node_gbps, _s,
-                                        compute_line, exchange_gb, nic_per_node, params_b, training_plan)
+                                        compute_line, dp_memory_line, exchange_gb, nic_per_node, params_b, stated_sharding,
+                                        training_plan)
 from bot.messages import say
 from bot.messages.format import count
 from bot.models import Ask, AskAnswer
@@ -63,7 +64,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return None
     lang, gpus = ctx.language, req.gpu_count or 0
     nodes = -(-gpus // GPUS_PER_NODE)
-    sharded = not tp_inside and (req.zero_stage == 3 or bool(_SHARDED.search(text)) or size >= 20)
+    sharded = not tp_inside and stated_sharding(text, req.zero_stage, size)
     traffic = exchange_gb(size, sharded, nodes)
     alt_name, alt = _other_fabric(text, req.network_gbps)
     slow, fast = traffic / (node / 8), traffic / (alt / 8)
@@ -77,7 +78,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
               "ratio": count(round(alt / node)), "alt": alt_name, "how": how, "traffic": count(round(traffic)),
               "params": count(size), "nodes": nodes, "slow": _s(slow), "fast": _s(fast), "c1": _s(c1),
               "b10": f"{b10:.1f}".rstrip("0").rstrip(".")}
-    details = [compute_line(ctx, size, slow) or ""]
+    details = [*([m] if (m := dp_memory_line(ctx, size, sharded)) else []), compute_line(ctx, size, slow) or ""]
     if (premium := _premium(text, slow - fast, rate, flops_per_token, lang)) is not None:
         details.append(premium)
     if tp_inside:  # sharding across the nodes instead would move 1.5x the all-reduce

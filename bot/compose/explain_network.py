@@ -45,7 +45,7 @@ _PER_NODE_NIC = re.compile(r"(?:nics?|ports?|links?|g|gbe|gb/s|gbps)\s+(?:nics?\
                            r"|(?:per|each)\s+(?:[0-9]+[\s-]*gpu\s+)?(?:node|server|box|machine)\s+(?:has|gets|with)\s+(?:only\s+)?(?:one|1|a)\s"
                            r"|每(?:台|个节点|节点|台机器)\s*(?:只有)?\s*(?:一|1)\s*(?:张|块|个)", re.IGNORECASE)
 # training written as its parallelism ("DDP for a 1.3B model"): a training plan even where no slot said so
-_TRAINING_WORDS = re.compile(r"\bddp\b|fsdp|zero[\s-]?[1-3]|deepspeed|\btrain\w*|pre-?train\w*|fine-?tun\w*|训练|微调|全参", re.IGNORECASE)
+_TRAINING_WORDS = re.compile(r"\bddp\b|data[\s-]?parallel\w*|数据并行|fsdp|zero[\s-]?[1-3]|deepspeed|\btrain\w*|pre-?train\w*|fine-?tun\w*|训练|微调|全参", re.IGNORECASE)
 
 
 def states_fabric(text: str, rate: float) -> bool:
@@ -74,6 +74,35 @@ def params_b(ctx: ComposeContext) -> float | None:
         return stated.value  # "70B" the parameter slot left unread beside a "200G" NIC
     model = ctx.catalog.models.get(req.model) if req.model else None
     return getattr(model, "params_b", None) if model else None
+
+
+# data parallel written as the plan ("pure data parallel", "DDP", "ZeRO-2", "数据并行"): kept, never replaced by sharding
+_DP_STATED = re.compile(r"\bddp\b|data[\s-]?parallel\w*|数据并行|zero[\s-]?[12]\b|stage\s*[12]\b", re.IGNORECASE)
+
+
+def stated_sharding(text: str, zero_stage: int | None, size: float) -> bool:
+    """Whether the plan shards the weights across nodes: ZeRO-3 / FSDP as stated, data parallel as stated, else
+    sharded once the model is large (20B and up)."""
+    if zero_stage == 3 or _SHARDED.search(text):
+        return True
+    if _DP_STATED.search(text) or zero_stage in (1, 2):
+        return False
+    return size >= 20
+
+
+def dp_memory_line(ctx: ComposeContext, size: float, sharded: bool) -> str | None:
+    """Data parallel as stated of a model whose states (16 bytes a parameter: bf16 weights and gradients, fp32
+    master copy and Adam moments) overflow each GPU: the network verdict stands for ZeRO-1/2, which fits."""
+    from bot.compose.checklist_refs import _spec
+    from bot.messages.format import gpu_name
+    spec = _spec(ctx)
+    states = 16 * size * 1e9 / 2 ** 30
+    if sharded or spec is None or states <= 0.9 * spec.memory_gb or ctx.requirement.method in ("lora", "qlora"):
+        return None
+    lang = ctx.language
+    return say("interconnect.jobs_no_fit", lang, label=say("interconnect.jobs_dp", lang), params=count(size),
+               states=count(round(states)), gpu=gpu_name(ctx.catalog, spec.id, lang), mem=count(spec.memory_gb),
+               fix=say("interconnect.jobs_fix_dp", lang))
 
 
 def exchange_gb(size_b: float, sharded: bool, nodes: int) -> float:
@@ -160,7 +189,7 @@ def _exchange(ask: Ask, ctx: ComposeContext, framed: str, rule: str, sources: li
     if (req.network_gbps is None or not training_plan(ctx, ctx.question or ask.text) or not size
             or (req.gpu_count or 0) <= GPUS_PER_NODE or req.method in ("lora", "qlora")):
         return None
-    sharded = req.zero_stage == 3 or bool(_SHARDED.search(ctx.question or ask.text)) or size >= 20
+    sharded = stated_sharding(ctx.question or ask.text, req.zero_stage, size)
     nodes = -(-(req.gpu_count or 0) // GPUS_PER_NODE)
     traffic = exchange_gb(size, sharded, nodes)
     slow = traffic / (req.network_gbps / 8)
@@ -176,6 +205,8 @@ def _exchange(ask: Ask, ctx: ComposeContext, framed: str, rule: str, sources: li
                         how=say("explain.network_sharded" if sharded else "explain.network_ddp", lang),
                         traffic=count(round(traffic)), params=count(size), slow=_s(slow), fast=_s(fast))
     details = [say("explain.network_lora", lang), say("explain.network_check", lang)]
+    if (memory := dp_memory_line(ctx, size, sharded)) is not None:
+        details.insert(0, memory)
     if (premium := _fabric_premium(ctx, slow - fast)) is not None:
         details.insert(0, premium)
     if (compute := compute_line(ctx, size, slow)) is not None:

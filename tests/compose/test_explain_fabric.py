@@ -127,3 +127,18 @@ def test_which_job_the_network_holds_up_in_chinese_gets_each_job_judged(advisor)
     lines = _lines(advisor, "两台 8 卡 H100，100G 网络，7B DDP 和 70B FSDP 哪个会被网络卡住？")
     assert lines[0].startswith("7B 用纯数据并行")
     assert any(x.strip().startswith("70B 用 ZeRO-3 / FSDP：") and "约 420 GB" in x for x in lines)
+
+
+@pytest.mark.parametrize("text", [
+    "2x100G between two 8x H100 nodes, pure data parallel for a 30B full fine-tune: is the network enough?",
+    "do we need InfiniBand for DDP of a 34B across two 8x H100 nodes, or is 100GbE fine?",
+])
+def test_data_parallel_stated_for_a_large_model_is_kept_and_its_memory_flagged(advisor, text):
+    lines = _lines(advisor, text)
+    assert "data parallel (the gradient all-reduce)" in lines[0] and "ZeRO-3" not in lines[0]
+    assert any("does not fit as stated" in x and "ZeRO-1/2" in x for x in lines)
+
+
+def test_data_parallel_stated_in_chinese_is_a_training_plan_kept(advisor):
+    lines = _lines(advisor, "两台 8 卡 H100，2x100G，30B 纯数据并行够不够？")
+    assert lines[0].startswith("够：") and "数据并行（梯度 `all-reduce`）" in lines[0] and "约 60 GB" in lines[0]
