@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 
 from bot.knowledge import Catalog
-from bot.prices.lookup import MAX_SHOW_ROWS, Offer, provider_name, show_rows, table_source
+from bot.prices.lookup import MAX_SHOW_ROWS, Offer, PriceBilling, provider_name, show_rows, table_source
 from bot.prices.skypilot import shown
 from bot.messages.format import count, gpu_name
 
@@ -62,6 +62,9 @@ def render_show(catalog: Catalog, gpus: list[str], region: str | None = None, sp
     more = len(rows) > limit
     rows = rows[:limit]
     table = [list(COLUMNS)] + [row_cells(catalog, o) for o in rows]
+    specials = _special_rows(rows)
+    for index, _ in specials:  # a Local Zone's price is no regular AZ's: marked, and said below
+        table[index + 1][-1] += "*"
     widths = [max(len(r[i]) for r in table) for i in range(len(COLUMNS))]
     lines = ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(r)).rstrip() for r in table]
     if more:
@@ -71,8 +74,34 @@ def render_show(catalog: Catalog, gpus: list[str], region: str | None = None, sp
                      + "; --all-regions lists every region.")
     if spot:
         lines.append("Spot prices move with supply and differ by zone; the price shown is the cheapest zone read.")
+    lines += [note for _, note in specials[:MAX_ZONE_NOTES]]
     lines.append(source_line(catalog, today, max_age_days))
     return "\n".join(lines)
+
+
+MAX_ZONE_NOTES = 5
+
+
+def _special_rows(rows: list[Offer]) -> list[tuple[int, str]]:
+    """Rows whose cheapest zone is an AWS Local or Wavelength Zone: (row index, the footnote saying so)."""
+    from bot.prices.zones import special_zone
+
+    out = []
+    billings: tuple[PriceBilling, ...] = ("on-demand", "spot")
+    for index, offer in enumerate(rows):
+        for billing in billings:
+            zone = offer.zone(billing)
+            special = special_zone(offer.provider, zone)
+            if special is None or zone is None:
+                continue
+            kind = "Local Zone" if special.kind == "local" else "Wavelength Zone"
+            where = f" in {special.city}" if special.city else ""
+            regular = offer.regular_zone(billing)
+            tail = f"; its regular AZs from {_price(regular[1])} ({regular[0]})" if regular else ""
+            out.append((index, f"* {shown(offer.instance_type or '-', 40)} {billing} in {shown(offer.region or '-', 40)}: "
+                               f"the cheapest zone, {shown(zone, 40)}, is an AWS {kind}{where}, not a regular AZ{tail}."))
+            break
+    return out
 
 
 def show_json(catalog: Catalog, gpus: list[str], region: str | None = None, spot: bool = False,

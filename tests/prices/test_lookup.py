@@ -97,7 +97,9 @@ def test_show_lists_each_instance_type_in_its_cheapest_region_like_sky_show_gpus
                       "HOURLY_SPOT_PRICE", "REGION"]
     line = next(line for line in text.splitlines() if " p5.48xlarge " in line)
     assert line.split()[:8] == ["H100", "SXM", "8", "AWS", "p5.48xlarge", "80GB", "192", "2,048GB"]
-    assert "$ 55.040" in line and "$ 10.240" in line and line.endswith("us-east-1")
+    assert "$ 55.040" in line and "$ 10.240" in line and line.endswith("us-east-1*")  # its spot zone: a Local Zone
+    assert ("* p5.48xlarge spot in us-east-1: the cheapest zone, use1-atl2-az1, is an AWS Local Zone in Atlanta, "
+            "not a regular AZ; its regular AZs from $ 17.629 (use1-az6).") in text
     assert "Prices: SkyPilot catalog, read 2026-12-01 (0 days ago)" in text and "confirm" in text
 
 
