@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from bot.compose import (ComposeContext, checklist_measured, checklist_quota, checklist_reference, checklist_variant, checkpoint,
-                         explain_benchmark)
+from bot.compose import (ComposeContext, checklist_measured, checklist_per_gpu, checklist_quota, checklist_reference,
+                         checklist_variant, checkpoint, explain_benchmark)
 from bot.compose.checklist_accept import (BANDWIDTH_FLOOR, BANDWIDTH_LOW, GEMM_HEALTHY, PCIE_BUSBW_PASS, PCIE_BUSBW_RANGE,  # noqa: F401
                                          SOURCES, _H2D_GBS, _numbered, acceptance, one_measurement)
 from bot.messages import say
@@ -50,6 +50,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return against  # "busbw ~140 on the A800 node, our A100 box does ~230": scaled by the NVLink ratio
     if (variant := checklist_variant.compose(ask, ctx)) is not None:
         return variant  # "is it a real 4090 and not a 4090D? what GEMM passes?": the line only the 4090 reaches
+    if (per_gpu := _per_gpu(ask, ctx)) is not None:
+        return per_gpu  # "GPU0-4,6,7 ~650-670 TFLOPS, GPU5 410, accept?": GPU 5 named, the rest accepted
     if (measured := _measured(ask, ctx)) is not None:
         return measured  # "GEMM 610 TFLOPS, busbw 355 GB/s, H2D 24 GB/s: sign off?": each figure judged
     if _FABRIC.search(ask.text) and not _NCCL_HOWTO.search(ask.text):
@@ -75,6 +77,14 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return None  # a quota or MLPerf question: the rules of that topic answer it
     return acceptance(ctx, first=one_measurement(ask.text))
 
+
+
+def _per_gpu(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """GEMM figures given per GPU of the node, each judged against the node's median and the usual range."""
+    spec = _spec(ctx)
+    if spec is None:
+        return None
+    return checklist_per_gpu.judge(ask.text or ctx.question, spec, gpu_name(ctx.catalog, spec.id), ctx.language)
 
 
 def _measured(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

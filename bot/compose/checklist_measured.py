@@ -2,7 +2,7 @@
 off or push back?"): each figure judged against the reference for what was measured, on the GPU named.
 
 - GEMM TFLOPS against the dense peak of the precision the clause states (FP8, TF32, FP16…; BF16 only
-  where none is stated), never the sparse figure; SXM boards reach 70-80% on large GEMMs, power-capped
+  where none is stated), never the sparse figure; SXM boards reach 65-80% on large GEMMs (cuBLAS BF16 on an H100 SXM ~650-750 of 989), power-capped
   PCIe cards ~60-75% (the floors of `checklist.GEMM_HEALTHY` and the host matmul rule).
 - NCCL all-reduce busbw inside one NVSwitch node against `checklist.busbw_figures`' pass line.
 - Pinned host-to-device against ~80% of the PCIe x16 link per direction.
@@ -41,7 +41,8 @@ _H2D = re.compile(r"\bh2d\b|\bhtod\b|host[\s_-]*to[\s_-]*device|host\s*(?:->|→
 _MEMBW = re.compile(r"memory\s+bandwidth|\bmembw\b|\bhbm\b|device[\s-]*to[\s-]*device|\bd2d\b|显存带宽|显存拷贝", re.IGNORECASE)
 _CLAUSE = re.compile(r"[;，；。、\n]|\.\s|,(?!\d{3}(?!\d))")  # "1,350" is one number
 
-GEMM_SXM, GEMM_PCIE = 0.70, 0.60
+# the floors of host.matmul-below-peak (65%) on SXM boards, lower on power-capped PCIe cards
+GEMM_SXM, GEMM_PCIE = 0.65, 0.60
 H2D_OK = 0.70
 MEMBW_OK = 0.80
 _ABOVE_PEAK = 1.05

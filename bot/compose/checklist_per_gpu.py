@@ -1,0 +1,148 @@
+"""GEMM figures measured per GPU of one node ("GEMM BF16 on our 8x H100: GPU0-4,6,7 ~650-670 TFLOPS, GPU5 410,
+accept?", "BF16 GEMM TFLOPS per GPU: 662, 655, 671, 649, 660, 405, 658, 664", "GPU0-4、6、7 大约 650-670，GPU5 只有
+410"): each GPU judged twice, against the node's own median and against what a large GEMM usually reaches.
+
+- The node's median against the dense peak of the precision stated (BF16 where none is): large cuBLAS GEMMs
+  reach about 65-80% of it on SXM boards (~60-75% on power-capped PCIe cards); below the floor
+  (`checklist_measured.GEMM_SXM` / `GEMM_PCIE`, the line of `host.matmul-below-peak`) the whole node is low,
+  which is the node's power limit, clocks or the benchmark, not one GPU.
+- A GPU more than 10% under the node's median is the outlier: its own clocks, power limit, clock event
+  reasons or PCIe link, then a reseat or replacement by the provider; the rest of the node is accepted.
+
+The lead names the outlier(s) and says what to accept; a line each for the healthy group and the outliers.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass
+
+from bot.compose.checklist_measured import GEMM_PCIE, GEMM_SXM
+from bot.knowledge import GpuSpec
+from bot.messages import say
+from bot.messages.format import count
+from bot.models import AskAnswer
+
+# a GPU this far under the node's median is the odd one out (cards of one board sit within a few percent)
+OUTLIER_SHARE = 0.90
+_TOP = 0.80  # the top of the usual achieved range on SXM boards
+_NUM = r"\d{2,4}(?:\.\d+)?"
+_IDS = r"\d{1,2}(?:\s*[-–~]\s*\d{1,2})?(?:\s*(?:,|、|/|&|\band\b|和)\s*\d{1,2}(?:\s*[-–]\s*\d{1,2})?)*"
+# "GPU0-4,6,7 ~650-670", "gpu5 410", "GPU 5: 410", "卡5 只有 410", "GPU5 只有 410"
+_LABELLED = re.compile(r"(?:\bgpus?|\bcards?|\brank|卡)\s*#?\s*(?P<ids>" + _IDS + r")\s*(?:[:=：]|\bis\b|\bat\b|\bgives?\b"
+                       r"|只有|才|为|是|跑到|跑出)?\s*(?:~|≈|about|around|roughly|约|大约|大概|仅)?\s*(?P<lo>" + _NUM + r")"
+                       r"(?:\s*[-–~]\s*(?P<hi>" + _NUM + r"))?(?![\d.])(?!\s*(?:gb|mb|w\b|°|℃|c\b|mhz|%))", re.IGNORECASE)
+# "per GPU: 662, 655, 671, …", "每卡：662、655、…": the GPUs in order from 0
+_LISTED = re.compile(r"(?:per[\s-]gpu|each\s+gpu|every\s+gpu|by\s+gpu|每卡|每张卡|各卡|逐卡|单卡分别)[^\d\n]{0,24}?"
+                     r"(?P<list>" + _NUM + r"(?:\s*(?:,|、|/|;|\s)\s*" + _NUM + r"){2,})", re.IGNORECASE)
+_GEMM_WORDS = re.compile(r"gemm|matmul|tflops|tflop/s|矩阵乘|算力", re.IGNORECASE)
+_PRECISION = re.compile(r"\b(bf16|fp16|fp8|tf32|fp32|int8)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Reading:
+    gpus: tuple[int, ...]
+    low: float
+    high: float
+
+    @property
+    def value(self) -> float:
+        return (self.low + self.high) / 2
+
+
+def _ids(text: str) -> tuple[int, ...]:
+    out: list[int] = []
+    for piece in re.split(r"\s*(?:,|、|/|&|\band\b|和)\s*", text.strip()):
+        m = re.fullmatch(r"(\d{1,2})(?:\s*[-–~]\s*(\d{1,2}))?", piece)
+        if not m:
+            continue
+        first, last = int(m.group(1)), int(m.group(2) or m.group(1))
+        out += list(range(first, last + 1)) if last >= first else [first]
+    return tuple(dict.fromkeys(out))
+
+
+def readings(text: str) -> list[Reading]:
+    """The per-GPU figures of a message about GEMM throughput, [] where it states fewer than two GPUs' figures."""
+    if not _GEMM_WORDS.search(text):
+        return []
+    labelled = [Reading(_ids(m["ids"]), float(m["lo"]), float(m["hi"] or m["lo"])) for m in _LABELLED.finditer(text)]
+    labelled = [r for r in labelled if r.gpus]
+    if len(labelled) >= 2 and sum(len(r.gpus) for r in labelled) >= 3:
+        return labelled
+    listed = _LISTED.search(text)
+    if listed is not None:
+        values = [float(v) for v in re.findall(_NUM, listed["list"])]
+        return [Reading((i,), v, v) for i, v in enumerate(values)]
+    return []
+
+
+def _gpus(ids: list[int], lang: str) -> str:
+    """'GPU 5', 'GPUs 0-4, 6, 7' ('GPU 0-4、6、7' in Chinese)."""
+    ids = sorted(ids)
+    runs: list[str] = []
+    start = prev = ids[0]
+    for i in [*ids[1:], None]:
+        if i is not None and i == prev + 1:
+            prev = i
+            continue
+        runs.append(f"{start}" if start == prev else f"{start}-{prev}" if prev > start + 1 else f"{start}, {prev}")
+        if i is not None:
+            start = prev = i
+    joined = ("、" if lang == "zh" else ", ").join(runs)
+    if lang == "zh":
+        return f"GPU {joined.replace(', ', '、')}"
+    return f"GPU {joined}" if len(ids) == 1 else f"GPUs {joined}"
+
+
+def _span(values: list[float]) -> str:
+    low, high = min(values), max(values)
+    return count(low) if low == high else f"{count(low)}-{count(high)}"
+
+
+def judge(text: str, spec: GpuSpec, name: str, lang: str) -> AskAnswer | None:
+    """The per-GPU verdict, or None where the message does not give two or more GPUs' GEMM figures."""
+    found = readings(text)
+    if not found:
+        return None
+    p = _PRECISION.search(text)
+    precision = p.group(1).lower() if p else ("bf16" if spec.dense_tflops.get("bf16") else "fp16")
+    peak = next((tflops for key, tflops in spec.dense_tflops.items() if key == precision), None)
+    if not peak:
+        return None
+    per_gpu: dict[int, tuple[float, float]] = {}
+    for r in found:
+        for g in r.gpus:
+            per_gpu[g] = (r.low, r.high)
+    mids = {g: (lo + hi) / 2 for g, (lo, hi) in per_gpu.items()}
+    median = statistics.median(mids.values())
+    floor = GEMM_SXM if "SXM" in spec.form_factor.upper() else GEMM_PCIE
+    odd = sorted(g for g, v in mids.items() if v < OUTLIER_SHARE * median)
+    rest = sorted(g for g in mids if g not in odd)
+    rest_values = [v for g in rest for v in per_gpu[g]]
+    rest_mid = statistics.median(mids[g] for g in rest)
+    words = {"precision": precision.upper(), "peak": count(peak), "gpu": name, "floor": round(100 * floor),
+             "top": round(100 * _TOP), "line": count(round(peak * floor))}
+    healthy = rest_mid >= floor * peak
+    pct = "-".join(dict.fromkeys(f"{round(100 * v / peak)}" for v in (min(rest_values), max(rest_values))))
+    group = say("checklist.per_gpu_group", lang, gpus=_gpus(rest, lang), values=_span(rest_values), pct=pct,
+                verdict=say("checklist.per_gpu_group_ok" if healthy else "checklist.per_gpu_group_low", lang, **words),
+                **words)
+    details = [group]
+    sources = list(dict.fromkeys([*spec.sources, "nvidia-gpu-specs", "nvidia-smi-docs"]))
+    if not odd:
+        key = "checklist.per_gpu_all_ok" if healthy else "checklist.per_gpu_all_low"
+        lead = say(key, lang, n=len(mids), values=_span(rest_values), pct=pct, **words)
+        return AskAnswer(kind="checklist", lead=lead, details=details[1:] if healthy else [say(
+            "checklist.measured_gemm_low", lang)], rule="checklist.measured", sources=sources,
+            figures={"gemm_median": median, "outliers": 0.0, "healthy": float(healthy)})
+    worst = min(odd, key=lambda g: mids[g])
+    below = round(100 * (1 - mids[worst] / rest_mid))
+    lead = say("checklist.per_gpu_outlier" if healthy else "checklist.per_gpu_outlier_all_low", lang,
+               gpus=_gpus(odd, lang), values=_span([v for g in odd for v in per_gpu[g]]), below=below,
+               median=count(round(rest_mid)), rest=len(rest), **words)
+    index = ",".join(str(g) for g in odd)
+    details.append(say("checklist.per_gpu_action", lang, gpus=_gpus(odd, lang), index=index))
+    return AskAnswer(kind="checklist", lead=lead, details=details, rule="checklist.measured", sources=sources,
+                     figures={"gemm_median": median, "outliers": float(len(odd)), "outlier_gpu": float(worst),
+                              "healthy": 0.0})

@@ -1,0 +1,59 @@
+"""GEMM figures given per GPU of a node: the outlier named with its action, the rest judged against the usual
+achieved share of the dense peak (~65-80% for large cuBLAS BF16 GEMMs), never "low" for a healthy ~650 on H100."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.compose.checklist_per_gpu import readings
+from bot.conversation import Conversations
+from bot.render.text import render_text
+
+
+def _lines(advisor, text):
+    return render_text(Conversations(advisor).ask("t", text)).splitlines()
+
+
+def test_ranges_and_lists_are_read_per_gpu():
+    found = readings("GEMM BF16 on our 8x H100: GPU0-4,6,7 ~650-670 TFLOPS, GPU5 410, accept?")
+    assert [(r.gpus, r.low, r.high) for r in found] == [((0, 1, 2, 3, 4, 6, 7), 650.0, 670.0), ((5,), 410.0, 410.0)]
+    listed = readings("BF16 GEMM TFLOPS per GPU: 662, 655, 671, 649, 660, 405, 658, 664")
+    assert [r.value for r in listed][5] == 405.0 and len(listed) == 8
+    assert readings("8x H100, 660 TFLOPS BF16 GEMM, accept?") == []  # one figure for the node: not per GPU
+
+
+@pytest.mark.parametrize("text", [
+    "GEMM BF16 on our 8x H100: GPU0-4,6,7 ~650-670 TFLOPS, GPU5 410, accept?",
+    "Acceptance run on the new 8x H100 SXM node, BF16 GEMM TFLOPS per GPU: 662, 655, 671, 649, 660, 405, 658, 664. OK to sign off?",
+    "matmul bf16 results on the 8 H100s: gpu0 655, gpu1 662, gpu2 648, gpu3 670, gpu4 659, gpu5 412, gpu6 661, gpu7 657 TFLOPS. good?",
+])
+def test_the_outlier_is_named_and_the_healthy_rest_accepted(advisor, text):
+    lines = _lines(advisor, text)
+    assert lines[0].startswith("Accept the other 7, not GPU 5:") and "below the node's median" in lines[0]
+    body = "\n".join(lines)
+    assert "GPUs 0-4, 6, 7" in body and "normal" in lines[1] and "low" not in lines[1]
+    assert "nvidia-smi -q -i 5 -d PERFORMANCE,POWER,PCI" in body and "replaces it" in body
+    assert "Acceptance checklist" not in body  # the figures were asked about, not the whole list
+
+
+def test_chinese_per_gpu_figures_name_the_outlier(advisor):
+    lines = _lines(advisor, "新到的 8 卡 H100，BF16 GEMM 每卡：GPU0-4、6、7 大约 650-670 TFLOPS，GPU5 只有 410，能验收吗？")
+    assert lines[0].startswith("其余 7 张可以验收，GPU 5 不行") and "中位数 660" in lines[0]
+    assert "正常" in lines[1] and "偏低" not in lines[1]
+
+
+def test_judged_in_the_terms_asked(advisor):
+    wrong = _lines(advisor, "8x A100 80GB SXM, BF16 GEMM per GPU 220, 218, 221, 150, 219, 222, 220, 217 TFLOPS, anything wrong?")
+    assert wrong[0].startswith("Yes, something is wrong. Accept the other 7, not GPU 3")
+    normal = _lines(advisor, "8x H100 BF16 GEMM per GPU: 662, 655, 671, 649, 660, 665, 658, 664 TFLOPS — is that normal?")
+    assert normal[0].startswith("Normal, not a fault. Accept: all 8 GPUs") and "66-68%" in normal[0]
+
+
+def test_a_node_low_on_every_gpu_is_pushed_back_as_the_node(advisor):
+    lines = _lines(advisor, "8 卡 H100 验收，BF16 GEMM 各卡：520、515、522、518、519、521、517、520 TFLOPS，能签吗？")
+    assert lines[0].startswith("需要找供应商：8 张卡") and "整机" in lines[0]
+
+
+def test_one_node_figure_of_650_on_h100_is_not_called_low(advisor):
+    lines = _lines(advisor, "8x H100 SXM acceptance: bf16 matmul 650 TFLOPS, nccl busbw 470 GB/s. sign off?")
+    assert lines[0].startswith("Sign off on these"), lines
