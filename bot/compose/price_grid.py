@@ -121,7 +121,9 @@ def _cell(ctx: ComposeContext, gpus: list[str], n: int, grid: Grid, provider: st
             prices.append(say("price.grid_missing", lang, billing=word))
             figures[key] = None
             continue
-        prices.append(say("price.grid_price", lang, billing=word, price=money(plan.hourly, plan.offer.currency, lang),
+        # no instance of that count: the smallest that holds it, its GPUs all paid for
+        prices.append(say("price.grid_price_whole" if plan.gpus_paid > n else "price.grid_price", lang, billing=word,
+                          price=money(plan.hourly, plan.offer.currency, lang), paid=count_text(plan.gpus_paid),
                           per_gpu=money(plan.hourly / max(plan.gpus_paid, 1), plan.offer.currency, lang)))
         figures[key] = plan.hourly
         where = _where(ctx, plan, provider is not None)
@@ -146,8 +148,9 @@ def _compare(ctx: ComposeContext, grid: Grid, cells: dict[str | None, dict[int, 
     for billing in grid.billings:
         for n in grid.counts:
             a, b = cells[first][n].get(billing), cells[second][n].get(billing)
-            if a is None or b is None or a.offer.currency != b.offer.currency or not a.hourly:
-                continue
+            if a is None or b is None or a.offer.currency != b.offer.currency or not a.hourly or \
+                    a.gpus_paid != b.gpus_paid:
+                continue  # only like for like: the same GPUs paid for
             pct = round((b.hourly / a.hourly - 1) * 100)
             key = "price.grid_less" if pct < 0 else "price.grid_more"
             items.append(say(key, lang, count=count_text(n), pct=abs(pct), billing=say(f"price.billing_{billing}", lang)))

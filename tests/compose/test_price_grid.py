@@ -38,7 +38,7 @@ def test_every_figure_asked_is_answered_or_said_missing(advisor, text):
                 plan = next(iter(price_job(catalog, gpus, n, 1.0, billing=billing, provider=provider, limit=1)), None)
                 figure = reply.figures[f"{provider}_{n}_{billing}"]
                 assert figure == (plan.hourly if plan else None), (provider, n, billing)
-    assert reply.lead.startswith(("H200 at RunPod: 1× H200 SXM $3.99/h on demand", "RunPod 的 H200：1 张 H200 SXM 按需 $3.99/小时"))
+    assert reply.lead.startswith(("H200 at RunPod: 1× H200 SXM: $3.99/h on demand", "RunPod 的 H200：1 张 H200 SXM：按需 $3.99/小时"))
     said = "\n".join(reply.details)
     assert ("spot: not in the table" in said) or ("竞价（spot）：价格表中没有" in said)  # Vast.ai lists no spot rows
     assert ("Vast.ai against RunPod" in said) or ("Vast.ai 对比 RunPod" in said)
@@ -54,3 +54,10 @@ def test_several_counts_anywhere_name_each_rows_provider(advisor):
     reply = _answer(advisor, "A100 80GB 单卡和八卡按需多少钱一小时")
     assert reply.figures["grid_counts"] == "1,8" and reply.figures["any_8_on-demand"] is not None
     assert "价格表中最便宜的" in reply.lead and "Lambda" in reply.lead
+
+
+def test_a_count_no_instance_has_says_what_the_smallest_costs_and_is_not_compared(advisor):
+    reply = _answer(advisor, "A100 80GB on lambda and runpod, 1 and 8 GPUs, on demand and spot")
+    assert "1× A100 80GB SXM: none that size, the smallest instance is 8 GPUs at $14.32/h on demand" in reply.lead
+    compared = next(d for d in reply.details if d.startswith("RunPod against Lambda"))
+    assert "1×" not in compared and "8× on demand" in compared  # like for like only
