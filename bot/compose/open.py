@@ -156,9 +156,12 @@ def _rents_in_china(ctx: ComposeContext) -> bool:
 def how_many(ctx: ComposeContext) -> AskAnswer:
     """'How many GPUs do we need?' with no model: typical counts, and the one question that decides."""
     lang = ctx.language
+    # the cards to start on, per size, with their rates: the default setup's options, not its questions
+    default = compose(Ask(kind="open", text=" ".join(a.text for a in ctx.requirement.asks)), ctx)
+    cards = [line for line in default.details if not line.startswith("?")][:2]
     return AskAnswer(kind="fit", lead=say("open.how_many_lead", lang),
-                     details=[f"? {say('open.ask_model_job', lang)}"],  # the one question that decides it
-                     rule="open.default-counts", sources=["zero-paper", "training-servers-guide"])
+                     details=[*cards, f"? {say('open.ask_model_job', lang)}"],  # the one question that decides it
+                     rule="open.default-counts", sources=["zero-paper", "training-servers-guide", *default.sources])
 
 
 def _rate(ctx: ComposeContext, gpu: str) -> str:
