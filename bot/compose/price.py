@@ -398,6 +398,7 @@ def _cheapest(ctx: ComposeContext, gpus: list[str], billing: PriceBilling, regio
     # in a region asked for, its regular AZs' figure leads; elsewhere a Local Zone row is named as one
     price = price_zones.lead_price(best, billing) if regular else best.price(billing)
     where = _where(best) if regular and best.regular_zone(billing) else price_zones.region_text(ctx, best, billing, _where(best))
+    where = price_zones.with_zone(ctx, best, billing, where, text, regular)  # "which AZ…?": the AZ named
     lead = say("price.cheapest_lead", lang, gpu=gpu_name(ctx.catalog, best.gpu) if len(gpus) == 1 else _name(ctx, gpus),
                billing=say(f"price.billing_{billing}", lang), per_gpu=_m(ctx, (price or 0) / best.gpu_count, best.currency),
                provider=provider_name(ctx.catalog, best.provider), instance=shown(best.instance_type or "-", 40),

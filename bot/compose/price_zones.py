@@ -53,6 +53,17 @@ def _region(offer: Offer) -> str:
     return region_text(offer.region)
 
 
+def with_zone(ctx: ComposeContext, offer: Offer, billing: PriceBilling, where: str, text: str, regular: bool) -> str:
+    """The region with the AZ the figure is in, where the ask is about AZs ("which AZ in us-east-1…?")."""
+    if not AZ_ASKED.search(text):
+        return where
+    found = offer.regular_zone(billing) if regular else None
+    zone = found[0] if found else offer.zone(billing)
+    if not zone or special_zone(offer.provider, zone) is not None or zone == offer.region:
+        return where  # a Local Zone is already named as one
+    return say("price.zone_named", ctx.language, region=where, zone=shown(zone, 40))
+
+
 def special_line(ctx: ComposeContext, offer: Offer, billing: PriceBilling) -> str | None:
     """The line that names a Local or Wavelength Zone as the cheapest zone, beside the regular AZs' price."""
     zone = offer.zone(billing)

@@ -74,3 +74,12 @@ def test_regular_azs_only_ranks_regions_by_their_regular_azs(advisor, text):
     best = min(rows, key=lambda o: o.regular_price("spot"))
     assert best.region == "us-east-2" and special_zone("aws", best.zone("spot")) is None
     assert "us-east-2" in reply.lead and "$11.25" in reply.lead and "Local Zone" not in reply.lead
+
+
+@pytest.mark.parametrize("text, zone", [
+    ("which AZ in us-east-1 has the cheapest H100 spot?", "in us-east-1, AZ use1-az6"),
+    ("美东哪个可用区 H100 竞价最便宜？", "us-east-2 的可用区 use2-az1"),  # 美东: us-east-*, ranked by regular AZs
+])
+def test_an_az_asked_names_the_az_in_the_lead(advisor, text, zone):
+    reply = _answer(advisor, text)
+    assert zone in reply.lead and "atl2" not in reply.lead
