@@ -100,20 +100,20 @@ def _span(values: list[float]) -> str:
     return count(low) if low == high else f"{count(low)}-{count(high)}"
 
 
+def _peak(text: str, spec: GpuSpec) -> tuple[str, float | None]:
+    """The precision stated (BF16 where none is) and the GPU's dense peak in it."""
+    p = _PRECISION.search(text)
+    precision = p.group(1).lower() if p else ("bf16" if spec.dense_tflops.get("bf16") else "fp16")
+    return precision, next((tflops for key, tflops in spec.dense_tflops.items() if key == precision), None)
+
+
 def judge(text: str, spec: GpuSpec, name: str, lang: str) -> AskAnswer | None:
     """The per-GPU verdict, or None where the message does not give two or more GPUs' GEMM figures."""
     found = readings(text)
-    if not found:
+    precision, peak = _peak(text, spec)
+    if not found or not peak:
         return None
-    p = _PRECISION.search(text)
-    precision = p.group(1).lower() if p else ("bf16" if spec.dense_tflops.get("bf16") else "fp16")
-    peak = next((tflops for key, tflops in spec.dense_tflops.items() if key == precision), None)
-    if not peak:
-        return None
-    per_gpu: dict[int, tuple[float, float]] = {}
-    for r in found:
-        for g in r.gpus:
-            per_gpu[g] = (r.low, r.high)
+    per_gpu = {g: (r.low, r.high) for r in found for g in r.gpus}
     mids = {g: (lo + hi) / 2 for g, (lo, hi) in per_gpu.items()}
     median = statistics.median(mids.values())
     floor = GEMM_SXM if "SXM" in spec.form_factor.upper() else GEMM_PCIE

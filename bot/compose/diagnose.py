@@ -16,7 +16,7 @@ import re
 from bot.compose import ComposeContext, checklist_per_gpu
 from bot.compose.diagnose_nan import nan_loss
 from bot.compose.diagnose_slow import COMPARED, slow_training
-from bot.compose.diagnose_stated import stated_busbw, stated_heat
+from bot.compose.diagnose_stated import stated_busbw, stated_heat, stated_link
 from bot.compose.diagnose_errors import arch_lines, blamed_gpu_answer, with_named_arch
 from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
@@ -523,7 +523,8 @@ def _measurement(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | N
         return lead, per_gpu.details, None, per_gpu.sources
     several = stated_busbw(text, gpu, ctx)  # two or more figures (GEMM and a copy rate): each judged on its line
     if several is not None:
-        return several
+        link = stated_link(ctx.question or ask.text, gpu, lang)
+        return (several[0], [link, *several[1]], several[2], several[3]) if link else several
     flops = [float(m["n"].replace(",", "")) for m in _TFLOPS.finditer(text)]
     if flops and gpu.dense_tflops:
         precision = (_PRECISION.search(text)["p"].lower() if _PRECISION.search(text) else req.precision or "bf16")
@@ -555,6 +556,8 @@ def _measurement(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | N
         verdict = say("diagnose.measure_h2d_ok" if measured >= _H2D_OK * expected else "diagnose.measure_h2d_low", lang)
         lead = say("diagnose.measure_h2d", lang, measured=f"{measured:g}", gen=gpu.pcie_gen, expected=expected, verdict=verdict)
         more = [] if measured >= _H2D_OK * expected else say("diagnose.measure_h2d_next", lang).splitlines()
+        link = stated_link(text, gpu, lang)  # "…and nvidia-smi shows PCIe Gen1": the second reading judged too
+        more = [link, *more] if link else more
         return lead, more, None, list(dict.fromkeys([*gpu.sources, "nvidia-smi-docs"]))
     if _MEMBW.search(text) and gpu.bandwidth_gbs:
         others = ("、" if lang == "zh" else ", ").join(f"{gpu_name(ctx.catalog, v.id)} {v.bandwidth_gbs:,.0f} GB/s"

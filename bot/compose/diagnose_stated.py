@@ -141,3 +141,22 @@ def _answer_word(text: str, bad: bool, lang: str) -> str:
     if NORMAL_Q.search(text):
         return say("diagnose.verdict_not_normal" if bad else "diagnose.verdict_normal", lang)
     return ""
+
+
+# "nvidia-smi shows PCIe Gen1", "link is Gen 1", "当前代数是 1", "PCIe 1.0", "2.5 GT/s": a link generation stated in words
+_GEN = re.compile(r"\bgen\s*([1-6])\b|\bpcie\s*([1-6])\.0\b|(?:代数|链路代数|generation)\s*(?:是|为|只有|显示|:|：|=|is)?\s*([1-6])(?!\d)"
+                  r"|\b(2\.5|5|8|16|32)\s*GT/s", re.IGNORECASE)
+_GTS = {"2.5": 1, "5": 2, "8": 3, "16": 4, "32": 5}
+
+
+def stated_link(text: str, gpu: GpuSpec, lang: str) -> str | None:
+    """A PCIe generation the user read below the card's own ("nvidia-smi shows Gen1" on a Gen4 L20): the link
+    saving power at idle (it trains down and returns to full speed under load, nvidia-smi-docs), so the reading
+    means something only taken during a copy. None where no lower generation is stated."""
+    if not gpu.pcie_gen:
+        return None
+    for m in _GEN.finditer(text):
+        gen = int(m.group(1) or m.group(2) or m.group(3) or 0) or _GTS.get(m.group(4) or "", 0)
+        if gen and gen < gpu.pcie_gen:
+            return say("diagnose.stated_link_idle", lang, gen=gen, max=gpu.pcie_gen)
+    return None
