@@ -323,6 +323,10 @@ def _geforce_in_plan(result: EngineResult, req: Requirement, kinds: Set[str]) ->
     return not sized or any(o.get("fits") for o in stated or sized)
 
 
+def _slot_given(req: Requirement, slots: tuple[str, ...]) -> bool:
+    return any(getattr(req, slot, None) not in (None, [], "") for slot in slots) or ("gpu" in slots and _gpu_given(req))
+
+
 def _gpu_given(req: Requirement) -> bool:
     """A GPU is given by name, as options, by an instance type or by a pasted nvidia-smi that lists it."""
     pasted = req.pasted.report if req.pasted is not None else None
@@ -375,9 +379,7 @@ def _questions_that_matter(result: EngineResult, req: Requirement | None = None)
             slots = _SIZING_QUESTIONS[rule]
             if wanted & set(slots):
                 return False  # the answer computes it ("how many users can we hold?")
-            given = any(getattr(req, slot, None) not in (None, [], "") for slot in slots) or (
-                "gpu" in slots and _gpu_given(req))
-            return not given and bool(kinds & SIZING_ASKS)
+            return not _slot_given(req, slots) and bool(kinds & SIZING_ASKS)
         gate = _GATES.get(rule)  # version questions, billing-mode questions: each matters to its own asks
         return gate(req) if gate is not None else True
 
