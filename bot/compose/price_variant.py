@@ -36,6 +36,7 @@ _NEGATED_BEFORE = re.compile(
     r"[\s\-]*(?:the|any|an?|any\s+of\s+the)?\s*(?:[A-Za-z]{1,3}\s?\d{2,4}\s*[-\s]?)?$", re.IGNORECASE)
 _NEGATED_AFTER = re.compile(r"^\s*(?:的)?\s*(?:cards?\s+)?(?:is\s+out|are\s+out|excluded|not\s+ok|不要|不行|不考虑|除外|排除)",
                             re.IGNORECASE)
+_ONLY = re.compile(r"\bonly\b|\bjust\b|只要|只看|仅", re.IGNORECASE)
 _FORM_WORDS = {"sxm": "SXM", "pcie": "PCIe", "nvl": "NVL"}
 
 
@@ -110,10 +111,22 @@ def restrict_groups(catalog: Catalog, text: str, groups: list[list[str]]) -> tup
     """Each GPU group of the ask restricted to the variant asked; the first restriction made."""
     out, first = [], None
     for group in groups:
-        variant = restrict(catalog, text, group)
+        variant = restrict(catalog, text, group) or _named(catalog, text, group)
         out.append(list(variant.kept) if variant else group)
         first = first or variant
     return out, first
+
+
+def _named(catalog: Catalog, text: str, group: list[str]) -> Variant | None:
+    """"8x H100 SXM … not PCIe": the parse already named the one card; the family's other cards are what the
+    variant words left out (said, with their rows whose names do not say their variant)."""
+    spec = catalog.gpus.get(group[0]) if len(group) == 1 else None
+    _, forms_out, _, mem_out = _words(text[:MAX_TEXT])
+    if spec is None or not spec.family or not (forms_out or mem_out or _ONLY.search(text[:MAX_TEXT])):
+        return None  # "cheapest H100 SXM": the card named, nothing ruled out to be said
+    family = [g.id for g in catalog.gpus.values() if g.family == spec.family]
+    variant = restrict(catalog, text, family)
+    return variant if variant is not None and list(variant.kept) == group else None
 
 
 _AMBIGUOUS: weakref.WeakKeyDictionary[Catalog, dict[str, tuple[str, str, str]]] = weakref.WeakKeyDictionary()
@@ -162,6 +175,10 @@ def _ambiguous_notes(ctx: ComposeContext, reply: AskAnswer, variant: Variant | N
     keys = _quoted(catalog, "\n".join([reply.lead, *reply.details]))
     if variant is not None:  # a row the variant asked left out, though its own name does not say its variant
         left = cheapest(catalog, list(variant.dropped), billing=billing, region=region, provider=provider, limit=3)
+        n = ctx.requirement.gpu_count
+        sized = [o for o in cheapest(catalog, list(variant.dropped), billing=billing, region=region, provider=provider,
+                                     limit=20, per_provider=False) if n and o.gpu_count == n]
+        left = sized[:3] or left  # "8x H100 SXM … not PCIe": the 8-GPU rows left out
         keys += [o.instance_type.lower() for o in left if o.instance_type and o.instance_type.lower() in rows
                  and o.instance_type.lower() not in keys]
     by_name = {o.instance_type.lower(): o for o in offers(catalog) if o.instance_type}

@@ -65,3 +65,12 @@ def test_a_row_whose_name_does_not_say_its_variant_is_flagged(advisor):
 def test_no_variant_words_keep_the_whole_family(advisor):
     reply = _answer(advisor, "cheapest H100 per GPU-hour?")
     assert "variant" not in reply.figures
+
+
+def test_a_card_named_and_another_ruled_out_says_what_was_left_out(advisor):
+    reply = _answer(advisor, "cheapest 8x H100 SXM anywhere? not PCIe")
+    assert all(form_of(advisor.catalog, r.gpu) == "sxm" for r in _quoted_rows(advisor, reply))
+    said = " ".join(reply.details)
+    assert "SXM only, as asked" in said and "8x_H100_SECURE" in said  # RunPod's plain "H100" 8-GPU row, left out
+    reply = _answer(advisor, "cheapest H100 SXM")  # the card named, nothing ruled out: nothing to say about it
+    assert "variant" not in reply.figures
