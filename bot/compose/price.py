@@ -9,6 +9,11 @@
 - A count and a duration ("8 H100s for 100 hours", "8张H100按需一小时多少钱"): priced on whole
   instances, cheapest total first.
 
+Beside these (one module each): the variant asked or ruled out ("SXM only", "不要 PCIe") restricts the rows
+(price_variant); a region's figure is its regular AZs' and a Local Zone is named as one (price_zones);
+several figures asked (billing x count x provider) are each answered (price_grid); a GCP machine's
+figure seen without its GPUs is said to be the VM part (price_split).
+
 Every answer says where the prices came from and the day they were read ("SkyPilot catalog, read
 2026-12-01"), never a freshness they do not have, flags a table past the age limit, says "confirm
 before buying", and says that spot prices move (with the zone spread) when spot is asked.
