@@ -514,7 +514,9 @@ def render_table(report: ImportReport) -> str:
         f"# read on {report.as_of.isoformat()} (the catalog's own prices may be older); source: {report.source}",
         "# Prices are per instance-hour in USD (on_demand and spot side by side), one row per instance type",
         "# and region: the cheapest zone's price (zone, spot_zone), the dearest zone's (on_demand_max, spot_max)",
-        "# and the zones read (zones). They are catalog prices, not quotes: confirm with the provider.",
+        "# and the zones read (zones); each zone's price where the zones differ (zone_on_demand, zone_spot), and",
+        "# for a GCP GPU machine the attached GPUs' part of its price (attached_on_demand, attached_spot), the rest",
+        "# being the machine type's. They are catalog prices, not quotes: confirm with the provider.",
         "# Written by `gpu-advisor prices import skypilot`; do not edit by hand.",
         *report.summary().split("\n"),
     ]
