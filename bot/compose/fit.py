@@ -150,8 +150,21 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if is_primary(ask, ctx) and verdict is not None and (notes or network):
         # the verdict, with the assumptions that decided it (usable bytes, KV replication, recompute)
         return AskAnswer(kind="fit", lead=verdict.text, details=notes + network, rule=verdict.rule,
-                         sources=list(dict.fromkeys([*verdict.sources, *(["zero-paper", "nccl-tests"] if network else [])])))
+                         sources=list(dict.fromkeys([*verdict.sources, *(["zero-paper", "nccl-tests"] if network else [])])),
+                         figures=_said_setup(ctx))
+    if is_primary(ask, ctx) and verdict is not None and _said_setup(ctx):
+        return AskAnswer(kind="fit", lead=verdict.text, rule=verdict.rule, sources=verdict.sources, figures=_said_setup(ctx))
     return None
+
+
+def _said_setup(ctx: ComposeContext) -> dict:
+    """"Yes — it needs about 18 of 24 GB on 1× RTX 4090": the user's own setup the verdict already judged
+    is not listed again as option 1 ("your setup as planned"), only the other options are."""
+    verdict = ctx.answer.verdict
+    stated = [r for r in ctx.answer.recommendations if r.kind == "stated" and r.fits and not r.tight]
+    if verdict is None or verdict.answer != "yes" or len(stated) != 1:
+        return {}
+    return {"leads_with_rank": stated[0].rank}
 
 
 def _choice_with_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
