@@ -62,6 +62,10 @@ def assemble(parts: AnswerParts) -> Answer:
         recommendations = [r for r in recommendations if costed and (r.cost is not None or r.cost_per_hour is not None
                                                                      or (setups and r.kind in ("compare", "precision")))]
         findings = [f.model_copy(update={"tier": "more"}) if f.topic in _SIZING_TOPICS else f for f in findings]
+    if reads_paste(parts.requirement):
+        # a diagnosis of pasted readings: warnings about the plan (eight cards' power and slots) are not about them
+        findings = [f.model_copy(update={"tier": "more"}) if f.rule.startswith(_PLAN_RULES) and f.severity != "block"
+                    else f for f in findings]
     return Answer(
         requirement=parts.requirement,
         estimate=parts.estimate,
@@ -258,6 +262,7 @@ _LOAD_WORDS = re.compile(r"\blatenc\w*|\bthroughput\b|\bttft\b|\btpot\b|\btokens
                          r"|延迟|吞吐|首字|基准|压测|每秒", re.IGNORECASE)
 # "one request", "一个请求": the load is given, one sequence.
 _ONE_REQUEST = re.compile(r"\b(?:one|a\s+single|a|per|each)\s+request\b|(?:一个|单个|每个)请求", re.IGNORECASE)
+_LICENCE_WORDS = re.compile(r"licen[cs]|eula|data[\s-]?cent(?:er|re)|colo\b|授权|许可|合规|数据中心|机房", re.IGNORECASE)
 # A licence question about GeForce cards matters to an ask that puts them in a plan.
 _LICENCE_ASKS = frozenset({"fit", "select", "compat"})
 
@@ -315,6 +320,8 @@ def _geforce_in_plan(result: EngineResult, req: Requirement, kinds: Set[str]) ->
     a GeForce card the answer still offers (one that holds the job, where the job was sized)."""
     if not kinds & _LICENCE_ASKS or any(_RENTED_WORDS.search(a.text) for a in req.asks):
         return False
+    if reads_paste(req) and not any(_LICENCE_WORDS.search(a.text) for a in req.asks):
+        return False  # the cards pasted are running already: where they run is no question of this diagnosis
     consumer = {f.data.get("gpu") for f in result.facts.values() if f.kind == "consumer_gpu"}
     sized = [f.data for f in result.facts.values() if f.kind == "option" and f.data.get("gpu") in consumer]
     # the user's own setup (or the one compared) decides where they gave one ("one card only": four of
@@ -331,6 +338,15 @@ def _gpu_given(req: Requirement) -> bool:
     """A GPU is given by name, as options, by an instance type or by a pasted nvidia-smi that lists it."""
     pasted = req.pasted.report if req.pasted is not None else None
     return bool(req.gpu or req.gpu_options or req.instance or req.instance_options or (pasted is not None and pasted.gpus))
+
+
+# Rules about a plan's hardware (power and cooling of several cards, spec cards, the licence, training primers)
+_PLAN_RULES = ("power.multi-", "power.consumer-", "power.datacenter-", "license.", "selection.", "training.")
+
+
+def reads_paste(req: Requirement) -> bool:
+    """The message diagnoses pasted readings (nvidia-smi, a kernel log) and sizes nothing."""
+    return req.pasted is not None and bool(req.asks) and req.asks[0].kind == "diagnose" and not sizes_hardware(req)
 
 
 def sizes_hardware(req: Requirement) -> bool:

@@ -24,9 +24,44 @@ from bot.models import Ask, AskAnswer
 SOURCES = ["cuda-release-notes", "cuda-compatibility"]
 
 
+# words that ask something: a part without any ("Driver 550, CUDA 12.4.") states the versions, it asks nothing
+_ASKS = re.compile(r"[?？]|\b(?:can|could|does|do|did|is|are|will|would|should|which|what|how|ok|okay|work\w*|run\w*|support\w*)\b"
+                   r"|吗|呢|能不能|能否|可不可以|是否|有没有|哪个|哪些|多少|怎么|行不行|支持|兼容", re.IGNORECASE)
+
+
+def states_only(ask: Ask, ctx: ComposeContext) -> bool:
+    """A part beside pasted output that only states versions the paste also shows ("…74C, is it throttling?
+    Driver 550, CUDA 12.4."): context for the diagnosis, no compatibility question of its own."""
+    return (ctx.paste is not None or ctx.requirement.pasted is not None) and bool(ask.text.strip()) and not _ASKS.search(ask.text) \
+        and any(a.kind == "diagnose" for a in ctx.requirement.asks)
+
+
+# a part naming a version of its own ("cu121", "CUDA 12.8", "torch 2.5"): judged on that version, not the paste's
+_OWN_VERSION = re.compile(r"\bcu1[0-3][0-9]|\d+\.\d+|\bsm_?\d{2,3}", re.IGNORECASE)
+_STACK_WORDS = re.compile(r"driver|cuda|驱动", re.IGNORECASE)
+
+
+def pasted_driver(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"驱动和 CUDA 有没有问题？" beside a pasted nvidia-smi: the pasted driver and the CUDA it runs, judged
+    (the "CUDA Version" nvidia-smi prints is the driver's ceiling, nvidia-smi-docs), never a question asking
+    for the versions the paste shows."""
+    paste = ctx.paste if ctx.paste is not None else ctx.requirement.pasted
+    driver, ceiling = getattr(paste, "driver", None), getattr(paste, "driver_cuda", None)
+    if not (driver and ceiling and _STACK_WORDS.search(ask.text) and _ASKS.search(ask.text)) \
+            or _OWN_VERSION.search(ask.text) or not any(a.kind == "diagnose" for a in ctx.requirement.asks):
+        return None
+    return AskAnswer(kind="compat", lead=say("compat.pasted_driver_ok", ctx.language, driver=driver, newest=ceiling),
+                     rule="compat.pasted-driver", sources=[*SOURCES, "nvidia-smi-docs"],
+                     figures={"driver": driver, "cuda": ceiling})
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose import compat_arch, compat_licence, compat_stack
 
+    if states_only(ask, ctx):
+        return None
+    if (pasted := pasted_driver(ask, ctx)) is not None:
+        return pasted
     arch = compat_arch.compose(ask, ctx) if not _MIN_DRIVER.search(ask.text) else None
     specific = _specific(ask, ctx, arch)
     if specific is not None:

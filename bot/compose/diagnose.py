@@ -139,12 +139,19 @@ _ALL_SHOW = re.compile(r"\b(?:all|every|each)\s+(?:(?:of\s+the\s+)?(\d+)\s+)?(?:
                        r"|(?:所有|全部|每张|(\d+)\s*张)(?:卡|gpu|GPU)?\s*都", re.IGNORECASE)
 
 
+# words asking about what the paste reads (not only the versions in its header)
+_READING_ASKED = re.compile(r"\breadings?\b|throttl\w*|power\s+cap|slowdown|\bclocks?\b|\btemp\w*|\becc\b|\bhealthy\b"
+                            r"|\bhealth\b|读数|降频|限速|温度|功耗|频率|健康", re.IGNORECASE)
+
+
 def _context_only(ask: Ask, paste: Paste, ctx: ComposeContext) -> bool:
     """A paste given as context for another question ("rented box shows this. can I run a cu121
     wheel on it?"): no diagnosis was asked (the ask is the paste's own, without words), a compat
     part asks the question, and no GPU shows more than a configuration note (persistence mode)."""
     if ask.text.strip() or not any(a.kind == "compat" for a in ctx.requirement.asks):
         return False
+    if any(_READING_ASKED.search(a.text) for a in ctx.requirement.asks):
+        return False  # "is this reading ok? and the licence?": the readings are asked about too
     return all(not m or m[0][0] >= 8 for m in (_meanings(gpu, paste, ctx) for gpu in paste.report.gpus))
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-NORMAL_Q = re.compile(r"\b(?:normal|ok|okay|fine|expected|reasonable)\b|正常吗|正常不|是否正常|正不正常|合理吗",
+NORMAL_Q = re.compile(r"\b(?:normal|ok|okay|fine(?![\s-]?tun)|expected|reasonable)\b|正常吗|正常不|是否正常|正不正常|合理吗",
                       re.IGNORECASE)
 WRONG_Q = re.compile(r"\b(?:anything|something|what(?:'s|\s+is)?)\s+(?:\w+\s+)?wrong\b|\b(?:is\s+)?(?:anything|something)\s+off\b|\bwrong\s+with\b"
                      r"|\bis\s+(?:it|this|that|something)\s+(?:broken|faulty)\b"

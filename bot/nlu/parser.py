@@ -104,6 +104,9 @@ def _read_paste(fields: dict, scan: Scan, paste: Paste, message: str) -> None:
     if codes:
         fields["xids"] = codes
     for slot, value in (("driver", paste.driver), ("driver_cuda", paste.driver_cuda)):
+        if value and slot in fields and value.startswith(f"{fields[slot]}."):
+            fields[slot] = value  # "driver 550" typed beside a pasted 550.127.05: the same driver, in full
+            continue
         if value and slot not in fields:
             fields[slot] = value
             at = next((message.find(value, b.start, b.end) for b in paste.blocks if message.find(value, b.start, b.end) >= 0), -1)

@@ -73,7 +73,7 @@ _REASON_ACTIVE = lx.rx(r"\B<(?:hw\s+(?:thermal\s+)?slowdown|sw\s+(?:thermal\s+sl
 # "torch 2.4", "pytorch 2.6.0+cu124", "vllm 0.6", "cu118 build": a framework release, asked to run on a card
 _FRAMEWORK = lx.rx(r"\B<(?:(?:(?:py)?torch|tensorflow|tf|jax|vllm|sglang|tensorrt(?:-llm)?|flash[\s-]?attn|flash[\s-]?attention|xformers)"
                    r"\s*(?:==\s*|v)?[0-9]+\.[0-9]+|cu1[0-3][0-9]\s*(?:build|wheel|image)s?)>\E")
-_WORKS = lx.rx(r"\B<(?:work|works|working|run|runs|running|support\w*|compatible|ok|okay|fine|usable|load)>\E"
+_WORKS = lx.rx(r"\B<(?:work|works|working|run|runs|running|support\w*|compatible|ok|okay|fine(?![\s-]?tun)|usable|load)>\E"
                r"|能跑|能用|能不能|可以用|可以跑|跑得|支持|兼容|行吗|行不行|可以吗|没问题吗|装得上|能装")
 # A GeForce card rented out to others (also read by bot.compose.compat_licence), or its licence doubted however
 # the doubt is worded

@@ -41,13 +41,13 @@ _CLAUSE_END = re.compile(r"[,，;；]\s*(and\s+|also\s+|plus\s+)?(?!(?:is|are|wa
 _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
     ("diagnose", lx.rx(
         r"\B<(?:xid|nvrm|dmesg|kern\.log|journalctl|nvidia-smi\s+-q|fallen\s+off\s+the\s+bus|oom|out\s+of\s+memory"
-        r"|not\s+compatible|no\s+kernel\s+image|watchdog|timed?\s*out|hangs?|hung|crash\w*|died|killing|(?:got|is|are|runs?|running|became|gets?|getting)\s+(?:so\s+|really\s+|very\s+|too\s+)?slow(?:er)?|slowed\s+down|slower\s+than\s+(?:before|usual|expected)|(?<!how\s)(?:way|much|a\s+lot|far|significantly|noticeably)\s+slower|(?:got|became|is\s+now|are\s+now|runs?|went|gotten)\s+(?:about\s+|~\s*)?[0-9]{1,3}(?:\s*%|(?:\.[0-9])?\s*[x×])\s+slower|too\s+slow|crawl(?:s|ing)"
+        r"|not\s+compatible|no\s+kernel\s+image|watchdog|timed?\s*out|hangs?|hung|crash\w*|died|killing|(?:got|is|are|runs?|running|became|gets?|getting)\s+(?:so\s+|really\s+|very\s+|too\s+)?slow(?:er)?|slowed\s+down|slowing\s+(?:us|it|them|things|training|the\s+\w+)\s+down|holding\s+(?:us|it|them)\s+back|slower\s+than\s+(?:before|usual|expected)|(?<!how\s)(?:way|much|a\s+lot|far|significantly|noticeably)\s+slower|(?:got|became|is\s+now|are\s+now|runs?|went|gotten)\s+(?:about\s+|~\s*)?[0-9]{1,3}(?:\s*%|(?:\.[0-9])?\s*[x×])\s+slower|too\s+slow|crawl(?:s|ing)"
         r"|throttl\w*|ecc\s+errors?|remapp\w*|retired\s+pages|is\s+(?:this|that|it)\s+(?:ok|okay|normal|fine|bad|legit|expected|reasonable)"
         r"|acceptable\s+or\s+not|bad\s+gpu|rma|what\s+do\s+(?:these|this)\s+mean|being\s+scammed|scam\w*|ERR!"
         # a measured figure doubted against the spec: "did the provider shortchange us?", "underperforming?"
         r"|shortchang\w*|short[\s-]changed|ripped\s+off|rip[\s-]?off|cheated|underperform\w*|below\s+(?:the\s+)?spec\w*)>\E"
         r"|\B<(?:tpot|ttft|latency|throughput|tokens?/s)\s+(?:is|are|was|looks?|got)\s+(?:so\s+|really\s+|very\s+)?(?:bad|poor|high|terrible|awful|low)>\E"
-        r"|报错|挂了|卡死|(?<!网络)(?<!会被)卡住|慢了|很慢|变慢|太慢|死机|掉卡|正常吗|是不是有问题|是不是被坑|被坑|缩水|假卡|不达标|坏卡|卡坏|有问题吗|(?:是不是|是)?坏了(?:吗|么|没)|是不是坏|是否损坏|有没有毛病|怎么查|啥意思|什么意思"
+        r"|报错|挂了|卡死|(?<!网络)(?<!会被)卡住|慢了|很慢|变慢|太慢|死机|掉卡|正常吗|是不是有问题|是不是被坑|被坑|缩水|假卡|不达标|坏卡|卡坏|限速了|是不是限速|有问题吗|(?:是不是|是)?坏了(?:吗|么|没)|是不是坏|是否损坏|有没有毛病|怎么查|啥意思|什么意思"
         r"|(?:tpot|ttft|延迟|吞吐)\s*(?:很|太|特别)?\s*(?:差|高|低|慢)")),
     ("price", lx.rx(
         r"\B<(?:how\s+much\s+(?:is|are|does|do|for|would)|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:price|cost|rate)"
@@ -366,9 +366,14 @@ _THIS_MACHINE_OK = lx.rx(r"(?:这|那)(?:台|个)(?:机器|服务器|机子|节�
 
 # GEMM figures given per GPU ("GPU0-4,6,7 ~650-670 TFLOPS, GPU5 410, accept?", "TFLOPS per GPU: 662, 655, …"):
 # an acceptance of the node's GPUs (bot/compose/checklist_per_gpu.py), whatever word asks it
-_PER_GPU_FIGURES = re.compile(r"(?=.*(?:gemm|matmul|tflops|矩阵乘))(?:(?:.*?\bgpus?\s*#?\d{1,2}\b.{0,30}?\d{3}){2}"
-                              r"|.*(?:per[\s-]gpu|each\s+gpu|每卡|每张卡|各卡)[^\d\n]{0,24}\d{2,4}(?:\.\d+)?\s*(?:,|、|/)\s*\d)",
-                              re.IGNORECASE | re.DOTALL)
+_GEMM_SAID = re.compile(r"gemm|matmul|tflops|矩阵乘", re.IGNORECASE)
+_GPU_FIGURE = re.compile(r"\bgpus?\s*#?\d{1,2}\b.{0,30}?\d{3}", re.IGNORECASE)
+_PER_GPU_LIST = re.compile(r"(?:per[\s-]gpu|each\s+gpu|每卡|每张卡|各卡)[^\d\n]{0,24}\d{2,4}(?:\.\d+)?\s*(?:,|、|/)\s*\d",
+                           re.IGNORECASE)
+
+
+def _per_gpu_figures(part: str) -> bool:
+    return bool(_GEMM_SAID.search(part)) and (len(_GPU_FIGURE.findall(part)) >= 2 or bool(_PER_GPU_LIST.search(part)))
 
 
 _HOW_LONG = lx.rx(r"\B<(?:how\s+long\s+(?:will|would|does|do|to|for|is)|how\s+many\s+(?:hours|days|weeks)\s+(?:will|would|does|to))>\E"
@@ -404,7 +409,7 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "explain"  # "挂了以后怎么自动续训": how to carry on after a failure, not the failure diagnosed
     if _THIS_MACHINE_OK.search(part) and not any(fields.get(k) for k in ("model", "params_b", "xids", "symptoms")):
         return "checklist"
-    if _PER_GPU_FIGURES.search(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
+    if _per_gpu_figures(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
         return "checklist"  # per-GPU GEMM figures: each GPU accepted or not (bot/compose/checklist_per_gpu.py)
     if _QUOTE_OK.search(part) and _RATE_QUOTED.search(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
         return "price"  # "$2.49/GPU-hour for 8x H100, is that ok?": the quote against the table's rows
