@@ -30,3 +30,10 @@ def test_a_monthly_price_per_card_is_priced_for_every_card(advisor):
     assert "按量付费比包月每月便宜 ¥2,800" in zh[0] and any("每月 ¥32,000" in line for line in zh)
     en = lines(advisor, "8x A100: monthly $1,500 per GPU or $2.10/GPU-hour on demand, we use it 12 h a day, which is cheaper?")
     assert "Pay-as-you-go is cheaper by $5,868" in en[0] and any("$12,000 a month" in line for line in en)
+
+
+def test_days_of_use_are_priced_on_the_days_stated(advisor):
+    assert lines(advisor, "8 张 H100 每月跑 20 天，全天 24 小时，¥15/卡时，一个月多少钱")[0].startswith("合计 ¥57,600：8 卡 × 480 小时")
+    en = lines(advisor, "monthly $11,000 for the 8x A100 box or $2.10/GPU-hour, 20 days a month full-time, which is cheaper?")
+    assert en[0].startswith("At your 480 h a month Pay-as-you-go is cheaper by $2,936")
+    assert lines(advisor, "包月 ¥60,000 或按量 ¥12/卡时，8 张 A100，每天 14 小时，一个月 30 天，哪个划算")[0].startswith("按每月 420 小时")

@@ -624,3 +624,26 @@ def test_a_monthly_price_per_card_is_per_gpu_month(value, text):
 def test_a_monthly_price_for_the_box_stays_per_month():
     assert only("包月 ¥30,000，8 卡", "subscription").per == "month"
     assert only("monthly $11,500 for the 8x H100 box", "subscription").per == "month"
+
+
+@pytest.mark.parametrize("text, days", [
+    ("we use 8x H100 20 days a month full-time at $2.49/GPU-hour", 20), ("8 张 H100 每月跑 20 天，全天 24 小时，¥15/卡时", 20),
+    ("每月 20 天全天跑，8 张 4090，¥2/卡时", 20), ("8x A100, round the clock, 25 days a month", 25),
+])
+def test_whole_days_of_use_are_24_hours_each_on_the_days_stated(text, days):
+    from bot.advice.bill import usage_hours
+    assert usage_hours(quantities(text)) == 24 * days
+    assert not [q for q in quantities(text) if q.role == "duration"]
+
+
+@pytest.mark.parametrize("text, hours", [
+    ("8 张 A100，每天 14 小时，一个月 30 天，¥12/卡时", 420), ("we run 10 hours a day, 22 days a month", 220),
+    ("monthly $11,000 for the 8x A100 box or $2.10/GPU-hour, 20 days a month full-time", 480),
+])
+def test_the_hours_a_month_use_the_users_days_not_an_average_month(text, hours):
+    assert parse(text).requirement.usage_hours_per_month == hours
+
+
+def test_an_hourly_rate_against_a_monthly_plan_is_pay_as_you_go():
+    qs = quantities("monthly $11,000 for the 8x A100 box or $2.10/GPU-hour")
+    assert [q.option for q in qs if q.role == "quote"] == ["on-demand"]

@@ -17,6 +17,10 @@ _DAILY_USAGE = lx.rx(rf"(?:每天|每日|一天)\s*(?:只|仅|就|用|使用|跑
                      rf"|{lx.NUM}\s*(?:h|hrs?|hours?)\s*(?:a|per|each|/)\s*day(?![a-z])")
 _ALWAYS_ON = lx.rx(r"\B<(?:24/7|24x7|24\s*hours\s*a\s*day|around\s+the\s+clock|always[\s-]on|non[\s-]?stop)>\E|全天候|全天(?:跑|运行|开着|在跑)|不停机|7\s*[x×]\s*24|24\s*小时(?:不间断|运行|在线)")
 _WEEKDAYS = re.compile(r"weekdays?|work\s*days?|工作日|周一到周五")
+# "一个月 30 天", "20 days a month": the days of use a month the user counts (not an average month)
+_DAYS_A_MONTH = lx.rx(rf"(?:每月|每个月|一个月|一月)\s*(?:只|就|用|跑|开|工作|上班|大约|大概|约|\s)*{lx.NUM}\s*(?:个)?\s*(?:天|工作日)"
+                      rf"|{lx.NUM}\s*(?:days?|天|working\s+days?|work\s*days?)\s*(?:a|per|each|/|every)\s*(?:month|月)(?![a-z])")
+_FULL_DAYS = lx.rx(r"\B<(?:full[\s-]*time|all\s+day)>\E|全天|整天")
 _GPU_HOURS = lx.rx(rf"(?<![a-z]){lx.NUM}\s*(?P<k>{lx.MULTIPLIER})?{lx.GPU_HOURS_TAIL}"
                    rf"(?:\s*[（(]?\s*(?:按|on|of)\s*(?P<ref2>[a-z]{{1,4}}[0-9]{{2,4}}[a-z]?)\s*(?:算|计)?)?")
 _WORK_WORD = re.compile(r"卡|gpu", re.IGNORECASE)
@@ -32,12 +36,14 @@ def extract(scan: Scan) -> None:
 def monthly_use(scan: Scan) -> None:
     for m in scan.matches(_USAGE):
         scan.set("usage_hours_per_month", number(m.group(1) or m.group(2)), m.start(), m.end())
+    stated = next((min(number(d.group(1) or d.group(2)), DAYS_PER_MONTH) for d in _DAYS_A_MONTH.finditer(scan.text)), None)
     for m in scan.matches(_DAILY_USAGE):
-        days = lx.WEEKDAYS_PER_MONTH if _WEEKDAYS.search(scan.text) else DAYS_PER_MONTH
+        days = stated or (lx.WEEKDAYS_PER_MONTH if _WEEKDAYS.search(scan.text) else DAYS_PER_MONTH)
         hours = min(number(m.group(1) or m.group(2)), 24) * days
         scan.set("usage_hours_per_month", round(hours, 1), m.start(), m.end())
-    for m in scan.matches(_ALWAYS_ON):
-        scan.set("usage_hours_per_month", float(HOURS_PER_MONTH), m.start(), m.end())
+    for m in [*scan.matches(_ALWAYS_ON), *(scan.matches(_FULL_DAYS) if stated else [])]:
+        # "20 days a month full-time": 24 hours on each of the days stated
+        scan.set("usage_hours_per_month", round(24 * stated, 1) if stated else float(HOURS_PER_MONTH), m.start(), m.end())
 
 
 def gpu_hours(scan: Scan) -> None:
