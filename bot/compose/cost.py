@@ -25,7 +25,7 @@ from bot.compose.cost_terms import gpu_total as _gpus
 from bot.compose.cost_terms import hourly_quotes as _hourly_quotes
 from bot.compose.cost_terms import money_text as _m
 from bot.compose.cost_terms import percent as _pct
-from bot.compose.cost_terms import basis_text, mode_name, spot_assumed, spot_name, spot_unpriced
+from bot.compose.cost_terms import basis_text, days_a_month, mode_name, spot_assumed, spot_name, spot_unpriced
 from bot.messages import say
 from bot.models import Ask, AskAnswer, Quantity
 from bot.messages.format import count, gpu_name, money
@@ -416,7 +416,7 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
     plan = "cost.mode_reserved_monthly" if reserved else "cost.mode_annual" if annual else None
     name = lambda mode: (say(plan, lang) if plan and mode == "subscription" else  # noqa: E731
                          mode_name(mode, ctx, lang) if not mode.startswith("option-") else say("cost.option_n", lang, n=mode.split("-")[1]))
-    lead = _break_even_lead(r, annual, hours, name, sub_word, m, lang)
+    lead = _break_even_lead(r, annual, hours, name, sub_word, m, lang, days_a_month(qs, calc.DAYS_PER_MONTH))
     details = [say("cost.mode_line", lang, mode=name(mode.mode), amount=m(mode.monthly), basis=_basis(mode.basis, currency, lang))
                for mode in r.modes]
     if r.modes and r.modes[0].mode == "on-demand" and any(x.mode == "subscription" for x in r.modes):
@@ -430,11 +430,12 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
                               "saving_per_month": r.saving})
 
 
-def _break_even_lead(r, annual: bool, hours: float, name, sub_word: str, m, lang: str) -> str:
+def _break_even_lead(r, annual: bool, hours: float, name, sub_word: str, m, lang: str,
+                     days: float = calc.DAYS_PER_MONTH) -> str:
     """The cheaper mode at the stated use and the hours a month above which the plan pays off; a year's bills
     for an annual plan ("一年下来哪个便宜")."""
     even = {"hours": count(round(r.break_even_hours or 0.0)), "pct": _pct(r.break_even_utilisation or 0.0),
-            "daily": count(round((r.break_even_hours or 0.0) / calc.DAYS_PER_MONTH, 1)), "sub": sub_word}
+            "daily": count(round((r.break_even_hours or 0.0) / days, 1)), "sub": sub_word}  # over the days stated
     if r.modes and annual and len(r.modes) > 1:
         return say("cost.break_even_year_lead", lang, usage=count(round(hours)), cheap=_inside(name(r.modes[0].mode), lang),
                    cheap_year=m(r.modes[0].monthly * 12), next=_next_mode(r.modes[1].mode, name, lang),

@@ -9,10 +9,10 @@ import re
 
 from bot.advice import bill as calc
 from bot.compose import ComposeContext
-from bot.compose.cost_terms import gpu_total, hourly_quotes, money_text, percent
+from bot.compose.cost_terms import days_a_month, gpu_total, hourly_quotes, money_text, percent
 from bot.messages import say
 from bot.messages.format import count
-from bot.models import Ask, AskAnswer
+from bot.models import Ask, AskAnswer, Quantity
 
 _IDLE = r"(?:idle|unused|sit(?:s|ting)?\s+(?:idle|unused)|空闲|闲置|空转|空跑|没人用|没在用)"
 _HOURS = r"(?P<h>\d{1,2}(?:\.\d)?)\s*(?:个\s*)?(?:h\b|hrs?\b|hours?\b|小时)"
@@ -22,14 +22,17 @@ _IDLE_AMOUNT = re.compile(
     _IDLE + r"[^.,;，。；]{0,14}?(?:" + _HOURS + "|" + _PCT + ")"
     r"|(?:" + _HOURS.replace("?P<h>", "?P<h2>") + "|" + _PCT.replace("?P<p>", "?P<p2>") + r")[^.,;，。；\d]{0,14}?" + _IDLE,
     re.IGNORECASE)
-_ALWAYS_ON = re.compile(r"24\s*/\s*7|24x7|around\s+the\s+clock|always\s+on|never\s+(?:stop|shut)|一直开着|常开|全天|不关机",
+_ALWAYS_ON = re.compile(r"24\s*/\s*7|24x7|around\s+the\s+clock|always\s+on|never\s+(?:stop|shut)|一直开着|常开|全天|不关机"
+                        r"|开着\s*24\s*(?:个\s*)?小时|24\s*(?:个\s*)?小时\s*(?:开着|不关|在线)|on\s+(?:for\s+)?24\s*(?:h|hrs?|hours)\b",
                         re.IGNORECASE)
 
 
-def _idle_hours_a_day(text: str) -> float | None:
+def _idle_hours_a_day(text: str, qs: list[Quantity]) -> float | None:
     m = _IDLE_AMOUNT.search(text)
-    if m is None:
-        return None
+    if m is None:  # "开着 24 小时，但每天只用 14 小时 … 闲置浪费多少": the hours a day not used
+        used = next((q.value for q in qs if q.role == "hours-per-day"), None)
+        on = _ALWAYS_ON.search(text) and re.search(_IDLE, text, re.IGNORECASE)  # billed around the clock, used part of it
+        return 24 - used if on and used is not None and 0 < used < 24 else None
     hours, pct = m.group("h") or m.group("h2"), m.group("p") or m.group("p2")
     value = float(hours) if hours else float(pct) / 100 * 24
     return value if 0 < value < 24 else None
@@ -37,18 +40,20 @@ def _idle_hours_a_day(text: str) -> float | None:
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     text = ctx.question or ask.text or ""
-    idle = _idle_hours_a_day(text)
     qs = list(ctx.requirement.quantities)
+    idle = _idle_hours_a_day(text, qs)
     quotes = hourly_quotes(qs)
     if idle is None or len(quotes) != 1:
         return None
     quote, lang = quotes[0], ctx.language
     gpus = gpu_total(qs, ctx) if quote.per in ("gpu-hour", "gpu-minute") else 1
     hourly = calc.hourly(quote.value, quote.per, gpus)
-    idle_month = idle * calc.DAYS_PER_MONTH
+    # the days a month as stated ("一个月 30 天"), else a calendar month's 30.4
+    days = days_a_month(qs, calc.DAYS_PER_MONTH)
+    idle_month = idle * days
     wasted = hourly * idle_month
     m = lambda v: money_text(v, quote.currency, lang)  # noqa: E731
-    lead = say("cost.idle_lead", lang, wasted=m(wasted), idle=count(idle), days=count(round(calc.DAYS_PER_MONTH, 1)),
+    lead = say("cost.idle_lead", lang, wasted=m(wasted), idle=count(idle), days=count(round(days, 1)),
                idle_month=count(round(idle_month)), hourly=m(hourly),
                fleet=say("cost.idle_fleet_gpus", lang, gpus=count(gpus)) if quote.per in ("gpu-hour", "gpu-minute")
                else say("cost.idle_fleet_instance", lang))
@@ -56,7 +61,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     figures: dict = {"idle_hours_per_month": round(idle_month, 1), "wasted_per_month": round(wasted, 2),
                      "currency": quote.currency}
     if _ALWAYS_ON.search(text) or not calc.usage_hours([q for q in qs if q.role != "hours-per-day"]):
-        total = hourly * calc.HOURS_PER_MONTH
+        total = hourly * (24 * days if days != calc.DAYS_PER_MONTH else calc.HOURS_PER_MONTH)
         details.append(say("cost.idle_share", lang, total=m(total), share=percent(wasted / total)))
         figures["total_per_month"] = round(total, 2)
     details.append(say("cost.idle_stop", lang))

@@ -15,7 +15,7 @@ from bot.advice.options import representative
 from bot.compose import ComposeContext
 from bot.knowledge import GpuSpec, UnknownNameError
 from bot.messages import say
-from bot.messages.format import gpu_name, money
+from bot.messages.format import count, gpu_name, gpu_setup, money
 from bot.models import Ask, AskAnswer, Candidate, StatedCost
 
 # Image generation is compute-bound like training, not bandwidth-bound like LLM decode.
@@ -108,6 +108,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if any(r.count > 1 and not r.spec.nvlink for r in rows):
         details.append(say("cost.per_card_no_nvlink", lang, gpus=", ".join(r.name for r in rows if r.count > 1 and not r.spec.nvlink)))
     details.append(say("cost.per_card_measure", lang))
+    lead, details = _month_first(ctx, rows, lead, details, m, lang)
     train = min(rows, key=lambda r: r.per_compute)
     serve = min(rows, key=lambda r: r.per_bandwidth)
     sources = list(dict.fromkeys(s for r in rows for s in r.spec.sources))
@@ -116,6 +117,27 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if setups:
         figures.update({f"hourly_{r.spec.id}": round(r.rate * r.count, 4) for r in rows})
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-per-card-work", sources=sources, figures=figures)
+
+
+def _month_first(ctx: ComposeContext, rows: list[_Row], lead: str, details: list[str], m, lang: str) -> tuple[str, list[str]]:
+    """"每天 14 小时，一个月 30 天": each setup's month at the hours stated leads, the hourly comparison follows."""
+    hours = ctx.requirement.usage_hours_per_month
+    if not hours or len(rows) < 2:
+        return lead, details
+    return _month_lead(ctx, rows, hours, m, lang), [lead, *details]
+
+
+def _month_lead(ctx: ComposeContext, rows: list[_Row], hours: float, m, lang: str) -> str:
+    """'At your 420 h a month, 8× H20 96GB costs less: ¥20,160 a month against ¥23,520 for 8× A800 …'."""
+    cheap, second = sorted(rows, key=lambda r: r.rate * r.count)[:2]
+
+    def setup(r: _Row) -> str:  # a card quoted with no count is one card, named alone
+        name = gpu_setup(ctx.catalog, r.spec.id, r.count, lang) if r.count > 1 else r.name
+        return name + " " if lang == "zh" and name[-1:].isascii() else name
+
+    total = lambda r: r.rate * r.count * hours  # noqa: E731
+    return say("cost.per_card_month", lang, hours=count(round(hours)), cheap=setup(cheap), cheap_total=m(total(cheap)),
+               next=setup(second), next_total=m(total(second)), saving=m(total(second) - total(cheap)))
 
 
 def _lead(rows: list[_Row], measure: str | None, key, m, lang: str, setups: bool) -> str:

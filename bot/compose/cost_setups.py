@@ -196,8 +196,30 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     run = all(s.total is not None for s in setups)
     ranked = sorted(setups, key=lambda s: (s.total if run else s.hourly) or 0.0)
     sources = list(dict.fromkeys([*SOURCES, *(src for s in setups for src in s.gpu.sources)]))
-    return AskAnswer(kind="cost", lead=_lead(ranked, run, ctx), details=_details(setups, run, per_gpu, ctx),
+    lead, details = _month_first(ranked, run, _lead(ranked, run, ctx), _details(setups, run, per_gpu, ctx), ctx)
+    return AskAnswer(kind="cost", lead=lead, details=details,
                      rule="cost-stated-setups", sources=sources, figures=_figures(setups, ranked, run))
+
+
+def _month_first(ranked: list[_Setup], run: bool, lead: str, details: list[str], ctx: ComposeContext) -> tuple[str, list[str]]:
+    """"每天 14 小时，一个月 30 天" with no run to price: each setup's month at those hours leads."""
+    hours = ctx.requirement.usage_hours_per_month
+    if run or not hours or len(ranked) < 2:
+        return lead, details
+    return _month_lead(ranked, hours, ctx), [lead, *details]
+
+
+def _month_lead(ranked: list[_Setup], hours: float, ctx: ComposeContext) -> str:
+    """'At your 420 h a month, 8× H20 96GB costs less: ¥20,160 a month against ¥23,520 for 8× A800 …'."""
+    cheap, second = ranked[0], ranked[1]
+    lang = ctx.language
+
+    def pad(name: str) -> str:
+        return name + " " if lang == "zh" and name[-1:].isascii() else name
+
+    return say("cost.per_card_month", lang, hours=count(round(hours)), cheap=pad(_name(cheap, ctx)),
+               cheap_total=_m(cheap.hourly * hours, cheap, ctx), next=pad(_name(second, ctx)),
+               next_total=_m(second.hourly * hours, second, ctx), saving=_m((second.hourly - cheap.hourly) * hours, cheap, ctx))
 
 
 def _unpriced(ctx: ComposeContext, stated: list[tuple[str, int, StatedCost | None]],

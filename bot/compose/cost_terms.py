@@ -127,6 +127,11 @@ def hourly_quotes(qs: list[Quantity]) -> list[Quantity]:
             and q.per in ("instance-hour", "gpu-hour", "gpu-minute", "minute", "day")]
 
 
+def days_a_month(qs: list[Quantity], default: float) -> float:
+    """The days of use a month as stated ("一个月 30 天", "22 working days a month"), else `default`."""
+    return next((q.value for q in qs if q.role == "days-per-month" and 0 < q.value <= 31), default)
+
+
 def first_role(qs: list[Quantity], *roles: str) -> Quantity | None:
     return next((q for q in qs if q.role in roles), None)
 

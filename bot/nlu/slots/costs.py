@@ -58,7 +58,7 @@ def extract(scan: Scan) -> None:
     rates = _rates(scan)
     if not rates:
         return
-    durations = [m for m in scan.matches(_HOURS) if not _inside(m, rates)]
+    durations = [m for m in scan.matches(_HOURS) if not _inside(m, rates) and not _days_a_month(scan.text, m)]
     quotes = _pair(scan, rates, durations)
     _share_per_gpu(scan, quotes)
     _attribute_shared_hours(scan, durations, quotes)
@@ -70,6 +70,17 @@ def extract(scan: Scan) -> None:
     _provider_named(scan, quotes)
     for quote in quotes:
         _record(scan, quote)
+
+
+_MONTH_BEFORE = re.compile(r"(?:每|一个?|每个|per|a)\s*(?:月|month)\s*(?:用|跑|开|工作|上班|大约|大概|约|按|算|\s)*$", re.IGNORECASE)
+_MONTH_AFTER = re.compile(r"\s*(?:(?:a|per|each|every|/)\s*(?:month|mo)\b|/\s*月|每月)", re.IGNORECASE)
+
+
+def _days_a_month(text: str, m: re.Match) -> bool:
+    """"每天 14 小时，一个月 30 天", "30 days a month": days of use in each month (the usage slot's), not a run."""
+    if m.group("unit") not in ("day", "days", "天"):
+        return False
+    return bool(_MONTH_BEFORE.search(text[max(0, m.start() - 12):m.start()]) or _MONTH_AFTER.match(text, m.end()))
 
 
 def _counts_stated_elsewhere(scan: Scan, quotes: list[_Quote]) -> None:
@@ -239,8 +250,14 @@ def _cards_after(scan: Scan, rate: re.Match) -> int | None:
     """"18元/卡/时，8 卡训练 20 天": the cards written after the rate, in the same clause."""
     clause = _CLAUSE_END.search(scan.text, rate.end())
     cards = _CARDS_AFTER.search(scan.text, rate.end(), clause.start() if clause else len(scan.text))
-    if cards is None or not scan.free(cards.start(), cards.end()) or _WORK_AFTER.match(scan.text, cards.end()):
+    if cards is not None and not scan.free(cards.start(), cards.end()) and not any(
+            s.slot == "gpu_count" and (s.start, s.end) == cards.span() for s in scan.spans):
+        return None  # taken by another slot (the count already read for an earlier quote is shared below)
+    if cards is None or _WORK_AFTER.match(scan.text, cards.end()):
         return None  # "~200 GPU hours on one GPU": GPU-hours (read by usage), never 200 GPUs
+    later = _RATE.search(scan.text, rate.end(), cards.start())
+    if later is not None and not re.search(r"[,，、]\s*$", scan.text[later.end():cards.start()]):
+        return None  # "A ¥7/卡时、B 8 卡 ¥6/卡时": the cards of a later quote; in a clause of their own, every quote's
     if "gpu_count" not in scan.fields:
         scan.set("gpu_count", int(cards.group(1)), cards.start(), cards.end())
     return int(cards.group(1))

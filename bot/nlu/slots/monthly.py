@@ -17,6 +17,8 @@ _MONTHLY = lx.rx(
     rf"|(?:每月|月付|月租|\B<monthly>\E)\s*(?:是|要|收|为|at|of)?\s*(?P<c3>{lx.MONEY})?\s*{lx.NUM}\s*(?P<wan2>万)?\s*(?P<c4>{lx.MONEY})?"
     # "包月租 2 张 L40S": a count of cards after 月租, not a price
     rf"(?!\s*(?:{lx.CARD_NOUNS}|台|\B<(?:x|{lx.NODE_NOUNS})>\E))"
+    # "每天 14 小时、每月 30 天": days (or hours) of use a month, not a price
+    r"(?![0-9.,]*\s*(?:天|日|个?小时|days?\b|hours?\b|hrs?\b|h\b))"
 )
 _CARDS_BEFORE = re.compile(rf"([0-9]{{1,4}})\s*{lx.CARD_NOUNS}")
 
