@@ -127,7 +127,7 @@ _AGAINST_RENTING = re.compile(r"(?:\bvs\.?|\bversus|\bor|\binstead\s+of|\bthan|�
 _DEPRECIATION = re.compile(r"depreciat\w*|amorti[sz]\w*|over|write[\s-]*off|折旧|摊销|分摊|用|回本")
 _DEADLINE = re.compile(r"within|in\s+under|deadline|by\b|before|内|之内|以内|截止|最多|不超过")
 _ACTIVE = re.compile(r"activ(?:e|ates?|ated|ating)|激活")
-_LOST = re.compile(r"los[et]s?|lost|wast\w*|丢失?|损失|回滚|白跑|浪费")
+_LOST = re.compile(r"los[et]s?|losing|lost|wast\w*|丢失?|损失|回滚|白跑|浪费")
 _RESTART = re.compile(r"restart\w*|reload\w*|\bload\w*|requeu\w*|recover\w*|reschedul\w*|resum\w*|重启|恢复|重新|拉起|加载")
 # the time one checkpoint takes to write: "saving takes 4 min", "checkpoint takes 5 min", "每次存 ckpt 要 8 分钟",
 # "ckpt 耗时 6 分钟" (an interval is written with every / 每隔: "checkpoint every 30 min")
@@ -191,6 +191,7 @@ def extract(scan: Scan) -> None:
     _weekdays(scan.text, out)
     _round_the_clock(scan.text, out)
     _hourly_beside_a_plan(out)
+    _checkpoint_hourly(scan, out)
     if out:
         scan.fields["quantities"] = out
 
@@ -218,7 +219,7 @@ def _transfer_lines(scan: Scan, out: list[Quantity]) -> None:
     for i in range(len(out) - 1, 0, -1):
         a, b = out[i - 1], out[i]
         size, rate = (a, b) if a.kind == "size" else (b, a)
-        if size.kind != "size" or size.unit != "GB" or rate.kind != "money" or rate.per != "gb-month" \
+        if size.kind != "size" or size.unit != "GB" or rate.kind != "money" or rate.per != "gb-month" or b.start - a.end > 24 \
                 or re.search(r"month|mo\b|月", rate.text) or not _PAIRED.match(_TRANSFER.sub(" ", text[a.end:b.start]) + " "):
             continue
         named = text[max(0, a.start - 24):a.start] + " " + text[a.end:b.start] + " " + text[b.end:b.end + 12]
@@ -320,7 +321,7 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     # working days a month: "22 个工作日", "22 working days a month"
     m = re.match(r"\s*(?:个\s*)?(?:工作日|working\s+days?|work\s*days?|business\s+days?|week\s*days?)"
                  r"|\s*(?:days?|天)\s*(?:a|per|each|/|every)\s*(?:month|月)(?![a-z])", after) or (
-        re.search(r"(?:每月|每个月|一个月|一月)\s*(?:用|跑|开|工作|上班|大约|大概|约|按|算|计|\s)*$", before)
+        re.search(r"(?:每月|每个月|一个月|一月)\s*(?:用|跑|开|工作|上班|大约|大概|约|\s)*$", before)
         and re.match(r"\s*天", after))  # "每月 22 天": days of use a month, not a 22-day run
     if m:
         return make("usage", "days-per-month", unit="day", end=num.end + m.end())
@@ -408,7 +409,9 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if spot is not None:
         return spot
     # "每 8 小时", "every 8 hours": the period of something else, not a duration
-    if re.search(r"(?:每|every|each)\s*$", before) and re.match(r"\s*(?:个\s*)?(?:小时|hours?|hrs?|h\b)", after):
+    if re.search(r"(?:每|every|each)\s*(?:隔)?\s*$", before) and (h := re.match(r"\s*(?:个\s*)?(?:小时|hours?|hrs?|h\b)", after)):
+        if _CHECKPOINT.search(before[-16:] + " " + after_clause[h.end():h.end() + 16]):  # "每 2 小时存一次 checkpoint"
+            return make("time", "checkpoint-minutes", value=num.value * 60, unit="min", end=num.end + h.end())
         return None
     # wall-clock time: hours, days, weeks, months, years
     # "10-day run", "a 2-week job": the hyphenated adjective is the same duration
@@ -481,6 +484,26 @@ def _share_of_quote(text: str, num: _Num, before: str, after: str, done: list[Qu
 
 _ROUND_THE_CLOCK = re.compile(r"full[\s-]*time|24\s*/\s*7|24\s*x\s*7|7\s*[x×]\s*24|around\s+the\s+clock|round[\s-]the[\s-]clock|non[\s-]?stop"
                               r"|all\s+day(?:\s+long)?|24\s*h(?:ours?|rs?)?\s+a\s+day|全天候?|整天|不停机?|不间断|满负荷")
+
+
+# a checkpoint interval written with no number: "checkpoint 每小时存一次", "ckpt every hour", "每半小时存一次 ckpt"
+_CKPT_WORD = r"(?:checkpoint\w*|ckpts?|检查点|存档|断点)"
+_EVERY_HOUR = (r"(?:每\s*(?:个)?\s*(?P<zh@>半\s*个?\s*小时|小时|钟头)\s*(?:存|保存|做|打|写|存盘)?\s*(?:一次|一个)?"
+               r"|(?:every|each|once\s+an?|once\s+per)\s+(?P<en@>half[\s-]+(?:an\s+)?hour|hour)\b|\bhourly\b)")
+_CKPT_HOURLY = re.compile(rf"{_CKPT_WORD}\s*(?:is\s+|are\s+|saved\s+|written\s+|taken\s+)?(?:大概|约)?{_EVERY_HOUR.replace('@', '')}"
+                          rf"|{_EVERY_HOUR.replace('@', '2')}\s*(?:存|保存|做|打|写|save|write|take)?\s*(?:一次|一个|a|one)?\s*{_CKPT_WORD}")
+
+
+def _checkpoint_hourly(scan: Scan, out: list[Quantity]) -> None:
+    """"checkpoint 每小时存一次", "ckpt every hour", "每半小时存一次 checkpoint": the checkpoint interval
+    (60 or 30 minutes) when no number states it."""
+    if any(q.role == "checkpoint-minutes" for q in out):
+        return
+    m = _CKPT_HOURLY.search(scan.text)
+    if m:
+        half = "半" in (m.group("zh") or m.group("zh2") or "") or "half" in (m.group("en") or m.group("en2") or "")
+        out.append(Quantity(kind="time", role="checkpoint-minutes", value=30.0 if half else 60.0, unit="min",
+                            start=m.start(), end=m.end(), text=scan.original[m.start():m.end()]))
 
 
 def _hourly_beside_a_plan(out: list[Quantity]) -> None:

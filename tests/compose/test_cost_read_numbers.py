@@ -37,3 +37,11 @@ def test_days_of_use_are_priced_on_the_days_stated(advisor):
     en = lines(advisor, "monthly $11,000 for the 8x A100 box or $2.10/GPU-hour, 20 days a month full-time, which is cheaper?")
     assert en[0].startswith("At your 480 h a month Pay-as-you-go is cheaper by $2,936")
     assert lines(advisor, "包月 ¥60,000 或按量 ¥12/卡时，8 张 A100，每天 14 小时，一个月 30 天，哪个划算")[0].startswith("按每月 420 小时")
+
+
+def test_spot_losses_use_the_minutes_lost_and_the_checkpoint_interval(advisor):
+    en = lines(advisor, "spot H100 at $1.20/h, reclaimed twice a day, losing 40 min each, vs on-demand $2.99/h, "
+                        "a 100 h job, which is cheaper?")
+    assert en[0].startswith("Spot is worth it: $127") and any("40 min of work" in line for line in en)
+    zh = lines(advisor, "spot 每天被回收 2 次，checkpoint 每小时存一次，按量 ¥28/小时，竞价 ¥9/小时，跑 50 小时，值得吗")
+    assert zh[0].startswith("竞价实例划算：算上中断损失要 ¥470") and any("丢失 30 分钟工作" in line for line in zh)

@@ -647,3 +647,22 @@ def test_the_hours_a_month_use_the_users_days_not_an_average_month(text, hours):
 def test_an_hourly_rate_against_a_monthly_plan_is_pay_as_you_go():
     qs = quantities("monthly $11,000 for the 8x A100 box or $2.10/GPU-hour")
     assert [q.option for q in qs if q.role == "quote"] == ["on-demand"]
+
+
+@pytest.mark.parametrize("text, minutes", [
+    ("spot H100 at $1.20/h, reclaimed twice a day, losing 40 min each, vs on-demand $2.99/h", 40),
+    ("we lose about 40 mins per preemption", 40), ("每天被抢占 3 次，每次损失 20 分钟", 20),
+])
+def test_minutes_lost_each_interruption_are_the_loss_not_a_run(text, minutes):
+    assert only(text, "lost-minutes").value == minutes
+    assert not [q for q in quantities(text) if q.role == "duration" and q.unit == "min"]
+
+
+@pytest.mark.parametrize("text, minutes", [
+    ("spot 每天被回收 2 次，checkpoint 每小时存一次", 60), ("checkpoints every hour", 60), ("we checkpoint hourly", 60),
+    ("每半小时存一次 ckpt", 30), ("we checkpoint every half hour", 30), ("ckpt every 30 min", 30),
+    ("每 2 小时存一次 checkpoint", 120), ("每隔 3 小时保存一次检查点", 180),
+])
+def test_a_checkpoint_interval_with_or_without_a_number(text, minutes):
+    assert only(text, "checkpoint-minutes").value == minutes
+    assert parse(text).requirement.checkpoint_minutes == minutes

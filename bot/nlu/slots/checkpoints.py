@@ -16,6 +16,13 @@ _CHECKPOINT_EVERY = lx.rx(
     rf"|(?:每|每隔)\s*{lx.NUM}\s*(分钟|小时)\s*(?:保存|存|做|打)\s*(?:一次)?\s*(?:checkpoint|检查点|断点)?"
 )
 
+# no number: "checkpoint 每小时存一次", "ckpt every hour", "每半小时存一次 ckpt", "we checkpoint hourly"
+_CKPT = r"(?:check[\s-]?point\w*|ckpts?|检查点|存档|断点)"
+_HOURLY = (r"(?:每\s*(?:个)?\s*(?P<zh@>半\s*个?\s*)?(?:小时|钟头)\s*(?:存|保存|做|打|写)?\s*(?:一次|一个)?"
+           r"|\B<(?:every|each|once\s+an?|once\s+per)\s+(?P<en@>half[\s-]+(?:an\s+)?)?hour>\E|\B<hourly>\E)")
+_CHECKPOINT_HOURLY = lx.rx(rf"{_CKPT}\s*(?:\B<(?:is|are|saved|written|taken)>\E\s*)?(?:大概|约)?{_HOURLY.replace('@', '')}"
+                           rf"|{_HOURLY.replace('@', '2')}\s*(?:存|保存|做|打|写|\B<(?:save|write|take)>\E)?\s*(?:一次|一个|\B<(?:a|one)>\E)?\s*{_CKPT}")
+
 
 def extract(scan: Scan) -> None:
     m = next(scan.matches(_NO_CHECKPOINT, scan.names), None)
@@ -29,3 +36,9 @@ def extract(scan: Scan) -> None:
         scan.set("checkpointing", True, m.start(), m.end())
         if minutes > 0:
             scan.put("checkpoint_minutes", minutes, m.start(), m.end())
+        return
+    m = next(scan.matches(_CHECKPOINT_HOURLY), None)
+    if m:
+        half = any(m.group(g) for g in ("zh", "en", "zh2", "en2"))
+        scan.set("checkpointing", True, m.start(), m.end())
+        scan.put("checkpoint_minutes", 30.0 if half else 60.0, m.start(), m.end())
