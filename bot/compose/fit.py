@@ -44,6 +44,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.select_deadline import deadline_choice  # "H100 和 A100 各要几台" by a deadline
     if (by_deadline := deadline_choice(ask, ctx)) is not None:
         return by_deadline.model_copy(update={"kind": "fit"})
+    from bot.compose.select_value import value_choice  # "哪个性价比最高": only the cards that hold it
+    if (valued := value_choice(ask, ctx)) is not None:
+        return valued.model_copy(update={"kind": "fit"})
     if _DIFFERENCE.search(ask.text) or (len(req.gpu_options) > 1 and (verdict is None or is_generic(verdict.rule))):
         from bot.compose.select import compared
         reply = compared(ask, ctx)
