@@ -64,7 +64,9 @@ def assemble(parts: AnswerParts) -> Answer:
         findings = [f.model_copy(update={"tier": "more"}) if f.topic in _SIZING_TOPICS else f for f in findings]
     if reads_paste(parts.requirement):
         # a diagnosis of pasted readings: warnings about the plan (eight cards' power and slots) are not about them
-        findings = [f.model_copy(update={"tier": "more"}) if f.rule.startswith(_PLAN_RULES) and f.severity != "block"
+        # and with Xids pasted, the generic health primers only say again what the Xid diagnosis says
+        demoted = (*_PLAN_RULES, "health.") if parts.requirement.pasted.xids else _PLAN_RULES  # type: ignore[union-attr]
+        findings = [f.model_copy(update={"tier": "more"}) if f.rule.startswith(demoted) and f.severity != "block"
                     else f for f in findings]
     return Answer(
         requirement=parts.requirement,

@@ -44,7 +44,8 @@ def xids(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None,
 
 # The answer words of an Xid part that says what its GPU's Xids mean ("No, no swap or RMA.", "Not your code.").
 _XID_VERDICTS = ("verdict_rma", "verdict_not_rma_yet", "verdict_no_rma", "verdict_code", "verdict_not_code",
-                 "verdict_not_software", "verdict_driver_first", "verdict_hardware_first")
+                 "verdict_not_software", "verdict_driver_first", "verdict_hardware_first", "verdict_not_broken",
+                 "verdict_broken")
 Part = tuple[str, list[str], str | None, list[str]]
 
 
@@ -86,17 +87,23 @@ def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> l
         meaning = "?" if entry is None else (entry.meaning_zh if lang == "zh" and entry.meaning_zh else entry.meaning)
         key = keys.get(pci) or ""
         deciders = sorted(_DECIDES.get(key, set()) & devices[pci])
-        if key == "app":
-            role = say("diagnose.xid_role_app", lang)
-        elif code in deciders or not deciders:  # the deciding Xid (or the only evidence, with the pasted block) keeps NVIDIA's action for it (what to tell the provider)
-            action = "" if entry is None else (entry.action_zh if lang == "zh" and entry.action_zh else entry.action)
+        action = ""
+        if key != "app" and (code in deciders or not deciders) and key in _KEEP_ACTION and entry is not None:
+            # the deciding Xid keeps NVIDIA's action for it where it adds to the verdict (what to tell the provider)
+            action = entry.action_zh if lang == "zh" and entry.action_zh else entry.action
             action = re.sub(r"^(?:informational|usually an application problem|提示性事件|通常是应用问题)[;；]\s*", "", action)
-            role = say("diagnose.xid_role_decides", lang) + (say("diagnose.xid_role_action", lang, action=action)
-                                                              if action and key in _KEEP_ACTION else "")
-        else:
-            role = say("diagnose.xid_role_covered", lang, decider=("、" if lang == "zh" else ", ").join(map(str, deciders)))
-        lines.append(say("diagnose.xid_line", lang, code=code, pci=pci, times=times, meaning=meaning, role=role))
+        elif key in _REMAPS and entry is not None and code in _OWN_STEP:
+            action = say(f"diagnose.xid_step_{code}", lang)  # a memory error beside the verdict: what the reset does for it
+        # each Xid says what it is and, where it has one, its own step; never the verdict again
+        lines.append(say("diagnose.xid_line_action" if action else "diagnose.xid_line", lang, code=code, pci=pci, times=times,
+                         meaning=meaning, action=action))
     return lines
+
+
+# Memory-error Xids beside a verdict another Xid decides: their own step (nvidia-row-remapping), on a GPU whose
+# remap can still be applied (not one whose remap failed, Xid 64)
+_OWN_STEP = frozenset({48, 63, 94})
+_REMAPS = frozenset({"remap_recorded", "dbe", "offbus"})
 
 
 # The question asks whether the GPU is broken ("bad GPU?", "RMA or not?", "还能用吗？").
@@ -154,7 +161,8 @@ def _device_verdicts(groups: dict[tuple[int, str], int], ctx: ComposeContext) ->
     differ = len(set(keyed.values())) > 1
     apps = set(keyed.values()) == {"app"}
     cleanup = set(keyed.values()) == {"cleanup"}  # no fault of the GPU's to weigh: said whatever was asked
-    if not (differ or apps or cleanup or _VERDICT_ASKED.search(ctx.question or "")):
+    several = any(len(codes) > 1 for codes in devices.values())  # several Xids of one GPU: what they add up to
+    if not (differ or apps or cleanup or several or _VERDICT_ASKED.search(ctx.question or "")):
         return []
     comma = "、" if lang == "zh" else ", "
     lines = [say(f"diagnose.xid_device_{key}", lang, pci=pci, codes=comma.join(str(c) for c in sorted(devices[pci])))
@@ -172,6 +180,7 @@ def _device_verdicts(groups: dict[tuple[int, str], int], ctx: ComposeContext) ->
 
 _OK_Q = re.compile(r"\bis\s+(?:the\s+|my\s+|our\s+|this\s+)?(?:gpu|card)\s+(?:ok|okay|fine|healthy|alright)\b|卡没事|卡还好|卡正常吗",
                    re.IGNORECASE)
+_BROKEN_Q = re.compile(r"\b(?:broken|faulty|dead|bad\s+(?:gpu|card))\b|坏了|坏卡|卡坏|是不是坏", re.IGNORECASE)
 _CODE_Q = re.compile(r"\b(?:our|my|the)\s+code\b|代码(?:的)?问题|是不是代码|程序的问题", re.IGNORECASE)
 _RMA_Q = re.compile(r"\b(?:rma|swap|replace\w*)\b|换卡|返修", re.IGNORECASE)
 _RMA_WORD = {"remap_failed": "diagnose.verdict_rma", "remap_recorded": "diagnose.verdict_not_rma_yet",
@@ -214,6 +223,10 @@ def _answer_word(key: str, text: str) -> str | None:
         return "diagnose.verdict_code" if key == "app" else "diagnose.verdict_not_code"
     if _RMA_Q.search(text):
         return _RMA_WORD.get(key)
+    if _BROKEN_Q.search(text):  # "is the card broken?", "是卡坏了吗": no for the application's Xids, yes for the board's
+        return {"app": "diagnose.verdict_not_broken", "cleanup": "diagnose.verdict_not_broken",
+                "offbus": "diagnose.verdict_broken", "remap_failed": "diagnose.verdict_broken",
+                "uncontained": "diagnose.verdict_broken"}.get(key)
     return None
 
 
