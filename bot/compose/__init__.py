@@ -150,7 +150,10 @@ def _unlabelled_sizing(answers: list[AskAnswer], ctx: ComposeContext, alone: Cal
         if i in covered or ask.label or ask.kind not in ("fit", "select") or ask.kind in kinds:
             continue
         reply = (alone(i) if alone is not None else None) or _sized_reply(ask, ctx, False)
-        if reply is not None:
+        said = {line for a in [*answers, *out] for line in (a.lead, *a.details)}
+        if ctx.answer.verdict is not None and not any(a.ask_index == 0 for a in answers):
+            said.add(ctx.answer.verdict.text)  # the verdict leads the first part nothing else answered
+        if reply is not None and reply.lead not in said:  # a part another answer already said is not said twice
             out.append(reply.model_copy(update={"ask_index": i}))
     return out
 

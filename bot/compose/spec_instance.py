@@ -46,8 +46,15 @@ def instance_hardware(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if not req.instance or not hardware_asked(ask.text):
         return None
     inst = ctx.catalog.instances.get(req.instance.lower())
-    if inst is None or inst.gpu is None or inst.gpu not in ctx.catalog.gpus:
+    if inst is None:
         return None
+    if inst.gpu is None or inst.gpu not in ctx.catalog.gpus:  # "g5.xlarge": the provider's name for its GPU
+        host = say("spec.held_host", lang, vcpus=count(inst.vcpus), memory=count(inst.memory_gib)) \
+            if inst.vcpus and inst.memory_gib else ""
+        return AskAnswer(kind=ask.kind, lead=say("spec.held_uncatalogued", lang, instance=inst.name, count=inst.count,
+                                                 accelerator=inst.accelerator, host=host),
+                         rule="spec.instance-hardware", sources=list(inst.sources)[:6],
+                         figures={"instance": inst.name, "count": inst.count})
     spec = ctx.catalog.gpus[inst.gpu]
     members = _members(ctx, inst, ctx.question or ask.text)
     name = gpu_name(ctx.catalog, spec.id, lang)
@@ -76,7 +83,9 @@ def with_instance_hardware(ask: Ask, ctx: ComposeContext, reply: AskAnswer | Non
         return reply
     lang = ctx.language
     verdict = ctx.answer.verdict
-    if reply is None and verdict is not None and (ctx.requirement.model or ctx.requirement.params_b):
+    if not (ctx.requirement.model or ctx.requirement.params_b):
+        return hardware.model_copy(update={"kind": ask.kind})  # no job: what the instance holds is the answer
+    if reply is None and verdict is not None:
         fewest = next((r for r in ctx.answer.recommendations if r.fits and r.kind == "more-gpus"), None)
         if "gpu_count" in ask.wants and fewest is not None:  # "…要几台？": the fewest that hold the job
             from bot.render.text import recommendation_line  # the one way a recommendation reads

@@ -38,3 +38,16 @@ def test_an_instance_alone(advisor, text, first):
 def test_a_job_on_an_instance_without_the_hardware_asked_is_not_this(advisor):
     answer, _ = lines_of(advisor, "can llama 3 8B be served on a g6e.12xlarge?")
     assert all(a.rule != "spec.instance-hardware" for a in answer.answers)
+
+
+def test_an_instance_whose_gpu_the_catalog_lacks_names_the_providers_card(advisor):
+    _, lines = lines_of(advisor, "g5.xlarge 是什么卡？")
+    assert lines[0].startswith("g5.xlarge：1 张 NVIDIA A10G 24GB，4 个 vCPU、16 GiB 内存")
+    assert not any("国内能租到的卡" in line for line in lines)  # no job: no default cards after it
+
+
+def test_the_job_part_after_an_instance_part_is_said_once(advisor):
+    _, lines = lines_of(advisor, "what GPUs does a p4d.24xlarge have, and can it fine-tune a 13B fully?")
+    assert lines[0].startswith("p4d.24xlarge: 8× A100 40GB SXM4")
+    verdicts = [line for line in lines if line.strip().startswith("Yes — it needs about 34 of 40 GB")]
+    assert len(verdicts) == 1
