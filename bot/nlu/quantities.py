@@ -33,6 +33,7 @@ from bot.nlu.numbers import EN_NUMBERS, ZH_NUMBER, zh_number
 from bot.nlu.quantity_counts import count
 from bot.nlu.quantity_spot import interruption
 from bot.nlu.scan import Scan
+from bot.sizing.cost import leanest_per_provider
 
 MAX_QUANTITIES = 64  # typed numbers in one message; more is a data dump, not a question
 _LOOK = 40  # characters looked at on each side of a number
@@ -139,7 +140,7 @@ _DISCOUNT = re.compile(r"\s*%\s*(?:cheaper|less|off|discount|lower|便宜|折扣
 _BILL_WORDS = re.compile(r"\bbill\b|invoice|line\s+items|账单|明细|费用|开销|花费")
 _TOTAL_BEFORE = re.compile(r"(?:total|in\s+all|altogether|合计|总共|一共|总计|账单|bill(?:\s+(?:was|is|came\s+to))?)\s*(?:是|为|:|=|of|was|is|came\s+to)?\s*$")
 _TOTAL_AFTER = re.compile(r"\s*(?:total|in\s+all|altogether)\b")
-_PRICE_BEFORE = re.compile(r"(?:报价|报了|开价|价格|售价|要价|花了?|quote[sd]?|price[sd]?|costs?|is|为|是)"
+_PRICE_BEFORE = re.compile(r"(?:报价|报了|开价|价格|售价|要价|花了?|quote[sd]?|price[sd]?|costs?|is|为|是|包月|月租|月付|包年|年付)"
                            r"\s*(?:每个?月|一个月|包月|月租|每小时|每卡时)?\s*(?:是|为|要)?\s*[~约≈]?\s*$")
 _PER_MONTH_AFTER = re.compile(r"\s*(?:元|块)?\s*(?:/|每|一)\s*个?\s*月|\s*(?:a|per)\s+month\b|\s*/\s*mo\b")
 _PER_DAY_EVENTS = re.compile(r"\s*(?:内|里|大概|大约|约|会|要|平均)?\s*(?:被|回收|中断|抢占|[0-9一二两三四五六七八九十几]+\s*次)")
@@ -165,7 +166,11 @@ def extract(scan: Scan) -> None:
     names = bytearray(len(scan.text))
     for span in scan.spans:
         if span.slot in _NAME_SLOTS:
-            names[span.start:span.end] = b"\x01" * (span.end - span.start)
+            # a GPU span may hold the quote it labels ("L40S at $0.86/h"): only the card's name is a name
+            found = [m.span() for m in scan.lex.gpus.pattern.finditer(scan.text, span.start, span.end)] \
+                if span.slot in ("gpu", "gpu_options") and span.end - span.start > 12 else []
+            for start, end in found or [(span.start, span.end)]:
+                names[start:end] = b"\x01" * (end - start)
     out: list[Quantity] = []
     last_end = 0
     for m in _NUMBER.finditer(scan.text):
@@ -187,6 +192,7 @@ def extract(scan: Scan) -> None:
             raise ParseError("quantities", f"more than {MAX_QUANTITIES} numbers with units in one message "
                                            f"(the next at {q.start}-{q.end}); ask about fewer at a time")
     _share_rate_units(out)
+    _card_rates(scan, out)
     _transfer_lines(scan, out)
     _weekdays(scan.text, out)
     _round_the_clock(scan.text, out)
@@ -615,6 +621,8 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
                 per, end = "gpu-month", card.end() if card else end
     if per == "instance-hour" and re.search(r"per\s+gpu|/\s*gpu|每卡|每张卡|/卡", text[end:end + 12]):
         per = "gpu-hour"
+    if per == "instance-hour" and _EACH_AFTER.match(text, end):
+        per = "gpu-hour"  # "8x A100 at $1.29/h each": a card's rate
     value, high = num.value, num.high
     near_before = before[-24:]
     # the word right after the amount names it ("… storage and $200 egress": bandwidth), else the last before
@@ -657,6 +665,54 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
         role, item = "quote", item or "compute"
     return make("money", role, value=value, high=high, end=end, unit=currency, currency=currency or None, per=per,
                 item=item, option=option, start=start)
+
+
+_EACH_AFTER = re.compile(r"\s*(?:each|apiece|a\s+(?:card|gpu)|per\s+(?:card|gpu))(?![a-z])")
+# between a card's name and its rate: "L40S at $0.86/h", "H100: $2.99/h", "L40S 每小时 ¥6" (no box, node or instance)
+_BESIDE = re.compile(r"\s*(?:(?:is|are|at|@|for|costs?|goes\s+for|rents?\s+for|runs?|about|around|~|:|：|=|每小时|一小时|每个小时"
+                     r"|是|要|收|大概|约)\s*)*[$¥]?\s*$")
+_WHOLE_MACHINE = re.compile(r"\b(?:box|node|server|machine|instance|rig|vm)s?\b|整机|每台|一台|服务器|机器|实例|节点")
+PER_GPU_FLOOR = 0.5  # a rate for n cards under half of every listed per-card rate was one card's (cost_setups)
+
+
+def _card_rates(scan: Scan, out: list[Quantity]) -> None:
+    """An hourly rate written right after a card's name is that card's rate ("L40S at $0.86/h", "L40S 每小时
+    ¥6"). With a count before the name ("4x L40S at $0.86/h") it is one card's where, shared over the
+    count, it would fall under half of every listed rate for the card while itself being one of them, and
+    then every rate so written in the message is (one message writes its quotes one way: "… vs 2x H100
+    at $2.99/h"); "8x H100 at $23.92/h" and "a 4x L40S box at $3.44/h" stay the machine's."""
+    readings = [(i, _card_reading(scan, q)) for i, q in enumerate(out)
+                if q.role == "quote" and q.per == "instance-hour" and q.currency]
+    low = any(r == "low" for _, r in readings)
+    for i, reading in readings:
+        if reading in ("card", "low") or (low and reading == "either"):
+            out[i] = out[i].model_copy(update={"per": "gpu-hour"})
+
+
+def _card_reading(scan: Scan, q: Quantity) -> str | None:
+    """'card' (a name alone before the rate), 'low' (too low for the counted cards), 'either', or None."""
+    text = scan.text
+    name = None
+    for m in scan.lex.gpus.pattern.finditer(text, max(0, q.start - 24), q.start):
+        name = m
+    gpu = scan.lex.gpus.lookup(name.group(0), plural=True) if name else None
+    if name is None or gpu is None or not _BESIDE.match(text[name.end():q.start]) \
+            or _WHOLE_MACHINE.search(text[max(0, name.start() - 12):q.start]):
+        return None
+    counted = re.search(r"(?<![0-9.])([0-9]{1,3})\s*(?:x|×|\*|张|块|卡|个)?\s*$", text[max(0, name.start() - 8):name.start()])
+    n = int(counted.group(1)) if counted else 1
+    if n <= 1:
+        return "card"
+    catalog = scan.lex.catalog
+    ids = [gpu] if gpu in catalog.prices_by_gpu else [g for g, spec in catalog.gpus.items() if spec.family == gpu]
+    listed = [r.hourly_rate for g in ids for r in leanest_per_provider(catalog.prices_by_gpu.get(g, []), currency=None)
+              if r.currency == q.currency]
+    if not listed:
+        return None
+    least = PER_GPU_FLOOR * min(listed)
+    if q.value < least:
+        return None  # read per card it is no listed price either
+    return "low" if q.value / n < least else "either"
 
 
 def _item(window: str) -> str | None:

@@ -45,3 +45,11 @@ def test_spot_losses_use_the_minutes_lost_and_the_checkpoint_interval(advisor):
     assert en[0].startswith("Spot is worth it: $127") and any("40 min of work" in line for line in en)
     zh = lines(advisor, "spot 每天被回收 2 次，checkpoint 每小时存一次，按量 ¥28/小时，竞价 ¥9/小时，跑 50 小时，值得吗")
     assert zh[0].startswith("竞价实例划算：算上中断损失要 ¥470") and any("丢失 30 分钟工作" in line for line in zh)
+
+
+def test_a_cards_rate_beside_a_count_is_priced_for_every_card(advisor):
+    assert lines(advisor, "4x L40S at $0.86/h for a 100 h run, total cost?")[0].startswith("$344 in all")
+    assert lines(advisor, "a 4x L40S box at $3.44/h for a 100 h run, total cost?")[0].startswith("$344 in all")
+    assert lines(advisor, "rent 8x A100 at $1.29/h each for 200 hours, cost?")[0].startswith("$2,064 in all")
+    assert lines(advisor, "4 张 L40S，L40S 每小时 ¥6，跑 100 小时多少钱")[0].startswith("合计 ¥2,400")
+    assert lines(advisor, "8x H100 at $23.92/h for a 100 h run, total?")[0].startswith("$2,392 in all")

@@ -666,3 +666,22 @@ def test_minutes_lost_each_interruption_are_the_loss_not_a_run(text, minutes):
 def test_a_checkpoint_interval_with_or_without_a_number(text, minutes):
     assert only(text, "checkpoint-minutes").value == minutes
     assert parse(text).requirement.checkpoint_minutes == minutes
+
+
+@pytest.mark.parametrize("text, per", [
+    ("4x L40S at $0.86/h for a 100 h run, total cost?", "gpu-hour"),  # too low for 4 cards: one card's
+    ("4 张 L40S，L40S 每小时 ¥6，跑 100 小时多少钱", "gpu-hour"),  # the name alone beside the rate
+    ("rent 8x A100 at $1.29/h each for 200 hours", "gpu-hour"), ("H100 at $2.99/h, 8 GPUs, 50 hours", "gpu-hour"),
+    ("a 4x L40S box at $3.44/h for a 100 h run", "instance-hour"), ("8x H100 at $23.92/h for a 100 h run", "instance-hour"),
+    ("p4d.24xlarge at $32.77/h for 100 h", "instance-hour"),
+])
+def test_a_rate_beside_a_card_is_the_cards_and_a_boxs_rate_the_boxs(text, per):
+    assert only(text, "quote").per == per
+
+
+def test_quotes_beside_counted_cards_are_read_one_way_in_a_message():
+    qs = quantities("4x L40S at $0.86/h vs 2x H100 at $2.99/h for serving a 70B, which is cheaper?")
+    assert [(q.value, q.per) for q in qs if q.role == "quote"] == [(0.86, "gpu-hour"), (2.99, "gpu-hour")]
+    assert [q.value for q in qs if q.role == "gpus"] == [4, 2]
+    qs = quantities("8x H100 at $23.92/h vs 8x A100 at $14/h, 100 h")
+    assert [q.per for q in qs if q.role == "quote"] == ["instance-hour", "instance-hour"]
