@@ -79,7 +79,7 @@ _PER = re.compile(
     r"|(?P<year>years?\b|yr\b|年))")
 _PER_WORD_AFTER = re.compile(r"\s*(?:(?P<hour>hourly|an\s+hour|per\s+hour|每小时)|(?P<month>monthly|a\s+month|per\s+month|每月)"
                              r"|(?P<year>yearly|a\s+year|per\s+year|每年))")
-_PER_WORD_BEFORE = re.compile(r"(?:(?P<hour>每(?:个)?小时|一小时|hourly|per\s+hour)|(?P<month>每月|每个月|月租|月付|包月|monthly(?:\s+(?:reservation|reserved(?:\s+\w+)?|plan|subscription|commitment|package|contract))?)"
+_PER_WORD_BEFORE = re.compile(r"(?:(?P<hour>每(?:个)?小时|(?:一|1)\s*个?\s*小时|hourly|per\s+hour|an\s+hour(?:\s+(?:on|of)\s+(?:an?\s+|the\s+)?[a-z0-9-]+)?)|(?P<month>每月|每个月|月租|月付|包月|monthly(?:\s+(?:reservation|reserved(?:\s+\w+)?|plan|subscription|commitment|package|contract))?)"
                               r"|(?P<year>每年|包年|年付|yearly)|(?P<gpuhour>每卡时|每卡每小时|一卡时|每张卡每小时))"
                               r"\s*(?P<card>每\s*张?\s*卡|单卡|per\s+(?:gpu|card)|a\s+(?:gpu|card))?"
                               r"\s*(?:是|要|收|为|at|of|is|:)?\s*(?:约|大约|大概|差不多|around|about|~|≈)?\s*$")
@@ -438,6 +438,8 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
         if m.group("d") and 1 <= num.value <= 31 and _WEEKDAY_WORDS.search(before_all[-32:]) \
                 and any(q.role == "hours-per-day" for q in done):
             return make("usage", "days-per-month", unit="day", end=end)  # "14 h a day, weekdays only (~22 days)"
+        if m.group("h") and num.value == 1 and _PRICE_AFTER_UNIT.match(text, end):
+            return None  # "L20 一小时 3 块", "1 小时 2.5 元", "an hour is $2": the unit of a price, not a one-hour run
         hours = 24 if m.group("d") else 168 if m.group("w") else 1
         role = "deadline" if _DEADLINE.search(before[-14:] + after_clause[m.end():m.end() + 6]) else "duration"
         return make("time", role, value=num.value * hours, high=num.high * hours if num.high else None,
@@ -463,6 +465,9 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     return count(scan, num, before, after, make)
 
 
+# a price right after "一小时" / "an hour": "一小时 3 块", "1 小时要 2.5 元", "an hour is $2", "一小时 ¥3"
+_PRICE_AFTER_UNIT = re.compile(rf"\s*(?:是|要|收|收费|价格|为|大概|约|就|只要|才|is|costs?|for|at|=|:|：|\s)*"
+                               rf"(?:(?:{_USD}|{_CNY})\s?[0-9]|(?:[0-9]+(?:\.[0-9]+)?|{ZH_NUMBER})\s*(?:{_USD}|{_CNY}))")
 _ZHE = re.compile(r"\s*折(?!叠|旧|算|合)")  # "3 折": 30% of the price ("折旧" is depreciation, "折合" a conversion)
 _SHARE_OF = re.compile(r"(?:on[\s-]*demand|按量|按需|pay[\s-]*as[\s-]*you[\s-]*go)\s*(?:价格?|单价|price|rate)?\s*(?:的|of)?\s*$")
 
@@ -670,7 +675,7 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
 _EACH_AFTER = re.compile(r"\s*(?:each|apiece|a\s+(?:card|gpu)|per\s+(?:card|gpu))(?![a-z])")
 # between a card's name and its rate: "L40S at $0.86/h", "H100: $2.99/h", "L40S 每小时 ¥6" (no box, node or instance)
 _BESIDE = re.compile(r"\s*(?:(?:is|are|at|@|for|costs?|goes\s+for|rents?\s+for|runs?|about|around|~|:|：|=|每小时|一小时|每个小时"
-                     r"|是|要|收|大概|约)\s*)*[$¥]?\s*$")
+                     r"|(?:1|一)\s*个?\s*小时|是|要|收|大概|约)\s*)*[$¥]?\s*$")
 _WHOLE_MACHINE = re.compile(r"\b(?:box|node|server|machine|instance|rig|vm)s?\b|整机|每台|一台|服务器|机器|实例|节点")
 PER_GPU_FLOOR = 0.5  # a rate for n cards under half of every listed per-card rate was one card's (cost_setups)
 

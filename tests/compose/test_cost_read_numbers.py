@@ -53,3 +53,8 @@ def test_a_cards_rate_beside_a_count_is_priced_for_every_card(advisor):
     assert lines(advisor, "rent 8x A100 at $1.29/h each for 200 hours, cost?")[0].startswith("$2,064 in all")
     assert lines(advisor, "4 张 L40S，L40S 每小时 ¥6，跑 100 小时多少钱")[0].startswith("合计 ¥2,400")
     assert lines(advisor, "8x H100 at $23.92/h for a 100 h run, total?")[0].startswith("$2,392 in all")
+
+
+def test_an_hour_before_a_price_prices_the_run(advisor):
+    assert lines(advisor, "L20 一小时 3 块，跑 7B LoRA 100 小时多少钱")[0].startswith("合计 ¥300：1 卡 × 100 小时")
+    assert lines(advisor, "A100 1 小时要 8 元，8 卡跑 3 天，多少钱")[0].startswith("合计 ¥4,608：8 卡 × 72 小时")

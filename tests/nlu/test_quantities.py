@@ -685,3 +685,17 @@ def test_quotes_beside_counted_cards_are_read_one_way_in_a_message():
     assert [q.value for q in qs if q.role == "gpus"] == [4, 2]
     qs = quantities("8x H100 at $23.92/h vs 8x A100 at $14/h, 100 h")
     assert [q.per for q in qs if q.role == "quote"] == ["instance-hour", "instance-hour"]
+
+
+@pytest.mark.parametrize("text, value", [
+    ("L20 一小时 3 块，跑 7B LoRA 100 小时多少钱", 3), ("4090 一小时两块钱，跑 50 小时", 2),
+    ("A100 1 小时要 8 元，8 卡跑 3 天", 8), ("an hour on an A100 is $1.29, 200 hours?", 1.29),
+])
+def test_an_hour_before_a_price_is_the_prices_unit_not_a_one_hour_run(text, value):
+    q = only(text, "quote")
+    assert q.value == value and q.per in ("gpu-hour", "instance-hour")
+    assert [d.value for d in quantities(text) if d.role == "duration"] in ([100], [50], [72], [200])
+
+
+def test_an_hour_of_work_stays_a_duration():
+    assert only("训练一小时，然后推理", "duration").value == 1
