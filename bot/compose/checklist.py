@@ -36,6 +36,9 @@ _NCCL_HOWTO = re.compile(r"how\s+do\s+i\s+measure\s+nccl|nccl\s+bandwidth", re.I
 _IDENTITY = re.compile(r"\breal\b|genuine|fake|occupied|in\s+use|someone\s+else|\bmig\b|真\s*[A-Za-z]|是真的|占着|占用|被别人|假卡", re.IGNORECASE)
 _AIPERF = re.compile(r"aiperf|genai-perf", re.IGNORECASE)
 # a part about serving performance ("怎么验收推理性能", "how do we benchmark latency ourselves")
+# a part that asks about the hardware itself, not the service's performance
+_HARDWARE = re.compile(r"hardware|gpus?\b|ecc|xid|nccl|busbw|nvlink|gemm|matmul|burn[\s-]?in|dcgm|pcie|h2d|bandwidth|disk|network"
+                       r"|硬件|显卡|显存|带宽|老化|网络|磁盘", re.IGNORECASE)
 _SERVING_PERF = re.compile(r"推理性能|推理速度|延迟|吞吐|serving|inference\s+perf\w*|latency|throughput|tokens?/s", re.IGNORECASE)
 
 
@@ -66,9 +69,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return aiperf(ctx)
     if (scenarios := explain_benchmark.compose(ask, ctx)) is not None:
         return scenarios  # "vendor says N tokens/s, MLPerf Offline; what do I ask them?"
-    if _SERVING_PERF.search(ask.text) and any(a.start < ask.start and explain_benchmark.names_mlperf(a.text)
-                                               for a in ctx.requirement.asks):
-        return None  # "…how do we accept inference performance?" after an MLPerf part: answered there (AIPerf)
+    if (_SERVING_PERF.search(ask.text) or not _HARDWARE.search(ask.text)) and any(
+            a.start < ask.start and explain_benchmark.names_mlperf(a.text) for a in ctx.requirement.asks):
+        # "…how do we accept inference performance?", "What should we test?" after an MLPerf part: answered
+        # there (the Server scenario, AIPerf at your load); the hardware list only where hardware is asked
+        return None
     if not checklist_quota.asks_quota(ask.text) and (handled := checkpoint.compose(ask, ctx)) is not None:
         return handled  # "(2) how do we deal with spot interruptions?" after a quota part: the notice and the schedule
     if (quota := checklist_quota.compose(ask, ctx)) is not None:

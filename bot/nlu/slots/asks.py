@@ -372,6 +372,18 @@ _PER_GPU_LIST = re.compile(r"(?:per[\s-]gpu|each\s+gpu|每卡|每张卡|各卡)[
                            re.IGNORECASE)
 
 
+# a vendor's MLPerf results weighed for acceptance ("can we accept the node on those?", "够不够验收"): which
+# benchmark proves the service, answered by bot/compose/explain_benchmark.py through the checklist
+_MLPERF_JUDGED = lx.rx(r"(?:\B<(?:accept\w*|enough|sufficient|sign\s+off|good\s+enough|proof|prove)>\E"
+                       r"|验收|够不够|够吗|能不能用|能直接)")
+
+
+# "trust the MLPerf Offline numbers?": the scenario named is what is weighed (without one, the latency to expect)
+_MLPERF_TRUSTED = lx.rx(r"\B<(?:trust\w*|rely|reliable)>\E|可信|靠谱|能信")
+_SCENARIO_NAMED = lx.rx(r"\B<(?:offline|server|single[\s-]?stream|multi[\s-]?stream)>\E")
+_CHECKS_ASKED = lx.rx(r"\B<(?:what|which)\s+(?:\w+\s+){0,2}?(?:checks|tests)\s+(?:should|do|must|can|to|would)>\E")
+
+
 def _per_gpu_figures(part: str) -> bool:
     return bool(_GEMM_SAID.search(part)) and (len(_GPU_FIGURE.findall(part)) >= 2 or bool(_PER_GPU_LIST.search(part)))
 
@@ -409,6 +421,11 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "explain"  # "挂了以后怎么自动续训": how to carry on after a failure, not the failure diagnosed
     if _THIS_MACHINE_OK.search(part) and not any(fields.get(k) for k in ("model", "params_b", "xids", "symptoms")):
         return "checklist"
+    if _CHECKS_ASKED.search(part) and not fields.get("xids"):
+        return "checklist"  # "what hardware checks should we run on the node?": a checklist, not hardware to pick
+    if "mlperf" in part.lower() and (_MLPERF_JUDGED.search(part) or (_MLPERF_TRUSTED.search(part) and _SCENARIO_NAMED.search(part))) \
+            and not fields.get("xids"):
+        return "checklist"  # "vendor's MLPerf Offline results — can we accept the node on those?"
     if _per_gpu_figures(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
         return "checklist"  # per-GPU GEMM figures: each GPU accepted or not (bot/compose/checklist_per_gpu.py)
     if _QUOTE_OK.search(part) and _RATE_QUOTED.search(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
