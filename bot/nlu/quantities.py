@@ -327,7 +327,7 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     # working days a month: "22 个工作日", "22 working days a month"
     m = re.match(r"\s*(?:个\s*)?(?:工作日|working\s+days?|work\s*days?|business\s+days?|week\s*days?)"
                  r"|\s*(?:days?|天)\s*(?:a|per|each|/|every)\s*(?:month|月)(?![a-z])", after) or (
-        re.search(r"(?:每月|每个月|一个月|一月)\s*(?:用|跑|开|工作|上班|大约|大概|约|\s)*$", before)
+        re.search(r"(?:每月|每个月|一个月|一月)\s*(?:用|跑|开|工作|上班|大约|大概|约|按|算|计|\s)*$", before)
         and re.match(r"\s*天", after))  # "每月 22 天": days of use a month, not a 22-day run
     if m:
         return make("usage", "days-per-month", unit="day", end=num.end + m.end())
