@@ -38,7 +38,7 @@ COMPLEX_FUNCTIONS = {
     "bot/advisor.py::Advisor.resolve": "resolves every kind of name a requirement holds (instance, family, GPU, model)",
     "bot/compose/cost_buy.py::compose": "one branch per cost line of buying against renting",
     "bot/compose/cost.py::_bill": "one branch per line of a monthly bill",
-    "bot/compose/cost.py::_spot": "spot savings from each combination of interruption, restart and checkpoint numbers",
+    "bot/compose/cost_spot.py::compose": "spot savings from each combination of interruption, restart and checkpoint numbers",
     "bot/compose/diagnose.py::compose": "dispatches over every kind of pasted output and described symptom",
     "bot/compose/diagnose.py::_reading": "one clause per reading nvidia-smi can show (clocks, power, throttle)",
     "bot/compose/diagnose.py::_meanings": "one branch per thing that can be wrong with one GPU",

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 from bot.advice import bill as calc
 from bot.compose import ComposeContext
-from bot.compose.cost_terms import basis_text, gpu_total, hourly_quotes, mode_name, money_text, percent
+from bot.compose import cost_stop_mode as stop_mode
+from bot.compose.cost_terms import basis_text, days_a_month, gpu_total, hourly_quotes, mode_name, money_text, percent
 from bot.messages import say
 from bot.messages.format import count
 from bot.models import AskAnswer, Quantity
@@ -73,12 +74,15 @@ def compose(qs: list[Quantity], ctx: ComposeContext, currency: str | None, lang:
                 for i in payg.items if i.item != "compute" and i.monthly is not None]
     even = r.break_even_hours
     details.append(say("cost.bill_modes_break_even", lang, sub=_inside(sub_name, lang), hours=count(round(even)),
-                       pct=percent(even / calc.HOURS_PER_MONTH), daily=count(round(even / calc.DAYS_PER_MONTH, 1))))
+                       pct=percent(even / calc.HOURS_PER_MONTH), daily=count(round(even / days_a_month(qs, calc.DAYS_PER_MONTH), 1))))
     if payg_wins:  # "包月保险": what monthly buys is capacity, not a lower bill
         details.append(say("cost.sub_capacity", lang, sub=say("cost.sub_word_subscription", lang)))
     if payg.hours_assumed:
         details.append(say("cost.hours_assumed", lang, hours=count(payg.hours_per_month)))
-    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-break-even", sources=calc.SOURCES["billing"],
+    # "停机不收费的话": what a no-charge stop does to the pay-as-you-go figure, as the provider has it
+    sources = stop_mode.after_modes(ctx, payg.hours_per_month, compute / payg.hours_per_month if payg.hours_per_month
+                                    else None, m, details, calc.SOURCES["billing"])
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-break-even", sources=sources,
                      figures={"payg_monthly": round(payg.total_per_month, 2),
                               "subscription_monthly": round(monthly.total_per_month, 2),
                               "break_even_hours": round(even, 1), "currency": currency})

@@ -147,3 +147,10 @@ def basis_text(basis: str, currency: str | None, lang: str) -> str:
                    ("/year / 12", "/年 ÷ 12"), ("/h", "/小时"), (" h", " 小时")):
         basis = basis.replace(en, zh)
     return basis
+
+
+def rate_text(q: Quantity, lang: str) -> str:
+    """A quoted rate in its currency and unit: '$2.50/h', '¥7.00/卡时'."""
+    unit = {"gpu-hour": "per_gpu_hour", "gpu-minute": "per_gpu_minute", "instance-hour": "per_instance_hour",
+            "day": "per_day", "minute": "per_minute"}.get(q.per or "", "per_instance_hour")
+    return money(q.value, q.currency, lang) + say(f"cost.{unit}", lang)
