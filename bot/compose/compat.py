@@ -76,6 +76,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return (_with_limits(driver_check(ask.text, ctx.catalog, ctx.language) or _stated_pair(ask, ctx), ctx)
                 or arch  # "(2) and the RTX 5090 box on 575?": the GPU of that part judged for the build
                 or precision_support(ask, ctx) or relevant_findings(ask.text, ctx, "compat"))
+    if (ctx.paste is not None or ctx.requirement.pasted is not None) and (pair := _stated_pair(ask, ctx)) is not None:
+        return _with_limits(pair, ctx)  # "is the driver on this box ok for CUDA 12.4?" beside its nvidia-smi: that pair
     verdict = ctx.answer.verdict
     if verdict is not None and verdict.rule == "verdict.cuda-drops-gpu" and _TORCH_WORDS.search(ctx.question or ask.text):
         line = _torch_drops(ctx)  # "…and the new PyTorch builds?": what a plain install takes, and the build to pin
@@ -115,7 +117,8 @@ def _specific(ask: Ask, ctx: ComposeContext, arch: AskAnswer | None) -> AskAnswe
     return minimum
 
 
-_RUN_Q = re.compile(r"能不能|能跑|可以跑|能用|\brun\b|\bwork|compatible|兼容", re.IGNORECASE)
+_RUN_Q = re.compile(r"能不能|能跑|可以跑|能用|\brun\b|\bwork|compatible|兼容|\bok\b|\bokay\b|\bfine\b(?![\s-]?tun)|\bsupport\w*|支持|没问题|行吗",
+                    re.IGNORECASE)
 
 
 def _stated_pair(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

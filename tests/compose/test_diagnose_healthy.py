@@ -90,3 +90,13 @@ def test_a_reading_asked_beside_a_licence_question_is_still_read(advisor):
 def test_a_paste_given_only_as_context_for_a_wheel_is_not_diagnosed(advisor):
     text = _text(advisor, "rented box shows this. can I run a cu121 wheel on it?")
     assert text.startswith("On driver 550.127.05: cu121 — yes")
+
+
+@pytest.mark.parametrize("question, lead", [
+    ("is the driver on this box ok for CUDA 12.4?", "CUDA 12.4 on driver 550.127.05: yes"),
+    ("这台机器的驱动能跑 CUDA 12.4 吗？", "CUDA 12.4 跑在驱动 550.127.05 上：可以"),
+])
+def test_a_cuda_release_asked_of_the_pasted_box_is_judged_on_its_driver(advisor, question, lead):
+    text = _text(advisor, question)
+    assert text.startswith(lead), text
+    assert "Acceptance checklist" not in text and "checks out" not in text and "检查通过" not in text

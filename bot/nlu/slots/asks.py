@@ -381,6 +381,7 @@ _MLPERF_JUDGED = lx.rx(r"(?:\B<(?:accept\w*|enough|sufficient|sign\s+off|good\s+
 # "trust the MLPerf Offline numbers?": the scenario named is what is weighed (without one, the latency to expect)
 _MLPERF_TRUSTED = lx.rx(r"\B<(?:trust\w*|rely|reliable)>\E|可信|靠谱|能信")
 _SCENARIO_NAMED = lx.rx(r"\B<(?:offline|server|single[\s-]?stream|multi[\s-]?stream)>\E")
+_STACK_NAMED = lx.rx(r"\B<(?:driver|cuda|cu1[0-3][0-9]|wheel|toolkit|torch|pytorch)>\E|驱动")
 _CHECKS_ASKED = lx.rx(r"\B<(?:what|which)\s+(?:\w+\s+){0,2}?(?:checks|tests)\s+(?:should|do|must|can|to|would)>\E")
 
 
@@ -419,7 +420,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "explain"  # "do we keep paying while it's broken?": a yes/no on billing, not a price
     if _RESUME_ASKED.search(part) and "xid" not in part:
         return "explain"  # "挂了以后怎么自动续训": how to carry on after a failure, not the failure diagnosed
-    if _THIS_MACHINE_OK.search(part) and not any(fields.get(k) for k in ("model", "params_b", "xids", "symptoms")):
+    if _THIS_MACHINE_OK.search(part) and not any(fields.get(k) for k in ("model", "params_b", "xids", "symptoms")) \
+            and not _STACK_NAMED.search(part):  # "is the driver on this box ok for CUDA 12.4?": the stack, not the box
         return "checklist"
     if _CHECKS_ASKED.search(part) and not fields.get("xids"):
         return "checklist"  # "what hardware checks should we run on the node?": a checklist, not hardware to pick
