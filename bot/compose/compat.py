@@ -55,6 +55,13 @@ def pasted_driver(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                      figures={"driver": driver, "cuda": ceiling})
 
 
+def _pair_beside_paste(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"is the driver on this box ok for CUDA 12.4?" beside its nvidia-smi: that release on the pasted driver."""
+    if ctx.paste is None and ctx.requirement.pasted is None:
+        return None
+    return _with_limits(_stated_pair(ask, ctx), ctx)
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose import compat_arch, compat_licence, compat_stack
 
@@ -76,8 +83,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return (_with_limits(driver_check(ask.text, ctx.catalog, ctx.language) or _stated_pair(ask, ctx), ctx)
                 or arch  # "(2) and the RTX 5090 box on 575?": the GPU of that part judged for the build
                 or precision_support(ask, ctx) or relevant_findings(ask.text, ctx, "compat"))
-    if (ctx.paste is not None or ctx.requirement.pasted is not None) and (pair := _stated_pair(ask, ctx)) is not None:
-        return _with_limits(pair, ctx)  # "is the driver on this box ok for CUDA 12.4?" beside its nvidia-smi: that pair
+    if (pair := _pair_beside_paste(ask, ctx)) is not None:
+        return pair  # "is the driver on this box ok for CUDA 12.4?" beside its nvidia-smi: that pair
     verdict = ctx.answer.verdict
     if verdict is not None and verdict.rule == "verdict.cuda-drops-gpu" and _TORCH_WORDS.search(ctx.question or ask.text):
         line = _torch_drops(ctx)  # "…and the new PyTorch builds?": what a plain install takes, and the build to pin
