@@ -50,7 +50,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|报错|挂了|卡死|(?<!网络)(?<!会被)卡住|慢了|很慢|变慢|太慢|死机|掉卡|正常吗|是不是有问题|是不是被坑|被坑|缩水|假卡|不达标|坏卡|卡坏|限速了|是不是限速|有问题吗|(?:是不是|是)?坏了(?:吗|么|没)|是不是坏|是否损坏|有没有毛病|怎么查|啥意思|什么意思"
         r"|(?:tpot|ttft|延迟|吞吐)\s*(?:很|太|特别)?\s*(?:差|高|低|慢)")),
     ("price", lx.rx(
-        r"\B<(?:how\s+much\s+(?:is|are|does|do|for|would)|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:price|cost|rate)"
+        r"\B<(?:how\s+much\s+(?:is|are|does|do|for|would)|(?<!by\s)how\s+much(?=\s*(?:[?？!]|$))|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:price|cost|rate)"
         r"|price\s+(?:of|for|in|on)|prices?\s*\?|going\s+for|rents?\s+for|ballpark|cheapest|hourly|per\s+hour\s+(?:price|cost)"
         # "lambda H100 price per hour?", "what does an H100 go for in China", "H100 rate/hr"
         r"|(?:prices?|costs?|rates?)\s*(?:per|/|an?)\s*(?:gpu[\s-]?)?(?:hour|hr|h|month|mo|day)\b|going\s+rate"
@@ -69,6 +69,9 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"\B<(?:cheaper|costs?\s+less|less\s+expensive|more\s+(?:cost[\s-]effective|economical)|which\s+one\s+is\s+cheaper|break[\s-]?even|pay\s+(?:back|off)|buy(?:ing)?\s+(?:vs|or|instead)"
         r"|renting\s+(?:vs|or|cheaper)|rent\s+or\s+buy|worth\s+buying|bill|gpu[\s-]hours?\s+(?:for|budget|enough)"
         r"|how\s+many\s+gpu[\s-]hours?|gpu[\s-]hours?\b[^?.]{0,40}?\benough\b"
+        # "3,000 GPU-hours: how many days on 8 A100s?", "10k GPU-hours on 8x H100 is how long?": the allowance's wall-clock
+        r"|gpu[\s-]?hours?\b[^?.]{0,60}?\bhow\s+(?:many\s+(?:days|hours|weeks)|long)\b"
+        r"|how\s+(?:many\s+(?:days|hours|weeks)|long)\b[^?.]{0,60}?\bgpu[\s-]?hours?\b"
         r"|enough\s+or|total\s+cost|how\s+expensive|save\s+money|where\s+can\s+we\s+save"
         r"|spot\s+or\s+on[\s-]demand|on[\s-]demand\s+or\s+spot|reserved\s+or)>\E"
         r"|划算|回本|值不值|账单|总费用|总花费|总成本|总价|费用.{0,2}(?:低|高|少|多)|哪个(?:更)?便宜|(?<!最)便宜多少(?!钱)|费用怎么算|怎么算钱|会不会很贵|哪里能省|省钱|买还是租|租还是买|自己买|卡时"
