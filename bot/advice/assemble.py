@@ -256,7 +256,7 @@ def _versions_matter(req: Requirement) -> bool:
 _RENTED_WORDS = re.compile(r"\brent(?:s|ed|ing|al)?\b|\bcloud\b|\bon[\s-]demand\b|\bspot\b|\bmarketplace\b"
                            r"|租|云|按量|算力平台|平台", re.IGNORECASE)
 # Words saying the job serves requests: "training or inference?" is answered by them.
-_SERVING_WORDS = re.compile(r"\bserv(?:e|es|ed|ing)\b|\bchat(?:bot)?s?\b|\bonline\s+service|\bconcurren\w*|\bqps\b"
+_SERVING_WORDS = re.compile(r"\bserv(?:e|es|ed|ing)\b|\b[0-9.]+\s*b\b[^.?]{0,20}?\b(?:inference\s+)?server\b|\b(?:inference|model|llm|chat)\s+server\b|\bchat(?:bot)?s?\b|\bonline\s+service|\bconcurren\w*|\bqps\b"
                             r"|\brps\b|\bendpoint|\binference\b|\blatency\b|\bttft\b|\btokens?/s\b|\busers\b"
                             r"|上线|客服|推理|在线服务|并发|对外服务|部署.{0,6}服务|延迟|首字", re.IGNORECASE)
 # Words asking how fast the service runs: how requests arrive changes what to measure only for them.

@@ -40,6 +40,8 @@ def test_no_accelerator_question_once_one_is_named(advisor, turns):
     "llama 3 8B bf16, does it fit on one L4 to train with LoRA?",
     "70B bf16 放得下 2 张 H100 吗？用来推理",
     "qwen2.5 32B bf16 训练放得下 4 张 A100 吗？",
+    "what's the price of an H100 on Lambda, and is it enough for a 70B fp8 server?",
+    "is one H100 enough for a 70B fp8 inference server?",
 ])
 def test_no_workload_question_once_it_is_said(advisor, text):
     asked = questions(advisor, text)
