@@ -328,7 +328,8 @@ def _break_even_lead(r, annual: bool, hours: float, name, sub_word: str, m, lang
                    cheap_year=m(r.modes[0].monthly * 12), next=_next_mode(r.modes[1].mode, name, lang),
                    next_year=m(r.modes[1].monthly * 12), saving=m((r.saving or 0) * 12), **even)
     if r.modes:
-        return say("cost.break_even_lead", lang, usage=count(round(hours)), cheap=name(r.modes[0].mode), saving=m(r.saving or 0),
+        return say("cost.break_even_lead", lang, usage=count(round(hours)), cheap=_inside(name(r.modes[0].mode), lang).strip(),
+                   saving=m(r.saving or 0),
                    next=_next_mode(r.modes[1 if len(r.modes) > 1 else 0].mode, name, lang), **even)
     return say("cost.break_even_only", lang, **even)
 

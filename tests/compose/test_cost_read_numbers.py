@@ -29,13 +29,13 @@ def test_a_monthly_price_per_card_is_priced_for_every_card(advisor):
     zh = lines(advisor, "包月 ¥4,000/卡，8 卡 A100，每天 10 小时，和按量 ¥12/卡时比哪个划算")
     assert "按量付费比包月每月便宜 ¥2,800" in zh[0] and any("每月 ¥32,000" in line for line in zh)
     en = lines(advisor, "8x A100: monthly $1,500 per GPU or $2.10/GPU-hour on demand, we use it 12 h a day, which is cheaper?")
-    assert "Pay-as-you-go is cheaper by $5,868" in en[0] and any("$12,000 a month" in line for line in en)
+    assert "pay-as-you-go is cheaper by $5,868" in en[0] and any("$12,000 a month" in line for line in en)
 
 
 def test_days_of_use_are_priced_on_the_days_stated(advisor):
     assert lines(advisor, "8 张 H100 每月跑 20 天，全天 24 小时，¥15/卡时，一个月多少钱")[0].startswith("合计 ¥57,600：8 卡 × 480 小时")
     en = lines(advisor, "monthly $11,000 for the 8x A100 box or $2.10/GPU-hour, 20 days a month full-time, which is cheaper?")
-    assert en[0].startswith("At your 480 h a month Pay-as-you-go is cheaper by $2,936")
+    assert en[0].startswith("At your 480 h a month, pay-as-you-go is cheaper by $2,936")
     assert lines(advisor, "包月 ¥60,000 或按量 ¥12/卡时，8 张 A100，每天 14 小时，一个月 30 天，哪个划算")[0].startswith("按每月 420 小时")
 
 
@@ -58,3 +58,12 @@ def test_a_cards_rate_beside_a_count_is_priced_for_every_card(advisor):
 def test_an_hour_before_a_price_prices_the_run(advisor):
     assert lines(advisor, "L20 一小时 3 块，跑 7B LoRA 100 小时多少钱")[0].startswith("合计 ¥300：1 卡 × 100 小时")
     assert lines(advisor, "A100 1 小时要 8 元，8 卡跑 3 天，多少钱")[0].startswith("合计 ¥4,608：8 卡 × 72 小时")
+
+
+def test_machines_without_a_count_are_judged_as_8_gpus_each_and_it_is_said(advisor):
+    zh = lines(advisor, "70B 模型，两台机器 200G 网络，训练会慢吗")
+    assert zh[0].startswith("够快，前提是每 GPU 200 Gb/s")  # was the generic '分布式训练要求…带宽' primer
+    assert any("按每台 8 卡把“两台机器”算作 16 张 GPU" in line for line in zh)
+    en = lines(advisor, "70B training on two H100 nodes with 200G networking, will it be slow?")
+    assert en[0].startswith("Fast enough, if that is 200 Gb/s per GPU")
+    assert any("as 16 GPUs, 8 in each machine" in line for line in en)
