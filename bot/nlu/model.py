@@ -24,6 +24,7 @@ SpanKind = Literal[
     "unknown-provider",  # a provider the catalog lacks
     "users",             # a concurrency read from the users served ("for 10 users")
     "implied",           # a slot implied by another (a method implies training)
+    "assumed",           # a default the answer must say (8 GPUs in each machine named without a count)
 ]
 
 
@@ -63,6 +64,11 @@ class Parse(BaseModel):
         Silently dropping "V100" would answer a different question than the one asked.
         """
         out = []
+        for span in self.spans:
+            if span.kind == "assumed" and span.slot == "gpu_count":  # "两台机器": 8 GPUs each, said and asked
+                from bot.messages import say
+                out.append(say("quantities.gpus_per_node_assumed", self.language, written=span.text.strip(),
+                               gpus=span.value, per_node=8))
         for span in self.ignored:
             if span.kind == "unknown-gpu":
                 out.append(

@@ -68,6 +68,40 @@ def extract(scan: Scan) -> None:
         _count_alone(scan, nodes)
     if "gpu_count" not in scan.fields and mentions:
         _parallel_degrees(scan)
+    if "gpu_count" not in scan.fields:
+        named = next(((b.start(), end, b) for start, end, _ in mentions
+                      if (b := _NODES_BEFORE_COUNT.search(scan.text, max(0, start - 16), start)) is not None
+                      and _NODE_NOUN_AFTER_NAME.match(scan.text[end:end + 16])), None)  # "two H100 nodes"
+        if named is not None or nodes is not None:
+            _nodes_of_eight(scan, nodes, named)
+
+
+def _nodes_of_eight(scan: Scan, nodes: re.Match | None, named: tuple | None = None) -> None:
+    """"70B 模型，两台机器 200G 网络", "two H100 nodes": machines of data-centre GPUs with no count per
+    machine hold 8 each (the HGX/DGX board), an assumption the answer says (Parse.notices). GeForce and
+    workstation boxes hold fewer. Only where the network between the machines is weighed: elsewhere the
+    nodes' count of GPUs is asked, not assumed."""
+    if named is not None:
+        b = named[2]
+        n, start, end = count_value(b.group(1) or b.group(2) or b.group(3)), named[0], named[1]
+        noun = _NODE_NOUN_AFTER_NAME.match(scan.text[end:end + 16])
+        end += noun.end() if noun else 0
+    elif nodes is not None:
+        n, start, end = _node_count(nodes), nodes.start(), nodes.end()
+    else:
+        return
+    if not n or n < 2:
+        return
+    gpu = scan.fields.get("gpu")
+    catalog = scan.lex.catalog
+    specs = [s for g, s in catalog.gpus.items() if g == gpu or s.family == gpu] if gpu else []
+    if gpu and (not specs or any(s.gpu_class != "datacenter" or s.product_line == "workstation" for s in specs)):
+        return
+    if "network_gbps" not in scan.fields:
+        return  # "3 L40S nodes for serving an 8B": how many each holds decides nothing said about the nodes
+    scan.add("topics", "cluster", start, end, take=False)
+    scan.set("gpu_count", n * MAX_GPUS_PER_NODE, start, end,
+             note=f"{MAX_GPUS_PER_NODE} GPUs per node assumed", kind="assumed")
 
 
 def _mentions(scan: Scan) -> list[Mention]:

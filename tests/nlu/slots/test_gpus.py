@@ -150,3 +150,28 @@ def test_one_node_or_a_total_is_not_multiplied(text, gpus):
 def test_a_latency_in_milliseconds_is_no_rtx_card():
     req = parse("TTFT under 4090 ms").requirement
     assert req.gpu is None and [q.value for q in req.quantities if q.role == "ttft"] == [4090]
+
+
+@pytest.mark.parametrize("text, gpus", [
+    ("70B 模型，两台机器 200G 网络，训练会慢吗", 16), ("70B training on two H100 nodes with 200G networking, will it be slow?", 16),
+    ("training a 70B across 2 servers, 100G network between them, is that enough?", 16),
+    ("三台服务器 100G RoCE，训练 32B 够不够", 24),
+])
+def test_machines_named_without_a_count_on_a_network_hold_8_gpus_each_assumed(text, gpus):
+    from bot.nlu import parse
+    parsed = parse(text)
+    assert parsed.requirement.gpu_count == gpus
+    assert any(s.slot == "gpu_count" and s.kind == "assumed" for s in parsed.spans)
+    notice = parsed.notices()
+    assert len(notice) == 1 and str(gpus) in notice[0] and ("8" in notice[0])
+
+
+@pytest.mark.parametrize("text, gpus", [
+    ("两台 8 卡 H100，200G 网络，70B 训练会慢吗", 16), ("need 3 L40S nodes for serving llama 3.1 8b, 200 concurrent users", None),
+    ("两台 4090 工作站，100G 网络，跑 7B 推理", None), ("两台 4 卡 A100，100G 网络", 8),
+])
+def test_a_stated_count_a_geforce_box_or_no_network_assumes_nothing(text, gpus):
+    from bot.nlu import parse
+    parsed = parse(text)
+    assert parsed.requirement.gpu_count == gpus
+    assert not any(s.kind == "assumed" for s in parsed.spans)
