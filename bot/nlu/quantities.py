@@ -80,7 +80,7 @@ _PER = re.compile(
 _PER_WORD_AFTER = re.compile(r"\s*(?:(?P<hour>hourly|an\s+hour|per\s+hour|每小时)|(?P<month>monthly|a\s+month|per\s+month|每月)"
                              r"|(?P<year>yearly|a\s+year|per\s+year|每年))")
 _PER_WORD_BEFORE = re.compile(r"(?:(?P<hour>每(?:个)?小时|(?:一|1)\s*个?\s*小时|hourly|per\s+hour|an\s+hour(?:\s+(?:on|of)\s+(?:an?\s+|the\s+)?[a-z0-9-]+)?)|(?P<month>每月|每个月|月租|月付|包月|monthly(?:\s+(?:reservation|reserved(?:\s+\w+)?|plan|subscription|commitment|package|contract))?)"
-                              r"|(?P<year>每年|包年|年付|yearly)|(?P<gpuhour>每卡时|每卡每小时|一卡时|每张卡每小时))"
+                              r"|(?P<year>每年|包年|年付|yearly)|(?P<gpuhour>每卡时|每卡每小时|一卡时|每张卡每小时)|(?P<gb>每\s*gb|per\s+gb|一\s*gb))"
                               r"\s*(?P<card>每\s*张?\s*卡|单卡|per\s+(?:gpu|card)|a\s+(?:gpu|card))?"
                               r"\s*(?:是|要|收|为|at|of|is|:)?\s*(?:约|大约|大概|差不多|around|about|~|≈)?\s*$")
 # "包月 ¥4,000/卡", "monthly $1,500 per GPU": a monthly price that is per card
@@ -215,7 +215,7 @@ def _share_rate_units(out: list[Quantity]) -> None:
 
 
 _TRANSFER = re.compile(r"egress|traffic|data\s+transfer|transfer(?:red)?\s+out|outbound|download\w*|流量|出网|下行|公网")
-_PAIRED = re.compile(r"[\s,，、:：]*(?:at|@|x|×|\*|按|每|单价|价格|for|of|共|总共)?[\s:：]*(?:是|为)?\s*$")
+_PAIRED = re.compile(r"[\s,，、:：]*(?:at|@|x|×|\*|按|每\s*gb|per\s+gb|每|单价|价格|for|of|共|总共)?[\s:：]*(?:是|为)?\s*$")
 
 
 def _transfer_lines(scan: Scan, out: list[Quantity]) -> None:
@@ -230,6 +230,8 @@ def _transfer_lines(scan: Scan, out: list[Quantity]) -> None:
             continue
         named = text[max(0, a.start - 24):a.start] + " " + text[a.end:b.start] + " " + text[b.end:b.end + 12]
         if not _TRANSFER.search(named):
+            if size.role == "memory" and rate.item in ("storage", "snapshot", "image"):  # "云盘每 GB 0.35 元，2 TB"
+                out[out.index(size)] = size.model_copy(update={"role": "storage", "item": rate.item})
             continue
         start, end = a.start, b.end
         out[i - 1:i + 1] = [rate.model_copy(update={
@@ -618,9 +620,11 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
         w = _PER_WORD_AFTER.match(text, end) or _PER_WORD_BEFORE.search(_CUR_BEFORE.sub("", before[-32:]))
         if w:
             group = next(g for g, v in w.groupdict().items() if v)
-            per = {"hour": "instance-hour", "month": "month", "year": "year", "gpuhour": "gpu-hour"}[group]
+            per = {"hour": "instance-hour", "month": "month", "year": "year", "gpuhour": "gpu-hour", "gb": "gb-month"}[group]
             if w.re is _PER_WORD_AFTER:
                 end = w.end()
+            if per == "month" and re.search(r"(?:每|per|/)\s*gb\b", before[-16:]):
+                per = "gb-month"  # "云盘每 GB 每月 0.35 元"
             card = _PER_CARD_AFTER.match(text, end)
             if per == "month" and (card or (w.re is _PER_WORD_BEFORE and w.group("card"))):
                 per, end = "gpu-month", card.end() if card else end

@@ -699,3 +699,11 @@ def test_an_hour_before_a_price_is_the_prices_unit_not_a_one_hour_run(text, valu
 
 def test_an_hour_of_work_stays_a_duration():
     assert only("训练一小时，然后推理", "duration").value == 1
+
+
+def test_a_per_gb_price_written_before_the_amount_pairs_with_the_data_or_the_disk():
+    qs = quantities("账单：计算 ¥50,000，出网流量 500 GB，每 GB 0.8 元，云盘 ¥1,000")
+    assert [(q.item, q.value) for q in qs if q.role == "bill-line"] == [("compute", 50_000), ("bandwidth", 400), ("storage", 1_000)]
+    qs = quantities("云盘每 GB 每月 0.35 元，2 TB，GPU ¥30,000")
+    assert [(q.role, q.per) for q in qs if q.value == 0.35] == [("fee", "gb-month")]
+    assert [(q.role, q.item, q.value) for q in qs if q.kind == "size"] == [("storage", "storage", 2048)]

@@ -26,6 +26,9 @@ _ITEM = re.compile(
     r"(?:(?P<label>q\s?[1-9]\s?[:.)]?|\(?[a-e]\)|[1-9]\.(?![0-9]))(?=\s|[^\x00-\x7f])"
     r"|(?P<tight>\([1-9]\)|[1-9]\)|[1-9a-e]、|[①-⑨]))",
     re.IGNORECASE)
+# "is SXM worth paying for?", "值不值得": whether the dearer option earns its price, a choice weighed on what it
+# does for the job, not which one costs less an hour.
+_WORTH_PAYING = re.compile(r"\bworth\b(?!\s+buying)|值不值(?!得买)|值得(?!买)", re.IGNORECASE)
 # Question marks end a part when more text follows ("…in us-east-1? and is it worth it").
 _QUESTION_END = re.compile(r"[?？]+")
 # A comma before a question of another kind ends a clause ("what does a g6e.12xlarge cost per hour, and does
@@ -473,7 +476,7 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
     if "price" in found and ("cost" not in found or not _COST_CUES.search(_PER_UNIT.sub(" ", part))):
         return "price"  # "最便宜多少钱一卡时": a GPU-hour is the price's unit, not a comparison
     if "cost" in found and (not (_sized_choice(fields) and not money) or fields.get("gpu_option_counts")
-                            or fields.get("gpu_count")):
+                            or (fields.get("gpu_count") and not _WORTH_PAYING.search(part))):
         return "cost"  # "would 4x L40S be cheaper than 2x H100 for 70B?": stated setups priced (cost_setups.py)
     if "compat" in found and not ({"fit"} & found and fields.get("model")):
         return "compat"
