@@ -382,3 +382,15 @@ def test_how_big_an_impact_is_not_a_memory_fit():
 def test_held_up_by_the_network_asked_of_a_plan_is_not_a_fault():
     assert "diagnose" not in kinds("两台 8 卡 H100，100G 网络，7B DDP 和 70B FSDP 哪个会被网络卡住？")
     assert kinds("训练卡住了，NCCL 超时")[0] == "diagnose"
+
+
+@pytest.mark.parametrize("text", [
+    "we train a 13B model on 8 GPUs; H100 SXM nodes or the cheaper H100 PCIe ones, is SXM worth paying for?",
+    "8 卡训练 13B，H100 SXM 还是便宜些的 H100 PCIe，SXM 值不值得多花钱？",
+])
+def test_whether_the_dearer_option_is_worth_its_price_is_a_choice_not_a_cheaper_one(text):
+    assert kinds(text) == ["select"]  # weighed on what it does for the job, not which costs less an hour
+
+
+def test_a_stated_count_and_cheaper_still_prices_the_setups():
+    assert kinds("would 8x L40S be cheaper than 8x H100 for a 13B LoRA run?") == ["cost"]
