@@ -96,7 +96,8 @@ def spot_unpriced(modes: Sequence[ModeCost], hours: float | None, cheapest_hourl
 
 # "colo is $2.5k/mo incl power", "托管含电", "power included": the hosting fee covers the power.
 _POWER_INCLUDED = re.compile(r"incl(?:uding|udes|\.)?\s+(?:the\s+)?(?:power|electricity)|(?:power|electricity)\s+(?:is\s+)?included"
-                             r"|with\s+power|含电|包电|电费在内|含电费|电费包含|包含电费", re.IGNORECASE)
+                             r"|with\s+power|含电|包电|电费在内|含电费|电费包含|包含电费"
+                             r"|(?:托管|机柜|机房|idc)\s*(?:加|和|及|带|连)\s*电", re.IGNORECASE)
 
 
 def power_included(text: str) -> bool:

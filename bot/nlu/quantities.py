@@ -334,12 +334,15 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if m:
         return make("usage", "days-per-month", unit="day", end=num.end + m.end())
     # MFU and utilisation
+    m = re.match(r"\s*成(?![本功])", after)  # "利用率六成": tenths
+    if m and 0 < num.value <= 10 and re.search(r"(?:利用率|使用率)\s*(?:大概|大约|约|差不多|在|是|有)?\s*$", before):
+        return make("percent", "utilisation", value=num.value / 10, unit="fraction", end=num.end + m.end())
     m = re.match(r"\s*%\s*(?:(?P<mfu>mfu)|(?P<util>utili[sz]ation|utilised|utilized|利用率|使用率|busy))?", after)
     if m and (m.group("mfu") or re.search(r"mfu\s*(?:of|=|:|is|约|为|at)?\s*$", before)):
         return make("mfu", "mfu", value=num.value / 100, high=num.high / 100 if num.high else None,
                     unit="fraction", end=num.end + m.end())
     if m and (m.group("util") or re.search(r"(?:utili[sz]ation|利用率|使用率)\s*(?:of|=|:|is|约|为|at|在|是)?\s*(?:大概|大约|约|差不多|around|about|~|≈)?\s*$", before)
-              or re.search(r"\b(?:use|using|run|running|busy)\s+(?:it|them|the\s+\w+)?\s*(?:at\s+)?[~≈约]?\s*$", before)):
+              or re.search(r"\b(?:use|using|run|running|busy)\s+(?:it|them|the\s+\w+)?\s*(?:at\s+)?(?:about|around|roughly|[~≈约])?\s*$", before)):
         return make("percent", "utilisation", value=num.value / 100, high=num.high / 100 if num.high else None,
                     unit="fraction", end=num.end + m.end())
     # parameters, active or total ("~13B active", "激活才 22B", "7B–13B")

@@ -164,3 +164,16 @@ def test_a_server_rate_with_no_gpus_counted_is_priced_per_server_hour(advisor):
     assert any(line.startswith("租用：整机 $23.92/小时 × 每月 438 小时") for line in lines), lines
     assert not any("× 1 卡" in line for line in lines)
     assert any("未计电费" in line for line in lines)  # colo alone: the power is not in it
+
+
+@pytest.mark.parametrize("text, months", [
+    ("Should we buy? $280k for an 8xH100 node vs $23.92/hr in the cloud, colo+power $2.5k/month, ~60% utilisation.", 36),
+    ("We'd run it about 60% of the time. 8x H100: buy for $280k (colo and power $30k a year) or rent at $2.99/GPU-hour?", 36),
+    ("值得买吗？8 卡 H100 整机 28 万美元，租 23.92 美元/小时，托管加电每月 2500 美元，利用率 60%。", 36),
+    ("8 卡 H100 整机 28 万美元，租 23.92 美元/小时，托管加电每月 2500 美元，按 4 年折旧，利用率六成，买划算吗？", 48),
+])
+def test_buy_vs_rent_paraphrases_keep_the_use_the_colo_and_the_life(advisor, text, months):
+    reply, lines = cost_answer(advisor, text)
+    assert reply.figures["own_monthly"] == pytest.approx(280_000 / months + 2_500, rel=1e-3)
+    assert reply.figures["rent_monthly"] == pytest.approx(23.92 * 0.6 * 730, rel=1e-3)  # 438 h, not 730
+    assert not any("Power not included" in line or "未计电费" in line for line in lines), lines

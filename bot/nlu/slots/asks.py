@@ -70,14 +70,14 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|(?:哪家|哪里|哪儿|哪个(?:平台|云|厂商|服务商))[^，,。？?！!；;\n]{0,16}?便宜")),
     ("cost", lx.rx(
         r"\B<(?:cheaper|costs?\s+less|less\s+expensive|more\s+(?:cost[\s-]effective|economical)|which\s+one\s+is\s+cheaper|break[\s-]?even|pay\s+(?:back|off)|buy(?:ing)?\s+(?:vs|or|instead)"
-        r"|renting\s+(?:vs|or|cheaper)|rent\s+or\s+buy|worth\s+buying|bill|gpu[\s-]hours?\s+(?:for|budget|enough)"
+        r"|renting\s+(?:vs|or|cheaper)|rent\s+or\s+buy|worth\s+buying|should\s+(?:we|i)\s+(?:just\s+)?buy|bill|gpu[\s-]hours?\s+(?:for|budget|enough)"
         r"|how\s+many\s+gpu[\s-]hours?|gpu[\s-]hours?\b[^?.]{0,40}?\benough\b"
         # "3,000 GPU-hours: how many days on 8 A100s?", "10k GPU-hours on 8x H100 is how long?": the allowance's wall-clock
         r"|gpu[\s-]?hours?\b[^?.]{0,60}?\bhow\s+(?:many\s+(?:days|hours|weeks)|long)\b"
         r"|how\s+(?:many\s+(?:days|hours|weeks)|long)\b[^?.]{0,60}?\bgpu[\s-]?hours?\b"
         r"|enough\s+or|total\s+cost|how\s+expensive|save\s+money|where\s+can\s+we\s+save"
         r"|spot\s+or\s+on[\s-]demand|on[\s-]demand\s+or\s+spot|reserved\s+or)>\E"
-        r"|划算|回本|值不值|账单|总费用|总花费|总成本|总价|费用.{0,2}(?:低|高|少|多)|哪个(?:更)?便宜|(?<!最)便宜多少(?!钱)|费用怎么算|怎么算钱|会不会很贵|哪里能省|省钱|买还是租|租还是买|自己买|卡时"
+        r"|划算|回本|值不值|值得买|该不该买|要不要买|账单|总费用|总花费|总成本|总价|费用.{0,2}(?:低|高|少|多)|哪个(?:更)?便宜|(?<!最)便宜多少(?!钱)|费用怎么算|怎么算钱|会不会很贵|哪里能省|省钱|买还是租|租还是买|自己买|卡时"
         r"|选哪个划算|成本|包月还是按量|按量还是包月|按秒(?:计费|收费)|只收.{0,8}钱|最低计费|怎么计费|怎么收费"
         r"|\B<(?:billed\s+(?:per|by|for)\s+(?:the\s+)?(?:second|minute)|per[\s-]second\s+billing|minimum\s+(?:charge|billed))>\E")),
     ("compat", lx.rx(
