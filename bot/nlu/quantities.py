@@ -301,8 +301,13 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
         if _PURCHASE.search(before[-6:]) or _PRICE_BEFORE.search(before[-8:]) or fee or bill_line or budget or bought:
             yuan = _yuan_by_wan(text, num) if bought or _PURCHASE.search(before[-6:]) else None
             money = (_message_currency(text) or yuan or "", num.end)
-    if money is not None and num.words and re.match(r"\s?块(?!钱)", after):
-        money = None  # "两块 4090": two cards, not two yuan
+    hourly = re.search(r"(?:每|一)\s*个?\s*小时\s*(?:是|要|收|才|只要|大概|约)?\s*$", before)
+    if money is not None and num.words and re.match(r"\s?块(?!钱)", after) and not hourly:
+        money = None  # "两块 4090": two cards, not two yuan ("每小时八块" is eight yuan an hour)
+    jiao = re.match(r"\s?块([一二三四五六七八九])(?![0-9一二三四五六七八九十百千万张卡台])", after) if money and num.words else None
+    if jiao and money is not None:  # "三块五": 3.5 yuan
+        num = _Num(num.value + (zh_number(jiao.group(1)) or 0) / 10, None, num.start, num.end, True)
+        money = (money[0], num.end + jiao.end())
     if money is not None:
         return _money_quantity(scan, num, money, before, after_clause, last_end, make)
 

@@ -707,3 +707,14 @@ def test_a_per_gb_price_written_before_the_amount_pairs_with_the_data_or_the_dis
     qs = quantities("云盘每 GB 每月 0.35 元，2 TB，GPU ¥30,000")
     assert [(q.role, q.per) for q in qs if q.value == 0.35] == [("fee", "gb-month")]
     assert [(q.role, q.item, q.value) for q in qs if q.kind == "size"] == [("storage", "storage", 2048)]
+
+
+@pytest.mark.parametrize("text, value", [("A100 每小时八块，8 卡跑 100 小时", 8.0), ("一小时三块五的 L20，跑 10 小时", 3.5),
+                                         ("4090 一小时两块钱，跑 50 小时", 2.0)])
+def test_yuan_in_chinese_numerals_after_an_hour_are_a_rate_not_cards(text, value):
+    assert only(text, "quote").value == value
+    assert not [q for q in quantities(text) if q.role == "gpus" and q.value == int(value)] or "8 卡" in text
+
+
+def test_cards_counted_with_kuai_stay_cards():
+    assert only("两块 4090 跑 7B", "gpus").value == 2

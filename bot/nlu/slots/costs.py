@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from bot.models import StatedCost
 from bot.nlu import lexicon as lx
 from bot.nlu.model import ParseError
+from bot.nlu.numbers import ZH_NUMBER, zh_number
 from bot.nlu.scan import Scan, first_number, number, six_digits
 from bot.nlu.slots.counts import count_before
 from bot.nlu.slots.quote_labels import billing_label, card_after, cost_label
@@ -24,12 +25,14 @@ _RATE = lx.rx(
     rf"|{lx.NUM}\s*(?P<c5>{lx.MONEY})\s*(?:每(?:个)?小时|\B<per\s+hour>\E|\B<an\s+hour>\E|\B<hourly>\E)"
     # "一小时 2.5 元": the hour first, so the amount must carry its currency
     rf"|(?:一|1)\s*个?\s*小时\s*(?:是|要|收|收费|价格|为)?\s*(?:(?P<c6>{lx.MONEY})\s*{lx.NUM}|{lx.NUM}\s*(?P<c7>{lx.MONEY}))"
+    # "一小时两块钱", "每小时三块五": the amount in Chinese numerals, with its currency
+    rf"|(?:(?:一|1)\s*个?|每\s*个?)\s*小时\s*(?:是|要|收|收费|价格|为|才|只要)?\s*(?P<zhn>{ZH_NUMBER})\s*(?P<c8>块钱?|元|美元|刀)(?P<jiao>[一二三四五六七八九](?![0-9一二三四五六七八九十百千万]))?"
 )
 # "$0.05 per GPU-minute", "0.8 元/卡/分钟": a rate per minute, read as 60 x that per hour (issue #23)
 _PER_MINUTE = r"\s*(?:/|per|an?|每)\s*(?:gpu[\s-]*|卡\s*/?\s*)?(?:minutes?|mins?|分钟)(?![a-z])"
 _MINUTE_RATE = lx.rx(rf"(?P<c1>{lx.MONEY})\s*{lx.NUM}\s*(?:{lx.MONEY})?{_PER_MINUTE}|{lx.NUM}\s*(?P<c2>{lx.MONEY}){_PER_MINUTE}")
 _BARE_RATE = lx.rx(rf"(?P<c1>{lx.USD})\s*([0-9]{{1,4}}\.[0-9]{{2}})(?![0-9])")
-_CURRENCY_GROUPS = ("c1", "c2", "c3", "c4", "c5", "c6", "c7")
+_CURRENCY_GROUPS = ("c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8")
 _NOT_A_RATE = re.compile(r"\s*(?:k|m|/|per|a\s+month|monthly|total|budget|万|千|/月|每月|a\s+year)", re.I)
 _HOURS = lx.rx(rf"{lx.NUM}\s*(?P<unit>{lx.DURATION_UNITS})(?![a-z0-9])")  # "64 H100s" is no 64 h
 _SENTENCE_END = re.compile(r"[.;!?。；！？\n:：](?=\s|$)|[；。！？\n]")
@@ -201,6 +204,9 @@ def _with_duration(scan: Scan, rate: re.Match, duration: re.Match, lo: int, inde
 
 
 def _rate_value(rate: re.Match) -> float:
+    if rate.re is _RATE and rate.group("zhn"):
+        jiao = zh_number(rate.group("jiao")) if rate.group("jiao") and rate.group("c8") == "块" else None
+        return float(zh_number(rate.group("zhn")) or 0.0) + (jiao or 0) / 10  # "一小时两块钱", "三块五" is 3.5
     return six_digits(first_number(rate) * 60) if rate.re is _MINUTE_RATE else first_number(rate)
 
 

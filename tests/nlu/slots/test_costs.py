@@ -96,3 +96,13 @@ def test_a_duration_in_the_rates_own_clause_is_its_own():
 def test_a_rate_written_after_its_per_card_unit_is_a_per_gpu_quote(text):
     (cost,) = parse(text).requirement.costs
     assert (cost.gpu, cost.hourly_rate, cost.currency, cost.per_gpu) == ("a800", 12, "CNY", True)
+
+
+@pytest.mark.parametrize("text, rate", [
+    ("4090 一小时两块钱，4 卡跑 50 小时，总共多少", 2.0), ("A100 每小时八块，8 卡跑 100 小时", 8.0),
+    ("一小时三块五的 L20，跑 10 小时", 3.5),
+])
+def test_an_hourly_rate_in_chinese_numerals_is_a_quote(text, rate):
+    from bot.nlu import parse
+    costs = parse(text).requirement.costs
+    assert [(c.hourly_rate, c.currency) for c in costs] == [(rate, "CNY")]
