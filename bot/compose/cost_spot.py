@@ -33,6 +33,17 @@ def compose(qs, ctx, currency, lang) -> AskAnswer | None:
     quotes = _hourly_quotes(qs)
     spot = next((q for q in quotes if q.option == "spot"), None)
     od = next((q for q in quotes if q.option in ("on-demand", None) and q is not spot), None)
+    if discount is not None and 0 < discount.value < 1 and (spot is None) != (od is None):
+        # "spot at 60% off on-demand $3/h": the other rate is the stated one less (or before) the discount
+        given = spot or od
+        assert given is not None
+        other = given.value * (1 - discount.value) if spot is None else given.value / (1 - discount.value)
+        made = given.model_copy(update={"value": other, "option": "spot" if spot is None else "on-demand", "text": ""})
+        spot, od = (made, od) if spot is None else (spot, made)
+        key = "cost.spot_rate_from_discount" if made.option == "spot" else "cost.od_rate_from_discount"
+        derived = say(key, lang, rate=_rate(made, lang), pct=_pct(discount.value), given=_rate(given, lang))
+    else:
+        derived = None
     month = work_hours is None and spot is not None and od is not None  # "$1.2/h spot vs $3/h, for a month?"
     if month:
         work_hours = calc.usage_hours(qs) or calc.HOURS_PER_MONTH
@@ -93,6 +104,8 @@ def compose(qs, ctx, currency, lang) -> AskAnswer | None:
                            mtbi=count(round(24 * 60 / per_day.value)), lost=count(round(every.value / 2, 1))))
     elif lost is None and every is not None:
         details.append(say("cost.spot_lost_assumed", lang, every=count(every.value)))
+    if derived:
+        details.append(derived)
     if month and not calc.usage_hours(qs):
         details.append(say("cost.hours_assumed", lang, hours=count(calc.HOURS_PER_MONTH)))
     from bot.compose.cost_reserved import spot_with_subscription  # "包月 ¥15,000" beside spot and on-demand

@@ -399,7 +399,9 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if m:
         near = before[-30:] + " " + after_clause[m.end():m.end() + 24]
         every = re.search(r"(?:every|each|每隔|每)\s*$", before[-8:]) and _CHECKPOINT.search(near)
-        role = ("checkpoint-minutes" if every else "save-minutes" if _SAVE.search(before[-28:]) else
+        # "ckpt 10 min to save", "checkpoints take 10 minutes to write": the save time, written after the minutes
+        save_after = re.match(r"\s*(?:to|for\s+(?:a|each|every|one))\s+(?:save|write|dump|checkpoint|ckpt)", after_clause[m.end():])
+        role = ("checkpoint-minutes" if every else "save-minutes" if _SAVE.search(before[-28:]) or save_after else
                 "restart-minutes" if _RESTART.search(before[-16:] + after_clause[m.end():m.end() + 16])
                 else "lost-minutes" if _LOST.search(near) else "checkpoint-minutes" if _CHECKPOINT.search(near)
                 else "duration")

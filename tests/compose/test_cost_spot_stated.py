@@ -48,3 +48,17 @@ def test_a_per_gpu_rate_shows_the_gpus_it_is_multiplied_by(advisor):
     _, lines = cost_answer(advisor, "8x H100 at $2.99/GPU-hr on-demand or $1.10/GPU-hr spot. Spot gets reclaimed roughly "
                                     "every 6 h. The job is 50 h, checkpointing takes 10 min. Worth it?")
     assert "($2.99/GPU-hour x 8 GPUs x 50 h)" in lines[0] and "$1,196" in lines[0], lines
+
+
+@pytest.mark.parametrize("text, od, spot", [
+    ("spot at 60% off on-demand $3/h, preempted every 6h, 50h job, ckpt 10 min to save. worth it?", 3.0, 1.2),
+    ("spot is $1.20/h, 60% cheaper than on-demand; reclaimed every 6 h; 50 h job; checkpoint takes 10 min. worth it?", 3.0, 1.2),
+    ("竞价比按量便宜 70%，按量 ¥10/小时，大约每 6 小时被回收一次，任务 50 小时，保存 ckpt 要 10 分钟，值得吗？", 10.0, 3.0),
+])
+def test_one_rate_and_the_discount_price_both_sides(advisor, text, od, spot):
+    reply, lines = cost_answer(advisor, text)
+    assert reply.figures["on_demand"] == pytest.approx(od * 50)
+    assert reply.figures["spot_effective"] is not None and reply.figures["spot_effective"] > spot * 50  # losses on top
+    assert reply.figures["checkpoint_every_min"] == round((2 * 10 * 360) ** 0.5)  # "10 min to save" is the save time
+    assert not any("both rates" in line or "两种单价" in line for line in lines), lines
+    assert lines[0].startswith(("Spot is worth it", "竞价实例划算", "抢占式实例划算")), lines
