@@ -81,7 +81,7 @@ _PER_WORD_AFTER = re.compile(r"\s*(?:(?P<hour>hourly|an\s+hour|per\s+hour|每小
                              r"|(?P<year>yearly|a\s+year|per\s+year|每年))")
 _PER_WORD_BEFORE = re.compile(r"(?:(?P<hour>每(?:个)?小时|(?:一|1)\s*个?\s*小时|hourly|per\s+hour|an\s+hour(?:\s+(?:on|of)\s+(?:an?\s+|the\s+)?[a-z0-9-]+)?)|(?P<month>每月|每个月|月租|月付|包月|monthly(?:\s+(?:reservation|reserved(?:\s+\w+)?|plan|subscription|commitment|package|contract))?)"
                               r"|(?P<year>每年|包年|年付|yearly)|(?P<gpuhour>每卡时|每卡每小时|一卡时|每张卡每小时)|(?P<gb>每\s*gb|per\s+gb|一\s*gb))"
-                              r"\s*(?P<card>每\s*张?\s*卡|单卡|per\s+(?:gpu|card)|a\s+(?:gpu|card))?"
+                              r"\s*(?P<card>每\s*张?\s*卡|单卡|一\s*张\s*卡?|per\s+(?:gpu|card)|a\s+(?:gpu|card))?"
                               r"\s*(?:是|要|收|为|at|of|is|:)?\s*(?:约|大约|大概|差不多|around|about|~|≈)?\s*$")
 # "包月 ¥4,000/卡", "monthly $1,500 per GPU": a monthly price that is per card
 _PER_CARD_AFTER = re.compile(r"\s*(?:/\s*(?:卡|张|gpu|card)|per\s+(?:gpu|card)|each|a\s+(?:gpu|card)|每\s*张?\s*卡)(?![a-z])")
@@ -473,6 +473,11 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if m and not num.words:
         mbps = num.value * (1000 if m.group("u") == "gbps" else 1)
         return make("size", "bandwidth", value=mbps, unit="Mbps", item="bandwidth", end=num.end + m.end())
+    # "包月一张卡 4000 元": the card a monthly price is per, not a count of one
+    if num.words and num.value == 1 and (m := re.match(r"\s*张\s*卡?", after)) and (
+            re.search(r"(?:包月|月租|月付|每月|每个月)\s*$", before)
+            or re.match(r"\s*(?:的)?\s*(?:包月|月租|月付|每月|每个月)\s*[$¥]?\s*[0-9一二两三四五六七八九十]", after[m.end():])):
+        return None  # "一张卡包月 4000" too
     # counts: GPUs, nodes, users, concurrency, samples
     return count(scan, num, before, after, make)
 
@@ -636,7 +641,8 @@ def _money_quantity(scan: Scan, num: _Num, money: tuple[str, int], before: str, 
             if per == "month" and re.search(r"(?:每|per|/)\s*gb\b", before[-16:]):
                 per = "gb-month"  # "云盘每 GB 每月 0.35 元"
             card = _PER_CARD_AFTER.match(text, end)
-            if per == "month" and (card or (w.re is _PER_WORD_BEFORE and w.group("card"))):
+            card_first = re.search(r"(?:每|一)\s*张\s*卡?\s*(?:的)?\s*(?:包月|月租|月付|每月|每个月)", before[-14:])  # "一张卡包月 4000"
+            if per == "month" and (card or card_first or (w.re is _PER_WORD_BEFORE and w.group("card"))):
                 per, end = "gpu-month", card.end() if card else end
     if per == "instance-hour" and re.search(r"per\s+gpu|/\s*gpu|每卡|每张卡|/卡", text[end:end + 12]):
         per = "gpu-hour"

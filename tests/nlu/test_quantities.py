@@ -718,3 +718,10 @@ def test_yuan_in_chinese_numerals_after_an_hour_are_a_rate_not_cards(text, value
 
 def test_cards_counted_with_kuai_stay_cards():
     assert only("两块 4090 跑 7B", "gpus").value == 2
+
+
+@pytest.mark.parametrize("text", ["包月一张卡 4000 元，8 卡", "一张卡包月 4000 元，8 卡 A100，按量 ¥12/卡时"])
+def test_one_card_a_monthly_price_is_per_is_no_count_of_one(text):
+    q = only(text, "subscription")
+    assert (q.value, q.per) == (4000, "gpu-month")
+    assert [g.value for g in quantities(text) if g.role == "gpus"] == [8]
