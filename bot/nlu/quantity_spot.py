@@ -20,7 +20,7 @@ _EVENT = r"interrupt|preempt|reclaim|evict|中断|回收|抢占|打断|被杀"
 _HOUR = r"(?:个\s*)?(?:小时|hours?|hrs?|h\b)"
 _PER_N_HOURS = re.compile(r"\s*(?:interruptions?|preemptions?|reclaims?|times?)\s*(?:per|every|each|/|a)\s*"
                           r"(?P<n>[0-9]+(?:\.[0-9]+)?)?\s*(?:hours?|hrs?|h)\b")
-_PER_DAY = re.compile(r"\s*(?:times?\s*|次\s*|interruptions?\s*|preemptions?\s*)?(?:a|per|each|/)\s*(?:day|天)(?![a-z])"
+_PER_DAY = re.compile(r"\s*(?:times?\s*|x\s*|×\s*|次\s*|interruptions?\s*|preemptions?\s*)?(?:a|per|each|/)\s*(?:day|天)(?![a-z])"
                       r"|\s*(?:次|times|interruptions?|preemptions?)(?![a-z])")
 # "6 小时被回收一次", "6 小时就被抢占 1 次", "6h between interruptions", "6 hours per preemption"
 _INTERVAL_FIRST = re.compile(

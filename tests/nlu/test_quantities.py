@@ -725,3 +725,9 @@ def test_one_card_a_monthly_price_is_per_is_no_count_of_one(text):
     q = only(text, "subscription")
     assert (q.value, q.per) == (4000, "gpu-month")
     assert [g.value for g in quantities(text) if g.role == "gpus"] == [8]
+
+
+@pytest.mark.parametrize("text, per_day", [("spot reclaimed 3x a day, checkpoint once an hour", 3), ("preempted 2x per day", 2)])
+def test_interruptions_written_nx_a_day(text, per_day):
+    assert only(text, "interruptions-per-day").value == per_day
+    assert only("8x a100", "gpus").value == 8
