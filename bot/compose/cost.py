@@ -402,8 +402,9 @@ def _run(qs, ctx, currency, lang) -> AskAnswer | None:
     if hours is None:
         return None
     r = calc.run_cost(gpus, hours, quote.value, quote.per)
-    lead = say("cost.run_lead", lang, total=_m(r.total, currency, lang), gpus=gpus, hours=count(round(hours, 1)),
-               rate=_rate(quote, lang))
+    # an instance's rate already holds its GPUs: "$12/h x 420 h", never "1 GPUs x"
+    key = "cost.run_lead" if quote.per in ("gpu-hour", "gpu-minute") else "cost.run_lead_instance"
+    lead = say(key, lang, total=_m(r.total, currency, lang), gpus=gpus, hours=count(round(hours, 1)), rate=_rate(quote, lang))
     if estimated and _HOW_LONG.search(ctx.question or ""):  # "how long …, and what at $2.49?": the time first
         lead = say("cost.run_time_lead", lang, hours=count(round(hours, 1)), days=count(round(hours / 24, 1)),
                    gpus=gpus, total=_m(r.total, currency, lang), rate=_rate(quote, lang))
@@ -416,7 +417,10 @@ def _run(qs, ctx, currency, lang) -> AskAnswer | None:
         used = calc.run_cost(gpus, needed[0] / gpus, quote.value, quote.per).total
         details.append(say("cost.run_used", lang, need=count(round(needed[0])), formula=needed[1],
                            used=_m(used, currency, lang), days=count(round(needed[0] / gpus / 24, 1))))
-    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-run-total", sources=calc.SOURCES["run"],
+    from bot.compose.cost_stop_mode import after_modes  # "停机不收费的话一个月多少": the hours billed as the provider has it
+    sources = after_modes(ctx, hours if quote.option in (None, "on-demand") else None, calc.hourly(quote.value, quote.per, gpus),
+                          lambda v: _m(v, currency, lang), details, calc.SOURCES["run"])
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-run-total", sources=sources,
                      figures={"total": round(r.total, 2), "gpus": gpus, "hours": round(hours, 2), "currency": currency})
 
 

@@ -50,3 +50,15 @@ def test_a_no_charge_stop_elsewhere_is_to_be_confirmed_not_assumed(advisor, text
 def test_no_stop_line_where_the_stop_mode_is_not_asked_about(advisor):
     _, lines = cost_answer(advisor, "阿里云 包月 ¥3,500，按量 ¥8.9/小时，带宽 ¥300/月，每天用 8 小时，哪个划算？")
     assert not any("停机" in line and "节省停机模式" in line for line in lines)
+
+
+@pytest.mark.parametrize("text", [
+    "阿里云按量 ¥8.9/小时，每天只用 8 小时，停机不收费的话一个月多少钱？",
+    "On Alibaba Cloud, pay-as-you-go ¥8.9/h, we use it 8 h a day; with no-charge stop, what's the month?",
+])
+def test_a_run_priced_at_the_hours_used_says_what_the_stop_mode_does(advisor, text):
+    reply, lines = cost_answer(advisor, text)
+    assert reply.figures["total"] == pytest.approx(8.9 * 8 * DAYS_PER_MONTH, rel=1e-3)
+    assert "卡 ×" not in lines[0] and "GPUs x" not in lines[0], lines  # an instance's rate holds its GPUs
+    assert any("节省停机模式" in line or "economical mode" in line for line in lines)
+    assert "aliyun-economical-mode" in reply.sources
