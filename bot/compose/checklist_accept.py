@@ -22,7 +22,8 @@ from bot.models import AskAnswer
 
 SOURCES = ["rental-selection-guide", "training-servers-guide", "nvidia-smi-docs", "nvidia-row-remapping", "nvidia-xid", "dcgm-install",
            "nccl-tests"]
-GEMM_HEALTHY = 0.70
+# large cuBLAS BF16 GEMMs reach ~65-80% of the dense peak (an H100 SXM ~650-750 of 989); host.matmul-below-peak's line
+GEMM_HEALTHY = 0.65
 BANDWIDTH_FLOOR = 0.60
 BANDWIDTH_LOW = 0.75
 # Eight PCIe cards without NVSwitch: ~10-25 GB/s busbw on Gen4, ~35-45 on Gen5 (alayanew-nccl-tests);
