@@ -53,6 +53,9 @@ def compose(qs: list[Quantity], ctx: ComposeContext, currency: str | None, lang:
                          residual=residual.value if residual else 0.0,
                          draw_kw=next((q.value for q in qs if q.role == "power-draw"), None))
     m = lambda v: _m(v, currency, lang)  # noqa: E731
+    monthly_rent = _first(qs, "subscription") if rent is None else None
+    if monthly_rent is not None:  # "or rent one for $12,000 a month": a fixed monthly rental, whatever the use
+        return _against_monthly(qs, ctx, r, purchase, monthly_rent, period is None, m, currency, lang)
     be_hours = count(round(r.break_even_utilisation * 24, 1)) if r.break_even_utilisation else None
     use = say("cost.buy_use", lang, pct=_pct(hours / calc.HOURS_PER_MONTH), hours=count(round(hours))) if stated_hours else ""
     if r.rent_monthly is not None and stated_hours is None:  # "at what utilisation does buying win?"
@@ -143,3 +146,46 @@ def _running(qs: list[Quantity], question: str) -> _Running:
             combined = combined or with_hosting
             power += 0.0 if with_hosting else monthly
     return _Running(fixed, power, combined)
+
+
+def _against_monthly(qs: list[Quantity], ctx: ComposeContext, r, purchase: Quantity, sub: Quantity, assumed: bool,
+                     m, currency: str | None, lang: str) -> AskAnswer:
+    """A purchase against a monthly rental of the same server: the two monthly costs (the rental bills the same
+    whatever the use) and the months the rent saved takes to pay the purchase back."""
+    rent = sub.value / (12 if sub.per == "year" else 1) * (_gpus(qs, ctx) if sub.per == "gpu-month" else 1)
+    running = r.hosting_monthly + (r.power_monthly or 0.0)
+    stated = _running(qs, ctx.question or "")
+    power, known = _power_text(r, stated, ctx.question or "", m, lang)
+    key = "cost.buy_monthly_own" if r.own_monthly <= rent else "cost.buy_monthly_rent"
+    lead = say(key, lang, own=m(r.own_monthly), rent=m(rent), saving=m(abs(rent - r.own_monthly)))
+    saved = rent - running
+    months = purchase.value / saved if saved > 0 else None
+    details = [say("cost.buy_monthly_payback", lang, purchase=m(purchase.value), rent=m(rent), running=m(running),
+                   saved=m(saved), months=count(round(months, 1)), period=count(r.months)) if months is not None else
+               say("cost.buy_payback_never", lang, rent=m(rent), running=m(running)),
+               say("cost.buy_own", lang, purchase=m(purchase.value), months=count(r.months), dep=m(r.depreciation_monthly),
+                   hosting=m(r.hosting_monthly - stated.power), power=power)]
+    if assumed:
+        details.append(say("cost.buy_months_assumed", lang, months=count(r.months)))
+    if not known:
+        details.append(say("cost.buy_no_power", lang))
+    details += [say("cost.geforce_caveat", lang)] if _geforce(ctx) else []
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-buy-vs-rent", sources=calc.SOURCES["buy"],
+                     figures={"own_monthly": round(r.own_monthly, 2), "rent_monthly": round(rent, 2), "currency": currency,
+                              "payback_months": months and round(months, 2)})
+
+
+def _power_text(r, stated: _Running, question: str, m, lang: str) -> tuple[str, bool]:
+    """The power item of owning as shown, and whether it is known (priced, stated or in the hosting fee)."""
+    included = r.power_monthly is None and not stated.power and r.hosting_monthly > 0 and (
+        stated.combined or power_included(question))
+    if r.power_monthly is not None:
+        return m(r.power_monthly), True
+    if stated.power:
+        return m(stated.power), True
+    return say("cost.power_in_hosting" if included else "cost.power_unknown", lang), included
+
+
+def _geforce(ctx: ComposeContext) -> bool:
+    spec = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
+    return spec is not None and (spec.product_line or ("geforce" if spec.gpu_class == "consumer" else None)) == "geforce"

@@ -177,3 +177,17 @@ def test_buy_vs_rent_paraphrases_keep_the_use_the_colo_and_the_life(advisor, tex
     assert reply.figures["own_monthly"] == pytest.approx(280_000 / months + 2_500, rel=1e-3)
     assert reply.figures["rent_monthly"] == pytest.approx(23.92 * 0.6 * 730, rel=1e-3)  # 438 h, not 730
     assert not any("Power not included" in line or "未计电费" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("text", [
+    "8x H100 box $280k, or rent one for $12,000 a month; colo+power ~$2.5k/mo; break-even?",
+    "买一台 8 卡 H100 28 万美元，或者月租 1.2 万美元，托管电费每月 2500 美元，多久回本？",
+])
+def test_a_monthly_rental_is_weighed_against_buying_not_asked_for_again(advisor, text):
+    reply, lines = cost_answer(advisor, text)
+    own = 280_000 / 36 + 2_500
+    assert reply.figures["own_monthly"] == pytest.approx(own, rel=1e-3)
+    assert reply.figures["rent_monthly"] == pytest.approx(12_000)
+    assert reply.figures["payback_months"] == pytest.approx(280_000 / (12_000 - 2_500), rel=1e-3)
+    assert lines[0].startswith(("Owning is cheaper: $10,278", "自购更便宜：每月 $10,278")), lines
+    assert not any("rental rate" in line or "租用单价" in line for line in lines)
