@@ -65,7 +65,8 @@ def assemble(parts: AnswerParts) -> Answer:
     if reads_paste(parts.requirement):
         # a diagnosis of pasted readings: warnings about the plan (eight cards' power and slots) are not about them
         # and with Xids pasted, the generic health primers only say again what the Xid diagnosis says
-        demoted = (*_PLAN_RULES, "health.") if parts.requirement.pasted.xids else _PLAN_RULES  # type: ignore[union-attr]
+        # the GPU lines read each host finding of the paste back (throttling, ECC, the link): not said twice
+        demoted = (*_PLAN_RULES, *_READ_BACK, *(("health.",) if parts.requirement.pasted.xids else ()))  # type: ignore[union-attr]
         findings = [f.model_copy(update={"tier": "more"}) if f.rule.startswith(demoted) and f.severity != "block"
                     else f for f in findings]
     return Answer(
@@ -344,6 +345,11 @@ def _gpu_given(req: Requirement) -> bool:
 
 # Rules about a plan's hardware (power and cooling of several cards, spec cards, the licence, training primers)
 _PLAN_RULES = ("power.multi-", "power.consumer-", "power.datacenter-", "license.", "selection.", "training.")
+
+
+# Host findings of a paste that bot.compose.diagnose reads back on each GPU's line (its meanings)
+_READ_BACK = ("host.power-throttle", "host.thermal-throttle", "host.power-limit-low", "host.pcie-downgraded",
+              "host.xid-", "host.volatile-dbe", "host.remap", "host.retire", "host.persistence-off")
 
 
 def reads_paste(req: Requirement) -> bool:
