@@ -29,6 +29,10 @@ HW_Q = re.compile(r"\b(?:sw|software)\s+or\s+(?:hw|hardware)\b|\b(?:hw|hardware)
                   r"|硬件问题|硬件故障|软件还是硬件|硬件还是软件|要坏了|快坏了|是不是坏了|坏了吗", re.IGNORECASE)
 
 
+# "is the power cap slowing us down?", "是不是限速了": whether a reading costs speed
+SLOW_Q = re.compile(r"\bslowing\s+(?:\w+\s+){0,2}down\b|\bholding\s+(?:\w+\s+)?back\b|\blosing\s+(?:speed|performance)\b"
+                    r"|\bcost(?:ing)?\s+(?:us\s+)?(?:speed|performance)\b|限速|拖慢|影响速度|掉速了吗", re.IGNORECASE)
+
 _NOT_NORMAL_RANK = 5  # bot.compose.diagnose._meanings: a degraded PCIe link, a power cap far below the draw
 
 
@@ -45,6 +49,8 @@ def verdict_key(text: str, worst: int, bad: bool) -> str | None:
                 else "verdict_not_hw")
     if ACCEPT_Q.search(text):
         return "verdict_not_acceptable" if bad else "verdict_acceptable"
+    if SLOW_Q.search(text):  # "is the SW Power Cap slowing us down?": a fault slows it, a reading at its design limit does not
+        return "verdict_slowed" if bad else "verdict_not_slowed"
     if WRONG_Q.search(text):  # "is something wrong?": the same judgement, its answer word the other way round
         return "verdict_wrong" if bad else "verdict_not_wrong"
     if NORMAL_Q.search(text):

@@ -61,7 +61,7 @@ def _text(advisor, question):
 def test_a_healthy_reading_is_answered_without_boilerplate(advisor, question):
     text = _text(advisor, question)
     lines = text.splitlines()
-    assert "nothing wrong" in lines[0] or "没有问题" in lines[0], text
+    assert any(word in lines[0] for word in ("nothing wrong", "没有问题", "Not by a fault")), text
     assert "435" in lines[1] and ("power cap" in lines[1] or "功耗上限" in lines[1])
     for noise in ("850 W", "PSU", "电源", "Where will the GeForce", "部署在哪里", "pip install", "x @ x", "?  Which CUDA",
                   "below CUDA 12.4", "训练场景先核对"):
@@ -100,3 +100,12 @@ def test_a_cuda_release_asked_of_the_pasted_box_is_judged_on_its_driver(advisor,
     text = _text(advisor, question)
     assert text.startswith(lead), text
     assert "Acceptance checklist" not in text and "checks out" not in text and "检查通过" not in text
+
+
+@pytest.mark.parametrize("question, word", [
+    ("Fine-tuning with PyTorch 2.5 cu124 on an RTX 4090. nvidia-smi -q below: is the SW Power Cap slowing us down?",
+     "Not by a fault: the card runs as fast as its own limits allow."),
+    ("RTX 4090 训练 PyTorch，nvidia-smi -q 如下，SW Power Cap Active 是不是限速了？", "不是故障限速"),
+])
+def test_whether_the_reading_costs_speed_is_answered_in_those_terms(advisor, question, word):
+    assert _text(advisor, question).startswith(word)
