@@ -32,10 +32,12 @@ _IDS = r"\d{1,2}(?:\s*[-–~]\s*\d{1,2})?(?:\s*(?:,|、|/|&|\band\b|和)\s*\d{1,
 # "GPU0-4,6,7 ~650-670", "gpu5 410", "GPU 5: 410", "卡5 只有 410", "GPU5 只有 410"
 _LABELLED = re.compile(r"(?:\bgpus?|\bcards?|\brank|卡)\s*#?\s*(?P<ids>" + _IDS + r")\s*(?:[:=：]|\bis\b|\bat\b|\bgives?\b"
                        r"|只有|才|为|是|跑到|跑出)?\s*(?:~|≈|about|around|roughly|约|大约|大概|仅)?\s*(?P<lo>" + _NUM + r")"
-                       r"(?:\s*[-–~]\s*(?P<hi>" + _NUM + r"))?(?![\d.])(?!\s*(?:gb|mb|w\b|°|℃|c\b|mhz|%))", re.IGNORECASE)
+                       r"(?:\s*[-–~]\s*(?P<hi>" + _NUM + r"))?(?!\d|\.\d)(?!\s*(?:gb|mb|w\b|°|℃|c\b|mhz|%))", re.IGNORECASE)
 # "per GPU: 662, 655, 671, …", "每卡：662、655、…": the GPUs in order from 0
 _LISTED = re.compile(r"(?:per[\s-]gpu|each\s+gpu|every\s+gpu|by\s+gpu|每卡|每张卡|各卡|逐卡|单卡分别)[^\d\n]{0,24}?"
                      r"(?P<list>" + _NUM + r"(?:\s*(?:,|、|/|;|\s)\s*" + _NUM + r"){2,})", re.IGNORECASE)
+# "(TFLOPS): 0: 225, 1: 221, 2: 140, …": index and value pairs, three or more
+_PAIRS = re.compile(r"(?<![\d.])(\d{1,2})\s*[:=：]\s*(" + _NUM + r")(?!\d|\.\d)")
 _GEMM_WORDS = re.compile(r"gemm|matmul|tflops|tflop/s|矩阵乘|算力", re.IGNORECASE)
 _PRECISION = re.compile(r"\b(bf16|fp16|fp8|tf32|fp32|int8)\b", re.IGNORECASE)
 
@@ -70,6 +72,9 @@ def readings(text: str) -> list[Reading]:
     labelled = [r for r in labelled if r.gpus]
     if len(labelled) >= 2 and sum(len(r.gpus) for r in labelled) >= 3:
         return labelled
+    pairs = [(int(i), float(v)) for i, v in _PAIRS.findall(text)]
+    if len(pairs) >= 3 and len({i for i, _ in pairs}) == len(pairs):
+        return [Reading((i,), v, v) for i, v in pairs]
     listed = _LISTED.search(text)
     if listed is not None:
         values = [float(v) for v in re.findall(_NUM, listed["list"])]

@@ -22,6 +22,8 @@ before the cue table of bot.nlu.slots.asks:
 
 from __future__ import annotations
 
+import re
+
 from bot.nlu import lexicon as lx
 
 _ENOUGH = lx.rx(r"\B<(?:enough|sufficient|suffice|cover\s+it|doable\s+with\s+(?:that|it))>\E|够不够|够吗|够用吗|够了吗|够么|能不能覆盖")
@@ -113,8 +115,25 @@ def _measured_judged(part: str, fields: dict) -> bool:
         and not _ACCEPTANCE.search(part)
 
 
+# GEMM figures given per GPU ("GPU0-4,6,7 ~650-670 TFLOPS, GPU5 410, accept?", "卡0-6 1300 左右，卡7 只有 900",
+# "TFLOPS per GPU: 662, 655, …", "(TFLOPS): 0: 225, 1: 221, …"): an acceptance of the node's GPUs
+# (bot/compose/checklist_per_gpu.py), whatever word asks it
+_GEMM_SAID = re.compile(r"gemm|matmul|tflops|矩阵乘", re.IGNORECASE)
+_GPU_FIGURE = re.compile(r"(?:\bgpus?|卡)\s*#?\d{1,2}\b.{0,30}?\d{3}", re.IGNORECASE)
+_PER_GPU_LIST = re.compile(r"(?:per[\s-]gpu|each\s+gpu|每卡|每张卡|各卡)[^\d\n]{0,24}\d{2,4}(?:\.\d+)?\s*(?:,|、|/)\s*\d",
+                           re.IGNORECASE)
+_INDEX_PAIR = re.compile(r"(?<![\d.])\d{1,2}\s*[:=：]\s*\d{3}")
+
+
+def per_gpu_figures(part: str) -> bool:
+    return bool(_GEMM_SAID.search(part)) and (len(_GPU_FIGURE.findall(part)) >= 2 or bool(_PER_GPU_LIST.search(part))
+                                              or len(_INDEX_PAIR.findall(part)) >= 3)
+
+
 def routed(part: str, fields: dict, whole: bool, consumer: bool) -> str | None:
     """The kind the part's stated facts decide, or None to leave it to the cue table."""
+    if per_gpu_figures(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
+        return "checklist"  # per-GPU GEMM figures: each GPU accepted or not, before a precision's support
     if fields.get("budget") and fields.get("dataset_tokens_b") and _ENOUGH.search(part) and not fields.get("xids"):
         return "cost"  # "budget $50k … 7B on 300B tokens, enough?": the run's cost against the money
     if consumer and fields.get("deployment") in ("datacenter", "commercial-hosting") and _DC_OK.search(part):

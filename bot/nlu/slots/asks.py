@@ -370,13 +370,6 @@ _THIS_MACHINE_OK = lx.rx(r"(?:这|那)(?:台|个)(?:机器|服务器|机子|节�
                          r"|\B<(?:is\s+)?(?:this|the|our|my)\s+(?:new\s+|rented\s+)?(?:box|machine|node|server|instance|host)"
                          r"\s+(?:ok|okay|usable|good\s+to\s+go|any\s+good|healthy|fine|legit)>\E")
 
-# GEMM figures given per GPU ("GPU0-4,6,7 ~650-670 TFLOPS, GPU5 410, accept?", "TFLOPS per GPU: 662, 655, …"):
-# an acceptance of the node's GPUs (bot/compose/checklist_per_gpu.py), whatever word asks it
-_GEMM_SAID = re.compile(r"gemm|matmul|tflops|矩阵乘", re.IGNORECASE)
-_GPU_FIGURE = re.compile(r"\bgpus?\s*#?\d{1,2}\b.{0,30}?\d{3}", re.IGNORECASE)
-_PER_GPU_LIST = re.compile(r"(?:per[\s-]gpu|each\s+gpu|每卡|每张卡|各卡)[^\d\n]{0,24}\d{2,4}(?:\.\d+)?\s*(?:,|、|/)\s*\d",
-                           re.IGNORECASE)
-
 
 # a vendor's MLPerf results weighed for acceptance ("can we accept the node on those?", "够不够验收"): which
 # benchmark proves the service, answered by bot/compose/explain_benchmark.py through the checklist
@@ -389,10 +382,6 @@ _MLPERF_TRUSTED = lx.rx(r"\B<(?:trust\w*|rely|reliable)>\E|可信|靠谱|能信"
 _SCENARIO_NAMED = lx.rx(r"\B<(?:offline|server|single[\s-]?stream|multi[\s-]?stream)>\E")
 _STACK_NAMED = lx.rx(r"\B<(?:driver|cuda|cu1[0-3][0-9]|wheel|toolkit|torch|pytorch)>\E|驱动")
 _CHECKS_ASKED = lx.rx(r"\B<(?:what|which)\s+(?:\w+\s+){0,2}?(?:checks|tests)\s+(?:should|do|must|can|to|would)>\E")
-
-
-def _per_gpu_figures(part: str) -> bool:
-    return bool(_GEMM_SAID.search(part)) and (len(_GPU_FIGURE.findall(part)) >= 2 or bool(_PER_GPU_LIST.search(part)))
 
 
 _HOW_LONG = lx.rx(r"\B<(?:how\s+long\s+(?:will|would|does|do|to|for|is)|how\s+many\s+(?:hours|days|weeks)\s+(?:will|would|does|to))>\E"
@@ -434,8 +423,6 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
     if "mlperf" in part.lower() and (_MLPERF_JUDGED.search(part) or (_MLPERF_TRUSTED.search(part) and _SCENARIO_NAMED.search(part))) \
             and not fields.get("xids"):
         return "checklist"  # "vendor's MLPerf Offline results — can we accept the node on those?"
-    if _per_gpu_figures(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
-        return "checklist"  # per-GPU GEMM figures: each GPU accepted or not (bot/compose/checklist_per_gpu.py)
     if _QUOTE_OK.search(part) and _RATE_QUOTED.search(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
         return "price"  # "$2.49/GPU-hour for 8x H100, is that ok?": the quote against the table's rows
     if _QUOTE_JUDGED.search(part) and _STATED_MONEY.search(part):
