@@ -134,6 +134,10 @@ def routed(part: str, fields: dict, whole: bool, consumer: bool) -> str | None:
     """The kind the part's stated facts decide, or None to leave it to the cue table."""
     if per_gpu_figures(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
         return "checklist"  # per-GPU GEMM figures: each GPU accepted or not, before a precision's support
+    return _stated(part, fields, whole, consumer)
+
+
+def _stated(part: str, fields: dict, whole: bool, consumer: bool) -> str | None:
     if fields.get("budget") and fields.get("dataset_tokens_b") and _ENOUGH.search(part) and not fields.get("xids"):
         return "cost"  # "budget $50k … 7B on 300B tokens, enough?": the run's cost against the money
     if consumer and fields.get("deployment") in ("datacenter", "commercial-hosting") and _DC_OK.search(part):
