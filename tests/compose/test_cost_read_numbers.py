@@ -67,3 +67,8 @@ def test_machines_without_a_count_are_judged_as_8_gpus_each_and_it_is_said(advis
     en = lines(advisor, "70B training on two H100 nodes with 200G networking, will it be slow?")
     assert en[0].startswith("Fast enough, if that is 200 Gb/s per GPU")
     assert any("as 16 GPUs, 8 in each machine" in line for line in en)
+
+
+def test_a_server_price_weighed_as_a_purchase_gets_buy_vs_rent(advisor):
+    assert lines(advisor, "买一台 8 卡 4090 要 18 万，值吗")[0].startswith("自购每月 ¥5,000")
+    assert lines(advisor, "buying an 8x H100 box for $280k, worth it vs renting?")[0].startswith("Owning costs $7,778 a month")

@@ -150,6 +150,12 @@ _QUOTE_OK = lx.rx(r"\B<(?:is|are)\s+(?:this|that|it|these|those)\s+(?:price\s+|r
                   r"|\B<(?:so\s+(?:cheap|expensive|low|high))>\E|[,，]\s*right\s*[?？]")
 _RATE_QUOTED = lx.rx(r"[$¥￥€]\s?[0-9.,]+k?\s*(?:/|per\s+|an?\s+|每)\s*(?:gpu[\s-]?)?(?:hour|hr|h|month|mo|卡时|小时|时|月)"
                      r"|[0-9.,]+\s*(?:元|块|美元|刀)\s*(?:/|每)\s*(?:卡时|小时|时|月)|(?:每|一)\s*卡时\s*[$¥￥]?\s*[0-9]")
+# A server's price stated with buying words ("买一台 … 18 万", "整机 220 万", "a box for 280k") and the
+# purchase weighed ("值吗", "worth it vs renting?", "还是租"): buy vs rent (bot/compose/cost_buy.py).
+_BUY_PRICE = lx.rx(r"(?:买|采购|购置|购买|整机|整台|一台|\B<(?:buy(?:ing)?|purchas\w*|box|server|rig|machine|workstation)>\E)"
+                   r"[^?？。!！]{0,40}?(?:[0-9][0-9.,]*\s*(?:万|千|k(?![a-z]))|[$¥￥]\s?[0-9][0-9.,]*\s*(?:k|万)?|[一二两三四五六七八九十百]+万)")
+_BUY_JUDGED = lx.rx(r"值吗|值不值|值得吗|值得买|划算|划不划算|合算|合不合算|回本|还是租|和租|跟租|租还是买|买还是租|不如租"
+                    r"|\B<(?:worth\s+it|worth\s+buying|(?:vs\.?|versus|or|than|instead\s+of)\s+(?:just\s+)?(?:renting|rent|leasing|the\s+cloud)|pay\s*(?:s\s+)?(?:back|off))>\E")
 _REALISM = lx.rx(r"\B<(?:realistic|feasible|doable|achievable|enough\s+time|on\s+time|in\s+time)>\E|来得及|现实吗|可行吗|跑得完|够不够时间|时间够")
 _TIME_WORD = lx.rx(r"\B<(?:wks?|weeks?|days?|months?|hours?|hrs?|deadline)>\E|[0-9]\s*(?:h|d|w)\b|天|周|星期|个月|小时|截止")
 # "一卡时", "每卡时", "/卡时": the unit a price is asked in.
@@ -427,6 +433,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "price"  # "$2.49/GPU-hour for 8x H100, is that ok?": the quote against the table's rows
     if _QUOTE_JUDGED.search(part) and _STATED_MONEY.search(part):
         return "cost"  # "vendor quoted $3.80/gpu/hr, good or bad?": their quote, judged
+    if _BUY_PRICE.search(part) and _BUY_JUDGED.search(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
+        return "cost"  # "买一台 8 卡 4090 要 18 万，值吗", "a box for 280k, worth it vs renting?": bought against rented
     if _REALISM.search(part) and _TIME_WORD.search(part):
         return "cost"  # "is 3 wks realistic": the run's time against the plan (bot/compose/cost.py)
     if not whole and _PRECISION_SUPPORT.search(part) and not _MEMORY_WORDS.search(part) and not _FIT_WORDS.search(part):
