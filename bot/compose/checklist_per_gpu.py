@@ -19,6 +19,7 @@ import statistics
 from dataclasses import dataclass
 
 from bot.compose.checklist_measured import GEMM_PCIE, GEMM_SXM
+from bot.compose.judged_words import NORMAL_Q, WRONG_Q
 from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.messages.format import count
@@ -113,7 +114,18 @@ def _peak(text: str, spec: GpuSpec) -> tuple[str, float | None]:
 
 
 def judge(text: str, spec: GpuSpec, name: str, lang: str) -> AskAnswer | None:
-    """The per-GPU verdict, or None where the message does not give two or more GPUs' GEMM figures."""
+    """The per-GPU verdict, or None where the message does not give two or more GPUs' GEMM figures; "anything
+    wrong?" / "is that normal?" get that answer word first."""
+    reply = _judge(text, spec, name, lang)
+    if reply is None:
+        return None
+    bad = not reply.figures.get("healthy")
+    word = ("verdict_wrong" if bad else "verdict_not_wrong") if WRONG_Q.search(text) else (
+        "verdict_not_normal" if bad else "verdict_normal") if NORMAL_Q.search(text) else None
+    return reply.model_copy(update={"lead": say(f"diagnose.{word}", lang) + reply.lead}) if word else reply
+
+
+def _judge(text: str, spec: GpuSpec, name: str, lang: str) -> AskAnswer | None:
     found = readings(text)
     precision, peak = _peak(text, spec)
     if not found or not peak:

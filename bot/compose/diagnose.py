@@ -22,7 +22,7 @@ from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
 from bot.compose.diagnose_errors import wheel_for_driver as _wheel_for_driver
 from bot.compose.diagnose_xids import stated_xids, with_xids
-from bot.compose.judged_words import NORMAL_Q, WRONG_Q, verdict_key
+from bot.compose.judged_words import verdict_key
 from bot.diagnostics.models import Paste
 from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe
 from bot.messages import say
@@ -522,12 +522,7 @@ def _measurement(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | N
     variants = [g for g in ctx.catalog.gpus.values() if g.family == gpu.family] or [gpu]
     per_gpu = checklist_per_gpu.judge(ctx.question or ask.text, gpu, name, lang)
     if per_gpu is not None:  # "GEMM per GPU 220, 218, 150, …, anything wrong?": the odd GPU named, the rest judged
-        bad = not per_gpu.figures.get("healthy")
-        asked = ctx.question or ask.text
-        word = ("verdict_wrong" if bad else "verdict_not_wrong") if WRONG_Q.search(asked) else (
-            "verdict_not_normal" if bad else "verdict_normal") if NORMAL_Q.search(asked) else None
-        lead = say(f"diagnose.{word}", lang) + per_gpu.lead if word else per_gpu.lead
-        return lead, per_gpu.details, None, per_gpu.sources
+        return per_gpu.lead, per_gpu.details, None, per_gpu.sources
     several = stated_busbw(text, gpu, ctx)  # two or more figures (GEMM and a copy rate): each judged on its line
     if several is not None:
         link = stated_link(ctx.question or ask.text, gpu, lang)

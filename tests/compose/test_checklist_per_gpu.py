@@ -62,7 +62,7 @@ def test_one_node_figure_of_650_on_h100_is_not_called_low(advisor):
 @pytest.mark.parametrize("text, lead", [
     ("GPUs 0-6 at ~655 TFLOPS bf16 GEMM, GPU 7 at 300. Should we reject the node? It's 8x H100.", "Accept the other 7, not GPU 7:"),
     ("H200 节点 8 卡 FP8 GEMM：卡0-6 1300 左右 TFLOPS，卡7 只有 900，要不要退？", "其余 7 张可以验收，GPU 7 不行"),
-    ("our 4x L40S box, bf16 matmul TFLOPS: gpu0 250, gpu1 248, gpu2 252, gpu3 251. fine?", "Accept: all 4 GPUs"),
+    ("our 4x L40S box, bf16 matmul TFLOPS: gpu0 250, gpu1 248, gpu2 252, gpu3 251. fine?", "Normal, not a fault. Accept: all 4 GPUs"),
     ("8x A100 SXM gemm results (TFLOPS): 0: 225, 1: 221, 2: 140, 3: 224, 4: 226, 5: 223, 6: 222, 7: 138 — which are bad?",
      "Accept the other 6, not GPUs 2, 7:"),
 ])
