@@ -19,7 +19,7 @@ import statistics
 from dataclasses import dataclass
 
 from bot.compose.checklist_measured import GEMM_PCIE, GEMM_SXM
-from bot.compose.judged_words import NORMAL_Q, WRONG_Q
+from bot.compose.judged_words import ACCEPT_Q, NORMAL_Q, WRONG_Q
 from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.messages.format import count
@@ -119,6 +119,8 @@ def judge(text: str, spec: GpuSpec, name: str, lang: str) -> AskAnswer | None:
     reply = _judge(text, spec, name, lang)
     if reply is None:
         return None
+    if ACCEPT_Q.search(text):
+        return reply  # "OK to sign off?", "能验收吗": the lead already answers in acceptance terms
     bad = not reply.figures.get("healthy")
     word = ("verdict_wrong" if bad else "verdict_not_wrong") if WRONG_Q.search(text) else (
         "verdict_not_normal" if bad else "verdict_normal") if NORMAL_Q.search(text) else None
