@@ -3,16 +3,9 @@ from the user's numbers or stated defaults, restart scope across nodes."""
 
 from __future__ import annotations
 
-import pytest
 
-from bot.advisor import Advisor
 from bot.compose import ComposeContext, compose_all
 from bot.nlu.parser import parse
-
-
-@pytest.fixture(scope="module")
-def advisor():
-    return Advisor()
 
 
 def _replies(advisor, text):

@@ -2,17 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
 
-from bot.advisor import Advisor
 from bot.compose import ComposeContext, compose_all
 from bot.nlu.parser import parse
 from bot.render.text import ask_lines
-
-
-@pytest.fixture(scope="module")
-def advisor():
-    return Advisor()
 
 
 def _answer(advisor, text):

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from bot.advisor import Advisor
 from bot.compose import ComposeContext, compose_all
 from bot.nlu.parser import parse
 from bot.render.text import ask_lines
@@ -14,11 +13,6 @@ from bot.render.text import ask_lines
 # A real plain `nvidia-smi` table (driver 525.125.06, compute mode E. Process), read from the shared fixtures.
 TABLE = (Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "nvidia-smi"
          / "default-table-525__525.125.06__nvidia-smi__leptonai-gpud.txt")
-
-
-@pytest.fixture(scope="module")
-def advisor():
-    return Advisor()
 
 
 def _answer(advisor, text):

@@ -4,14 +4,8 @@ import pytest
 
 from bot.sizing.memory import GB, PER_B  # GB = 2**30 bytes; PER_B: GB per 10^9 bytes
 
-from bot.advisor import Advisor
 from bot.conversation import Conversations
 from bot.render.text import render_text
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 def ask(advisor, text):

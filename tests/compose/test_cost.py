@@ -11,16 +11,10 @@ import re
 import pytest
 
 from bot.advice.bill import DAYS_PER_MONTH
-from bot.advisor import Advisor
 from bot.compose import ComposeContext
 from bot.compose.cost import MAX_LINES, compose
 from bot.models import Ask
 from bot.nlu import parse
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 def cost_answer(advisor, text):
@@ -423,8 +417,6 @@ def test_hours_a_day_with_two_billing_modes_is_not_a_one_rate_total(advisor):
 def test_a_subscription_break_even_is_also_said_in_hours_a_day(advisor, text, daily):
     _, lines = cost_answer(advisor, text)
     assert daily in lines[0], lines
-
-
 
 
 @pytest.mark.parametrize("text, language", [

@@ -7,17 +7,11 @@ import re
 
 import pytest
 
-from bot.advisor import Advisor
 from bot.compose import ComposeContext
 from bot.compose.cost import compose
 from bot.models import Ask
 from bot.nlu import parse
 from tests.compose.test_cost import cost_answer
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 def reply_for(advisor, text):

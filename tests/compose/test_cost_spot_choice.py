@@ -7,14 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.advisor import Advisor
 from bot.diagnostics import checkpoint
 from bot.nlu import parse
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 def cost_reply(advisor, text):

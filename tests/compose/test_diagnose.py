@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from bot.advisor import Advisor
 from bot.compose import ComposeContext, compose_all
 from bot.compose.diagnose import compose
 from bot.models import Ask
@@ -25,11 +24,6 @@ GEFORCE_TABLE = FIXTURES / "nvidia-smi" / "default-table-525__525.125.06__nvidia
 needs_fixtures = pytest.mark.skipif(not FIXTURES.is_dir(), reason=f"shared fixtures not found at {FIXTURES}")
 REMAP = ("    Remapped Rows\n        Correctable Error                 : 0\n        Uncorrectable Error               : 1\n"
          "        Pending                           : Yes\n        Remapping Failure Occurred        : No\n")
-
-
-@pytest.fixture(scope="module")
-def advisor():
-    return Advisor()
 
 
 def _answer(advisor, text, ask: Ask | None = None, **req):

@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
 
-from bot.advisor import Advisor
 from bot.compose import ComposeContext, compose_all
 from bot.nlu.parser import parse
-
-
-@pytest.fixture(scope="module")
-def advisor():
-    return Advisor()
 
 
 def _replies(advisor, text):

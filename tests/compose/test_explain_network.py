@@ -6,14 +6,8 @@ import re
 
 import pytest
 
-from bot.advisor import Advisor
 from bot.conversation import Conversations
 from bot.render.text import render_text
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 def first_line(advisor, text):
@@ -81,7 +75,6 @@ def test_the_pcie_pairs_line_needs_a_bridged_pcie_card_against_an_sxm_one(adviso
     assert text.splitlines()[0].startswith("训练（受算力限制）选 A800")  # "训一个" is training, the price is said
     assert "NVSwitch" not in text.splitlines()[1]  # both are SXM boards: no PCIe pairs to speak of
     assert "47%" in text  # the same hourly price: the job costs 1/2.11 on the A800
-
 
 
 def test_an_nvlink_only_difference_says_what_busbw_to_measure_on_each(advisor):

@@ -10,11 +10,6 @@ from bot.advisor import Advisor
 from bot.nlu import parse
 
 
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
-
-
 def reply(advisor: Advisor, text: str) -> str:
     parsed = parse(text, advisor.catalog)
     answer = advisor.answer(parsed.requirement, language=parsed.language)

@@ -6,15 +6,9 @@ import re
 
 import pytest
 
-from bot.advisor import Advisor
 from bot.conversation import Conversations
 from bot.render.text import render_text
 from bot.sizing.memory import PER_B
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 def lines(advisor, text):

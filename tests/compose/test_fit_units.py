@@ -5,14 +5,8 @@ Real parser, sizer, rules and composers; the wording is our own."""
 
 import pytest
 
-from bot.advisor import Advisor
 from bot.conversation import Conversations
 from bot.render.text import render_text
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 def ask(advisor, text):

@@ -6,14 +6,8 @@ import re
 
 import pytest
 
-from bot.advisor import Advisor
 from bot.conversation import Conversations
 from bot.render.text import render_text
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 def lead(advisor, text):

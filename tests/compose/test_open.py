@@ -6,13 +6,7 @@ import re
 
 import pytest
 
-from bot.advisor import Advisor
 from bot.conversation import Conversations
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 def _open(advisor, text):

@@ -7,16 +7,10 @@ import re
 
 import pytest
 
-from bot.advisor import Advisor
 from bot.conversation import Conversations
 from bot.messages.format import gpu_name
 from bot.render.text import render_text
 from tests.test_knowledge import RENTED_GPUS
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 QUESTIONS = {

@@ -4,18 +4,11 @@ no deadline is planned as a cluster that finishes in weeks. Real parser, sizer, 
 
 import re
 
-import pytest
 
 from bot.advice.options import DEFAULT_TRAINING_HOURS, market_for
-from bot.advisor import Advisor
 from bot.conversation import Conversations
 from bot.models import Requirement
 from bot.render.text import render_text
-
-
-@pytest.fixture(scope="module")
-def advisor() -> Advisor:
-    return Advisor()
 
 
 def ask(advisor, text):
