@@ -52,17 +52,22 @@ def compose(ask: Ask, ctx: ComposeContext, qs: list[Quantity]) -> AskAnswer | No
     if key == "cost.gpu_hours_month":
         details.append(say("cost.gpu_hours_month_basis", lang, total30=count(round(gpus * THIRTY_DAY_MONTH_H))))
     figures: dict = {"gpu_hours": round(total, 1), "gpus": gpus, "hours": round(hours, 1)}
-    quotes = hourly_quotes(qs)
-    if len(quotes) == 1:
-        quote = quotes[0]
-        cost = calc.run_cost(gpus, hours, quote.value, quote.per).total
-        details.append(say("cost.gpu_hours_priced", lang, total=money(cost, quote.currency, lang),
-                           rate=money(quote.value, quote.currency, lang) + say(_PER.get(quote.per or "", "cost.per_instance_hour"), lang)))
-        figures.update(total=round(cost, 2), currency=quote.currency)
-    else:
-        details.append(say("cost.gpu_hours_unpriced", lang))
+    priced = _priced(qs, gpus, hours, lang, figures)
+    details.append(priced or say("cost.gpu_hours_unpriced", lang))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-gpu-hours-count",
                      sources=calc.SOURCES["run"], figures=figures)
+
+
+def _priced(qs: list[Quantity], gpus: int, hours: float, lang: str, figures: dict) -> str | None:
+    """The user's one hourly quote over these GPUs and hours, as a line (its total put in `figures`), or None."""
+    quotes = hourly_quotes(qs)
+    if len(quotes) != 1:
+        return None
+    quote = quotes[0]
+    cost = calc.run_cost(gpus, hours, quote.value, quote.per).total
+    figures.update(total=round(cost, 2), currency=quote.currency)
+    return say("cost.gpu_hours_priced", lang, total=money(cost, quote.currency, lang),
+               rate=money(quote.value, quote.currency, lang) + say(_PER.get(quote.per or "", "cost.per_instance_hour"), lang))
 
 
 def _lasting(text: str, ctx: ComposeContext, qs: list[Quantity]) -> AskAnswer | None:
@@ -84,13 +89,8 @@ def _lasting(text: str, ctx: ComposeContext, qs: list[Quantity]) -> AskAnswer | 
                used=count(round(used or 0.0)), months=count(round(hours / (used or 1.0), 1)))
     details = []
     figures: dict = {"gpu_hours": have.value, "gpus": gpus, "hours": round(hours, 2), "days": round(hours / 24, 2)}
-    quotes = hourly_quotes(qs)
-    if len(quotes) == 1:
-        quote = quotes[0]
-        cost = calc.run_cost(gpus, hours, quote.value, quote.per).total
-        details.append(say("cost.gpu_hours_priced", lang, total=money(cost, quote.currency, lang),
-                           rate=money(quote.value, quote.currency, lang) + say(_PER.get(quote.per or "", "cost.per_instance_hour"), lang)))
-        figures.update(total=round(cost, 2), currency=quote.currency)
+    priced = _priced(qs, gpus, hours, lang, figures)
+    details += [priced] if priced else []
     details.append(say("cost.gpu_hours_last_job", lang))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-gpu-hours-last", sources=calc.SOURCES["run"],
                      figures=figures)
