@@ -116,3 +116,23 @@ def test_lambda_is_a_known_provider_priced_from_its_rows(text):
     price = next(a for a in answer.answers if a.kind == "price")
     assert price.figures.get("provider") in (None, "lambda") and "Lambda" in price.lead
     assert advisor.catalog.providers["lambda"].kind == "gpu-cloud"
+
+
+@pytest.mark.parametrize("question, a, b", [
+    ("H100 SXM vs PCIe per GPU-hour, which is cheaper?", "H100 SXM", "H100 PCIe"),
+    ("Which is cheaper per hour, A100 or H100?", "A100", "H100"),
+    ("H100 SXM 和 PCIe 按卡时哪个便宜？", "H100 SXM", "H100 PCIe"),
+    ("L40S vs A100 80GB: hourly, which costs less?", "L40S", "A100 80GB"),
+])
+def test_two_cards_rates_weighed_lead_with_both_rates_from_the_table(advisor, question, a, b):
+    from bot.prices.lookup import cheapest
+    answer, lines = _first_lines(advisor, question)
+    assert [x.kind for x in answer.answers] == ["price"], lines
+    figures = answer.answers[0].figures
+    catalog = advisor.catalog
+    for side, name in (("a", a), ("b", b)):
+        best = cheapest(catalog, catalog.resolve_gpu(name), billing="on-demand", limit=1)[0]
+        assert figures[f"per_gpu_hour_{side}"] == best.per_gpu("on-demand")
+        assert f"${best.per_gpu('on-demand'):.2f}" in lines[0]
+    assert lines[0].startswith(("Per GPU-hour on demand:", "每卡时（按需）："))
+    assert "2026-12-01" in render_text(answer)

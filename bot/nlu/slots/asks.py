@@ -54,7 +54,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|(?:tpot|ttft|延迟|吞吐)\s*(?:很|太|特别)?\s*(?:差|高|低|慢)")),
     ("price", lx.rx(
         r"\B<(?:how\s+much\s+(?:is|are|does|do|for|would)|(?<!by\s)how\s+much(?=\s*(?:[?？!]|$))|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:price|cost|rate)"
-        r"|price\s+(?:of|for|in|on)|prices?\s*\?|going\s+for|rents?\s+for|ballpark|cheapest|hourly|per\s+hour\s+(?:price|cost)"
+        r"|prices?\s+(?:of|for|in|on)|prices?\s*\?|going\s+for|rents?\s+for|ballpark|cheapest|hourly|per\s+hour\s+(?:price|cost)"
         # "lambda H100 price per hour?", "what does an H100 go for in China", "H100 rate/hr"
         r"|(?:prices?|costs?|rates?)\s*(?:per|/|an?)\s*(?:gpu[\s-]?)?(?:hour|hr|h|month|mo|day)\b|going\s+rate"
         r"|what\s+(?:does|do|would|will)\s+(?!(?:you|u|we|i)\s)[^?.]{0,60}?\bgo(?:es)?\s+for"
@@ -399,6 +399,11 @@ _WILL_BE_SLOW = lx.rx(r"\B<(?:will|would|is\s+it\s+going\s+to)\s+(?:it|that|this
                       r"|会不会\s*(?:很|太|特别|比较)?\s*慢|会\s*(?:很|太|特别)?\s*慢\s*(?:吗|么)")
 _NVLINK_ASKED = lx.rx(r"\B<(?:can\s+(?:i|we|you)\s+nvlink|nvlink\s+(?:two|2|[0-9]+|them|these|those))>\E"
                       r"|(?:能不能|能否|可不可以)\s*(?:上|接|用|组)?\s*nvlink")
+# Two cards' rates weighed in the rate's own unit ("per GPU-hour, which is cheaper?", "按卡时哪个便宜").
+_RATE_COMPARED = lx.rx(r"\B<(?:per\s+(?:gpu[\s-]?)?(?:hour|hr)|/\s*(?:gpu[\s-]?)?(?:hour|hr|h)|hourly|an\s+hour|(?:gpu[\s-]?)?hourly\s+rate)>\E"
+                       r"[^?？]{0,40}?(?:\B<(?:cheaper|less\s+expensive|costs?\s+less)>\E|便宜)"
+                       r"|(?:\B<(?:cheaper|less\s+expensive|costs?\s+less)>\E|便宜)[^?？]{0,20}?\B<(?:per\s+(?:gpu[\s-]?)?(?:hour|hr)|hourly)>\E"
+                       r"|(?:每|一|按)\s*(?:卡时|小时)[^?？]{0,12}?(?:哪个|谁)(?:更)?便宜|(?:哪个|谁)(?:更)?便宜[^?？]{0,6}?(?:每|一|按)\s*(?:卡时|小时)")
 _STAGE_PICK = lx.rx(r"\B<(?:(?:which|what)\s+(?:zero\s+|deepspeed\s+)?stage|deepspeed\s+stage)>\E|(?:deepspeed|zero).{0,6}哪个\s*stage|哪个\s*(?:zero\s*)?stage")
 _BILLED_WHILE_DOWN = lx.rx(r"\B<(?:(?:keep|still|continue)\s+(?:to\s+)?(?:pay(?:ing)?|being\s+(?:billed|charged))"
                            r"|(?:billed|charged|paying)\s+while\s+(?:it(?:'s|\s+is)\s+)?(?:broken|down|dead|failed))>\E"
@@ -408,6 +413,9 @@ _RESUME_ASKED = lx.rx(r"\B<(?:auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E|自动
 
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
+    if _RATE_COMPARED.search(part) and len(fields.get("gpu_options", [])) > 1 \
+            and not any(fields.get(k) for k in ("model", "params_b", "costs", "gpu_count", "dataset_tokens_b")):
+        return "price"  # "H100 SXM vs PCIe per GPU-hour, which is cheaper?": both rates from the table, not a job's cost
     if _HOW_LONG.search(part) and not any(fields.get(k) for k in ("dataset_tokens_b", "gpu_hours", "xids", "costs")) \
             and fields.get("workload") != "inference" and not _LATENCY_WORDS.search(part) and not _COST_CUES.search(part):
         return "explain"  # "how long will the LoRA take?": the time per token on the setup (explain_duration.py)
