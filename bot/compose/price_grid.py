@@ -31,6 +31,8 @@ _ZH_NUMBER = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六":
 _COUNT = re.compile(
     r"(?<![\w.$¥,])(?P<n>\d{1,2})\s*(?:x|×)?\s*(?:gpus?|cards?|nodes?\s+of|张(?:卡)?|卡(?!时)|块)(?![A-Za-z])"
     r"|(?<![\w.$¥,])(?P<x>\d{1,2})\s*[x×]\s*(?=[A-Za-z]|\d{3})"
+    # "1x, 2x and 8x H100": a count of a list of "Nx" whose card follows the last
+    r"|(?<![\w.$¥,])(?P<xl>\d{1,2})\s*[x×]\s*(?=(?:,|and|&|or|/|和|与|或|、)\s*(?:\d{1,2}\s*[x×]\s*(?:,|and|&|or|/|和|与|或|、)\s*)*\d{1,2}\s*[x×])"
     r"|(?P<zh>[一两二三四五六七八九十])\s*(?:张|卡(?!时)|块)"
     r"|(?P<one>\bsingle[\s-]+(?:gpu|card)|\bone\s+(?:gpu|card)\b|单卡|单张)", re.IGNORECASE)
 
@@ -60,7 +62,7 @@ def counts_in(text: str) -> list[int]:
         elif match.group("zh"):
             value = _ZH_NUMBER[match.group("zh")]
         else:
-            value = int(match.group("n") or match.group("x"))
+            value = int(match.group("n") or match.group("x") or match.group("xl"))
         if 1 <= value <= MAX_GPUS and value not in out:
             out.append(value)
     return out[:MAX_COUNTS]
@@ -109,7 +111,7 @@ def _where(ctx: ComposeContext, plan: JobPrice, named: bool) -> str:
 
 
 def _cell(ctx: ComposeContext, gpus: list[str], n: int, grid: Grid, provider: str | None, region: str | None,
-          figures: dict) -> tuple[str, dict[PriceBilling, JobPrice]]:
+          figures: dict, family: str) -> tuple[str, dict[PriceBilling, JobPrice]]:
     lang = ctx.language
     plans = {b: p for b in grid.billings if (p := _plan(ctx, gpus, n, b, provider, region)) is not None}
     prices, wheres = [], []
@@ -131,9 +133,9 @@ def _cell(ctx: ComposeContext, gpus: list[str], n: int, grid: Grid, provider: st
             wheres.append(where)
     sep = "；" if lang == "zh" else "; "
     first = next(iter(plans.values()), None)
-    gpu = gpu_name(ctx.catalog, first.offer.gpu) if first else ""
-    text = say("price.grid_cell", lang, count=count_text(n), gpu=gpu, prices=("，" if lang == "zh" else ", ").join(prices),
-               where=sep.join(wheres) or "-")
+    gpu = gpu_name(ctx.catalog, first.offer.gpu) if first else family  # none listed: the card as asked
+    text = say("price.grid_cell" if wheres else "price.grid_cell_none", lang, count=count_text(n), gpu=gpu,
+               prices=("，" if lang == "zh" else ", ").join(prices), where=sep.join(wheres))
     return text, plans
 
 
@@ -172,7 +174,7 @@ def answer(ctx: ComposeContext, gpus: list[str], grid: Grid, region: str | None,
         texts = []
         cells[provider] = {}
         for n in grid.counts:
-            text, plans = _cell(ctx, gpus, n, grid, provider, region, figures)
+            text, plans = _cell(ctx, gpus, n, grid, provider, region, figures, family)
             texts.append(text)
             cells[provider][n] = plans
         joined = ("；" if lang == "zh" else "; ").join(texts)

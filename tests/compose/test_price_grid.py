@@ -61,3 +61,32 @@ def test_a_count_no_instance_has_says_what_the_smallest_costs_and_is_not_compare
     assert "1× A100 80GB SXM: none that size, the smallest instance is 8 GPUs at $14.32/h on demand" in reply.lead
     compared = next(d for d in reply.details if d.startswith("RunPod against Lambda"))
     assert "1×" not in compared and "8× on demand" in compared  # like for like only
+
+
+@pytest.mark.parametrize("text, counts", [
+    ("1x, 2x and 8x H100", [1, 2, 8]), ("1x/4x/8x A100", [1, 4, 8]), ("2x or 4x L40S", [2, 4]),
+])
+def test_a_list_of_nx_counts_is_read_whole(text, counts):
+    assert counts_in(text) == counts
+
+
+@pytest.mark.parametrize("text", [
+    "1x, 2x and 8x H100 on-demand prices on Lambda vs RunPod?",
+    "Lambda 和 RunPod 上 1卡、2卡、8卡 H100 按需价格？",
+])
+def test_counts_by_provider_asked_as_prices_is_a_grid_not_a_cost_talk(advisor, text):
+    reply = _answer(advisor, text)
+    assert reply.figures["grid_counts"] == "1,2,8" and reply.figures["grid_providers"] == "lambda,runpod"
+    catalog = advisor.catalog
+    for provider in ("lambda", "runpod"):
+        for n in (1, 2, 8):
+            plan = next(iter(price_job(catalog, catalog.resolve_gpu("H100"), n, 1.0, billing="on-demand",
+                                       provider=provider, limit=1)), None)
+            assert reply.figures[f"{provider}_{n}_on-demand"] == (plan.hourly if plan else None)
+    assert reply.lead.startswith(("H100 at Lambda: 1× H100", "Lambda 的 H100：1 张 H100"))
+
+
+def test_a_provider_without_rows_names_the_card_and_no_empty_row(advisor):
+    reply = _answer(advisor, "H200 prices on RunPod vs Lambda, 1 and 8 GPUs?")
+    line = next(d for d in reply.details if d.startswith("H200 at Lambda"))
+    assert "1× H200: on demand: not in the table" in line and "(-)" not in line
