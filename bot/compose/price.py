@@ -46,6 +46,7 @@ from bot.compose.price_duration import hours_in as _hours
 from bot.prices.skypilot import shown
 from bot.messages.format import count, gpu_name, money
 
+HOURS_PER_MONTH = 730.0  # a month of 24/7 use, as the providers' monthly figures count it
 RESERVE_HOURS = 24 * 7  # a run of a week or more: a reserved window is worth asking for
 MAX_DETAILS = 8  # detail lines of a price answer, its source lines included
 MAX_TEXT = 4_000  # the ask text read for region names, durations and instance names
@@ -119,7 +120,7 @@ def _gpu_answer(ask: Ask, ctx: ComposeContext, text: str, gpu_groups: list[list[
         return _answer(ctx, *judged[:2], billing, judged[2])
     if unlisted:
         return _missing(ctx, gpu_groups[0], billing, price_missing.Missing(provider=unlisted), text)
-    hours = _hours(text)
+    hours = _hours(text) or (HOURS_PER_MONTH if req.gpu_count and _MONTH.search(text) else None)  # "8 H100s for a month"
     order = price_grid.provider_order((ctx.question or text)[:MAX_TEXT], provider, _PROVIDER_WORDS)
     grid = price_grid.asked(text, billing, order, hours)  # "on-demand and spot, 1 and 8 GPUs"
     gridded = price_grid.answer(ctx, gpu_groups[0], grid, region, _name(ctx, gpu_groups[0])) if grid else None
@@ -408,6 +409,8 @@ def _cheapest(ctx: ComposeContext, gpus: list[str], billing: PriceBilling, regio
                billing=say(f"price.billing_{billing}", lang), per_gpu=_m(ctx, (price or 0) / best.gpu_count, best.currency),
                provider=provider_name(ctx.catalog, best.provider), instance=shown(best.instance_type or "-", 40),
                gpus=_gpus(ctx, best.gpu_count, best.gpu), region=where, price=_m(ctx, price))
+    if _MONTH.search(text) and price:  # "how much is an H100 for a month?": the 730-hour month beside the rate
+        lead += ("" if lang == "zh" else " ") + _month_line(ctx, best, price)
     details = []
     if len(rows) > 1:
         sep = "；" if lang == "zh" else "; "
@@ -425,6 +428,15 @@ def _cheapest(ctx: ComposeContext, gpus: list[str], billing: PriceBilling, regio
     reply = _answer(ctx, lead, details, billing, figures)
     reply.sources = [*reply.sources, *price_zones.zone_sources([best])]
     return reply
+
+
+def _month_line(ctx: ComposeContext, best: Offer, price: float) -> str:
+    """A 730-hour month per GPU at the lead's rate, and the row's whole month where it rents several GPUs at once."""
+    lang = ctx.language
+    whole = (say("price.month_whole_row", lang, gpus=_gpus(ctx, best.gpu_count, best.gpu),
+                 month=_m(ctx, price * HOURS_PER_MONTH, best.currency)) if best.gpu_count > 1 else "")
+    return say("price.month_per_gpu", lang, month=_m(ctx, price / best.gpu_count * HOURS_PER_MONTH, best.currency),
+               per_gpu=_m(ctx, price / best.gpu_count, best.currency), whole=whole)
 
 
 def _versus(ctx: ComposeContext, a: list[str], b: list[str], billing: PriceBilling, region: str | None,

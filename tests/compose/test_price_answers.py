@@ -136,3 +136,29 @@ def test_two_cards_rates_weighed_lead_with_both_rates_from_the_table(advisor, qu
         assert f"${best.per_gpu('on-demand'):.2f}" in lines[0]
     assert lines[0].startswith(("Per GPU-hour on demand:", "每卡时（按需）："))
     assert "2026-12-01" in render_text(answer)
+
+
+@pytest.mark.parametrize("question", [
+    "how much is an H100 for a month?", "A100 租一个月多少钱", "L40S monthly price?", "H100 每月多少钱",
+])
+def test_a_card_asked_for_a_month_leads_with_the_730_hour_month_too(advisor, question):
+    answer, lines = _first_lines(advisor, question)
+    reply = answer.answers[0]
+    assert reply.kind == "price"
+    per_gpu = reply.figures["per_gpu_hour"]
+    month = f"${per_gpu * 730:,.0f}"
+    assert month in lines[0] and ("730-hour month" in lines[0] or "每月 730 小时" in lines[0]), lines
+
+
+def test_a_card_without_a_month_keeps_the_rate_alone(advisor):
+    _, lines = _first_lines(advisor, "cheapest place to rent an H100?")
+    assert "730" not in lines[0]
+
+
+@pytest.mark.parametrize("question", ["8 H100s for a month, how much?", "8张A100包月多少钱"])
+def test_a_count_for_a_month_is_priced_for_730_hours(advisor, question):
+    answer, lines = _first_lines(advisor, question)
+    reply = answer.answers[0]
+    assert reply.kind == "price" and reply.figures["hours"] == 730
+    assert reply.figures["total"] == pytest.approx(reply.figures["per_hour"] * 730)
+    assert "5,840" in lines[0]
