@@ -286,8 +286,11 @@ def _name(ctx: ComposeContext, gpu: GpuSpec) -> str:
 
 def _runner_up(c: Comparison) -> int:
     """The side the pick is measured against: for a spec-decided pick, the other with the best figure
-    among those that hold the job (its ratio is against that one), else the first other side."""
+    among those that hold the job (its ratio is against that one); for an NVIDIA product picked over a
+    modified board, that board; else the first other side."""
     others = [i for i in range(len(c.sides)) if i != c.pick]
+    if c.reason == "supported":  # "the … is a modified board": the board it is about, not whichever is listed first
+        return next((i for i in others if not c.sides[i].gpu.nvidia_product), others[0])
     key = {"compute": c.deciding, "prefill": "bf16", "bandwidth": "bandwidth_gbs", "memory": "memory_gb",
            "nvlink": "nvlink_gbs"}.get(c.reason)
     line = next((ln for ln in c.lines if ln.key == key), None) if key else None

@@ -246,3 +246,19 @@ def test_a_labelled_part_naming_its_own_workload_is_judged_for_it():
     replies = {r.label: r.lead for r in compose_all(ctx)}
     assert "(2)" in replies and "带宽" in replies["(2)"], replies
     assert replies["(1)"] != replies["(2)"]
+
+
+@pytest.mark.parametrize("question, modified, bystander", [
+    ("T4 vs RTX 4090 vs 4090 48GB for 7B LoRA?", "Modified RTX 4090 48GB (aftermarket)", "T4"),
+    ("T4 vs 4090 vs 4090 48G，7B LoRA 用哪个？", "RTX 4090 48GB 魔改卡", "T4"),
+    ("T4 和 4090 和 4090 48G 跑 7B LoRA 有啥区别", "RTX 4090 48GB 魔改卡", "T4"),
+])
+def test_the_modified_board_note_names_the_modified_board_not_the_first_card_listed(advisor, question, modified,
+                                                                                   bystander):
+    from bot.conversation import Conversations
+    from bot.render.text import render_text
+    lead = render_text(Conversations(advisor).ask("t", question)).splitlines()[0]
+    assert lead.startswith(("RTX 4090: an NVIDIA product", "选 RTX 4090：NVIDIA 正规产品")), lead
+    said = lead.split("；" if "；" in lead else "; ", 1)[1]
+    assert said.startswith((f"the {modified} is a modified board", f"{modified} 是改装卡")), lead
+    assert f"{bystander} is a modified board" not in lead and f"{bystander} 是改装卡" not in lead
