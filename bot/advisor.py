@@ -19,6 +19,7 @@ from bot.advice.options import (
     judge_recommendation,
     stated_targets,
     comfortable_option,
+    in_time,
     compare_options,
     fewest_that_fit,
     representative,
@@ -199,8 +200,8 @@ class Advisor:
             if computed:  # our count, not the user's plan
                 stated[0] = stated[0].model_copy(update={"stated": False})
             out += stated
-            if stated[0].fits and not stated[0].tight:
-                return out  # their setup works: no other catalog GPU to sell them
+            if stated[0].fits and not stated[0].tight and in_time(context, count, gpu):
+                return out  # their setup works (in time, where a deadline was stated): no other catalog GPU to sell them
         if req.unknown_gpu and req.gpu_count and req.intent != "recommend":
             return out  # they have hardware we cannot judge: no other GPU to sell them
         comfortable = comfortable_option(context)
@@ -272,7 +273,7 @@ class Advisor:
             # pasted output is diagnosed whatever else was asked (a follow-up or flags may carry no asks)
             req.asks = [Ask(kind="diagnose"), *req.asks]
         question = " ".join(a.text for a in req.asks)
-        objectives = Objectives.of(req, language, question, **stated_targets(req))
+        objectives = Objectives.of(req, language, question, **stated_targets(req, question))
         facts, estimate, candidates, costs = self.facts(resolved, objectives)
         result = self.engine.run(facts, language=language)
         est = Estimate(assumptions=[TOTAL_COST_FORMULA] if costs else [])

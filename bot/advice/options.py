@@ -15,11 +15,11 @@ from collections.abc import Iterable
 
 from bot.advice.stated import (  # noqa: F401  (re-exported: the options' callers import them from here)
     HOURS_PER_MONTH, Objectives, default_precision, gpu_limit, in_market, judge, judge_recommendation, market_for, meets,
-    option_cost, rank_by_objectives, stated_targets,
+    one_prompt_ttft, option_cost, over_budget, rank_by_objectives, stated_targets,
 )
 from bot.engine.fact_kinds import OptionFact
 from bot.knowledge import Catalog, GpuSpec, PriceRow
-from bot.models import Candidate, Cost, Requirement
+from bot.models import Cost, Requirement
 from bot.sizing.cost import leanest_per_provider
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory
 from bot.sizing.performance import compute_precision_key, training_hours
@@ -106,8 +106,16 @@ def stated_options(ctx: OptionContext, gpu: GpuSpec, count: int) -> list[OptionF
     plan = ctx.plan(gpu, count)
     out = [_option("stated", plan, stated=True, hours=ctx.hours(gpu, count) if plan.fits else None,
                    method=req.method, precision=req.precision)]
-    if _comfortable(plan) or not usable_for(ctx, gpu, named=True):
-        return out  # nothing to change, or a GPU the plan cannot use at all (the licence): no fixes on it
+    if not usable_for(ctx, gpu, named=True):
+        return out  # a GPU the plan cannot use at all (the licence): no fixes on it
+    if _comfortable(plan):
+        if in_time(ctx, count, gpu):
+            return out  # nothing to change
+        late = deadline_plan(ctx, gpu, ctx.objectives.deadline_hours if ctx.objectives else None, comfortable=True)
+        limit = gpu_cap(ctx)
+        if late is not None and late.count > count and (limit is None or late.count <= limit):
+            out.append(_option("more-gpus", late.plan, hours=late.hours))  # the fewest that finish in time
+        return out
     if ctx.workload == "training":
         if (req.batch_size or 1) > 1:
             # The cheapest fix: a smaller micro-batch with gradient accumulation keeps the effective batch.
@@ -161,18 +169,34 @@ def stated_options(ctx: OptionContext, gpu: GpuSpec, count: int) -> list[OptionF
                 out.append(_option("context", ctx.plan(gpu, count, context=most), context=most))
     if ctx.workload == "inference" and not any(o.fits for o in out[1:]):
         out += quantised_options(ctx, exclude=() if plan.count == 1 else (gpu.id,))
+    # a change on the user's count that takes longer than a stated deadline is no way to do the job
+    out = out[:1] + [o for o in out[1:] if o.count != count or in_time(ctx, count, gpu)]
     limit = gpu_cap(ctx)
     more = _smallest_comfortable(ctx, gpu, above=count)
+    if more is not None and not in_time(ctx, more.count, gpu):
+        # more of the same GPU that still misses the deadline: the fewest that finish in time, with room
+        late = deadline_plan(ctx, gpu, ctx.objectives.deadline_hours, comfortable=True) if ctx.objectives else None
+        more = late.plan if late is not None and late.count > count else None
     if more is not None and ctx.workload == "inference" and not gpu.nvlink and more.count > MAX_PCIE_TP:
         more = None  # tensor parallel over PCIe across this many cards is no fix (every layer waits on PCIe)
     if more is not None and (limit is None or more.count <= limit):
         out.append(_option("more-gpus", more, hours=ctx.hours(gpu, more.count)))
     if more is not None:
         fewest = _smallest_fitting(ctx, gpu, above=count, below=more.count)
-        if fewest is not None and (limit is None or fewest.count <= limit):
+        if fewest is not None and (limit is None or fewest.count <= limit) and in_time(ctx, fewest.count, gpu):
             # fewer GPUs that fit, tightly: said, never ranked above the comfortable count
             out.append(_option("more-gpus", fewest, hours=ctx.hours(gpu, fewest.count)))
     return out
+
+
+def in_time(ctx: OptionContext, count: int, gpu: GpuSpec) -> bool:
+    """Whether `count` x `gpu` finish a training job within the stated deadline; True without a
+    deadline or a time estimate."""
+    deadline = ctx.objectives.deadline_hours if ctx.objectives is not None else None
+    if deadline is None or ctx.workload != "training":
+        return True
+    hours = ctx.hours(gpu, count)
+    return hours is None or hours <= deadline
 
 
 def gpu_cap(ctx: OptionContext) -> int | None:
@@ -345,7 +369,7 @@ def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> Optio
         if deadline is None and hours is not None and hours > DEFAULT_TRAINING_HOURS:
             deadline = DEFAULT_TRAINING_HOURS  # no deadline given: a cluster that finishes in weeks, not years
         if deadline and ctx.workload == "training":
-            late = deadline_plan(ctx, gpu, deadline)
+            late = deadline_plan(ctx, gpu, deadline, comfortable=True)  # "with room to spare", as it says
             if late is None:
                 continue  # no count of this GPU finishes in time
             if plan is None or late.count > plan.count:
@@ -393,24 +417,6 @@ SMALL_MODEL_SHARE = 0.5
 # A training run longer than this, with no deadline stated, is planned as the cluster that finishes
 # in this time (pretraining is weeks on many GPUs, never one GPU for years).
 DEFAULT_TRAINING_HOURS = 30 * 24.0
-def over_budget(objectives: Objectives, rate: float | None, count: int) -> bool:
-    """Whether `count` GPUs at `rate` (USD per GPU-hour) exceed an hourly or monthly budget in USD."""
-    per = {"hour": 1.0, "month": HOURS_PER_MONTH}.get(objectives.budget_period)
-    if not objectives.budget or per is None or rate is None or objectives.budget_currency != "USD":
-        return False
-    return rate * count * per > objectives.budget
-
-
-def one_prompt_ttft(req: Requirement, cand: Candidate) -> float:
-    """One request's TTFT prefilled on its own, as the sizer estimates it (Candidate.ttft_one_s: the
-    stated prompt, else the stated context, else a default chat prompt); for a candidate without it,
-    its share of the burst the sizer prefills (every concurrent request's whole context at once)."""
-    if cand.ttft_one_s is not None:
-        return cand.ttft_one_s
-    share = (cand.ttft_s or 0.0) / (req.concurrency or 1)
-    if req.prompt_tokens and req.context and req.prompt_tokens < req.context:
-        share *= req.prompt_tokens / req.context
-    return share
 
 
 def misses_latency(ctx: OptionContext, gpu: str, count: int) -> bool:
@@ -550,10 +556,13 @@ class DeadlinePlan:
         return round(self.hours / 24, 1)
 
 
-def deadline_plan(ctx: OptionContext, gpu: GpuSpec, deadline_hours: float, per_node: int = 8) -> DeadlinePlan | None:
+def deadline_plan(ctx: OptionContext, gpu: GpuSpec, deadline_hours: float | None, per_node: int = 8,
+                  comfortable: bool = False) -> DeadlinePlan | None:
     """The smallest count of `gpu` (a cluster of 8-GPU nodes beyond one node) that holds the job and
-    finishes it within `deadline_hours`; None when no count up to the search limit does, or when the
-    job has no training-time estimate."""
+    finishes it within `deadline_hours` (`comfortable`: with TIGHT_PCT of memory to spare); None when no
+    count up to the search limit does, or when the job has no training-time estimate."""
+    if deadline_hours is None:
+        return None
     if ctx.sizing.estimate.time is None:
         return None
     for count in SEARCH_COUNTS:
@@ -561,7 +570,7 @@ def deadline_plan(ctx: OptionContext, gpu: GpuSpec, deadline_hours: float, per_n
         if hours is None or hours > deadline_hours:
             continue
         plan = ctx.plan(gpu, count)
-        if plan.fits:
+        if _comfortable(plan) if comfortable else plan.fits:
             nodes = max(1, -(-count // per_node))
             return DeadlinePlan(gpu=gpu.id, count=count, nodes=nodes, per_node=min(count, per_node), hours=hours,
                                 plan=plan)

@@ -51,13 +51,35 @@ def default_precision(req: Requirement, catalog: Catalog) -> str | None:
     return model.released_precision if model else None
 
 
-def stated_targets(req: Requirement) -> dict:
-    """The deadline, latency targets and budget period the user wrote (Requirement.quantities), as the
-    objectives take them: hours, seconds, milliseconds and "total"/"hour"/"month"."""
-    targets: dict = {}
+# A deadline said in words ("deadline friday (4 days)", "due in 3 days", "截止", "之前要训完"): a duration
+# stated beside it is the time the job must finish in.
+DEADLINE_WORDS = re.compile(r"deadline|\bdue\b|\bwithin\b|\b(?:finish|finished|done|completed?)\s+(?:with)?in\b|必须.{0,8}?(?:跑|训|做)完|\bby (?:mon|tues|wednes|thurs|fri|satur|sun)day|\bbefore\b|截止|之前|以内|内(?:训|跑)完",
+                            re.IGNORECASE)
+
+
+def deadline_hours(req: Requirement, question: str) -> float | None:
+    """The hours the job must finish in: a stated deadline, else a duration beside deadline words."""
     for q in req.quantities:
         if q.role == "deadline" and q.kind == "time":
-            targets["deadline_hours"] = q.value * (24 if q.unit in ("d", "day", "days") else 1)
+            return q.value * (24 if q.unit in ("d", "day", "days") else 1)
+    if DEADLINE_WORDS.search(question or ""):
+        duration = next((q for q in req.quantities if q.role == "duration" and q.kind == "time"), None)
+        if duration is not None:
+            return duration.value * (24 if duration.unit in ("d", "day", "days") else 1)
+    return None
+
+
+def stated_targets(req: Requirement, question: str = "") -> dict:
+    """The deadline, latency targets and budget period the user wrote (Requirement.quantities), as the
+    objectives take them: hours, seconds, milliseconds and "total"/"hour"/"month". With the question's
+    words, a duration beside deadline words ("within 14 days", "两周内训完") is the deadline too."""
+    targets: dict = {}
+    deadline = deadline_hours(req, question)
+    if deadline is not None:
+        targets["deadline_hours"] = deadline
+    for q in req.quantities:
+        if q.role == "deadline" and q.kind == "time":
+            continue  # read above
         elif q.role in ("ttft", "tpot") and q.kind == "latency":
             ms = q.value * (1000 if q.unit == "s" else 1)
             targets["ttft_s" if q.role == "ttft" else "tpot_ms"] = ms / 1000 if q.role == "ttft" else ms
@@ -211,3 +233,23 @@ def judge_recommendation(catalog: Catalog, rec: Recommendation, objectives: Obje
         cand = Candidate(gpu=rec.gpu, count=rec.count, fits=bool(rec.fits), need_gb=need, have_gb=have,
                          headroom_gb=round(have - need, 2), hours=rec.hours)
     return rec.model_copy(update={"objectives": judge(catalog, cand, objectives, costs)})
+
+
+def over_budget(objectives: Objectives, rate: float | None, count: int) -> bool:
+    """Whether `count` GPUs at `rate` (USD per GPU-hour) exceed an hourly or monthly budget in USD."""
+    per = {"hour": 1.0, "month": HOURS_PER_MONTH}.get(objectives.budget_period)
+    if not objectives.budget or per is None or rate is None or objectives.budget_currency != "USD":
+        return False
+    return rate * count * per > objectives.budget
+
+
+def one_prompt_ttft(req: Requirement, cand: Candidate) -> float:
+    """One request's TTFT prefilled on its own, as the sizer estimates it (Candidate.ttft_one_s: the
+    stated prompt, else the stated context, else a default chat prompt); for a candidate without it,
+    its share of the burst the sizer prefills (every concurrent request's whole context at once)."""
+    if cand.ttft_one_s is not None:
+        return cand.ttft_one_s
+    share = (cand.ttft_s or 0.0) / (req.concurrency or 1)
+    if req.prompt_tokens and req.context and req.prompt_tokens < req.context:
+        share *= req.prompt_tokens / req.context
+    return share

@@ -10,33 +10,17 @@ from __future__ import annotations
 import re
 
 from bot.advice.options import TIGHT_PCT, Objectives, in_market
-from bot.advice.stated import option_cost
+from bot.advice.stated import deadline_hours, option_cost  # deadline_hours: select_deadline imports it from here too
 from bot.compose import ComposeContext
 from bot.messages import say
 from bot.messages.format import gpu_name, gpu_setup, money
 from bot.models import Ask, AskAnswer, Candidate, Requirement
 
-# A deadline said in words ("deadline friday (4 days)", "due in 3 days", "截止", "之前要训完"): a duration
-# stated beside it is the time the job must finish in.
-_DEADLINE_WORDS = re.compile(r"deadline|\bdue\b|\bwithin\b|\b(?:finish|finished|done|completed?)\s+(?:with)?in\b|必须.{0,8}?(?:跑|训|做)完|\bby (?:mon|tues|wednes|thurs|fri|satur|sun)day|\bbefore\b|截止|之前|以内|内(?:训|跑)完",
-                             re.IGNORECASE)
 # "How many H100 hours?", "要多少 A800 卡时": the GPU-hours of the named card are the answer, not a pick.
 _GPU_HOURS_ASKED = re.compile(r"how many\s+(?:[\w.-]+\s+){0,2}(?:gpu[- ]?)?hours|多少\s*(?:个|张)?\s*(?:[\w.-]+\s*)?(?:卡时|卡小时|GPU\s*小时|机时)",
                               re.IGNORECASE)
 ONE_NODE = 8
 RERUN_SHARE = 0.5  # finishing in half the time left leaves room for one failed run
-
-
-def deadline_hours(req: Requirement, question: str) -> float | None:
-    """The hours the job must finish in: a stated deadline, else a duration beside deadline words."""
-    for q in req.quantities:
-        if q.role == "deadline" and q.kind == "time":
-            return q.value * (24 if q.unit in ("d", "day", "days") else 1)
-    if _DEADLINE_WORDS.search(question or ""):
-        duration = next((q for q in req.quantities if q.role == "duration" and q.kind == "time"), None)
-        if duration is not None:
-            return duration.value * (24 if duration.unit in ("d", "day", "days") else 1)
-    return None
 
 
 def total_budget(req: Requirement, choosing: bool = False) -> tuple[float | None, str]:
