@@ -201,6 +201,8 @@ def rank(records: list[RecommendationRecord], full_ft: bool = False) -> list[Rec
                  o.get("concurrency"), o.get("context"), o.get("batch_size"))
         if ident in seen or (not o["fits"] and o["option"] != "compare"):
             continue
+        if o["option"] == "comfortable" and o.get("tight"):
+            continue  # "the cheapest setup with room to spare" at under 10% free is no such setup
         seen.add(ident)
         out.append(Recommendation(
             rank=len(out) + 1, kind=o["option"], gpu=o["gpu"], count=o["count"], method=o.get("method"),

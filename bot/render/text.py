@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from bot.advice.assemble import option_name, plan_label
+from bot.advice.options import TIGHT_PCT, headroom_pct
 from bot.advice.words import terms
 from bot.knowledge import default_catalog
 from bot.models import Answer
@@ -163,6 +164,22 @@ def _question_line(question: str) -> str:
     return text if len(text) <= _QUESTION_LINE else _first_sentence(text)
 
 
+def _memory_numbers(rec, language: str) -> list[str]:
+    """'fits', 'tight' or 'does not fit', then '62/80 GB (22% free)'. Under TIGHT_PCT free is tight whoever
+    built the recommendation (a composer's own pick carries need and have, not the flag): never "fits,
+    47/47 GB (0% free)"."""
+    pct = rec.headroom_pct
+    if pct is None and rec.need_gb is not None and rec.have_gb:
+        pct = headroom_pct(rec.need_gb, rec.have_gb)
+    tight = rec.tight or (bool(rec.fits) and pct is not None and pct < TIGHT_PCT)
+    numbers = [say("format.short" if rec.fits is False else ("format.tight" if tight else "format.fits"), language)]
+    if rec.need_gb is not None and rec.have_gb is not None:
+        used = f"{rec.need_gb:.0f}/{rec.rated_gb or rec.have_gb:.0f} GB"
+        numbers.append((f"{used}（空余 {pct:.0f}%）" if language == "zh" else f"{used} ({pct:.0f}% free)")
+                       if rec.fits and pct is not None else used)
+    return numbers
+
+
 def recommendation_line(rec, language: str) -> str:
     """'LoRA @ 1 x rtx-4090 (single GPU): fits, 17 of 24 GB (29% free), ~12 h, $1,234 — why' (ids become
     display names in `render_brief`; the rule is in --full and --json)."""
@@ -173,12 +190,7 @@ def recommendation_line(rec, language: str) -> str:
         setup += f"（{plan}）" if zh else f" ({plan})"
     if rec.kind in ("batch", "method", "precision", "kv-cache"):
         setup = f"{setup}，用 {option_name(rec, language)}" if zh else f"{option_name(rec, language)} @ {setup}"
-    state = say("format.short" if rec.fits is False else ("format.tight" if rec.tight else "format.fits"), language)
-    numbers = [state]
-    if rec.need_gb is not None and rec.have_gb is not None:
-        used = f"{rec.need_gb:.0f}/{rec.rated_gb or rec.have_gb:.0f} GB"
-        numbers.append((f"{used}（空余 {rec.headroom_pct:.0f}%）" if zh else f"{used} ({rec.headroom_pct:.0f}% free)")
-                       if rec.fits else used)
+    numbers = _memory_numbers(rec, language)
     if rec.hours is not None:
         numbers.append(f"约 {rec.hours:,.0f} 小时" if zh else f"~{rec.hours:,.0f} h")
     if rec.cost is not None:
