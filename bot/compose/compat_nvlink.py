@@ -49,13 +49,13 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     cannot hold, whose fit decides first (bot.compose.explain_fits); two jobs on one stated network, each
     with its own strategy; the stated network
     judged for multi-node training (bot.compose.explain_fabric), a busbw against the user's other box
-    (bot.compose.checklist_reference), one family's SXM board against its PCIe card
-    (bot.compose.explain_formfactor), then whether LoRA needs NVLink."""
-    from bot.compose import checklist_reference, explain_fabric, explain_fits, explain_formfactor
+    (bot.compose.checklist_reference), a model served at a stated TP degree (bot.compose.compat_tp_nvlink), one
+    family's SXM board against its PCIe card (bot.compose.explain_formfactor), then whether LoRA needs NVLink."""
+    from bot.compose import checklist_reference, compat_tp_nvlink, explain_fabric, explain_fits, explain_formfactor
     return (explain_fits.compose(ask, ctx) or explain_fabric.jobs_on_network(ask, ctx) or explain_fabric.compose(ask, ctx)
             or explain_fabric.ib_or_roce(ask, ctx) or checklist_reference.across_nodes(ask, ctx)
             or checklist_reference.compose(ask, ctx) or _serving_across_nodes(ask, ctx)
-            or explain_formfactor.compose(ask, ctx) or lora_nvlink(ask, ctx) or data_parallel_nvlink(ask, ctx)
+            or compat_tp_nvlink.compose(ask, ctx) or explain_formfactor.compose(ask, ctx) or lora_nvlink(ask, ctx) or data_parallel_nvlink(ask, ctx)
             or pcie_link(ask, ctx))
 
 
