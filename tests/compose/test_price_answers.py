@@ -162,3 +162,13 @@ def test_a_count_for_a_month_is_priced_for_730_hours(advisor, question):
     assert reply.kind == "price" and reply.figures["hours"] == 730
     assert reply.figures["total"] == pytest.approx(reply.figures["per_hour"] * 730)
     assert "5,840" in lines[0]
+
+
+def test_a_rate_said_to_be_cheaper_is_not_asked_as_a_price(advisor):
+    answer, lines = _first_lines(advisor, "the A100 box is cheaper per hour, but is the H100 worth it over the A100?")
+    assert not lines[0].startswith("Per GPU-hour on demand:"), lines
+
+
+def test_a_rate_asked_cheaper_in_a_yes_no_question_is_a_price(advisor):
+    answer, lines = _first_lines(advisor, "Is the L40S cheaper per hour than the A100?")
+    assert [a.kind for a in answer.answers] == ["price"] and lines[0].startswith("Per GPU-hour on demand: L40S")

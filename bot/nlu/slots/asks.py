@@ -399,11 +399,13 @@ _WILL_BE_SLOW = lx.rx(r"\B<(?:will|would|is\s+it\s+going\s+to)\s+(?:it|that|this
                       r"|会不会\s*(?:很|太|特别|比较)?\s*慢|会\s*(?:很|太|特别)?\s*慢\s*(?:吗|么)")
 _NVLINK_ASKED = lx.rx(r"\B<(?:can\s+(?:i|we|you)\s+nvlink|nvlink\s+(?:two|2|[0-9]+|them|these|those))>\E"
                       r"|(?:能不能|能否|可不可以)\s*(?:上|接|用|组)?\s*nvlink")
-# Two cards' rates weighed in the rate's own unit ("per GPU-hour, which is cheaper?", "按卡时哪个便宜").
-_RATE_COMPARED = lx.rx(r"\B<(?:per\s+(?:gpu[\s-]?)?(?:hour|hr)|/\s*(?:gpu[\s-]?)?(?:hour|hr|h)|hourly|an\s+hour|(?:gpu[\s-]?)?hourly\s+rate)>\E"
-                       r"[^?？]{0,40}?(?:\B<(?:cheaper|less\s+expensive|costs?\s+less)>\E|便宜)"
-                       r"|(?:\B<(?:cheaper|less\s+expensive|costs?\s+less)>\E|便宜)[^?？]{0,20}?\B<(?:per\s+(?:gpu[\s-]?)?(?:hour|hr)|hourly)>\E"
-                       r"|(?:每|一|按)\s*(?:卡时|小时)[^?？]{0,12}?(?:哪个|谁)(?:更)?便宜|(?:哪个|谁)(?:更)?便宜[^?？]{0,6}?(?:每|一|按)\s*(?:卡时|小时)")
+# Two cards' rates weighed in the rate's own unit ("per GPU-hour, which is cheaper?", "按卡时哪个便宜"): the unit
+# anywhere in the part and the cheaper one asked, not said ("the A100 box is cheaper per hour, but …")
+_RATE_UNIT = lx.rx(r"\B<(?:per\s+(?:gpu[\s-]?)?(?:hour|hr)|(?:gpu[\s-]?)?hourly(?:\s+rate)?|an\s+hour)>\E|/\s*(?:gpu[\s-]?)?(?:hour|hr|h)\b"
+                   r"|(?:每|一|按)\s*(?:卡时|小时)")
+_CHEAPER_ASKED = lx.rx(r"\B<(?:which\s+(?:one\s+)?(?:is\s+|'s\s+)?(?:cheaper|less\s+expensive)|which\s+(?:one\s+)?costs?\s+less)>\E"
+                       r"|\B<(?:cheaper|costs?\s+less|less\s+expensive)>\E[^?？,，;；]{0,30}[?？]"
+                       r"|(?:哪个|哪张|谁)(?:更)?便宜")
 _STAGE_PICK = lx.rx(r"\B<(?:(?:which|what)\s+(?:zero\s+|deepspeed\s+)?stage|deepspeed\s+stage)>\E|(?:deepspeed|zero).{0,6}哪个\s*stage|哪个\s*(?:zero\s*)?stage")
 _BILLED_WHILE_DOWN = lx.rx(r"\B<(?:(?:keep|still|continue)\s+(?:to\s+)?(?:pay(?:ing)?|being\s+(?:billed|charged))"
                            r"|(?:billed|charged|paying)\s+while\s+(?:it(?:'s|\s+is)\s+)?(?:broken|down|dead|failed))>\E"
@@ -413,7 +415,7 @@ _RESUME_ASKED = lx.rx(r"\B<(?:auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E|自动
 
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
-    if _RATE_COMPARED.search(part) and len(fields.get("gpu_options", [])) > 1 \
+    if _RATE_UNIT.search(part) and _CHEAPER_ASKED.search(part) and len(fields.get("gpu_options", [])) > 1 \
             and not any(fields.get(k) for k in ("model", "params_b", "costs", "gpu_count", "dataset_tokens_b")):
         return "price"  # "H100 SXM vs PCIe per GPU-hour, which is cheaper?": both rates from the table, not a job's cost
     if _HOW_LONG.search(part) and not any(fields.get(k) for k in ("dataset_tokens_b", "gpu_hours", "xids", "costs")) \
