@@ -26,9 +26,10 @@ from bot.advice.options import (
     stated_options,
     typical_rate,
 )
+from bot.advice.option_prices import priced
 from bot.advice.quotes import break_even, quoted_costs
 from bot.compose import ComposeContext, compose_all
-from bot.engine.fact_kinds import FactModel, OptionFact
+from bot.engine.fact_kinds import FactModel
 from bot.engine.rulebase import RuleBase, load_rulebase
 from bot.engine.session import Engine
 from bot.errors import InputError
@@ -177,7 +178,7 @@ class Advisor:
         if even is not None:
             facts.append(even)
         if context is not None:
-            facts += _priced(self._options(context, resolved, costs), sized_costs)
+            facts += priced(self._options(context, resolved, costs), self.catalog, costs + sized_costs)
         facts += self._price_facts(req, selected | {c.gpu for c in sized_costs if c.gpu})
         return facts, estimate, candidates, costs + sized_costs
 
@@ -230,11 +231,18 @@ class Advisor:
 
     def _per_gpu_where_obvious(self, req: Requirement) -> list:
         """A quote that names a GPU (not an instance) for a multi-GPU plan, at a rate near what one GPU
-        of that type costs in the price table, is per GPU-hour ("RunPod H100 $2.39/hr" for 8 GPUs)."""
+        of that type costs in the price table, is per GPU-hour ("RunPod H100 $2.39/hr" for 8 GPUs). A quote
+        that counts its own GPUs ("2x H100 at $5.98/h") is read as the answer's lead reads it: per machine,
+        unless the message's quotes were written per card (bot.advice.quotes.read_per_gpu)."""
+        from bot.advice.quotes import read_per_gpu
         out = []
+        per_card = read_per_gpu(self.catalog, req.costs)  # as the stated-setups lead reads them
         for quote in req.costs:
-            count = quote.gpu_count or req.gpu_count or 1
-            if quote.gpu and not quote.per_gpu and quote.hourly_rate and count > 1 and quote.currency == "USD":
+            count = req.gpu_count or 1
+            if per_card and quote.gpu and quote.hourly_rate and (quote.gpu_count or 1) > 1:
+                quote = quote.model_copy(update={"per_gpu": True})
+            elif quote.gpu and not quote.per_gpu and not quote.gpu_count and quote.hourly_rate and count > 1 \
+                    and quote.currency == "USD":
                 typical = typical_rate(self.catalog, representative(self.catalog, quote.gpu).id)
                 if typical and quote.hourly_rate < 3 * typical:
                     quote = quote.model_copy(update={"per_gpu": True})
@@ -373,20 +381,5 @@ def _resolved(field: str, resolve, name: str):
         return resolve(name)
     except UnknownNameError as exc:
         raise InputError(field, str(exc)) from exc
-
-
-def _priced(options: list[FactModel], sized_costs: list[Cost]) -> list[FactModel]:
-    """Options the price table can price (cost-to-complete of the same GPU and count) carry the
-    cheapest such cost, so each recommendation has its cost as well as its memory."""
-    out = []
-    for option in options:
-        if isinstance(option, OptionFact) and option.cost is None and option.fits:
-            same = [c for c in sized_costs if c.gpu == option.gpu and (c.gpus or 1) == option.count]
-            if same:
-                best = min(same, key=lambda c: c.total)
-                option = option.model_copy(update={"cost": best.total, "currency": best.currency,
-                                                   "cost_label": best.label, "hours": option.hours or best.hours})
-        out.append(option)
-    return out
 
 

@@ -146,16 +146,20 @@ def spec_lines(gpus: Sequence[GpuSpec]) -> tuple[SpecLine, ...]:
     return tuple(out)
 
 
-def rate_for(catalog: Catalog, gpu: GpuSpec,
-             costs: Sequence[Cost] = ()) -> tuple[float | None, str | None, RateSource | None]:
+def rate_for(catalog: Catalog, gpu: GpuSpec, costs: Sequence[Cost] = (),
+             count: int | None = None) -> tuple[float | None, str | None, RateSource | None]:
     """The rate the answer priced this GPU at (per GPU-hour): the user's quote ("quote"), or the price
-    table row the answer's cost line used ("row"); else the typical on-demand rate ("table"): the median
-    over providers of each one's leanest instance (bot.sizing.cost.leanest_per_provider), so one provider
-    listed per region and size, or a 1-GPU host with 64 vCPUs, does not pull it up."""
-    for cost in costs:
-        if cost.gpu in (gpu.id, gpu.family):
-            per_gpu = cost.rate_per_gpu or (cost.hourly_rate / cost.gpus if cost.gpus else cost.hourly_rate)
-            return per_gpu, cost.currency, "quote" if cost.origin == "quote" else "row"
+    table row the answer's cost line used ("row"; with `count`, the row that priced that many GPUs where
+    one did); else the typical on-demand rate ("table"): the median over providers of each one's leanest
+    instance (bot.sizing.cost.leanest_per_provider), so one provider listed per region and size, or a
+    1-GPU host with 64 vCPUs, does not pull it up. Every price an answer gives a setup comes from here."""
+    mine = [c for c in costs if c.gpu in (gpu.id, gpu.family)]
+    quote = next((c for c in mine if c.origin == "quote"), None)
+    at_count = next((c for c in mine if count is not None and (c.gpus or 1) == count), None)
+    cost = quote or at_count or (mine[0] if mine else None)
+    if cost is not None:
+        per_gpu = cost.rate_per_gpu or (cost.hourly_rate / cost.gpus if cost.gpus else cost.hourly_rate)
+        return per_gpu, cost.currency, "quote" if cost.origin == "quote" else "row"
     rows = leanest_per_provider(catalog.prices_by_gpu.get(gpu.id, []), currency=None)  # the typical price
     if not rows:
         return None, None, None
@@ -171,12 +175,16 @@ def _side(catalog: Catalog, gpu: GpuSpec, req: Requirement, candidates: Sequence
         (c for c in candidates if c.gpu == gpu.id), None)
     count = (rec.count if rec else None) or (cand.count if cand else None) or req.gpu_count
     fits = rec.fits if rec and rec.fits is not None else (cand.fits if cand else None)
-    rate, currency, source = rate_for(catalog, gpu, costs)
+    rate, currency, source = rate_for(catalog, gpu, costs, count)
     hours = (rec.hours if rec else None) or (cand.hours if cand and cand.count == count else None)
     if hours is None and flops and count:
         peak = gpu.dense_tflops[compute_precision_key(precision, gpu.dense_tflops)]
         hours = round(training_hours(flops, count, peak, mfu), 1)
     job_cost = round(rate * count * hours, 2) if rate and count and hours and fits is not False else None
+    row = next((c for c in costs if c.gpu in (gpu.id, gpu.family) and c.origin != "quote" and (c.gpus or 1) == count
+                and hours and abs(c.hours - hours) <= 0.05 * hours), None) if source == "row" else None
+    if job_cost is not None and row is not None:
+        job_cost = row.total  # the cost line's own total for this setup (its billed hours), as the options say it
     sized = rec if rec is not None and rec.need_gb is not None else None
     at_count = cand if cand is not None and cand.count == count else None
     return Side(gpu=gpu, count=count, fits=fits, hourly_rate=rate, currency=currency, rate_source=source,

@@ -13,6 +13,7 @@ import dataclasses
 import statistics
 from collections.abc import Iterable
 
+from bot.advice.option_prices import option_price
 from bot.advice.stated import (  # noqa: F401  (re-exported: the options' callers import them from here)
     HOURS_PER_MONTH, Objectives, default_precision, gpu_limit, in_market, judge, judge_recommendation, market_for, meets,
     one_prompt_ttft, option_cost, over_budget, rank_by_objectives, stated_targets,
@@ -482,12 +483,14 @@ def compare_options(ctx: OptionContext, gpus: list[GpuSpec], count: int | None,
             wanted = meeting_count(ctx, gpu, wanted)  # TTFT/TPOT targets: the count that meets them
         plan = replicas(ctx, gpu, wanted) or ctx.plan(gpu, wanted)
         hourly_only = cost is not None and cost.per_hour_only  # no duration known: compare rates
-        out.append(_option(
-            "compare", plan, form_factor=gpu.form_factor, fewest=fewest, family=gpu.family,
-            hours=(cost.hours if cost and not hourly_only else None) or (ctx.hours(gpu, wanted) if plan.fits else None),
-            cost=cost.total if cost and plan.fits and not hourly_only else None,
-            cost_per_hour=cost.hourly_rate if hourly_only else None,
-            currency=cost.currency if cost else None, cost_label=cost.label if cost else None))
+        hours = (cost.hours if cost and not hourly_only and (cost.gpus or wanted) == wanted else None) or (
+            ctx.hours(gpu, wanted) if plan.fits else None)
+        # at the quote's per-GPU rate times this count (the quote may have been priced on another count)
+        price = option_price(ctx.catalog, gpu.id, wanted, hours, costs) if cost is not None else {}
+        if not plan.fits:
+            price.pop("cost", None)
+        out.append(_option("compare", plan, form_factor=gpu.form_factor, fewest=fewest, family=gpu.family,
+                           **{"hours": hours, "currency": cost.currency if cost else None, **price}))
         fp8 = _fp8_at(ctx, gpu, wanted) if not plan.fits else []
         out.extend(fp8)
         if not _comfortable(plan) and not any(o.fits and not o.tight for o in fp8):  # FP8 at the count asked will do

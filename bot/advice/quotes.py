@@ -10,10 +10,43 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bot.engine.fact_kinds import BreakEvenFact
+from bot.knowledge import Catalog
 from bot.models import Cost, StatedCost
-from bot.sizing.cost import DAYS_PER_MONTH, HOURS_PER_MONTH
+from bot.sizing.cost import DAYS_PER_MONTH, HOURS_PER_MONTH, leanest_per_provider
 
 PER_HOUR_ONLY = "per hour: no duration known"
+# A node's rate shared over its GPUs that falls under this share of every listed per-GPU rate was a card's rate.
+PER_GPU_FLOOR = 0.5
+
+
+def read_per_gpu(catalog: Catalog, quotes: list[StatedCost]) -> bool:
+    """Whether the quotes not marked per GPU were each written for one card. Such a rate is the setup's,
+    shared over its GPUs, unless for some setup that share falls under half of every listed rate for the
+    card while each rate read per card is a listed card's price ("4x L40S or 2x H100? L40S at $0.86/h,
+    H100 at $2.99/h"): then all were written per card (one message writes its quotes one way). The one
+    reading of a message's quotes: the stated-setups lead (bot.compose.cost_setups) and the options'
+    prices (bot.advisor) both take it."""
+    from bot.advice.options import representative
+    from bot.knowledge import UnknownNameError
+
+    unmarked = [q for q in quotes if q.gpu and q.hourly_rate and not q.per_gpu and (q.gpu_count or 1) > 1]
+    if not unmarked:
+        return False
+    too_low = False
+    for quote in unmarked:
+        try:
+            spec = catalog.gpus.get(quote.gpu or "") or representative(catalog, quote.gpu or "")
+        except (UnknownNameError, IndexError, KeyError):
+            return False
+        rows = [r.hourly_rate for r in leanest_per_provider(catalog.prices_by_gpu.get(spec.id, []), currency=None)
+                if r.currency == quote.currency]
+        if not rows:
+            return False
+        floor = PER_GPU_FLOOR * min(rows)
+        if (quote.hourly_rate or 0.0) < floor:
+            return False  # read per card it is no listed price either: keep the plain reading
+        too_low = too_low or (quote.hourly_rate or 0.0) / (quote.gpu_count or 1) < floor
+    return too_low
 
 # (GPU, count) -> (hours, the count that runs it): a count that cannot hold the job is replaced by
 # the fewest GPUs of that type that can.

@@ -22,14 +22,11 @@ from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.messages.format import count, gpu_name, gpu_setup, money
 from bot.models import Ask, AskAnswer, Candidate, Recommendation, StatedCost
-from bot.sizing.cost import leanest_per_provider
 
 SOURCES = ["training-servers-guide", "rental-selection-guide"]
 HOURS_PER_MONTH = 730.0  # 365 × 24 / 12, as bot.advice.bill counts a month
 # Two totals this close (or closer) are "about the same": the hours are an estimate (bot.advice.compare).
 EVEN_RATIO = 1.05
-# A node's rate shared over its GPUs that falls under this share of every listed per-GPU rate was a card's rate.
-PER_GPU_FLOOR = 0.5
 # Roles that make the message a comparison of another kind (a purchase, a subscription, a bill, spot losses).
 _OTHER_COMPARISONS = frozenset({"interruptions-per-day", "lost-minutes", "restart-minutes", "purchase",
                                 "subscription", "bill-line", "budget"})
@@ -129,27 +126,10 @@ def _setup(ctx: ComposeContext, gpu: str, n: int, quote: StatedCost | None, per_
 
 
 def _read_per_gpu(ctx: ComposeContext, stated: list[tuple[str, int, StatedCost | None]]) -> bool:
-    """Whether the quotes not marked per GPU were each written for one card. Such a rate is the setup's,
-    shared over its GPUs, unless for some setup that share falls under half of every listed rate for the
-    card while each rate read per card is a listed card's price ("4x L40S or 2x H100? L40S at $0.86/h,
-    H100 at $2.99/h"): then all were written per card (one message writes its quotes one way), and the
-    lines say so."""
-    unmarked = [(gpu, q) for gpu, n, q in stated if q is not None and q.hourly_rate and not q.per_gpu
-                and (q.gpu_count or 1) > 1]
-    if not unmarked:
-        return False
-    too_low = False
-    for gpu, quote in unmarked:
-        spec = _spec(ctx, gpu)
-        rows = [r.hourly_rate for r in leanest_per_provider(ctx.catalog.prices_by_gpu.get(spec.id, []) if spec else [],
-                                                             currency=None) if r.currency == quote.currency]
-        if not rows:
-            return False
-        floor = PER_GPU_FLOOR * min(rows)
-        if (quote.hourly_rate or 0.0) < floor:
-            return False  # read per card it is no listed price either: keep the plain reading
-        too_low = too_low or (quote.hourly_rate or 0.0) / (quote.gpu_count or 1) < floor
-    return too_low
+    """Whether the quotes not marked per GPU were each written for one card (bot.advice.quotes.read_per_gpu,
+    the one reading the options' prices take too)."""
+    from bot.advice.quotes import read_per_gpu
+    return read_per_gpu(ctx.catalog, [q for _, _, q in stated if q is not None])
 
 
 def _fit(setup: _Setup, recs: list[Recommendation], candidates: list[Candidate]) -> None:
