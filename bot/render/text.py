@@ -180,6 +180,19 @@ def _memory_numbers(rec, language: str) -> list[str]:
     return numbers
 
 
+def _missed(rec, language: str) -> list[str]:
+    """What the setup misses of the deadline or budget the user stated (its judged objectives), said on its
+    line: the user's own setup stays listed, marked, where it takes longer than they have."""
+    out = []
+    for check in getattr(rec, "objectives", None) or []:
+        if check.met is False and check.objective == "deadline" and check.target:
+            days = round(check.target / 24, 1)
+            out.append(say("format.misses_deadline", language, days=f"{days:g}"))
+        elif check.met is False and check.objective == "budget":
+            out.append(say("format.over_budget", language))
+    return out
+
+
 def recommendation_line(rec, language: str) -> str:
     """'LoRA @ 1 x rtx-4090 (single GPU): fits, 17 of 24 GB (29% free), ~12 h, $1,234 — why' (ids become
     display names in `render_brief`; the rule is in --full and --json)."""
@@ -193,6 +206,7 @@ def recommendation_line(rec, language: str) -> str:
     numbers = _memory_numbers(rec, language)
     if rec.hours is not None:
         numbers.append(f"约 {rec.hours:,.0f} 小时" if zh else f"~{rec.hours:,.0f} h")
+    numbers += _missed(rec, language)
     if rec.cost is not None:
         numbers.append(money(rec.cost, rec.currency, language))
     elif rec.cost_per_hour is not None:

@@ -47,3 +47,19 @@ def test_the_cheapest_setup_with_room_that_meets_a_deadline_has_room(advisor):
         for rec in answer.recommendations:
             if rec.kind == "comfortable":
                 assert rec.fits and not rec.tight and rec.headroom_pct >= 10
+
+
+@pytest.mark.parametrize(("text", "mark"), [
+    ("Full fine-tune of a 13B model on 20B tokens on 8x A100 80GB, it must be done within 7 days. Enough?",
+     "misses your 7-day deadline"),
+    ("我们要在 7 天内用 8 张 A100 80GB 全参微调 13B 模型，20B tokens，够吗？", "赶不上你的 7 天期限"),
+])
+def test_the_users_own_setup_that_misses_the_deadline_says_so_on_its_line(advisor, text, mark):
+    from bot.render.text import render_text
+    answer = Conversations(advisor).ask("t", text)
+    stated = next(r for r in answer.recommendations if r.kind == "stated")
+    assert stated.hours > 7 * 24
+    line = next(line for line in render_text(answer).splitlines() if "579" in line)
+    assert mark in line
+    # the setups that finish in time carry no such mark
+    assert not any(mark in line for line in render_text(answer).splitlines() if "145" in line)
