@@ -292,7 +292,7 @@ class Advisor:
             estimate=est, candidates=candidates, costs=costs,
             gpu_family=[g.id for g in resolved.gpus] if resolved.family else [],
         ))
-        if objectives != Objectives.of(req, "en") or objectives.market != "global":
+        if objectives != Objectives.of(req, "en") or objectives.market != "global" or objectives.budget is not None:
             # what each recommendation meets of the stated budget, deadline, latency and market (JSON)
             answer.recommendations = [judge_recommendation(self.catalog, r, objectives, candidates, costs)
                                       for r in answer.recommendations]

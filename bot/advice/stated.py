@@ -85,6 +85,9 @@ def stated_targets(req: Requirement, question: str = "") -> dict:
             targets["ttft_s" if q.role == "ttft" else "tpot_ms"] = ms / 1000 if q.role == "ttft" else ms
         elif q.role == "budget" and q.kind == "money" and q.per in ("month", "gpu-hour", "instance-hour"):
             targets["budget_period"] = "month" if q.per == "month" else "hour"
+        elif q.role == "budget" and q.kind == "money" and q.per is None and not req.budget and "budget" not in targets:
+            # "our budget is $2,000 total": the whole job's budget, where the parse left it a quantity
+            targets["budget"], targets["budget_currency"] = q.value, q.currency or "USD"
     return targets
 
 
@@ -129,7 +132,9 @@ class Objectives(BaseModel):
         """The requirement's own targets (its budget, the GPUs it named, where it rents) plus `targets`
         (deadline_hours, ttft_s, tpot_ms, budget_period) the caller read."""
         named = [g for g in [req.gpu, *req.gpu_options] if g]
-        return cls(budget=req.budget, budget_currency=req.budget_currency or "USD", named=named,
+        budget = targets.pop("budget", None) or req.budget
+        currency = targets.pop("budget_currency", None) or req.budget_currency or "USD"
+        return cls(budget=budget, budget_currency=currency, named=named,
                    market=market_for(req, language, question), max_gpus=gpu_limit(question),
                    refused=list(req.refused_gpus), **targets)
 

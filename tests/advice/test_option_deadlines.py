@@ -63,3 +63,20 @@ def test_the_users_own_setup_that_misses_the_deadline_says_so_on_its_line(adviso
     assert mark in line
     # the setups that finish in time carry no such mark
     assert not any(mark in line for line in render_text(answer).splitlines() if "145" in line)
+
+
+@pytest.mark.parametrize(("text", "mark"), [
+    ("Full fine-tune of a 13B model on 20B tokens on 2x H100, our budget is $2,000 total. What should we do?",
+     "over your budget"),
+    ("13B full fine-tune, 20B tokens, 2x H100, we can spend at most $2,000", "over your budget"),
+    ("13B 全参微调，20B tokens，2 张 H100，总预算 $2,000，怎么办？", "超出你的预算"),
+])
+def test_an_option_priced_over_a_stated_total_budget_says_so(advisor, text, mark):
+    from bot.render.text import render_text
+    answer = Conversations(advisor).ask("t", text)
+    over = [r for r in answer.recommendations if r.cost is not None and r.cost > 2000]
+    assert over
+    lines = render_text(answer).splitlines()
+    for rec in over:
+        assert any(mark in line and f"{rec.cost:,.0f}" in line for line in lines)
+    assert not any(mark in line for line in lines if "LoRA" in line and "$" not in line)
