@@ -48,7 +48,8 @@ _MAGNITUDE_AFTER = re.compile(r"\s*(?:亿|万|千|百万|billion|million|b(?![a-
 
 def extract(scan: Scan) -> None:
     mentions = _mentions(scan)
-    nodes = next(scan.matches(_NODES), None)
+    # "AutoDL 的 4090 机器" is the machine of an RTX 4090, not 4090 machines: a node count is no GPU's name
+    nodes = next((m for m in scan.matches(_NODES) if not any(s <= m.start() < e for s, e, _ in mentions)), None)
     counted = False
     each: dict[str, int] = {}
     for start, end, value in mentions:

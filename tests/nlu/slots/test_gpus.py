@@ -175,3 +175,12 @@ def test_a_stated_count_a_geforce_box_or_no_network_assumes_nothing(text, gpus):
     parsed = parse(text)
     assert parsed.requirement.gpu_count == gpus
     assert not any(s.kind == "assumed" for s in parsed.spans)
+
+
+@pytest.mark.parametrize("text", [
+    "1) AutoDL 的 4090 机器 nvidia-smi 显示 CUDA Version 12.2，能装 PyTorch 2.11 吗？ 2) 单张 4090 能不能全参微调 7B？",
+    "4090 机器。单张 4090 能不能全参微调 7B？",
+])
+def test_a_gpu_name_before_machine_is_not_a_count_of_machines(text):
+    req = parse(text).requirement
+    assert (req.gpu, req.gpu_count) == ("rtx-4090", 1)  # the 4090's machine, not 4,090 machines of one card
