@@ -60,6 +60,9 @@ def form_of(catalog: Catalog, gpu: str) -> str | None:
     return None
 
 
+_LIST_JOIN = re.compile(r"\s*(?:or|nor|and|/|,|、|或者?|和|及)\s*$", re.IGNORECASE)
+
+
 def _norm_form(token: str) -> str:
     token = token.lower().replace("-", "")
     return "sxm" if token.startswith("sxm") else token
@@ -71,10 +74,13 @@ def _words(text: str) -> tuple[set[str], set[str], set[int], set[int]]:
     forms_out: set[str] = set()
     mem_in: set[int] = set()
     mem_out: set[int] = set()
+    negated_end = -1
     for match in _TOKEN.finditer(text):
         before = text[max(0, match.start() - 28):match.start()]
         after = text[match.end():match.end() + 16]
-        negated = bool(_NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(after))
+        negated = bool(_NEGATED_BEFORE.search(before) or _NEGATED_AFTER.match(after)
+                       or (negated_end >= 0 and _LIST_JOIN.match(text[negated_end:match.start()])))
+        negated_end = match.end() if negated else -1  # "not PCIe or NVL": the list's next item is ruled out too
         if match.group("form"):
             (forms_out if negated else forms_in).add(_norm_form(match.group("form")))
         else:

@@ -74,3 +74,12 @@ def test_a_card_named_and_another_ruled_out_says_what_was_left_out(advisor):
     assert "SXM only, as asked" in said and "8x_H100_SECURE" in said  # RunPod's plain "H100" 8-GPU row, left out
     reply = _answer(advisor, "cheapest H100 SXM")  # the card named, nothing ruled out: nothing to say about it
     assert "variant" not in reply.figures
+
+
+def test_every_variant_of_a_ruled_out_list_is_left_out(advisor):
+    from bot.conversation import Conversations
+    from bot.render.text import render_text
+    lines = render_text(Conversations(advisor).ask(
+        "t", "cheapest on-demand 8x H100 box? must be SXM w/ NVLink, not PCIe or NVL. per-GPU-hour pls")).splitlines()
+    assert lines[0].startswith("8× H100 SXM on demand") and "PCIe" not in lines[0]
+    assert "SXM only, as asked" in lines[1] and "NVL SXM" not in lines[1]

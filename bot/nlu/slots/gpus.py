@@ -38,9 +38,6 @@ _EACH_BEFORE = lx.rx(r"(?:每台(?:机器|服务器)?|每个?节点|单机|each\
 # "2 x 80GB A100": the memory written before a family name picks the variant ("A100 80GB").
 _MEMORY_BEFORE = re.compile(r"(?<![0-9.])([0-9]{2,3})\s*g(?:b|ib)?\s*(?:的\s*)?$")
 _MEMORY_LIST = re.compile(r"[0-9]{2,3}\s*g(?:b|ib)?\s*(?:,|/|and|or|vs\.?|versus|和|或|还是|与)\s*$")
-_RULED_OUT = re.compile(r"(?:don'?t\s+(?:say|suggest|recommend|want|use)|(?:can'?t|cannot|unable\s+to)\s+(?:get|use|buy|rent)"
-                        r"|except|excluding|other\s+than|besides|别推荐|不要推荐|用不了|没法用|买不到|租不到|"
-                        r"(?:\b(?:no|avoid|without)|(?:^|[,;，；?？.。!！])\s*not)(?:\s+(?:an?|the))?|不要|除了|别说|不考虑|不用|别用|排除|不想要?用?)\s*$")
 # "3090亿参数" is a size and "TTFT under 4090 ms" a latency, not an RTX 3090 / 4090
 _MAGNITUDE_AFTER = re.compile(r"\s*(?:亿|万|千|百万|billion|million|b(?![a-z0-9])|ms(?![a-z])|milliseconds?|毫秒|秒)"
                               r"|\.[0-9]+\s*(?:b|bn|billion|亿)(?![a-z0-9])")
@@ -111,21 +108,13 @@ def _mentions(scan: Scan) -> list[Mention]:
         value = scan.lex.gpus.lookup(m.group(0), plural=True)
         if value is None or _MAGNITUDE_AFTER.match(scan.text, m.end()):
             continue  # "3090亿参数" is a size, not an RTX 3090
-        if _RULED_OUT.search(scan.text, max(0, m.start() - 16), m.start()):
+        if options.RULED_OUT.search(scan.text, max(0, m.start() - 16), m.start()):
             scan.name(m.start(), m.end())
             scan.take(m.start(), m.end())  # nor a GPU the catalog lacks (bot.nlu.slots.unknown_gpus)
-            _refuse(scan, value, m.start(), m.end())
+            options.refuse(scan, value, m.start(), m.end())
             continue  # "don't say H100", "除了 H100": the user ruled it out, so it is not their GPU
         mentions.append(_with_form_after(scan, *_with_memory_before(scan, m, value)))
     return mentions
-
-
-def _refuse(scan: Scan, value: str, start: int, end: int) -> None:
-    """A GPU the user ruled out, kept so that no recommendation names it (Requirement.refused_gpus)."""
-    refused = scan.fields.setdefault("refused_gpus", [])
-    if value not in refused:
-        refused.append(value)
-        scan.spans.append(scan.span("refused_gpus", value, start, end))
 
 
 # "H100 80G PCIe", "H100 80GB PCIe": a form factor (after a memory size) written after the name.

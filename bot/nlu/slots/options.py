@@ -11,6 +11,10 @@ from bot.nlu.scan import Scan
 
 Mention = tuple[int, int, str]  # (start, end, GPU value)
 
+# "don't suggest H100", "not PCIe or NVL", "除了 H100": what follows is ruled out, not named or compared.
+RULED_OUT = re.compile(r"(?:don'?t\s+(?:say|suggest|recommend|want|use)|(?:can'?t|cannot|unable\s+to)\s+(?:get|use|buy|rent)"
+                        r"|except|excluding|other\s+than|besides|别推荐|不要推荐|用不了|没法用|买不到|租不到|"
+                        r"(?:\b(?:no|avoid|without)|(?:^|[,;，；?？.。!！])\s*not)(?:\s+(?:an?|the))?|不要|除了|别说|不考虑|不用|别用|排除|不想要?用?)\s*$")
 _FORM_PAIR = lx.rx(r"\B<(sxm\d?|pcie|nvl)\s*(?:vs\.?|versus|or|and|against|还是|或|和|与|对比|比)\s*(sxm\d?|pcie|nvl)>\E")
 
 
@@ -36,10 +40,23 @@ def _form_factor_pair(scan: Scan, values: list[str], mentions: list[Mention]) ->
     """"H100 PCIe vs SXM": one GPU named, two of its variants compared."""
     pair = next(scan.matches(_FORM_PAIR, bytearray(len(scan.text))), None)
     if pair:
-        variants = [_variant(scan, values[0], pair.group(i)) for i in (1, 2)]
-        if all(variants) and variants[0] != variants[1]:
+        found = [_variant(scan, values[0], pair.group(i)) for i in (1, 2)]
+        variants = [v for v in found if v]
+        if len(variants) == 2 and variants[0] != variants[1]:
+            if RULED_OUT.search(scan.text, max(0, pair.start() - 16), pair.start()):
+                for v in variants:  # "must be SXM, not PCIe or NVL": both ruled out, neither compared
+                    refuse(scan, v, pair.start(), pair.end())
+                return values, mentions
             return variants, [(pair.start(), pair.end(), v) for v in variants]
     return values, mentions
+
+
+def refuse(scan: Scan, value: str, start: int, end: int) -> None:
+    """A GPU the user ruled out, kept so that no recommendation names it (Requirement.refused_gpus)."""
+    refused = scan.fields.setdefault("refused_gpus", [])
+    if value not in refused:
+        refused.append(value)
+        scan.spans.append(scan.span("refused_gpus", value, start, end))
 
 
 def _gpus_of_instances_and_quotes(scan: Scan) -> list[Mention]:

@@ -184,3 +184,13 @@ def test_a_stated_count_a_geforce_box_or_no_network_assumes_nothing(text, gpus):
 def test_a_gpu_name_before_machine_is_not_a_count_of_machines(text):
     req = parse(text).requirement
     assert (req.gpu, req.gpu_count) == ("rtx-4090", 1)  # the 4090's machine, not 4,090 machines of one card
+
+
+@pytest.mark.parametrize("text", ["cheapest 8x H100 box? must be SXM, not PCIe or NVL", "8 卡 H100，只要 SXM，不要 PCIe 或 NVL"])
+def test_a_ruled_out_pair_of_variants_is_refused_not_compared(text):
+    req = parse(text).requirement
+    assert sorted(req.refused_gpus) == ["h100-nvl", "h100-pcie"] and not req.gpu_options
+
+
+def test_a_variant_pair_compared_stays_the_options():
+    assert parse("H100 PCIe vs SXM for training?").requirement.gpu_options == ["h100-pcie", "h100-sxm"]
