@@ -11,11 +11,12 @@ for eager attention), 2·s·b·h with full recompute, at the cost of about one m
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from bot.compose import ComposeContext
 from bot.messages import say
 from bot.sizing.memory import GB
-from bot.models import Ask, AskAnswer
+from bot.models import Ask, AskAnswer, Requirement
 
 _ZERO = re.compile(r"zero[\s-]?[0-3]|zero stage|each zero|deepspeed.{0,8}stage|zero2|zero3|(?:which|what)\s+(?:zero\s+)?stage|哪个\s*stage", re.IGNORECASE)
 _FSDP = re.compile(r"fsdp", re.IGNORECASE)
@@ -33,6 +34,31 @@ _HOW_MANY = re.compile(r"how\s+many\b[^?.]{0,20}?\b(?:nodes|servers|machines|box
                        re.IGNORECASE)
 
 
+GPUS_PER_NODE = 8
+
+
+class DeadlinePlan(NamedTuple):
+    flops: float
+    tokens: float
+    gpu_hours: float
+    gpus: int
+    nodes: int
+    finish_days: float
+
+
+def deadline_plan(req: Requirement, peak: float, hours: float, held: int = 1) -> DeadlinePlan:
+    """A training run by a deadline on one card: its FLOPs (6 x parameters x tokens, 8x with a recomputed
+    forward), GPU-hours at the dense `peak` and the default MFU, the GPUs that finish in `hours` (never fewer
+    than the `held` that hold the job), those in whole 8-GPU nodes, and the days the nodes take."""
+    from bot.sizing.performance import training_flops, training_hours
+    tokens = (req.dataset_tokens_b or 0) * 1e9 * (req.epochs or 1)
+    flops = training_flops(req.params_b or 0, tokens, req.method if req.method in ("full", "pretraining") else "full")
+    gpu_hours = training_hours(flops, 1, peak)
+    gpus = max(int(-(-gpu_hours // hours)), held)
+    nodes = -(-gpus // GPUS_PER_NODE)
+    return DeadlinePlan(flops, tokens, gpu_hours, gpus, nodes, gpu_hours / (nodes * GPUS_PER_NODE) / 24)
+
+
 def nodes_for_deadline(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     """"How many 8x H100 nodes to pretrain a 13B on 1T tokens in 30 days?": the job's FLOPs (6 x parameters
     x tokens, 8x with a recomputed forward) over one GPU's dense peak at the default MFU, as GPU-hours, over
@@ -40,7 +66,7 @@ def nodes_for_deadline(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.checklist_refs import _spec
     from bot.messages.format import count, gpu_name
     from bot.nlu.quantity_notes import first
-    from bot.sizing.performance import DEFAULT_MFU, training_flops, training_hours
+    from bot.sizing.performance import DEFAULT_MFU
     req = ctx.requirement
     window = first(req.quantities, "deadline") or first(req.quantities, "duration")
     spec = _spec(ctx)
@@ -50,17 +76,14 @@ def nodes_for_deadline(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     peak = spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
     if not peak:
         return None
-    tokens = req.dataset_tokens_b * 1e9 * (req.epochs or 1)
-    flops = training_flops(req.params_b, tokens, req.method if req.method in ("full", "pretraining") else "full")
-    gpu_hours = training_hours(flops, 1, peak)
-    gpus = -(-gpu_hours // window.value)
-    nodes = int(-(-gpus // 8))
+    plan = deadline_plan(req, peak, window.value)
+    flops, tokens, gpu_hours, gpus, nodes = plan.flops, plan.tokens, plan.gpu_hours, plan.gpus, plan.nodes
     lang = ctx.language
     lead = say("training.nodes_for_deadline", lang, nodes=nodes, gpus=nodes * 8, gpu=gpu_name(ctx.catalog, spec.id),
                hours=count(round(window.value)), days=count(round(window.value / 24, 1)),
                flops=_sci(flops), factor=f"{flops / (req.params_b * 1e9 * tokens):g}", params=count(req.params_b), tokens=count(round(tokens / 1e9)),
                gpu_hours=count(round(gpu_hours, -2)), peak=count(peak), mfu=f"{DEFAULT_MFU:.0%}", need=count(int(gpus)),
-               finish=count(round(gpu_hours / (nodes * 8) / 24, 1)))
+               finish=count(round(plan.finish_days, 1)))
     return AskAnswer(kind=ask.kind, lead=lead, details=[say("training.nodes_for_deadline_scaling", lang)],
                      rule="training.nodes-for-deadline", sources=["scaling-laws-paper", "palm-paper", *spec.sources][:6],
                      figures={"nodes": nodes, "gpu_hours": round(gpu_hours)})

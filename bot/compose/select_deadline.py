@@ -39,24 +39,22 @@ def _options(ctx: ComposeContext) -> list[Any]:
 
 def deadline_choice(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     """The machines each named card needs to finish a training run by the deadline, or None."""
-    from bot.compose.select_job import deadline_hours
-    from bot.sizing.performance import DEFAULT_MFU, training_flops, training_hours
+    from bot.advice.stated import deadline_hours
+    from bot.compose.explain_training import deadline_plan
+    from bot.sizing.performance import DEFAULT_MFU
     req, lang = ctx.requirement, ctx.language
     deadline = deadline_hours(req, ctx.question or ask.text)
     specs = _options(ctx)
     if req.workload != "training" or not req.params_b or not req.dataset_tokens_b or not deadline or len(specs) < 2 \
             or not (_COUNT_ASKED.search(ask.text) or "gpu_count" in ask.wants):
         return None
-    tokens = req.dataset_tokens_b * 1e9 * (req.epochs or 1)
-    flops = training_flops(req.params_b, tokens, req.method if req.method in ("full", "pretraining") else "full")
     rows = []
     for spec in specs:
         peak = spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
-        gpu_hours = training_hours(flops, 1, peak)
         held = min((c.count for c in ctx.answer.candidates if c.gpu == spec.id and c.fits), default=1)
-        gpus = max(int(-(-gpu_hours // deadline)), held)
-        nodes = -(-gpus // ONE_NODE)
-        rows.append((nodes, spec, gpu_hours, peak, gpu_hours / (nodes * ONE_NODE) / 24))
+        plan = deadline_plan(req, peak, deadline, held)
+        flops, tokens = plan.flops, plan.tokens
+        rows.append((plan.nodes, spec, plan.gpu_hours, peak, plan.finish_days))
     rows.sort(key=lambda r: (r[0], r[2]))
     days = count(round(deadline / 24, 1))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from bot.advice.options import TIGHT_PCT, Objectives, in_market
-from bot.advice.stated import deadline_hours, option_cost  # deadline_hours: select_deadline imports it from here too
+from bot.advice.stated import deadline_hours, option_cost
 from bot.compose import ComposeContext
 from bot.messages import say
 from bot.messages.format import gpu_name, gpu_setup, money
