@@ -164,12 +164,15 @@ def extract(scan: Scan) -> None:
     """Every typed number of the message, in order, as `Requirement.quantities` (no spans: the slot
     spans stay the fields the question stated)."""
     names = bytearray(len(scan.text))
+    quotes = {(span.start, span.end) for span in scan.spans if span.slot == "costs"}
     for span in scan.spans:
         if span.slot in _NAME_SLOTS:
-            # a GPU span may hold the quote it labels ("L40S at $0.86/h"): only the card's name is a name
+            # a GPU span may hold the quote it labels ("L40S at $0.86/h"): only the card's name is a name; a
+            # span that is the quote itself ("$55.04/h" of an H100 named elsewhere) names nothing
+            quote = span.slot in ("gpu", "gpu_options") and (span.start, span.end) in quotes
             found = [m.span() for m in scan.lex.gpus.pattern.finditer(scan.text, span.start, span.end)] \
-                if span.slot in ("gpu", "gpu_options") and span.end - span.start > 12 else []
-            for start, end in found or [(span.start, span.end)]:
+                if span.slot in ("gpu", "gpu_options") and (span.end - span.start > 12 or quote) else []
+            for start, end in found or ([] if quote else [(span.start, span.end)]):
                 names[start:end] = b"\x01" * (end - start)
     out: list[Quantity] = []
     last_end = 0
