@@ -62,7 +62,9 @@ def extract(scan: Scan) -> None:
     if not rates:
         return
     durations = [m for m in scan.matches(_HOURS) if not _inside(m, rates) and not _days_a_month(scan.text, m)
-                 and not _EVERY_BEFORE.search(scan.text, max(0, m.start() - 24), m.start())]
+                 and not _EVERY_BEFORE.search(scan.text, max(0, m.start() - 24), m.start())
+                 and not _BY_DEADLINE.search(scan.text, max(0, m.start() - 24), m.start())
+                 and not _WITHIN_AFTER.match(scan.text, m.end())]
     quotes = _pair(scan, rates, durations)
     _share_per_gpu(scan, quotes)
     _attribute_shared_hours(scan, durations, quotes)
@@ -79,6 +81,10 @@ def extract(scan: Scan) -> None:
 # "one interruption every ~6h", "checkpoint each 2 hours", "每 6 小时被回收一次": an interval, not the run's hours
 _EVERY_BEFORE = re.compile(r"(?:\bevery|\beach|\bonce\s+(?:an?|per|every)|每隔?)\s*(?:[~≈]|about|around|roughly|大约|约)?\s*$",
                            re.IGNORECASE)
+# "must be done in 30 days", "within 14 days", "14 天内训完": the deadline, not the hours a quote is paid for
+_BY_DEADLINE = re.compile(r"(?:\bwithin|\bin\s+under|\b(?:done|finish(?:ed)?|complete(?:d)?|ready|trained)\s+in)\s*"
+                          r"(?:[~≈]|about|around|roughly)?\s*$", re.IGNORECASE)
+_WITHIN_AFTER = re.compile(r"\s*(?:内|之内|以内)")
 _MONTH_BEFORE = re.compile(r"(?:每|一个?|每个|per|a)\s*(?:月|month)\s*(?:用|跑|开|工作|上班|大约|大概|约|按|算|\s)*$", re.IGNORECASE)
 _MONTH_AFTER = re.compile(r"\s*(?:(?:a|per|each|every|/)\s*(?:month|mo)\b|/\s*月|每月)", re.IGNORECASE)
 

@@ -1,6 +1,7 @@
 """Rates bound to their billing mode: "<billing> [instance] $X/h vs <billing> ~$Y/h", "on-demand is $X, spot is $Y",
 "$X on demand / $Y spot", "按量 ¥X，抢占式 ¥Y" are one hourly rate each, under that mode; "every ~6h" beside them is
-an interruption interval, not the hours they are priced over; a question weighing spot plans on spot."""
+an interruption interval, not the hours they are priced over; a question weighing spot plans on spot; a deadline
+("must be done in 30 days", "一个月内") is not the hours of the quotes either."""
 
 from __future__ import annotations
 
@@ -56,6 +57,24 @@ def test_billing_stays_the_first_unless_spot_is_weighed():
 def test_no_hourly_pair_where_none_is_given(text):
     rates, _ = _rates(text)
     assert not any(per == "instance-hour" for _, per in rates.values())
+
+
+@pytest.mark.parametrize("text, hours", [
+    ("pretrain a 13B on 300B tokens, must be done in 30 days. H100 at $2.50/GPU-hour or A100 at $1.30/GPU-hour", 720.0),
+    ("一个月内要训完 7B 模型 500B tokens，H800 ¥15/卡时，A800 ¥9/卡时", 720.0),
+    ("两周内要训完，H800 ¥14/卡时，A800 ¥8/卡时", 336.0),
+])
+def test_a_deadline_is_not_the_hours_of_the_quotes(text, hours):
+    req = parse(text).requirement
+    assert [q.value for q in req.quantities if q.role == "deadline"] == [hours]
+    assert all(c.hours is None for c in req.costs)
+
+
+@pytest.mark.parametrize("text", ["A800 or H800, how many machines?", "H100 vs A100: how many servers do we need?",
+                                  "A800 还是 H800，各要多少台？", "要几个节点？",
+                                  "H100 vs A100, how many 8-GPU servers of each?"])
+def test_how_many_machines_wants_the_count(text):
+    assert any("gpu_count" in a.wants for a in parse(text).requirement.asks)
 
 
 @pytest.mark.parametrize("text", [
