@@ -189,7 +189,9 @@ class Advisor:
             named = [n for n in (req.instance, *req.instance_options) if n]
             counts = {i.gpu: i.count for i in map(self.catalog.instance, named) if i is not None and i.gpu}
             counts = {**req.gpu_option_counts, **counts}  # "8x L4 or 2x L40S": each at its own count
-            return compare_options(context, compared, req.gpu_count, costs, counts)
+            from bot.advice.option_deadline import in_time_options  # a compared count that misses the deadline
+            return in_time_options(context, compared, compare_options(context, compared, req.gpu_count, costs, counts),
+                                   costs)
         out: list[FactModel] = []
         if resolved.gpus:
             gpu = representative(self.catalog, req.gpu) if resolved.family else resolved.gpus[0]

@@ -41,6 +41,40 @@ def _allowance(ctx: ComposeContext) -> float | None:
     return work.value if work is not None else ctx.requirement.gpu_hours
 
 
+def _allowance_line(have: float, rows: list[tuple], lang: str) -> str:
+    """"批下来的 5 万卡时": enough or short on each card."""
+    parts = [say("cost.card_job_enough" if hours <= have else "cost.card_job_short", lang, gpu=name,
+                 left=count(round(have - hours)), short=count(round(hours - have)))
+             for name, _, _, _, hours, _ in rows]
+    return say("cost.card_job_allowance", lang, have=count(have), parts=("；" if lang == "zh" else "; ").join(parts))
+
+
+def _by_deadline(ask: Ask, ctx: ComposeContext, cheap: tuple, dear: tuple) -> dict | None:
+    """"两周内…选哪个，租几台？": with a deadline and the count of machines asked, the 8-GPU machines each card
+    needs to finish its GPU-hours in time and the days they take (the count bot.compose.select_deadline gives a
+    choice of cards without quotes); None where either is missing."""
+    from bot.advice.stated import deadline_hours
+    from bot.compose.explain_training import nodes_by
+    from bot.compose.select_deadline import COUNT_ASKED
+    deadline = deadline_hours(ctx.requirement, ctx.question or ask.text)
+    # the count asked anywhere in the message ("各要多少台？哪个便宜？"): each part answered with the machines
+    if not deadline or not (COUNT_ASKED.search(ctx.question or ask.text)
+                            or any("gpu_count" in a.wants for a in ctx.requirement.asks)):
+        return None
+    lang = ctx.language
+    out: dict = {"days": count(round(deadline / 24, 1))}
+    for side, row in (("", cheap), ("dear_", dear)):
+        held = min((c.count for c in ctx.answer.candidates if c.gpu == row[1].id and c.fits), default=1)
+        # the compared option that finishes in time holds the job with room (bot.advice.options): its count
+        listed = [r.count for r in ctx.answer.recommendations if r.gpu == row[1].id and r.kind == "compare" and r.fits
+                  and r.count and not r.tight and r.hours and r.hours <= deadline]
+        held = max(held, min((n for n in listed if n), default=held))
+        _, nodes, finish = nodes_by(row[4], deadline, held)
+        out |= {f"{side}nodes": nodes, f"{side}gpus": nodes * 8, f"{side}finish": count(round(finish, 1)),
+                f"{side}node_word": say("select.deadline_node_one" if nodes == 1 else "select.deadline_node_many", lang)}
+    return out
+
+
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     time = ctx.answer.estimate.time
     cards = _cards(ctx)
@@ -59,26 +93,26 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     def m(value: float) -> str:
         return money(value, currency, lang)
 
-    lead = say("cost.card_job_lead", lang, cheap=cheap[0], cheap_hours=count(round(cheap[4])), cheap_rate=m(cheap[2]),
-               cheap_total=m(cheap[5]), dear=dear[0], dear_hours=count(round(dear[4])), dear_rate=m(dear[2]),
-               dear_total=m(dear[5]), saving=m(dear[5] - cheap[5]),
-               pct=f"{(1 - cheap[5] / dear[5]) * 100:.0f}" if dear[5] else "0")
+    words = {"cheap": cheap[0], "cheap_hours": count(round(cheap[4])), "cheap_rate": m(cheap[2]),
+             "cheap_total": m(cheap[5]), "dear": dear[0], "dear_hours": count(round(dear[4])), "dear_rate": m(dear[2]),
+             "dear_total": m(dear[5]), "saving": m(dear[5] - cheap[5]),
+             "pct": f"{(1 - cheap[5] / dear[5]) * 100:.0f}" if dear[5] else "0"}
+    nodes = _by_deadline(ask, ctx, cheap, dear)
+    lead = say("cost.card_job_deadline_lead" if nodes else "cost.card_job_lead", lang, **words, **(nodes or {}))
     formula = say("cost.hours_formula", lang, k=time.flops_per_param_token, n=f"{time.active_params_b:g}",
                   d=f"{time.tokens / 1e9:,.0f}", mfu=f"{time.mfu * 100:.0f}%")
     details = [say("cost.card_job_line", lang, gpu=name, formula=formula, tflops=f"{peak:,.0f}",
                    precision=time.precision.upper(), hours=count(round(hours)), rate=m(rate), total=m(total))
                for name, _, rate, peak, hours, total in rows]
+    if nodes:
+        details.append(say("training.nodes_for_deadline_scaling", lang))
     figures: dict = {"cheaper": cheap[1].id, "saving": round(dear[5] - cheap[5], 2), "currency": currency or ""}
     for _, spec, _, _, hours, total in rows:
         figures[f"gpu_hours_{spec.id}"] = round(hours, 1)
         figures[f"total_{spec.id}"] = round(total, 2)
     have = _allowance(ctx)
     if have:
-        parts = [say("cost.card_job_enough" if hours <= have else "cost.card_job_short", lang, gpu=name,
-                     left=count(round(have - hours)), short=count(round(hours - have)))
-                 for name, _, _, _, hours, _ in rows]
-        details.append(say("cost.card_job_allowance", lang, have=count(have),
-                           parts=("；" if lang == "zh" else "; ").join(parts)))
+        details.append(_allowance_line(have, rows, lang))
         figures["have_gpu_hours"] = have
     fp8 = cheap[1].dense_tflops.get("fp8")
     if fp8 and fp8 >= FP8_NOTE_MIN_GAIN * cheap[3] and not any(r[1].dense_tflops.get("fp8") for r in rows[1:]):

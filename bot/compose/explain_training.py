@@ -54,9 +54,15 @@ def deadline_plan(req: Requirement, peak: float, hours: float, held: int = 1) ->
     tokens = (req.dataset_tokens_b or 0) * 1e9 * (req.epochs or 1)
     flops = training_flops(req.params_b or 0, tokens, req.method if req.method in ("full", "pretraining") else "full")
     gpu_hours = training_hours(flops, 1, peak)
+    return DeadlinePlan(flops, tokens, gpu_hours, *nodes_by(gpu_hours, hours, held))
+
+
+def nodes_by(gpu_hours: float, hours: float, held: int = 1) -> tuple[int, int, float]:
+    """The GPUs that do `gpu_hours` of work in `hours` (never fewer than `held`), in whole 8-GPU nodes, and the
+    days those nodes take: one count for a deadline, whichever composer priced the GPU-hours."""
     gpus = max(int(-(-gpu_hours // hours)), held)
     nodes = -(-gpus // GPUS_PER_NODE)
-    return DeadlinePlan(flops, tokens, gpu_hours, gpus, nodes, gpu_hours / (nodes * GPUS_PER_NODE) / 24)
+    return gpus, nodes, gpu_hours / (nodes * GPUS_PER_NODE) / 24
 
 
 def nodes_for_deadline(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

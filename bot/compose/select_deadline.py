@@ -18,7 +18,7 @@ from bot.models import Ask, AskAnswer
 
 ONE_NODE = 8
 # "how many machines / servers / nodes / boxes", "几台", "多少台": the count of machines is asked.
-_COUNT_ASKED = re.compile(r"how\s+many\b[^?.]{0,20}?\b(?:nodes|servers|machines|boxes|gpus|cards|instances)"
+COUNT_ASKED = re.compile(r"how\s+many\b[^?.]{0,20}?\b(?:nodes|servers|machines|boxes|gpus|cards|instances)"
                           r"|多少\s*(?:台|个节点|张|块|卡)|几\s*(?:台|个节点|张)", re.IGNORECASE)
 
 
@@ -46,7 +46,7 @@ def deadline_choice(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     deadline = deadline_hours(req, ctx.question or ask.text)
     specs = _options(ctx)
     if req.workload != "training" or not req.params_b or not req.dataset_tokens_b or not deadline or len(specs) < 2 \
-            or not (_COUNT_ASKED.search(ask.text) or "gpu_count" in ask.wants):
+            or not (COUNT_ASKED.search(ask.text) or "gpu_count" in ask.wants):
         return None
     rows = []
     for spec in specs:

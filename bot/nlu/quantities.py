@@ -126,7 +126,8 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 # a price set against renting names what is bought: "a box for 280k, worth it vs renting?", "和租比"
 _AGAINST_RENTING = re.compile(r"(?:\bvs\.?|\bversus|\bor|\binstead\s+of|\bthan|和|跟|与|比|还是)\s*(?:just\s+)?(?:renting|rent\b|leasing|the\s+cloud|租)")
 _DEPRECIATION = re.compile(r"depreciat\w*|amorti[sz]\w*|over|write[\s-]*off|折旧|摊销|分摊|用|回本")
-_DEADLINE = re.compile(r"within|in\s+under|deadline|by\b|before|内|之内|以内|截止|最多|不超过")
+_DEADLINE = re.compile(r"within|in\s+under|deadline|by\b|before|内|之内|以内|截止|最多|不超过"
+                       r"|\b(?:done|finish(?:ed)?|complete(?:d)?|ready|trained)\s+in\s*$")
 _ACTIVE = re.compile(r"activ(?:e|ates?|ated|ating)|激活")
 _LOST = re.compile(r"los[et]s?|losing|lost|wast\w*|丢失?|损失|回滚|白跑|浪费")
 _RESTART = re.compile(r"restart\w*|reload\w*|\bload\w*|requeu\w*|recover\w*|reschedul\w*|resum\w*|重启|恢复|重新|拉起|加载")
@@ -164,12 +165,15 @@ def extract(scan: Scan) -> None:
     """Every typed number of the message, in order, as `Requirement.quantities` (no spans: the slot
     spans stay the fields the question stated)."""
     names = bytearray(len(scan.text))
+    quotes = {(span.start, span.end) for span in scan.spans if span.slot == "costs"}
     for span in scan.spans:
         if span.slot in _NAME_SLOTS:
-            # a GPU span may hold the quote it labels ("L40S at $0.86/h"): only the card's name is a name
+            # a GPU span may hold the quote it labels ("L40S at $0.86/h"): only the card's name is a name; a
+            # span that is the quote itself ("$55.04/h" of an H100 named elsewhere) names nothing
+            quote = span.slot in ("gpu", "gpu_options") and (span.start, span.end) in quotes
             found = [m.span() for m in scan.lex.gpus.pattern.finditer(scan.text, span.start, span.end)] \
-                if span.slot in ("gpu", "gpu_options") and span.end - span.start > 12 else []
-            for start, end in found or [(span.start, span.end)]:
+                if span.slot in ("gpu", "gpu_options") and (span.end - span.start > 12 or quote) else []
+            for start, end in found or ([] if quote else [(span.start, span.end)]):
                 names[start:end] = b"\x01" * (end - start)
     out: list[Quantity] = []
     last_end = 0
@@ -395,6 +399,10 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
     if m:
         end = num.end + m.end()
         if m.group("y") or m.group("mo"):
+            if m.group("mo") and (_DEADLINE.match(after[m.end():].lstrip()[:2]) or re.search(r"within\s*$", before)):
+                # "一个月内训完", "within 2 months": the deadline, in hours (a 30-day month)
+                return make("time", "deadline", value=num.value * 720, high=num.high * 720 if num.high else None,
+                            unit="h", end=end)
             if num.words and num.value == 1 or re.match(r"\s*(?:min(?:imum)?\b|起)", after[m.end():]):
                 return None  # "一个月", "a month" say the period of something else; "1 month min" is a term
             months = 12 if m.group("y") else 1

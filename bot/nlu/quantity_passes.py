@@ -18,6 +18,7 @@ _SPOT_WORDS = re.compile(r"spot|竞价|抢占")
 def after_reading(scan: Scan, out: list[Quantity]) -> None:
     """Every pass, in order, over the quantities read (changed in place)."""
     share_rate_units(out)
+    billed_rates(out)
     card_rates(scan, out)
     transfer_lines(scan, out)
     weekdays(scan.text, out)
@@ -36,6 +37,25 @@ def share_rate_units(out: list[Quantity]) -> None:
         if q.kind == "money" and q.per is None and q.role in ("quote", "bill-line") and q.item in (None, "compute") \
                 and q.currency == rates[0].currency and q.value <= 50 * max(r.value for r in rates):
             out[i] = q.model_copy(update={"per": rates[0].per, "role": "quote", "item": "compute"})
+
+
+# the billing modes a bare amount is read as an hourly rate under, and the most such a rate is (a whole instance)
+_HOURLY_MODES = ("on-demand", "spot")
+_HOURLY_MAX = {"USD": 200.0, "CNY": 1500.0}
+
+
+def billed_rates(out: list[Quantity]) -> None:
+    """"on-demand is $55.04, spot is $17.63", "$55.04 on demand / $17.63 spot", "按量 ¥300，抢占式 ¥100": bare
+    compute amounts, one under each of on-demand and spot with no hourly rate written, are the two hourly
+    rates of the instance (per hour is how both are billed)."""
+    if any(q.role == "quote" and q.per for q in out):
+        return
+    bare = [i for i, q in enumerate(out) if q.kind == "money" and q.per is None and q.role in ("quote", "bill-line")
+            and q.item in (None, "compute") and q.option in _HOURLY_MODES and 0 < q.value <= _HOURLY_MAX.get(q.currency or "", 0)]
+    if len({out[i].option for i in bare}) < 2 or len({out[i].currency for i in bare}) != 1:
+        return
+    for i in bare:
+        out[i] = out[i].model_copy(update={"per": "instance-hour", "role": "quote", "item": "compute"})
 
 
 _TRANSFER = re.compile(r"egress|traffic|data\s+transfer|transfer(?:red)?\s+out|outbound|download\w*|流量|出网|下行|公网")

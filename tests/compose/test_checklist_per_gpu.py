@@ -68,3 +68,34 @@ def test_one_node_figure_of_650_on_h100_is_not_called_low(advisor):
 ])
 def test_more_ways_of_giving_per_gpu_figures(advisor, text, lead):
     assert _lines(advisor, text)[0].startswith(lead)
+
+
+@pytest.mark.parametrize("text, lead, group", [
+    ('acceptance test on a rented 8x H100 SXM node: bf16 GEMM 8192x8192x8192, 7 GPUs give ~620-650 TFLOPS, GPU5 gives 410. '
+     'provider says "spec is 1979 so everything is low anyway, we can\'t tell". accept?',
+     "Accept the other 7, not GPU 5: 410 TFLOPS", "GPUs 0-4, 6, 7: 620-650 TFLOPS, 63-66%"),
+    ("bf16 gemm on our 8x H100 is ~645 TFLOPS, except GPU 2 which only does 380. return the node?",
+     "Accept the other 7, not GPU 2: 380 TFLOPS", "GPUs 0, 1, 3-7: 645 TFLOPS"),
+    ("租的 8 卡 H100 验收，bf16 GEMM 测试 7 张卡 620-650 TFLOPS，第 6 张只有 410。供应商说规格是 1979 所以都偏低，能验收吗？",
+     "其余 7 张可以验收，GPU 6 不行：BF16 GEMM 410 TFLOPS", "GPU 0-5、7：620-650 TFLOPS"),
+    ("H100 节点 GEMM 测试大约 640 TFLOPS，其中 5 号卡只有 410，要退吗", "其余 7 张可以验收，GPU 5 不行", "GPU 0-4、6、7：640 TFLOPS"),
+])
+def test_per_gpu_figures_in_prose_lead_with_the_outlier(advisor, text, lead, group):
+    """'7 GPUs give A-B, GPU5 gives C': GPU5 is named in the lead; the seven at 63-66% of the dense peak are normal."""
+    lines = _lines(advisor, text)
+    assert lines[0].startswith(lead), lines
+    assert lines[1].strip().startswith(group) and ("normal" in lines[1] or "正常" in lines[1]), lines
+
+
+def test_the_sparse_figure_quoted_is_named_as_sparse(advisor):
+    lines = _lines(advisor, "8x H100 bf16 GEMM: GPU 0-6: 640, GPU 7: 405 TFLOPS; vendor says the spec is 1979. sign off?")
+    assert "1,979 on the spec sheet is the H100 SXM's figure with 2:4 sparsity" in lines[1]
+    assert "sparsity" not in "\n".join(_lines(advisor, "8x H100 bf16 GEMM: GPU 0-6: 640, GPU 7: 405 TFLOPS. sign off?"))
+
+
+def test_a_range_reaching_the_band_is_not_low(advisor):
+    """620-650 on an H100 SXM reaches the 65% line at its top: normal, not 'low for a H100 SXM'."""
+    lines = _lines(advisor, "8x H100 GEMM BF16: GPUs 0-6 620-650 TFLOPS, GPU 7 400. accept?")
+    assert "low for" not in lines[1] and lines[0].startswith("Accept the other 7, not GPU 7")
+    low = _lines(advisor, "8x H100 GEMM BF16: GPUs 0-6 560-590 TFLOPS, GPU 7 400. accept?")
+    assert low[0].startswith("Not yet: GPU 7") and "low for a H100 SXM" in low[1]

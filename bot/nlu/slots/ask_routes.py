@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 
 from bot.nlu import lexicon as lx
+from bot.nlu.slots import gpu_readings
 
 _ENOUGH = lx.rx(r"\B<(?:enough|sufficient|suffice|cover\s+it|doable\s+with\s+(?:that|it))>\E|够不够|够吗|够用吗|够了吗|够么|能不能覆盖")
 _DC_OK = lx.rx(r"\B<(?:fine|ok|okay|good|safe|allowed|legit|suitable|approved|usable)\s+(?:to\s+(?:rack|deploy|host|run|use|put)\w*"
@@ -127,7 +128,7 @@ _INDEX_PAIR = re.compile(r"(?<![\d.])\d{1,2}\s*[:=：]\s*\d{3}")
 
 def per_gpu_figures(part: str) -> bool:
     return bool(_GEMM_SAID.search(part)) and (len(_GPU_FIGURE.findall(part)) >= 2 or bool(_PER_GPU_LIST.search(part))
-                                              or len(_INDEX_PAIR.findall(part)) >= 3)
+                                              or len(_INDEX_PAIR.findall(part)) >= 3 or len(gpu_readings.readings(part)) >= 2)
 
 
 def routed(part: str, fields: dict, whole: bool, consumer: bool) -> str | None:

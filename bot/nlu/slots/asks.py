@@ -174,11 +174,11 @@ HOW_MANY_BARE = r"\B<how\s+many(?:\s+(?:of\s+(?:them|those|these)|(?:would|will|
 _WANTS = (
     ("concurrency", lx.rx(r"\B<(?:how\s+many\s+(?:concurrent\s+|simultaneous\s+|parallel\s+)?(?:users|requests|sequences|streams|sessions)"
                           r"|concurren\w*\s+(?:users|requests)\s+can)>\E|多少并发|扛多少|能撑多少|容纳多少|支持多少并发|多少个?并发")),
-    ("gpu_count", lx.rx(r"\B<how\s+many\s+(?:\w+\s+){0,2}(?:gpus?|cards?|nodes?)"
+    ("gpu_count", lx.rx(r"\B<how\s+many\s+(?:[\w-]+\s+){0,2}(?:gpus?|cards?|nodes?|machines?|servers?|boxes)"
                         r"|how\s+many\s+(?:for|then|do\s+(?:we|i)\s+need|would\s+(?:we|i|it)\s+(?:need|take)|are\s+needed)>\E"
                         # "on H100s, how many?": the count of the hardware just named, asked bare
                         rf"|{HOW_MANY_BARE}"
-                        r"|几张|多少张|几台|多少卡")),
+                        r"|几张|多少张|几台|多少台|几个节点|多少个节点|多少卡")),
 )
 _OOM = lx.rx(r"\B<(?:oom|out\s+of\s+memory)>\E|爆显存|显存不够|显存不足")
 _PRICES_COMPARED = lx.rx(r"(?:价格|价钱|租金|单价)(?:都|也)?(?:基本|几乎|大致|大体)?(?:差不多|相近|接近|一样|相同|相当|持平)"

@@ -61,7 +61,10 @@ def extract(scan: Scan) -> None:
     rates = _rates(scan)
     if not rates:
         return
-    durations = [m for m in scan.matches(_HOURS) if not _inside(m, rates) and not _days_a_month(scan.text, m)]
+    durations = [m for m in scan.matches(_HOURS) if not _inside(m, rates) and not _days_a_month(scan.text, m)
+                 and not _EVERY_BEFORE.search(scan.text, max(0, m.start() - 24), m.start())
+                 and not _BY_DEADLINE.search(scan.text, max(0, m.start() - 24), m.start())
+                 and not _WITHIN_AFTER.match(scan.text, m.end())]
     quotes = _pair(scan, rates, durations)
     _share_per_gpu(scan, quotes)
     _attribute_shared_hours(scan, durations, quotes)
@@ -75,6 +78,13 @@ def extract(scan: Scan) -> None:
         _record(scan, quote)
 
 
+# "one interruption every ~6h", "checkpoint each 2 hours", "每 6 小时被回收一次": an interval, not the run's hours
+_EVERY_BEFORE = re.compile(r"(?:\bevery|\beach|\bonce\s+(?:an?|per|every)|每隔?)\s*(?:[~≈]|about|around|roughly|大约|约)?\s*$",
+                           re.IGNORECASE)
+# "must be done in 30 days", "within 14 days", "14 天内训完": the deadline, not the hours a quote is paid for
+_BY_DEADLINE = re.compile(r"(?:\bwithin|\bin\s+under|\b(?:done|finish(?:ed)?|complete(?:d)?|ready|trained)\s+in)\s*"
+                          r"(?:[~≈]|about|around|roughly)?\s*$", re.IGNORECASE)
+_WITHIN_AFTER = re.compile(r"\s*(?:内|之内|以内)")
 _MONTH_BEFORE = re.compile(r"(?:每|一个?|每个|per|a)\s*(?:月|month)\s*(?:用|跑|开|工作|上班|大约|大概|约|按|算|\s)*$", re.IGNORECASE)
 _MONTH_AFTER = re.compile(r"\s*(?:(?:a|per|each|every|/)\s*(?:month|mo)\b|/\s*月|每月)", re.IGNORECASE)
 
@@ -120,7 +130,7 @@ def _rates(scan: Scan) -> list[re.Match]:
                 rates.append(m)
                 refuse_too_many(scan, len(rates), m)
     if not rates:
-        return []
+        return _billed_rates(scan)
     # "coreweave $4.25/hr per H100, lambda $2.99 without IB": once one hourly rate is written, a bare
     # amount with cents in the same comparison is another hourly rate.
     for m in scan.matches(_BARE_RATE):
@@ -128,6 +138,41 @@ def _rates(scan: Scan) -> list[re.Match]:
             rates.append(m)
             refuse_too_many(scan, len(rates), m)
     return sorted(rates, key=lambda r: r.start())
+
+
+# a bare amount bound to a billing mode: "on-demand is $55.04", "spot: $17.63", "$55.04 on demand", "按量 ¥300"
+_BILLED_AMOUNT = lx.rx(rf"(?P<c1>{lx.MONEY})\s*{lx.NUM}|{lx.NUM}\s*(?P<c2>{lx.MONEY})")
+_MODE_BEFORE = r"\s*(?:is|are|was|at|of|for|costs?|runs?|=|:|：|~|≈|about|around|是|为|要|价格|单价|约)?\s*(?:[~≈]|about|around|约)?\s*$"
+_HOURLY_MODES = ("on-demand", "spot")
+
+
+def _billed_rates(scan: Scan) -> list[re.Match]:
+    """With no rate written per hour: bare amounts one under each of on-demand and spot ("on-demand is $55.04,
+    spot is $17.63", "$55.04 on demand / $17.63 spot", "按量 ¥300，抢占式 ¥100") are the hourly rates of one
+    instance, each bound to the billing word beside it (`_BILLED` keeps the binding for the quote's label)."""
+    found: list[tuple[re.Match, str, tuple[int, int]]] = []
+    _BILLED.clear()
+    for m in scan.matches(_BILLED_AMOUNT):
+        if _NOT_A_RATE.match(scan.text, m.end()) or first_number(m) <= 0:
+            continue
+        bound = None
+        for pattern, mode in lx.QUOTE_BILLING:
+            before = [b for b in pattern.finditer(scan.text, max(0, m.start() - 24), m.start())
+                      if re.match(_MODE_BEFORE, scan.text[b.end():m.start()])]
+            after = pattern.match(scan.text, m.end() + len(scan.text[m.end():]) - len(scan.text[m.end():].lstrip()))
+            hit = before[-1] if before else after
+            if hit is not None and mode in _HOURLY_MODES:
+                bound = (mode, hit.span())
+        if bound is not None:
+            found.append((m, bound[0], bound[1]))
+    if len({mode for _, mode, _ in found}) < 2:
+        return []
+    for m, mode, (start, end) in found:
+        _BILLED[id(m)] = {"billing": mode, "label": scan.original[start:end]}
+    return [m for m, _, _ in found]
+
+
+_BILLED: dict[int, dict] = {}
 
 
 def _inside(m: re.Match, rates: list[re.Match]) -> bool:
@@ -239,8 +284,28 @@ def _quote_extras(scan: Scan, lo: int, rate: re.Match, gpu: str | None, count: i
         count = _cards_after(scan, rate)
     if count is not None:
         extras["gpu_count"] = count
-    extras.update(billing_label(scan, lo, rate.start()))
+    extras.update(_BILLED.pop(id(rate), {}) or _billing_after(scan, rate.end()) or _billing_before(scan, lo, rate.start()))
     return extras
+
+
+def _billing_after(scan: Scan, end: int) -> dict:
+    """"$55.04/h on-demand vs $17.63/h spot": the billing word right after the rate is its own."""
+    at = end + len(scan.text[end:]) - len(scan.text[end:].lstrip(" \t("))
+    for pattern, value in lx.QUOTE_BILLING:
+        m = pattern.match(scan.text, at)
+        if m is not None:
+            return {"billing": value, "label": scan.original[m.start():m.end()]}
+    return {}
+
+
+def _billing_before(scan: Scan, lo: int, hi: int) -> dict:
+    """The billing word last before the rate, unless it follows another amount ("$55.04/h on-demand vs …")."""
+    found = billing_label(scan, lo, hi)
+    if not found:
+        return found
+    last = max((m for pattern, _ in lx.QUOTE_BILLING for m in pattern.finditer(scan.text, lo, hi)), key=lambda m: m.start())
+    owned = re.search(r"(?:[0-9]|/\s*(?:h|hr|hour|小时|时))\s*\(?\s*$", scan.text[max(lo, last.start() - 12):last.start()])
+    return {} if owned else found
 
 
 def _count_before_gpu(scan: Scan, lo: int, hi: int) -> int | None:

@@ -92,15 +92,29 @@ def provider_options(scan: Scan) -> None:
         scan.ignored[:] = [s for s in scan.ignored if s not in later]
 
 
+# "is spot worth the hassle?", "should we go spot?", "spot 值得吗", "要不要上抢占式": spot is the plan weighed
+_SPOT_WEIGHED = lx.rx(r"\B<(?:(?:is|are|would|will)\s+(?:the\s+)?spot\s+(?:\w+\s+){0,2}?(?:worth|cheaper|better|ok|okay|fine|safe)"
+                      r"|spot\s+(?:is\s+|really\s+)?worth|(?:go|going|use|using|switch\s+to|move\s+to|try)\s+(?:with\s+|on\s+)?spot"
+                      r"|worth\s+(?:going\s+|using\s+|the\s+)?spot)>\E"
+                      r"|(?:spot|竞价|抢占式?)(?:实例)?\s*(?:值得|值不值|划算|划不划算|合算|靠谱|省)"
+                      r"|(?:值得|值不值得|要不要|该不该|能不能|可不可以)\s*(?:用|上|换|切到?)\s*(?:spot|竞价|抢占式?)")
+
+
 def compared_billing(scan: Scan) -> None:
     """Quotes under two billing modes, or two billing modes named ("on-demand or reserved"): the
-    question compares them (`billing` keeps the first, as before)."""
+    question compares them (`billing` keeps the first, as before, unless the question weighs spot: "on-demand
+    $55/h vs spot $17/h, is spot worth it?" plans on spot, so its quota and terms are the ones warned of)."""
     modes = _billing_modes(scan)
     if len(modes) > 1:
         scan.fields["billing_options"] = modes
         scan.ignored[:] = [s for s in scan.ignored if s.slot != "billing"]
         for span in [s for s in scan.spans if s.slot == "billing"]:
             scan.spans.append(scan.span("billing_options", modes, span.start, span.end))
+        weighed = _SPOT_WEIGHED.search(scan.text)
+        if "spot" in modes and scan.fields.get("billing") != "spot" and weighed is not None:
+            scan.fields["billing"] = "spot"
+            scan.spans[:] = [s for s in scan.spans if s.slot != "billing"]
+            scan.spans.append(scan.span("billing", "spot", weighed.start(), weighed.end()))
 
 
 def _billing_modes(scan: Scan) -> list[str]:
