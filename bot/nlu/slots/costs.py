@@ -149,30 +149,28 @@ _HOURLY_MODES = ("on-demand", "spot")
 def _billed_rates(scan: Scan) -> list[re.Match]:
     """With no rate written per hour: bare amounts one under each of on-demand and spot ("on-demand is $55.04,
     spot is $17.63", "$55.04 on demand / $17.63 spot", "按量 ¥300，抢占式 ¥100") are the hourly rates of one
-    instance, each bound to the billing word beside it (`_BILLED` keeps the binding for the quote's label)."""
-    found: list[tuple[re.Match, str, tuple[int, int]]] = []
-    _BILLED.clear()
-    for m in scan.matches(_BILLED_AMOUNT):
-        if _NOT_A_RATE.match(scan.text, m.end()) or first_number(m) <= 0:
-            continue
-        bound = None
-        for pattern, mode in lx.QUOTE_BILLING:
-            before = [b for b in pattern.finditer(scan.text, max(0, m.start() - 24), m.start())
-                      if re.match(_MODE_BEFORE, scan.text[b.end():m.start()])]
-            after = pattern.match(scan.text, m.end() + len(scan.text[m.end():]) - len(scan.text[m.end():].lstrip()))
-            hit = before[-1] if before else after
-            if hit is not None and mode in _HOURLY_MODES:
-                bound = (mode, hit.span())
-        if bound is not None:
-            found.append((m, bound[0], bound[1]))
-    if len({mode for _, mode, _ in found}) < 2:
+    instance, each bound to the billing word beside it (`_hourly_billing` finds it again for the quote's label)."""
+    found = [(m, bound) for m in scan.matches(_BILLED_AMOUNT)
+             if not _NOT_A_RATE.match(scan.text, m.end()) and first_number(m) > 0
+             and (bound := _hourly_billing(scan, m)) is not None]
+    if len({bound["billing"] for _, bound in found}) < 2:
         return []
-    for m, mode, (start, end) in found:
-        _BILLED[id(m)] = {"billing": mode, "label": scan.original[start:end]}
-    return [m for m, _, _ in found]
+    return [m for m, _ in found]
 
 
-_BILLED: dict[int, dict] = {}
+def _hourly_billing(scan: Scan, m: re.Match) -> dict | None:
+    """The on-demand or spot word right before a bare amount ("spot: $17.63") or right after it ("$55.04 on
+    demand"), as the quote's billing and label; None when neither is there."""
+    bound = None
+    rest = scan.text[m.end():]
+    after_at = m.end() + len(rest) - len(rest.lstrip())
+    for pattern, mode in lx.QUOTE_BILLING:
+        before = [b for b in pattern.finditer(scan.text, max(0, m.start() - 24), m.start())
+                  if re.match(_MODE_BEFORE, scan.text[b.end():m.start()])]
+        hit = before[-1] if before else pattern.match(scan.text, after_at)
+        if hit is not None and mode in _HOURLY_MODES:
+            bound = {"billing": mode, "label": scan.original[hit.start():hit.end()]}
+    return bound
 
 
 def _inside(m: re.Match, rates: list[re.Match]) -> bool:
@@ -284,7 +282,8 @@ def _quote_extras(scan: Scan, lo: int, rate: re.Match, gpu: str | None, count: i
         count = _cards_after(scan, rate)
     if count is not None:
         extras["gpu_count"] = count
-    extras.update(_BILLED.pop(id(rate), {}) or _billing_after(scan, rate.end()) or _billing_before(scan, lo, rate.start()))
+    billed = _hourly_billing(scan, rate) if rate.re is _BILLED_AMOUNT else None
+    extras.update(billed or _billing_after(scan, rate.end()) or _billing_before(scan, lo, rate.start()))
     return extras
 
 
