@@ -22,7 +22,7 @@ WRONG_Q = re.compile(r"\b(?:anything|something|what(?:'s|\s+is)?)\s+(?:\w+\s+)?w
                      r"|\bshould\s+(?:we|i)\s+(?:be\s+)?worr\w*|要紧吗|严重吗|有影响吗|要不要紧"
                      r"|有问题吗|有没有问题|是不是有问题|是不是问题|出问题了吗|哪里不对|不对劲", re.IGNORECASE)
 RMA_Q = re.compile(r"\b(?:rma|swap|replace\w*)\b|send\s+(?:it|them)\s+back|换卡|返修|要不要换|退回|退货", re.IGNORECASE)
-ACCEPT_Q = re.compile(r"acceptab\w*|accept\s+it|sign\s+off|验收|能不能收|能收吗", re.IGNORECASE)
+ACCEPT_Q = re.compile(r"acceptab\w*|\baccept(?:ed|ing)?\b|sign\s+off|验收|能不能收|能收吗|签收|能签|可以签", re.IGNORECASE)
 HW_Q = re.compile(r"\b(?:sw|software)\s+or\s+(?:hw|hardware)\b|\b(?:hw|hardware)\s+or\s+(?:sw|software)\b"
                   r"|\bhardware\s+(?:issue|problem|fault)|\bis\s+(?:it|this)\s+(?:a\s+)?hardware\b"
                   r"|\b(?:dying|failing|dead|going\s+bad|degrad\w*)\b"  # "is this card dying?": whether it is a hardware fault

@@ -99,3 +99,17 @@ def test_a_range_reaching_the_band_is_not_low(advisor):
     assert "low for" not in lines[1] and lines[0].startswith("Accept the other 7, not GPU 7")
     low = _lines(advisor, "8x H100 GEMM BF16: GPUs 0-6 560-590 TFLOPS, GPU 7 400. accept?")
     assert low[0].startswith("Not yet: GPU 7") and "low for a H100 SXM" in low[1]
+
+
+@pytest.mark.parametrize("text", [
+    "burn-in on our 8x A100 box: matmul bf16 gives around 250 TFLOPS on every card except GPU 3 which only hits 160. ok to accept?",
+    "8x A100 80GB SXM gemm bf16: most cards ~250 TFLOPS, gpu 3 only 160. can we accept the node?",
+])
+def test_an_acceptance_question_gets_the_acceptance_lead_without_a_normal_word(advisor, text):
+    lead = _lines(advisor, text)[0]
+    assert lead.startswith("Accept the other 7, not GPU 3"), lead
+
+
+def test_a_chinese_sign_off_question_names_the_outlier_first(advisor):
+    lead = _lines(advisor, "验收 8 卡 H800，GEMM 测出来大部分卡 640 左右，3 号卡只有 400，能签吗")[0]
+    assert lead.startswith("其余 7 张可以验收，GPU 3 不行") and "400" in lead, lead

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 _NUM = r"\d{2,4}(?:\.\d+)?"
 _IDS = r"\d{1,2}(?:\s*[-–~]\s*\d{1,2})?(?:\s*(?:,|、|/|&|\band\b|和)\s*\d{1,2}(?:\s*[-–]\s*\d{1,2})?)*"
-_VERB = (r"(?:\s*(?:[:=：)）]|\bis\b|\bat\b|\bgives?\b|\bgave\b|\bgets?\b|\bgot\b|\bdoes\b|\bdid\b|\breads?\b|\bshows?\b|\bhits?\b"
+_VERB = (r"(?:\s*(?:[:=：)）]|\bis\b|\bat\b|\bgives?\b|\bgave\b|\bgets?\b|\bgot\b|\bdo\b|\bdoes\b|\bdid\b|\breads?\b|\bshows?\b|\bhits?\b"
          r"|\bmanages?\b|\bonly\b|\bwhich\b|\bthat\b|\bit\b|\bare\b|\bwere\b|\ball\b|只有|才|为|是|跑到|跑出|跑|能跑|在))*")
 _ABOUT = r"\s*(?:~|≈|about|around|roughly|approx\.?|only|just|都在|都是|都|约|大约|大概|仅|左右)?\s*"
 _VALUE = (r"(?P<lo>" + _NUM + r")(?:\s*[-–~]\s*(?P<hi>" + _NUM + r"))?(?!\d|\.\d|\s*[x×])"
@@ -27,7 +27,7 @@ _LABELLED = re.compile(r"(?:(?:\bgpus?|\bcards?|\brank|卡)\s*#?\s*(?P<ids>" + _
                        + _VERB + _ABOUT + _VALUE, re.IGNORECASE)
 _WORDS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _COUNT = r"(?P<n>\d{1,2}|" + "|".join(_WORDS) + r")"
-_REST = (r"(?P<rest>\b(?:the\s+|all\s+(?:the\s+)?)?(?:rest|others)\b|\b(?:all\s+)?(?:the\s+)?(?:other|remaining)\s+(?:" + _COUNT.replace("<n>", "<m>")
+_REST = (r"(?P<rest>\b(?:the\s+|all\s+(?:the\s+)?)?(?:rest|others)\b|\bmost\s+(?:of\s+)?(?:the\s+)?(?:gpus|cards)\b|大部分|大多数|多数|\b(?:all\s+)?(?:the\s+)?(?:other|remaining)\s+(?:" + _COUNT.replace("<n>", "<m>")
          + r"\s*)?(?:gpus|cards|ones)?|其余|其他|其它|剩下的?|别的)")
 # "7 GPUs give ~620-650", "seven cards at 630", "7 张卡 620-650", "8 张 H100 大约 640", "the rest ~640", "其余 7 张 640"
 _GROUP = re.compile(r"(?:" + _REST + r"(?:\s*(?:" + _COUNT.replace("<n>", "<k>") + r")?\s*(?:张|块|个)?\s*(?:卡|gpus?)?)?"
@@ -35,7 +35,9 @@ _GROUP = re.compile(r"(?:" + _REST + r"(?:\s*(?:" + _COUNT.replace("<n>", "<k>")
                     r"(?:\s*[a-z]{1,3}\d{2,4}\w*(?:\s+(?:sxm|pcie|nvl))?)?)"
                     + _VERB + _ABOUT + _VALUE, re.IGNORECASE)
 # "about 640 TFLOPS, but GPU5 only 410", "大约 640 TFLOPS，其中 5 号卡只有 410": the node's figure, one GPU excepted
-_AMONG = re.compile(_ABOUT + _VALUE + r"\s*(?:tflops|tflop/s)?\s*"
+_AMONG = re.compile(_ABOUT + _VALUE + r"\s*(?:tflops|tflop/s)?\s*(?:左右)?"
+                    # "250 TFLOPS on every card except GPU 3"
+                    r"(?:\s*(?:on|across|for|from)\s+(?:every|all|each|all\s+the)\s+(?:other\s+)?(?:cards?|gpus?))?\s*"
                     r"[,，、;；]?\s*(?:其中|但是?|不过|除了|\bbut\b|\bexcept(?:\s+for)?\b|\bapart\s+from\b)", re.IGNORECASE)
 # "per GPU: 662, 655, 671, …", "每卡：662、655、…": the GPUs in order from 0
 _LISTED = re.compile(r"(?:per[\s-]gpu|each\s+gpu|every\s+gpu|by\s+gpu|每卡|每张卡|各卡|逐卡|单卡分别)[^\d\n]{0,24}?"

@@ -30,6 +30,12 @@ REST_5 = (0, 1, 2, 3, 4, 6, 7)
     ("GEMM bf16 on 8x H100: GPU5 gives 410 while the rest are 620-650 TFLOPS", 5, (620.0, 650.0)),
     ("8 卡 H100 GEMM 测试：别的卡都是 640 TFLOPS，只有 3 号卡 400", 3, (640.0, 640.0)),
     ("bf16 gemm on 8xH100: all others ~640, gpu 2 only 390 TFLOPS. accept?", 2, (640.0, 640.0)),
+    # "most cards" is the rest; the node's figure "on every card except GPU n"
+    ("matmul bf16 on our 8x H100 gives around 640 TFLOPS on every card except GPU 3 which only hits 400. ok to accept?",
+     3, (640.0, 640.0)),
+    ("验收 8 卡 H100，GEMM 测出来大部分卡 640 左右，3 号卡只有 400，能签吗", 3, (640.0, 640.0)),
+    ("8 卡 H100 GEMM 每张卡都在 640 左右，除了 3 号卡只有 400", 3, (640.0, 640.0)),
+    ("GEMM on the 8x H100: most of the GPUs do ~640 TFLOPS, gpu 3 does 410", 3, (640.0, 640.0)),
 ])
 def test_a_group_beside_a_labelled_gpu_is_the_rest_of_the_node(text, odd, group):
     found = _read(text)
