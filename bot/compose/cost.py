@@ -44,7 +44,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.cost_idle import compose as idle  # "idle ~6h a day: how much are we wasting?"
     from bot.compose.checkpoint import handling  # "spot nodes reclaimed: what then, worth it?"
     from bot.compose.select_job import gpu_hours_asked  # "要多少 A800 卡时" for a training job
-    for first in (gpu_hours_asked, short_runs, per_token, _quote_judged, option_runs, handling, setups, card_job,
+    for first in (gpu_hours_asked, short_runs, per_token, _quote_judged, option_runs, handling, card_job, setups,
                   per_card, idle):
         reply = first(ask, ctx)
         if reply is not None:

@@ -49,3 +49,15 @@ def test_without_a_count_asked_the_lead_prices_the_run(advisor):
     lines = _lines(advisor, "7B on 1T tokens from scratch; H800 ¥16/卡时, A800 ¥9/卡时; is A800 cheaper?")
     assert lines[0].startswith("H800 SXM5 80GB is cheaper for this run: about 29,491 GPU-hours")
     assert "nodes of 8" not in lines[0]
+
+
+@pytest.mark.parametrize("text, lead", [
+    # quotes written per node ("8 GPUs per node") reach the per-card run pricing before the setups comparison
+    ("we need to finish continued pretraining of a 13B on 300B tokens within 3 weeks. options: H100 nodes at $2.40/GPU-h "
+     "or A100 nodes at $1.30/GPU-h, 8 GPUs per node. which one and how many nodes?",
+     "H100 SXM: 5 nodes of 8 (40 GPUs) finish in ~17.1 days, inside your 21 days"),
+    ("一个月内要把 Qwen2.5-14B 在 500B token 上继续预训练完，H20 ¥6/卡时，H800 ¥15/卡时，8 卡一台，要几台，哪个便宜",
+     "选 H800 SXM5 80GB：租 6 台 8 卡机（48 张）"),
+])
+def test_node_quotes_with_a_deadline_get_the_node_count(advisor, text, lead):
+    assert _lines(advisor, text)[0].startswith(lead), _lines(advisor, text)[0]
