@@ -22,6 +22,7 @@ from bot.compose.explain_duration import compose as duration
 from bot.compose.explain_kv import compose as kv_formula
 from bot.compose.explain_network import inference_across_nodes, network_exchange, slow_network_training, tp_over_pcie
 from bot.compose.explain_nvlink import nvlink_cut_alone
+from bot.compose.explain_profile import compose as profile
 from bot.compose.latency import expected
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.select import compared
@@ -119,7 +120,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     # a job the stated GPUs cannot hold leads with its fit even where the card's link is asked about
     for specific in (checklist_quota.capacity, explain_fits.compose, card_nvlink, duration, compat_nvlink.compose, nvlink_cut_alone, checkpoint,
                      fixed_answer, mlperf, compared,
-                     explain_training, capability, kv_formula, expected, _expected_where_it_fits):
+                     explain_training, profile, capability, kv_formula, expected, _expected_where_it_fits):
         reply = specific(ask, ctx)
         if reply is not None:
             return reply

@@ -10,6 +10,7 @@ import re
 from bot.compose import ComposeContext, is_primary
 from bot.compose.spec_instance import hardware_first
 from bot.compose.explain_capability import compose as capability
+from bot.compose.explain_profile import compose as profile
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.host import compose as host
 from bot.sizing.estimate import DEFAULT_CONCURRENT_CONTEXT
@@ -86,7 +87,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         details += [line for line in [across_nodes(ctx)] if line and is_primary(ask, ctx)]
         return explained.model_copy(update={"kind": "fit", "details": details})
     if req.model is None and req.params_b is None:
-        able = capability(ask, ctx)  # "what can an L40S do?": the model sizes it holds
+        able = profile(ask, ctx) or capability(ask, ctx)  # "what can an L40S do?": the model sizes it holds
         if able is not None:
             return able.model_copy(update={"kind": "fit"})
         return how_many(ctx) if "gpu_count" in ask.wants and not req.gpu else None
