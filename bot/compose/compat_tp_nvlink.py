@@ -39,6 +39,23 @@ def tp_degree(text: str) -> int | None:
     return int(next(g for g in found.groups() if g)) if found else None
 
 
+# "split across 2 GPUs", "sharded over two cards", "拆到两张卡上", "分两卡跑": a model served split over N GPUs
+_SPLIT = re.compile(r"(?:split\w*|shard\w*|spread\w*|divid\w*|partition\w*)\s+(?:it\s+|the\s+model\s+)?(?:across|over|between|on|onto|into)\s+"
+                    r"(?:the\s+|our\s+)?([2-8]|two|four|eight)\s*(?:x\s*)?(?:gpus?|cards?)"
+                    r"|(?:分到|拆到|切到|分在|拆成|切成|分成|分|拆|切)\s*([2-8两二四八])\s*(?:张|块)?\s*(?:卡|gpu)", re.IGNORECASE)
+_WORD_COUNTS = {"two": 2, "four": 4, "eight": 8, "两": 2, "二": 2, "四": 4, "八": 8}
+
+
+def split_degree(text: str) -> int | None:
+    """The GPUs a served model is said to be split over, where no TP degree is named: split across N is TP=N,
+    the usual way to split a model that one card cannot hold."""
+    found = _SPLIT.search(text)
+    if found is None:
+        return None
+    word = next(g for g in found.groups() if g)
+    return _WORD_COUNTS.get(word.lower()) or int(word)
+
+
 _NVLINK = re.compile(r"nvlink|nv-?link|nvswitch", re.IGNORECASE)
 _LORA = re.compile(r"\bq?lora\b|\bpeft\b|适配器", re.IGNORECASE)
 
@@ -46,7 +63,7 @@ _LORA = re.compile(r"\bq?lora\b|\bpeft\b|适配器", re.IGNORECASE)
 def _asked(ask: Ask, ctx: ComposeContext) -> int | None:
     """The TP degree where the part asks whether serving at it needs NVLink; None otherwise."""
     text, req = ask.text or ctx.question or "", ctx.requirement
-    n = tp_degree(text) or tp_degree(ctx.question or "")
+    n = tp_degree(text) or tp_degree(ctx.question or "") or split_degree(text) or split_degree(ctx.question or "")
     if not n or n < 2 or not (_NVLINK.search(text) and _NEED.search(text)):
         return None
     if req.workload == "training" or _TRAINING.search(text) or _LORA.search(text) or len(req.gpu_options) > 1:
@@ -74,6 +91,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                            c=_s(2 * size * 1e9 * prompt / (n * peak * 1e12 * MFU)), n=n, gpu=values["gpu"]))
     if spec is not None and (not spec.nvlink or figures["needs_nvlink"] == "no"):  # whether the card has the link at all
         details.append(say("compat.nvlink_has" if spec.nvlink else "compat.nvlink_none", lang, gpu=values["gpu"]))
+    if spec is None:
+        details += _offered(ctx)  # no card named: whether the cards this answer suggests have the link at all
     details += [say("explain.tp_nvlink_when", lang, **values), say("compat.nvlink_check", lang)]
     sources = ["megatron-paper", "nccl-tests", "nvidia-nvlink", *arch.sources, *(spec.sources if spec is not None else [])]
     return AskAnswer(kind=ask.kind, lead=say(key, lang, **values), details=details, rule="explain.tp-nvlink",
@@ -119,6 +138,23 @@ def _lead_key(ctx: ComposeContext, spec: GpuSpec | None, n: int, size: float, st
     values.update(wgb=count(round(size * 2 / n, 1)), read_ms=f"{read * 1e3:.1f}", pct=max(1, round(share * 100)))
     figures.update(tpot_share_pct=round(share * 100, 1), needs_nvlink="no" if share <= TPOT_OK else "helps")
     return "explain.tp_nvlink_no_card" if share <= TPOT_OK else "explain.tp_nvlink_helps_card"
+
+
+def _offered(ctx: ComposeContext) -> list[str]:
+    """"A100 80GB PCIe takes an NVLink bridge (600 GB/s); RTX 6000 Ada has none": each card the answer suggests."""
+    lang, sep = ctx.language, ("、" if ctx.language == "zh" else ", ")
+    cards = [ctx.catalog.gpus[g] for g in dict.fromkeys(r.gpu for r in ctx.answer.recommendations) if g in ctx.catalog.gpus][:4]
+    cards = [c for c in cards if "SXM" not in c.form_factor.upper()]  # an SXM board has NVLink built in
+    bridged = [c for c in cards if c.nvlink]
+    lines = []
+    if bridged:
+        lines.append(say("compat.nvlink_offered_bridge", lang, cards=sep.join(
+            say("compat.nvlink_offered_card", lang, gpu=gpu_name(ctx.catalog, c.id, lang), gbs=count(c.nvlink_bandwidth_gbs or 0))
+            for c in bridged)))
+    if len(bridged) < len(cards):
+        lines.append(say("compat.nvlink_offered_none", lang,
+                         cards=sep.join(gpu_name(ctx.catalog, c.id, lang) for c in cards if not c.nvlink)))
+    return lines
 
 
 def peak_of(spec: GpuSpec) -> float | None:
