@@ -39,9 +39,10 @@ def tp_degree(text: str) -> int | None:
     return int(next(g for g in found.groups() if g)) if found else None
 
 
-# "split across 2 GPUs", "sharded over two cards", "拆到两张卡上", "分两卡跑": a model served split over N GPUs
+# "split across 2 GPUs", "sharded over two cards", "across 4 GPUs", "拆到两张卡上", "分两卡跑": a model served split over N GPUs
 _SPLIT = re.compile(r"(?:split\w*|shard\w*|spread\w*|divid\w*|partition\w*)\s+(?:it\s+|the\s+model\s+)?(?:across|over|between|on|onto|into)\s+"
                     r"(?:the\s+|our\s+)?([2-8]|two|four|eight)\s*(?:x\s*)?(?:gpus?|cards?)"
+                    r"|\bacross\s+(?:the\s+|our\s+)?([2-8]|two|four|eight)\s*(?:x\s*)?(?:gpus?|cards?)"
                     r"|(?:分到|拆到|切到|分在|拆成|切成|分成|分|拆|切)\s*([2-8两二四八])\s*(?:张|块)?\s*(?:卡|gpu)", re.IGNORECASE)
 _WORD_COUNTS = {"two": 2, "four": 4, "eight": 8, "两": 2, "二": 2, "四": 4, "八": 8}
 

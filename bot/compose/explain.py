@@ -177,10 +177,26 @@ def _framed(text: str, verdict_says_no: bool, language: str) -> str | None:
     return None
 
 
+# Primers that define a topic's terms (each link's role, each parallelism's trade-off): background, never the
+# answer to a question that names a job ("8x 4090 without NVLink, 70B full training or TP=8 inference?").
+GENERIC_PRIMERS = frozenset({"interconnect.roles", "parallelism.strategies"})
+
+
+def names_a_job(ctx: ComposeContext) -> bool:
+    req = ctx.requirement
+    return bool(req.model or req.params_b or req.workload)
+
+
+def _answerable(findings: list[Finding], ctx: ComposeContext) -> list[Finding]:
+    """The findings that may answer the question: a topic's primer only where no job is named."""
+    return [f for f in findings if f.rule not in GENERIC_PRIMERS] if names_a_job(ctx) else findings
+
+
 def _from_findings(ctx: ComposeContext, text: str = "") -> AskAnswer | None:
     asked = set(ctx.requirement.topics)
-    relevant: list[Finding] = [f for f in ctx.answer.findings if f.topic in asked] or \
-                              [f for f in ctx.answer.findings if f.tier == "key"]
+    findings = _answerable(ctx.answer.findings, ctx)
+    relevant: list[Finding] = [f for f in findings if f.topic in asked] or \
+                              [f for f in findings if f.tier == "key"]
     if not relevant:
         return None
     words = terms(text)
@@ -221,7 +237,7 @@ def relevant_findings(text: str, ctx: ComposeContext, kind: str = "explain",
     or None when none shares at least MIN_SHARED_TERMS; findings of the rules in `exclude` (another
     part's answer) are not offered."""
     words = terms(text)
-    scored = sorted(((len(words & terms(f.message)), i, f) for i, f in enumerate(ctx.answer.findings)
+    scored = sorted(((len(words & terms(f.message)), i, f) for i, f in enumerate(_answerable(ctx.answer.findings, ctx))
                      if f.rule not in (exclude or ())),
                     key=lambda t: (-t[0], t[1]))
     needed = 1 if len(words) <= 6 else MIN_SHARED_TERMS  # a short part ("Q2 do we need nvlink?") names one thing

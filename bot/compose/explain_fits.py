@@ -21,7 +21,9 @@ from bot.models import Ask, AskAnswer
 
 _LINK = re.compile(r"nvlink|nvswitch|pcie|\bp2p\b|network|ethernet|infiniband|\bib\b|roce|rdma|interconnect|\bnics?\b"
                    r"|[0-9]\s*(?:gbe|gbps|gb/s)|互联|互连|网络|以太网|网卡", re.IGNORECASE)
-_WORRY = re.compile(r"hurt|kill|bottleneck|enough|\bok\b|okay|fine|slow|matter|\bneed|problem|issue|拖|够|影响|慢|要不要|需不需要|有问题",
+_WORRY = re.compile(r"hurt|kill|bottleneck|enough|\bok\b|okay|fine|slow|matter|\bneed|problem|issue|拖|够|影响|慢|要不要|需不需要|有问题"
+                    # "…没有 NVLink，做 70B 全参训练行不行？", "can we full-FT a 70B on it without NVLink?": the plan asked whole
+                    r"|行不行|行吗|可以吗|能不能|能否|可不可以|\bcan\s+(?:we|i|it|this|that)\b|\bwork(?:s|able)?\b|\bfeasible\b|\bdoable\b",
                     re.IGNORECASE)
 # another workload named beside the job: "also TP=8 inference?", "推理呢？"
 _SERVING = re.compile(r"\binference\b|\bserv(?:e|ing)\b|推理|部署", re.IGNORECASE)
@@ -74,6 +76,17 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                      sources=["zero-paper", "nccl-tests", *spec.sources][:6],
                      figures={"need_gb": round(stated.need_gb, 1), "have_gb": round(stated.have_gb, 1),
                               "total_gb": round(memory.total, 1)})
+
+
+def second_job(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"Can 8x 4090 full-train a 70B, or at least run it TP=8?": a fit ask of a training plan that also names
+    inference on the same cards, where the training does not fit: both verdicts (this composer's answer), not
+    the training verdict alone."""
+    text, req = ask.text or ctx.question, ctx.requirement
+    if req.workload != "training" or not _SERVING.search(text):
+        return None
+    reply = compose(ask, ctx)
+    return reply if reply is not None and any("TP=" in d for d in reply.details) else None
 
 
 def _what_fits(ctx: ComposeContext, spec, size: float, n: int, names: dict) -> str | None:

@@ -41,6 +41,9 @@ _DIFFERENCE = re.compile(r"差多少|差在哪|区别|差别|差异|\bdiffer(?:e
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     req, memory = ctx.requirement, ctx.answer.estimate.memory_gb
     verdict = ctx.answer.verdict
+    from bot.compose.explain_fits import second_job  # "…full-train a 70B, or at least TP=8 inference?": both jobs
+    if (both := second_job(ask, ctx)) is not None:
+        return both.model_copy(update={"kind": "fit"})
     from bot.compose.explain import is_generic  # a topic primer answers no "X or Y?"
     from bot.compose.select_deadline import deadline_choice  # "H100 和 A100 各要几台" by a deadline
     if (by_deadline := deadline_choice(ask, ctx)) is not None:
