@@ -113,6 +113,8 @@ _PLAIN = re.compile(r"pip\s+install\s+(?:-U\s+)?torch\b(?!\S*\s+--(?:index|extra
                     r"|(?:latest|newest|current|default)\s+(?:(?:pip|pypi)\s+)?(?:(?:package|wheel|build)s?\s+(?:of\s+)?)?(?:pytorch|torch)|(?:pytorch|torch)\s*\(?(?:latest|newest)"
                     r"|(?:pytorch|torch)\s*[0-9.]*\s+(?:default|stock|plain)\s+(?:wheels?|builds?|packages?|install)"  # "torch 2.8 default wheel"
                     r"|最新(?:版|的)?\s*(?:pytorch|torch)|(?:pytorch|torch)\s*[0-9.]*\s*(?:最新|默认)|默认包|默认的?\s*wheel"
+                    # "torch 2.11 from pip", "pytorch via pypi": the default wheel
+                    r"|(?:pytorch|torch)\s*[0-9.]*\s+(?:from|via|off|on|through)\s+(?:pip|pypi)\b"
                     # "能装 PyTorch 2.11 吗", "can we install torch 2.11?": a release to install, no build named
                     r"|(?:装|安装|\binstall\s+)(?:上|个|一下)?\s*(?:pytorch|torch)\s*(?:==\s*)?[12]\.[0-9]{1,2}(?![0-9.]*\s*\+?\s*cu)",
                     re.IGNORECASE)

@@ -48,7 +48,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     refname = gpu_name(catalog, ref.id, lang)
     link = say("capability.profile_nvlink", lang, gbs=f"{spec.nvlink_bandwidth_gbs:,.0f}") if spec.nvlink and \
         spec.nvlink_bandwidth_gbs else say("capability.profile_pcie", lang, gen=spec.pcie_gen)
-    params = {"gpu": gpu_name(catalog, spec.id, lang), "memory": f"{spec.memory_gb:g}", "memory_type": spec.memory_type,
+    params = {"gpu": gpu_name(catalog, spec.id, lang), "memory": f"{spec.memory_gb:g}", "memory_type": spec.memory_type.split(" with ")[0],
               "bandwidth": _rate(spec.bandwidth_gbs), "bw_vs": _versus(bandwidth, refname, lang), "link": link,
               "bf16": f"{bf16:,.0f}", "bf16_vs": _versus(compute, refname, lang), "ref": refname,
               "bw_share": f"{bandwidth * 100:.0f}", "bf16_share": f"{compute * 100:.0f}"}

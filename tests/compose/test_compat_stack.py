@@ -182,6 +182,7 @@ def test_a_release_default_wheel_named_after_the_version_is_the_plain_install(ad
     ("租的 A100 上 nvidia-smi 里 CUDA Version 是 12.2，直接 pip install torch 2.11 能用吗", "zh"),
     ("nvidia-smi shows CUDA Version 12.2, can I pip install torch 2.11?", "en"),
     ("our RunPod box: nvidia-smi says CUDA Version 12.2. Will the default torch 2.11 wheel work?", "en"),
+    ("nvidia-smi says CUDA Version: 12.2 — will torch 2.11 from pip run?", "en"),
 ])
 def test_the_cuda_version_nvidia_smi_prints_stands_for_the_driver_a_plain_install_is_judged_on(advisor, text, lang):
     answer = _answer(advisor, text)

@@ -68,3 +68,8 @@ def test_a_top_card_is_weighed_against_the_previous_generation(advisor):
 def test_a_job_named_is_answered_for_that_job_not_with_the_profile(advisor, text):
     answer = _answer(advisor, text)
     assert all(a.rule != "capability.profile" for a in answer.answers)
+
+
+def test_a_chinese_profile_carries_no_english_words_of_the_catalog(advisor):
+    reply = _profile(advisor, "L40S 的优缺点？")
+    assert "with ECC" not in reply.lead and "GDDR6" in reply.lead
