@@ -24,6 +24,7 @@ from bot.models import Ask, AskAnswer
 SERVING_BATCH = 64  # concurrent requests a decode step is judged at where the message states none
 PROMPT_TOKENS = 8192  # the prompt a prefill is judged at where the message states no context
 NVLINK_REFERENCE_GBS = 450.0  # NVLink 4 (H100 SXM), 900 GB/s both ways: the link set against PCIe where the card has none
+ONE_CARD_ROOM = 0.10  # the share of one card's memory left free for a single card to count as holding the job
 TPOT_OK = 0.10  # under this share of a token's weight read the PCIe all-reduces are "no, not needed"
 _TP = re.compile(r"(?<![a-z])(?:tp|tensor[\s-]*parallel(?:ism)?(?:\s*(?:size|degree|of))?)\s*[=:]?\s*([1-9][0-9]?)(?![0-9.])"
                  r"|张量并行\s*(?:度|=|为|:|：)?\s*([1-9][0-9]?)(?![0-9.])|([1-9][0-9]?)\s*路\s*张量并行", re.IGNORECASE)
@@ -94,6 +95,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         details.append(say("compat.nvlink_has" if spec.nvlink else "compat.nvlink_none", lang, gpu=values["gpu"]))
     if spec is None:
         details += _offered(ctx)  # no card named: whether the cards this answer suggests have the link at all
+        details += _one_card(ctx)  # or no split at all: the smallest single card that holds it
     details += [say("explain.tp_nvlink_when", lang, **values), say("compat.nvlink_check", lang)]
     sources = ["megatron-paper", "nccl-tests", "nvidia-nvlink", *arch.sources, *(spec.sources if spec is not None else [])]
     return AskAnswer(kind=ask.kind, lead=say(key, lang, **values), details=details, rule="explain.tp-nvlink",
@@ -156,6 +158,22 @@ def _offered(ctx: ComposeContext) -> list[str]:
         lines.append(say("compat.nvlink_offered_none", lang,
                          cards=sep.join(gpu_name(ctx.catalog, c.id, lang) for c in cards if not c.nvlink)))
     return lines
+
+
+def _one_card(ctx: ComposeContext) -> list[str]:
+    """"1× H200 141GB holds it (~93 of 141 GB): no split, no NVLink question": the single card with the least
+    memory that the sizer found holding the job with ONE_CARD_ROOM to spare, where there is one."""
+    from bot.advice.stated import market_for
+
+    market = market_for(ctx.requirement, ctx.language, ctx.question)  # a card rented where the user rents (no B200 in China)
+    single = [c for c in ctx.answer.candidates if c.count == 1 and c.fits and c.gpu in ctx.catalog.gpus
+              and market in ctx.catalog.gpus[c.gpu].markets
+              and c.headroom_gb >= ONE_CARD_ROOM * c.have_gb]  # room left for the KV cache of more requests
+    if not single:
+        return []
+    best = min(single, key=lambda c: (ctx.catalog.gpus[c.gpu].memory_gb, c.gpu))
+    return [say("compat.nvlink_one_card", ctx.language, gpu=gpu_name(ctx.catalog, best.gpu, ctx.language),
+                need=count(round(best.need_gb)), have=count(round(best.have_gb)))]
 
 
 def peak_of(spec: GpuSpec) -> float | None:

@@ -29,6 +29,7 @@ _WORRY = re.compile(r"hurt|kill|bottleneck|enough|\bok\b|okay|fine|slow|matter|\
 _SERVING = re.compile(r"\binference\b|\bserv(?:e|ing)\b|推理|部署", re.IGNORECASE)
 _TP = re.compile(r"\btp\s*=?\s*([0-9]{1,2})\b|tensor[\s-]?parallel\w*\s*(?:of\s+|=\s*)?([0-9]{1,2})", re.IGNORECASE)
 _GIB = 2 ** 30
+TIGHT_ROOM = 1 / 3  # under this share of a card left for the KV cache, a served model fits only tightly
 QLORA_BYTES = 0.55  # a 4-bit NF4 base with its scales, bytes a parameter (compat_nvlink's figure)
 
 
@@ -127,6 +128,8 @@ def _serving_too(ask: Ask, ctx: ComposeContext, spec, size: float, n: int) -> st
     if room <= 0:
         return say("interconnect.moot_serving_no", lang, **params)
     key = "interconnect.moot_serving_pcie" if not spec.nvlink and arch else "interconnect.moot_serving_fits"
+    tight = room < TIGHT_ROOM * usable  # little left for the KV cache of long contexts or many requests
+    params["fits"] = say("interconnect.moot_serving_tight_word" if tight else "interconnect.moot_serving_fit_word", lang)
     line = say(key, lang, **params)
     if spec.dense_tflops.get("fp8") and weights / 2 / max(tp // 2, 1) <= 0.75 * usable:
         line += ("" if lang == "zh" else " ") + say("interconnect.moot_serving_fp8", lang, **params)

@@ -4,6 +4,8 @@ composers, EN and ZH."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bot.conversation import Conversations
@@ -67,3 +69,15 @@ def test_a_model_served_split_over_n_gpus_is_asked_at_tp_n(advisor, text):
     assert reply.lead.startswith(("No", "不需要"))
     assert "PCIe" in reply.lead and (" ms" in reply.lead or "毫秒" in reply.lead)  # the decode time it adds
     assert not any("Interconnect roles" in a.lead or "各种互连的职责" in a.lead for a in answer.answers)
+
+
+@pytest.mark.parametrize("text, single", [
+    ("Mixtral-8x7B inference in bf16: do we need NVLink if we split across 2 GPUs?", "one H200"),
+    ("Mixtral-8x7B 部署，分两卡跑要不要 NVLink？", "一张 H20 141GB"),  # a card rented in China, for a Chinese question
+])
+def test_a_split_asked_about_names_the_single_card_that_avoids_it(advisor, text, single):
+    answer, _ = _reply(advisor, text)
+    reply = next(a for a in answer.answers if a.rule == "explain.tp-nvlink")
+    line = next(d for d in reply.details if single in d)
+    need, have = (int(x) for x in re.search(r"(?:~|约 )([0-9]+) (?:of|/) ([0-9]+) GB", line).groups())
+    assert need <= 0.9 * have  # room to spare on that one card, not 93 of 93 GB
