@@ -178,18 +178,20 @@ def _framed(text: str, verdict_says_no: bool, language: str) -> str | None:
 
 
 # Primers that define a topic's terms (each link's role, each parallelism's trade-off): background, never the
-# answer to a question that names a job ("8x 4090 without NVLink, 70B full training or TP=8 inference?").
+# answer to a concrete question ("8x 4090 without NVLink, 70B full training or TP=8 inference?", "does Cherry
+# Servers include NVLink on their A100 boxes?").
 GENERIC_PRIMERS = frozenset({"interconnect.roles", "parallelism.strategies"})
 
 
-def names_a_job(ctx: ComposeContext) -> bool:
+def is_concrete(ctx: ComposeContext) -> bool:
+    """Whether the message names a job (a model, a size, a workload) or the hardware it is about."""
     req = ctx.requirement
-    return bool(req.model or req.params_b or req.workload)
+    return bool(req.model or req.params_b or req.workload or req.gpu or req.gpu_options or req.instance)
 
 
 def _answerable(findings: list[Finding], ctx: ComposeContext) -> list[Finding]:
-    """The findings that may answer the question: a topic's primer only where no job is named."""
-    return [f for f in findings if f.rule not in GENERIC_PRIMERS] if names_a_job(ctx) else findings
+    """The findings that may answer the question: a topic's primer only where nothing concrete is named."""
+    return [f for f in findings if f.rule not in GENERIC_PRIMERS] if is_concrete(ctx) else findings
 
 
 def _from_findings(ctx: ComposeContext, text: str = "") -> AskAnswer | None:
@@ -221,7 +223,7 @@ def _more_relevant_than_verdict(text: str, ctx: ComposeContext) -> AskAnswer | N
     words = terms(text)
     if not words or verdict is None:
         return None
-    best = max(ctx.answer.findings, key=lambda f: len(words & terms(f.message)), default=None)
+    best = max(_answerable(ctx.answer.findings, ctx), key=lambda f: len(words & terms(f.message)), default=None)
     if best is None or len(words & terms(best.message)) < len(words & terms(verdict.text)) + _LEAD_MARGIN:
         return None
     return AskAnswer(kind="explain", lead=_first_sentence(best.message), details=[_first_sentence(verdict.text)],
