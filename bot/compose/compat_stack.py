@@ -47,8 +47,26 @@ _RUN_WORDS = {"native": "yes", "minor": "minor", "old": "no"}
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     text = ctx.question or ask.text
     req = ctx.requirement
-    driver = req.driver
     smi = req.driver_cuda or _group(_SMI_CUDA, text)
+    driver = req.driver or _ceiling_driver(smi, ctx)
+    reply = _stack(ask, ctx, text, driver, smi)
+    if reply is None or req.driver or not driver or reply.rule not in ("compat.plain-install", "compat.wheel-vs-driver"):
+        return reply
+    # only nvidia-smi's "CUDA Version 12.2" given: the driver read from it, said before the verdict's details
+    minimum = ctx.catalog.cuda_release(smi or "")
+    read = say("compat.smi_driver", ctx.language, smi=smi, branch=driver, driver=minimum.min_driver if minimum else driver)
+    return reply.model_copy(update={"details": [read, *reply.details]})
+
+
+def _ceiling_driver(smi: str | None, ctx: ComposeContext) -> str | None:
+    """The driver an nvidia-smi "CUDA Version" stands for where the driver itself is not given: that CUDA
+    release's minimum (cuda-release-notes), the branch of the oldest driver that prints it (12.2 -> 535)."""
+    release = ctx.catalog.cuda_release(smi) if smi else None
+    return release.min_driver.split(".")[0] if release is not None else None
+
+
+def _stack(ask: Ask, ctx: ComposeContext, text: str, driver: str | None, smi: str | None) -> AskAnswer | None:
+    req = ctx.requirement
     nvcc = _group(_NVCC, text)
     torch_cuda = _group(_TORCH_CUDA, text)
     wheels = list(dict.fromkeys(f"{m.group(1)}.{m.group(2)}" for m in _WHEEL.finditer(text)))
@@ -57,13 +75,13 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     runtime = wheels[0] if wheels else None  # torch.version.cuda first, else the first wheel named
     named = sum(bool(v) for v in (smi, nvcc, runtime))
     if named >= 2 and (nvcc or _WHICH.search(text)):
-        return _which(smi, nvcc, runtime, driver, text, ctx)
+        return _which(smi, nvcc, runtime, req.driver, text, ctx)
     if driver and not wheels and _PLAIN.search(text):  # "pip install torch (latest)", "2.11 默认包": the default build judged
         plain = _plain(wheels, driver, text, ctx)
         if plain is not None:
             return plain
     if _TOOLKIT_Q.search(ask.text) or (_TOOLKIT_Q.search(text) and ask.start == 0):
-        return _toolkit(wheels[0] if wheels else req.cuda, driver, smi, ctx)
+        return _toolkit(wheels[0] if wheels else req.cuda, req.driver, smi, ctx)
     if wheels and driver and _TORCH.search(text):
         return _asked_forward(_wheels(wheels, driver, ctx), text, ctx)
     return None
@@ -94,7 +112,11 @@ def _asked_forward(reply: AskAnswer | None, text: str, ctx: ComposeContext) -> A
 _PLAIN = re.compile(r"pip\s+install\s+(?:-U\s+)?torch\b(?!\S*\s+--(?:index|extra-index)-url)(?!\s*==)"
                     r"|(?:latest|newest|current|default)\s+(?:(?:pip|pypi)\s+)?(?:(?:package|wheel|build)s?\s+(?:of\s+)?)?(?:pytorch|torch)|(?:pytorch|torch)\s*\(?(?:latest|newest)"
                     r"|(?:pytorch|torch)\s*[0-9.]*\s+(?:default|stock|plain)\s+(?:wheels?|builds?|packages?|install)"  # "torch 2.8 default wheel"
-                    r"|最新(?:版|的)?\s*(?:pytorch|torch)|(?:pytorch|torch)\s*[0-9.]*\s*(?:最新|默认)|默认包|默认的?\s*wheel",
+                    r"|最新(?:版|的)?\s*(?:pytorch|torch)|(?:pytorch|torch)\s*[0-9.]*\s*(?:最新|默认)|默认包|默认的?\s*wheel"
+                    # "torch 2.11 from pip", "pytorch via pypi": the default wheel
+                    r"|(?:pytorch|torch)\s*[0-9.]*\s+(?:from|via|off|on|through)\s+(?:pip|pypi)\b"
+                    # "能装 PyTorch 2.11 吗", "can we install torch 2.11?": a release to install, no build named
+                    r"|(?:装|安装|\binstall\s+)(?:上|个|一下)?\s*(?:pytorch|torch)\s*(?:==\s*)?[12]\.[0-9]{1,2}(?![0-9.]*\s*\+?\s*cu)",
                     re.IGNORECASE)
 # "torch 2.11", "torch==2.11", "pip install torch pulled 2.11", "2.11 的默认包": the release the plain install took
 _RELEASE = re.compile(r"(?:pytorch|torch)\s*(?:==\s*|(?:\s+(?:pulled|installed|got|gave(?:\s+me)?|grabbed|fetched|brought|is|was|version|装了|装的是|拉了|拉到)\s*(?:in\s+|v)?))?"

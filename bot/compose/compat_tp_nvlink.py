@@ -24,6 +24,7 @@ from bot.models import Ask, AskAnswer
 SERVING_BATCH = 64  # concurrent requests a decode step is judged at where the message states none
 PROMPT_TOKENS = 8192  # the prompt a prefill is judged at where the message states no context
 NVLINK_REFERENCE_GBS = 450.0  # NVLink 4 (H100 SXM), 900 GB/s both ways: the link set against PCIe where the card has none
+ONE_CARD_ROOM = 0.10  # the share of one card's memory left free for a single card to count as holding the job
 TPOT_OK = 0.10  # under this share of a token's weight read the PCIe all-reduces are "no, not needed"
 _TP = re.compile(r"(?<![a-z])(?:tp|tensor[\s-]*parallel(?:ism)?(?:\s*(?:size|degree|of))?)\s*[=:]?\s*([1-9][0-9]?)(?![0-9.])"
                  r"|张量并行\s*(?:度|=|为|:|：)?\s*([1-9][0-9]?)(?![0-9.])|([1-9][0-9]?)\s*路\s*张量并行", re.IGNORECASE)
@@ -39,6 +40,24 @@ def tp_degree(text: str) -> int | None:
     return int(next(g for g in found.groups() if g)) if found else None
 
 
+# "split across 2 GPUs", "sharded over two cards", "across 4 GPUs", "拆到两张卡上", "分两卡跑": a model served split over N GPUs
+_SPLIT = re.compile(r"(?:split\w*|shard\w*|spread\w*|divid\w*|partition\w*)\s+(?:it\s+|the\s+model\s+)?(?:across|over|between|on|onto|into)\s+"
+                    r"(?:the\s+|our\s+)?([2-8]|two|four|eight)\s*(?:x\s*)?(?:gpus?|cards?)"
+                    r"|\bacross\s+(?:the\s+|our\s+)?([2-8]|two|four|eight)\s*(?:x\s*)?(?:gpus?|cards?)"
+                    r"|(?:分到|拆到|切到|分在|拆成|切成|分成|分|拆|切)\s*([2-8两二四八])\s*(?:张|块)?\s*(?:卡|gpu)", re.IGNORECASE)
+_WORD_COUNTS = {"two": 2, "four": 4, "eight": 8, "两": 2, "二": 2, "四": 4, "八": 8}
+
+
+def split_degree(text: str) -> int | None:
+    """The GPUs a served model is said to be split over, where no TP degree is named: split across N is TP=N,
+    the usual way to split a model that one card cannot hold."""
+    found = _SPLIT.search(text)
+    if found is None:
+        return None
+    word = next(g for g in found.groups() if g)
+    return _WORD_COUNTS.get(word.lower()) or int(word)
+
+
 _NVLINK = re.compile(r"nvlink|nv-?link|nvswitch", re.IGNORECASE)
 _LORA = re.compile(r"\bq?lora\b|\bpeft\b|适配器", re.IGNORECASE)
 
@@ -46,7 +65,7 @@ _LORA = re.compile(r"\bq?lora\b|\bpeft\b|适配器", re.IGNORECASE)
 def _asked(ask: Ask, ctx: ComposeContext) -> int | None:
     """The TP degree where the part asks whether serving at it needs NVLink; None otherwise."""
     text, req = ask.text or ctx.question or "", ctx.requirement
-    n = tp_degree(text) or tp_degree(ctx.question or "")
+    n = tp_degree(text) or tp_degree(ctx.question or "") or split_degree(text) or split_degree(ctx.question or "")
     if not n or n < 2 or not (_NVLINK.search(text) and _NEED.search(text)):
         return None
     if req.workload == "training" or _TRAINING.search(text) or _LORA.search(text) or len(req.gpu_options) > 1:
@@ -74,6 +93,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                            c=_s(2 * size * 1e9 * prompt / (n * peak * 1e12 * MFU)), n=n, gpu=values["gpu"]))
     if spec is not None and (not spec.nvlink or figures["needs_nvlink"] == "no"):  # whether the card has the link at all
         details.append(say("compat.nvlink_has" if spec.nvlink else "compat.nvlink_none", lang, gpu=values["gpu"]))
+    if spec is None:
+        details += _offered(ctx)  # no card named: whether the cards this answer suggests have the link at all
+        details += _one_card(ctx)  # or no split at all: the smallest single card that holds it
     details += [say("explain.tp_nvlink_when", lang, **values), say("compat.nvlink_check", lang)]
     sources = ["megatron-paper", "nccl-tests", "nvidia-nvlink", *arch.sources, *(spec.sources if spec is not None else [])]
     return AskAnswer(kind=ask.kind, lead=say(key, lang, **values), details=details, rule="explain.tp-nvlink",
@@ -119,6 +141,39 @@ def _lead_key(ctx: ComposeContext, spec: GpuSpec | None, n: int, size: float, st
     values.update(wgb=count(round(size * 2 / n, 1)), read_ms=f"{read * 1e3:.1f}", pct=max(1, round(share * 100)))
     figures.update(tpot_share_pct=round(share * 100, 1), needs_nvlink="no" if share <= TPOT_OK else "helps")
     return "explain.tp_nvlink_no_card" if share <= TPOT_OK else "explain.tp_nvlink_helps_card"
+
+
+def _offered(ctx: ComposeContext) -> list[str]:
+    """"A100 80GB PCIe takes an NVLink bridge (600 GB/s); RTX 6000 Ada has none": each card the answer suggests."""
+    lang, sep = ctx.language, ("、" if ctx.language == "zh" else ", ")
+    cards = [ctx.catalog.gpus[g] for g in dict.fromkeys(r.gpu for r in ctx.answer.recommendations) if g in ctx.catalog.gpus][:4]
+    cards = [c for c in cards if "SXM" not in c.form_factor.upper()]  # an SXM board has NVLink built in
+    bridged = [c for c in cards if c.nvlink]
+    lines = []
+    if bridged:
+        lines.append(say("compat.nvlink_offered_bridge", lang, cards=sep.join(
+            say("compat.nvlink_offered_card", lang, gpu=gpu_name(ctx.catalog, c.id, lang), gbs=count(c.nvlink_bandwidth_gbs or 0))
+            for c in bridged)))
+    if len(bridged) < len(cards):
+        lines.append(say("compat.nvlink_offered_none", lang,
+                         cards=sep.join(gpu_name(ctx.catalog, c.id, lang) for c in cards if not c.nvlink)))
+    return lines
+
+
+def _one_card(ctx: ComposeContext) -> list[str]:
+    """"1× H200 141GB holds it (~93 of 141 GB): no split, no NVLink question": the single card with the least
+    memory that the sizer found holding the job with ONE_CARD_ROOM to spare, where there is one."""
+    from bot.advice.stated import market_for
+
+    market = market_for(ctx.requirement, ctx.language, ctx.question)  # a card rented where the user rents (no B200 in China)
+    single = [c for c in ctx.answer.candidates if c.count == 1 and c.fits and c.gpu in ctx.catalog.gpus
+              and market in ctx.catalog.gpus[c.gpu].markets
+              and c.headroom_gb >= ONE_CARD_ROOM * c.have_gb]  # room left for the KV cache of more requests
+    if not single:
+        return []
+    best = min(single, key=lambda c: (ctx.catalog.gpus[c.gpu].memory_gb, c.gpu))
+    return [say("compat.nvlink_one_card", ctx.language, gpu=gpu_name(ctx.catalog, best.gpu, ctx.language),
+                need=count(round(best.need_gb)), have=count(round(best.have_gb)))]
 
 
 def peak_of(spec: GpuSpec) -> float | None:

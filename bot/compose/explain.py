@@ -22,6 +22,7 @@ from bot.compose.explain_duration import compose as duration
 from bot.compose.explain_kv import compose as kv_formula
 from bot.compose.explain_network import inference_across_nodes, network_exchange, slow_network_training, tp_over_pcie
 from bot.compose.explain_nvlink import nvlink_cut_alone
+from bot.compose.explain_profile import compose as profile
 from bot.compose.latency import expected
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.select import compared
@@ -119,7 +120,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     # a job the stated GPUs cannot hold leads with its fit even where the card's link is asked about
     for specific in (checklist_quota.capacity, explain_fits.compose, card_nvlink, duration, compat_nvlink.compose, nvlink_cut_alone, checkpoint,
                      fixed_answer, mlperf, compared,
-                     explain_training, capability, kv_formula, expected, _expected_where_it_fits):
+                     explain_training, profile, capability, kv_formula, expected, _expected_where_it_fits):
         reply = specific(ask, ctx)
         if reply is not None:
             return reply
@@ -176,10 +177,28 @@ def _framed(text: str, verdict_says_no: bool, language: str) -> str | None:
     return None
 
 
+# Primers that define a topic's terms (each link's role, each parallelism's trade-off): background, never the
+# answer to a concrete question ("8x 4090 without NVLink, 70B full training or TP=8 inference?", "does Cherry
+# Servers include NVLink on their A100 boxes?").
+GENERIC_PRIMERS = frozenset({"interconnect.roles", "parallelism.strategies"})
+
+
+def is_concrete(ctx: ComposeContext) -> bool:
+    """Whether the message names a job (a model, a size, a workload) or the hardware it is about."""
+    req = ctx.requirement
+    return bool(req.model or req.params_b or req.workload or req.gpu or req.gpu_options or req.instance)
+
+
+def _answerable(findings: list[Finding], ctx: ComposeContext) -> list[Finding]:
+    """The findings that may answer the question: a topic's primer only where nothing concrete is named."""
+    return [f for f in findings if f.rule not in GENERIC_PRIMERS] if is_concrete(ctx) else findings
+
+
 def _from_findings(ctx: ComposeContext, text: str = "") -> AskAnswer | None:
     asked = set(ctx.requirement.topics)
-    relevant: list[Finding] = [f for f in ctx.answer.findings if f.topic in asked] or \
-                              [f for f in ctx.answer.findings if f.tier == "key"]
+    findings = _answerable(ctx.answer.findings, ctx)
+    relevant: list[Finding] = [f for f in findings if f.topic in asked] or \
+                              [f for f in findings if f.tier == "key"]
     if not relevant:
         return None
     words = terms(text)
@@ -204,7 +223,7 @@ def _more_relevant_than_verdict(text: str, ctx: ComposeContext) -> AskAnswer | N
     words = terms(text)
     if not words or verdict is None:
         return None
-    best = max(ctx.answer.findings, key=lambda f: len(words & terms(f.message)), default=None)
+    best = max(_answerable(ctx.answer.findings, ctx), key=lambda f: len(words & terms(f.message)), default=None)
     if best is None or len(words & terms(best.message)) < len(words & terms(verdict.text)) + _LEAD_MARGIN:
         return None
     return AskAnswer(kind="explain", lead=_first_sentence(best.message), details=[_first_sentence(verdict.text)],
@@ -220,7 +239,7 @@ def relevant_findings(text: str, ctx: ComposeContext, kind: str = "explain",
     or None when none shares at least MIN_SHARED_TERMS; findings of the rules in `exclude` (another
     part's answer) are not offered."""
     words = terms(text)
-    scored = sorted(((len(words & terms(f.message)), i, f) for i, f in enumerate(ctx.answer.findings)
+    scored = sorted(((len(words & terms(f.message)), i, f) for i, f in enumerate(_answerable(ctx.answer.findings, ctx))
                      if f.rule not in (exclude or ())),
                     key=lambda t: (-t[0], t[1]))
     needed = 1 if len(words) <= 6 else MIN_SHARED_TERMS  # a short part ("Q2 do we need nvlink?") names one thing

@@ -63,6 +63,8 @@ def _size(billions: float) -> str:
 # "can I NVLink two 4090s?", "does the L20 have NVLink", "4090 能不能 NVLink": whether the card has the link.
 NVLINK_ASKED = re.compile(r"can\s+(?:i|we|you)\s+nvlink|nvlink\s+(?:two|2|[0-9]+|them|these|those)\b"
                           r"|(?:support|have|has|got)\w*\s+(?:an?\s+)?nvlink|nvlink\s+(?:bridge|support)\w*"
+                          # "NVLink between two 4090s possible?", "is NVLink an option on the L40S?"
+                          r"|nvlink\s+between\b|nvlink\b[^?.。？]{0,40}\b(?:possible|an?\s+option|available)\b"
                           r"|(?:支持|有没有|能不能|能否|可以|可不可以|能)\s*(?:上|接|用|组)?\s*nvlink|nvlink\s*(?:吗|么|桥)", re.IGNORECASE)
 _NEED = re.compile(r"\bneed|required|necessary|需要|必须|要不要", re.IGNORECASE)
 

@@ -21,12 +21,15 @@ from bot.models import Ask, AskAnswer
 
 _LINK = re.compile(r"nvlink|nvswitch|pcie|\bp2p\b|network|ethernet|infiniband|\bib\b|roce|rdma|interconnect|\bnics?\b"
                    r"|[0-9]\s*(?:gbe|gbps|gb/s)|互联|互连|网络|以太网|网卡", re.IGNORECASE)
-_WORRY = re.compile(r"hurt|kill|bottleneck|enough|\bok\b|okay|fine|slow|matter|\bneed|problem|issue|拖|够|影响|慢|要不要|需不需要|有问题",
+_WORRY = re.compile(r"hurt|kill|bottleneck|enough|\bok\b|okay|fine|slow|matter|\bneed|problem|issue|拖|够|影响|慢|要不要|需不需要|有问题"
+                    # "…没有 NVLink，做 70B 全参训练行不行？", "can we full-FT a 70B on it without NVLink?": the plan asked whole
+                    r"|行不行|行吗|可以吗|能不能|能否|可不可以|\bcan\s+(?:we|i|it|this|that)\b|\bwork(?:s|able)?\b|\bfeasible\b|\bdoable\b",
                     re.IGNORECASE)
 # another workload named beside the job: "also TP=8 inference?", "推理呢？"
 _SERVING = re.compile(r"\binference\b|\bserv(?:e|ing)\b|推理|部署", re.IGNORECASE)
 _TP = re.compile(r"\btp\s*=?\s*([0-9]{1,2})\b|tensor[\s-]?parallel\w*\s*(?:of\s+|=\s*)?([0-9]{1,2})", re.IGNORECASE)
 _GIB = 2 ** 30
+TIGHT_ROOM = 1 / 3  # under this share of a card left for the KV cache, a served model fits only tightly
 QLORA_BYTES = 0.55  # a 4-bit NF4 base with its scales, bytes a parameter (compat_nvlink's figure)
 
 
@@ -76,6 +79,17 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                               "total_gb": round(memory.total, 1)})
 
 
+def second_job(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"Can 8x 4090 full-train a 70B, or at least run it TP=8?": a fit ask of a training plan that also names
+    inference on the same cards, where the training does not fit: both verdicts (this composer's answer), not
+    the training verdict alone."""
+    text, req = ask.text or ctx.question, ctx.requirement
+    if req.workload != "training" or not _SERVING.search(text):
+        return None
+    reply = compose(ask, ctx)
+    return reply if reply is not None and any("TP=" in d for d in reply.details) else None
+
+
 def _what_fits(ctx: ComposeContext, spec, size: float, n: int, names: dict) -> str | None:
     """The fewest of the same card that hold the job, and QLoRA on the stated cards where it fits them."""
     req, lang = ctx.requirement, ctx.language
@@ -114,6 +128,8 @@ def _serving_too(ask: Ask, ctx: ComposeContext, spec, size: float, n: int) -> st
     if room <= 0:
         return say("interconnect.moot_serving_no", lang, **params)
     key = "interconnect.moot_serving_pcie" if not spec.nvlink and arch else "interconnect.moot_serving_fits"
+    tight = room < TIGHT_ROOM * usable  # little left for the KV cache of long contexts or many requests
+    params["fits"] = say("interconnect.moot_serving_tight_word" if tight else "interconnect.moot_serving_fit_word", lang)
     line = say(key, lang, **params)
     if spec.dense_tflops.get("fp8") and weights / 2 / max(tp // 2, 1) <= 0.75 * usable:
         line += ("" if lang == "zh" else " ") + say("interconnect.moot_serving_fp8", lang, **params)

@@ -10,6 +10,7 @@ import re
 from bot.compose import ComposeContext, is_primary
 from bot.compose.spec_instance import hardware_first
 from bot.compose.explain_capability import compose as capability
+from bot.compose.explain_profile import compose as profile
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.host import compose as host
 from bot.sizing.estimate import DEFAULT_CONCURRENT_CONTEXT
@@ -40,6 +41,9 @@ _DIFFERENCE = re.compile(r"差多少|差在哪|区别|差别|差异|\bdiffer(?:e
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     req, memory = ctx.requirement, ctx.answer.estimate.memory_gb
     verdict = ctx.answer.verdict
+    from bot.compose.explain_fits import second_job  # "…full-train a 70B, or at least TP=8 inference?": both jobs
+    if (both := second_job(ask, ctx)) is not None:
+        return both.model_copy(update={"kind": "fit"})
     from bot.compose.explain import is_generic  # a topic primer answers no "X or Y?"
     from bot.compose.select_deadline import deadline_choice  # "H100 和 A100 各要几台" by a deadline
     if (by_deadline := deadline_choice(ask, ctx)) is not None:
@@ -86,7 +90,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         details += [line for line in [across_nodes(ctx)] if line and is_primary(ask, ctx)]
         return explained.model_copy(update={"kind": "fit", "details": details})
     if req.model is None and req.params_b is None:
-        able = capability(ask, ctx)  # "what can an L40S do?": the model sizes it holds
+        able = profile(ask, ctx) or capability(ask, ctx)  # "what can an L40S do?": the model sizes it holds
         if able is not None:
             return able.model_copy(update={"kind": "fit"})
         return how_many(ctx) if "gpu_count" in ask.wants and not req.gpu else None

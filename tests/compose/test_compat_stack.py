@@ -175,3 +175,35 @@ def test_a_release_default_wheel_named_after_the_version_is_the_plain_install(ad
     reply = compose_all(ctx)[0]
     assert reply.rule == "compat.plain-install", reply.lead
     assert reply.lead.startswith("A plain `pip install torch` of PyTorch 2.11 takes its CUDA 13.0 build"), reply.lead
+
+
+@pytest.mark.parametrize("text,lang", [
+    ("AutoDL 的 4090 机器 nvidia-smi 显示 CUDA Version 12.2，能装 PyTorch 2.11 默认版本吗？", "zh"),
+    ("租的 A100 上 nvidia-smi 里 CUDA Version 是 12.2，直接 pip install torch 2.11 能用吗", "zh"),
+    ("nvidia-smi shows CUDA Version 12.2, can I pip install torch 2.11?", "en"),
+    ("our RunPod box: nvidia-smi says CUDA Version 12.2. Will the default torch 2.11 wheel work?", "en"),
+    ("nvidia-smi says CUDA Version: 12.2 — will torch 2.11 from pip run?", "en"),
+])
+def test_the_cuda_version_nvidia_smi_prints_stands_for_the_driver_a_plain_install_is_judged_on(advisor, text, lang):
+    answer = _answer(advisor, text)
+    assert [a.kind for a in answer.requirement.asks] == ["compat"]  # not a fit, a primer, or the provider's billing
+    reply = answer.answers[0]
+    assert reply.rule == "compat.plain-install" and reply.figures["works"] == "no"
+    assert "cu130" in reply.lead and "580" in reply.lead and "535" in reply.lead  # 12.2's driver is the 535 branch
+    assert "/whl/cu12" in reply.lead  # the 12.x build that runs on it, from PyTorch's index
+    said = reply.details[0]
+    assert "12.2" in said and "535" in said and ("Toolkit" in said if lang == "zh" else "toolkit" in said)
+    # the versions were given: no question asks for them again
+    assert not any("driver" in q.lower() or "驱动" in q for q in answer.questions)
+
+
+def test_a_ceiling_new_enough_for_the_default_build_is_a_yes(advisor):
+    answer = _answer(advisor, "nvidia-smi 显示 CUDA Version 13.0，能装 PyTorch 2.11 默认版本吗？")
+    reply = answer.answers[0]
+    assert reply.rule == "compat.plain-install" and reply.figures["works"] == "yes"
+
+
+def test_a_driver_named_without_a_build_is_a_plain_install_of_that_release(advisor):
+    answer = _answer(advisor, "驱动 535，能装 PyTorch 2.11 吗？")
+    reply = answer.answers[0]
+    assert reply.rule == "compat.plain-install" and reply.figures["works"] == "no" and "cu130" in reply.lead

@@ -4,6 +4,8 @@ composers, EN and ZH."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from bot.conversation import Conversations
@@ -51,3 +53,31 @@ def test_a_pcie_card_named_by_form_factor_gets_the_tp_answer_not_the_board_compa
 def test_neighbours_without_a_tp_degree_keep_their_answers(advisor, question):
     answer, _ = _reply(advisor, question)
     assert all(a.rule != "explain.tp-nvlink" for a in answer.answers)
+
+
+@pytest.mark.parametrize("text", [
+    "3 quick ones for Mixtral-8x7B inference: (1) how much VRAM in bf16? (2) cheapest way to host it on runpod per your "
+    "catalog? (3) do we need NVLink if we split across 2 GPUs?",
+    "serving Qwen2.5-32B, do we need NVLink if we shard it over two GPUs?",
+    "Qwen2.5-72B 推理拆到两张卡上，需要 NVLink 吗？",
+    "Mixtral-8x7B 部署，分两卡跑要不要 NVLink？",
+])
+def test_a_model_served_split_over_n_gpus_is_asked_at_tp_n(advisor, text):
+    answer, _ = _reply(advisor, text)
+    reply = next(a for a in answer.answers if a.rule == "explain.tp-nvlink")
+    assert reply.figures["tp"] == 2 and reply.figures["needs_nvlink"] == "no"
+    assert reply.lead.startswith(("No", "不需要"))
+    assert "PCIe" in reply.lead and (" ms" in reply.lead or "毫秒" in reply.lead)  # the decode time it adds
+    assert not any("Interconnect roles" in a.lead or "各种互连的职责" in a.lead for a in answer.answers)
+
+
+@pytest.mark.parametrize("text, single", [
+    ("Mixtral-8x7B inference in bf16: do we need NVLink if we split across 2 GPUs?", "one H200"),
+    ("Mixtral-8x7B 部署，分两卡跑要不要 NVLink？", "一张 H20 141GB"),  # a card rented in China, for a Chinese question
+])
+def test_a_split_asked_about_names_the_single_card_that_avoids_it(advisor, text, single):
+    answer, _ = _reply(advisor, text)
+    reply = next(a for a in answer.answers if a.rule == "explain.tp-nvlink")
+    line = next(d for d in reply.details if single in d)
+    need, have = (int(x) for x in re.search(r"(?:~|约 )([0-9]+) (?:of|/) ([0-9]+) GB", line).groups())
+    assert need <= 0.9 * have  # room to spare on that one card, not 93 of 93 GB

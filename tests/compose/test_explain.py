@@ -53,3 +53,31 @@ def test_whether_a_card_has_nvlink_is_answered_from_its_own_entry(advisor, text,
     assert reply.rule == "capability.nvlink" and card in reply.lead
     assert reply.lead.startswith(("Yes", "可以") if has else ("No", "没有"))
     assert ("GB/s" in reply.lead) and (has or "PCIe" in reply.lead)
+
+
+_PRIMER_RULES = {"interconnect.roles", "parallelism.strategies"}
+
+
+@pytest.mark.parametrize("text", [
+    "Does Cherry Servers include NVLink on their dedicated A100 boxes?",
+    "预训练一个 130亿 参数的模型，八张 H100，大概要多久",
+    "我们 4 张 L40S 做 13B 的 LoRA，卡之间互联有影响吗？",
+    "8x A100 PCIe for a 34B fine-tune: how does the interconnect matter here?",
+])
+def test_a_concrete_question_is_never_answered_with_a_terms_primer(advisor, text):
+    answers = _answers(advisor, text)
+    assert not any(a.rule in _PRIMER_RULES for a in answers)
+
+
+def test_a_question_about_nothing_concrete_may_still_get_the_primer(advisor):
+    answers = _answers(advisor, "what is the difference between NVLink, NVSwitch, PCIe and InfiniBand?")
+    assert answers[0].rule == "interconnect.roles"  # the terms asked for: the primer is the answer here
+
+
+@pytest.mark.parametrize("text, lead", [
+    ("NVLink between two 4090s possible?", "No — the RTX 4090 has no NVLink"),
+    ("is NVLink an option on the L40S?", "No — the L40S has no NVLink"),
+    ("two A100 80GB PCIe cards, is NVLink possible between them?", "Yes — the A100 80GB PCIe has NVLink"),
+])
+def test_whether_a_card_can_be_nvlinked_is_answered_from_its_entry(advisor, text, lead):
+    assert _answers(advisor, text)[0].lead.startswith(lead)

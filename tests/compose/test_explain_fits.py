@@ -72,3 +72,37 @@ def test_the_fit_leads_even_where_the_card_s_link_is_asked_about(advisor):
     assert "经过 PCIe 的只有适配器的梯度" in lines[1]  # the 4090 has no NVLink to carry them
     assert any(x.strip().startswith("TP=4 推理 30B 是另一回事") for x in lines)
     assert answer(advisor, "Can I NVLink two 4090s?")[0].startswith("No — the RTX 4090 has no NVLink")
+
+
+PRIMERS = ("Interconnect roles", "各种互连的职责", "Parallelism strategies and their costs", "各种并行策略及其代价")
+
+
+@pytest.mark.parametrize("text", [
+    "一台 8 卡 4090 的机器，没有 NVLink，想拿来做 70B 的全参训练，或者至少 TP=8 跑 70B 推理，行不行？",
+    "8 张 4090 没有 NVLink，能不能全参微调 Llama-3-70B？不行的话 TP=8 推理呢？",
+    "We have one 8x RTX 4090 box, no NVLink. Can we do full-parameter training of a 70B on it, or at least run 70B "
+    "inference with TP=8?",
+    "4x L40S box without NVLink: full training of a 70B feasible, or at least TP=4 inference of it?",
+])
+def test_a_training_plan_or_at_least_inference_on_it_gets_both_verdicts(advisor, text):
+    lines = answer(advisor, text)
+    body = "\n".join(lines)
+    zh = any("\u4e00" <= ch <= "\u9fff" for ch in text)
+    # the training: its model states against all the cards' memory, a no
+    assert lines[0].startswith("放不下" if zh else "It does not fit"), lines
+    total, have = (int(x.replace(",", "")) for x in re.search(
+        r"(?:约\s*|~)([0-9,]+) GB (?:的模型状态|of model states).*?(?:合计 |\()([0-9]+) GB", lines[0]).groups())
+    assert total > 1000 and have == 192  # 8x 24 GB, 4x 48 GB
+    # the inference on the same cards, with its TP degree, per-card weights and what the link costs there
+    serving = next(line for line in lines if re.search(r"TP=[48] (?:推理|inference)", line))
+    assert "PCIe" in serving and ("all-reduce" in serving)
+    assert not any(p in body for p in PRIMERS)  # never the generic primers for a concrete plan
+
+
+@pytest.mark.parametrize("text", [
+    "do I need NVLink for tensor parallel inference of llama 3.1 70b across 4 GPUs",
+    "serving Qwen2.5-72B across two GPUs, is NVLink required?",
+])
+def test_a_concrete_nvlink_question_is_never_answered_with_a_primer(advisor, text):
+    body = "\n".join(answer(advisor, text))
+    assert not any(p in body for p in PRIMERS) and "TP=" in body

@@ -138,7 +138,29 @@ def routed(part: str, fields: dict, whole: bool, consumer: bool) -> str | None:
     return _stated(part, fields, whole, consumer)
 
 
+# "worth renting", "值得租吗", "值不值得租", "good for", "适合干什么", "擅长什么", "优缺点": one card judged with no job
+# (also read by bot.compose.explain_profile, which answers with the card's profile)
+PROFILE_ASKED = lx.rx(
+    r"\B<(?:worth\s+(?:renting|leasing|getting)|worth\s+(?:a|the)\s+rent"
+    r"|what(?:\s+is|\s+are|'s|s)\s+(?:an?\s+|the\s+)?\S+(?:\s+\S+)?\s+(?:good|best|useful)\s+(?:for|at)"
+    r"|strengths?|weakness\w*|pros\s+and\s+cons)>\E"
+    r"|值得租|值不值得租|值得用|值不值得用|租(?:它|这卡|这个)?值(?:不值|得吗)|值得(?:上|入手)吗?"
+    r"|适合(?:干|做|跑|用来)?(?:什么|啥)|擅长(?:什么|啥)|优缺点|长处|短板|用来干(?:嘛|什么|啥)")
+# A job written in the part: the profile gives way to the answer for that job.
+PROFILE_JOB = lx.rx(r"\B<(?:for\s+(?:training|inference|serving|fine[\s-]?tun\w*|pre[\s-]?train\w*)|[0-9]+(?:\.[0-9]+)?\s*b)>\E"
+                    r"|(?:跑|做|用来|拿来)\s*(?:训练|推理|微调|部署)")
+
+
+def profile_asked(part: str, fields: dict) -> bool:
+    """"H20 值不值得租", "what is the A800 good for?": one card judged with no job, answered by its profile."""
+    return bool(PROFILE_ASKED.search(part)) and bool(fields.get("gpu")) and len(fields.get("gpu_options", [])) < 2 \
+        and not PROFILE_JOB.search(part) \
+        and not any(fields.get(k) for k in ("model", "params_b", "costs", "dataset_tokens_b", "budget", "xids", "symptoms"))
+
+
 def _stated(part: str, fields: dict, whole: bool, consumer: bool) -> str | None:
+    if profile_asked(part, fields):
+        return "explain"  # the card's profile (bot/compose/explain_profile.py), not a model asked for
     if fields.get("budget") and fields.get("dataset_tokens_b") and _ENOUGH.search(part) and not fields.get("xids"):
         return "cost"  # "budget $50k … 7B on 300B tokens, enough?": the run's cost against the money
     if consumer and fields.get("deployment") in ("datacenter", "commercial-hosting") and _DC_OK.search(part):
@@ -168,9 +190,22 @@ def _readings(part: str, fields: dict) -> str | None:
     return None
 
 
+# "能装 PyTorch 2.11 吗", "can I pip install torch?": a framework installed on the host's driver
+_TORCH_NAMED = lx.rx(r"\B<(?:py)?torch>\E")
+_INSTALLS = lx.rx(r"\B<(?:pip\s+install|install\w*|work|works|run|runs|use|usable|ok|okay|fine(?![\s-]?tun))>\E"
+                  r"|能装|装得上|可以装|能不能装|安装|能用|能跑|能不能用|可以用|行吗|行不行")
+_JOB_WORDS = lx.rx(r"\B<(?:vram|memory|fits?|fine[\s-]?tun\w*|train\w*|serv\w*|inference|[0-9]+\s*gb)>\E"
+                   r"|显存|微调|训练|推理|放得下|装得下")
+
+
 def _stack_or_licence(part: str, fields: dict, consumer: bool, named: bool, sized: bool) -> str | None:
     if named and not sized and _FRAMEWORK.search(part) and _WORKS.search(part):
         return "compat"  # "RTX 5090 上 torch 2.4 能跑吗": the arch the release's builds carry (compat_arch)
+    if (fields.get("driver") or fields.get("driver_cuda")) and _TORCH_NAMED.search(part) and _INSTALLS.search(part) \
+            and _ASKS_YES_NO.search(part) and not _JOB_WORDS.search(part) and not fields.get("xids"):
+        # "nvidia-smi 显示 CUDA Version 12.2，能装 PyTorch 2.11 吗", "driver 535, can I pip install torch?": the
+        # build a plain install takes, on that driver (compat_stack), not a fit or a topic primer
+        return "compat"
     if _LICENCE_DOUBT.search(part) and not fields.get("xids"):
         return "compat"  # "4090 放机房对外出租，授权上有问题吗": the licence is what is doubted
     if consumer and not sized and RENTED_OUT.search(part) and _ASKS_YES_NO.search(part) and not _MONEY_ASKED.search(part):

@@ -10,7 +10,7 @@ from bot.nlu.model import ParseError
 from bot.nlu.scan import Scan
 
 _CUDA = lx.rx(
-    r"\B<cuda\s*(?:toolkit\s*)?(?:version\s*|版本\s*)?(?:is\s+|=\s*|:\s*|v|是|为)?([0-9]{1,2}(?:\.[0-9]{1,2}){0,2})(?![0-9.]*[0-9])>\E"
+    r"\B<cuda\s*(?:toolkit\s*)?(?:version\s*|版本\s*)?(?:is\s+|=\s*|:\s*|v|是\s*|为\s*)?([0-9]{1,2}(?:\.[0-9]{1,2}){0,2})(?![0-9.]*[0-9])>\E"
     r"|\B<cu([0-9]{2})([0-9])>\E"
 )
 _SMI_HEADER = re.compile(r"CUDA Version:")  # nvidia-smi's own header, capitalised as it prints it
