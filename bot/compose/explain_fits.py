@@ -23,11 +23,13 @@ _LINK = re.compile(r"nvlink|nvswitch|pcie|\bp2p\b|network|ethernet|infiniband|\b
                    r"|[0-9]\s*(?:gbe|gbps|gb/s)|互联|互连|网络|以太网|网卡", re.IGNORECASE)
 _WORRY = re.compile(r"hurt|kill|bottleneck|enough|\bok\b|okay|fine|slow|matter|\bneed|problem|issue|拖|够|影响|慢|要不要|需不需要|有问题"
                     # "…没有 NVLink，做 70B 全参训练行不行？", "can we full-FT a 70B on it without NVLink?": the plan asked whole
-                    r"|行不行|行吗|可以吗|能不能|能否|可不可以|\bcan\s+(?:we|i|it|this|that)\b|\bwork(?:s|able)?\b|\bfeasible\b|\bdoable\b",
+                    r"|行不行|行吗|可以吗|能不能|能否|可不可以|能[^，,。？?]{0,12}吗|\bcan\s+(?:we|i|it|this|that)\b|\bwork(?:s|able)?\b|\bfeasible\b|\bdoable\b",
                     re.IGNORECASE)
 # another workload named beside the job: "also TP=8 inference?", "推理呢？"
 _SERVING = re.compile(r"\binference\b|\bserv(?:e|ing)\b|推理|部署", re.IGNORECASE)
 _TP = re.compile(r"\btp\s*=?\s*([0-9]{1,2})\b|tensor[\s-]?parallel\w*\s*(?:of\s+|=\s*)?([0-9]{1,2})", re.IGNORECASE)
+# "…, or at least serve a 34B with TP=4": a size written in the serving clause is the served model's own
+_SERVED_SIZE = re.compile(r"(?<![\w.])([0-9]{1,4}(?:\.[0-9]+)?)\s*[bB](?![a-zA-Z])")
 _GIB = 2 ** 30
 TIGHT_ROOM = 1 / 3  # under this share of a card left for the KV cache, a served model fits only tightly
 QLORA_BYTES = 0.55  # a 4-bit NF4 base with its scales, bytes a parameter (compat_nvlink's figure)
@@ -117,6 +119,10 @@ def _serving_too(ask: Ask, ctx: ComposeContext, spec, size: float, n: int) -> st
         return None
     from bot.compose.explain_network import serving_arch
     arch, _ = serving_arch(ctx)
+    serving = _SERVING.search(text)
+    own = _SERVED_SIZE.search(text, serving.start()) if serving else None
+    if own is not None and 0 < float(own.group(1)) != size:
+        size, arch = float(own.group(1)), None  # another model: its layer count is not the trained one's
     weights = size * 1e9 * 2 / _GIB
     usable = next((c.have_gb for c in ctx.answer.candidates if c.gpu == spec.id), spec.memory_gb)
     per = weights / tp

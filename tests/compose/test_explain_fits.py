@@ -106,3 +106,14 @@ def test_a_training_plan_or_at_least_inference_on_it_gets_both_verdicts(advisor,
 def test_a_concrete_nvlink_question_is_never_answered_with_a_primer(advisor, text):
     body = "\n".join(answer(advisor, text))
     assert not any(p in body for p in PRIMERS) and "TP=" in body
+
+
+@pytest.mark.parametrize("text, served", [
+    ("4x RTX 4090 box without nvlink — can it do full finetuning of a 13B, or at least serve a 34B with TP=4?",
+     "TP=4 inference of the 34B"),
+    ("8 卡 4090 没有 NVLink，能全参训 13B 吗？或者至少 TP=8 部署 70B 推理？", "TP=8 推理 70B"),
+])
+def test_the_served_model_is_the_one_named_for_serving(advisor, text, served):
+    """The trained model and the served one differ: the serving verdict sizes the one named beside "serve"."""
+    lines = answer(advisor, text)
+    assert any(line.strip().startswith(served) for line in lines), lines
