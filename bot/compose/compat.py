@@ -16,7 +16,7 @@ from bot.compose import ComposeContext, is_primary
 from bot.compose.cuda_check import CUDA_NAMED as _CUDA
 from bot.compose.cuda_check import DRIVER_NAMED as _DRIVER
 from bot.compose.cuda_check import check
-from bot.compose.explain import _from_findings, is_generic, precision_support, relevant_findings
+from bot.compose.explain import PRECISION, _from_findings, is_generic, precision_support, relevant_findings
 from bot.knowledge import Catalog
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -108,13 +108,16 @@ def _specific(ask: Ask, ctx: ComposeContext, arch: AskAnswer | None) -> AskAnswe
     each = _precision_each(ask, ctx)  # "A800、H800、L20 哪个能 FP8": every card named, judged
     if each is not None:
         return each
-    if arch is not None and arch.figures["works"] == "no":  # "B200 nodes, will our cu124 image work?": no kernels
-        return arch
     verdict = ctx.answer.verdict
-    if _PRECISION_WORD.search(ask.text) and (verdict is None or is_generic(verdict.rule)):
-        single = precision_support(ask, ctx)  # "is FP4 supported on H100?": no verdict rule judges that format
+    # "is FP4 supported on H100?": no verdict rule judges that format; "…fix? also does the 5090 do FP8?": a
+    # later part asks the card's format, not the build the message's verdict judged
+    if PRECISION.search(ask.text) and not _OWN_VERSION.search(ask.text) and (
+            verdict is None or is_generic(verdict.rule) or not is_primary(ask, ctx)):
+        single = precision_support(ask, ctx)
         if single is not None:
             return single.model_copy(update={"kind": "compat"})
+    if arch is not None and arch.figures["works"] == "no":  # "B200 nodes, will our cu124 image work?": no kernels
+        return arch
     minimum = min_driver(ask.text, ctx.catalog, ctx.language)
     if minimum is not None:
         req = ctx.requirement
@@ -232,7 +235,7 @@ def _precision_each(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return None
     lang = ctx.language
     comma = "、" if lang == "zh" else ", "
-    precision = _PRECISION_WORD.search(ask.text)
+    precision = PRECISION.search(ask.text)
     yes = [gpu_label(ctx, g) for g, r in judged if r.figures.get("tflops")]
     no = [gpu_label(ctx, g) for g, r in judged if not r.figures.get("tflops")]
     key = "compat.precision_each" if yes and no else "compat.precision_each_all" if yes else "compat.precision_each_none"
@@ -243,7 +246,6 @@ def _precision_each(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                      sources=sources, figures={"supported": ",".join(yes)})
 
 
-_PRECISION_WORD = re.compile(r"\b(fp8|fp4|bf16|tf32)\b", re.IGNORECASE)
 
 
 def gpu_label(ctx: ComposeContext, gpu: str) -> str:

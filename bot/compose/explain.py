@@ -49,15 +49,30 @@ _SEVERITY_ORDER = {"block": 0, "warn": 1, "info": 2}
 MAX_DETAILS = 3
 
 
-_PRECISION = re.compile(r"\b(fp8|fp4|bf16|tf32)\b", re.IGNORECASE)
+# a number format named, in Chinese too ("的FP8版本": no \b between a CJK character and a letter)
+PRECISION = re.compile(r"(?<![a-z0-9])(fp8|fp4|bf16|tf32)(?![a-z0-9])", re.IGNORECASE)
+
+
+# "like the H800 does", "像 H800 那样", "跟 H800 一样": the card named is the yardstick, not the subject
+_LIKE = re.compile(r"\blike\s+(?:the\s+|an?\s+|on\s+(?:the\s+)?)?[\w-]+\s*(?:does|do|can)?\b|像\s*\S{1,16}?\s*(?:那样|一样|那么)|跟\s*\S{1,16}?\s*一样",
+                   re.IGNORECASE)
+
+
+def _cards(subjects: list[str], ctx: ComposeContext) -> list[str]:
+    """The catalog GPUs among an ask's subjects; a family named ("the A100") is its first entry."""
+    gpus = ctx.catalog.gpus
+    return [g for g in subjects if g in gpus] or [next(g.id for g in gpus.values() if g.family == s) for s in subjects
+                                                  if any(g.family == s for g in gpus.values())]
 
 
 def precision_support(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     """"L20 能不能用 FP8": whether the one card the part names has tensor cores for that format."""
-    found = _PRECISION.search(ask.text)
-    gpus = [g for g in ask.subjects if g in ctx.catalog.gpus] or \
-        [next(g.id for g in ctx.catalog.gpus.values() if g.family == s) for s in ask.subjects
-         if any(g.family == s for g in ctx.catalog.gpus.values())]  # "the A100": its family's first entry
+    found = PRECISION.search(ask.text)
+    gpus = _cards(ask.subjects, ctx)
+    if len(gpus) == 1 and _LIKE.search(ask.text):
+        # "能像 H800 那样靠 FP8 加速吗？" after "手上只有 A800": the user's card (another part's), not the yardstick
+        own = [g for a in ctx.requirement.asks if a.start != ask.start for g in _cards(a.subjects, ctx) if g != gpus[0]]
+        gpus = own[:1] or gpus
     if found is None or len(gpus) != 1:
         return None
     spec, precision = ctx.catalog.gpus[gpus[0]], found.group(1).lower()

@@ -84,7 +84,10 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"\B<(?:driver|cuda\s*1[0-3]|cu1[0-3][0-9]|wheel|toolkit|nvcc|sm_?[0-9]{2,3}|compute\s+capability|licen[cs]e"
         # "is it (actually) legal", "legally", not the department ("legal asked me to check")
         r"|licen[cs](?:es|ed|ing)|(?:it|this|that|be|even)\s+(?:\w+\s+)?legal|legally|illegal|eula|allowed|permitted|supported|support\s+fp8|run\s+fp8|compatib\w*)>\E"
-        r"|驱动|授权|许可|合规|能不能用|兼容|官方驱动|支持\s*fp8|跑\s*fp8|能跑\s*fp8|cuda\s*1[0-3]")),
+        r"|驱动|授权|许可|合规|能不能用|兼容|官方驱动|支持\s*fp8|跑\s*fp8|能跑\s*fp8|cuda\s*1[0-3]"
+        # "does the 5090 do FP8?", "能像 H800 那样靠 FP8 加速吗": whether the card computes in the format
+        r"|\B<(?:do(?:es)?|has|have)\s+(?:it\s+)?(?:native\s+)?(?:fp8|fp4)>\E|\B<(?:fp8|fp4)\s+(?:support|speed[\s-]*up|accelerat\w*)>\E"
+        r"|靠\s*(?:fp8|fp4)|(?:fp8|fp4)\s*(?:加速|算力|张量核)")),
     ("checklist", lx.rx(
         r"\B<(?:check\s*list|what\s+should\s+(?:we|i)\s+(?:check|verify|test|measure|ask)|before\s+kicking\s+off"
         r"|give\s+me\s+the\s+list|how\s+do\s+i\s+(?:measure|run|test|benchmark)|what\s+exactly\s+do\s+i\s+request"
