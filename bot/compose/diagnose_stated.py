@@ -143,8 +143,9 @@ def _answer_word(text: str, bad: bool, lang: str) -> str:
     return ""
 
 
-# "nvidia-smi shows PCIe Gen1", "link is Gen 1", "当前代数是 1", "PCIe 1.0", "2.5 GT/s": a link generation stated in words
-_GEN = re.compile(r"\bgen\s*([1-6])\b|\bpcie\s*([1-6])\.0\b|(?:代数|链路代数|generation)\s*(?:是|为|只有|显示|:|：|=|is)?\s*([1-6])(?!\d)"
+# "nvidia-smi shows PCIe Gen1", "link is Gen 1", "当前代数是 1", "PCIe Generation Current 是 1", "PCIe 1.0", "2.5 GT/s":
+# a link generation stated in words
+_GEN = re.compile(r"\bgen\s*([1-6])\b|\bpcie\s*([1-6])\.0\b|(?:代数|链路代数|(?:current\s+)?generation(?:\s+current)?)\s*(?:是|为|只有|显示|:|：|=|is|shows?|of)?\s*([1-6])(?!\d)"
                   r"|\b(2\.5|5|8|16|32)\s*GT/s", re.IGNORECASE)
 _GTS = {"2.5": 1, "5": 2, "8": 3, "16": 4, "32": 5}
 

@@ -37,3 +37,14 @@ def test_chinese_rate_and_generation_are_both_answered(advisor, text):
 def test_a_generation_at_the_cards_own_is_no_idle_note(advisor):
     lines = _lines(advisor, "H2D only 12 GB/s on an L20, nvidia-smi shows PCIe Gen4 x16 — broken?")
     assert not any("not a fault by itself" in line for line in lines)
+@pytest.mark.parametrize("text, first, link", [
+    ("租了台 8 卡 L20，bandwidthTest 测 Host to Device 只有 12 GB/s，正常吗？空闲时 nvidia-smi -q 看到 PCIe Generation Current 是 1，"
+     "是不是插槽有问题？", "host-to-device 只有 12 GB/s", "nvidia-smi 显示 PCIe Gen1 本身不是故障"),
+    ("our L40S box gets 11 GB/s host to device with pinned memory, is that low? also at idle nvidia-smi says PCIe "
+     "current generation is 1, is the slot bad?", "", "PCIe Gen1 in nvidia-smi is not a fault by itself"),
+])
+def test_a_later_part_about_the_idle_link_is_answered_as_its_own(advisor, text, first, link):
+    lines = render_text(Conversations(advisor).ask("t", text)).splitlines()
+    assert lines[0].startswith(first)
+    assert sum(line.strip().startswith(link) for line in lines) == 1, lines  # once
+    assert not any("NVLink" in line for line in lines), lines
