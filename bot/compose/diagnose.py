@@ -16,14 +16,13 @@ import re
 from bot.compose import ComposeContext, checklist_per_gpu
 from bot.compose.diagnose_nan import nan_loss
 from bot.compose.diagnose_slow import COMPARED, slow_training
-from bot.compose.diagnose_stated import stated_busbw, stated_heat, stated_link
+from bot.compose.diagnose_stated import link_part, own_link, stated_busbw, stated_heat, stated_link
 from bot.compose.diagnose_errors import arch_lines, blamed_gpu_answer, with_named_arch
 from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
 from bot.compose.diagnose_errors import wheel_for_driver as _wheel_for_driver
 from bot.compose.diagnose_xids import stated_xids, with_xids
 from bot.compose.judged_words import verdict_key
-from bot.knowledge import GpuSpec
 from bot.diagnostics.models import Paste
 from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe
 from bot.messages import say
@@ -82,7 +81,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             stated = (stated[0], [d for d in stated[1] if d != find], stated[2], stated[3])
         if stated is not None:
             parts.append(stated)
-    link = _own_link(ask, ctx) if ask != first else None
+    link = own_link(ask, ctx) if ask != first else None
     if link is not None:  # "…12 GB/s，正常吗？空闲时 PCIe Generation Current 是 1，是不是插槽有问题？": that part's reading
         parts.append(link)
     measured = _measurement(ask, ctx) if link is None else None
@@ -511,31 +510,6 @@ _MATMUL_OK, _MEMBW_OK, _H2D_OK = 0.6, 0.8, 0.7
 _H2D_SHARE = 0.8
 
 
-def _card(ctx: ComposeContext) -> GpuSpec | None:
-    """The GPU the message names: its own entry, else its family's SXM module, else the family's first."""
-    req = ctx.requirement
-    gpu = req.gpu or next((s for a in req.asks for s in a.subjects if s in ctx.catalog.gpus
-                           or any(g.family == s for g in ctx.catalog.gpus.values())), None)
-    variants = [g for g in ctx.catalog.gpus.values() if gpu and (g.id == gpu or g.family == gpu)]
-    return (next((g for g in variants if g.id == gpu), None) or next((g for g in variants if g.id.endswith("-sxm")), None)
-            or (variants[0] if variants else None))
-
-
-def _link_part(ask: Ask, ctx: ComposeContext) -> bool:
-    """Whether a later diagnose part of the message states the PCIe generation it asks about."""
-    first = next((a for a in ctx.requirement.asks if a.kind == "diagnose"), ask)
-    spec = _card(ctx)
-    return spec is not None and any(a.kind == "diagnose" and a.start != first.start
-                                    and stated_link(a.text, spec, ctx.language) for a in ctx.requirement.asks)
-
-
-def _own_link(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
-    """A later part's own link reading ("空闲时 … PCIe Generation Current 是 1，是不是插槽有问题？"), judged as its answer."""
-    spec = _card(ctx)
-    line = stated_link(ask.text, spec, ctx.language) if spec is not None else None
-    return (line, [], None, list(dict.fromkeys([*spec.sources, "nvidia-smi-docs"]))) if line and spec else None
-
-
 def _measurement(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
     """A benchmark number the message quotes, against the spec of the GPU it names."""
     from bot.facts import PCIE_LANE_GBS
@@ -588,7 +562,7 @@ def _measurement(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | N
         lead = say("diagnose.measure_h2d", lang, measured=f"{measured:g}", gen=gpu.pcie_gen, expected=expected, verdict=verdict)
         more = [] if measured >= _H2D_OK * expected else say("diagnose.measure_h2d_next", lang).splitlines()
         # "…and nvidia-smi shows PCIe Gen1": the second reading judged too, unless a part of its own asks it
-        link = stated_link(text, gpu, lang) if not _link_part(ask, ctx) else None
+        link = stated_link(text, gpu, lang) if not link_part(ask, ctx) else None
         more = [link, *more] if link else more
         return lead, more, None, list(dict.fromkeys([*gpu.sources, "nvidia-smi-docs"]))
     if _MEMBW.search(text) and gpu.bandwidth_gbs:

@@ -161,3 +161,28 @@ def stated_link(text: str, gpu: GpuSpec, lang: str) -> str | None:
         if gen and gen < gpu.pcie_gen:
             return say("diagnose.stated_link_idle", lang, gen=gen, max=gpu.pcie_gen)
     return None
+
+
+def _card(ctx: ComposeContext) -> GpuSpec | None:
+    """The GPU the message names: its own entry, else its family's SXM module, else the family's first."""
+    req = ctx.requirement
+    gpu = req.gpu or next((s for a in req.asks for s in a.subjects if s in ctx.catalog.gpus
+                           or any(g.family == s for g in ctx.catalog.gpus.values())), None)
+    variants = [g for g in ctx.catalog.gpus.values() if gpu and (g.id == gpu or g.family == gpu)]
+    return (next((g for g in variants if g.id == gpu), None) or next((g for g in variants if g.id.endswith("-sxm")), None)
+            or (variants[0] if variants else None))
+
+
+def link_part(ask: Ask, ctx: ComposeContext) -> bool:
+    """Whether a later diagnose part of the message states the PCIe generation it asks about."""
+    first = next((a for a in ctx.requirement.asks if a.kind == "diagnose"), ask)
+    spec = _card(ctx)
+    return spec is not None and any(a.kind == "diagnose" and a.start != first.start
+                                    and stated_link(a.text, spec, ctx.language) for a in ctx.requirement.asks)
+
+
+def own_link(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
+    """A later part's own link reading ("空闲时 … PCIe Generation Current 是 1，是不是插槽有问题？"), judged as its answer."""
+    spec = _card(ctx)
+    line = stated_link(ask.text, spec, ctx.language) if spec is not None else None
+    return (line, [], None, list(dict.fromkeys([*spec.sources, "nvidia-smi-docs"]))) if line and spec else None
