@@ -46,10 +46,11 @@ _PROVIDER_WORDS = (("aws", re.compile(r"\baws\b|amazon", re.I)), ("gcp", re.comp
                    ("azure", re.compile(r"azure|微软", re.I)), ("aliyun", re.compile(r"aliyun|alibaba|阿里", re.I)))
 
 
-def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+def compose(ask: Ask, ctx: ComposeContext, pitfalls: bool = False) -> AskAnswer | None:
+    """`pitfalls`: "spot 有什么坑": the notice and the checkpoint plan, both, as spot's pitfalls."""
     text, whole = ask.text, ctx.question or ask.text
     spot = ctx.requirement.billing == "spot" or bool(_SPOT.search(whole))
-    wants_notice, wants_interval = _wants(text, spot)
+    wants_notice, wants_interval = (spot, spot) if pitfalls else _wants(text, spot)
     whole_job = spot and bool(_WHOLE_JOB.search(text))  # "if one node is reclaimed, does the whole job die?"
     wants_interval = wants_interval or whole_job
     wants_notice = wants_notice or (spot and bool(_REBALANCE.search(text)))

@@ -25,7 +25,7 @@ def fold(text: str) -> str:
         return text.lower()
     out = []
     for ch in text:
-        if ch.isascii():
+        if ch.isascii() or "\u2460" <= ch <= "\u2473":  # "①" marks a part (NFKC would make it the digit 1)
             out.append(ch.lower())
             continue
         norm = unicodedata.normalize("NFKC", ch)

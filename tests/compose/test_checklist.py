@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 
 from bot.compose import ComposeContext, compose_all
+from bot.conversation import Conversations
 from bot.nlu.parser import parse
+from bot.render.text import render_text
 
 
 def _reply(advisor, text):
@@ -118,3 +121,14 @@ def test_one_measurement_asked_about_leads_with_its_line_then_the_rest(advisor):
     assert not any("BF16 GEMM on every GPU" in d for d in reply.details)
     listed = _reply(advisor, "rented 8x A100 80GB SXM, what do we check before signing? give me the list with numbers")
     assert listed.lead.startswith("Acceptance checklist for 8× A100 80GB SXM")
+
+
+@pytest.mark.parametrize("text, lead", [
+    ("想用阿里云抢占式实例训练省钱，有什么坑？", "阿里云回收抢占式实例前会提前约5分钟通知"),
+    ("spot instances on AWS for fine-tuning — any gotchas?", "AWS warns 2 minutes before it reclaims a spot instance"),
+])
+def test_spot_pitfalls_are_spot_s_own(advisor, text, lead):
+    """Pitfalls asked of spot are the notice and the checkpoint plan, not the general rental list."""
+    lines = render_text(Conversations(advisor).ask("t", text)).splitlines()
+    assert lines[0].startswith(lead), lines[0]
+    assert any("checkpoint" in line for line in lines)

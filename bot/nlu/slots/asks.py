@@ -101,7 +101,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|验收|验机|验货|清单|测哪些|怎么跑|给个命令|给个.{0,16}命令|给几条命令|几条命令|怎么(?:快速)?确认|有啥坑|有什么坑|哪些坑|要注意什么|注意什么|注意事项|检查什么|怎么测|要查哪些|查哪些|测什么|申请.{0,6}配额|配额.{0,4}(?:怎么|申请|提高|不够)|(?<!显存)(?<!内存)容量不足|没有容量")),
     ("spec", lx.rx(
         r"\B<(?:how\s+much\s+(?:vram|memory|bandwidth)\s+(?:does|do|is\s+on)|specs?\s+(?:of|for)|what\s+are\s+the\s+specs)>\E"
-        r"|显存多大|多大显存|有多少显存|带宽多少|规格")),
+        r"|显存多大|多大显存|有多少显存|带宽多少|(?<![卡张台\s])规格")),
     ("explain", lx.rx(
         r"\B<(?:what(?:'s|\s+is|\s+are)\s+the\s+difference|difference|vs\.?|versus|what\s+does\s+\w+\s+mean|explain"
         r"|big\s+deal|going\s+to\s+hurt|hurt|matter|how\s+much\s+warning|what\s+should\s+the\s+\w+\s+do|expect"

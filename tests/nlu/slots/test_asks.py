@@ -394,3 +394,20 @@ def test_whether_the_dearer_option_is_worth_its_price_is_a_choice_not_a_cheaper_
 
 def test_a_stated_count_and_cheaper_still_prices_the_setups():
     assert kinds("would 8x L40S be cheaper than 8x H100 for a 13B LoRA run?") == ["cost"]
+
+
+@pytest.mark.parametrize("text, labels", [
+    ("问三件事：① 阿里云 gn8v 是什么卡？② 用它全参训 Qwen2.5-32B 要几台？③ 想用抢占式实例省钱，有什么坑？", ["①", "②", "③"]),
+    ("two things: ① price of an H100 on RunPod ② does Llama 70B fit on two of them", ["①", "②"]),
+])
+def test_circled_numbers_label_the_parts(text, labels):
+    """"①" folds to the digit 1 under NFKC; the scan keeps it, so the parts keep the user's labels."""
+    assert [a.label for a in asks(text)] == labels
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("用 H20 全参训 Qwen2.5-32B 要几台（8 卡规格）？", "fit"),  # a configuration, not the card's spec sheet
+    ("H20 的规格是什么", "spec"),
+])
+def test_a_configuration_word_is_not_a_spec_ask(text, kind):
+    assert kinds(text)[0] == kind, asks(text)
