@@ -27,6 +27,7 @@ from bot.engine.fact_kinds import (
     RequirementFact, SymptomFact, TopicFact, XidFact)
 from bot.knowledge import Catalog, GpuSpec, InstanceType, PriceRow, Provider, UnknownNameError, version_number
 from bot.models import Cost, Requirement
+from bot.messages.format import form_factor
 from bot.sizing.cost import cheapest_and_fastest, runners_up
 from bot.sizing.estimate import ModelShape
 from bot.sizing.plans import GPUS_PER_NODE
@@ -214,7 +215,7 @@ def gpu_fact(gpu: GpuSpec, selected: bool) -> GpuFact:
         gpu=gpu.id, name=gpu.name, family=gpu.family, gpu_class=gpu.gpu_class,
         architecture=gpu.architecture, cc=gpu.cc_number, memory_gb=gpu.memory_gb,
         memory_type=gpu.memory_type, bandwidth_gbs=gpu.bandwidth_gbs, board_power_w=gpu.board_power_w,
-        psu_w=gpu.psu_w, form_factor=gpu.form_factor, slots=gpu.slots, ecc=gpu.ecc,
+        psu_w=gpu.psu_w, form_factor=gpu.form_factor, form_factor_zh=form_factor(gpu.form_factor, "zh"), slots=gpu.slots, ecc=gpu.ecc,
         nvlink=gpu.nvlink, mig_max_instances=gpu.mig_max_instances,
         fp8="fp8" in gpu.tensor_precisions, fp4="fp4" in gpu.tensor_precisions,
         bf16="bf16" in gpu.tensor_precisions, tf32="tf32" in gpu.tensor_precisions,

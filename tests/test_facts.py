@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import datetime as dt
 
 import pytest
@@ -274,7 +276,8 @@ def test_a_gpu_fact_is_the_catalog_card(catalog):
     assert h100.model_dump() == {
         "gpu": "h100-sxm", "name": "NVIDIA H100 SXM", "family": "h100", "gpu_class": "datacenter",
         "architecture": "Hopper", "cc": 9.0, "memory_gb": 80.0, "memory_type": "HBM3", "bandwidth_gbs": 3350.0,
-        "board_power_w": 700, "psu_w": None, "form_factor": catalog.gpus["h100-sxm"].form_factor, "slots": None,
+        "board_power_w": 700, "psu_w": None, "form_factor": catalog.gpus["h100-sxm"].form_factor,
+        "form_factor_zh": "SXM5 模块（HGX/DGX H100 基板）", "slots": None,
         "ecc": True, "nvlink": True, "mig_max_instances": 7, "fp8": True, "fp4": False, "bf16": True, "tf32": True,
         "selected": True,
     }
@@ -282,6 +285,17 @@ def test_a_gpu_fact_is_the_catalog_card(catalog):
     assert (t4.bf16, t4.tf32, t4.fp8, t4.selected, t4.slots) == (False, False, False, False, 1)
     rtx = gpu_fact(catalog.gpus["rtx-4090"], selected=False)
     assert (rtx.gpu_class, rtx.psu_w, rtx.ecc, rtx.nvlink, rtx.board_power_w) == ("consumer", 850, False, False, 450)
+
+
+def test_every_form_factor_reads_in_chinese(catalog):
+    """The rules' Chinese text names the board in Chinese: no catalog entry's English reaches it."""
+    from bot.messages.format import form_factor
+
+    for gpu in catalog.gpus.values():
+        zh = form_factor(gpu.form_factor, "zh")
+        assert zh != gpu.form_factor and not re.search(r"\b(?:module|card|baseboard|slot|passive)\b", zh), (gpu.id, zh)
+    assert form_factor("PCIe card, single-slot low-profile, passive", "zh") == "PCIe 卡，单槽，被动散热"
+    assert form_factor("SXM5 module (HGX H200 baseboard)", "en") == "SXM5 module (HGX H200 baseboard)"
 
 
 def test_a_provider_fact_and_a_price_fact(catalog):

@@ -146,7 +146,6 @@ class RequirementFact(_RequirementBase, StatedNumbers):
 # Frozen: built once per catalog and stated by every question (bot.facts), checked once by the engine.
 class GpuFact(FactModel, frozen=True):
     """A GPU from the catalog that the question concerns (`selected` when the user named it)."""
-
     gpu: str
     name: str
     family: str
@@ -159,6 +158,7 @@ class GpuFact(FactModel, frozen=True):
     board_power_w: int
     psu_w: int | None = None
     form_factor: str
+    form_factor_zh: str = Field("", description="form_factor in Chinese, for the rules' zh text")
     slots: int | None = None
     ecc: bool
     nvlink: bool

@@ -87,3 +87,32 @@ def display_text(text: str, catalog: Catalog, language: str = "en") -> str:
         return money(amount, m.group(2), language)
 
     return _MONEY_CODE.sub(cash, pattern.sub(gpu, text))
+
+
+# The catalog's form factor as the answer's language writes it, from the words the English entries are made of
+# ("SXM5 module (HGX H200 baseboard)" -> "SXM5 模块（HGX H200 基板）"); English keeps the catalog's own text.
+_SLOTS = {"single-slot": "slots_1", "dual-slot": "slots_2", "two-slot": "slots_2", "three-slot": "slots_3"}
+
+
+def form_factor(form: str, language: str = "en") -> str:
+    from bot.messages import say
+
+    if language == "en":
+        return form
+    sxm = re.match(r"(SXM\d?) module", form)
+    if sxm:
+        board = re.search(r"\((?:8-GPU )?((?:HGX|DGX)[/\w]*(?: [A-Z]\d+\w*)?)", form)
+        return say("format.form_sxm_board" if board else "format.form_sxm", language, sxm=sxm.group(1),
+                   board=board.group(1) if board else "")
+    if form.startswith("PCIe card"):
+        words = [say("format.form_pcie", language)]
+        slots = next((key for en, key in _SLOTS.items() if en in form), None)
+        if slots:
+            words.append(say(f"format.form_{slots}", language))
+        if "passive" in form and "active" not in form.replace("passive", ""):
+            words.append(say("format.form_passive", language))
+        return say("format.form_join", language).join(words)
+    if form.startswith("Grace Hopper Superchip"):
+        return say("format.form_grace_hopper", language)
+    return form
+
