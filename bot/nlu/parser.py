@@ -40,6 +40,12 @@ _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 _FRAME_START = re.compile(r"^[^\n]{0,12}?[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+\s*[：:]")
 
 
+# An error message quoted in a Chinese question is English whatever the user writes ("报错 CUDA error: out of
+# memory，13B 模型 batch 4"): its words, up to the clause's end, are not counted as the user's English.
+_QUOTED_ERROR = re.compile(r"(?:\bcuda\s+error|\b\w*error:|\boutofmemoryerror|\bruntimeerror|\bnccl\s+(?:error|warn)"
+                           r"|\bcu(?:dnn|blas)_status_\w+|\btraceback\b)[^，。；！？\n]*", re.IGNORECASE)
+
+
 def detect_language(text: str) -> str:
     """'zh' for a message written in Chinese, 'en' otherwise; an English message quoting a few Chinese
     terms (包年包月, 按量) stays English: the share of Chinese words against English ones decides."""
@@ -47,7 +53,7 @@ def detect_language(text: str) -> str:
     if not runs:
         return "en"
     cjk = sum((len(run) + 1) // 2 for run in runs)
-    words = len(_ENGLISH_WORD.findall(text))
+    words = len(_ENGLISH_WORD.findall(_QUOTED_ERROR.sub(" ", text)))
     if cjk >= CHINESE_SHARE * (cjk + words):
         return "zh"
     stripped = text.strip()

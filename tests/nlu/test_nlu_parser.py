@@ -6,6 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bot.nlu import ParseError, parse
+from bot.nlu.parser import detect_language
+
 from tests.nlu import stated
 
 
@@ -64,7 +66,7 @@ def test_lone_surrogates_and_huge_questions_are_clear_errors():
 
 
 def test_language_is_the_messages_not_the_quoted_words():
-    from bot.nlu.parser import detect_language
+
     assert detect_language("Our bill: ECS instance (gn7i, 按量) ¥29,800, ESSD PL1 2TB ¥2,100, snapshots ¥1,900") == "en"
     assert detect_language("CUDA 报错：CUDA driver version is insufficient for CUDA runtime version") == "zh"
     assert detect_language("A800 跟 A100 区别大吗？NVLink 带宽 400 和 600 对多卡训练有啥影响") == "zh"
@@ -80,7 +82,7 @@ def test_language_is_the_messages_not_the_quoted_words():
     ("L40S vs A100 哪个好", "zh"),
 ])
 def test_language_is_decided_by_the_share_of_words(text, language):
-    from bot.nlu.parser import detect_language
+
     assert detect_language(text) == language
 
 
@@ -102,3 +104,15 @@ def test_a_header_of_versions_and_a_driver_error_in_words_asks_for_compatibility
     # a pasted error with readings to judge stays a diagnosis
     xid = "NVRM: Xid (PCI:0000:41:00): 79, pid=1, GPU has fallen off the bus.\n"
     assert parse(f"training crashed, driver is too old?\n{header}{xid}").requirement.asks[0].kind == "diagnose"
+
+
+@pytest.mark.parametrize("text, language", [
+    ("报错 CUDA error: out of memory，13B 模型 batch 4", "zh"),
+    ("训练时报 CUDA error: out of memory，batch 32，4090", "zh"),
+    ("报错 RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB", "zh"),
+    ("RuntimeError: CUDA error: out of memory when I run batch 32 on the 4090, what now?", "en"),
+    ("Is Alibaba Cloud's 包年包月 cheaper than on-demand for a 3 month inference job?", "en"),
+])
+def test_a_quoted_error_is_not_the_user_s_english(text, language):
+    """An English error line quoted in a Chinese question does not make the answer English."""
+    assert detect_language(text) == language
