@@ -66,7 +66,6 @@ def test_lone_surrogates_and_huge_questions_are_clear_errors():
 
 
 def test_language_is_the_messages_not_the_quoted_words():
-
     assert detect_language("Our bill: ECS instance (gn7i, 按量) ¥29,800, ESSD PL1 2TB ¥2,100, snapshots ¥1,900") == "en"
     assert detect_language("CUDA 报错：CUDA driver version is insufficient for CUDA runtime version") == "zh"
     assert detect_language("A800 跟 A100 区别大吗？NVLink 带宽 400 和 600 对多卡训练有啥影响") == "zh"
