@@ -192,4 +192,24 @@ def answer(ctx: ComposeContext, gpus: list[str], grid: Grid, region: str | None,
         return None
     figures["provider"] = grid.providers[0]
     compared = _compare(ctx, grid, cells)
-    return lines[0], [*lines[1:], *([compared] if compared else [])], figures
+    hosts = [line for p in grid.providers if (line := _small_host(ctx, grid, cells.get(p, {}))) is not None]
+    return lines[0], [*lines[1:], *([compared] if compared else []), *hosts], figures
+
+
+def _small_host(ctx: ComposeContext, grid: Grid, cells: dict[int, dict[PriceBilling, JobPrice]]) -> str | None:
+    """A marketplace listing for the largest count asked whose host has less RAM than its GPUs' memory ("8x H200
+    with 32 vCPUs and 64 GiB"): said with its shape, as it starves a multi-GPU job's data loading."""
+    n = max(grid.counts)
+    plan = next((p for p in cells.get(n, {}).values()), None)
+    if plan is None or n < 2:
+        return None
+    offer = plan.offer
+    provider = ctx.catalog.providers.get(offer.provider)
+    spec = ctx.catalog.gpus.get(offer.gpu)
+    if provider is None or provider.kind != "marketplace" or spec is None or not offer.vcpus or not offer.memory_gib \
+            or offer.memory_gib >= spec.memory_gb * offer.gpu_count:
+        return None
+    return say("price.grid_small_host", ctx.language, provider=provider.name, instance=shown(offer.instance_type or "-", 40),
+               gpus=count_text(offer.gpu_count), vcpus=count_text(offer.vcpus), memory=count_text(offer.memory_gib),
+               gpu_memory=count_text(round(spec.memory_gb * offer.gpu_count)),
+               per_vcpu=count_text(round(offer.vcpus / offer.gpu_count)), per_ram=count_text(round(offer.memory_gib / offer.gpu_count)))

@@ -65,6 +65,8 @@ def test_both_billings_each_count_and_the_other_provider_are_answered(advisor, t
     assert f"{pct}%" in compared
     assert "$3.59" in compared  # no spot row there: its on-demand against RunPod's spot, said as such
     assert ("confirm with the provider before buying" in said) or ("下单前请向供应商确认" in said)
+    host = [d for d in reply.details if "64 GiB" in d]  # the 8x listing's small host, said; RunPod's rows are not
+    assert len(host) == 1 and "8x-H200-32-65536" in host[0] and "32" in host[0] and "RunPod" not in host[0]
 
 
 def money(value: float) -> str:
