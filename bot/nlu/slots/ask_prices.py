@@ -15,10 +15,11 @@ from bot.nlu import lexicon as lx
 
 # Prices said to differ, as the setting of the question ("offered H800 or H100 nodes at different prices",
 # "两家价格不同", "报价不一样"): context, not a price asked.
-PRICE_CONTEXT = lx.rx(r"\B<(?:(?:at|with|for)\s+(?:\w+\s+)?(?:different|differing|varying|various|other|their\s+own|separate)\s+"
-                      r"(?:prices?|rates?|pricing|quotes?)|(?:prices?|rates?|quotes?|pricing)\s+(?:differ|vary|are\s+different))>\E"
-                      r"|(?:价格|价钱|报价|单价|租金)(?:也|都|上)?(?:不同|不一样|各不相同|有差别|有差异|有高有低)"
-                      r"|(?:不同|不一样)的?(?:价格|价钱|报价|单价)")
+# "do prices differ by region?", "各地价格不同吗？" ask about the prices: a question word after it keeps them asked.
+PRICE_CONTEXT = lx.rx(r"\B<(?:at|with|for)\s+(?:\w+\s+)?(?:different|differing|varying|various|their\s+own|separate)\s+"
+                      r"(?:prices?|rates?|pricing|quotes?)>\E(?!\s*[?？])"
+                      r"|(?:价格|价钱|报价|单价|租金)(?:也|都|上)?(?:不同|不一样|各不相同|有差别|有差异|有高有低)(?!\s*(?:吗|么|嘛|不|[?？]))"
+                      r"|(?:不同|不一样)的(?:价格|价钱|报价|单价)(?!\s*(?:吗|么|[?？]))")
 
 
 # A billing mode or a cloud region named beside an instance ("p4d.24xlarge spot in us-east-1", "按需", "东京")

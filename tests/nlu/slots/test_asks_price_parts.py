@@ -44,8 +44,12 @@ def test_prices_said_to_differ_are_context_and_the_impact_is_one_explain_ask(tex
     assert kinds(text) == ["explain"]
 
 
-def test_a_price_still_asked_beside_differing_prices_is_a_price_ask():
-    assert "price" in kinds("H800 and H100 nodes come at different prices; what's the price of an H100 per hour on Lambda?")
+@pytest.mark.parametrize("text", [
+    "H800 and H100 nodes come at different prices; what's the price of an H100 per hour on Lambda?",
+    "H100 在各家的价格不一样吗？RunPod 上多少钱？",
+])
+def test_a_price_still_asked_beside_differing_prices_is_a_price_ask(text):
+    assert "price" in kinds(text)
 
 
 @pytest.mark.parametrize("text", [
