@@ -38,3 +38,19 @@ def test_the_kv_cache_is_split_over_the_stated_count(advisor, text, tp):
     assert all(f"/ {tp}" in line and (f"x{tp}" in line or f"{tp} 路" in line) for line in lines), lines
     stated = [c for c in answer.candidates if c.count == tp and c.gpu == answer.requirement.gpu]
     assert stated and stated[0].tensor_parallel == tp
+
+
+@pytest.mark.parametrize("text, usable, rated", [
+    ("two things: what's a g6e.12xlarge on-demand in us-east-1, and can it run Llama-3.3-70B in bf16 with 16k context "
+     "for ~10 concurrent users?", "44.4", "48"),
+    ("g6e.12xlarge 能跑 Llama-3.3-70B bf16 吗？16k 上下文，10 个并发", "44.4", "48"),
+    ("inference for bloomz-7b1 on T4?", "14.6", "16"),
+])
+def test_a_need_between_usable_and_rated_memory_says_the_usable_figure(advisor, text, usable, rated):
+    """'needs about 47 GB per GPU; 4x L40S has 48 GB each' read as a fit: the no says the usable memory it failed on."""
+    parsed = parse(text, advisor.catalog)
+    answer = advisor.answer(parsed.requirement, language=parsed.language)
+    said = next(t for t in [answer.verdict.text, *(a.lead for a in answer.answers)] if t.startswith(("No —", "不行——")))
+    assert f"{usable} GB" in said and f"{rated} GB" in said, said
+    spec = said.index("spec sheet") if "spec sheet" in said else said.index("规格表")
+    assert said.index(f"{usable} GB") < spec  # the usable figure is the one set against the need, the rated one after
