@@ -93,6 +93,7 @@ def _option(kind: str, plan: Plan, stated: bool = False, form_factor: str = "", 
         option=kind, gpu=plan.gpu, count=plan.count, fits=plan.fits, tight=plan.fits and pct < TIGHT_PCT,
         need_gb=round(plan.need_gb, 1), have_gb=plan.have_gb, rated_gb=plan.rated_gb or plan.have_gb,
         near=not plan.fits and plan.need_gb <= plan.have_gb * (1 + NEAR_PCT / 100), headroom_pct=pct, stated=stated,
+        over_usable=not plan.fits and plan.have_gb < plan.need_gb <= (plan.rated_gb or plan.have_gb),
         plan=plan.label, strategy=plan.strategy, form=_form(form_factor), **fields,
     )
 

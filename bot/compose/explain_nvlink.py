@@ -38,6 +38,9 @@ def nvlink_consequence(ask: Ask, ctx: ComposeContext, gpus: list[GpuSpec]) -> st
     req = ctx.requirement
     if req.workload == "inference":  # serving: TP's all-reduces, small per token, large per prompt
         return _nvlink_serving(ctx, slow, slow_link, fast_link, names)
+    tp_step = _tp_training(ctx, ctx.question or ask.text, slow, fast, names)
+    if tp_step is not None:  # "TP=8 inside each node": NVLink carries the activations' all-reduces of every layer
+        return tp_step
     if req.gpu_count and req.gpu_count > GPUS_PER_NODE:
         # "colleague says the NVLink cut will kill us: true?": the claim judged first
         key = "explain.nvlink_multinode_claim" if judges_claim(ctx.question or ask.text) else "explain.nvlink_multinode"
@@ -70,6 +73,45 @@ def nvlink_measure(ctx: ComposeContext, gpus: list[GpuSpec]) -> list[str]:
                 slow_busbw=busbw_figures(slow, lang)["busbw"], fast_busbw=busbw_figures(fast, lang)["busbw"],
                 ratio=f"{(fast.nvlink_bandwidth_gbs or 0.0) / (slow.nvlink_bandwidth_gbs or 1.0):.2f}".rstrip("0").rstrip("."),
                 cut=f"{100 * (1 - (slow.nvlink_bandwidth_gbs or 0.0) / (fast.nvlink_bandwidth_gbs or 1.0)):.0f}")]
+
+
+_TP_STATED = re.compile(r"\btp\s*[=x×:]?\s*([2-8])\b|tensor[\s-]?parallel(?:ism)?\s*(?:=|of|x|×|degree)?\s*([2-8])\b"
+                        r"|\b([2-8])[\s-]?way\s+tensor|张量并行\s*(?:=|为|度)?\s*([2-8])|([2-8])\s*路张量并行", re.IGNORECASE)
+TP_TOKENS = 4096  # tokens per micro-batch of a TP group where the message states no sequence length (one 4k sequence)
+
+
+def tp_stated(text: str) -> int | None:
+    """The tensor-parallel degree the message states ("TP=8", "8-way tensor parallel", "张量并行 8"), inside a node."""
+    found = _TP_STATED.search(text or "")
+    return int(next(g for g in found.groups() if g)) if found else None
+
+
+def _tp_training(ctx: ComposeContext, text: str, slow: GpuSpec, fast: GpuSpec, names: dict) -> str | None:
+    """Training with TP stated inside the node: per micro-batch each GPU all-reduces the layer activations twice
+    forward and twice backward (tokens x hidden x 2 bytes, 2(N-1)/N of it per GPU) at the busbw each board should
+    reach (bot.compose.checklist_refs), set against the micro-batch's compute (6 x params x tokens over the TP
+    group at MFU): the communication share of a step on the faster board and the slower board's step, no overlap."""
+    from bot.compose.checklist_refs import BUSBW_PASS, NVLS_SHORTFALL, NVLS_TYPICAL_GBS, nvls_board
+
+    tp = tp_stated(text)
+    arch, _ = serving_arch(ctx)
+    size = params_b(ctx)
+    peak = fast.dense_tflops.get("bf16")
+    if tp is None or arch is None or not arch.hidden or not arch.layers or not size or not peak:
+        return None
+
+    def busbw(spec: GpuSpec) -> float:
+        return NVLS_TYPICAL_GBS[0] * NVLS_SHORTFALL if nvls_board(spec) else (spec.nvlink_bandwidth_gbs or 0.0) / 2 * BUSBW_PASS
+
+    tokens = ctx.requirement.context or TP_TOKENS
+    moved = 4 * arch.layers * tokens * arch.hidden * 2 * 2 * (tp - 1) / tp / 1e9  # GB per GPU per micro-batch
+    compute = 6 * size * 1e9 * tokens / (tp * peak * 1e12 * MFU)
+    t_fast, t_slow = moved / busbw(fast), moved / busbw(slow)
+    return say("explain.nvlink_tp_training", ctx.language, tp=tp, params=count(size), layers=arch.layers,
+               hidden=count(arch.hidden), tokens=count(tokens), gb=count(round(moved, 1)), t_fast=_s(t_fast),
+               t_slow=_s(t_slow), bw_fast=count(round(busbw(fast), -1)), bw_slow=count(round(busbw(slow), -1)),
+               compute=_s(compute), mfu=round(MFU * 100), share=round(100 * t_fast / (compute + t_fast)),
+               pct=round(100 * (t_slow - t_fast) / (compute + t_fast)), lower=max(tp // 2, 1), **names)
 
 
 SERVING_BATCH = 64  # concurrent requests a decode step is judged at where the message states none

@@ -41,7 +41,7 @@ from bot.prices.lookup import (
     regions_in,
     table_source,
 )
-from bot.compose.price_billing import asked_billing, single_card
+from bot.compose.price_billing import asked_billing, single_card, spot_also
 from bot.compose.price_duration import hours_in as _hours
 from bot.prices.skypilot import shown
 from bot.messages.format import count, gpu_name, money
@@ -89,8 +89,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if instances and unlisted:  # "阿里云 gn7i": an instance of a provider the table lacks, priced by its GPU's nearest rows
         entry = catalog.instance(instances[0])
         gpu_groups = gpu_groups or ([[entry.gpu]] if entry is not None and entry.gpu else [])
-    elif instances:
-        return _instance_answer(ctx, instances[0], region, billing, text)
+    elif instances:  # "what's a p4d in us-east-1? and spot?": on demand first, spot beside it
+        return _instance_answer(ctx, instances[0], region, "on-demand" if spot_also(text) else billing, text)
     if not gpu_groups:
         sized = price_fit.by_memory(ctx, billing, provider, region)
         if sized is not None:  # "the cheapest 24 GB single-GPU instance on AWS"

@@ -27,6 +27,31 @@ _NO_PREEMPT = re.compile(
 _SPOT = re.compile(r"\b(?:spot|preemptible|interruptible)\b|竞价|抢占", re.IGNORECASE)
 
 
+# Spot asked beside the price already asked ("H200 一小时多少钱？spot 呢？", "how much is an A100 on RunPod? and
+# spot?", "…per hour, what about spot?", "spot too"): a follow-up that wants the spot figure as well as the first one.
+_SPOT_ALSO = re.compile(
+    r"\b(?:and|what\s+about|how\s+about|plus|also|or)\s+(?:the\s+|on\s+|for\s+|with\s+|a\s+)?" + _SPOT_WORD
+    + r"(?:\s+(?:price|pricing|rates?|instances?|one))?\s*(?:[?？.。!！,，;；]|$|\btoo\b|\bas\s+well\b)"
+    r"|" + _SPOT_WORD + r"(?:\s+(?:price|pricing|rates?|instances?))?\s+(?:too|as\s+well)\b"
+    r"|(?:^|[?？.。!！;；]\s*)" + _SPOT_WORD + r"(?:\s+(?:price|pricing|rates?|instances?))?\s*[?？]"
+    r"|(?:那|还有|换成|改成|如果是|要是|若是|用)?\s*" + _SPOT_WORD + r"\s*(?:的话|的|价|价格|版)?\s*(?:又是?多少|呢)"
+    r"|还有\s*" + _SPOT_WORD + r"(?:价|价格|的)?(?:[?？,，。]|$)"
+    r"|(?:顺便|另外|也)(?:看看|问问|说说|报一下)?\s*" + _SPOT_WORD + r"(?:价|价格|的价格)",
+    re.IGNORECASE)
+_PRICE_ASKED = re.compile(r"多少钱|多少|价格|价钱|报价|费用|单价|什么价|啥价|一小时|每小时|how\s+much|price|pricing|cost|rate|per\s+(?:gpu[\s-]?)?h(?:ou)?r"
+                          r"|/\s*h(?:ou)?r?\b|what'?s\s+(?:an?|the)\b", re.IGNORECASE)
+
+
+def spot_also(text: str) -> bool:
+    """True when spot is asked as a follow-up to a price asked without a billing ("H200 一小时多少钱？spot 呢？",
+    "how much is an H100 per hour? and spot?"): both billings are wanted, the on-demand figure first."""
+    found = _SPOT_ALSO.search(text)
+    if found is None or spot_refused(text):
+        return False
+    before = text[:found.start()]
+    return bool(_PRICE_ASKED.search(before)) and not _SPOT.search(before)
+
+
 def spot_refused(text: str) -> bool:
     """True when the text names spot only to rule it out."""
     return bool(_REFUSED.search(text) or _NO_PREEMPT.search(text)) and not _SPOT.search(_stripped(text))

@@ -9,9 +9,13 @@ the instance has.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from bot.advice.options import TIGHT_PCT, headroom_pct
 from bot.compose import ComposeContext
 from bot.messages import say
 from bot.messages.format import count, gpu_name, money
+from bot.models import Candidate
 from bot.prices.lookup import Offer, PriceBilling, offers, provider_name
 from bot.prices.skypilot import shown
 
@@ -25,12 +29,26 @@ def region_text(region: str | None) -> str:
     return shown(", ".join(p for p in parts if p) or "-", 40)
 
 
-def holding_offers(ctx: ComposeContext, billing: PriceBilling, provider: str | frozenset[str] | None) -> list[Offer]:
-    """Whole instances that hold the job, cheapest per instance-hour first, one per instance type."""
-    fewest: dict[str, int] = {}
+def _roomy(c: Candidate) -> bool:
+    """A fitting plan with the room the options list keeps (TIGHT_PCT free): under it, the next longer prompt or
+    batch, or a framework upgrade, pushes it over, so it does not count as holding the job."""
+    return c.fits and headroom_pct(c.need_gb, c.have_gb) >= TIGHT_PCT
+
+
+def _fewest(ctx: ComposeContext, test: Callable[[Candidate], bool]) -> dict[str, Candidate]:
+    """Per GPU, the fitting plan of fewest GPUs that passes `test`."""
+    out: dict[str, Candidate] = {}
     for c in ctx.answer.candidates:
-        if c.fits:
-            fewest[c.gpu] = min(c.count, fewest.get(c.gpu, c.count))
+        if test(c) and (c.gpu not in out or c.count < out[c.gpu].count):
+            out[c.gpu] = c
+    return out
+
+
+def holding_offers(ctx: ComposeContext, billing: PriceBilling, provider: str | frozenset[str] | None,
+                   test: Callable[[Candidate], bool] = _roomy) -> list[Offer]:
+    """Whole instances that hold the job (with room to spare, by default), cheapest per instance-hour first, one
+    per instance type."""
+    fewest = {gpu: c.count for gpu, c in _fewest(ctx, test).items()}
     rows = [o for o in offers(ctx.catalog)
             if o.gpu in fewest and fewest[o.gpu] <= o.gpu_count and o.price(billing) is not None
             and o.instance_type and (provider is None or o.provider == provider
@@ -45,12 +63,13 @@ def holding_offers(ctx: ComposeContext, billing: PriceBilling, provider: str | f
 
 def answer(ctx: ComposeContext, billing: PriceBilling,
            provider: str | frozenset[str] | None) -> tuple[str, list[str], dict] | None:
-    """(lead, details, figures), or None when no candidate fits or no row prices one."""
+    """(lead, details, figures), or None when no candidate fits or no row prices one. A cheaper node that holds
+    the job only tightly (under TIGHT_PCT free) is named after the lead with the memory it would need."""
     rows = holding_offers(ctx, billing, provider)
     if not rows:
         return None
     lang, catalog = ctx.language, ctx.catalog
-    fit = {c.gpu: c for c in sorted(ctx.answer.candidates, key=lambda c: -c.count) if c.fits}
+    fit = _fewest(ctx, _roomy)
     best = rows[0]
     word = say(f"price.billing_{billing}", lang)
     where = provider_name(catalog, best.provider)
@@ -71,11 +90,35 @@ def answer(ctx: ComposeContext, billing: PriceBilling,
                              provider=provider_name(catalog, o.provider), hourly=money(o.price(billing), o.currency, lang),
                              monthly=money(o.price(billing) * HOURS_PER_MONTH, o.currency, lang)) for o in others)
         details.append(say("price.cheapest_next", lang, items=items))
-    details.append(say("price.fit_instance_month", lang))
+    tight = _tight_line(ctx, billing, provider, per_hour or 0.0)
+    # the tight node in the month note's place (the lead says the 24/7 month), so the source line stays in view
+    details.append(tight or say("price.fit_instance_month", lang))
     figures = {"instance_type": best.instance_type, "provider": best.provider, "region": best.region,
                "per_hour": per_hour, "per_month": round(per_hour * HOURS_PER_MONTH, 2), "gpus": best.gpu_count,
                "gpu": best.gpu, "currency": best.currency}
     return lead, details, figures
+
+
+def _tight_line(ctx: ComposeContext, billing: PriceBilling, provider: str | frozenset[str] | None,
+                lead_price: float) -> str | None:
+    """"2× RTX A6000 at $0.98/h is cheaper but holds it only tightly (~47 of 47 GB per GPU, 0% free): it would need
+    ~52 GB per GPU": the cheapest node that fits under TIGHT_PCT free, where it undercuts the lead."""
+    def tight_only(c: Candidate) -> bool:
+        return c.fits and not _roomy(c)
+
+    roomy, tight = _fewest(ctx, _roomy), _fewest(ctx, tight_only)
+    rows = [o for o in holding_offers(ctx, billing, provider, tight_only) if (o.price(billing) or 0) < lead_price
+            and (o.gpu not in roomy or roomy[o.gpu].count > o.gpu_count)]  # not a node the roomy plan holds
+    if not rows:
+        return None
+    offer, lang = rows[0], ctx.language
+    c = tight[offer.gpu]
+    return say("price.fit_instance_tight", lang, gpus=say("price.gpus", lang, count=count(offer.gpu_count),
+                                                                gpu=gpu_name(ctx.catalog, offer.gpu)),
+               instance=shown(offer.instance_type or "-", 40), hourly=money(offer.price(billing) or 0.0, offer.currency, lang),
+               need=count(round(c.need_gb)), have=count(round(c.have_gb)),
+               free=f"{max(headroom_pct(c.need_gb, c.have_gb), 0):.0f}", pct=f"{TIGHT_PCT:.0f}",
+               wanted=count(round(c.need_gb / (1 - TIGHT_PCT / 100))))
 
 
 def _with_memory(ctx: ComposeContext, memory: float, billing: PriceBilling, provider: str | frozenset[str] | None,

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from bot.compose import ComposeContext
-from bot.compose.price_billing import spot_refused
+from bot.compose.price_billing import spot_also, spot_refused
 from bot.compose.price_fit import region_text
 from bot.messages import say
 from bot.messages.format import count as count_text
@@ -34,7 +34,8 @@ _COUNT = re.compile(
     # "1x, 2x and 8x H100": a count of a list of "Nx" whose card follows the last
     r"|(?<![\w.$¥,])(?P<xl>\d{1,2})\s*[x×]\s*(?=(?:,|and|&|or|/|和|与|或|、)\s*(?:\d{1,2}\s*[x×]\s*(?:,|and|&|or|/|和|与|或|、)\s*)*\d{1,2}\s*[x×])"
     r"|(?P<zh>[一两二三四五六七八九十])\s*(?:张|卡(?!时)|块)"
-    r"|(?P<one>\bsingle[\s-]+(?:gpu|card)|\bone\s+(?:gpu|card)\b|单卡|单张)", re.IGNORECASE)
+    r"|(?P<one>\bsingle[\s-]+(?:gpu|card)|\bone\s+(?:gpu|card)\b|单卡|单张"
+    r"|\b(?:one|a\s+single|single)\s+(?=(?:rtx\s*)?[a-z]{1,2}\d{2,4}\b))", re.IGNORECASE)  # "one H200", "a single L40S"
 
 # "1 and 4 GPUs", "1, 2 or 8 cards", "1 和 8 卡": the first count of a list whose unit follows the last
 _COUNT_PAIR = re.compile(r"(?<![\w.$¥,])(?P<first>\d{1,2})\s*(?:,|and|&|or|/|和|与|或|、)\s*"
@@ -83,10 +84,10 @@ def provider_order(whole: str, provider: str | frozenset[str] | None, words: dic
 def asked(text: str, billing: PriceBilling, providers: list[str | None], hours: float | None = None) -> Grid | None:
     """The figures a price ask wants when it names both billing modes or several counts; else None (and for
     a run of stated length on one count: its total is the run's answer, bot/compose/price.py)."""
-    both = bool(_ON_DEMAND.search(text) and _SPOT.search(text) and not spot_refused(text))
+    both = bool(_ON_DEMAND.search(text) and _SPOT.search(text) and not spot_refused(text)) or spot_also(text)
     billings: tuple[PriceBilling, ...] = ("on-demand", "spot") if both else (billing,)
     counts = tuple(counts_in(text))
-    if (not both and len(counts) < 2) or (hours and len(counts) < 2):
+    if (not both and len(counts) < 2) or (hours and hours > 1 and len(counts) < 2):  # "一小时多少钱" is the hourly rate
         return None
     return Grid(billings=billings, counts=counts or (1,), providers=tuple(providers[:MAX_PROVIDERS]) or (None,))
 
@@ -141,7 +142,8 @@ def _cell(ctx: ComposeContext, gpus: list[str], n: int, grid: Grid, provider: st
 
 def _compare(ctx: ComposeContext, grid: Grid, cells: dict[str | None, dict[int, dict[PriceBilling, JobPrice]]]
              ) -> str | None:
-    """The second provider against the first, per count and billing both list."""
+    """The second provider against the first, per count and billing both list, per GPU-hour; where the second
+    lists only on-demand rows, its on-demand against the first's spot, said as such ("is Vast cheaper?")."""
     if len(grid.providers) < 2 or grid.providers[0] is None or grid.providers[1] is None:
         return None
     lang = ctx.language
@@ -150,12 +152,18 @@ def _compare(ctx: ComposeContext, grid: Grid, cells: dict[str | None, dict[int, 
     for billing in grid.billings:
         for n in grid.counts:
             a, b = cells[first][n].get(billing), cells[second][n].get(billing)
+            # no spot row there: its on-demand against the first's spot, for the largest count asked, said as such
+            against_spot = billing == "spot" and b is None and "on-demand" in grid.billings and n == max(grid.counts)
+            if against_spot:
+                b = cells[second][n].get("on-demand")
             if a is None or b is None or a.offer.currency != b.offer.currency or not a.hourly or \
                     a.gpus_paid != b.gpus_paid:
                 continue  # only like for like: the same GPUs paid for
             pct = round((b.hourly / a.hourly - 1) * 100)
-            key = "price.grid_less" if pct < 0 else "price.grid_more"
-            items.append(say(key, lang, count=count_text(n), pct=abs(pct), billing=say(f"price.billing_{billing}", lang)))
+            key = f"price.grid_{'less' if pct < 0 else 'more'}{'_than_spot' if against_spot else ''}"
+            per = {k: money(p.hourly / max(p.gpus_paid, 1), p.offer.currency, lang) for k, p in (("a", a), ("b", b))}
+            items.append(say(key, lang, count=count_text(n), pct=abs(pct), billing=say(f"price.billing_{billing}", lang),
+                             mine=per["b"], theirs=per["a"], other=provider_name(ctx.catalog, first)))
     if not items:
         return None
     return say("price.grid_compare", lang, a=provider_name(ctx.catalog, second), b=provider_name(ctx.catalog, first),
@@ -184,4 +192,24 @@ def answer(ctx: ComposeContext, gpus: list[str], grid: Grid, region: str | None,
         return None
     figures["provider"] = grid.providers[0]
     compared = _compare(ctx, grid, cells)
-    return lines[0], [*lines[1:], *([compared] if compared else [])], figures
+    hosts = [line for p in grid.providers if (line := _small_host(ctx, grid, cells.get(p, {}))) is not None]
+    return lines[0], [*lines[1:], *([compared] if compared else []), *hosts], figures
+
+
+def _small_host(ctx: ComposeContext, grid: Grid, cells: dict[int, dict[PriceBilling, JobPrice]]) -> str | None:
+    """A marketplace listing for the largest count asked whose host has less RAM than its GPUs' memory ("8x H200
+    with 32 vCPUs and 64 GiB"): said with its shape, as it starves a multi-GPU job's data loading."""
+    n = max(grid.counts)
+    plan = next((p for p in cells.get(n, {}).values()), None)
+    if plan is None or n < 2:
+        return None
+    offer = plan.offer
+    provider = ctx.catalog.providers.get(offer.provider)
+    spec = ctx.catalog.gpus.get(offer.gpu)
+    if provider is None or provider.kind != "marketplace" or spec is None or not offer.vcpus or not offer.memory_gib \
+            or offer.memory_gib >= spec.memory_gb * offer.gpu_count:
+        return None
+    return say("price.grid_small_host", ctx.language, provider=provider.name, instance=shown(offer.instance_type or "-", 40),
+               gpus=count_text(offer.gpu_count), vcpus=count_text(offer.vcpus), memory=count_text(offer.memory_gib),
+               gpu_memory=count_text(round(spec.memory_gb * offer.gpu_count)),
+               per_vcpu=count_text(round(offer.vcpus / offer.gpu_count)), per_ram=count_text(round(offer.memory_gib / offer.gpu_count)))

@@ -222,9 +222,8 @@ CANDIDATE_COPIED: frozenset[str] = _CandidateFact.copied  # type: ignore[attr-de
 
 
 class OptionFact(FactModel):
-    """One way to run the job, judged (bot.advice.options): the user's setup, a change that makes it
-    work (lighter method, lower precision, fewer requests, shorter context, more GPUs), the cheapest
-    comfortable setup, or one of the options the user asked to compare."""
+    """One way to run the job, judged (bot.advice.options): the user's setup, a change that makes it work (lighter
+    method, lower precision, fewer requests, shorter context, more GPUs), the cheapest comfortable one, or one compared."""
 
     option: Literal["stated", "batch", "method", "precision", "kv-cache", "concurrency", "context", "more-gpus",
                     "comfortable", "compare"]
@@ -236,6 +235,7 @@ class OptionFact(FactModel):
     have_gb: float = Field(description="usable GB per GPU (GiB, as capacities are labelled), what fits is judged on")
     rated_gb: float = Field(default=0.0, description="the vendor's capacity figure (80 for an H100 80GB); the usable GB where not given")
     near: bool = Field(default=False, description="does not fit, but is within 5% of the usable memory")
+    over_usable: bool = Field(default=False, description="over the usable memory, under the rated (47 GB on an L40S)")
     headroom_pct: float
     stated: bool = Field(default=False, description="the user's own setup")
     method: str | None = None

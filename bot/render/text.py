@@ -253,7 +253,8 @@ def _restated_share(words: set[str]) -> float:
 
 # The verdicts that say the user's setup is short of the job, and the warnings that only say it again
 # (the need against the memory, "check your framework's parallelism" for the sharded plans listed).
-_SHORT_VERDICTS = frozenset({"verdict.does-not-fit", "verdict.does-not-fit-aside", "verdict.just-short"})
+_SHORT_VERDICTS = frozenset({"verdict.does-not-fit", "verdict.does-not-fit-aside", "verdict.does-not-fit-usable",
+                             "verdict.does-not-fit-usable-aside", "verdict.just-short"})
 _RESTATE_A_SHORT_VERDICT = frozenset({"memory.single-gpu-too-small", "memory.planned-count-short",
                                       "selection.framework-parallelism"})
 

@@ -71,7 +71,11 @@ def decision_notes(
                                                                      "usable": f"{c.have_gb:.1f}"}))
 
     workload = req.workload or "inference"
+    # the count stated (or the named instance's) is the plan, fit or not: its TP splits the KV cache, not a bigger count's
+    stated_plan = next((c for c in focus if req.gpu_count and c.count == req.gpu_count), None)
     lead = next((c for c in focus if c.fits), focus[0] if focus else None)
+    if workload == "inference" and stated_plan is not None:
+        lead = stated_plan
     if workload == "inference" and lead is not None and (lead.tensor_parallel or 1) > 1:
         tp = lead.tensor_parallel or 1
         if memory.kv_latent:

@@ -15,6 +15,7 @@ import re
 from bot.models import Ask
 from bot.nlu import lexicon as lx
 from bot.nlu.scan import Scan
+from bot.nlu.slots.ask_prices import PRICE_CONTEXT, instance_priced, named, provider_cheaper
 from bot.nlu.slots.ask_routes import routed
 
 MAX_ASKS = 6
@@ -63,6 +64,8 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|on[\s-]?demand\s+(?:and|&|/|\+|plus|vs\.?|versus)\s+spot|spot\s+(?:and|&|/|\+|plus|vs\.?|versus)\s+on[\s-]?demand"
         r"|(?:monthly|hourly|daily|rough|total)\s+cost|costs?\s+(?:per|an?\s+hour|on[\s-]demand|hourly)"
         r"|what\s+(?:does|would|will)\b[^?.]{0,60}?\bcost"
+        # "what's an 8x A100 on Lambda per hour?": hardware's hourly figure
+        r"|what(?:'s|s|\s+is|\s+does)\s+(?:an?|one)\s+[^?.]{0,40}?(?:\bper\s+(?:gpu[\s-]?)?(?:hour|hr)|\ban\s+hour|\bhourly|/\s*h(?:ou)?r?)\b"
         r"|whats\s+(?:the\s+)?(?:price|cost|rate)|what(?:'s|s|\s+is|\s+does)\s+(?:it|that|one)\s+(?:go\s+for\s+)?(?:on|at)\s+(?:runpod|lambda|vast|aws|gcp|azure|coreweave|lambda\s+labs|autodl)|what(?:'s|s|\s+is)\s+(?:the\s+)?(?:on[\s-]*demand|spot)\s+(?:for|of|on|in)\b)>\E"
         r"|多少钱|啥价|什么价|价格|报价多少|最便宜|多贵|一小时多少|一卡时多少|每小时多少"
         r"|按需(?:和|与|跟|及|、|/)(?:竞价|抢占|spot)|(?:竞价|抢占式?|spot)(?:和|与|跟|及|、|/)按需"
@@ -196,7 +199,8 @@ _PRICES_COMPARED = lx.rx(r"(?:价格|价钱|租金|单价)(?:都|也)?(?:基本|
                          r"|贵\s*(?:了)?\s*[0-9]+\s*%|溢价\s*[0-9]+\s*%")
 # "how much does X hurt / slow us down / matter", "how much slower": what a difference costs in speed.
 _IMPACT = lx.rx(r"\B<how\s+much\s+(?:(?:does|do|would|will|is|are)\s+(?:[^?.]{0,80}?\s)?(?:hurt|slow|matter|impact|affect|penalt|degrad|lose)\w*"
-                r"|(?:slower|faster|worse))>\E")
+                r"|(?:slower|faster|worse))>\E"
+                r"|影响(?:有)?多大|影响大(?:吗|不大|么)|有多大(?:的)?影响|拖慢(?:多少|多大)|慢多少|慢(?:一倍|几倍|一半)")
 _YOUR_PICK = lx.rx(r"\B<(?:what|which)\s+(?:\w+\s+){0,3}?(?:would|should|will)\s+(?:you|u)\s+(?:personally\s+)?"
                    r"(?:pick|rent|choose|take|get|buy|go\s+(?:with|for))>\E")
 _SUBJECT_SLOTS = ("gpu", "gpu_options", "instance", "instance_options", "model")
@@ -218,7 +222,10 @@ _MEMORY_ASKED = lx.rx(r"\B<(?:vram|memory|fits?|oom|gb\s+per|how\s+many\s+(?:gpu
 _ENOUGH = lx.rx(r"\B<(?:enough|sufficient|good\s+enough|ok|okay|fine)>\E|够用|够吗|够不够|够了|行不行|行吗")
 # "which is faster", "哪个快，快多少": a speed compared, not a pick for a job.
 _FASTER = lx.rx(r"\B<(?:which\s+(?:one\s+)?is\s+(?:faster|quicker)|(?:faster|quicker)\s+(?:and\s+)?by\s+how\s+much"
-                r"|how\s+much\s+(?:faster|quicker))>\E|哪个(?:更)?快|快多少|快几倍")
+                r"|how\s+much\s+(?:faster|quicker)"
+                # "is it 400 vs 900 so like 2x slower?", "是不是慢一倍": a speed ratio asked
+                r"|(?:[0-9.]+\s*[x×]|twice|two\s+times|half)\s+(?:as\s+)?(?:slower|slow|faster|fast))>\E"
+                r"|哪个(?:更)?快|快多少|快几倍|慢一倍|慢几倍|慢多少|慢一半")
 
 
 def _explained_topic(part: str) -> bool:
@@ -262,6 +269,11 @@ def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, obje
         kind = routed(part, fields, whole, consumer) or _kind(part, fields, whole=whole)
         if kind is None and _LATENCY_WORDS.search(part) and _QUESTION.search(part):
             kind = "explain"  # "2) roughly what tok/s per user?": the speed to expect, not the fit before it
+        if kind == "cost" and asks and asks[-1].kind == "price" and label is None and provider_cheaper(part, start, end, fields, spans, _STATED_MONEY):
+            kind = None  # "…how much on RunPod? and spot? is Vast cheaper?": the price asked again at another provider
+        if kind == "explain" and asks and asks[-1].kind in ("explain", "fit", "select") and label is None and asks[-1].label is None \
+                and (_IMPACT.search(part) or _FASTER.search(part)) and named(spans, start, end, _SUBJECT_SLOTS) <= named(spans, asks[-1].start, asks[-1].end, _SUBJECT_SLOTS):
+            kind = None  # "H800 和 H100 差多少？…影响大吗？是不是慢一倍？": the same impact asked again, one answer
         continues = kind is None and bool(asks)
         if continues:
             kind = asks[-1].kind  # "(c) and the 5090?", "… is the GPU broken?": a part without a cue continues
@@ -418,6 +430,7 @@ _RESUME_ASKED = lx.rx(r"\B<(?:auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E|自动
 
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
+    part = PRICE_CONTEXT.sub(" ", part)  # "…nodes at different prices": the setting, not a price asked
     if _RATE_UNIT.search(part) and _CHEAPER_ASKED.search(part) and len(fields.get("gpu_options", [])) > 1 \
             and not any(fields.get(k) for k in ("model", "params_b", "costs", "gpu_count", "dataset_tokens_b")):
         return "price"  # "H100 SXM vs PCIe per GPU-hour, which is cheaper?": both rates from the table, not a job's cost
@@ -463,6 +476,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         found.discard("price")  # "价格差不多", "the A100 box is cheaper per hour": said, not asked
     if "price" in found and _LATENCY_WORDS.search(part) and not _STATED_MONEY.search(part) and not _PRICE_WORDS.search(part):
         return "explain"  # "ballpark TTFT and TPOT for …": a rough figure of latency, not of money
+    if not found and instance_priced(part, fields, _MEMORY_ASKED):
+        return "price"  # "what's a g6e.12xlarge on-demand in us-east-1", "p5 在 us-east-1 按需呢？": the instance's rate
     if not found:
         # their own prices and a question about them: a cost comparison
         return "cost" if fields.get("costs") and _STATED_MONEY.search(part) and _QUESTION.search(part) else None
@@ -494,6 +509,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "explain"  # "…a p99 latency budget; the vendor sends MLPerf numbers, trust them?"
     if {"select", "explain"} <= found and _is_open(fields) and not _OPEN_CHOICE.search(part):
         return "explain"  # "ZeRO-3 和 FSDP 有啥区别，选哪个": techniques weighed, not hardware to default
+    if "explain" in found and "select" not in found and _IMPACT.search(part) and not _STATED_MONEY.search(part):
+        return "explain"  # "how much does the H800's NVLink hurt our TP=8 run, H800 or H100?": the impact explained
     if "select" in found or ("explain" in found and _sized_choice(fields)):
         return "open" if _is_open(fields) else "select"
     if "fit" in found and _ENOUGH.search(part) and _explained_topic(part) and not ({"select", "or"} & found and len(fields.get("gpu_options", [])) > 1):
