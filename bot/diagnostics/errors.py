@@ -50,8 +50,11 @@ _SIMPLE: list[tuple[str, re.Pattern]] = [
     ("nccl-error", re.compile(r"nccl(?:System|Internal|Remote|UnhandledCuda|InvalidUsage|InvalidArgument)Error"
                               r"|NCCL error in:|NCCL WARN", re.I)),
 ]
+# PyTorch's allocator ("CUDA out of memory", torch.OutOfMemoryError) and the CUDA runtime's own
+# cudaErrorMemoryAllocation ("CUDA error: out of memory", what a kernel launch or cuBLAS reports)
+_OOM_WORDS = r"CUDA out of memory|CUDA error: out of memory|(?:torch\.(?:cuda\.)?)?OutOfMemoryError"
 ERROR_LINE = re.compile("|".join(p.pattern for _, p in _SIMPLE) + "|" + _ARCH_LOOSE.pattern + "|" + _OOM_TRIED.pattern
-                        + r"|CUDA out of memory|OutOfMemoryError", re.I)
+                        + r"|" + _OOM_WORDS, re.I)
 
 
 def _gib(number: str, unit: str) -> float:
@@ -80,8 +83,8 @@ def read_errors(text: str) -> list[ErrorReading]:
             kind="arch-unsupported", line=_line_of(text, arch.start()), gpu_name=(arch["gpu"] or "").strip()[:80] or None,
             arch=arch["arch"].lower(), supported_archs=listed["list"].split()[:64] if listed else [])
     oom = _OOM_TRIED.search(text)
-    if oom is None and re.search(r"CUDA out of memory|torch\.(?:cuda\.)?OutOfMemoryError", text, re.I):
-        oom = re.search(r"CUDA out of memory|torch\.(?:cuda\.)?OutOfMemoryError", text, re.I)
+    if oom is None:
+        oom = re.search(_OOM_WORDS, text, re.I)
     if oom:
         reading = ErrorReading(kind="oom", line=_line_of(text, oom.start()))
         if oom.re is _OOM_TRIED:

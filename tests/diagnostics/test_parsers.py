@@ -104,6 +104,15 @@ def test_pytorch_and_cuda_errors_with_their_numbers():
     assert (old.tried_gib, old.total_gib, old.allocated_gib, old.reserved_gib) == (0.02, 23.65, 22.1, 22.5)
 
 
+@pytest.mark.parametrize("text", [
+    "RuntimeError: CUDA error: out of memory\nCUDA kernel errors might be asynchronously reported at some other API call",
+    "训练时报 CUDA error: out of memory，batch 32，4090",
+])
+def test_the_cuda_runtime_s_own_out_of_memory_is_an_oom(text):
+    """cudaErrorMemoryAllocation reads "CUDA error: out of memory", not PyTorch's "CUDA out of memory"."""
+    assert [e.kind for e in read_errors(text)] == ["oom"]
+
+
 def test_nccl_socket_vs_ib():
     socket = read_nccl(["node1:12:12 [0] NCCL INFO NCCL version 2.21.5+cuda12.4",
                         "node1:12:12 [0] NCCL INFO NET/IB : No device found.",
