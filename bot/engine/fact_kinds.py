@@ -226,8 +226,8 @@ class OptionFact(FactModel):
     work (lighter method, lower precision, fewer requests, shorter context, more GPUs), the cheapest
     comfortable setup, or one of the options the user asked to compare."""
 
-    option: Literal["stated", "batch", "method", "precision", "kv-cache", "concurrency", "context", "more-gpus",
-                    "comfortable", "compare"]
+    option: Literal["stated", "batch", "strategy", "method", "precision", "kv-cache", "concurrency", "context",
+                    "more-gpus", "comfortable", "compare"]
     gpu: str
     count: int
     fits: bool
