@@ -14,6 +14,7 @@ from bot.compose.explain_training import compose as explain_training
 from bot.compose.host import compose as host
 from bot.sizing.estimate import DEFAULT_CONCURRENT_CONTEXT
 from bot.compose.fit_lead import alternative_line, technique_asked, with_alternative
+from bot.compose.fit_single import lora_instead
 from bot.compose.open import how_many
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -96,7 +97,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             # "+ gradient checkpointing … can one card do it?": the verdict leads, the stated setting's figure after
             return explained.model_copy(update={
                 "kind": "fit", "lead": with_alternative(verdict.text, ask, ctx), "rule": verdict.rule,
-                "details": [explained.lead, *_other_stage(explained, req), *network],
+                "details": [*_parts(ctx), *lora_instead(ctx), explained.lead, *_other_stage(explained, req), *network],
                 "sources": list(dict.fromkeys([*verdict.sources, *explained.sources]))})
         return explained.model_copy(update={"kind": "fit", "details": details})
     if req.model is None and req.params_b is None:
@@ -173,10 +174,21 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return AskAnswer(kind="fit", lead=with_alternative(verdict.text, ask, ctx), details=notes + network, rule=verdict.rule,
                          sources=list(dict.fromkeys([*verdict.sources, *(["zero-paper", "nccl-tests"] if network else [])])),
                          figures=_said_setup(ctx))
-    if is_primary(ask, ctx) and verdict is not None and (_said_setup(ctx) or alternative_line(ask, ctx)):
-        return AskAnswer(kind="fit", lead=with_alternative(verdict.text, ask, ctx), rule=verdict.rule,
+    faster = lora_instead(ctx) if is_primary(ask, ctx) and verdict is not None and verdict.answer == "yes" else []
+    if is_primary(ask, ctx) and verdict is not None and (_said_setup(ctx) or alternative_line(ask, ctx) or faster):
+        return AskAnswer(kind="fit", lead=with_alternative(verdict.text, ask, ctx), details=faster, rule=verdict.rule,
                          sources=verdict.sources, figures=_said_setup(ctx))
     return None
+
+
+def _parts(ctx: ComposeContext) -> list[str]:
+    """"~54 GB in all: weights 39 GB + …": what the verdict's figure is made of, for a training job on one
+    GPU (over several, the parts are sharded and the total is not what each holds)."""
+    memory = ctx.answer.estimate.memory_gb
+    if memory is None or ctx.requirement.workload != "training" or (ctx.requirement.gpu_count or 1) != 1:
+        return []
+    parts = [say(f"fit.part_{p}", ctx.language, gb=_gb(getattr(memory, p))) for p in _PARTS if getattr(memory, p)]
+    return [say("fit.memory_lead", ctx.language, total=_gb(memory.total), parts=("、" if ctx.language == "zh" else " + ").join(parts))]
 
 
 def _other_stage(explained: AskAnswer, req) -> list[str]:

@@ -124,3 +124,21 @@ def test_a_vague_pick_in_chinese_asks_at_most_two_questions_and_offers_one_card(
 def test_a_purchase_is_not_answered_with_a_rental_default(advisor):
     out = lines(advisor, "Which GPU should I buy for the office? mostly 7B chat inference, budget ~$3k")
     assert not any(line.startswith("The default:") for line in out)
+
+
+@pytest.mark.parametrize("text, faster", [
+    ("老板问能不能只租一张 A800 80G 用 QLoRA 微调 Qwen2.5-72B-Instruct，LoRA r=16 挂全部线性层，seq 4096， "
+     "bs=1 + 梯度累积 + gradient checkpointing。还是必须租两张？", "要更快可改用 bf16 LoRA"),
+    ("QLoRA llama 3.1 70b on one H100 80GB, seq 4096, batch 1 — will it fit?", "For speed, bf16 LoRA instead"),
+])
+def test_qlora_on_one_card_names_the_faster_bf16_lora_with_its_count(advisor, text, faster):
+    out = lines(advisor, text)
+    line = next(line for line in out[1:4] if faster in line)
+    count, need, have = (int(x) for x in re.search(r"(\d+)(?: 张|×) .+?(\d+)(?:/| of )(\d+) GB", line).groups())
+    assert count in (2, 4, 8) and need <= 0.9 * have  # 16-bit base weights sharded, with room to spare
+    assert re.search(r"(?:约 |~)1[23]\d GB", line)  # ~2 bytes a parameter of a 70B base
+
+
+def test_no_faster_lora_is_offered_over_pcie(advisor):
+    out = lines(advisor, "qlora 4bit gemma 2 27b on single L40S 48GB")
+    assert not any("bf16 LoRA" in line for line in out)  # no NVLink: sharding the weights over PCIe is no speed-up
