@@ -258,18 +258,22 @@ def fewest_counts(ctx: ComposeContext) -> str | None:
     stated count); None where neither is offered."""
     req, lang = ctx.requirement, ctx.language
     recs = [r for r in ctx.answer.recommendations if r.fits and not r.tight and r.count and r.gpu
-            and r.count > (req.gpu_count or 1)]
+            and r.count >= (req.gpu_count or 1)]
     more = min((r for r in recs if r.kind == "more-gpus"), key=lambda r: r.count or 0, default=None)
     if more is None:
         return None
-    cached = next((r for r in recs if r.kind == "kv-cache" and r.gpu == more.gpu and (r.count or 0) < (more.count or 0)),
-                  None)
+    # an FP8 KV cache (and FP8 weights) on fewer GPUs, the stated count included: the smallest count that works
+    cached = min((r for r in recs if r.kind in ("kv-cache", "precision") and r.gpu == more.gpu
+                  and (r.count or 0) < (more.count or 0)), key=lambda r: r.count or 0, default=None)
     from bot.messages.format import gpu_name
     names = {"gpu": gpu_name(ctx.catalog, more.gpu or ""), "count": more.count, "need": f"{more.need_gb:.0f}",
              "rated": f"{more.rated_gb or more.have_gb:g}", "precision": (req.kv_precision or "bf16").upper()}
     if cached is None:
         return say("fit.kv_fewest", lang, **names)
-    return say("fit.kv_fewest_fp8", lang, fp8_count=cached.count, fp8_need=f"{cached.need_gb:.0f}", **names)
+    from bot.advice.assemble import option_name
+    from bot.messages.format import display_text
+    return say("fit.kv_fewest_fp8", lang, fp8_count=cached.count, fp8_need=f"{cached.need_gb:.0f}",
+               change=display_text(option_name(cached, lang), ctx.catalog, lang), **names)
 
 
 def option_capacity(ask: Ask, ctx: ComposeContext) -> str | None:

@@ -86,9 +86,9 @@ def test_a_stage_that_does_not_fit_is_answered_with_zero3_on_the_same_gpus(advis
 @pytest.mark.parametrize("text, line_start", [
     ("we want to serve Llama-3.1-70B-Instruct for an internal tool: 32 concurrent sessions, each up to 32k context. "
      "plan is FP8 weights on 2x H100 80GB with vLLM. will the KV cache fit? if not what's the smallest H100 count "
-     "that works", "The smallest H100 SXM count that works: 4, with an FP8 KV cache"),
+     "that works", "The smallest H100 SXM count that works: 4, with fp8 weights + an fp8 KV cache"),
     ("用 vLLM 部署 Llama-3.1-70B，FP8 权重，2 张 H100，32 个并发，每个 32k 上下文，KV cache 放得下吗？不够的话最少要几张 H100？",
-     "最少要 4 张 H100 SXM，KV cache 改用 FP8"),
+     "最少要 4 张 H100 SXM，改用 fp8 权重 + fp8 KV 缓存"),
 ])
 def test_the_smallest_count_is_said_plainly_with_an_fp8_kv_cache(advisor, text, line_start):
     answer = ask(advisor, text)
