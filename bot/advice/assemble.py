@@ -440,6 +440,11 @@ def plan_label(strategy: str | None, count: int | None, language: str, fallback:
     if strategy in ("zero1", "zero2", "zero3"):
         name = {"zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3 / FSDP"}[strategy]
         return f"{name} 分片，{n} 卡" if zh else f"{name} over {n} GPUs"
+    if strategy in ("zero2-offload", "zero3-offload"):
+        if n == 1:
+            return "优化器卸载到 CPU（ZeRO-Offload），单卡" if zh else "optimizer offloaded to CPU (ZeRO-Offload), single GPU"
+        stage = strategy[4]
+        return f"ZeRO-{stage} + 优化器卸载到 CPU，{n} 卡" if zh else f"ZeRO-{stage} with the optimizer offloaded to CPU over {n} GPUs"
     if strategy == "tp":
         return f"张量并行 x{n}" if zh else f"tensor parallel x{n}"
     if strategy == "tp-pp":
@@ -463,6 +468,8 @@ def option_name(rec: Recommendation, language: str) -> str:
                 f"micro-batch {rec.batch_size} x {rec.accumulation} accumulation steps")
     if rec.kind == "more-gpus":
         return f"{rec.count} 张 {rec.gpu}" if zh else f"{rec.count} x {rec.gpu}"
+    if rec.kind == "strategy" and (rec.strategy or "").endswith("offload"):
+        return "优化器 ZeRO-Offload 到 CPU" if zh else "ZeRO-Offload of the optimizer to CPU"
     if rec.kind == "strategy":
         return "同样卡上的 ZeRO-3 / FSDP" if zh else "ZeRO-3 / FSDP on the same GPUs"
     return f"{rec.count} x {rec.gpu}"

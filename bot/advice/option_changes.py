@@ -1,5 +1,5 @@
 """Changes to the user's plan that keep its job and its GPU type (issues #22, #24): ZeRO-3 on the same GPUs
-for a full fine-tune a stated ZeRO-1/2 cannot hold, and the fewer GPUs an FP8 KV cache needs for a serving
+(or ZeRO-Offload) for a full fine-tune a stated ZeRO stage cannot hold, and the fewer GPUs an FP8 KV cache needs for a serving
 job; and which messages are a model with nothing else to size it by (their default gets one-card options).
 bot.advice.options makes each plan an option fact beside its others (it passes its OptionContext in)."""
 
@@ -30,14 +30,22 @@ def fewer_with_fp8_cache(ctx: Any, gpu: GpuSpec, count: int, more: int,
     return None
 
 
-def zero3_plan(ctx: Any, gpu: GpuSpec, count: int) -> Plan | None:
-    """A full fine-tune planned with ZeRO-1/2 that does not fit the stated GPUs: ZeRO-3 (FSDP full
-    sharding) on the same GPUs, where it fits, shards the 16-bit weights and gradients the stage keeps
-    whole on every GPU: the same job on the same hardware, before a lighter method or more GPUs."""
+def same_gpus_plan(ctx: Any, gpu: GpuSpec, count: int) -> Plan | None:
+    """A full fine-tune planned with a ZeRO stage that does not fit the stated GPUs: the plan on the same
+    GPUs that does, the same job on the same hardware before a lighter method or more GPUs. ZeRO-3 (FSDP
+    full sharding) where ZeRO-1/2 was stated, as it shards the 16-bit weights and gradients those keep whole
+    on every GPU; else ZeRO-Offload of the optimizer states to CPU (with ZeRO-3 over several GPUs)."""
     req = ctx.req
-    if req.zero_stage not in (1, 2) or count < 2 or (req.method or "full") != "full":
+    if req.zero_stage not in (1, 2, 3) or (req.method or "full") != "full":
         return None
-    plan = ctx.plan(gpu, count, zero_stage=3, attention=req.attention)
+    if req.zero_stage in (1, 2) and count > 1:
+        plan = ctx.plan(gpu, count, zero_stage=3, attention=req.attention)
+        if plan.fits:
+            return plan
+    if req.offload is not None:
+        return None  # offload already planned
+    plan = ctx.plan(gpu, count, zero_stage=3 if count > 1 else req.zero_stage, offload="optimizer",
+                    attention=req.attention)
     return plan if plan.fits else None
 
 

@@ -126,8 +126,8 @@ def stated_options(ctx: OptionContext, gpu: GpuSpec, count: int) -> list[OptionF
             if most is not None:
                 out.append(_option("batch", ctx.plan(gpu, count, batch_size=most), batch_size=most,
                                    accumulation=req.batch_size // most))
-        from bot.advice.option_changes import zero3_plan  # ZeRO-3 on the same GPUs, before LoRA
-        out += [_option("strategy", p) for p in [zero3_plan(ctx, gpu, count)] if p is not None]
+        from bot.advice.option_changes import same_gpus_plan  # ZeRO-3 or offload on the same GPUs, before LoRA
+        out += [_option("strategy", p) for p in [same_gpus_plan(ctx, gpu, count)] if p is not None]
         method_now = req.method or "full"
         # pretraining learns the weights themselves: adapters are no alternative to it
         lighter = _LIGHTER_METHODS if method_now == "full" else (

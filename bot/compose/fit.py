@@ -81,7 +81,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             if req.zero_stage in (1, 2):  # "ZeRO-2, or do we have to go ZeRO-3?": the stage's answer before the technique's
                 details = [d for d in (first, split) if d] + staged[1:] + fixes + technique
             else:
-                details = [d for d in (first, split, explained.lead) if d] + explained.details[:1] + fixes
+                details = [d for d in (first, split) if d] + technique + fixes
             details += [line for line in [across_nodes(ctx)] if line and is_primary(ask, ctx)]
             figures = {**explained.figures, **({"leads_with_rank": fewest.rank} if fewest is not None else {})}
             counted = _count_lead(ask, ctx, fewest)  # "最少要几张？": the count leads, the stated plan's miss after it

@@ -13,7 +13,7 @@ from bot.compose import ComposeContext
 from bot.messages import say
 from bot.models import Ask
 
-_RECOMPUTE = r"(?:(?:gradient|activation)[\s-]?checkpointing|grad[\s-]?ckpt|checkpointing|recompute|重计算|检查点)"
+_RECOMPUTE = r"(?:(?:gradient|activation)[\s-]?checkpointing|grad[\s-]?ckpt|checkpointing|recompute|重计算|(?:梯度|激活)?检查点)"
 _STAGES = r"(?:zero[\s-]?[0-3]|zero stage|fsdp)"
 
 
@@ -24,7 +24,11 @@ def _asks(technique: str) -> re.Pattern:
         rf"|how much|是什么|有用|区别|差别|differ|vs|还是|\bor\b)"
         rf"|(?:how much|what|why|which|哪个|为什么|什么)[^.?!。？！]{{0,30}}?{technique}"
         rf"|(?:要不要|需不需要|该不该|用不用|开不开|should (?:i|we)|do (?:i|we) need(?: to)?|is it worth)[^.?!。？！]{{0,16}}?"
-        rf"{technique}", re.IGNORECASE)
+        rf"{technique}"
+        # "is one H100 enough if I turn on grad checkpointing?", "开了梯度检查点就够吗": what it changes is asked
+        rf"|(?:if|once|when)\s+(?:i|we|you)\s+(?:turn\s+on|enable|use|switch\s+on|add)\s+[^.?!]{{0,12}}?{technique}"
+        rf"|如果开(?:了|启)?\s*{technique}|开(?:了|启)?\s*{technique}[^。？?，,]{{0,6}}(?:够|就能|能不能|行不行)",
+        re.IGNORECASE)
 
 
 _ASKED = {"training.activation-recompute": _asks(_RECOMPUTE), "training.zero-stages": _asks(_STAGES),

@@ -231,7 +231,8 @@ def stage_lead(ctx: ComposeContext) -> list[str]:
     the stage that fits, why the stated one does not (it keeps the 16-bit weights and gradients whole on
     every GPU: 4 bytes a parameter), and what ZeRO-3 costs in traffic against a step's compute. [] else."""
     req = ctx.requirement
-    sharded = next((r for r in ctx.answer.recommendations if r.kind == "strategy" and r.fits), None)
+    sharded = next((r for r in ctx.answer.recommendations if r.kind == "strategy" and r.strategy == "zero3" and r.fits),
+                   None)
     spec = stated_spec(ctx, req.gpu)
     count = req.gpu_count or 1
     stated = next((c for c in ctx.answer.candidates if spec is not None and c.gpu == spec.id and c.count == count), None)

@@ -52,6 +52,8 @@ def test_a_named_count_that_is_needed_is_answered_with_its_number(advisor):
     ("how much memory does activation checkpointing save here?", "training.activation-recompute", True),
     ("seq 4096, bs=1 + gradient checkpointing。还是必须租两张？", "training.activation-recompute", False),
     ("micro bs 1, grad ckpt on. does it fit?", "training.activation-recompute", False),
+    ("is one H100 enough if i turn on grad checkpointing?", "training.activation-recompute", True),
+    ("开了梯度检查点就够吗？", "training.activation-recompute", True),
     ("ZeRO-2 还是 ZeRO-3？", "training.zero-stages", True),
     ("bloomz-7b1 用 deepspeed zero3 微调，8卡 A100 40GB", "training.zero-stages", False),
 ])
@@ -142,3 +144,18 @@ def test_qlora_on_one_card_names_the_faster_bf16_lora_with_its_count(advisor, te
 def test_no_faster_lora_is_offered_over_pcie(advisor):
     out = lines(advisor, "qlora 4bit gemma 2 27b on single L40S 48GB")
     assert not any("bf16 LoRA" in line for line in out)  # no NVLink: sharding the weights over PCIe is no speed-up
+
+
+@pytest.mark.parametrize("text, first", [
+    ("full FT of llama 3.1 70b on one 8x H100 80GB node with ZeRO-3, bf16 + adamw, seq 4k, micro bs 1, grad ckpt on "
+     "— will it fit?", "ZeRO-Offload of the optimizer to CPU (≈"),
+    ("Qwen2.5-72B 全参 SFT，DeepSpeed ZeRO-3，最少要几张 A800 80G？我们想两台 16 卡搞定", None),
+])
+def test_a_sharding_stage_that_cannot_hold_it_gets_offload_on_the_same_gpus_first(advisor, text, first):
+    answer = ask(advisor, text)
+    out = render_text(answer).splitlines()
+    if first is not None:
+        assert first in out[0] and "LoRA" not in out[0]  # full fine-tuning asked: the same job first
+    top = answer.recommendations[0]
+    assert top.kind == "strategy" and top.strategy == "zero3-offload" and top.count == answer.requirement.gpu_count
+    assert top.fits and top.gpu == answer.requirement.gpu
