@@ -59,14 +59,25 @@ def alternative_line(ask: Ask, ctx: ComposeContext) -> str | None:
     if stated.fits and other > stated_count:
         return say("fit.alternative_not_needed", ctx.language, other=other, count=stated_count)
     alt = _candidate(ctx, spec.id, other)
-    if alt is None or stated.fits:
+    if alt is None:
         return None
-    key = "fit.alternative_fits" if alt.fits else "fit.alternative_short"
+    # "8 GPUs, or could we do with 4?": the fewer GPUs judged too; a larger count where the stated one misses
+    key = "fit.alternative_fits" if alt.fits else "fit.alternative_short" if not stated.fits else "fit.alternative_fewer_short"
     return say(key, ctx.language, other=other, need=f"{alt.need_gb:.0f}", have=f"{alt.have_gb:.0f}")
 
 
 def _candidate(ctx: ComposeContext, gpu: str, count: int):
-    return next((c for c in ctx.answer.candidates if c.gpu == gpu and c.count == count), None)
+    """The sizer's candidate for `count` x `gpu`; for a training job at a count the sizer did not try, the
+    plan at that count (need_gb, have_gb, fits), or None."""
+    found = next((c for c in ctx.answer.candidates if c.gpu == gpu and c.count == count), None)
+    if found is not None or ctx.requirement.workload != "training" or gpu not in ctx.catalog.gpus:
+        return found
+    from bot.compose.fit_single import training_job
+    from bot.sizing.estimate import estimate_memory
+    from bot.sizing.plans import plan_on
+    from bot.sizing.sizer import gpu_slot
+    job = training_job(ctx)
+    return plan_on(estimate_memory(job), "training", gpu_slot(ctx.catalog.gpus[gpu]), count) if job else None
 
 
 def with_alternative(lead: str, ask: Ask, ctx: ComposeContext) -> str:

@@ -159,3 +159,14 @@ def test_a_sharding_stage_that_cannot_hold_it_gets_offload_on_the_same_gpus_firs
     top = answer.recommendations[0]
     assert top.kind == "strategy" and top.strategy == "zero3-offload" and top.count == answer.requirement.gpu_count
     assert top.fits and top.gpu == answer.requirement.gpu
+
+
+@pytest.mark.parametrize("text, fewer", [
+    ("can we LoRA qwen2.5-72b on 4x A100 80GB, or could we get away with 2?", "2 GPUs are not enough: ~"),
+    ("4 张 A100 80G 能不能 LoRA 微调 Qwen2.5-72B？还是两张就够？", "2 张不够：每卡约需"),
+])
+def test_a_fewer_count_named_beside_a_plan_that_fits_is_judged_with_its_number(advisor, text, fewer):
+    first = lines(advisor, text)[0]
+    assert first.startswith(("Yes —", "可以——")) and fewer in first
+    need = int(re.search(r"(?:~|约需 )(\d+) GB", first.split(fewer[:2], 1)[1]).group(1))
+    assert need > 79  # the 16-bit 72B base split over 2 cards does not fit 80 GB each

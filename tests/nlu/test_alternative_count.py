@@ -13,6 +13,8 @@ from bot.nlu.slots.counts import alternative_count
     ("can I QLoRA llama 70b on a single A100 80GB or do we need two?", 2),
     ("is 1 enough or do I need 2 of them", 2),
     ("will 4 H100s do, or 8 H100s?", 8),
+    ("4 张 A100 80G 能不能 LoRA 微调 Qwen2.5-72B？还是两张就够？", 2),
+    ("can we LoRA qwen2.5-72b on 4x A100 80GB, or would 2 be enough?", 2),
     ("A100 or H100?", None),
     ("A100 or 4090?", None),
     ("llama 8b or 70b?", None),

@@ -58,7 +58,8 @@ def attached_count(scan: Scan, name_start: int, name_end: int) -> tuple[int | No
 _ALTERNATIVE = lx.rx(
     rf"(?:\B<or>\E|还是|或者)[^.?!;,。？！；，]{{0,28}}?(?:(?<![a-z0-9_.-])([0-9]{{1,2}})(?![0-9.])|\B<({NUMBER_WORD})|({ZH_NUMBER}))\s*"
     r"(?:(?:x|×)\s*)?(?:张|块|卡|\B<(?:cards?|gpus?|of\s+(?:them|those|these))>\E)?"
-    r"(?:\s*[a-z0-9][a-z0-9-]*[0-9][a-z0-9-]*s?)?(?:\s*(?:卡|显卡))?\s*(?:[.?!;,。？！；，]|吗|呢|$)"
+    r"(?:\s*[a-z0-9][a-z0-9-]*[0-9][a-z0-9-]*s?)?(?:\s*(?:卡|显卡))?"
+    r"(?:\s*就?(?:够|行|可以)了?|\s+(?:be|is|are)\s+(?:enough|ok|okay|fine))?\s*(?:[.?!;,。？！；，]|吗|呢|$)"
 )
 
 
