@@ -23,9 +23,11 @@ from bot.advice.options import (
     compare_options,
     fewest_that_fit,
     representative,
+    quantised_options,
     stated_options,
     typical_rate,
 )
+from bot.advice.option_changes import vague_serving
 from bot.advice.option_prices import priced
 from bot.advice.quotes import break_even, quoted_costs
 from bot.compose import ComposeContext, compose_all
@@ -210,6 +212,8 @@ class Advisor:
         comfortable = comfortable_option(context)
         if comfortable is not None:
             out.append(comfortable)
+            if comfortable.count > 1 and vague_serving(req):  # one card in FP8 or 4-bit beside the 16-bit default
+                out += quantised_options(context)
         return out
 
     def _stated_costs(self, req: Requirement, context: OptionContext | None, resolved: Resolved) -> list[Cost]:

@@ -403,8 +403,8 @@ class Recommendation(BaseModel):
     """One ranked option: the user's setup when it works, else the cheapest changes that do."""
 
     rank: int
-    kind: str = Field(description="stated, batch, method, precision, kv-cache, concurrency, context, more-gpus, "
-                                  "comfortable, compare")
+    kind: str = Field(description="stated, batch, strategy, method, precision, kv-cache, concurrency, context, "
+                                  "more-gpus, comfortable, compare")
     gpu: str | None = None
     count: int | None = None
     method: str | None = None

@@ -21,9 +21,19 @@ from bot.models import Answer, Candidate, Cost, Estimate, Finding, Recommendatio
 
 MAX_RECOMMENDATIONS = 5
 MAX_QUESTIONS = 3
+# A pick for a model and nothing else ("what gpu to play around with llama 70b"): the default answers,
+# and only the two questions that change it most follow (the workload, then how much).
+VAGUE_QUESTIONS = 2
+
+
+def question_limit(req: Requirement) -> int:
+    """How many follow-up questions an answer asks: two after a vague pick's default, else MAX_QUESTIONS."""
+    from bot.advice.option_changes import vague_serving
+    vague = bool(req.asks) and req.asks[0].kind == "select" and vague_serving(req)
+    return VAGUE_QUESTIONS if vague else MAX_QUESTIONS
 
 # Changes that make the user's plan work, cheapest change first.
-_CHANGE_ORDER = {"batch": 0, "method": 1, "precision": 2, "kv-cache": 3, "concurrency": 4, "context": 5, "more-gpus": 6}
+_CHANGE_ORDER = {"batch": 0, "strategy": 0, "method": 1, "precision": 2, "kv-cache": 3, "concurrency": 4, "context": 5, "more-gpus": 6}
 
 
 @dataclass
@@ -75,8 +85,8 @@ def assemble(parts: AnswerParts) -> Answer:
         candidates=parts.candidates,
         costs=parts.costs,
         findings=findings,
-        questions=questions[:MAX_QUESTIONS],
-        more_questions=questions[MAX_QUESTIONS:],
+        questions=questions[:question_limit(parts.requirement)],
+        more_questions=questions[question_limit(parts.requirement):],
         language=language,
         gpu_family=parts.gpu_family,
         rule_base_version=parts.rule_base_version,
@@ -430,6 +440,11 @@ def plan_label(strategy: str | None, count: int | None, language: str, fallback:
     if strategy in ("zero1", "zero2", "zero3"):
         name = {"zero1": "ZeRO-1", "zero2": "ZeRO-2", "zero3": "ZeRO-3 / FSDP"}[strategy]
         return f"{name} 分片，{n} 卡" if zh else f"{name} over {n} GPUs"
+    if strategy in ("zero2-offload", "zero3-offload"):
+        if n == 1:
+            return "优化器卸载到 CPU（ZeRO-Offload），单卡" if zh else "optimizer offloaded to CPU (ZeRO-Offload), single GPU"
+        stage = strategy[4]
+        return f"ZeRO-{stage} + 优化器卸载到 CPU，{n} 卡" if zh else f"ZeRO-{stage} with the optimizer offloaded to CPU over {n} GPUs"
     if strategy == "tp":
         return f"张量并行 x{n}" if zh else f"tensor parallel x{n}"
     if strategy == "tp-pp":
@@ -453,6 +468,10 @@ def option_name(rec: Recommendation, language: str) -> str:
                 f"micro-batch {rec.batch_size} x {rec.accumulation} accumulation steps")
     if rec.kind == "more-gpus":
         return f"{rec.count} 张 {rec.gpu}" if zh else f"{rec.count} x {rec.gpu}"
+    if rec.kind == "strategy" and (rec.strategy or "").endswith("offload"):
+        return "优化器 ZeRO-Offload 到 CPU" if zh else "ZeRO-Offload of the optimizer to CPU"
+    if rec.kind == "strategy":
+        return "同样卡上的 ZeRO-3 / FSDP" if zh else "ZeRO-3 / FSDP on the same GPUs"
     return f"{rec.count} x {rec.gpu}"
 
 
@@ -509,7 +528,13 @@ def _verdict(result: EngineResult, recommendations: list[Recommendation], langua
         verdict = next((v for v in result.verdicts if _SIZING_VERDICT.match(v.rule)), verdict)
     also_no = next((v for v in result.verdicts[1:] if verdict.answer == v.answer == "no" and v.rule != verdict.rule), None)
     if verdict.answer in ("no", "tight"):
-        changes = [r for r in recommendations if r.kind in ("batch", "method", "precision", "kv-cache") and not r.tight][:2]
+        changes = [r for r in recommendations if r.kind in ("batch", "strategy", "method", "precision", "kv-cache")
+                   and not r.tight]
+        if req is not None and req.gpu:  # "fits on it": a change on the stated count, not on more GPUs
+            changes = [r for r in changes if r.count == (req.gpu_count or 1)]
+        if req is not None and req.method == "full" and any(r.kind == "strategy" for r in changes):
+            changes = [r for r in changes if r.kind != "method"]  # full fine-tuning asked: the same job first
+        changes = changes[:2]
         if changes:
             words = _ALSO.get(language, _ALSO["en"])
             names = [words["gb"].format(name=option_name(r, language), gb=r.need_gb) for r in changes]
@@ -529,5 +554,6 @@ def with_parse(answer: Answer, stated) -> Answer:
     said = {str(a.figures.get("missing_provider")).lower() for a in answer.answers if a.figures.get("missing_provider")}
     notices = [n for n in stated.notices() if not any(name in n.lower() for name in said)]
     questions = list(dict.fromkeys([*notices, *answer.questions, *answer.more_questions]))
-    return answer.model_copy(update={"parse": stated.summary(), "questions": questions[:MAX_QUESTIONS],
-                                     "more_questions": questions[MAX_QUESTIONS:]})
+    limit = question_limit(answer.requirement)
+    return answer.model_copy(update={"parse": stated.summary(), "questions": questions[:limit],
+                                     "more_questions": questions[limit:]})

@@ -127,6 +127,8 @@ def stated_options(ctx: OptionContext, gpu: GpuSpec, count: int) -> list[OptionF
             if most is not None:
                 out.append(_option("batch", ctx.plan(gpu, count, batch_size=most), batch_size=most,
                                    accumulation=req.batch_size // most))
+        from bot.advice.option_changes import same_gpus_plan  # ZeRO-3 or offload on the same GPUs, before LoRA
+        out += [_option("strategy", p) for p in [same_gpus_plan(ctx, gpu, count)] if p is not None]
         method_now = req.method or "full"
         # pretraining learns the weights themselves: adapters are no alternative to it
         lighter = _LIGHTER_METHODS if method_now == "full" else (
@@ -183,6 +185,9 @@ def stated_options(ctx: OptionContext, gpu: GpuSpec, count: int) -> list[OptionF
         more = None  # tensor parallel over PCIe across this many cards is no fix (every layer waits on PCIe)
     if more is not None and (limit is None or more.count <= limit):
         out.append(_option("more-gpus", more, hours=ctx.hours(gpu, more.count)))
+        from bot.advice.option_changes import fewer_with_fp8_cache  # fewer GPUs with an FP8 KV cache
+        out += [_option("kv-cache", p, kv_precision="fp8", precision=req.precision)
+                for p in [fewer_with_fp8_cache(ctx, gpu, count, more.count, _comfortable)] if p is not None]
     if more is not None:
         fewest = _smallest_fitting(ctx, gpu, above=count, below=more.count)
         if fewest is not None and (limit is None or fewest.count <= limit) and in_time(ctx, fewest.count, gpu):

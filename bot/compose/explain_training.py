@@ -149,6 +149,7 @@ def zero_stages(ctx: ComposeContext) -> AskAnswer | None:
         lead = say("training.zero_lead", lang, params=f"{req.params_b:g}", gpus=gpus, ddp=_gb(states["ddp"]),
                    z1=_gb(states["zero-1"]), z2=_gb(states["zero-2"]), z3=_gb(states["zero-3"]))
     details = say("training.zero_stages", lang, activations=_gb(activations)).splitlines()
+    picked: dict[str, str] = {}
     fewest = fewest_per_stage(ctx)
     if fewest:
         details.insert(0, fewest)
@@ -161,6 +162,7 @@ def zero_stages(ctx: ComposeContext) -> AskAnswer | None:
                    if stage in ("zero-2", "zero-3") and gb + activations <= spec.memory_gb * (1 - HEADROOM)]
         if fitting:
             stage, need = fitting[0]
+            picked["pick"] = _STAGE_NAMES[stage]
             details.append(say("training.zero_pick", lang, stage=_STAGE_NAMES[stage], memory=_gb(spec.memory_gb),
                                need=_gb(need)))
         else:
@@ -170,7 +172,8 @@ def zero_stages(ctx: ComposeContext) -> AskAnswer | None:
     if (network := zero_over_network(ctx, states, activations)) is not None:
         lead, details = network, [lead, *details]  # over a slow link between nodes the traffic picks the stage
     return AskAnswer(kind="explain", lead=lead, details=details, rule="training.zero-stages",
-                     sources=["zero-paper", "deepspeed-memory"], figures={k: round(v, 2) for k, v in states.items()})
+                     sources=["zero-paper", "deepspeed-memory"],
+                     figures={**{k: round(v, 2) for k, v in states.items()}, **picked})
 
 
 # Data-parallel counts tried for "the fewest GPUs with ZeRO-N": one node's, then whole nodes.

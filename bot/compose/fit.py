@@ -14,6 +14,8 @@ from bot.compose.explain_profile import compose as profile
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.host import compose as host
 from bot.sizing.estimate import DEFAULT_CONCURRENT_CONTEXT
+from bot.compose.fit_lead import alternative_line, technique_asked, with_alternative
+from bot.compose.fit_single import lora_instead
 from bot.compose.open import how_many
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -70,24 +72,37 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if verdict is not None and verdict.answer == "no" and (req.model or req.params_b):
             # "…is it enough?" no: the verdict leads, then what works (the fewest GPUs when the count is
             # asked, a context split, single-card fixes), then the technique's figure and its detail
-            from bot.compose.fit_single import context_split, single_card_fixes
+            from bot.compose.fit_single import context_split, single_card_fixes, stage_lead
             split = context_split(ctx)
             fewest = _fewest(ctx) if "gpu_count" in ask.wants else None
             from bot.render.text import recommendation_line
             first = recommendation_line(fewest, ctx.language) if fewest is not None else None
-            fixes = single_card_fixes(ctx)
+            staged = stage_lead(ctx)  # "does ZeRO-2 fit?" no: ZeRO-3 on the same GPUs leads, why, and its traffic
+            fixes = single_card_fixes(ctx, with_zero3=not staged)
+            # "grad ckpt on" said as a setting: its figure is no answer to "does it fit?" (a ZeRO stage named is)
+            technique = [explained.lead, *explained.details[:1]] if explained.rule != "training.activation-recompute" \
+                or technique_asked(ctx.question or ask.text, explained.rule) else []
             if req.zero_stage in (1, 2):  # "ZeRO-2, or do we have to go ZeRO-3?": the stage's answer before the technique's
-                details = [d for d in (first, split) if d] + fixes + [explained.lead] + explained.details[:1]
+                details = [d for d in (first, split) if d] + staged[1:] + fixes + technique
             else:
-                details = [d for d in (first, split, explained.lead) if d] + explained.details[:1] + fixes
+                details = [d for d in (first, split) if d] + technique + fixes
             details += [line for line in [across_nodes(ctx)] if line and is_primary(ask, ctx)]
             figures = {**explained.figures, **({"leads_with_rank": fewest.rank} if fewest is not None else {})}
             counted = _count_lead(ask, ctx, fewest)  # "最少要几张？": the count leads, the stated plan's miss after it
             if counted is not None and first in details:
                 details.remove(first)
-            return explained.model_copy(update={"kind": "fit", "lead": counted or verdict.text, "details": details,
+            lead = counted or (staged[0] if staged else with_alternative(verdict.text, ask, ctx))
+            return explained.model_copy(update={"kind": "fit", "lead": lead, "details": details,
                                                 "rule": verdict.rule, "figures": figures})
-        details += [line for line in [across_nodes(ctx)] if line and is_primary(ask, ctx)]
+        network = [line for line in [across_nodes(ctx)] if line and is_primary(ask, ctx)]
+        details += network
+        if verdict is not None and verdict.answer in ("yes", "tight") and (req.model or req.params_b) \
+                and is_primary(ask, ctx) and not technique_asked(ctx.question or ask.text, explained.rule):
+            # "+ gradient checkpointing … can one card do it?": the verdict leads, the stated setting's figure after
+            return explained.model_copy(update={
+                "kind": "fit", "lead": with_alternative(verdict.text, ask, ctx), "rule": verdict.rule,
+                "details": [*_parts(ctx), *lora_instead(ctx), explained.lead, *_other_stage(explained, req), *network],
+                "sources": list(dict.fromkeys([*verdict.sources, *explained.sources]))})
         return explained.model_copy(update={"kind": "fit", "details": details})
     if req.model is None and req.params_b is None:
         able = profile(ask, ctx) or capability(ask, ctx)  # "what can an L40S do?": the model sizes it holds
@@ -105,6 +120,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         fewest = next((r for r in ctx.answer.recommendations if r.fits and r.kind in ("more-gpus", "stated", "comfortable")
                        and not (r.kind == "comfortable" and r.precision)),
                       None)  # "…and with 32 users, how many?": the fewest that hold it
+        counted = fewest_counts(ctx) if memory.kv_cache and req.workload in (None, "inference") else None
+        if fewest is not None and counted is not None:  # "…if not, at least how many?": the fp8 KV count too
+            return AskAnswer(kind="fit", lead=counted, rule=fewest.rule,
+                             figures={"leads_with_rank": fewest.rank, "count": fewest.count})
         if fewest is not None:
             from bot.render.text import recommendation_line
             return AskAnswer(kind="fit", lead=recommendation_line(fewest, lang), rule=fewest.rule,
@@ -130,7 +149,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.explain_network import tp_over_pcie  # "4 L40S, TP=4 — will PCIe kill it?"
     pcie = tp_over_pcie(ask, ctx) if is_primary(ask, ctx) and verdict is not None and verdict.answer != "no" else None
     if pcie is not None and verdict is not None:
-        return AskAnswer(kind="fit", lead=verdict.text, details=[pcie, *notes][:MAX_NOTES + 1], rule=verdict.rule,
+        return AskAnswer(kind="fit", lead=with_alternative(verdict.text, ask, ctx), details=[pcie, *notes][:MAX_NOTES + 1], rule=verdict.rule,
                          sources=list(dict.fromkeys([*verdict.sources, "nvidia-nvlink", "aiperf"])))
     fixes = single_card_fixes(ctx) if is_primary(ask, ctx) and verdict is not None and verdict.answer == "no" else []
     if is_primary(ask, ctx) and verdict is not None and verdict.answer == "no":
@@ -148,7 +167,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return AskAnswer(kind="fit", lead=counted, details=[*notes, *fixes][:MAX_NOTES + 2] + network, rule=verdict.rule,
                          sources=verdict.sources)
     if fixes and verdict is not None:
-        return AskAnswer(kind="fit", lead=verdict.text, details=[*notes, *fixes][:MAX_NOTES + 2] + network,
+        return AskAnswer(kind="fit", lead=with_alternative(verdict.text, ask, ctx), details=[*notes, *fixes][:MAX_NOTES + 2] + network,
                          rule=verdict.rule,
                          sources=list(dict.fromkeys([*verdict.sources, "zero-offload-paper", "zero-paper"])))
     if is_primary(ask, ctx) and verdict is not None:
@@ -156,12 +175,32 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         notes = [*named_near_misses(ctx), *notes][:MAX_NOTES]
     if is_primary(ask, ctx) and verdict is not None and (notes or network):
         # the verdict, with the assumptions that decided it (usable bytes, KV replication, recompute)
-        return AskAnswer(kind="fit", lead=verdict.text, details=notes + network, rule=verdict.rule,
+        return AskAnswer(kind="fit", lead=with_alternative(verdict.text, ask, ctx), details=notes + network, rule=verdict.rule,
                          sources=list(dict.fromkeys([*verdict.sources, *(["zero-paper", "nccl-tests"] if network else [])])),
                          figures=_said_setup(ctx))
-    if is_primary(ask, ctx) and verdict is not None and _said_setup(ctx):
-        return AskAnswer(kind="fit", lead=verdict.text, rule=verdict.rule, sources=verdict.sources, figures=_said_setup(ctx))
+    faster = lora_instead(ctx) if is_primary(ask, ctx) and verdict is not None and verdict.answer == "yes" else []
+    if is_primary(ask, ctx) and verdict is not None and (_said_setup(ctx) or alternative_line(ask, ctx) or faster):
+        return AskAnswer(kind="fit", lead=with_alternative(verdict.text, ask, ctx), details=faster, rule=verdict.rule,
+                         sources=verdict.sources, figures=_said_setup(ctx))
     return None
+
+
+def _parts(ctx: ComposeContext) -> list[str]:
+    """"~54 GB in all: weights 39 GB + …": what the verdict's figure is made of, for a training job on one
+    GPU (over several, the parts are sharded and the total is not what each holds)."""
+    memory = ctx.answer.estimate.memory_gb
+    if memory is None or ctx.requirement.workload != "training" or (ctx.requirement.gpu_count or 1) != 1:
+        return []
+    parts = [say(f"fit.part_{p}", ctx.language, gb=_gb(getattr(memory, p))) for p in _PARTS if getattr(memory, p)]
+    return [say("fit.memory_lead", ctx.language, total=_gb(memory.total), parts=("、" if ctx.language == "zh" else " + ").join(parts))]
+
+
+def _other_stage(explained: AskAnswer, req) -> list[str]:
+    """"ZeRO-3 on 8 cards": the stage that also fits with less traffic (ZeRO-2), where it is not the stated one."""
+    pick = explained.figures.get("pick")
+    if explained.rule != "training.zero-stages" or not pick or pick == f"ZeRO-{req.zero_stage}":
+        return []
+    return explained.details[-1:]
 
 
 def _said_setup(ctx: ComposeContext) -> dict:
@@ -205,8 +244,40 @@ def kv_answer(ask: Ask, ctx: ComposeContext) -> AskAnswer:
         held = capacity(ctx) if req.workload in (None, "inference") else None
         if held is not None and int(held.figures.get("sequences") or 0) < (req.concurrency or 1):
             details = [held.lead, *held.details]
+        fewest = fewest_counts(ctx) if verdict.answer != "yes" and _FEWEST_ASKED.search(ctx.question or ask.text) else None
+        if fewest is not None:  # "if not, what's the smallest H100 count that works?": the count, plainly
+            details = [fewest, *details]
     return AskAnswer(kind="fit", lead=lead, details=details, rule="sizing.kv-cache", sources=["vllm-fp8-weight-only"],
                      figures={"kv_cache_gb": memory.kv_cache, "total_gb": memory.total})
+
+
+# "the smallest H100 count that works", "最少几张": the fewest GPUs asked, whatever the words.
+_FEWEST_ASKED = re.compile(r"\b(?:smallest|fewest|minimum|min|least)\b[^.?]{0,24}?\b(?:count|number|gpus?|cards?|setup|h100s?)\b"
+                           r"|how many|最少|至少.{0,4}(?:几|多少)|几张|几块|多少张|多少块|多少卡|几卡", re.IGNORECASE)
+
+
+def fewest_counts(ctx: ComposeContext) -> str | None:
+    """The fewest GPUs of the stated type that serve the job with room to spare: with the stated KV cache
+    (the more-gpus option), and with an FP8 KV cache where that takes fewer (the kv-cache option above the
+    stated count); None where neither is offered."""
+    req, lang = ctx.requirement, ctx.language
+    recs = [r for r in ctx.answer.recommendations if r.fits and not r.tight and r.count and r.gpu
+            and r.count >= (req.gpu_count or 1)]
+    more = min((r for r in recs if r.kind == "more-gpus"), key=lambda r: r.count or 0, default=None)
+    if more is None:
+        return None
+    # an FP8 KV cache (and FP8 weights) on fewer GPUs, the stated count included: the smallest count that works
+    cached = min((r for r in recs if r.kind in ("kv-cache", "precision") and r.gpu == more.gpu
+                  and (r.count or 0) < (more.count or 0)), key=lambda r: r.count or 0, default=None)
+    from bot.messages.format import gpu_name
+    names = {"gpu": gpu_name(ctx.catalog, more.gpu or ""), "count": more.count, "need": f"{more.need_gb:.0f}",
+             "rated": f"{more.rated_gb or more.have_gb:g}", "precision": (req.kv_precision or "bf16").upper()}
+    if cached is None:
+        return say("fit.kv_fewest", lang, **names)
+    from bot.advice.assemble import option_name
+    from bot.messages.format import display_text
+    return say("fit.kv_fewest_fp8", lang, fp8_count=cached.count, fp8_need=f"{cached.need_gb:.0f}",
+               change=display_text(option_name(cached, lang), ctx.catalog, lang), **names)
 
 
 def option_capacity(ask: Ask, ctx: ComposeContext) -> str | None:

@@ -18,9 +18,9 @@ from bot.sizing.sizer import gpu_slot, proxy_shape, reference_shape, shape_from_
 OPTIMIZER_BYTES_PER_PARAM = 14
 
 
-def single_card_fixes(ctx: ComposeContext) -> list[str]:
+def single_card_fixes(ctx: ComposeContext, with_zero3: bool = True) -> list[str]:
     """The fixes that keep the stated GPUs (one card, or one node's) for a full fine-tune that does not
-    fit them, or []."""
+    fit them, or []; `with_zero3=False` where the lead already says ZeRO-3 on the same GPUs (stage_lead)."""
     req = ctx.requirement
     count = req.gpu_count or 1
     if req.workload != "training" or req.method not in (None, "full") or count > 8 or not req.gpu:
@@ -36,7 +36,7 @@ def single_card_fixes(ctx: ComposeContext) -> list[str]:
     slot = gpu_slot(spec)
     lang = ctx.language
     out = []
-    if job.zero_stage in (1, 2) and count > 1:  # "ZeRO-2, or do we have to go ZeRO-3?": the stage that shards it all
+    if with_zero3 and job.zero_stage in (1, 2) and count > 1:  # "ZeRO-2, or do we have to go ZeRO-3?": the stage that shards it all
         zero3 = plan_on(estimate_memory(with_changes(job, zero_stage=3)), "training", slot, count)
         if zero3.fits:
             out.append(say("fit.zero3_same_gpus", lang, gpu=gpu_setup(ctx.catalog, spec.id, count, lang),
@@ -223,3 +223,68 @@ def stated_spec(ctx: ComposeContext, name: str | None):
         return representative(ctx.catalog, name)
     except Exception:  # a name the catalog does not resolve
         return None
+
+
+def stage_lead(ctx: ComposeContext) -> list[str]:
+    """A full fine-tune planned with ZeRO-1/2 that runs out of memory on the stated GPUs while ZeRO-3 on
+    the same GPUs holds it (the `strategy` option): the verdict on the stated stage with its number and
+    the stage that fits, why the stated one does not (it keeps the 16-bit weights and gradients whole on
+    every GPU: 4 bytes a parameter), and what ZeRO-3 costs in traffic against a step's compute. [] else."""
+    req = ctx.requirement
+    sharded = next((r for r in ctx.answer.recommendations if r.kind == "strategy" and r.strategy == "zero3" and r.fits),
+                   None)
+    spec = stated_spec(ctx, req.gpu)
+    count = req.gpu_count or 1
+    stated = next((c for c in ctx.answer.candidates if spec is not None and c.gpu == spec.id and c.count == count), None)
+    if sharded is None or spec is None or stated is None or stated.fits or req.zero_stage not in (1, 2) \
+            or not req.params_b:
+        return []
+    lang, stage, size = ctx.language, req.zero_stage, req.params_b
+    setup = gpu_setup(ctx.catalog, spec.id, count, lang)
+    lines = [say("fit.stage_lead", lang, stage=stage, need=f"{stated.need_gb:.0f}", setup=setup,
+                 rated=f"{spec.memory_gb:g}", count=count, sharded=f"{sharded.need_gb:.0f}"),
+             say("fit.stage_why", lang, stage=stage, whole=f"{size * 4 * PER_B:.0f}", params=f"{size:g}")]
+    speed = _stage_speed(ctx, spec, count, size)
+    return lines + ([speed] if speed else [])
+
+
+def _stage_speed(ctx: ComposeContext, spec, count: int, size: float) -> str | None:
+    """ZeRO-3's extra traffic inside one NVLink node against a micro-batch's compute: ZeRO-1/2 move about
+    2x the 16-bit weights a step (reduce-scatter and all-gather), ZeRO-3 3x (two all-gathers of the weights
+    and a reduce-scatter of the gradients; ZeRO paper), each x(n-1)/n, over half the NVLink bandwidth
+    (one direction); compute is 6 x parameters x tokens (x4/3 with full recompute) at 40% MFU."""
+    from bot.compose.explain_network import MFU, _s
+    req = ctx.requirement
+    peak = spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16")
+    if not spec.nvlink_bandwidth_gbs or not peak or count > 8:
+        return None
+    share = (count - 1) / count
+    z2, z3 = 2 * size * 2 * share, 3 * size * 2 * share  # GB per GPU a step
+    link = spec.nvlink_bandwidth_gbs / 2
+    tokens = (req.context or 2048) * (req.batch_size or 1)
+    flops = 6 * size * 1e9 * tokens * (4 / 3 if req.recompute == "full" else 1)
+    return say("fit.stage_speed", ctx.language, stage=req.zero_stage, z2=f"{z2:.0f}", z3=f"{z3:.0f}",
+               t2=_s(z2 / link), t3=_s(z3 / link), bw=f"{spec.nvlink_bandwidth_gbs:g}",
+               compute=_s(flops / (peak * 1e12 * MFU)), tokens=f"{tokens:,}")
+
+
+def lora_instead(ctx: ComposeContext) -> list[str]:
+    """A QLoRA job that fits the stated single card: the bf16 LoRA that runs faster (no 4-bit dequantising
+    every step) on the fewest of the same GPU that hold it with ROOM to spare (2, 4 or 8, sharded); []
+    where the job is no QLoRA on one card or no count within a node holds the bf16 LoRA."""
+    req = ctx.requirement
+    spec = stated_spec(ctx, req.gpu)
+    if req.method != "qlora" or (req.gpu_count or 1) != 1 or spec is None or req.workload != "training":
+        return []
+    job = training_job(ctx)
+    if job is None:
+        return []
+    lora = estimate_memory(with_changes(job, method="lora", precision="bf16"))
+    slot = gpu_slot(spec)  # sharded over NVLink only: all-gathers of the weights over PCIe eat the speed-up
+    plans = (plan_on(lora, "training", slot, n) for n in (2, 4, 8) if slot.nvlink and slot.nvlink_domain >= n)
+    plan = next((p for p in plans if p.need_gb <= p.have_gb * (1 - ROOM)), None)  # with room to spare
+    if plan is None:
+        return []
+    return [say("fit.lora_instead", ctx.language, weights=f"{lora.weights:.0f}",
+                setup=gpu_setup(ctx.catalog, spec.id, plan.count, ctx.language), need=f"{plan.need_gb:.0f}",
+                have=f"{plan.have_gb:.0f}")]

@@ -40,7 +40,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if bigger:
             return AskAnswer(kind="select", lead=verdict.text, details=[bigger], rule=verdict.rule,
                              sources=verdict.sources)
-    return _cluster_pick(ctx) or _recommended(ask, ctx)
+    from bot.compose.select_default import default_pick  # a model and nothing else: the default, priced
+    return _cluster_pick(ctx) or default_pick(ask, ctx) or _recommended(ask, ctx)
 
 
 def _recommended(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

@@ -225,8 +225,8 @@ class OptionFact(FactModel):
     """One way to run the job, judged (bot.advice.options): the user's setup, a change that makes it work (lighter
     method, lower precision, fewer requests, shorter context, more GPUs), the cheapest comfortable one, or one compared."""
 
-    option: Literal["stated", "batch", "method", "precision", "kv-cache", "concurrency", "context", "more-gpus",
-                    "comfortable", "compare"]
+    option: Literal["stated", "batch", "strategy", "method", "precision", "kv-cache", "concurrency", "context",
+                    "more-gpus", "comfortable", "compare"]
     gpu: str
     count: int
     fits: bool

@@ -124,10 +124,12 @@ QUOTE_BILLING = table([
 # -- sizing details -----------------------------------------------------------------------------------
 RECOMPUTE = table([
     (r"\B<(?:no|without|disable\w*|turn(?:ed|ing)?\s+off|switch(?:ed|ing)?\s+off)\s+(?:gradient\s+|activation\s+)?(?:checkpointing|recomput\w*)>\E"
+     r"|\B<(?:no|without|disable\w*)\s+grad(?:ient)?[\s-]?ckpt>\E|\B<grad(?:ient)?[\s-]?ckpt\s*(?:=\s*)?(?:off|disabled|false)>\E"
      r"|\B<(?:gradient|activation)\s+checkpointing\s*(?:=\s*)?(?:off|disabled|false|turned\s+off|switched\s+off)>\E"
      r"|不开重计算|不用重计算|关闭重计算|不开梯度检查点|不用梯度检查点|关闭梯度检查点", "none"),
     (r"\B<selective\s+(?:activation\s+)?recomput\w*>\E|选择性重计算", "selective"),
-    (r"\B<(?:gradient|activation)\s+checkpointing|(?:full\s+)?(?:activation\s+)?recomputation|full\s+recompute>\E|重计算|梯度检查点", "full"),
+    (r"\B<(?:gradient|activation)[\s-]checkpointing|grad(?:ient)?[\s-]?ckpt|(?:full\s+)?(?:activation\s+)?recomputation|full\s+recompute>\E"
+     r"|重计算|梯度检查点", "full"),
 ])
 REQUEST_MODE = table([
     (r"\B<(?:offline\s+(?:inference|batch\w*|processing|jobs?)|batch\s+(?:inference|processing|jobs?))>\E|离线推理|批量处理|批处理任务|离线批量", "offline"),

@@ -372,11 +372,20 @@ def _varying() -> re.Pattern:
 _VARYING: dict[int, re.Pattern] = {}
 
 
+def said_ranks(answer: Answer) -> set:
+    """The ranks of the options an ask's answer already says (its lead, `leads_with_rank`, and the lines
+    under it, `also_said_ranks` as "2 3"): not listed again under "What to do"."""
+    led = {a.figures.get("leads_with_rank") for a in answer.answers}
+    for a in answer.answers:
+        led |= {int(n) for n in str(a.figures.get("also_said_ranks") or "").split() if n.isdigit()}
+    return led
+
+
 def render_brief(answer: Answer) -> str:
     language = answer.language
     lines: list[str] = ask_lines(answer)
     # An option already given as an ask's answer is not listed again.
-    led = {a.figures.get("leads_with_rank") for a in answer.answers}
+    led = said_ranks(answer)
     options = [r for r in answer.recommendations if r.rank not in led]
     if options:
         lines.append(say("format.options", language))

@@ -35,7 +35,7 @@ from slack_sdk.models.views import View
 from bot.models import TOPICS, Answer, Candidate, Finding
 from bot.knowledge import default_catalog
 from bot.messages.format import display_text
-from bot.render.text import ask_lines, recommendation_line
+from bot.render.text import ask_lines, recommendation_line, said_ranks
 from bot.render.zh import localise
 
 MAX_MESSAGE_BLOCKS = 50
@@ -352,7 +352,7 @@ def _lead_section(answer: Answer) -> Block | None:
 
 
 def _recommendations(answer: Answer) -> str | None:
-    led = {a.figures.get("leads_with_rank") for a in answer.answers}  # already the lead: not listed again
+    led = said_ranks(answer)  # already the lead or a line under it: not listed again
     recommendations = [r for r in answer.recommendations if r.rank not in led]
     if not recommendations:
         return None

@@ -51,3 +51,22 @@ def attached_count(scan: Scan, name_start: int, name_end: int) -> tuple[int | No
         if count is not None and scan.free(name_end, name_end + after.end()):
             return count, name_start, name_end + after.end()
     return None, name_start, name_end
+
+
+# "…or do we need two?", "还是必须租两张？": a second GPU count the user weighs against the one stated, after
+# "or"/"还是"/"或者" and at the end of its clause (a count of nodes, hours or tokens is no such count)
+_ALTERNATIVE = lx.rx(
+    rf"(?:\B<or>\E|还是|或者)[^.?!;,。？！；，]{{0,28}}?(?:(?<![a-z0-9_.-])([0-9]{{1,2}})(?![0-9.])|\B<({NUMBER_WORD})|({ZH_NUMBER}))\s*"
+    r"(?:(?:x|×)\s*)?(?:张|块|卡|\B<(?:cards?|gpus?|of\s+(?:them|those|these))>\E)?"
+    r"(?:\s*[a-z0-9][a-z0-9-]*[0-9][a-z0-9-]*s?)?(?:\s*(?:卡|显卡))?"
+    r"(?:\s*就?(?:够|行|可以)了?|\s+(?:be|is|are)\s+(?:enough|ok|okay|fine))?\s*(?:[.?!;,。？！；，]|吗|呢|$)"
+)
+
+
+def alternative_count(text: str) -> int | None:
+    """The GPU count named as the alternative to the stated one ("…or must we rent two?" -> 2), or None."""
+    matches = list(_ALTERNATIVE.finditer(text.lower()))
+    if not matches:
+        return None
+    match = matches[-1]  # the last alternative named is the one weighed against the stated count
+    return count_value(match.group(1) or match.group(2) or match.group(3))
