@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-
-from bot.compose import ComposeContext, compose_all
+from bot.compose import ComposeContext
 from bot.nlu.parser import parse
 from bot.render.text import ask_lines
-
-
-def _answer(advisor, text):
-    parsed = parse(text, advisor.catalog)
-    req = parsed.requirement
-    answer = advisor.answer(req, parsed.language)
-    ctx = ComposeContext(requirement=req, answer=answer, catalog=advisor.catalog, language=parsed.language, question=text)
-    return answer.model_copy(update={"answers": compose_all(ctx)})
+from tests.compose.answering import answer_of as _answer
 
 
 def test_a_paid_api_on_geforce_in_a_colo_is_not_licensed_and_the_alternatives_have_numbers(advisor):

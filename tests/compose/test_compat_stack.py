@@ -9,19 +9,11 @@ import pytest
 from bot.compose import ComposeContext, compose_all
 from bot.nlu.parser import parse
 from bot.render.text import ask_lines
+from tests.compose.answering import answer_of as _answer
 
 # A real plain `nvidia-smi` table (driver 525.125.06, compute mode E. Process), read from the shared fixtures.
 TABLE = (Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "nvidia-smi"
          / "default-table-525__525.125.06__nvidia-smi__leptonai-gpud.txt")
-
-
-def _answer(advisor, text):
-    parsed = parse(text, advisor.catalog)
-    req = parsed.requirement
-    answer = advisor.answer(req, parsed.language)
-    ctx = ComposeContext(requirement=req, answer=answer, catalog=advisor.catalog, language=parsed.language,
-                         question=text, paste=req.pasted)
-    return answer.model_copy(update={"answers": compose_all(ctx)})
 
 
 def test_toolkit_question_is_answered_no_because_the_wheel_brings_its_runtime(advisor):

@@ -5,16 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.compose import ComposeContext, compose_all
-from bot.nlu.parser import parse
-
-
-def _answer(advisor, text):
-    parsed = parse(text, advisor.catalog)
-    req = parsed.requirement
-    answer = advisor.answer(req, parsed.language)
-    ctx = ComposeContext(requirement=req, answer=answer, catalog=advisor.catalog, language=parsed.language, question=text)
-    return answer.model_copy(update={"answers": compose_all(ctx)})
+from tests.compose.answering import answer_of as _answer
 
 
 def _profile(advisor, text):
