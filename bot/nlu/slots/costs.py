@@ -66,6 +66,7 @@ def extract(scan: Scan) -> None:
                  and not _BY_DEADLINE.search(scan.text, max(0, m.start() - 24), m.start())
                  and not _WITHIN_AFTER.match(scan.text, m.end())]
     quotes = _pair(scan, rates, durations)
+    _durations_by_card(scan, quotes, durations)
     _share_per_gpu(scan, quotes)
     _attribute_shared_hours(scan, durations, quotes)
     for quote in quotes:
@@ -94,6 +95,27 @@ def _days_a_month(text: str, m: re.Match) -> bool:
     if m.group("unit") not in ("day", "days", "天"):
         return False
     return bool(_MONTH_BEFORE.search(text[max(0, m.start() - 12):m.start()]) or _MONTH_AFTER.match(text, m.end()))
+
+
+def _durations_by_card(scan: Scan, quotes: list[_Quote], durations: list[re.Match]) -> None:
+    """"4090 ¥1.98/h，A800 ¥5.98/h。实测 4090 跑完要 30 小时，A800 12 小时": the run's hours written apart from the
+    rates, each after the card it is for, belong to that card's quote, not to the quote they follow. Only where
+    every quoted card has its own."""
+    cards = {q.gpu for q in quotes}
+    if len(quotes) < 2 or len(cards) != len(quotes) or None in cards:
+        return
+    named: dict[str, re.Match] = {}
+    for m in durations:
+        clause = max((b.end() for b in _CLAUSE_BREAK.finditer(scan.text, 0, m.start())), default=0)
+        before = [g for g in scan.lex.gpus.pattern.finditer(scan.text, clause, m.start())]
+        card = scan.lex.gpus.lookup(before[-1].group(0), plural=True) if before else None
+        if card in cards and card not in named:
+            named[card] = m
+    if len(named) != len(quotes):
+        return
+    for quote in quotes:
+        quote.hours = _hours(named[quote.gpu or ""])
+        quote.extras.pop("hours_shared", None)
 
 
 def _counts_stated_elsewhere(scan: Scan, quotes: list[_Quote]) -> None:

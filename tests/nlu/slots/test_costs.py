@@ -106,3 +106,14 @@ def test_an_hourly_rate_in_chinese_numerals_is_a_quote(text, rate):
     from bot.nlu import parse
     costs = parse(text).requirement.costs
     assert [(c.hourly_rate, c.currency) for c in costs] == [(rate, "CNY")]
+
+
+@pytest.mark.parametrize("text, hours", [
+    ("AutoDL 上 4090 ¥1.98/h，A800 ¥5.98/h。7B 的 LoRA 我们实测 4090 跑完要 30 小时，A800 12 小时。哪个划算？", [30.0, 12.0]),
+    ("H100 at $2.99/h vs A100 at $1.79/h. our eval run takes the H100 about 10 hours and the A100 roughly 22 hours. "
+     "which is cheaper?", [10.0, 22.0]),
+    ("L40S ¥4/小时，A100 ¥7/小时；跑一遍 A100 要 8 小时，L40S 要 14 小时", [14.0, 8.0]),
+])
+def test_hours_written_after_each_card_are_that_card_s(text, hours):
+    """The run's hours stated apart from the rates, each after its card, go to that card's quote."""
+    assert [c.hours for c in parse(text).requirement.costs] == hours
