@@ -107,9 +107,9 @@ def _durations_by_card(scan: Scan, quotes: list[_Quote], durations: list[re.Matc
     named: dict[str, re.Match] = {}
     for m in durations:
         clause = max((b.end() for b in _CLAUSE_BREAK.finditer(scan.text, 0, m.start())), default=0)
-        before = [g for g in scan.lex.gpus.pattern.finditer(scan.text, clause, m.start())]
+        before = list(scan.lex.gpus.pattern.finditer(scan.text, clause, m.start()))
         card = scan.lex.gpus.lookup(before[-1].group(0), plural=True) if before else None
-        if card in cards and card not in named:
+        if card is not None and card in cards and card not in named:
             named[card] = m
     if len(named) != len(quotes):
         return
