@@ -44,7 +44,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.cost_idle import compose as idle  # "idle ~6h a day: how much are we wasting?"
     from bot.compose.checkpoint import handling  # "spot nodes reclaimed: what then, worth it?"
     from bot.compose.select_job import gpu_hours_asked  # "要多少 A800 卡时" for a training job
-    for first in (gpu_hours_asked, short_runs, per_token, _quote_judged, option_runs, handling, card_job, setups,
+    for first in (_work_at_providers, gpu_hours_asked, short_runs, per_token, _quote_judged, option_runs, handling, card_job, setups,
                   per_card, idle):
         reply = first(ask, ctx)
         if reply is not None:
@@ -93,6 +93,20 @@ def _quote_judged(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if not price_quote.QUOTE_ASKED.search(ask.text or ctx.question or "") or len(ctx.requirement.costs) > 1:
         return None
     return price.compose(ask, ctx)
+
+
+def _work_at_providers(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"500 卡时的 A100，AWS、RunPod、Lambda 哪家最便宜？": the GPU-hours priced at each provider named, where no
+    quote of the user's prices them (those are compared below)."""
+    from bot.compose.price import priced_answer
+    from bot.compose.price_billing import asked_billing
+    from bot.compose.price_work import by_provider
+
+    if ctx.requirement.costs or not ctx.catalog.prices:
+        return None
+    billing = asked_billing(ctx.requirement.billing, ask.text or ctx.question or "")
+    work = by_provider(ctx, billing)
+    return priced_answer(ctx, work, billing) if work is not None else None
 
 
 def _read_from_question(ctx: ComposeContext) -> list[Quantity]:

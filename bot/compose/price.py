@@ -74,6 +74,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     unlisted = price_missing.unlisted_provider(ctx, text)
     if unlisted:
         region = None  # a region of a provider the table lacks ("华东") matches none of its rows
+    from bot.compose.price_work import by_provider  # "300 GPU-hours on H100: aws, lambda, runpod or vast?"
+    work = by_provider(ctx, billing)
+    if work is not None:
+        return priced_answer(ctx, work, billing)
     if req.model or req.params_b or req.dataset_tokens_b:
         # "What would it cost to fine-tune X on an H100?": the job's cost, priced from the table's rows.
         asked = {g for group in _gpu_groups(ask, ctx, []) for g in group}
@@ -275,6 +279,11 @@ def _source_lines(ctx: ComposeContext, billing: PriceBilling) -> tuple[list[str]
     sources = [source.source_id] if source.source_id else []
     rule = "cost.stale-price" if source.stale else "cost.price-table-not-current"
     return lines, figures, sources, rule
+
+
+def priced_answer(ctx: ComposeContext, reply: tuple[str, list[str], dict], billing: PriceBilling) -> AskAnswer:
+    """A (lead, details, figures) priced from the table, with its source and "confirm" lines."""
+    return _answer(ctx, reply[0], reply[1], billing, reply[2])
 
 
 def _answer(ctx: ComposeContext, lead: str, details: list[str], billing: PriceBilling, figures: dict) -> AskAnswer:
