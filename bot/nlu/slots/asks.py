@@ -327,6 +327,11 @@ def _parts(text: str) -> list[tuple[int, int, str | None]]:
     return [(s, e, lab) for s, e, lab in out if text[s:e].strip()]
 
 
+# "which is cheapest & any gotchas", "… and any pitfalls?": a second ask joined on, not a word of the first
+_GOTCHAS_TOO = re.compile(r"\s(?:&|and|\+|plus)\s+(?=any\s+(?:other\s+)?(?:gotchas?|pitfalls?|caveats?|traps?|tips|warnings?)\b)",
+                          re.IGNORECASE)
+
+
 def _clauses(text: str, start: int, stop: int, label: str | None, fields: dict,
              consumer: bool) -> list[tuple[int, int, str | None]]:
     """A part split again at a comma before a question of another kind ("what does a g6e.12xlarge cost per
@@ -337,7 +342,8 @@ def _clauses(text: str, start: int, stop: int, label: str | None, fields: dict,
         # a first clause that asks nothing is context ("…or the cheaper PCIe ones, is SXM worth it?"), unless
         # an "and" joins a question of its own to it
         found = [m for m in found if m.group(1)]
-    cuts = sorted({m.start() + 1 for m in found} | set(_zh_cuts(text, start, stop)))
+    gotchas = {m.start() + 1 for m in _GOTCHAS_TOO.finditer(text, start, stop)}  # "…which is cheapest & any gotchas"
+    cuts = sorted({m.start() + 1 for m in found} | set(_zh_cuts(text, start, stop)) | gotchas)
     if not cuts:
         return [(start, stop, label)]
     bounds = list(zip([start, *cuts], [*cuts, stop], strict=True))

@@ -13,6 +13,7 @@ from bot.nlu.slots import options
 # "AWS Lambda", "a Lambda function": Amazon's serverless service, not the Lambda GPU cloud
 _AWS_SERVICE_BEFORE = re.compile(r"(?:\baws|\bamazon)[\s-]*$")
 _AWS_SERVICE_AFTER = re.compile(r"[\s-]*(?:functions?|layers?|handlers?|invocations?)\b")
+_LISTED = re.compile(r"[,，、/]\s*$")
 _PREPOSITION = re.compile(r"(?:\b(?:on|at|from|via|with|use|using|in|try|and|or|vs)\s+|[在用上和或])\s*$")
 
 
@@ -50,6 +51,8 @@ def _written_as_a_name(scan: Scan, m: re.Match) -> bool:
         return True
     if _PREPOSITION.search(scan.text, max(0, m.start() - 8), m.start()):
         return True
+    if _LISTED.search(scan.text, max(0, m.start() - 4), m.start()) and "provider" in scan.fields:
+        return True  # "aws p5, lambda 8x, runpod 8x, vast 8x": one more in a list of providers
     return m.start() == 0 and capitalised
 
 

@@ -411,3 +411,11 @@ def test_circled_numbers_label_the_parts(text, labels):
 ])
 def test_a_configuration_word_is_not_a_spec_ask(text, kind):
     assert kinds(text)[0] == kind, asks(text)
+
+
+@pytest.mark.parametrize("text, kinds_read", [
+    ("300 H100 GPU-hours: lambda, runpod or vast, which is cheapest & any gotchas", ["price", "checklist"]),
+    ("which is cheapest for 8x A100 on RunPod and any pitfalls?", ["price", "checklist"]),
+])
+def test_gotchas_joined_on_are_an_ask_of_their_own(text, kinds_read):
+    assert kinds(text) == kinds_read, asks(text)

@@ -46,3 +46,16 @@ def test_the_lambda_gpu_cloud_is_still_a_provider_next_to_aws():
     slots = parse("AWS or Lambda for 8x H100?").extracted
     assert (slots["provider"], slots["provider_options"]) == ("aws", ["lambda"])
     assert parse("lambda H100 price per hour?").extracted["provider"] == "lambda"
+
+
+@pytest.mark.parametrize("text, options", [
+    ("compare cost: aws p5, gcp a3-highgpu-8g, lambda 8x, runpod 8x, vast 8x", ["aws", "lambda", "runpod", "vast"]),
+    ("RunPod, vast, or lambda?", ["lambda", "vast"]),
+])
+def test_a_lower_case_name_in_a_list_of_providers_is_one(text, options):
+    assert sorted(parse(text).requirement.provider_options) == sorted(options)
+
+
+@pytest.mark.parametrize("text", ["we have a vast dataset, 8x H100", "costs, vast amounts of data"])
+def test_the_word_vast_is_no_provider(text):
+    assert parse(text).requirement.provider is None
