@@ -28,8 +28,8 @@ def by_provider(ctx: ComposeContext, billing: PriceBilling) -> tuple[str, list[s
     req, lang = ctx.requirement, ctx.language
     providers = list(dict.fromkeys(p for p in (req.provider, *req.provider_options) if p))
     cards = _cards(ctx)
-    if not req.gpu_hours or len(providers) < 2 or not cards:
-        return None
+    if not req.gpu_hours or len(providers) < 2 or not cards or len(req.gpu_options) > 1:
+        return None  # cards compared ("g6e.xlarge (L40S) or runpod 4090"): the cost comparison weighs each
     priced, unpriced = [], []
     for provider in providers:
         offer = _best(ctx, cards, provider, billing)
