@@ -38,7 +38,8 @@ class _Setup:
     count: int
     rate: float  # per GPU-hour
     currency: str
-    source: str  # "quote" or "table"
+    source: str  # "quote", "named" (the row of an instance or provider the message names) or "table"
+    where: str = ""  # the named row: its provider and instance type
     fits: bool | None = None
     need_gb: float | None = None
     have_gb: float | None = None
@@ -107,6 +108,8 @@ def _setup(ctx: ComposeContext, gpu: str, n: int, quote: StatedCost | None, per_
         else:
             rate, source = quote.hourly_rate / quote.gpu_count, "quote"
         setup = _Setup(spec, n, rate, quote.currency, source)
+    elif (named := _named_row(ctx, spec)) is not None:  # "option A g6e.xlarge (L40S), option B runpod 4090"
+        setup = _Setup(spec, n, named[0], named[1], "named", named[2])
     else:
         table_rate, currency, _ = rate_for(ctx.catalog, spec)
         if table_rate is None or currency is None:
@@ -123,6 +126,24 @@ def _setup(ctx: ComposeContext, gpu: str, n: int, quote: StatedCost | None, per_
         if peak:
             setup.hours = time.flops / (n * peak * 1e12 * time.mfu) / 3600
     return setup
+
+
+def _named_row(ctx: ComposeContext, spec: GpuSpec) -> tuple[float, str, str] | None:
+    """(per GPU-hour on demand, currency, where) of the row the message names for this card: an instance of it
+    ("g6e.xlarge"), else the cheapest row of a provider named that has the card ("runpod 4090"); None otherwise."""
+    from bot.prices.lookup import offers, provider_name
+
+    req = ctx.requirement
+    instances = [i for i in (req.instance, *req.instance_options) if i]
+    providers = [p for p in (req.provider, *req.provider_options) if p]
+    rows = [o for o in offers(ctx.catalog) if o.gpu == spec.id and o.on_demand]
+    by_instance = [o for o in rows if o.instance_type in instances]
+    by_provider = [o for o in rows if o.provider in providers]
+    pick = min(by_instance or by_provider, key=lambda o: (o.gpu_count != 1, o.per_gpu() or 0.0), default=None)
+    if pick is None:
+        return None
+    where = f"{provider_name(ctx.catalog, pick.provider)} {pick.instance_type or ''}".strip()
+    return pick.per_gpu() or 0.0, pick.currency, where
 
 
 def _read_per_gpu(ctx: ComposeContext, stated: list[tuple[str, int, StatedCost | None]]) -> bool:
@@ -346,7 +367,7 @@ def _fit_text(ranked: list[_Setup], ctx: ComposeContext) -> str:
 
 def _line(s: _Setup, run: bool, ctx: ComposeContext) -> str:
     lang = ctx.language
-    source = say(f"cost.setups_source_{s.source}", lang, n=s.count)
+    source = say(f"cost.setups_source_{s.source}", lang, n=s.count, where=s.where)
     held = "" if s.fits is None or s.need_gb is None else say(
         "cost.setups_line_holds" if s.fits else "cost.setups_line_short", lang, **_gb(s))
     run_text = say("cost.setups_line_run", lang, hours=count(round(s.hours or 0.0)),

@@ -153,3 +153,15 @@ def test_stated_hours_price_each_setup_for_them(advisor):
     for gpu, n in (("rtx-4090", 8), ("h100-sxm", 2)):
         assert reply.figures[f"total_{gpu}"] == pytest.approx(40 * _hourly(advisor, gpu, n), abs=0.01)
     assert money(40 * _hourly(advisor, "rtx-4090", 8), "USD") in lines[0]
+
+
+@pytest.mark.parametrize("text, cheap, dear", [
+    ("batch SDXL image gen, ~2000 gpu hours / month. option A g6e.xlarge (L40S), option B runpod 4090. which is cheaper?",
+     "1× RTX 4090: 1 × $0.69 = $0.69/h (RunPod 1x_RTX4090_SECURE, on demand)", "(AWS g6e.xlarge, on demand)"),
+])
+def test_setups_named_by_instance_or_provider_are_priced_from_those_rows(advisor, text, cheap, dear):
+    """The instance or provider named beside a card prices it, not the table's median over providers."""
+    lines = render_text(Conversations(advisor).ask("t", text)).splitlines()
+    assert any(line.strip() == cheap for line in lines), lines
+    assert any(line.strip().endswith(dear) for line in lines), lines
+    assert not any("median" in line for line in lines)
