@@ -29,6 +29,10 @@ _ITEM = re.compile(
     re.IGNORECASE)
 # "is SXM worth paying for?", "值不值得": whether the dearer option earns its price, a choice weighed on what it
 # does for the job, not which one costs less an hour.
+# "cheaper 8xH100 boxes", "the cheaper nodes": an option described by its price, beside a question of another kind
+_CHEAPER_DESCRIBED = re.compile(r"\bcheaper\s+(?:[\w.-]+\s+){0,2}(?:box(?:es)?|nodes?|instances?|gpus|cards|servers?|machines?|hosts?)\b",
+                                re.IGNORECASE)
+_COST_ASKED = re.compile(r"\b(?:which|what)\b[^?.]{0,30}\bcheaper\b|\bcheaper\s*\?|\bcheaper\s+than\b", re.IGNORECASE)
 _WORTH_PAYING = re.compile(r"\bworth\b(?!\s+buying)|值不值(?!得买)|值得(?!买)", re.IGNORECASE)
 # Question marks end a part when more text follows ("…in us-east-1? and is it worth it").
 _QUESTION_END = re.compile(r"[?？]+")
@@ -504,6 +508,9 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
         return "cost"  # "抢占式还是按量？", "spot or on-demand?": billing modes weighed, not GPUs
     if "price" in found and ("cost" not in found or not _COST_CUES.search(_PER_UNIT.sub(" ", part))):
         return "price"  # "最便宜多少钱一卡时": a GPU-hour is the price's unit, not a comparison
+    if "cost" in found and "explain" in found and not money and _CHEAPER_DESCRIBED.search(part) \
+            and not _WORTH_PAYING.search(part) and not _COST_ASKED.search(part):
+        return "explain"  # "provider B = cheaper 8xH100 boxes but only 100G RoCE. does the network matter?"
     if "cost" in found and (not (_sized_choice(fields) and not money) or fields.get("gpu_option_counts")
                             or (fields.get("gpu_count") and not _WORTH_PAYING.search(part))):
         return "cost"  # "would 4x L40S be cheaper than 2x H100 for 70B?": stated setups priced (cost_setups.py)

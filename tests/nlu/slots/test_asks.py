@@ -419,3 +419,12 @@ def test_a_configuration_word_is_not_a_spec_ask(text, kind):
 ])
 def test_gotchas_joined_on_are_an_ask_of_their_own(text, kinds_read):
     assert kinds(text) == kinds_read, asks(text)
+
+
+@pytest.mark.parametrize("text, kind", [
+    ('pretraining a 13B on 8 nodes x 8 H100. provider A = p5 w/ EFA, provider B = cheaper 8xH100 boxes but only "100G RoCE" '
+     "per node. does the network actually matter that much?", "explain"),
+    ("which is cheaper, 8x A100 or 4x H100 for a 13B fine-tune?", "cost"),
+])
+def test_an_option_described_as_cheaper_is_not_a_cost_question(text, kind):
+    assert kinds(text)[0] == kind, asks(text)
