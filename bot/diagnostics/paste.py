@@ -73,7 +73,7 @@ def split_paste(text: str) -> tuple[str, Paste | None]:
     for line in lines:
         offsets.append(offsets[-1] + len(line))
     found = _find_blocks([line.rstrip("\r\n") for line in lines])
-    removed = [(offsets[start], offsets[end]) for _, start, end in found]
+    removed = [_block_span(lines, offsets, kind, start, end) for kind, start, end in found]
     if found:  # nvidia-bug-report.log framing between its sections ("____…", "*** /usr/bin/nvidia-smi --query")
         removed += [(offsets[i], offsets[i + 1]) for i, line in enumerate(lines) if _BUG_REPORT_FRAME.match(line)]
     question, pieces = _cut(text, removed)
@@ -87,6 +87,22 @@ def split_paste(text: str) -> tuple[str, Paste | None]:
     paste.question_map = pieces
     _one_gpu_as_stated(paste, question)
     return question, paste
+
+
+# nvidia-smi's header quoted inside a sentence: 'the box shows "NVIDIA-SMI 535.161.08  Driver Version: 535.161.08
+# CUDA Version: 12.2", 8x H100. will it run?'
+_HEADER_IN_PROSE = re.compile(r"NVIDIA-SMI\s+[\d.]+.*?CUDA Version:\s*[\d.]+[\"'”’]?")
+
+
+def _block_span(lines: list[str], offsets: list[int], kind: str, start: int, end: int) -> tuple[int, int]:
+    """Where a block lies in the message: its lines, or only the header where a one-line table is nvidia-smi's
+    header quoted in a sentence (the words around it are the question)."""
+    if kind == "nvidia-smi-table" and end == start + 1:
+        line = lines[start]
+        header = _HEADER_IN_PROSE.search(line)
+        if header is not None and (line[:header.start()].strip() or line[header.end():].strip(" |\r\n")):
+            return offsets[start] + header.start(), offsets[start] + header.end()
+    return offsets[start], offsets[end]
 
 
 # "job on gpu 3 … died", "`nvidia-smi -q -i 3`": the one GPU a single-GPU block is about.

@@ -123,3 +123,13 @@ def test_nccl_socket_vs_ib():
     ib = read_nccl(["n:1:1 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB ib0:10.1.0.1<0>"])
     assert ib.transport == "ib" and ib.ib_devices == ["mlx5_0:1/IB", "mlx5_1:1/IB"]
     assert read_nccl(["nothing here"]) is None
+
+
+def test_a_header_quoted_in_a_sentence_leaves_the_sentence_as_the_question():
+    from bot.diagnostics.paste import split_paste
+
+    text = ('our container is torch built w/ cuda 12.8. the rented box shows this header: "NVIDIA-SMI 535.161.08  '
+            'Driver Version: 535.161.08  CUDA Version: 12.2", 8x H100 80GB HBM3. will it run or do we need them to upgrade?')
+    question, paste = split_paste(text)
+    assert paste is not None and (paste.driver, paste.driver_cuda) == ("535.161.08", "12.2")
+    assert "will it run" in question and "cuda 12.8" in question and "NVIDIA-SMI" not in question
