@@ -230,19 +230,40 @@ def _answer_word(key: str, text: str) -> str | None:
     return None
 
 
+# The Xid line's bus and the user's own mapping of it to a GPU index: "(PCI:0000:9b:00) … 9B:00.0 是 4 号卡",
+# "bus 9b:00.0 is GPU 4", "GPU 4 = 0000:9B:00.0"
+_XID_BUS = re.compile(r"PCI:(?:0000:)?([0-9a-f]{2}):00", re.IGNORECASE)
+_BUS_IS_GPU = re.compile(r"(?:0000)?0{0,4}:?([0-9a-f]{2}):00(?:\.0)?\s*(?:是|为|就是|=|->|→|\bis\b)\s*(?:gpu\s*)?(?:#\s*)?(\d{1,2})"
+                         r"|\bgpu\s*#?\s*(\d{1,2})\s*(?:是|为|=|\bis\b)\s*(?:bus\s*)?(?:0{4,8}:)?([0-9a-f]{2}):00", re.IGNORECASE)
+
+
+def _named_gpu(text: str) -> tuple[int, str] | None:
+    """(index, bus id) where the message maps the one bus its Xid lines name to a GPU index, else None."""
+    buses = {b.lower() for b in _XID_BUS.findall(text)}
+    if len(buses) != 1:
+        return None
+    for m in _BUS_IS_GPU.finditer(text):
+        bus, index = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        if bus.lower() in buses:
+            return int(index), f"{bus.upper()}:00.0"
+    return None
+
+
 def stated_xids(ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
     """Xid codes named in words: what they add up to for "the GPU", with the NCCL note after Xid 74."""
-    groups = {(code, say("diagnose.xid_the_gpu", ctx.language)): 1 for code in ctx.requirement.xids}
+    named = _named_gpu(ctx.question or "")  # "…(PCI:0000:9b:00): 119 … 9B:00.0 是 4 号卡": that GPU, by its index
+    the_gpu = say("diagnose.xid_named_gpu", ctx.language, index=named[0], bus=named[1]) if named else \
+        say("diagnose.xid_the_gpu", ctx.language)
+    groups = {(code, the_gpu): 1 for code in ctx.requirement.xids}
     codes = set(ctx.requirement.xids)
     key = _device_key(codes, ctx)
     if key is None:
         return _stated_each(codes, ctx)
     comma = "、" if ctx.language == "zh" else ", "
-    lead = say(f"diagnose.xid_device_{key}", ctx.language, pci=say("diagnose.xid_the_gpu", ctx.language),
-               codes=comma.join(str(c) for c in sorted(codes)))
+    lead = say(f"diagnose.xid_device_{key}", ctx.language, pci=the_gpu, codes=comma.join(str(c) for c in sorted(codes)))
     # "Xid 95 on two GPUs, RMA?": the answer word first, as for pasted lines
     lead = "".join(say(k, ctx.language) for k in _answer_words(key, ctx.question or "")) + lead
-    details = [*_xid_context(groups, ctx), say("diagnose.xid_find_gpu", ctx.language)]
+    details = [*_xid_context(groups, ctx), *([] if named else [say("diagnose.xid_find_gpu", ctx.language)])]
     spec = _named_spec(ctx)
     if key == "nvlink" and spec is not None and spec.nvlink_bandwidth_gbs:
         from bot.compose.checklist import busbw_figures, is_sxm, nvlink_links

@@ -9,8 +9,10 @@ import pytest
 
 from bot.compose import ComposeContext, compose_all
 from bot.compose.diagnose import compose
+from bot.conversation import Conversations
 from bot.models import Ask
 from bot.nlu.parser import parse
+from bot.render.text import render_text
 
 CSV = ("index, name, temperature.gpu, power.draw [W], power.limit [W], clocks.sm [MHz], clocks.max.sm [MHz], "
        "clocks_event_reasons.active\n"
@@ -488,3 +490,16 @@ def test_a_pasted_header_of_versions_alone_answers_whether_the_stack_runs_on_tha
     assert reply.kind == "compat"
     text = " ".join([reply.lead, *reply.details])
     assert "535.104.05" in text and "580" in text and "--index-url https://download.pytorch.org/whl/cu12" in text
+
+
+@pytest.mark.parametrize("text, lead", [
+    ("8 卡 H100，nvidia-smi 偶尔卡死很久，dmesg 里有： NVRM: Xid (PCI:0000:9b:00): 119, pid=2024380, name=nvidia-smi, "
+     "Timeout after 6s 机器的 nvidia-smi 表里 9B:00.0 是 4 号卡。怎么处理", "9B:00.0 上的 GPU 4（Xid 119）"),
+    ("训练机 dmesg 报 NVRM: Xid (PCI:0000:3b:00): 119, pid=1, name=nvidia-smi, Timeout after 6s，3b:00.0 就是 GPU 2，要换卡吗",
+     "3B:00.0 上的 GPU 2（Xid 119）"),
+])
+def test_xids_in_words_name_the_gpu_the_user_mapped_and_skip_the_symptom_s_causes(advisor, text, lead):
+    lines = render_text(Conversations(advisor).ask("t", text)).splitlines()
+    assert lines[0].startswith(lead), lines[0]
+    assert not any("NCCL" in line for line in lines), lines  # nvidia-smi hanging is no collective's timeout
+    assert not any("Bus Id" in line for line in lines)  # the mapping was given
