@@ -88,9 +88,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if measured is not None:
         parts.append(measured)
     # A symptom's ranked causes are for a message without readings; a paste answers it by itself.
-    read = paste is not None and bool((paste.report and paste.report.gpus) or paste.xids or paste.errors) \
-        or bool(ctx.requirement.xids)  # "dmesg 里有 Xid 119" in words: the Xid answers it, not a symptom's causes
-    symptom = None if read else (stated_heat(ask, ctx) if ask == first else None) or nan_loss(ask, ctx) or _symptom(ask, ctx)
+    read = paste is not None and bool((paste.report and paste.report.gpus) or paste.xids or paste.errors)
+    xids = bool(ctx.requirement.xids)  # "dmesg 里有 Xid 119" in words: the Xid answers it, not a symptom's ranked causes
+    symptom = None if read else (stated_heat(ask, ctx) if ask == first else None) or nan_loss(ask, ctx) or (
+        None if xids else _symptom(ask, ctx))
     if symptom is not None:
         parts.append(symptom)
     if not parts:

@@ -500,6 +500,6 @@ def test_a_pasted_header_of_versions_alone_answers_whether_the_stack_runs_on_tha
 ])
 def test_xids_in_words_name_the_gpu_the_user_mapped_and_skip_the_symptom_s_causes(advisor, text, lead):
     lines = render_text(Conversations(advisor).ask("t", text)).splitlines()
-    assert lines[0].startswith(lead), lines[0]
+    assert lead in lines[0], lines[0]  # after the answer word where one is asked ("要换卡吗": 先不用 RMA)
     assert not any("NCCL" in line for line in lines), lines  # nvidia-smi hanging is no collective's timeout
     assert not any("Bus Id" in line for line in lines)  # the mapping was given
