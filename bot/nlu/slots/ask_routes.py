@@ -31,7 +31,11 @@ _ENOUGH = lx.rx(r"\B<(?:enough|sufficient|suffice|cover\s+it|doable\s+with\s+(?:
 _DC_OK = lx.rx(r"\B<(?:fine|ok|okay|good|safe|allowed|legit|suitable|approved|usable)\s+(?:to\s+(?:rack|deploy|host|run|use|put)\w*"
                r"\s+(?:\w+\s+){0,2})?(?:for|in|into|at)\s+(?:a\s+|the\s+|our\s+|my\s+)?(?:data[\s-]?cent\w*|datacent\w*|colo\w*"
                r"|racks?|server\s+rooms?|idc)>\E"
-               r"|(?:机房|数据中心|机柜|idc)(?:里|中|上)?.{0,6}?(?:能用吗|可以用吗|没问题吗|行吗|可以吗|行不行|能不能用|合适吗|可不可以|能放吗)")
+               r"|(?:机房|数据中心|机柜|idc)(?:里|中|上)?.{0,6}?(?:能用吗|可以用吗|没问题吗|行吗|可以吗|行不行|能不能用|合适吗|可不可以|能放吗)"
+               # "racking 20x RTX 5090 in a colo and selling an API … any problem with that??": the plan itself judged
+               r"|\B<(?:any|a)\s+(?:problems?|issues?|catch(?:es)?|concerns?|risks?)\s+(?:with\s+(?:that|this|it|doing\s+(?:that|this)))?\s*\?>\E"
+               r"|\B<(?:is|would)\s+(?:that|this|it)\s+(?:a\s+)?(?:problem|an\s+issue|ok|okay|fine|allowed)\s*\?>\E"
+               r"|(?:有没有|有什么|会不会有)(?:问题|风险|坑)|有问题吗")
 # "fp8 省显存", "does fp8 save memory", "fp4 能少占多少显存": a format's memory saving on a card
 _PRECISION = lx.rx(r"\B<(?:fp8|fp4|nvfp4|mxfp4)>\E")
 _SAVES_MEMORY = lx.rx(r"\B<(?:sav\w*|cut\w*|reduc\w*|halv\w*|less|lower)\s+(?:(?:the|gpu|v?ram|much)\s+){0,2}(?:memory|vram)>\E"
@@ -158,12 +162,18 @@ def profile_asked(part: str, fields: dict) -> bool:
         and not any(fields.get(k) for k in ("model", "params_b", "costs", "dataset_tokens_b", "budget", "xids", "symptoms"))
 
 
+def _geforce_plan_judged(part: str, fields: dict) -> bool:
+    """A GeForce plan in a data centre asked about ("any problem with that?"), with no reading to judge instead."""
+    return fields.get("deployment") in ("datacenter", "commercial-hosting") and bool(_DC_OK.search(part)) \
+        and not fields.get("xids") and not fields.get("symptoms") and not _readings(part, fields)
+
+
 def _stated(part: str, fields: dict, whole: bool, consumer: bool) -> str | None:
     if profile_asked(part, fields):
         return "explain"  # the card's profile (bot/compose/explain_profile.py), not a model asked for
     if fields.get("budget") and fields.get("dataset_tokens_b") and _ENOUGH.search(part) and not fields.get("xids"):
         return "cost"  # "budget $50k … 7B on 300B tokens, enough?": the run's cost against the money
-    if consumer and fields.get("deployment") in ("datacenter", "commercial-hosting") and _DC_OK.search(part):
+    if consumer and _geforce_plan_judged(part, fields):
         return "compat"  # "is the 4090 fine for our colo?": the GeForce licence (compat_licence)
     named = bool(fields.get("gpu") or fields.get("gpu_options"))
     sized = bool(fields.get("model") or fields.get("params_b"))

@@ -95,3 +95,15 @@ def test_a_budget_against_a_run_is_answered_with_the_run_s_cost(advisor):
 def test_a_cross_node_busbw_is_judged_against_the_nics(advisor):
     got = lines(advisor, "2 nodes of 8x H100, 8x400G IB each, cross-node busbw 150 GB/s, is that normal?")
     assert got[0].startswith("Low") and "38%" in got[0]
+
+
+@pytest.mark.parametrize("text, kind", [
+    ("thinking of racking 20x RTX 5090 in a colo and selling an inference API on top. way cheaper than L40S. any problem "
+     "with that??", "compat"),
+    ("机房里 8 张 4090 跑对外推理服务，有没有问题", "compat"),
+    ("机房里的 4090 训练时报 Xid 79，有没有问题", "diagnose"),  # a reading asked about: the diagnosis, not the licence
+])
+def test_a_geforce_plan_in_a_data_centre_asked_about_is_the_licence(text, kind):
+    from bot.nlu import parse
+
+    assert parse(text).requirement.asks[0].kind == kind
