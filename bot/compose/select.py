@@ -27,7 +27,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.select_job import job_pick  # a training job with a deadline or a budget
     from bot.compose.select_deadline import deadline_choice  # machines per card to meet a training deadline
     from bot.compose.select_value import value_choice  # "which is best value?": only the cards that hold it
-    reply = (meeting_targets(ask, ctx) if counted else None) or deadline_choice(ask, ctx) or value_choice(ask, ctx) \
+    from bot.compose.select_envelope import within_envelope  # a stated power cap / form factor filters first
+    reply = within_envelope(ask, ctx) \
+        or (meeting_targets(ask, ctx) if counted else None) or deadline_choice(ask, ctx) or value_choice(ask, ctx) \
         or compared(ask, ctx) \
         or meeting_targets(ask, ctx) \
         or job_pick(ask, ctx) or china_choice(ask, ctx)
