@@ -34,7 +34,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         or meeting_targets(ask, ctx) \
         or job_pick(ask, ctx) or china_choice(ask, ctx)
     if reply is not None:
-        return _with_purchase(ctx, reply)
+        from bot.compose.select_parts import with_asked_parts  # the software and PSU parts of the message
+        return _with_purchase(ctx, with_asked_parts(ask, ctx, reply))
     verdict = ctx.answer.verdict
     if verdict is not None and verdict.answer == "no" and (ctx.requirement.gpu_count or 1) == 1:
         from bot.compose.fit_single import smallest_single  # "…不行的话最少要啥卡": the smallest card that holds it
