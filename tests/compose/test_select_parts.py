@@ -40,3 +40,14 @@ def test_a_plain_choice_gets_no_software_or_psu_lines(advisor):
     answer, lines = answer_of(advisor, "4090 or 5090 for QLoRA on a 14B model?")
     text = "\n".join(lines)
     assert "sm_120" not in text and "required system power" not in text
+
+
+@pytest.mark.parametrize("text, said", [
+    ("buying a dev workstation for QLoRA on 14B. 4090 or 5090?", False),
+    ("家里工作站跑 QLoRA，4090 还是 5090？", False),
+    ("for our data centre racks, 4090 or L40S for serving Llama 3.1 8B?", True),
+])
+def test_the_geforce_licence_line_is_for_a_data_centre_not_a_workstation(advisor, text, said):
+    answer, lines = answer_of(advisor, "\n".join([text]))
+    text_all = "\n".join(a.lead + "\n" + "\n".join(a.details) for a in answer.answers)
+    assert (("licence forbids data-centre deployment" in text_all) or ("驱动许可禁止数据中心部署" in text_all)) is said
