@@ -70,7 +70,8 @@ def compare_reply(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     same = _same_price(ask, ctx, comparison)
     if same:  # "the prices are about the same": the job's cost follows the speed ratio
         reply = reply.model_copy(update={"details": [same, *reply.details]})
-    return _with_network_consequence(ask, ctx, comparison, reply)
+    from bot.compose.select_graphics import with_graphics  # rendering / video work: RT cores and NVENC decide it
+    return with_graphics(ask, ctx, ids, _with_network_consequence(ask, ctx, comparison, reply))
 
 
 def _part_workload(ask: Ask) -> str | None:

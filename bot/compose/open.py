@@ -30,6 +30,10 @@ _TRAINING = re.compile(r"train|fine[\s-]?tun|训练|微调|box for the team", re
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
     lang, text = ctx.language, ask.text
     workload = ctx.requirement.workload
+    from bot.compose.select_envelope import within_envelope  # a stated power cap / form factor filters first
+    envelope = within_envelope(ask, ctx)
+    if envelope is not None:
+        return envelope
     if _PROVIDER.search(text):
         asks = [f"? {say(q, lang)}" for q in ("open.ask_provider_job", "open.ask_provider_data")]
         return AskAnswer(kind="open", lead=say("open.provider_lead", lang),

@@ -27,12 +27,15 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.select_job import job_pick  # a training job with a deadline or a budget
     from bot.compose.select_deadline import deadline_choice  # machines per card to meet a training deadline
     from bot.compose.select_value import value_choice  # "which is best value?": only the cards that hold it
-    reply = (meeting_targets(ask, ctx) if counted else None) or deadline_choice(ask, ctx) or value_choice(ask, ctx) \
+    from bot.compose.select_envelope import within_envelope  # a stated power cap / form factor filters first
+    reply = within_envelope(ask, ctx) \
+        or (meeting_targets(ask, ctx) if counted else None) or deadline_choice(ask, ctx) or value_choice(ask, ctx) \
         or compared(ask, ctx) \
         or meeting_targets(ask, ctx) \
         or job_pick(ask, ctx) or china_choice(ask, ctx)
     if reply is not None:
-        return _with_purchase(ctx, reply)
+        from bot.compose.select_parts import with_asked_parts  # the software and PSU parts of the message
+        return _with_purchase(ctx, with_asked_parts(ask, ctx, reply))
     verdict = ctx.answer.verdict
     if verdict is not None and verdict.answer == "no" and (ctx.requirement.gpu_count or 1) == 1:
         from bot.compose.fit_single import smallest_single  # "…不行的话最少要啥卡": the smallest card that holds it

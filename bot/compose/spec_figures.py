@@ -68,8 +68,8 @@ def card_notes(ctx: ComposeContext, gpu: GpuSpec, key: FigureKey | None, why_rep
         out.append(say("spec.china_market", language, gpu=name))
     elif gpu.line == "workstation":
         out.append(say("spec.workstation", language, gpu=name))
-    if gpu.line == "geforce" and gpu.nvidia_product:
-        out.append(say("spec.geforce", language, gpu=name))
+    if gpu.line == "geforce" and gpu.nvidia_product and ctx.requirement.deployment != "workstation":
+        out.append(say("spec.geforce", language, gpu=name))  # a workstation is where the licence allows it
     return out
 
 

@@ -60,6 +60,11 @@ class GpuSpec(_Entry):
     nvlink_bandwidth_gbs: float | None = None
     mig_max_instances: int = Field(default=0, ge=0)
     mig_min_instance_gb: float | None = None
+    # Graphics and media engines (NVIDIA spec pages, Video Encode and Decode GPU Support Matrix): whether the
+    # GPU has RT cores, and its NVENC / NVDEC engine counts (0: none); None where the catalog does not say.
+    rt_cores: bool | None = None
+    nvenc: int | None = Field(default=None, ge=0)
+    nvdec: int | None = Field(default=None, ge=0)
     pcie_gen: int = Field(ge=3, le=6)
     tensor_precisions: list[PrecisionName]
     dense_tflops: dict[PrecisionName, float]
