@@ -270,6 +270,10 @@ def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, obje
     for start, end, label in pieces:
         part = text[start:end]
         whole = len(asks) == 0 and end - start == len(text)
+        if asks and label is None and _GUESS_ONLY.match(part):  # "how many H100 do I need? 2 enough??": a guess at it
+            prev = asks[-1]
+            asks[-1] = prev.model_copy(update={"end": end, "text": text[prev.start:end].strip()})
+            continue
         kind = routed(part, fields, whole, consumer) or _kind(part, fields, whole=whole)
         if kind is None and _LATENCY_WORDS.search(part) and _QUESTION.search(part):
             kind = "explain"  # "2) roughly what tok/s per user?": the speed to expect, not the fit before it
@@ -331,6 +335,10 @@ def _parts(text: str) -> list[tuple[int, int, str | None]]:
     return [(s, e, lab) for s, e, lab in out if text[s:e].strip()]
 
 
+# "2 enough??", "两张够吗？": a count guessed at the question before it, no ask of its own
+_GUESS_ONLY = re.compile(r"^\s*(?:(?:are|is|would)\s+)?(?:[0-9]{1,2}|two|three|four|eight|[一二两三四五六七八])\s*(?:x|×)?\s*"
+                         r"(?:cards?|gpus?|张|块|卡)?\s*(?:be\s+)?(?:enough|ok|okay|够吗|够不够|就够了吗|够了吗|行吗)\s*[?？!！.。]*\s*$",
+                         re.IGNORECASE)
 # "which is cheapest & any gotchas", "… and any pitfalls?": a second ask joined on, not a word of the first
 _GOTCHAS_TOO = re.compile(r"\s(?:&|and|\+|plus)\s+(?=any\s+(?:other\s+)?(?:gotchas?|pitfalls?|caveats?|traps?|tips|warnings?)\b)",
                           re.IGNORECASE)

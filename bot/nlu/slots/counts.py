@@ -60,6 +60,9 @@ _ALTERNATIVE = lx.rx(
     r"(?:(?:x|×)\s*)?(?:张|块|卡|\B<(?:cards?|gpus?|of\s+(?:them|those|these))>\E)?"
     r"(?:\s*[a-z0-9][a-z0-9-]*[0-9][a-z0-9-]*s?)?(?:\s*(?:卡|显卡))?"
     r"(?:\s*就?(?:够|行|可以)了?|\s+(?:be|is|are)\s+(?:enough|ok|okay|fine))?\s*(?:[.?!;,。？！；，]|吗|呢|$)"
+    # "how many H100 do I need? 2 enough??", "要几张？两张够吗": the user's guess, a count of its own sentence
+    rf"|(?:^|[.?!;。？！；]\s*)(?:(?:are|is|would)\s+)?(?:([0-9]{{1,2}})|\B<({NUMBER_WORD})|({ZH_NUMBER}))\s*(?:(?:x|×)\s*)?"
+    r"(?:张|块|卡|\B<(?:cards?|gpus?)>\E)?\s*(?:\B<(?:enough|be\s+enough|ok|okay)>\E|就?够(?:吗|不够|了吗)|行吗)"
 )
 
 
@@ -69,4 +72,4 @@ def alternative_count(text: str) -> int | None:
     if not matches:
         return None
     match = matches[-1]  # the last alternative named is the one weighed against the stated count
-    return count_value(match.group(1) or match.group(2) or match.group(3))
+    return count_value(next(g for g in match.groups() if g))

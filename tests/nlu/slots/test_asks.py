@@ -428,3 +428,12 @@ def test_gotchas_joined_on_are_an_ask_of_their_own(text, kinds_read):
 ])
 def test_an_option_described_as_cheaper_is_not_a_cost_question(text, kind):
     assert kinds(text)[0] == kind, asks(text)
+
+
+@pytest.mark.parametrize("text", [
+    "serve llama-3.1-70b in fp8, 32k ctx, 16 concurrent. how many H100 80G do i need? 2 enough??",
+    "Qwen2.5-72B bf16 推理，8k 上下文 16 并发，要几张 A800？两张够吗？",
+])
+def test_a_guessed_count_belongs_to_the_question_before_it(text):
+    """"2 enough??" after "how many?" is the user's guess at that count, not a second ask sized on one GPU."""
+    assert len(asks(text)) == 1 and asks(text)[0].text.endswith(("enough??", "够吗？"))
