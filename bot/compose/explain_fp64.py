@@ -97,3 +97,24 @@ def _sibling(catalog: Catalog, gpu: str) -> str | None:
 
 def _tflops(value: float | None) -> str:
     return "" if value is None else f"{value:g}"
+
+
+# Two cards whose FP64 differs at least this many times over are not "the same compute" for double precision.
+FP64_GAP = 4.0
+
+
+def fp64_gap(ctx: ComposeContext, gpus: list) -> list[str]:
+    """'H800 vs H100': two cards of the same AI compute whose FP64 differs many times over, as a line ([] else)."""
+    req = ctx.requirement
+    if (req.workload or req.model or req.params_b) and not FP64_ASKED.search(ctx.question or ""):
+        return []  # an AI job stated: FP64 plays no part in it
+    rated = [g for g in gpus if g.dense_tflops.get("fp64")]
+    if len(gpus) != 2 or len(rated) != 2:
+        return []
+    weak, strong = sorted(rated, key=lambda g: g.dense_tflops["fp64"])
+    if strong.dense_tflops["fp64"] < FP64_GAP * weak.dense_tflops["fp64"]:
+        return []
+    lang = ctx.language
+    return [say("explain.fp64_gap", lang, weak=gpu_name(ctx.catalog, weak.id, lang), strong=gpu_name(ctx.catalog, strong.id, lang),
+                weak_fp64=_tflops(weak.dense_tflops["fp64"]), strong_fp64=_tflops(strong.dense_tflops["fp64"]),
+                reported=say("spec.reported_mark", lang) if weak.confidence == "reported" else "")]
