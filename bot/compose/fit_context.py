@@ -56,8 +56,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                kib=count(round(per_token_gb * KIB_PER_GB)), room=f"{room:.0f}")
     details = [say("fit.context_room_full", lang, full=count(context), need=f"{stated.need_gb * gpus:.0f}"),
                say("fit.context_room_fp8", lang, tokens=count(round(min(2 * room / per_token_gb, 2 * context), -3)))]
-    if key == "fit.context_room_limited":  # "fp8 weights on 2x H100": the same GPUs with far more room, ranked by the sizer
-        details += _roomier(ctx, spec.id, gpus)
+    roomier = _roomier(ctx, spec.id, gpus) if key == "fit.context_room_limited" else []
+    if roomier:  # "fp8 weights on 2x H100": the same GPUs with far more room, ranked by the sizer, said instead
+        details[1:] = roomier
     return AskAnswer(kind="fit", lead=lead, details=details, rule="fit.context-room",
                      sources=list(ctx.answer.verdict.sources) if ctx.answer.verdict else [],
                      figures={"tokens": tokens, "room_gb": round(room, 1), "kv_gb_per_token": per_token_gb,
