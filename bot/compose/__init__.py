@@ -71,12 +71,18 @@ def compose_all(ctx: ComposeContext,
     # the explanation composer's pick of findings, looked up as composer_for looks composers up
     relevant_findings = importlib.import_module(f"{__name__}.explain").relevant_findings
 
+    # "CFD 这种 FP64 的活，能用 H800 吗": FP64 work on a named GPU is judged on its FP64 rate, whatever the ask kind
+    fp64 = importlib.import_module(f"{__name__}.explain_fp64").compose
+    # "(2) at 600 tok/s on g6.xlarge whats the $/1M output tokens?": the price of a million tokens, whatever the kind
+    per_token = importlib.import_module(f"{__name__}.cost_tokens").asked_in_part
     out: list[AskAnswer] = []
     for index, ask in enumerate(ctx.requirement.asks):
         compose = composer_for(ask.kind)
         if compose is None:
             continue
-        reply = compose(ask, _own_numbers(ask, ctx))
+        priced = ask.kind in ("price", "cost")  # "an A100 for CFD, how much an hour?": the price, FP64 only if none
+        reply = per_token(ask, ctx) or (None if priced else fp64(ask, ctx))
+        reply = reply or compose(ask, _own_numbers(ask, ctx)) or (fp64(ask, ctx) if priced else None)
         if reply is not None:
             update: dict = {"ask_index": index}
             if reply.label is None and ask.label is not None:

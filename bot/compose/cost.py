@@ -15,6 +15,7 @@ Each answer is at most 12 lines; amounts in two currencies are said and never ra
 
 from __future__ import annotations
 
+import functools
 import re
 
 from bot.advice import bill as calc
@@ -75,7 +76,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.cost_short_term import compose as short_term  # "only 5 days: is the monthly plan worth it?"
     from bot.compose.cost_reserved import compose as reserved_at_use  # "reserved $1.85 vs on-demand $2.99, 60% use"
     from bot.compose.cost_spot import compose as _spot  # "reclaimed every 6 h": spot with the stated losses
-    for answer in (buy_vs_rent, _spot, _budget, _bill, short_term, _subscription, reserved_at_use, _quotes, _run,
+    run = functools.partial(_run, asked=ask.text or ctx.question or "")
+    for answer in (buy_vs_rent, _spot, _budget, _bill, short_term, _subscription, reserved_at_use, _quotes, run,
                    _gpu_hours_budget):
         reply = answer(qs, ctx, currency, lang)
         if reply is not None:
@@ -395,7 +397,7 @@ def _quotes(qs, ctx, currency, lang) -> AskAnswer | None:
 
 # -- 7. GPUs x hours x rate ---------------------------------------------------------------------------
 
-def _run(qs, ctx, currency, lang) -> AskAnswer | None:
+def _run(qs, ctx, currency, lang, asked: str = "") -> AskAnswer | None:
     quotes = _hourly_quotes(qs)
     if len(quotes) != 1:
         return None
@@ -410,6 +412,8 @@ def _run(qs, ctx, currency, lang) -> AskAnswer | None:
         hours = duration.value
     elif (used := calc.usage_hours(qs)) is not None and len(ctx.requirement.billing_options) < 2:  # "22 days a month, 14 h a day"
         hours = used
+    elif MONTH_ASKED.search(asked):  # "8 卡包一个月多少钱": the rate over a month around the clock
+        return _month(quote, gpus, currency, lang)
     else:
         hours = _estimated_hours(ctx, gpus)
         estimated = hours is not None
@@ -436,6 +440,24 @@ def _run(qs, ctx, currency, lang) -> AskAnswer | None:
                           lambda v: _m(v, currency, lang), details, calc.SOURCES["run"])
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-run-total", sources=sources,
                      figures={"total": round(r.total, 2), "gpus": gpus, "hours": round(hours, 2), "currency": currency})
+
+
+# "8 卡包一个月多少钱", "what's that a month?", "monthly cost for 8 cards": a month asked of an hourly rate, no hours given
+MONTH_ASKED = re.compile(r"(?:一|1|每|包|整)\s*个?\s*月(?!份)|包月|月租|月费|[/每]\s*月|\b(?:per|a|one|each|for\s+a|1)\s+month\b"
+                         r"|\bmonthly\b|/\s*mo(?:nth)?\b", re.IGNORECASE)
+
+
+def _month(quote: Quantity, gpus: int, currency: str | None, lang: str) -> AskAnswer:
+    """The user's hourly rate x the GPUs x a 730-hour month (365 x 24 / 12), and the 720 h a 30-day month bills."""
+    month = calc.run_cost(gpus, calc.HOURS_PER_MONTH, quote.value, quote.per).total
+    thirty = calc.run_cost(gpus, 720.0, quote.value, quote.per).total
+    per_gpu = quote.per in ("gpu-hour", "gpu-minute")
+    lead = say("cost.month_lead" if per_gpu else "cost.month_lead_instance", lang, total=_m(month, currency, lang),
+               gpus=count(gpus), rate=_rate(quote, lang), hours=count(calc.HOURS_PER_MONTH))
+    details = [say("cost.month_basis", lang, total30=_m(thirty, currency, lang))]
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-month-total", sources=calc.SOURCES["run"],
+                     figures={"total": round(month, 2), "total_30_days": round(thirty, 2), "gpus": gpus,
+                              "hours": calc.HOURS_PER_MONTH, "currency": currency})
 
 
 def _estimated_hours(ctx: ComposeContext, gpus: int) -> float | None:

@@ -105,13 +105,15 @@ def _with_network_consequence(ask: Ask, ctx: ComposeContext, comparison: Compari
     consequence = nvlink_consequence(ask, ctx, sides) or pcie_pairs_consequence(ask, ctx, sides)
     if consequence is None:
         return reply
+    from bot.compose.explain_fp64 import fp64_gap  # "算力相同" holds for AI math, not for FP64 (H800 ~1 vs H100 67)
+    gap = fp64_gap(ctx, sides)
     if asks_how_much(ask) or judges_claim(ctx.question or ask.text) or (ctx.requirement.gpu_count or 0) > GPUS_PER_NODE:
         # "is 400 vs 600 a big deal?", "my colleague says we need the SXM one, is he right?", a job across
         # nodes: what the difference means for this job is the verdict, not which side has more NVLink
         from bot.compose.explain_nvlink import nvlink_measure, nvlink_serving_details  # the busbw to expect, measured how
-        return reply.model_copy(update={"lead": consequence, "details": [*nvlink_serving_details(ctx, sides),
+        return reply.model_copy(update={"lead": consequence, "details": [*gap, *nvlink_serving_details(ctx, sides),
                                                                          *nvlink_measure(ctx, sides), reply.lead, *reply.details]})
-    return reply.model_copy(update={"details": [consequence, *reply.details]})
+    return reply.model_copy(update={"details": [consequence, *gap, *reply.details]})
 
 
 # "which is faster", "how much quicker", "哪个快，快多少": speed asked with no job to pick for.

@@ -43,6 +43,9 @@ _DIFFERENCE = re.compile(r"差多少|差在哪|区别|差别|差异|\bdiffer(?:e
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     req, memory = ctx.requirement, ctx.answer.estimate.memory_gb
     verdict = ctx.answer.verdict
+    from bot.compose.fit_context import compose as context_room  # no context stated: the tokens the room holds
+    if (roomy := context_room(ask, ctx)) is not None:
+        return roomy
     from bot.compose.explain_fits import second_job  # "…full-train a 70B, or at least TP=8 inference?": both jobs
     if (both := second_job(ask, ctx)) is not None:
         return both.model_copy(update={"kind": "fit"})

@@ -56,3 +56,16 @@ def test_a_subscriptions_break_even_a_day_is_over_the_days_stated(advisor, text,
     reply, lines = cost_answer(advisor, text)
     assert reply.figures["break_even_hours"] == pytest.approx(450)
     assert "420" in lines[0] and daily in lines[0], lines
+
+
+@pytest.mark.parametrize("text, total, total30", [
+    ("火山引擎给我们 H800 报价 ¥28/卡时，8 卡包一个月多少钱？", "¥163,520", "¥161,280"),
+    ("租 4 张 A800，¥7/卡时，每月要花多少？", "¥20,440", "¥20,160"),
+    ("we were quoted $2.10/GPU-hour for 8x H100, what's that per month?", "$12,264", "$12,096"),
+    ("a 4x L40S box at $6/h, how much for a month?", "$4,380", "$4,320"),
+])
+def test_a_month_asked_of_an_hourly_quote_is_the_quote_times_the_gpus_times_730_hours(advisor, text, total, total30):
+    reply, lines = cost_answer(advisor, text)
+    assert reply.rule == "cost-month-total" and reply.figures["hours"] == 730, lines
+    assert total in lines[0], lines  # the user's own rate leads, never a catalog price
+    assert any(total30 in line for line in lines[1:]), lines  # a 30-day month (720 h) beside it

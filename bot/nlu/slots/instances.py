@@ -6,7 +6,9 @@ from __future__ import annotations
 import re
 
 from bot.nlu import lexicon as lx
+from bot.nlu.numbers import count_value
 from bot.nlu.scan import Scan
+from bot.nlu.slots.counts import COUNT
 
 _AWS_FAMILIES = r"(p3dn|p3|p4de|p4d|p5en|p5e|p5|p6|g4dn|g5|g6e|g6)"
 _AWS_FAMILY = lx.rx(rf"\B<{_AWS_FAMILIES}\s*(?:instances?|family|nodes?|boxes|machines?|实例)>\E"
@@ -17,6 +19,20 @@ _AWS_FAMILY = lx.rx(rf"\B<{_AWS_FAMILIES}\s*(?:instances?|family|nodes?|boxes|ma
 # An Alibaba Cloud family named bare ("gn7i", "ebmgn8v", "阿里云 gn8is"): not a full type such as
 # "ecs.gn7i-c8g1.2xlarge" (lx.ALIYUN_INSTANCE reads those), so no "-" or "." size after it.
 _ALIYUN_FAMILY = lx.rx(r"\B<(?:ecs\.)?((?:ebm)?gn[0-9]{1,2}[a-z]{0,3})>\E(?![-.][0-9a-z])")
+
+
+# "4x g6e.48xlarge", "two p5.48xlarge", "4 台 p4d.24xlarge", "3 个 ecs.gn7i-c8g1.2xlarge": how many instances of
+# the type; each brings its own GPUs, so the user's GPUs are the instances times the type's GPUs.
+_INSTANCES_BEFORE = lx.rx(rf"{COUNT}\s*(?:x|×|\*|台|个)?\s*(?:aws\s+|gcp\s+|阿里云\s*)?$")
+
+
+def _instances_before(scan: Scan, start: int) -> tuple[int, int] | None:
+    """The count of instances written just before an instance type, and where it starts."""
+    before = _INSTANCES_BEFORE.search(scan.text, max(0, start - 16), start)
+    if before is None or not scan.free(before.start(), start):
+        return None
+    n = count_value(before.group(1) or before.group(2) or before.group(3))
+    return (n, before.start()) if n and 1 < n <= 512 else None
 
 
 def extract(scan: Scan) -> None:
@@ -96,4 +112,11 @@ def _known_type(scan: Scan, m: re.Match) -> None:
     scan.set("instance", known.name, m.start(), m.end())
     if known.gpu:
         scan.set("gpu", known.gpu, m.start(), m.end())
-        scan.set("gpu_count", known.count, m.start(), m.end())
+        instances = _instances_before(scan, m.start())
+        if instances is None:
+            scan.set("gpu_count", known.count, m.start(), m.end())
+            return
+        n, start = instances  # "4x g6e.48xlarge": 4 instances of 8 L40S are 32 GPUs on 4 nodes
+        scan.set("gpu_count", n * known.count, start, m.end())
+        if known.count > 1:
+            scan.add("topics", "cluster", start, m.end(), take=False)

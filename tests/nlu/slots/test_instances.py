@@ -59,3 +59,21 @@ def _aliyun(family):
     from bot.knowledge import DEFAULT_KNOWLEDGE_DIR, load_catalog
     return [i for i in load_catalog(DEFAULT_KNOWLEDGE_DIR).instances.values()
             if i.provider == "aliyun" and i.family == family]
+
+
+def test_a_count_of_instances_is_their_gpus_together():
+    # "4x g6e.48xlarge" is four instances of 8 L40S each: 32 GPUs on four nodes, not one instance's 8
+    cases = [("can we full-finetune a 34B on 4x g6e.48xlarge (8x L40S each = 32 gpus)?", "l40s", 32),
+             ("two p4d.24xlarge enough to train a 70B with FSDP?", "a100-40gb-sxm", 16),
+             ("我们有 4 台 p5.48xlarge，能全参微调 70B 吗？", "h100-sxm", 32),
+             ("3 x a3-highgpu-8g 跑 llama 70b 训练够不够", "h100-sxm", 24)]
+    for text, gpu, count in cases:
+        req = parse(text).requirement
+        assert (req.gpu, req.gpu_count) == (gpu, count), text
+        assert "cluster" in req.topics, text
+
+
+def test_one_instance_or_a_price_before_it_stays_that_instance_s_gpus():
+    assert parse("p4d.24xlarge vs p5.48xlarge for llama 70b").requirement.gpu_count == 8
+    assert parse("is $32.77 p4d.24xlarge a good price?").requirement.gpu_count == 8
+    assert parse("1 p5.48xlarge 够跑 70B 推理吗").requirement.gpu_count == 8
