@@ -60,6 +60,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return fabric(ctx)
     if _NCCL.search(ask.text):
         return nccl(ctx)
+    if (idle := _idle_table(ask, ctx)) is not None:
+        return idle  # "72W / 700W, 1MiB / 81559MiB, ECC 0 … 能签收吗？": fine at idle, proves nothing under load
     if _IDENTITY.search(ask.text):
         return identity(ctx)
     if (first := explain_benchmark.which_first(ask, ctx)) is not None:
@@ -81,6 +83,31 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return None  # a quota or MLPerf question: the rules of that topic answer it
     return acceptance(ctx, first=one_measurement(ask.text))
 
+
+
+# "good to sign?", "能签收吗": a sign-off asked on what was quoted
+_SIGN = re.compile(r"\bsign(?:ing)?\b|\baccept\b|签收|验收|收货", re.IGNORECASE)
+
+
+def _idle_table(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """A sign-off asked on an idle nvidia-smi table quoted in prose (the draw a small share of the cap,
+    next to no memory used): what it shows is fine, but it proves nothing under load — the acceptance
+    list, with the quoted readings said first."""
+    from bot.diagnostics.paste import stated_load
+
+    text = ask.text or ctx.question or ""
+    load = stated_load(text)
+    if load is None or not _SIGN.search(text):
+        return None
+    draw, cap, used, total = load
+    if cap <= 0 or draw > 0.3 * cap or (used is not None and total and used > 0.05 * total):
+        return None  # a loaded GPU's figures: the measured checks judge them
+    lang = ctx.language
+    memory = say("checklist.idle_memory", lang, used=f"{used:,}", total=f"{total:,}") if used is not None and total else ""
+    lead = say("checklist.idle_table", lang, draw=f"{draw:g}", cap=f"{cap:g}", memory=memory)
+    listed = acceptance(ctx)
+    return AskAnswer(kind="checklist", lead=lead, details=[listed.lead, *listed.details], rule=listed.rule,
+                     sources=listed.sources, figures=listed.figures)
 
 
 def _per_gpu(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

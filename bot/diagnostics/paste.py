@@ -347,6 +347,17 @@ def _inline_readings(question: str) -> tuple[GpuProbe | None, list[tuple[int, in
     return GpuProbe(**values).mark_unsupported(), cut
 
 
+def stated_load(text: str) -> tuple[float, float, int | None, int | None] | None:
+    """(draw W, cap W, used MiB, total MiB) a message quotes from an nvidia-smi table in prose ("72W / 700W，
+    1MiB / 81559MiB"), read with the inline readers above; None without a power pair."""
+    power = _INLINE_POWER.search(text)
+    if power is None:
+        return None
+    memory = _INLINE_MEMORY.search(text)
+    return (float(power["draw"]), float(power["cap"]), int(memory["used"]) if memory else None,
+            int(memory["total"]) if memory else None)
+
+
 # -- reading the blocks -----------------------------------------------------------------------
 
 
