@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from bot.compose import (ComposeContext, checklist_delivered, checklist_measured, checklist_per_gpu, checklist_quota, checklist_reference,
+from bot.compose import (ComposeContext, checklist_delivered, checklist_modded, checklist_measured, checklist_per_gpu, checklist_quota, checklist_reference,
                          checklist_variant, checkpoint, explain_benchmark)
 from bot.compose.checklist_accept import (BANDWIDTH_FLOOR, BANDWIDTH_LOW, GEMM_HEALTHY, PCIE_BUSBW_PASS, PCIE_BUSBW_RANGE,  # noqa: F401
                                          SOURCES, _H2D_GBS, _numbered, acceptance, one_measurement)
@@ -44,10 +44,10 @@ _SERVING_PERF = re.compile(r"推理性能|推理速度|延迟|吞吐|serving|inf
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    if (stated := _stated_hardware(ask, ctx)) is not None:
+        return stated
     if _PITFALLS.search(ask.text):
         return _pitfalls_asked(ask, ctx)
-    if (delivered := checklist_delivered.compose(ask, ctx)) is not None:
-        return delivered  # "PO: 8x A800 … nvlink -s: GPU 0: NVIDIA A100-SXM4-80GB, Link 0 … Link 11": not the SKU ordered
     if (across := checklist_reference.across_nodes(ask, ctx)) is not None:
         return across  # "2 nodes, 8x400G IB: busbw 180 GB/s": against the NICs, not NVLink
     if (against := checklist_reference.compose(ask, ctx)) is not None:
@@ -85,6 +85,13 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return None  # a quota or MLPerf question: the rules of that topic answer it
     return acceptance(ctx, first=one_measurement(ask.text))
 
+
+
+def _stated_hardware(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """The hardware the user's own figures show is not what was ordered or listed: "2x 4090, 98280 MiB total"
+    (48 GB a card, the aftermarket board), "PO: 8x A800 … nvlink -s: NVIDIA A100-SXM4-80GB, Link 0 … Link 11"."""
+    modded = checklist_modded.compose(ask, ctx)
+    return modded if modded is not None else checklist_delivered.compose(ask, ctx)
 
 
 # "good to sign?", "能签收吗": a sign-off asked on what was quoted
