@@ -55,7 +55,6 @@ COMPLEX_FUNCTIONS = {
     "bot/diagnostics/paste.py::_find_blocks": "one pattern per kind of pasted block (nvidia-smi, dmesg, NCCL, ...)",
     "bot/diagnostics/paste.py::_read": "reads each kind of block found",
     "bot/diagnostics/query_gpu.py::parse_query_csv": "one branch per nvidia-smi --query-gpu column",
-    "bot/diagnostics/table.py::parse_table": "one branch per field of the nvidia-smi table",
     "bot/nlu/numbers.py::zh_number": "Chinese numerals: one branch per unit and digit form",
     "bot/nlu/parser.py::_read_paste": "one branch per slot a paste can fill",
     "bot/nlu/quantities.py::_classify": "one branch per unit and keyword a number can be read with; wants a pattern table",

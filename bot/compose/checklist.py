@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from bot.compose import (ComposeContext, checklist_measured, checklist_per_gpu, checklist_quota, checklist_reference,
+from bot.compose import (ComposeContext, checklist_delivered, checklist_modded, checklist_measured, checklist_per_gpu, checklist_quota, checklist_reference,
                          checklist_variant, checkpoint, explain_benchmark)
 from bot.compose.checklist_accept import (BANDWIDTH_FLOOR, BANDWIDTH_LOW, GEMM_HEALTHY, PCIE_BUSBW_PASS, PCIE_BUSBW_RANGE,  # noqa: F401
                                          SOURCES, _H2D_GBS, _numbered, acceptance, one_measurement)
@@ -44,6 +44,8 @@ _SERVING_PERF = re.compile(r"推理性能|推理速度|延迟|吞吐|serving|inf
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    if (stated := _stated_hardware(ask, ctx)) is not None:
+        return stated
     if _PITFALLS.search(ask.text):
         return _pitfalls_asked(ask, ctx)
     if (across := checklist_reference.across_nodes(ask, ctx)) is not None:
@@ -60,6 +62,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return fabric(ctx)
     if _NCCL.search(ask.text):
         return nccl(ctx)
+    if (idle := _idle_table(ask, ctx)) is not None:
+        return idle  # "72W / 700W, 1MiB / 81559MiB, ECC 0 … 能签收吗？": fine at idle, proves nothing under load
     if _IDENTITY.search(ask.text):
         return identity(ctx)
     if (first := explain_benchmark.which_first(ask, ctx)) is not None:
@@ -81,6 +85,38 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return None  # a quota or MLPerf question: the rules of that topic answer it
     return acceptance(ctx, first=one_measurement(ask.text))
 
+
+
+def _stated_hardware(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """The hardware the user's own figures show is not what was ordered or listed: "2x 4090, 98280 MiB total"
+    (48 GB a card, the aftermarket board), "PO: 8x A800 … nvlink -s: NVIDIA A100-SXM4-80GB, Link 0 … Link 11"."""
+    modded = checklist_modded.compose(ask, ctx)
+    return modded if modded is not None else checklist_delivered.compose(ask, ctx)
+
+
+# "good to sign?", "能签收吗": a sign-off asked on what was quoted
+_SIGN = re.compile(r"\bsign(?:ing)?\b|\baccept\b|签收|验收|收货", re.IGNORECASE)
+
+
+def _idle_table(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """A sign-off asked on an idle nvidia-smi table quoted in prose (the draw a small share of the cap,
+    next to no memory used): what it shows is fine, but it proves nothing under load — the acceptance
+    list, with the quoted readings said first."""
+    from bot.diagnostics.paste import stated_load
+
+    text = ask.text or ctx.question or ""
+    load = stated_load(text)
+    if load is None or not _SIGN.search(text):
+        return None
+    draw, cap, used, total = load
+    if cap <= 0 or draw > 0.3 * cap or (used is not None and total and used > 0.05 * total):
+        return None  # a loaded GPU's figures: the measured checks judge them
+    lang = ctx.language
+    memory = say("checklist.idle_memory", lang, used=f"{used:,}", total=f"{total:,}") if used is not None and total else ""
+    lead = say("checklist.idle_table", lang, draw=f"{draw:g}", cap=f"{cap:g}", memory=memory)
+    listed = acceptance(ctx)
+    return AskAnswer(kind="checklist", lead=lead, details=[listed.lead, *listed.details], rule=listed.rule,
+                     sources=listed.sources, figures=listed.figures)
 
 
 def _per_gpu(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

@@ -21,6 +21,7 @@ from bot.compose.diagnose_errors import arch_lines, blamed_gpu_answer, with_name
 from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
 from bot.compose.diagnose_errors import wheel_for_driver as _wheel_for_driver
+from bot.compose.diagnose_modes import mode_meanings
 from bot.compose.diagnose_xids import stated_xids, with_xids
 from bot.compose.judged_words import verdict_key
 from bot.diagnostics.models import Paste
@@ -271,10 +272,7 @@ def _meanings(gpu: GpuProbe, paste: Paste, ctx: ComposeContext) -> list[tuple[in
             and gpu.memory_total_mib < 0.97 * spec.memory_gb * 1024 and (gpu.ecc_mode or gpu.ecc_volatile_uncorrected is not None)):
         out.append((6, say("diagnose.mean_ecc_memory", lang, total=f"{gpu.memory_total_mib:,}", gpu=gpu_name(ctx.catalog, spec.id),
                            spec=f"{spec.memory_gb:g}"), "nvidia-smi -q -d ECC"))
-    if gpu.mig_mode:
-        out.append((7, say("diagnose.mean_mig_on", lang, index=gpu.index), "nvidia-smi -L"))
-    if limits and limits.compute_mode in ("E. Process", "Prohibited"):
-        out.append((8, say("diagnose.mean_exclusive", lang, mode=limits.compute_mode), "nvidia-smi -q -d COMPUTE"))
+    out += mode_meanings(gpu, paste, ctx)
     if limits and limits.fan_error:
         out.append((8, say("diagnose.mean_fan_err", lang), "nvidia-smi -q -d PERFORMANCE,TEMPERATURE"))
     if gpu.persistence_mode is False:

@@ -10,6 +10,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from bot.diagnostics.mig import MAX_MIG_DEVICES, MigDevice
 from bot.host_report import ProbeReport, XidEvent
 
 MAX_BLOCKS = 64
@@ -172,6 +173,8 @@ class Paste(BaseModel):
     nccl: NcclReading | None = None
     # Kernel-log lines of the Linux OOM killer (oom-kill, oom_reaper): host memory, not the GPU's.
     host_oom: bool = False
+    # The MIG GPU instances `nvidia-smi -L` lists (or the message names), in order.
+    mig_devices: list[MigDevice] = Field(default_factory=list, max_length=MAX_MIG_DEVICES)
     # The driver and its CUDA as nvidia-smi printed them (a table header alone has them too).
     driver: str | None = Field(default=None, max_length=32)
     driver_cuda: str | None = Field(default=None, max_length=16)

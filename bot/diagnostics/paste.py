@@ -26,10 +26,11 @@ import re
 
 from bot.diagnostics.errors import ERROR_LINE, NCCL_LINE, read_errors, read_nccl
 from bot.diagnostics.kernel_log import XID_LINE, parse_xids
+from bot.diagnostics.mig import read_mig_devices
 from bot.diagnostics.models import MAX_BLOCKS, GpuThresholds, Paste, PasteBlock
 from bot.diagnostics.query_gpu import is_header, parse_query_csv
 from bot.diagnostics.smi import SmiParseError, gpu_sections, parse_excerpt, parse_text, parse_xml, read_q_versions, thresholds
-from bot.diagnostics.table import parse_table, read_header
+from bot.diagnostics.table import flat_rows, parse_table, read_header
 from bot.diagnostics.topo import parse_topo
 from bot.errors import InputError
 from bot.host_report import CLOCK_EVENT_REASONS, GpuProbe, ProbeReport
@@ -39,7 +40,7 @@ MAX_XIDS = 200
 
 # Anything that could start a block; a message without one is returned untouched, at once.
 _ANY = re.compile(r"NVSMI LOG|nvidia_smi_log|NVIDIA-SMI|GPU0\s|NVRM|NCCL|Traceback|Error|error|Warning|"
-                  r"[A-Za-z]\s{2,}:|, *[a-z_]+\.[a-z_.]+|Active|Slowdown|Remap|Pending", re.I)
+                  r"[A-Za-z]\s{2,}:|, *[a-z_]+\.[a-z_.]+|Active|Slowdown|Remap|Pending|MIG|E\. Process|MiB\s*/\s*\d+\s*MiB\s*\|", re.I)
 _KV = re.compile(r"^\s*[A-Za-z][^:\n]{0,70}?\s{2,}:\s?.*$|^\s+[A-Za-z][^:\n]{0,70}?\s+:\s?.*$")
 _GPU_HEADER = re.compile(r"^GPU [0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.\d\s*$")
 _TABLE_START = re.compile(r"^\s*[+|]-{10,}|NVIDIA-SMI \d")
@@ -78,12 +79,16 @@ def split_paste(text: str) -> tuple[str, Paste | None]:
         removed += [(offsets[i], offsets[i + 1]) for i, line in enumerate(lines) if _BUG_REPORT_FRAME.match(line)]
     question, pieces = _cut(text, removed)
     inline, cut = _inline_readings(question)
+    rows, row_extras, row_cut = flat_rows(question)
+    gpus = [inline] if inline is not None else rows
+    cut += row_cut
     if cut:
         removed += [(_to_original(pieces, a), _to_original(pieces, b, end=True)) for a, b in cut]
         question, pieces = _cut(text, removed)
-    paste = _read(text, lines, offsets, found, inline)
+    paste = _read(text, lines, offsets, found, gpus, row_extras if inline is None else [])
     if paste is None:
         return text, None
+    paste.mig_devices = read_mig_devices(question)
     paste.question_map = pieces
     _one_gpu_as_stated(paste, question)
     return question, paste
@@ -322,6 +327,9 @@ _INLINE_REASON = re.compile(r"\b(?P<name>SW Thermal Slowdown|HW Thermal Slowdown
                             r"|SW Power Cap|Sync Boost)\s*[:：=]\s*(?P<state>Not Active|Active)", re.I)
 _INLINE_TEMP = re.compile(r"(?<![\d.])(?P<t>\d{2,3})\s*(?:℃|°\s*C|度)")
 _INLINE_POWER = re.compile(r"(?<![\d.])(?P<draw>\d{2,4}(?:\.\d+)?)\s*W?\s*/\s*(?P<cap>\d{2,4}(?:\.\d+)?)\s*W\b", re.I)
+# nvidia-smi's own words for MIG mode, quoted ("MIG M. Enabled", "MIG mode: Enabled"), or a -L listing's MIG devices.
+_INLINE_MIG = re.compile(r"\bMIG\s+(?:M\.|mode)\s*[:：=]?\s*(?:is\s+)?(?P<v>Enabled|Disabled)\b", re.I)
+_INLINE_MEMORY = re.compile(r"(?<![\d.])(?P<used>\d{1,6})\s*MiB\s*/\s*(?P<total>\d{3,6})\s*MiB", re.I)
 _INLINE_FLAG = re.compile(r"\b(?P<name>Remapping Failure Occurred|Pending)\s*[:：]\s*(?P<v>Yes|No)\b", re.I)
 
 
@@ -330,10 +338,16 @@ def _inline_readings(question: str) -> tuple[GpuProbe | None, list[tuple[int, in
     temperature and power beside them), or remapped-row flags; and the spans they were read from."""
     reasons = list(_INLINE_REASON.finditer(question))
     flags = list(_INLINE_FLAG.finditer(question)) if re.search(r"remap|重映射", question, re.I) else []
-    if not reasons and not flags:
+    mig = _INLINE_MIG.search(question)
+    mig_on = (mig is not None and mig["v"].lower() == "enabled") or (mig is None and bool(read_mig_devices(question)))
+    if not reasons and not flags and not mig_on:
         return None, []
     values: dict = {"index": 0, "bus_id": ""}
     cut = [m.span() for m in reasons + flags]
+    if mig_on:  # the MIG state, and the whole GPU's memory beside it ("55MiB / 143771MiB, MIG M. Enabled")
+        values["mig_mode"] = True
+        if (memory := _INLINE_MEMORY.search(question)) is not None:
+            values["memory_used_mib"], values["memory_total_mib"] = int(memory["used"]), int(memory["total"])
     if reasons:
         active = {_REASON_NAMES[m["name"].lower()] for m in reasons if m["state"].lower() == "active"}
         values["clock_event_reasons"] = sorted(active, key=lambda n: CLOCK_EVENT_REASONS[n])
@@ -349,6 +363,17 @@ def _inline_readings(question: str) -> tuple[GpuProbe | None, list[tuple[int, in
     return GpuProbe(**values).mark_unsupported(), cut
 
 
+def stated_load(text: str) -> tuple[float, float, int | None, int | None] | None:
+    """(draw W, cap W, used MiB, total MiB) a message quotes from an nvidia-smi table in prose ("72W / 700W，
+    1MiB / 81559MiB"), read with the inline readers above; None without a power pair."""
+    power = _INLINE_POWER.search(text)
+    if power is None:
+        return None
+    memory = _INLINE_MEMORY.search(text)
+    return (float(power["draw"]), float(power["cap"]), int(memory["used"]) if memory else None,
+            int(memory["total"]) if memory else None)
+
+
 # -- reading the blocks -----------------------------------------------------------------------
 
 
@@ -357,10 +382,10 @@ _HOST_OOM = re.compile(r"oom[-_]kill|oom_reaper|Out of memory: Kill(?:ed)? proce
 
 
 def _read(text: str, lines: list[str], offsets: list[int], found: list[tuple[str, int, int]],
-          inline: GpuProbe | None) -> Paste | None:
+          inline: list[GpuProbe], inline_extras: list[dict]) -> Paste | None:
     blocks: list[PasteBlock] = []
     reports: list[ProbeReport] = []
-    extras: list[dict] = []
+    extras: list[dict] = list(inline_extras)
     xid_lines: list[str] = []
     nccl_lines: list[str] = []
     topology = None
@@ -395,8 +420,8 @@ def _read(text: str, lines: list[str], offsets: list[int], found: list[tuple[str
                 reports.append(ProbeReport(source="nvidia-smi-text", driver=header[0], cuda_driver=header[1]))
                 problem = None  # the header alone: its versions are what it says
         blocks.append(PasteBlock(kind=kind, start=offsets[start], end=offsets[end], lines=end - start, problem=problem))
-    if inline is not None:
-        reports.append(ProbeReport(source="nvidia-smi-text", gpus=[inline]))
+    if inline:
+        reports.append(ProbeReport(source="nvidia-smi-text", gpus=inline))
     # Error messages are read from the question and the non-nvidia-smi blocks, never from the
     # nvidia-smi output itself (its fields are not error messages, and it is the bulk of a paste).
     smi_kinds = ("nvidia-smi-xml", "nvidia-smi-q", "nvidia-smi-table", "nvidia-smi-csv", "nvidia-smi-topo")

@@ -3,6 +3,8 @@ uncorrected ECC count, fan, temperature, performance state, power draw and cap, 
 and MIG mode. Both layouts seen (the 525-era narrow one and the 550+ wide one); a name the table
 cut short ("NVIDIA GeForce ...") is kept as printed. The MIG-devices and processes tables are
 skipped: they describe instances and processes, not the GPUs.
+A row quoted inside a sentence with its lines run together (no header) is read by the same row
+reader (`flat_rows`).
 """
 
 from __future__ import annotations
@@ -40,7 +42,15 @@ def parse_table(text: str, origin: str = "<nvidia-smi>") -> tuple[ProbeReport, l
     header = _HEADER.search(text[:5000])
     if header is None:
         raise SmiParseError(f"{origin}: no 'NVIDIA-SMI … Driver Version' header; not the `nvidia-smi` table")
-    lines = text.splitlines()
+    gpus, extras = _rows(text.splitlines())
+    if not gpus:
+        raise SmiParseError(f"{origin}: the `nvidia-smi` table has no GPU row")
+    return ProbeReport(source="nvidia-smi-text", driver=normalise_version(header["driver"]),
+                       cuda_driver=header["cuda"] or None, gpus=gpus), extras
+
+
+def _rows(lines: list[str]) -> tuple[list[GpuProbe], list[dict]]:
+    """The GPU rows of the table's lines (row 1, row 2 and the MIG cell), and per GPU its extras."""
     gpus: list[GpuProbe] = []
     extras: list[dict] = []
     i = 0
@@ -53,35 +63,59 @@ def parse_table(text: str, origin: str = "<nvidia-smi>") -> tuple[ProbeReport, l
         if row1 is None or i + 1 >= len(lines):
             i += 1
             continue
-        second = _cells(lines[i + 1])
-        row2 = _ROW2.match(second[0]) if len(second) >= 3 else None
-        bus = _BUS.search(cells[1])
-        ecc = cells[2].strip()
-        mig = None
-        if i + 2 < len(lines) and lines[i + 2].lstrip().startswith("|"):
-            third = _cells(lines[i + 2])
-            mig_text = third[-1].strip() if third else ""
-            mig = True if mig_text == "Enabled" else False if mig_text == "Disabled" else None
-        mem = _MEM.search(second[1]) if len(second) >= 2 else None
-        util = _UTIL.search(second[2]) if len(second) >= 3 else None
-        fan = row2["fan"].rstrip("%") if row2 else None
-        gpu = GpuProbe(
-            index=int(row1["index"]), bus_id=bus["bus"] if bus else "", name=row1["name"].strip(),
-            persistence_mode=row1["persist"] == "On",
-            ecc_volatile_uncorrected=_int(ecc), mig_mode=mig,
-            temperature_c=_int(row2["temp"]) if row2 else None,
-            power_draw_w=float(row2["draw"]) if row2 and row2["draw"] else None,
-            power_limit_w=float(row2["cap"]) if row2 and row2["cap"] else None,
-            fan_speed_pct=_int(fan),
-            memory_used_mib=int(mem["used"]) if mem else None, memory_total_mib=int(mem["total"]) if mem else None,
-            utilization_gpu_pct=int(util["util"]) if util else None,
-        ).mark_unsupported()
+        third = _cells(lines[i + 2]) if i + 2 < len(lines) and lines[i + 2].lstrip().startswith("|") else None
+        gpu, extra = _gpu_row(row1, cells, _cells(lines[i + 1]), third)
         gpus.append(gpu)
-        mode = _MODE.search(second[2]) if len(second) >= 3 else None
-        extras.append({"index": gpu.index, "pstate": row2["perf"] if row2 and row2["perf"] != "N/A" else None,
-                       "fan_error": True if fan == "ERR!" else None, "compute_mode": mode.group(0) if mode else None})
+        extras.append(extra)
         i += 3
-    if not gpus:
-        raise SmiParseError(f"{origin}: the `nvidia-smi` table has no GPU row")
-    return ProbeReport(source="nvidia-smi-text", driver=normalise_version(header["driver"]),
-                       cuda_driver=header["cuda"] or None, gpus=gpus), extras
+    return gpus, extras
+
+
+# A table row pasted into a sentence, its lines run together: "|   0  NVIDIA GeForce ...  Off  | 00000000:01:00.0 Off |
+# 0 | |ERR!   38C    P5    49W / 450W |   2021MiB / 23028MiB |      0%   E. Process |".
+_FLAT = re.compile(r"\|\s*\d{1,4}\s+[^|\n]+?\s(?:On|Off)\s*\|[^|\n]*\|[^|\n]*\|\s*\|?[^|\n]*?(?:\d+|N/A)C?\s+(?:P\d+|N/A)\s[^|\n]*\|"
+                   r"[^|\n]*MiB[^|\n]*\|[^|\n]*(?:\||$)")
+
+
+def flat_rows(text: str) -> tuple[list[GpuProbe], list[dict], list[tuple[int, int]]]:
+    """The table rows a sentence quotes on one line (no header), read as the table's; and their spans."""
+    gpus: list[GpuProbe] = []
+    extras: list[dict] = []
+    spans: list[tuple[int, int]] = []
+    for match in _FLAT.finditer(text):
+        cells = match.group(0).strip().strip("|").split("|")
+        cells = [c for c in cells if c.strip()] if len(cells) > 6 else cells
+        if len(cells) < 6:
+            continue
+        lines = ["|" + "|".join(cells[:3]) + "|", "|" + "|".join(cells[3:6]) + "|"]
+        found, more = _rows(lines)
+        gpus += found
+        extras += more
+        spans.append(match.span())
+    return gpus, extras, spans
+
+
+def _gpu_row(row1: re.Match, cells: list[str], second: list[str], third: list[str] | None) -> tuple[GpuProbe, dict]:
+    """One GPU from its row's cells: the first line's (name, bus, ECC), the second's and the MIG cell's."""
+    row2 = _ROW2.match(second[0]) if len(second) >= 3 else None
+    bus = _BUS.search(cells[1])
+    ecc = cells[2].strip()
+    mig_text = third[-1].strip() if third else ""
+    mig = True if mig_text == "Enabled" else False if mig_text == "Disabled" else None
+    mem = _MEM.search(second[1]) if len(second) >= 2 else None
+    util = _UTIL.search(second[2]) if len(second) >= 3 else None
+    fan = row2["fan"].rstrip("%") if row2 else None
+    gpu = GpuProbe(
+        index=int(row1["index"]), bus_id=bus["bus"] if bus else "", name=row1["name"].strip(),
+        persistence_mode=row1["persist"] == "On",
+        ecc_volatile_uncorrected=_int(ecc), mig_mode=mig,
+        temperature_c=_int(row2["temp"]) if row2 else None,
+        power_draw_w=float(row2["draw"]) if row2 and row2["draw"] else None,
+        power_limit_w=float(row2["cap"]) if row2 and row2["cap"] else None,
+        fan_speed_pct=_int(fan),
+        memory_used_mib=int(mem["used"]) if mem else None, memory_total_mib=int(mem["total"]) if mem else None,
+        utilization_gpu_pct=int(util["util"]) if util else None,
+    ).mark_unsupported()
+    mode = _MODE.search(second[2]) if len(second) >= 3 else None
+    return gpu, {"index": gpu.index, "pstate": row2["perf"] if row2 and row2["perf"] != "N/A" else None,
+                 "fan_error": True if fan == "ERR!" else None, "compute_mode": mode.group(0) if mode else None}

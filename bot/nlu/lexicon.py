@@ -191,8 +191,9 @@ TOPICS: list[tuple[re.Pattern, str]] = table([
     (r"\B<(?:benchmark\w*|throughput|latency|tokens?/s|tok/s|tokens?\s+per\s+second|ttft|mlperf|perf\s+test|performance\s+test|"
      r"load\s+test\w*|compare\s+(?:\w+\s+){0,2}(?:servers?|engines?|frameworks?|backends?))>\E|吞吐|延迟|压测|基准测试|跑分|性能测试|性能对比|首字延迟"
      r"|对比[^，。？！,?!]{0,12}(?:框架|引擎|性能)|(?:框架|引擎)[^，。？！,?!]{0,6}性能", "benchmark"),
-    (r"\B<(?:verif\w*|validat\w*|acceptance|burn[\s-]?in|sanity[\s-]check\w*|fake\s+gpus?|check\s+(?:\w+\s+){0,2}new\s+(?:instance|server|machine|node|box|gpu)s?)>\E"
-     r"|验收|验证|检测新|检查新|货不对板|是不是真的|真假|核实", "verification"),
+    (r"\B<(?:verif\w*|validat\w*|acceptance|burn[\s-]?in|sanity[\s-]check\w*|fake\s+gpus?|check\s+(?:\w+\s+){0,2}new\s+(?:instance|server|machine|node|box|gpu)s?"
+     r"|sign\s+off|sign[\s-]off\s+on|(?:good|ok|okay|safe)\s+to\s+sign|(?:can|should)\s+(?:i|we)\s+sign)>\E"
+     r"|验收|验证|检测新|检查新|货不对板|是不是真的|真假|核实|签收|签字", "verification"),
     (r"\B<(?:health\w*|diagnos\w*|dcgm\w*|faulty|broken|dead\s+gpu|hardware\s+(?:error|fault|failure)s?)>\E|健康|故障|坏卡|诊断|硬件问题|硬件错误", "health"),
     (r"\B<(?:storage|disk|disks|nvme|ssd|ebs|s3|nas|oss|cloud\s+disk|file\s*system)>\E|存储|硬盘|磁盘|云盘|数据盘", "storage"),
     (r"\B<(?:network\w*|egress|ingress|internet|bandwidth|public\s+ip|download\s+speed|upload\s+speed)>\E|网络(?!盘|硬盘|存储)|带宽|公网|流量|下载速度", "network"),
