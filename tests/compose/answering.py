@@ -14,3 +14,11 @@ def answer_of(advisor, text):
     ctx = ComposeContext(requirement=req, answer=answer, catalog=advisor.catalog, language=parsed.language,
                          question=text, paste=req.pasted)
     return answer.model_copy(update={"answers": compose_all(ctx)})
+
+
+def reply_by_rule(advisor, text, rule: str):
+    """The one ask answer of `text` that `rule` produced (the test fails naming the leads it got instead)."""
+    answer = answer_of(advisor, text)
+    replies = [a for a in answer.answers if a.rule == rule]
+    assert replies, [a.lead for a in answer.answers]
+    return replies[0]

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.compose.answering import answer_of
+from tests.compose.answering import answer_of, reply_by_rule
 
 
 def _fit_reply(advisor, text):
-    answer = answer_of(advisor, text)
-    replies = [a for a in answer.answers if a.rule == "fit.context-room"]
-    assert replies, [a.lead for a in answer.answers]
-    return replies[0]
+    return reply_by_rule(advisor, text, "fit.context-room")
 
 
 @pytest.mark.parametrize("text", [
