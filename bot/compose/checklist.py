@@ -29,7 +29,6 @@ _MEASUREMENT = re.compile(r"nccl|aiperf|genai-perf|quota|配额|vcpulimit|vcpu\s
 
 
 _NCCL = re.compile(r"nccl|all[\s_-]?reduce|busbw", re.IGNORECASE)
-_SPOT = re.compile(r"\bspot\b|preempt\w*|interrupt\w*|抢占|竞价|可回收", re.IGNORECASE)
 # "what tests prove the IB fabric works?": the fabric acceptance, not only the NCCL how-to
 _FABRIC = re.compile(r"\b(?:ib|infiniband|roce|rdma)\b.{0,40}(?:fabric|works?|prove|test)|fabric|跨机网络|多机网络|IB\s*网络", re.IGNORECASE)
 _NCCL_HOWTO = re.compile(r"how\s+do\s+i\s+measure\s+nccl|nccl\s+bandwidth", re.IGNORECASE)
@@ -251,7 +250,7 @@ def aiperf(ctx: ComposeContext) -> AskAnswer:
 def _pitfalls_asked(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if _aftermarket_answered(ask, ctx):
         return None  # "魔改卡官方驱动能用吗？有啥坑": the card's own pitfalls were the answer
-    if _SPOT.search(ask.text) and (handled := checkpoint.compose(ask, ctx, pitfalls=True)) is not None:
+    if (handled := checkpoint.compose(ask, ctx, pitfalls=True)) is not None:
         return handled  # "想用抢占式实例省钱，有什么坑？": spot's own pitfalls (the notice, checkpoints, the restart)
     return _pitfalls(ctx.language)
 

@@ -49,6 +49,8 @@ _PROVIDER_WORDS = (("aws", re.compile(r"\baws\b|amazon", re.I)), ("gcp", re.comp
 def compose(ask: Ask, ctx: ComposeContext, pitfalls: bool = False) -> AskAnswer | None:
     """`pitfalls`: "spot 有什么坑": the notice and the checkpoint plan, both, as spot's pitfalls."""
     text, whole = ask.text, ctx.question or ask.text
+    if pitfalls and not _SPOT.search(text):
+        return None  # "买服务器有什么坑" beside a spot part: that part's pitfalls are the rental ones
     spot = ctx.requirement.billing == "spot" or bool(_SPOT.search(whole))
     wants_notice, wants_interval = (spot, spot) if pitfalls else _wants(text, spot)
     whole_job = spot and bool(_WHOLE_JOB.search(text))  # "if one node is reclaimed, does the whole job die?"

@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-
 from bot.compose import ComposeContext, compose_all
 from bot.nlu.parser import parse
 from bot.render.text import ask_lines
+from tests.compose.answering import answer_of
 
 
 def _lines(advisor, text):
-    parsed = parse(text, advisor.catalog)
-    req = parsed.requirement
-    answer = advisor.answer(req, parsed.language)
-    ctx = ComposeContext(requirement=req, answer=answer, catalog=advisor.catalog, language=parsed.language,
-                         question=text, paste=req.pasted)
-    answer = answer.model_copy(update={"answers": compose_all(ctx)})
+    answer = answer_of(advisor, text)
     return ask_lines(answer)[0], answer.answers[0].details
 
 
