@@ -16,7 +16,7 @@ import re
 from bot.compose import ComposeContext, checklist_per_gpu
 from bot.compose.diagnose_nan import nan_loss
 from bot.compose.diagnose_slow import COMPARED, slow_training
-from bot.compose.diagnose_stated import link_part, own_link, stated_busbw, stated_heat, stated_link
+from bot.compose.diagnose_stated import judged_card, link_part, own_link, stated_busbw, stated_heat, stated_link
 from bot.compose.diagnose_errors import arch_lines, blamed_gpu_answer, with_named_arch
 from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
@@ -515,12 +515,9 @@ def _measurement(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | N
     from bot.facts import PCIE_LANE_GBS
 
     text, lang, req = f"{ask.text} {ctx.question}".strip(), ctx.language, ctx.requirement
-    variants = [g for g in ctx.catalog.gpus.values() if req.gpu and (g.id == req.gpu or g.family == req.gpu)]
-    if not text or not variants:
+    gpu = judged_card(ctx, req.gpu)  # a family ("H100") is judged on its SXM module; the other variants are named
+    if not text or gpu is None:
         return None
-    # A family ("H100") is judged on the SXM module clouds rent; the other variants are named.
-    gpu = (next((g for g in variants if g.id == req.gpu), None) or next((g for g in variants if g.id.endswith("-sxm")), None)
-           or variants[0])
     name = gpu_name(ctx.catalog, gpu.id)
     variants = [g for g in ctx.catalog.gpus.values() if g.family == gpu.family] or [gpu]
     per_gpu = checklist_per_gpu.judge(ctx.question or ask.text, gpu, name, lang)

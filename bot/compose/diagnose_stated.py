@@ -163,14 +163,20 @@ def stated_link(text: str, gpu: GpuSpec, lang: str) -> str | None:
     return None
 
 
-def _card(ctx: ComposeContext) -> GpuSpec | None:
-    """The GPU the message names: its own entry, else its family's SXM module, else the family's first."""
-    req = ctx.requirement
-    gpu = req.gpu or next((s for a in req.asks for s in a.subjects if s in ctx.catalog.gpus
-                           or any(g.family == s for g in ctx.catalog.gpus.values())), None)
+def judged_card(ctx: ComposeContext, gpu: str | None) -> GpuSpec | None:
+    """The card a reading of `gpu` is judged on: its own entry; a family ("H100") is the SXM module clouds rent,
+    else the family's first entry."""
     variants = [g for g in ctx.catalog.gpus.values() if gpu and (g.id == gpu or g.family == gpu)]
     return (next((g for g in variants if g.id == gpu), None) or next((g for g in variants if g.id.endswith("-sxm")), None)
             or (variants[0] if variants else None))
+
+
+def _card(ctx: ComposeContext) -> GpuSpec | None:
+    """The GPU the message names, in its requirement or in any ask's subjects."""
+    req = ctx.requirement
+    gpu = req.gpu or next((s for a in req.asks for s in a.subjects if s in ctx.catalog.gpus
+                           or any(g.family == s for g in ctx.catalog.gpus.values())), None)
+    return judged_card(ctx, gpu)
 
 
 def link_part(ask: Ask, ctx: ComposeContext) -> bool:
