@@ -250,7 +250,7 @@ def aiperf(ctx: ComposeContext) -> AskAnswer:
 def _pitfalls_asked(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if _aftermarket_answered(ask, ctx):
         return None  # "魔改卡官方驱动能用吗？有啥坑": the card's own pitfalls were the answer
-    if (handled := checkpoint.compose(ask, ctx, pitfalls=True)) is not None:
+    if checkpoint.SPOT.search(ask.text) and (handled := checkpoint.compose(ask, ctx, pitfalls=True)) is not None:
         return handled  # "想用抢占式实例省钱，有什么坑？": spot's own pitfalls (the notice, checkpoints, the restart)
     return _pitfalls(ctx.language)
 

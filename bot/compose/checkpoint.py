@@ -16,7 +16,7 @@ from bot.messages import say
 from bot.models import Ask, AskAnswer
 from bot.nlu.quantity_notes import first
 
-_SPOT = re.compile(r"spot|preempt|interrupt|evict|reclaim|抢占|竞价|回收|中断|可中断", re.IGNORECASE)
+SPOT = re.compile(r"spot|preempt|interrupt|evict|reclaim|抢占|竞价|回收|中断|可中断", re.IGNORECASE)
 _CHECKPOINT = re.compile(r"check[\s-]?point|ckpt|检查点|断点|存档|续训|接住|不丢进度|丢进度", re.IGNORECASE)
 _NOTICE = re.compile(r"notice|warning|heads[\s-]?up|advance|ahead|提前|通知|多久知道|预警", re.IGNORECASE)
 _INTERVAL = re.compile(r"how\s+often|interval|frequency|every\s+how|多久(?:存|保存|做|打)|多长时间(?:存|保存)|频率|间隔"
@@ -49,9 +49,7 @@ _PROVIDER_WORDS = (("aws", re.compile(r"\baws\b|amazon", re.I)), ("gcp", re.comp
 def compose(ask: Ask, ctx: ComposeContext, pitfalls: bool = False) -> AskAnswer | None:
     """`pitfalls`: "spot 有什么坑": the notice and the checkpoint plan, both, as spot's pitfalls."""
     text, whole = ask.text, ctx.question or ask.text
-    if pitfalls and not _SPOT.search(text):
-        return None  # "买服务器有什么坑" beside a spot part: that part's pitfalls are the rental ones
-    spot = ctx.requirement.billing == "spot" or bool(_SPOT.search(whole))
+    spot = ctx.requirement.billing == "spot" or bool(SPOT.search(whole))
     wants_notice, wants_interval = (spot, spot) if pitfalls else _wants(text, spot)
     whole_job = spot and bool(_WHOLE_JOB.search(text))  # "if one node is reclaimed, does the whole job die?"
     wants_interval = wants_interval or whole_job
@@ -137,7 +135,7 @@ def _wants(text: str, spot: bool) -> tuple[bool, bool]:
 def handling(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     """A spot question about handling reclaims ("被回收了怎么办？值不值得") read as a cost ask: the notice,
     the schedule and its overhead, which is what the worth of spot turns on; None for any other."""
-    spot = ctx.requirement.billing == "spot" or bool(_SPOT.search(ctx.question or ask.text))
+    spot = ctx.requirement.billing == "spot" or bool(SPOT.search(ctx.question or ask.text))
     if not (spot and _HANDLE.search(ask.text)) or _STATED_PRICE.search(ask.text):
         return None
     reply = compose(ask, ctx)
