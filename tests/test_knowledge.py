@@ -386,7 +386,8 @@ def test_provider_aliases_resolve(catalog, name, expected):
 
 def test_provider_facts(catalog):
     p = catalog.providers
-    assert set(p) == {"aws", "aliyun", "gcp", "cherry", "runpod", "lambda", "gpumart", "vast", "dedixlab", "autodl"}
+    assert set(p) == {"aws", "aliyun", "gcp", "cherry", "runpod", "lambda", "gpumart", "vast", "dedixlab", "autodl",
+                      "tencent", "volcano", "huawei"}
     assert (p["aws"].billing_granularity_s, p["aws"].minimum_billed_s) == (1, 60)
     assert (p["gcp"].billing_granularity_s, p["gcp"].minimum_billed_s) == (1, 60)
     assert any("0 vCPU" in line for line in p["aws"].confirm)

@@ -61,7 +61,7 @@ def compose(ask: Ask, ctx: ComposeContext, pitfalls: bool = False) -> AskAnswer 
     notice = calc.notices().get(provider) if provider else None
     sources: list[str] = []
     if wants_notice:
-        lead, sources = _notice_line(notice, lang)
+        lead, sources = _notice_line(notice, lang, calc.unpublished().get(provider or ""))
         details = [] if notice is None else [say("checkpoint.on_notice_short", lang, notice=_duration(notice.notice_s, lang))]
         rule = "checkpoint.spot-notice"
         if wants_interval:
@@ -179,7 +179,12 @@ def _name(provider: str, lang: str) -> str:
     return say(f"checkpoint.provider_{provider}", lang)
 
 
-def _notice_line(notice: calc.SpotNotice | None, lang: str) -> tuple[str, list[str]]:
+def _notice_line(notice: calc.SpotNotice | None, lang: str,
+                 unpublished: calc.SpotSignal | None = None) -> tuple[str, list[str]]:
+    if unpublished is not None:  # the provider named sets no warning time: plan on none
+        how = unpublished.how_zh if lang == "zh" else unpublished.how_en
+        return (say("checkpoint.notice_unpublished", lang, provider=_name(unpublished.provider, lang), how=how),
+                list(unpublished.sources))
     if notice is not None:
         how = notice.how_zh if lang == "zh" else notice.how_en
         return (say("checkpoint.notice_one", lang, provider=_name(notice.provider, lang),

@@ -29,18 +29,24 @@ DEFAULT_NODE_MTBI_HOURS = 8.0  # one interruption per node per working day
 GPUS_PER_NODE = 8
 
 
-class SpotNotice(BaseModel):
-    """How long a provider warns before reclaiming a spot instance, and how the job hears it."""
+class SpotSignal(BaseModel):
+    """How a job hears that a provider reclaims its spot instance, where the provider sets no warning
+    time (Tencent Cloud documents the metadata item, not how early it appears)."""
 
     model_config = ConfigDict(extra="forbid")
 
     provider: str
-    notice_s: int = Field(gt=0, le=3600)
     how_en: str
     how_zh: str
     storage_en: str
     storage_zh: str
     sources: list[str] = Field(min_length=1)
+
+
+class SpotNotice(SpotSignal):
+    """How long a provider warns before reclaiming a spot instance, and how the job hears it."""
+
+    notice_s: int = Field(gt=0, le=3600)
 
 
 class CheckpointPlan(BaseModel):
@@ -93,14 +99,26 @@ def plan(write_minutes: float | None = None, node_mtbi_hours: float | None = Non
 
 
 @lru_cache(maxsize=4)
-def _notices(path: Path) -> dict[str, SpotNotice]:
+def _entries(path: Path) -> dict[str, SpotSignal]:
     data = load_yaml(path).data or {}
-    return {n.provider: n for n in (SpotNotice.model_validate(item) for item in data.get("notices", []))}
+    items = data.get("notices", [])
+    return {n.provider: n for n in ((SpotNotice if "notice_s" in item else SpotSignal).model_validate(item)
+                                    for item in items)}
+
+
+def _all() -> dict[str, SpotSignal]:
+    path = knowledge_dir() / NOTICE_FILE  # a team's own knowledge folder without the file uses the shipped one
+    if not path.exists():
+        path = shipped_data_dir("knowledge") / NOTICE_FILE
+    return _entries(path)
 
 
 def notices() -> dict[str, SpotNotice]:
-    """Provider id -> its notice; a team's own knowledge folder without the file uses the shipped one."""
-    path = knowledge_dir() / NOTICE_FILE
-    if not path.exists():
-        path = shipped_data_dir("knowledge") / NOTICE_FILE
-    return _notices(path)
+    """Provider id -> its notice, for the providers that document how long it is."""
+    return {p: n for p, n in _all().items() if isinstance(n, SpotNotice)}
+
+
+def unpublished() -> dict[str, SpotSignal]:
+    """Provider id -> how a job hears of a reclaim, for providers that document no warning time."""
+    return {p: n for p, n in _all().items() if not isinstance(n, SpotNotice)}
+

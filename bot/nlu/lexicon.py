@@ -205,7 +205,7 @@ FORM_FACTORS = rx(r"\B<sxm[0-9]?>\E[^.?!。？！]{0,40}\B<pcie>\E|\B<pcie>\E[^.
 PROVIDER_CASE_SENSITIVE = {"vast", "cherry"}
 # Providers people name that the catalog does not cover; reported in Parse.ignored, never guessed.
 UNKNOWN_PROVIDERS = rx(r"\B<(?:azure|gcp|google\s+cloud|oracle\s+cloud|oci|lambda\s*(?:labs|cloud)|coreweave|paperspace|"
-                       r"tencent\s+cloud|huawei\s+cloud|autodl|vultr|linode|hetzner|ovh\w*)>\E|腾讯云|华为云|火山引擎|百度云|百度智能云|京东云|ucloud")
+                       r"vultr|linode|hetzner|ovh\w*)>\E|百度云|百度智能云|京东云|ucloud")
 
 AWS_INSTANCE = rx(r"\B<((g4dn|g4ad|g5g?|g6e?|g6f|gr6|g7e?|vt1|p2|p3|p3dn|p4d|p4de|p5|p5e|p5en|p6(?:-b200)?|trn1n?|trn2|inf1|inf2|dl1))"
                   r"\.([0-9]{0,3}x?large|metal(?:-[0-9]+xl)?)>\E")

@@ -165,3 +165,22 @@ def test_a_checkpoint_size_and_write_rate_make_the_write_time(advisor):
                               "every 5 hours. how often to checkpoint?")[0]
     # C = 240 / 1.6 = 150 s = 2.5 min; √(2 × 2.5 × 300) ≈ 39 min
     assert reply.lead.startswith("Checkpoint about every 39 min") and "~240 GB at 1.6 GB/s" in reply.lead
+
+
+def test_a_provider_without_a_documented_notice_is_planned_on_no_notice(advisor):
+    # Tencent Cloud documents how a job hears of a reclaim (metadata) but no warning time
+    for text, expected in (("腾讯云竞价实例会提前多久通知？要不要 checkpoint", ("腾讯云的文档没有写明", "spot/termination-time")),
+                           ("how much warning does tencent cloud give before a spot reclaim?",
+                            ("Tencent Cloud documents no fixed warning time", "spot/termination-time"))):
+        reply = next(r for r in _replies(advisor, text) if r.rule == "checkpoint.spot-notice")
+        assert all(part in reply.lead for part in expected), reply.lead
+        assert "AWS" not in reply.lead  # not every other provider's figure in place of the one asked
+        assert "tencent-spot-termination" in reply.sources
+
+
+def test_chinese_clouds_are_known_providers_not_unknown_names(advisor):
+    for text, provider in (("火山引擎的抢占式实例跑训练靠谱吗", "volcano"), ("华为云 GPU 包年包月和按需哪个好", "huawei"),
+                           ("is Tencent Cloud spot OK for a 2-day finetune?", "tencent")):
+        parsed = parse(text, advisor.catalog)
+        assert parsed.requirement.provider == provider, text
+        assert not any("provider" in (s.slot or "") for s in parsed.ignored), parsed.ignored
