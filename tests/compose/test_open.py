@@ -57,3 +57,15 @@ def test_a_local_model_for_a_company_is_a_serving_setup_with_its_sizes(advisor, 
     answer, questions = _open(advisor, text)
     assert re.search(r"7-8B", answer.lead) and re.search(r"70B", answer.lead)  # sizes by model, numbers first
     assert len(questions) <= 2 and answer.rule == "open.default-setup"
+
+
+@pytest.mark.parametrize("text, clouds", [
+    ("国内租 GPU 服务器，找哪家比较靠谱", ("腾讯云", "火山引擎", "华为云", "AutoDL")),
+    ("which provider should we rent GPU servers from?", ("AWS", "Tencent Cloud", "Vast.ai")),
+])
+def test_which_provider_names_the_chinese_clouds_and_says_to_trial_first(advisor, text, clouds):
+    answer, questions = _open(advisor, text)
+    said = " ".join([answer.lead, *answer.details])
+    assert all(name in said for name in clouds), said
+    assert re.search(r"先租 1–2 天|trial a node for a day or two", said)
+    assert len(questions) <= 2

@@ -16,6 +16,8 @@ before the cue table of bot.nlu.slots.asks:
   Clocks Setting shows Active"): readings to diagnose against the spec, not the card's capability explained;
 - a framework release asked of a named card ("RTX 5090 上 torch 2.4 能跑吗", "will torch 2.6 work on B200s?"): the
   arch its builds carry (compat), not a memory fit;
+- the provider asked once the card is chosen ("where should we rent H100s?", "租 4090 用哪家"): that card's
+  prices by provider (price), not a sizing or the generic provider kinds;
 - a GeForce card rented out or its licence doubted ("can we rent out our 4090s on vast.ai?", "4090 对外出租，授权上有
   问题吗"): the licence (compat), not a fit or a fault.
 """
@@ -168,9 +170,21 @@ def _geforce_plan_judged(part: str, fields: dict) -> bool:
         and not fields.get("xids") and not fields.get("symptoms") and not _readings(part, fields)
 
 
+# Which provider ("which cloud", "where should we rent", "哪家", "去哪租"), read once the card is chosen.
+_PROVIDER_CHOICE = lx.rx(r"\B<(?:which|what)\s+(?:\w+\s+)?(?:providers?|clouds?|platforms?|vendors?|hosts?)>\E"
+                         r"|\B<where\s+(?:should|do|can|to)\s+(?:(?:we|i)\s+)?rent>\E|哪家|哪个(?:平台|云|厂商|服务商)|(?:在|去)哪(?:里|儿)?租")
+
+
+def _provider_asked(part: str, fields: dict) -> bool:
+    return bool(_PROVIDER_CHOICE.search(part)) and bool(fields.get("gpu")) and len(fields.get("gpu_options", [])) < 2 \
+        and not any(fields.get(k) for k in ("instance", "provider", "costs", "xids", "symptoms"))
+
+
 def _stated(part: str, fields: dict, whole: bool, consumer: bool) -> str | None:
     if profile_asked(part, fields):
         return "explain"  # the card's profile (bot/compose/explain_profile.py), not a model asked for
+    if _provider_asked(part, fields):
+        return "price"  # the card is chosen, the provider asked: its rows by provider
     if fields.get("budget") and fields.get("dataset_tokens_b") and _ENOUGH.search(part) and not fields.get("xids"):
         return "cost"  # "budget $50k … 7B on 300B tokens, enough?": the run's cost against the money
     if consumer and _geforce_plan_judged(part, fields):

@@ -138,7 +138,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         r"|选哪|怎么选|该选|挑哪|你会(?:选|租|买|用)|(?:要是|如果|换)(?:是)?你.{0,4}(?:选|租|买|用)|(?:租|买)哪(?:个|台|张|款|种)"
         # "买啥机器", "用啥卡": 啥 is the everyday 什么
         r"|(?:租|买|选|用|配|上)(?:什么|啥)|(?:什么|啥)(?:样的)?(?:卡|配置|机器|服务器)|哪张卡|哪种卡|哪款|哪个更适合|有什么建议"
-        r"|租哪家|哪家好|推荐")),
+        r"|租哪家|找哪家|用哪家|哪家(?:比较|更|最)?(?:好|靠谱|稳|可靠|值得)|推荐")),
     # A budget constrains a choice; alone ("is 3万 enough for …") it asks what the money buys.
     ("budget", lx.rx(r"\B<(?:budget\w*)>\E|预算")),
     ("or", lx.rx(r"\B<or\s+(?:8\s*x\s*)?(?:h100|a100|h200|l40s|4090|5090|a800|h800|h20|l20)>\E|还是")),
@@ -282,6 +282,9 @@ def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, obje
         if kind == "explain" and asks and asks[-1].kind in ("explain", "fit", "select") and label is None and asks[-1].label is None \
                 and (_IMPACT.search(part) or _FASTER.search(part)) and named(spans, start, end, _SUBJECT_SLOTS) <= named(spans, asks[-1].start, asks[-1].end, _SUBJECT_SLOTS):
             kind = None  # "H800 和 H100 差多少？…影响大吗？是不是慢一倍？": the same impact asked again, one answer
+        if kind == "select" and asks and asks[-1].kind == "select" and label is None and asks[-1].label is None \
+                and _OPTIONS_ONLY.match(part):
+            kind = None  # "租 H100 去哪家比较好？RunPod 还是 Cherry": the options of the choice just asked
         continues = kind is None and bool(asks)
         if continues:
             kind = asks[-1].kind  # "(c) and the 5090?", "… is the GPU broken?": a part without a cue continues
@@ -445,6 +448,10 @@ _BILLED_WHILE_DOWN = lx.rx(r"\B<(?:(?:keep|still|continue)\s+(?:to\s+)?(?:pay(?:
                            r"|坏了?.{0,10}(?:付钱|收费|计费|扣费)|(?:还|继续)(?:要|得)?(?:付钱|收费|计费|扣费)")
 _RESUME_ASKED = lx.rx(r"\B<(?:auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E|自动(?:恢复|续训|续跑|重启|拉起)|断点续训")
 
+
+# A part that only names the options of the choice before it ("RunPod 还是 Cherry?", "A100 or H100?").
+_OPTIONS_ONLY = re.compile(r"^[\s,，]*[\w.+\-]{1,24}(?:\s+[\w.+\-]{1,24})?\s*(?:还是|或者|\bor\b|\bvs\.?)\s*"
+                           r"[\w.+\-]{1,24}(?:\s+[\w.+\-]{1,24})?\s*[？?]*\s*$", re.IGNORECASE)
 
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""

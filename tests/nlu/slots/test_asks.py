@@ -437,3 +437,19 @@ def test_an_option_described_as_cheaper_is_not_a_cost_question(text, kind):
 def test_a_guessed_count_belongs_to_the_question_before_it(text):
     """"2 enough??" after "how many?" is the user's guess at that count, not a second ask sized on one GPU."""
     assert len(asks(text)) == 1 and asks(text)[0].text.endswith(("enough??", "够吗？"))
+
+
+@pytest.mark.parametrize("text, expected", [
+    # the card is chosen and the provider is what is asked: its prices by provider, not a sizing
+    ("where should we rent H100s?", ["price"]),
+    ("想租几台 4090 跑 LoRA，用哪家？", ["price"]),
+    ("which cloud is best for an L40S?", ["price"]),
+    # no card: the provider kinds by default
+    ("国内租 GPU 服务器，找哪家比较靠谱", ["open"]),
+    ("训练用的 GPU 云哪家最靠谱？", ["open"]),
+    # the options of the choice just asked are that choice, one ask
+    ("租 H100 去哪家比较好？RunPod 还是 Cherry", ["select"]),
+    ("which box should we pick for the 13B LoRA? L40S or A100?", ["select"]),
+])
+def test_a_provider_choice_is_read_by_what_is_still_open(text, expected):
+    assert kinds(text) == expected
