@@ -24,7 +24,8 @@ from bot.models import Cost, Requirement
 from bot.sizing.cost import leanest_per_provider
 from bot.sizing.estimate import ModelShape, SizingInput, estimate_memory
 from bot.sizing.performance import compute_precision_key, training_hours
-from bot.sizing.plans import SEARCH_COUNTS, Plan, fits_on, least_needs, plan_on, smallest_fitting_plan
+from bot.sizing.plans import (SEARCH_COUNTS, Plan, fits_with_room, headroom_pct, plan_needs, plan_on,
+                              smallest_fitting_plan)
 from bot.sizing.sizer import SizingResult, gpu_slot, proxy_shape
 
 # Under this much free GPU memory a plan is "tight": allocator fragmentation, a longer batch or a
@@ -34,10 +35,6 @@ TIGHT_PCT = 10.0
 _LIGHTER_METHODS = ("lora", "qlora")
 # Weight precisions to try when inference does not fit, least lossy first.
 _LOWER_PRECISIONS = ("fp8", "int8", "int4")
-
-
-def headroom_pct(plan_need: float, have: float) -> float:
-    return round((have - plan_need) / have * 100, 1) if have else 0.0
 
 
 @dataclasses.dataclass
@@ -283,12 +280,12 @@ def _most(plan_for, low: int, high: int, step: int = 1) -> int | None:
 
 
 def _smallest_comfortable(ctx: OptionContext, gpu: GpuSpec, above: int = 0) -> Plan | None:
-    slot, needs = gpu_slot(gpu), least_needs(ctx.sizing.memory, ctx.workload)
+    slot, needs = gpu_slot(gpu), plan_needs(ctx.sizing.memory, ctx.workload)
     for count in SEARCH_COUNTS:
         if count <= above:
             continue
-        # A count at which no plan fits has no comfortable plan: only the fitting ones are built.
-        if fits_on(ctx.sizing.memory, ctx.workload, slot, count, needs):
+        # Only a count whose plan fits comfortably (told from its need) is built.
+        if fits_with_room(ctx.sizing.memory, ctx.workload, slot, count, needs, TIGHT_PCT):
             plan = ctx.plan(gpu, count)
             if _comfortable(plan):
                 return plan
@@ -574,10 +571,12 @@ def deadline_plan(ctx: OptionContext, gpu: GpuSpec, deadline_hours: float | None
         return None
     if ctx.sizing.estimate.time is None:
         return None
+    slot, needs = gpu_slot(gpu), plan_needs(ctx.sizing.memory, ctx.workload)
     for count in SEARCH_COUNTS:
         hours = ctx.hours(gpu, count)
-        if hours is None or hours > deadline_hours:
-            continue
+        if hours is None or hours > deadline_hours or not fits_with_room(
+                ctx.sizing.memory, ctx.workload, slot, count, needs, TIGHT_PCT if comfortable else None):
+            continue  # too slow, or its plan does not fit (comfortably): not built
         plan = ctx.plan(gpu, count)
         if _comfortable(plan) if comfortable else plan.fits:
             nodes = max(1, -(-count // per_node))

@@ -55,8 +55,10 @@ def holding_offers(ctx: ComposeContext, billing: PriceBilling, provider: str | f
                                      or (not isinstance(provider, str) and o.provider in provider))]
     rows.sort(key=lambda o: (o.price(billing), o.gpu_count, o.provider, o.instance_type or "", o.region or ""))
     out: list[Offer] = []
+    seen: set[tuple] = set()  # the cheapest row of each instance type (a set: the scan of `out` was quadratic)
     for offer in rows:
-        if all((o.provider, o.instance_type) != (offer.provider, offer.instance_type) for o in out):
+        if (offer.provider, offer.instance_type) not in seen:
+            seen.add((offer.provider, offer.instance_type))
             out.append(offer)
     return out
 
@@ -136,8 +138,10 @@ def _with_memory(ctx: ComposeContext, memory: float, billing: PriceBilling, prov
     rows = sorted(filter(wanted, offers(catalog)),
                   key=lambda o: (o.price(billing), o.gpu_count, o.provider, o.instance_type or "", o.region or ""))
     out: list[Offer] = []
+    seen: set[tuple] = set()  # the cheapest row of each instance type (a set: the scan of `out` was quadratic)
     for offer in rows:
-        if all((o.provider, o.instance_type) != (offer.provider, offer.instance_type) for o in out):
+        if (offer.provider, offer.instance_type) not in seen:
+            seen.add((offer.provider, offer.instance_type))
             out.append(offer)
     return out
 

@@ -390,6 +390,54 @@ def least_needs(est: MemoryEstimate, workload: str) -> dict[int, float]:
     return table
 
 
+# Per estimate (by value) and workload: count -> (the needs `_plan_with` tries, in order; those of its
+# full-recompute retry where `plan_on` would try one), so a search can tell a count's plan without building it.
+_PLAN_NEEDS: dict[tuple, dict[int, tuple[list[float], list[float]]]] = {}
+
+
+def plan_needs(est: MemoryEstimate, workload: str) -> dict[int, tuple[list[float], list[float]]]:
+    """The planned-need table of this job (count -> needs tried), filled as counts are searched."""
+    key = (workload, *(getattr(est, name) for name in _PLANNED_FIELDS))
+    table = _PLAN_NEEDS.get(key)
+    if table is None:
+        if len(_PLAN_NEEDS) >= 64:
+            _PLAN_NEEDS.clear()
+        table = _PLAN_NEEDS[key] = {}
+    return table
+
+
+def planned_need(est: MemoryEstimate, workload: str, slot: GpuSlot, count: int,
+                 table: dict[int, tuple[list[float], list[float]]] | None = None) -> float:
+    """`plan_on(est, workload, slot, count).need_gb`, without building the plan: the first need that fits
+    of the plans it tries, then of its full-recompute retry, else the last plan's. `table`: `plan_needs`."""
+    table = plan_needs(est, workload) if table is None else table
+    entry = table.get(count)
+    if entry is None:
+        retry = (workload == "training" and not est.recompute_stated and est.recompute not in (None, "full")
+                 and est.act_layers)
+        entry = table[count] = (_needs_with(est, workload, count),
+                                _needs_with(with_full_recompute(est), workload, count) if retry else [])
+    first, again = entry
+    for need in (*first, *again):
+        if need <= slot.memory_gb:
+            return need
+    return first[-1] if first else math.inf
+
+
+def headroom_pct(plan_need: float, have: float) -> float:
+    """The share of a GPU's memory a plan leaves free, in percent to one decimal."""
+    return round((have - plan_need) / have * 100, 1) if have else 0.0
+
+
+def fits_with_room(est: MemoryEstimate, workload: str, slot: GpuSlot, count: int,
+                   table: dict[int, tuple[list[float], list[float]]] | None = None,
+                   room_pct: float | None = None) -> bool:
+    """`plan_on(...).fits`, and with `room_pct` its headroom_pct at least that, told from the plan's need
+    alone (`planned_need`) without building the plan."""
+    need = planned_need(est, workload, slot, count, table)
+    return need <= slot.memory_gb and (room_pct is None or headroom_pct(need, slot.memory_gb) >= room_pct)
+
+
 def fits_on(est: MemoryEstimate, workload: str, slot: GpuSlot, count: int,
             needs: dict[int, float] | None = None) -> bool:
     """`plan_on(est, workload, slot, count).fits`, without building the plan."""

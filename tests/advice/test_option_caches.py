@@ -10,7 +10,8 @@ import statistics
 
 import pytest
 
-from bot.advice.options import OptionContext, _comfortable, _smallest_comfortable, gpu_rate_rows, typical_rate
+from bot.advice.options import (OptionContext, _comfortable, _smallest_comfortable, deadline_plan, gpu_rate_rows,
+                                typical_rate)
 from bot.knowledge import DEFAULT_KNOWLEDGE_DIR, PriceRow, load_catalog
 from bot.models import Requirement
 from bot.sizing.plans import SEARCH_COUNTS
@@ -67,3 +68,33 @@ def test_the_comfortable_pick_per_gpu_is_the_one_a_search_of_every_count_gives(c
         got = _smallest_comfortable(ctx, gpu)
         assert (got.count, got.strategy, got.label) == (expected.count, expected.strategy, expected.label) \
             if expected is not None else got is None, gpu.id
+
+
+@pytest.mark.parametrize("fields", [
+    {"params_b": 3, "workload": "training", "method": "full", "dataset_tokens_b": 300},
+    {"params_b": 13, "workload": "training", "method": "full", "dataset_tokens_b": 20, "batch_size": 8},
+    {"model": "llama-3-8b", "workload": "training", "method": "lora", "dataset_tokens_b": 2},
+], ids=["3b-pretrain", "13b-full", "8b-lora"])
+@pytest.mark.parametrize("deadline", [24.0, 21 * 24.0, 365 * 24.0])
+def test_the_deadline_plan_is_the_one_a_search_that_builds_every_count_gives(catalog, fields, deadline):
+    """The fewest GPUs that finish in time (with room, or fitting at all), where the counts whose plan cannot
+    fit (comfortably) are told from their need and not built: the same pick as building every count,
+    on GPUs where every count is tight (a 24 GB card under a 3B full fine-tune) and where none is."""
+    req = Requirement.model_validate(fields)
+    shape = shape_from_arch(catalog.models[req.model]) if req.model else reference_shape(catalog, req.params_b)
+    ctx = OptionContext(req=req, shape=shape, catalog=catalog, sizing=size_requirement(req, shape, catalog),
+                        workload="training")
+    for comfortable in (True, False):
+        for gpu in catalog.gpus.values():
+            expected = None
+            for count in SEARCH_COUNTS:  # every count built, as before #31
+                hours = ctx.hours(gpu, count)
+                if hours is None or hours > deadline:
+                    continue
+                plan = ctx.plan(gpu, count)
+                if _comfortable(plan) if comfortable else plan.fits:
+                    expected = (count, plan.strategy, plan.label, hours)
+                    break
+            got = deadline_plan(ctx, gpu, deadline, comfortable=comfortable)
+            assert (None if got is None else (got.count, got.plan.strategy, got.plan.label, got.hours)) == expected, \
+                (gpu.id, comfortable)

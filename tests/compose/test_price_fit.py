@@ -54,6 +54,24 @@ def test_no_cheaper_aws_instance_holds_the_job(answered):
     assert held == sorted(held, key=lambda o: o.on_demand)
 
 
+@pytest.mark.parametrize("provider", ["aws", None])
+def test_each_instance_type_is_offered_once_at_its_cheapest_row(answered, provider):
+    """Every region prices an instance type: the offers keep its cheapest row only, cheapest type first."""
+    advisor, answer = answered
+    from bot.compose import ComposeContext
+    ctx = ComposeContext(requirement=answer.requirement, answer=answer, catalog=advisor.catalog)
+    held = holding_offers(ctx, "on-demand", provider)
+    types = [(o.provider, o.instance_type) for o in held]
+    assert held and len(types) == len(set(types))
+    fewest = {g: min(c.count for c in answer.candidates if c.gpu == g and c.fits and c.headroom_gb > 0)
+              for g in {o.gpu for o in held}}
+    for offer in held:
+        rows = [o.on_demand for o in offers(advisor.catalog) if (o.provider, o.instance_type) == (
+            offer.provider, offer.instance_type) and o.on_demand is not None and o.gpu_count >= fewest[o.gpu]]
+        assert offer.on_demand == min(rows)
+    assert [o.on_demand for o in held] == sorted(o.on_demand for o in held)
+
+
 @pytest.mark.parametrize("text", ["cheapest single node that can serve a 32B model in bf16?",
                                   "跑 32B 模型 bf16 推理，最便宜的单机是哪个"])
 def test_the_cheapest_node_leads_with_the_node_itself(text):
