@@ -13,6 +13,7 @@ of the per-card ones (bot.compose.cost_per_card, cost_per_card_job) that do not 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from bot.advice.compare import job_kind, rate_for
@@ -198,8 +199,22 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     ranked = sorted(setups, key=lambda s: (s.total if run else s.hourly) or 0.0)
     sources = list(dict.fromkeys([*SOURCES, *(src for s in setups for src in s.gpu.sources)]))
     lead, details = _month_first(ranked, run, _lead(ranked, run, ctx), _details(setups, run, per_gpu, ctx), ctx)
+    pick = _answer(ranked)
+    from bot.compose.cost_setups_split import split_lead  # serving split over many PCIe cards: decode decides
+    split = split_lead(ranked, pick, ctx) if pick is not None and not run else None
+    if split is not None:  # "thoughts?": the judgement leads; "which is cheaper?": the price answer, then it
+        lead, details = (lead, [*split, *details]) if _asks_cheaper(ctx) else (split[0], [*split[1:], lead, *details])
     return AskAnswer(kind="cost", lead=lead, details=details,
                      rule="cost-stated-setups", sources=sources, figures=_figures(setups, ranked, run))
+
+
+_CHEAPER = re.compile(r"which (?:one |setup |option )?(?:is |would be |comes out )?cheaper|\bis\b.{0,60}\bcheaper than"
+                      r"|哪个(?:更|比较)?(?:便宜|划算|省)|哪套(?:更)?(?:便宜|划算|省)", re.IGNORECASE)
+
+
+def _asks_cheaper(ctx: ComposeContext) -> bool:
+    """Whether the message asks outright which setup costs less (then the price answer leads)."""
+    return bool(_CHEAPER.search(ctx.question or ""))
 
 
 def _month_first(ranked: list[_Setup], run: bool, lead: str, details: list[str], ctx: ComposeContext) -> tuple[str, list[str]]:
