@@ -198,14 +198,21 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     run = all(s.total is not None for s in setups)
     ranked = sorted(setups, key=lambda s: (s.total if run else s.hourly) or 0.0)
     sources = list(dict.fromkeys([*SOURCES, *(src for s in setups for src in s.gpu.sources)]))
-    lead, details = _month_first(ranked, run, _lead(ranked, run, ctx), _details(setups, run, per_gpu, ctx), ctx)
-    pick = _answer(ranked)
-    from bot.compose.cost_setups_split import split_lead  # serving split over many PCIe cards: decode decides
-    split = split_lead(ranked, pick, ctx) if pick is not None and not run else None
-    if split is not None:  # "thoughts?": the judgement leads; "which is cheaper?": the price answer, then it
-        lead, details = (lead, [*split, *details]) if _asks_cheaper(ctx) else (split[0], [*split[1:], lead, *details])
+    lead, details = _with_split(ranked, run, *_month_first(ranked, run, _lead(ranked, run, ctx),
+                                                           _details(setups, run, per_gpu, ctx), ctx), ctx)
     return AskAnswer(kind="cost", lead=lead, details=details,
                      rule="cost-stated-setups", sources=sources, figures=_figures(setups, ranked, run))
+
+
+def _with_split(ranked: list[_Setup], run: bool, lead: str, details: list[str], ctx: ComposeContext) -> tuple[str, list[str]]:
+    """A serving split over many PCIe cards judged on decode (bot.compose.cost_setups_split): "thoughts?" gets
+    the judgement first; "which is cheaper?" the price answer, then the judgement."""
+    pick = _answer(ranked)
+    from bot.compose.cost_setups_split import split_lead
+    split = split_lead(ranked, pick, ctx) if pick is not None and not run else None
+    if split is None:
+        return lead, details
+    return (lead, [*split, *details]) if _asks_cheaper(ctx) else (split[0], [*split[1:], lead, *details])
 
 
 _CHEAPER = re.compile(r"which (?:one |setup |option )?(?:is |would be |comes out )?cheaper|\bis\b.{0,60}\bcheaper than"

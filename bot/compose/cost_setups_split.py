@@ -8,13 +8,13 @@ also says the GeForce driver licence (section 2.1.3, no data-centre deployment: 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from bot.compose import ComposeContext
 from bot.messages import say
+from bot.messages.format import gpu_setup, money
 
-if TYPE_CHECKING:
-    from bot.compose.cost_setups import _Setup
+_Setup = Any  # bot.compose.cost_setups._Setup: a GPU, its count, its hourly price, whether it holds the job
 
 # Tensor parallel beyond a pair over PCIe: every layer's all-reduce spans the host's PCIe tree.
 MANY = 2
@@ -33,8 +33,14 @@ def split_lead(ranked: list[_Setup], pick: _Setup, ctx: ComposeContext) -> list[
                   and not _many_over_pcie(s)), None)
     if other is None:
         return None
-    from bot.compose.cost_setups import _m, _name
     lang = ctx.language
+
+    def _name(s: _Setup, ctx: ComposeContext) -> str:
+        return gpu_setup(ctx.catalog, s.gpu.id, s.count, lang)
+
+    def _m(value: float, s: _Setup, ctx: ComposeContext) -> str:
+        return money(value, s.currency, lang)
+
     layers = _layers(ctx)
     p2p = say("cost.split_no_p2p", lang) if pick.gpu.peer_to_peer is False else ""
     exchanges = say("cost.split_allreduces", lang, allreduces=2 * layers, layers=layers) if layers else \
