@@ -403,10 +403,11 @@ def comfortable_option(ctx: OptionContext, exclude: Iterable[str] = ()) -> Optio
         pcie_cluster = plan.count > 8 and _form(gpu.form_factor) != "sxm"
         # Without a price, the memory rented (count x memory per GPU) stands in for the cost, then the
         # faster card; fewer GPUs break ties.
-        # Serving a model whose weights sit well inside one card: splitting it over PCIe only buys cache
-        # room, which one larger card (or replicas) gives without every layer waiting on PCIe.
-        small_split = (ctx.workload == "inference" and plan.count > 1 and not gpu.nvlink
-                       and plan.strategy in ("tp", "tp-pp") and ctx.sizing.memory.weights <= plan.have_gb * SMALL_MODEL_SHARE)
+        # Weights well inside one card: a split over PCIe (or a bridge, where replicas fit) only buys cache room.
+        m = ctx.sizing.memory
+        small_split = (ctx.workload == "inference" and plan.count > 1 and plan.strategy in ("tp", "tp-pp")
+                       and m.weights <= plan.have_gb * SMALL_MODEL_SHARE and (not gpu.nvlink or (_form(gpu.form_factor) != "sxm"
+                       and m.weights + m.activations + m.overhead + m.kv_cache / plan.count <= plan.have_gb)))
         key = (plan.count > 8, tp_over_pcie, pcie_cluster, small_split, rate * plan.count if rate else float("inf"),
                plan.count * gpu.memory_gb, -_bf16(gpu), plan.count)
         if best is None or key < best[0]:

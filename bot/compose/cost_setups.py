@@ -13,6 +13,7 @@ of the per-card ones (bot.compose.cost_per_card, cost_per_card_job) that do not 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from bot.advice.compare import job_kind, rate_for
@@ -197,9 +198,30 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     run = all(s.total is not None for s in setups)
     ranked = sorted(setups, key=lambda s: (s.total if run else s.hourly) or 0.0)
     sources = list(dict.fromkeys([*SOURCES, *(src for s in setups for src in s.gpu.sources)]))
-    lead, details = _month_first(ranked, run, _lead(ranked, run, ctx), _details(setups, run, per_gpu, ctx), ctx)
+    lead, details = _with_split(ranked, run, *_month_first(ranked, run, _lead(ranked, run, ctx),
+                                                           _details(setups, run, per_gpu, ctx), ctx), ctx)
     return AskAnswer(kind="cost", lead=lead, details=details,
                      rule="cost-stated-setups", sources=sources, figures=_figures(setups, ranked, run))
+
+
+def _with_split(ranked: list[_Setup], run: bool, lead: str, details: list[str], ctx: ComposeContext) -> tuple[str, list[str]]:
+    """A serving split over many PCIe cards judged on decode (bot.compose.cost_setups_split): "thoughts?" gets
+    the judgement first; "which is cheaper?" the price answer, then the judgement."""
+    pick = _answer(ranked)
+    from bot.compose.cost_setups_split import split_lead
+    split = split_lead(ranked, pick, ctx) if pick is not None and not run else None
+    if split is None:
+        return lead, details
+    return (lead, [*split, *details]) if _asks_cheaper(ctx) else (split[0], [*split[1:], lead, *details])
+
+
+_CHEAPER = re.compile(r"which (?:one |setup |option )?(?:is |would be |comes out )?cheaper|\bis\b.{0,60}\bcheaper than"
+                      r"|哪个(?:更|比较)?(?:便宜|划算|省)|哪套(?:更)?(?:便宜|划算|省)", re.IGNORECASE)
+
+
+def _asks_cheaper(ctx: ComposeContext) -> bool:
+    """Whether the message asks outright which setup costs less (then the price answer leads)."""
+    return bool(_CHEAPER.search(ctx.question or ""))
 
 
 def _month_first(ranked: list[_Setup], run: bool, lead: str, details: list[str], ctx: ComposeContext) -> tuple[str, list[str]]:

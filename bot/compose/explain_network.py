@@ -299,7 +299,7 @@ def _worth_it(ask: Ask, ctx: ComposeContext, sxm: GpuSpec, card: GpuSpec, extra_
     lang, names = ctx.language, {"sxm": gpu_name(ctx.catalog, sxm.id), "card": gpu_name(ctx.catalog, card.id)}
     if not a or not b or a <= b:
         return say("explain.sxm_worth_general", lang, sxm=names["sxm"])
-    rates = {g.id: _median_rate(ctx, g.id) for g in (sxm, card)}
+    rates = {g.id: _rate(ctx, g) for g in (sxm, card)}
     compute, even = a / b, b / a  # the card's price share at which its slower compute costs the same per job
     if extra_s is None or not rates[sxm.id] or not rates[card.id]:
         return say("explain.sxm_worth", lang, ratio=f"{compute:.2f}", pct=f"{100 * even:.0f}", **names)
@@ -311,17 +311,23 @@ def _worth_it(ask: Ask, ctx: ComposeContext, sxm: GpuSpec, card: GpuSpec, extra_
         return say("explain.sxm_worth_dearer", lang, **priced, **names)
     # per job, card / sxm = share x (compute + extra / C), C the SXM's compute time a step: equal at C*
     breakeven = extra_s / (1 / share - compute)
-    return say("explain.sxm_worth_priced", lang, **priced, **names, extra=_s(extra_s), breakeven=count(round(breakeven)))
+    # the verdict names the side the numbers favour: the SXM unless steps are long enough (over
+    # LONG_STEP_S at the break-even) that the cheaper card's slower exchange hides behind compute
+    key = "explain.sxm_worth_priced" if breakeven >= LONG_STEP_S else "explain.sxm_pcie_cheaper"
+    return say(key, lang, **priced, **names, extra=_s(extra_s), breakeven=count(round(breakeven, 1 if breakeven < 10 else 0)))
 
 
-def _median_rate(ctx: ComposeContext, gpu: str) -> float | None:
-    """The catalog's median on-demand rate per GPU-hour in dollars, None where it lists none."""
-    import statistics
+# A training step computing this long is common (a large global batch): below it, the break-even step
+# favours the cheaper PCIe node, above it the SXM one.
+LONG_STEP_S = 5.0
 
-    from bot.prices.lookup import offers
-    rates = [o.per_gpu("on-demand") or 0.0 for o in offers(ctx.catalog)
-             if o.gpu == gpu and o.currency == "USD" and o.on_demand is not None]
-    return statistics.median(rates) if rates else None
+
+def _rate(ctx: ComposeContext, gpu: GpuSpec) -> float | None:
+    """The rate per GPU-hour in dollars the answer's price line says for this GPU (bot.advice.compare.rate_for:
+    the user's quote, the priced row, else the table's typical on-demand rate), None where there is none."""
+    from bot.advice.compare import rate_for
+    rate, currency, _ = rate_for(ctx.catalog, gpu, ctx.answer.costs)
+    return rate if currency == "USD" else None
 
 
 def asks_how_much(ask: Ask) -> bool:

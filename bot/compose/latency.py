@@ -101,7 +101,7 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     # priced: the cheapest; unpriced (China): the fewest GPUs, roomier first, then the least memory rented
     meeting = sorted((c for c in timed if meets(c)),
                      key=lambda c: (many_over_pcie(c), split_over_pcie(c), needless_split(c), cost(c)[0], c.count,
-                                    tight(c), cost(c)[1]))
+                                    tight(c), cost(c)[1], -_bf16(ctx, c.gpu)))  # the faster card, as the options break ties
     shown_t = {"ttft_target": say("latency.target", lang, target=f"{ttft_t:g}") if ttft_t else "",
                "tpot_target": say("latency.target_after", lang, target=f"{tpot_t:g}") if tpot_t else ""}
     if meeting:
@@ -110,10 +110,14 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                         and typical_rate(ctx.catalog, c.gpu) is not None), None)
         why = say("latency.why_fewest" if cost(best)[0] == float("inf") else
                   "latency.why_one_gpu" if cheaper is not None else "latency.why_cheapest", lang)
+        fp8_lead = _fp8_over_split(ctx, best, cost(best)[0], ttft(best), ttft_t, tpot_t)
+        if fp8_lead is not None:
+            return fp8_lead
         lead = say("latency.pick", lang, why=why, setup=_setup(ctx, best), ttft=_s(ttft(best)), tpot=f"{best.tpot_ms:.0f}",
-                   concurrency=concurrency, rate=_rate(ctx, best), burst=_s(ttft(best) * concurrency), **shown_t)
+                   concurrency=concurrency, rate=_rate(ctx, best), tpot_target=shown_t["tpot_target"],
+                   **arrival(lang, ttft(best), concurrency, ttft_t))
         details = _default_prompt(ctx)
-        if cheaper is not None:  # what would change the pick: a cheaper setup that splits the model over PCIe
+        if cheaper is not None and not one_holds:  # what would change the pick: a cheaper setup that splits the model over PCIe
             details.append(say("latency.runner_up_split", lang, setup=_setup(ctx, cheaper), ttft=_s(ttft(cheaper)),
                                tpot=f"{cheaper.tpot_ms:.0f}", rate=money(typical_rate(ctx.catalog, cheaper.gpu) or 0.0, "USD")))
         if tight(best):
@@ -131,9 +135,12 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             from bot.compose.select_serving import fp8_single
             details += [line for line in [fp8_single(ctx, cost(best)[0], ttft_t, tpot_t)] if line]
         details.append(say("latency.expect_basis", lang))
+        figures = {"gpu": best.gpu, "count": best.count, "ttft_s": ttft(best), "tpot_ms": best.tpot_ms}
+        same = _same_option(ctx, best.gpu, best.count)
+        if same is not None:  # the option list's own entry for the pick: not listed again under it
+            figures["leads_with_rank"] = same
         return AskAnswer(kind="select", lead=lead, details=details, rule="sizing.latency-targets",
-                         sources=["mlperf-inference-rules", "aiperf", "skypilot-catalog"],
-                         figures={"gpu": best.gpu, "count": best.count, "ttft_s": ttft(best), "tpot_ms": best.tpot_ms})
+                         sources=["mlperf-inference-rules", "aiperf", "skypilot-catalog"], figures=figures)
     closest = min(timed, key=lambda c: max(ttft(c) / ttft_t if ttft_t else 0, c.tpot_ms / tpot_t if tpot_t else 0))
     wanted = say("latency.targets_both", lang, ttft=f"{ttft_t:g}", tpot=f"{tpot_t:g}") if ttft_t and tpot_t else (
         say("latency.targets_ttft", lang, ttft=f"{ttft_t:g}") if ttft_t else say("latency.targets_tpot", lang, tpot=f"{tpot_t:g}"))
@@ -141,6 +148,107 @@ def meeting_targets(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                tpot=f"{closest.tpot_ms:.0f}", concurrency=concurrency, targets=wanted)
     return AskAnswer(kind="select", lead=lead, details=[*_default_prompt(ctx), say("latency.expect_basis", lang)],
                      rule="sizing.latency-targets", sources=["mlperf-inference-rules", "aiperf"])
+
+
+def arrival(lang: str, one: float, concurrency: int, ttft_t: float | None) -> dict[str, str]:
+    """The arrival pattern a TTFT estimate meets its target at: `pattern` (after "meets the targets") and
+    `arrival` (after the one-prompt TTFT). Prompts that arrive together are prefilled together, so k at
+    once take about k times one prompt's prefill: all at once within the target, up to k of them, or only
+    requests that arrive one at a time."""
+    burst = one * concurrency
+    if ttft_t is None:
+        return {"pattern": "", "arrival": say("latency.arrival_untargeted", lang, burst=_s(burst), concurrency=concurrency)}
+    if burst <= ttft_t or concurrency <= 1:
+        return {"pattern": "", "arrival": say("latency.arrival_all", lang, burst=_s(burst), concurrency=concurrency,
+                                              target=f"{ttft_t:g}")}
+    together = int(ttft_t // one) if one > 0 else concurrency
+    key = "latency.arrival_some" if together >= 2 else "latency.arrival_alone"
+    return {"pattern": say("latency.pattern_spread", lang),
+            "arrival": say(key, lang, burst=_s(burst), concurrency=concurrency, target=f"{ttft_t:g}", n=together,
+                           two=_s(2 * one))}
+
+
+# A split pick this close to a target (its estimate over this share of it) is at the edge: a longer
+# output, more users or a slower kernel tips it over, so one card in FP8 that meets the targets comes first.
+EDGE_SHARE = 0.85
+# One FP8 card may cost this much more an hour than the split it replaces, where the split is at the edge.
+EDGE_PRICE = 1.25
+
+
+def _fp8_over_split(ctx: ComposeContext, best: Candidate, hourly: float, best_ttft: float, ttft_t: float | None,
+                    tpot_t: float | None) -> AskAnswer | None:
+    """A split pick (several GPUs, BF16 weights), or one card at the edge of a target, replaced by one card
+    with FP8 tensor cores in FP8 weights that meets the targets too: where it is cheaper an hour, or the
+    pick sits at the edge of a target and the one card costs at most a quarter more. The BF16 setup
+    follows as the way to keep BF16 weights."""
+    if len(ctx.requirement.gpu_options) >= 2:
+        return None
+    best_tpot = best.tpot_ms or 0.0
+    edge_tpot = tpot_t is not None and best_tpot > EDGE_SHARE * tpot_t
+    edge = edge_tpot or (ttft_t is not None and best_ttft > EDGE_SHARE * ttft_t)
+    if (best.count < 2 or hourly == float("inf")) and not edge:
+        return None  # one card in BF16 with room to the targets, or no price to say FP8 saves: the pick stands
+    from bot.compose.select_serving import fp8_single_pick
+    one = fp8_single_pick(ctx, hourly * (EDGE_PRICE if edge else 1.0), ttft_t, tpot_t, EDGE_SHARE)
+    if one is None:
+        return None
+    lang, concurrency = ctx.language, ctx.requirement.concurrency or 1
+    tpot_target = say("latency.target_after", lang, target=f"{tpot_t:g}") if tpot_t else ""
+    priced = one.rate is not None and hourly < float("inf")
+    lead = say("latency.pick_fp8_single", lang, setup=gpu_setup(ctx.catalog, one.card.id, 1, lang), ttft=_s(one.ttft_s),
+               tpot=f"{one.tpot_ms:.0f}", concurrency=concurrency, tpot_target=tpot_target,
+               need=f"{one.plan.need_gb:.0f}", have=f"{one.plan.have_gb:.0f}", rate=_fp8_rate(ctx, one.card.id, priced),
+               versus=say("latency.versus_split" if best.count > 1 else "latency.versus_edge", lang, setup=_setup(ctx, best)),
+               **arrival(lang, one.ttft_s, concurrency, ttft_t))
+    pct = 100 * (best_tpot / tpot_t if edge_tpot and tpot_t else best_ttft / ttft_t if ttft_t else 0.0)
+    details = [*_default_prompt(ctx), _bf16_line(ctx, best, best_ttft, tpot_target, priced,
+                                                 "edge" if edge_tpot else "edge_ttft" if edge else "", pct),
+               say("latency.expect_basis", lang)]
+    figures: dict = {"gpu": one.card.id, "count": 1, "ttft_s": one.ttft_s, "tpot_ms": one.tpot_ms, "precision": "fp8",
+                     **_said_under(ctx, best)}
+    return AskAnswer(kind="select", lead=lead, details=details, rule="sizing.latency-targets",
+                     sources=["mlperf-inference-rules", "aiperf", "skypilot-catalog", "vllm-fp8-weight-only"],
+                     figures=figures)
+
+
+def _fp8_rate(ctx: ComposeContext, gpu: str, priced: bool) -> str:
+    return say("latency.fp8_rate", ctx.language, rate=money(_shown_rate(ctx, gpu), "USD")) if priced else ""
+
+
+def _said_under(ctx: ComposeContext, best: Candidate) -> dict:
+    """The BF16 setup is said in the line under an FP8 lead, and a split beside a one-card lead is what the
+    lead argues against: neither is listed again as an option (`also_said_ranks`)."""
+    said = [r.rank for r in ctx.answer.recommendations if (r.gpu == best.gpu and r.count == best.count)
+            or (r.kind == "comfortable" and (r.count or 1) > 1)]
+    return {"also_said_ranks": " ".join(str(r) for r in said)} if said else {}
+
+
+def _bf16_line(ctx: ComposeContext, best: Candidate, best_ttft: float, tpot_target: str, priced: bool, edge: str,
+               pct: float) -> str:
+    """The BF16 setup under an FP8 lead: its estimate, its price, and how close it sits to a target."""
+    lang = ctx.language
+    shown = _shown_rate(ctx, best.gpu)  # the rate the lines say: the table row the other answers quote
+    rate = say("latency.split_rate" if best.count > 1 else "latency.fp8_rate", lang,
+               total=money(shown * best.count, "USD"), rate=money(shown, "USD")) if priced else ""
+    key = ("latency.split_bf16" if best.count > 1 else "latency.single_bf16") + (f"_{edge}" if edge else "")
+    return say(key, lang, setup=_setup(ctx, best), ttft=_s(best_ttft), tpot=f"{best.tpot_ms or 0.0:.0f}",
+               tpot_target=tpot_target, rate=rate, pct=f"{pct:.0f}")
+
+
+def _bf16(ctx: ComposeContext, gpu: str) -> float:
+    spec = ctx.catalog.gpus[gpu]
+    return spec.dense_tflops.get("bf16") or spec.dense_tflops.get("fp16") or 0.0
+
+
+def _shown_rate(ctx: ComposeContext, gpu: str) -> float:
+    """The per GPU-hour rate an answer says for a GPU: the table's median row (as `_rate` quotes it)."""
+    row = typical_row(ctx.catalog, gpu)
+    return row.hourly_rate if row is not None else (typical_rate(ctx.catalog, gpu) or 0.0)
+
+
+def _same_option(ctx: ComposeContext, gpu: str, n: int) -> int | None:
+    """The rank of the listed option that is the pick's own setup, or None."""
+    return next((r.rank for r in ctx.answer.recommendations if r.gpu == gpu and r.count == n and r.fits), None)
 
 
 def fp8_estimate(ctx: ComposeContext, c: Candidate) -> tuple[float, float] | None:

@@ -29,8 +29,8 @@ def china_choice(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     roles = _roles(cards)
     listed = say("select.china_cards", lang, cards=_names(ctx, [c for role in roles.values() for c in role]))
     top = china_pick(ctx, cards)
-    lead = listed if top is None else _pick(ctx, top) + ("" if lang == "zh" else " ") + listed  # the pick first
-    details = [line for line in (_role_line(ctx, name, specs) for name, specs in roles.items()) if line]
+    lead, details = _lead(ctx, top, listed)
+    details += [line for line in (_role_line(ctx, name, specs) for name, specs in roles.items()) if line]
     served = _serving_too(ctx, roles.get("serve") or [])
     if served:
         details.insert(0, served)
@@ -50,6 +50,24 @@ def china_choice(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         figures["leads_with_rank"] = other.rank
     return AskAnswer(kind="select", lead=lead, details=details, rule="selection.china-market",
                      sources=sorted({s for c in cards for s in c.sources[:2]}), figures=figures)
+
+
+def _lead(ctx: ComposeContext, top: Recommendation | None, listed: str) -> tuple[str, list[str]]:
+    """The pick first where the message states the job it is for; a training job whose method it does not
+    state (full fine-tuning assumed) is no job to lead with: the cards rented there lead, the pick follows."""
+    if top is None:
+        return listed, []
+    if ctx.requirement.workload == "training" and not ctx.requirement.method:
+        return listed, [_assumed_pick(ctx, top)]
+    return _pick(ctx, top) + ("" if ctx.language == "zh" else " ") + listed, []
+
+
+def _assumed_pick(ctx: ComposeContext, top: Recommendation) -> str:
+    """The training pick under the cards' lead, labelled with the method it assumes (full fine-tuning)."""
+    spec, lang, size = ctx.catalog.gpus[top.gpu or ""], ctx.language, ctx.requirement.params_b
+    return say("select.china_assumed_method", lang, setup=gpu_setup(ctx.catalog, spec.id, top.count or 1, lang),
+               need=f"{top.need_gb or 0:.0f}", have=f"{top.have_gb or 0:.0f}", size=f"{size:g}" if size else "",
+               tflops=fmt_count(round(_bf16(spec))))
 
 
 def china_pick(ctx: ComposeContext, cards: list[GpuSpec]) -> Recommendation | None:

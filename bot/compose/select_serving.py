@@ -97,48 +97,84 @@ def _serving_job(ctx: ComposeContext) -> SizingInput | None:
                        proxy=None if shape.complete else proxy_shape(catalog, shape.params_b))
 
 
-def fp8_single(ctx: ComposeContext, best_hourly: float, ttft_t: float | None, tpot_t: float | None) -> str | None:
-    """A latency pick's cheaper alternative: one data-centre card with FP8 tensor cores that holds a dense
-    model in FP8 weights with an FP8 KV cache (10% to spare) and meets the targets by the same estimate
-    (prefill at the FP8 dense peak, each decode step reading the FP8 weights and cache), cheaper per hour
-    than the pick; None where no card does or the user set a precision."""
+@dataclasses.dataclass(frozen=True)
+class Fp8Single:
+    """One card in FP8 weights and an FP8 KV cache, with its estimate and typical rate."""
+    card: GpuSpec
+    plan: Plan
+    rate: float | None  # None: unpriced (a market the price table does not cover); memory stands in
+    ttft_s: float
+    tpot_ms: float
+
+
+def fp8_single_pick(ctx: ComposeContext, max_hourly: float, ttft_t: float | None,
+                    tpot_t: float | None, edge_share: float | None = None) -> Fp8Single | None:
+    """The cheapest data-centre card with FP8 tensor cores, priced under `max_hourly`, that holds the
+    model in FP8 weights with an FP8 KV cache (10% to spare) on one GPU and meets the targets by the same
+    estimate (prefill at the FP8 dense peak, each decode step reading the FP8 weights it touches, the
+    experts the batch routes to for a mixture-of-experts model, and the cache); with `edge_share`, a card
+    whose estimate stays under that share of each target comes before a cheaper one over it. None where
+    no card does or the user set a precision."""
     req = ctx.requirement
     job = _serving_job(ctx)
     speed = ctx.answer.estimate.inference
     if job is None or speed is None or req.precision is not None or req.kv_precision is not None \
-            or job.model.active_params_b or not speed.one_prompt_tokens:
+            or not speed.one_prompt_tokens:
         return None
     from bot.sizing.performance import DEFAULT_BANDWIDTH_EFFICIENCY, DEFAULT_PREFILL_MFU, inference_timing
+    from bot.sizing.sizer import decode_weight_share
     memory = estimate_memory(dataclasses.replace(job, precision="fp8", kv_precision="fp8"))
     objectives = Objectives.of(req, ctx.language, ctx.question)
-    shape, users = job.model, req.concurrency or 1
-    found: tuple[float, GpuSpec, Plan, float, float] | None = None
+    model, users = job.model, req.concurrency or 1
+    shape = model if model.complete else (job.proxy or model)
+    found: Fp8Single | None = None
+    unpriced = max_hourly == float("inf")  # no price to rank by (China): the least memory rented instead
+
+    def cost(found: Fp8Single) -> float:
+        return found.rate if found.rate is not None else found.card.memory_gb
+
+    def edge(ttft: float, tpot: float) -> bool:
+        return edge_share is not None and ((ttft_t is not None and ttft > edge_share * ttft_t)
+                                           or (tpot_t is not None and tpot > edge_share * tpot_t))
     for card in ctx.catalog.gpus.values():
         rate, fp8_peak = typical_rate(ctx.catalog, card.id), card.dense_tflops.get("fp8")
-        if not fp8_peak or rate is None or rate >= best_hourly or not _fp8_eligible(card, objectives):
+        if unpriced:
+            rate = None
+        if not fp8_peak or (rate is None and not unpriced) or (rate is not None and rate >= max_hourly) \
+                or not _fp8_eligible(card, objectives):
             continue
         plan = _fewest(memory, card, 2)
         if plan is None:
             continue
         def timing(prompt: int, concurrency: int, card: GpuSpec = card, peak: float = fp8_peak):
             return inference_timing(
-                active_weight_bytes=memory.weights * 2**30, kv_bytes=memory.kv_cache * 2**30, prompt_tokens=prompt,
-                concurrency=concurrency, active_params_b=shape.params_b, layers=shape.layers,
+                active_weight_bytes=memory.weights * 2**30 * decode_weight_share(model, concurrency),
+                kv_bytes=memory.kv_cache * 2**30, prompt_tokens=prompt, concurrency=concurrency,
+                active_params_b=model.compute_params_b, layers=shape.layers,
                 attn_width=(shape.heads * shape.head_dim) if shape.heads and shape.head_dim else None, gpus=1,
                 bandwidth_gbs=card.bandwidth_gbs, peak_tflops=peak, bandwidth_efficiency=DEFAULT_BANDWIDTH_EFFICIENCY,
                 prefill_mfu=DEFAULT_PREFILL_MFU)
 
         one, decode = timing(speed.one_prompt_tokens, 1), timing(speed.prompt_tokens, users)
         ttft, tpot = one.ttft_s, decode.tpot_s * 1000
-        if (ttft_t is None or ttft <= ttft_t) and (tpot_t is None or tpot <= tpot_t) and (found is None or rate < found[0]):
-            found = (rate, card, plan, ttft, tpot)
-    if found is None:
+        if (ttft_t is None or ttft <= ttft_t) and (tpot_t is None or tpot <= tpot_t) and (
+                found is None or (edge(ttft, tpot), rate if rate is not None else card.memory_gb)
+                < (edge(found.ttft_s, found.tpot_ms), cost(found))):
+            found = Fp8Single(card, plan, rate, ttft, tpot)
+    return found
+
+
+def fp8_single(ctx: ComposeContext, best_hourly: float, ttft_t: float | None, tpot_t: float | None) -> str | None:
+    """A latency pick's cheaper alternative (`fp8_single_pick` under the pick's hourly price), said in one
+    line; None where no card does."""
+    found = fp8_single_pick(ctx, best_hourly, ttft_t, tpot_t)
+    if found is None or found.rate is None:
         return None
     from bot.messages.format import money
-    rate, card, plan, ttft, tpot = found
-    return say("select.serving_fp8_single", ctx.language, setup=gpu_setup(ctx.catalog, card.id, 1, ctx.language),
-               need=f"{plan.need_gb:.0f}", have=f"{plan.have_gb:.0f}", ttft=f"{ttft:.2f}" if ttft < 1 else f"{ttft:.1f}",
-               tpot=f"{tpot:.0f}", rate=money(rate, "USD"))
+    ttft = found.ttft_s
+    return say("select.serving_fp8_single", ctx.language, setup=gpu_setup(ctx.catalog, found.card.id, 1, ctx.language),
+               need=f"{found.plan.need_gb:.0f}", have=f"{found.plan.have_gb:.0f}",
+               ttft=f"{ttft:.2f}" if ttft < 1 else f"{ttft:.1f}", tpot=f"{found.tpot_ms:.0f}", rate=money(found.rate, "USD"))
 
 
 def _fp8_eligible(card: GpuSpec, objectives: Objectives) -> bool:

@@ -58,6 +58,9 @@ class GpuSpec(_Entry):
     ecc: bool
     nvlink: bool
     nvlink_bandwidth_gbs: float | None = None
+    # GPU peer-to-peer over PCIe with NVIDIA's driver: False where the card has none (GeForce RTX 40-series:
+    # copies between GPUs go through host memory), None where the catalog does not say.
+    peer_to_peer: bool | None = None
     mig_max_instances: int = Field(default=0, ge=0)
     mig_min_instance_gb: float | None = None
     # Graphics and media engines (NVIDIA spec pages, Video Encode and Decode GPU Support Matrix): whether the

@@ -208,10 +208,16 @@ def test_latency_targets_pick_the_cheapest_setup_whose_estimates_meet_them(advis
     roles = {q.role: q.value for q in answer.requirement.quantities if q.kind == "latency"}
     assert roles == {"tpot": 40.0, "ttft": 450.0}  # each number to the keyword nearest it
     pick = answer.answers[0].figures
-    chosen = next(c for c in answer.candidates if c.gpu == pick["gpu"] and c.count == pick["count"])
-    assert chosen.tpot_ms <= 40 and chosen.ttft_s / 32 <= 0.45
     from bot.advice.options import typical_rate
     catalog = advisor.catalog
+    if pick.get("precision") == "fp8":  # one card in FP8 weights ahead of a BF16 split at the edge of the TPOT target
+        assert pick["count"] == 1 and pick["tpot_ms"] <= 0.85 * 40 and pick["ttft_s"] <= 0.45
+        split = [c for c in answer.candidates if c.fits and c.count > 1 and c.tpot_ms is not None and c.tpot_ms <= 40
+                 and typical_rate(catalog, c.gpu)]
+        assert split and typical_rate(catalog, pick["gpu"]) <= 1.25 * min(typical_rate(catalog, c.gpu) * c.count for c in split)
+        return
+    chosen = next(c for c in answer.candidates if c.gpu == pick["gpu"] and c.count == pick["count"])
+    assert chosen.tpot_ms <= 40 and chosen.ttft_s / 32 <= 0.45
 
     def hourly(c):
         return typical_rate(catalog, c.gpu) * c.count

@@ -46,10 +46,12 @@ def test_sxm_against_pcie_pairs_for_8_gpu_training_leads_with_the_interconnect(a
     line = first_line(advisor, "we train a 13B model on 8 GPUs; H100 SXM nodes or the cheaper H100 PCIe ones, "
                                "is SXM worth paying for?")
     # "worth it?" answered in its terms, with the break-even price the compute ratio alone sets
-    assert line.startswith("Yes, worth it") and "the 76%" in line and "1.31×" in line
+    assert line.startswith("The H100 SXM is worth it") and "the 76%" in line and "1.31×" in line
     assert "H100 SXM for training on 8 GPUs" in line and "PCIe Gen5" in line
     extra, sxm, pcie = seconds(line)[0], *seconds(line)[-2:]
-    assert pcie > 5 * sxm and extra == pytest.approx(pcie - sxm, abs=0.06)  # shown rounded
+    assert pcie > 5 * sxm
+    if "more exchange a step" in line:  # priced under the break-even: the extra seconds decide it
+        assert extra == pytest.approx(pcie - sxm, abs=0.06)  # shown rounded
 
 
 def test_tensor_parallel_over_pcie_is_answered_with_its_all_reduces_and_latency_estimate(advisor):
@@ -138,8 +140,24 @@ def test_zero_2_or_3_across_nodes_on_slow_ethernet_is_picked_by_the_traffic_wher
 
 def test_sxm_worth_it_weighs_the_listed_prices_against_compute_and_the_exchange_over_pcie(advisor):
     line = first_line(advisor, "full fine-tune of a 7B on 8 GPUs: H100 SXM nodes or the cheaper H100 PCIe nodes, worth paying for SXM?")
-    assert line.startswith("Yes, worth it: the H100 PCIe costs 73% of the H100 SXM per GPU-hour ($2.39 against $3.29")
-    assert "under the 76%" in line and "unless one step computes for over" in line
+    # the verdict names the side its own numbers favour, at the rates the answer's price row says
+    assert line.startswith("The H100 SXM is worth it")
+    assert "76%" in line and "($2.44 against $2.99" in line
+
+
+@pytest.mark.parametrize("text", [
+    "for training a 13B on 8 GPUs, H100 SXM vs H100 PCIe — the PCIe nodes are a lot cheaper. worth it?",
+    "pretraining a 7B on one 8-GPU node: is H100 SXM worth it over the cheaper H100 PCIe boxes?",
+    "8 卡训练 13B，H100 SXM 和 H100 PCIe 节点，PCIe 便宜不少，值得吗？",
+])
+def test_a_worth_it_verdict_names_its_side_and_quotes_the_rates_of_its_own_price_row(advisor, text):
+    full = render_text(Conversations(advisor).ask("t", text))
+    lines = full.splitlines()
+    assert not lines[0].startswith(("Yes, worth it", "值得："))  # never a bare yes that the numbers then argue against
+    rates = re.findall(r"\$[0-9.]+", lines[0].split(" H100 SXM for training")[0])
+    price_row = next((x for x in lines if x.strip().startswith(("Price", "价格"))), "")
+    for rate in rates[:2]:
+        assert rate in price_row, (rate, price_row)
 
 
 def test_an_nvlink_cut_for_tensor_parallel_serving_is_judged_on_prefill_not_on_gradients(advisor):
