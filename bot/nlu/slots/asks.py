@@ -17,6 +17,7 @@ from bot.nlu import lexicon as lx
 from bot.nlu.scan import Scan
 from bot.nlu.slots.ask_prices import PRICE_CONTEXT, instance_priced, named, provider_cheaper
 from bot.nlu.slots.ask_routes import routed
+from bot.nlu.slots.ask_variant import precision_varied
 
 MAX_ASKS = 6
 
@@ -283,6 +284,9 @@ def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, obje
                 and (_IMPACT.search(part) or _FASTER.search(part)) and named(spans, start, end, _SUBJECT_SLOTS) <= named(spans, asks[-1].start, asks[-1].end, _SUBJECT_SLOTS):
             kind = None  # "H800 和 H100 差多少？…影响大吗？是不是慢一倍？": the same impact asked again, one answer
         continues = kind is None and bool(asks)
+        if continues and label is None and asks[-1].kind == "fit" and precision_varied(part, text[asks[-1].start:asks[-1].end]):
+            continues = False  # "…in bf16? what about int4?": the same job in another number format, sized on its own
+            kind = "fit"
         if continues:
             kind = asks[-1].kind  # "(c) and the 5090?", "… is the GPU broken?": a part without a cue continues
         elif kind is None and _QUESTION.search(part):
