@@ -1,6 +1,9 @@
-"""A part that asks the part before it again in another number format (issue #22): "does 72B fit on one
-H100 in bf16? what about with int4?", "单卡能跑吗？换成 int4 呢？" is two fit parts, each sized in its own
-format (bot.advice.parts), not one part read in the first format named."""
+"""What a later part asks of the plan before it (issue #22).
+
+- Again in another number format: "does 72B fit on one H100 in bf16? what about with int4?", "单卡能跑吗？换成
+  int4 呢？" is two fit parts, each sized in its own format (bot.advice.parts), not one read in the first format.
+- What a stated fact changes in the plan: "…and what does the cut NVLink mean for how we split TP/PP?",
+  "A800 NVLink 缩水了对并行策略有啥影响" is a part explained, not a fault diagnosed or the fit continued."""
 
 from __future__ import annotations
 
@@ -25,3 +28,8 @@ def precision_varied(part: str, before: str) -> bool:
     """Whether `part` asks the part `before` it again in a number format of its own ("what about with int4?")."""
     own = precisions_named(part)
     return bool(own) and bool(_VARIANT.search(part)) and bool(_ASKED_AGAIN.search(part)) and not own <= precisions_named(before)
+
+
+# "what does it mean for our parallelism?", "对并行策略有啥影响": what a stated fact changes in the plan
+PLAN_IMPACT = lx.rx(r"\B<(?:means?\s+for|(?:impact|affect)\w*\s+(?:on\s+)?(?:the\s+|our\s+)?(?:parallel\w*|plan|split|strategy|tp|layout))>\E"
+                     r"|对[^，。？?]{0,12}(?:有啥|有什么|的)?影响|影响[^，。？?]{0,6}(?:并行|策略|方案)")

@@ -17,7 +17,7 @@ from bot.nlu import lexicon as lx
 from bot.nlu.scan import Scan
 from bot.nlu.slots.ask_prices import PRICE_CONTEXT, instance_priced, named, provider_cheaper
 from bot.nlu.slots.ask_routes import routed
-from bot.nlu.slots.ask_variant import precision_varied
+from bot.nlu.slots.ask_variant import PLAN_IMPACT as _PLAN_IMPACT, precision_varied
 
 MAX_ASKS = 6
 
@@ -278,6 +278,8 @@ def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, obje
         kind = routed(part, fields, whole, consumer) or _kind(part, fields, whole=whole)
         if kind is None and _LATENCY_WORDS.search(part) and _QUESTION.search(part):
             kind = "explain"  # "2) roughly what tok/s per user?": the speed to expect, not the fit before it
+        if kind is None and _PLAN_IMPACT.search(part) and _QUESTION.search(part):
+            kind = "explain"  # "…and what does the cut NVLink mean for how we split TP/PP?": the plan, not the fit
         if kind == "cost" and asks and asks[-1].kind == "price" and label is None and provider_cheaper(part, start, end, fields, spans, _STATED_MONEY):
             kind = None  # "…how much on RunPod? and spot? is Vast cheaper?": the price asked again at another provider
         if kind == "explain" and asks and asks[-1].kind in ("explain", "fit", "select") and label is None and asks[-1].label is None \
@@ -508,6 +510,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
     if "diagnose" in found and _OOM.search(part) and (fields.get("model") or fields.get("params_b")) \
             and not fields.get("xids"):
         return "fit"  # "it OOMs; will checkpointing make it fit?" sizes a job
+    if found and found <= {"diagnose", "explain"} and _PLAN_IMPACT.search(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
+        return "explain"  # "NVLink 缩水了对并行策略有啥影响": a stated cut's impact on the plan, not a fault or a pick
     if "diagnose" in found and not ({"price", "checklist"} & found and "xid" not in part):
         return "diagnose"
     if "compat" in found and not money and _LICENCE_Q.search(part):
