@@ -44,7 +44,26 @@ def own_load(req: Requirement) -> dict[int, dict]:
         billing = _later_billing(req, index)
         if billing:
             out[index] = {**out.get(index, {}), **billing}
+    for index, precision in _own_precision(req).items():
+        out[index] = {**out.get(index, {}), "precision": precision}
     return out
+
+
+def _own_precision(req: Requirement) -> dict[int, str | None]:
+    """{ask index: the number format it is sized in} for fit parts that differ in it ("does 72B fit on one
+    H100 in bf16? what about with int4?"): the format a part names, else (before a part that names one) the
+    default; each part on its own reading, where one of them is not the message's."""
+    from bot.nlu.slots.ask_variant import precisions_named
+    fits = [(i, a) for i, a in enumerate(req.asks) if a.kind == "fit"]
+    named = {i: precisions_named(a.text.lower()) for i, a in fits}
+    if len(fits) < 2:
+        return {}
+    out: dict[int, str | None] = {}
+    for i, _ in fits:
+        own = named[i]
+        later = any(named[j] for j, _ in fits if j > i)
+        out[i] = next(iter(own)) if len(own) == 1 else (None if not own and later else req.precision)
+    return out if any(want != req.precision for want in out.values()) else {}
 
 
 def part_requirement(req: Requirement, index: int, clear: dict) -> Requirement:

@@ -32,8 +32,11 @@ _EVERY = re.compile(rf"(?:interrupt\w*|preempt\w*|reclaim\w*|evict\w*)\s+(?:abou
                     rf"every\s+~?\s*{_NUM}\s*(h|hrs?|hours?|min\w*|d|days?)\b"
                     rf"|(?:平均)?每\s*{_NUM}\s*(小时|天)\s*(?:左右)?\s*(?:被)?(?:回收|中断|抢占)(?:一次)?", re.IGNORECASE)
 # "what should the trainer do?", "被回收了怎么办？", "值不值得": the handling asked, so the notice and the schedule
-_HANDLE = re.compile(r"怎么办|怎么处理|怎么应对|值不值|划算|what\s+(?:do|should)\s+(?:we|i|the\s+\w+)\s+do|handl(?:e|ing)|\bdeal\s+w(?:ith)?\b"
-                     r"|worth\s+it|how\s+(?:do|should)\s+(?:we|i)\s+(?:deal|cope|survive)", re.IGNORECASE)
+_HANDLE = re.compile(r"怎么办|咋办|咋整|怎么整|怎么处理|怎么应对|值不值|划算|what\s+(?:do|should)\s+(?:we|i|the\s+\w+)\s+do|handl(?:e|ing)|\bdeal\s+w(?:ith)?\b"
+                     r"|worth\s+it|how\s+(?:do|should)\s+(?:we|i)\s+(?:deal|cope|survive)"
+                     # "what happens when it gets reclaimed?", "what if we're preempted mid-run?"
+                     r"|what\s+(?:happens|if|then)\b[^?.]{0,40}?\b(?:reclaim|preempt|interrupt|evict)\w*"
+                     r"|(?:reclaim|preempt|interrupt|evict)\w*[^?.]{0,20}?\bwhat\s+(?:then|happens)", re.IGNORECASE)
 # "断了之后怎么续上，别丢进度", "how do we resume without losing progress": carrying on asks for the schedule
 _CARRY_ON = re.compile(r"怎么续|怎么恢复|怎么接住|(?:不|别)丢进度|\bresum\w*|without\s+losing", re.IGNORECASE)
 _TOTAL = re.compile(r"\bin\s+total\b|\btotal\b|\ball\s+told\b|总共|一共|合计|共\s*[0-9]", re.IGNORECASE)
@@ -136,9 +139,12 @@ def handling(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     """A spot question about handling reclaims ("被回收了怎么办？值不值得") read as a cost ask: the notice,
     the schedule and its overhead, which is what the worth of spot turns on; None for any other."""
     spot = ctx.requirement.billing == "spot" or bool(SPOT.search(ctx.question or ask.text))
-    if not (spot and _HANDLE.search(ask.text)) or _STATED_PRICE.search(ask.text):
+    if not (spot and _HANDLE.search(ask.text)) or _weighed(ask.text):
         return None
     reply = compose(ask, ctx)
+    share = _spot_share(ask, ctx)
+    if reply is not None and share:  # "spot at ¥3.6/h … reclaimed, then what?": the rate against on-demand's
+        reply = reply.model_copy(update={"details": [share, *reply.details]})
     if reply is None or ("overhead_pct" not in reply.figures and not _WORTH.search(ask.text)):
         return reply
     overhead = reply.figures.get("overhead_pct") or _overhead(reply)
@@ -151,6 +157,29 @@ def handling(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 _WORTH = re.compile(r"值不值|划算|worth", re.IGNORECASE)
 # their own prices or discount ("spot at $1.20 vs $3.00", "40% cheaper"): the cost composer weighs them
 _STATED_PRICE = re.compile(r"[$¥￥]\s*[0-9]|[0-9]\s*(?:元|块|美元|usd|cny|%|％)", re.IGNORECASE)
+
+
+def _weighed(text: str) -> bool:
+    """Prices the cost composer weighs: two or more stated, or a discount, or reclaims at a stated rate
+    ("spot at $1.20 vs $3.00", "40% cheaper", "reclaimed every 6 h"); one rate said beside the reclaim
+    question ("spot at ¥3.6/h, what if it's reclaimed?") is the setting of that question."""
+    return len(_STATED_PRICE.findall(text)) > 1 or bool(re.search(r"[0-9]\s*[%％]", text)) or bool(_EVERY.search(text))
+
+
+def _spot_share(ask: Ask, ctx: ComposeContext) -> str | None:
+    """"¥3.60/h is 30% of the ¥12.00/h on-demand rate": the part's spot rate against an on-demand rate the
+    message states in the same currency and unit, or None."""
+    from bot.messages.format import money
+    spot = next((q for q in ctx.requirement.quantities if q.kind == "money" and q.role == "quote" and q.option == "spot"
+                 and q.per in ("gpu-hour", "instance-hour") and ask.start <= q.start < ask.end), None)
+    # the on-demand rate of the message's stated costs (another labelled part's numbers are not this part's quantities)
+    base = next((c for c in ctx.requirement.costs if spot is not None and c.billing == "on-demand" and c.hourly_rate
+                 and c.currency == spot.currency and c.per_gpu == (spot.per == "gpu-hour")), None)
+    if spot is None or base is None or not base.hourly_rate or spot.value >= base.hourly_rate:
+        return None
+    lang = ctx.language
+    return say("checkpoint.spot_share", lang, spot=money(spot.value, spot.currency or "USD", lang),
+               base=money(base.hourly_rate, base.currency or "USD", lang), pct=f"{spot.value / base.hourly_rate * 100:.0f}")
 
 
 def _overhead(reply: AskAnswer) -> int | None:

@@ -194,8 +194,10 @@ def _serving_mitigations(ctx: ComposeContext, spec: GpuSpec, size: float, n: int
 
 
 _NVLINK_WORDS = re.compile(r"nvlink|nvswitch|interconnect|互联|互连", re.IGNORECASE)
-_IMPACT_WORDS = re.compile(r"hurt|matter|slow|big\s+deal|how\s+much|impact|affect|penalt|cost\s+us|worse|bottleneck"
+_IMPACT_WORDS = re.compile(r"hurt|matter|slow|big\s+deal|how\s+much|impact|affect|penalt|cost\s+us|worse|bottleneck|means?\s+for"
                            r"|影响|慢|差多少|拖|代价|损失|阉割|砍", re.IGNORECASE)
+# "…对并行策略有啥影响", "what does it mean for how we split TP/PP/DP?": the layout of the job asked
+_PLAN_ASKED = re.compile(r"parallel\w*|strateg\w*|\bsplit\b|\btp\b|\bpp\b|layout|并行|策略|切分|拆分", re.IGNORECASE)
 
 
 def uncut_sibling(ctx: ComposeContext, spec: GpuSpec) -> GpuSpec | None:
@@ -215,7 +217,9 @@ def nvlink_cut_alone(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     to measure)."""
     from bot.compose.checklist_refs import _spec
     req, text = ctx.requirement, ask.text or ctx.question
-    if len(req.gpu_options) > 1 or not (_NVLINK_WORDS.search(text) and _IMPACT_WORDS.search(text)):
+    # "A800 80G … A800 NVLink": one card named twice (its board, then its family) is one card
+    cards = {getattr(ctx.catalog.gpus.get(g), "family", None) or g for g in req.gpu_options}
+    if len(cards) > 1 or not (_NVLINK_WORDS.search(text) and _IMPACT_WORDS.search(text)):
         return None
     spec = _spec(ctx)
     sibling = uncut_sibling(ctx, spec) if spec is not None else None
@@ -225,5 +229,9 @@ def nvlink_cut_alone(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if lead is None:
         return None
     details = [*nvlink_serving_details(ctx, [spec, sibling]), *nvlink_measure(ctx, [spec, sibling])]
+    planned = bool(_PLAN_ASKED.search(text)) or (req.gpu_count or 0) > GPUS_PER_NODE
+    if planned:  # how to lay the job out on the cut link
+        details.append(say("explain.nvlink_cut_plan", ctx.language, per_node=GPUS_PER_NODE))
+    plan_sources = ["megatron-paper", "pytorch-fsdp"] if planned else []
     return AskAnswer(kind="explain", lead=lead, details=details, rule="explain.nvlink-cut",
-                     sources=list(dict.fromkeys(["nvidia-nvlink", "nccl-tests", *spec.sources, *sibling.sources]))[:8])
+                     sources=list(dict.fromkeys(["nvidia-nvlink", "nccl-tests", *plan_sources, *spec.sources, *sibling.sources]))[:8])

@@ -29,18 +29,8 @@ from bot.compose import price_fit, price_grid, price_missing, price_quote, price
 from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
-from bot.prices.lookup import (
-    JobPrice,
-    Offer,
-    PriceBilling,
-    cheapest,
-    instance_price,
-    offers,
-    price_job,
-    provider_name,
-    regions_in,
-    table_source,
-)
+from bot.prices.lookup import (JobPrice, Offer, PriceBilling, cheapest, instance_price, offers, price_job, provider_name,
+                               regions_in, table_source)
 from bot.compose.price_billing import asked_billing, single_card, spot_also
 from bot.compose.price_duration import hours_in as _hours
 from bot.prices.skypilot import shown
@@ -110,6 +100,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return price_overview(ask, ctx)
     gpu_groups, variant = price_variant.restrict_groups(catalog, text, gpu_groups)  # "not PCIe", "只要 SXM"
     reply = _gpu_answer(ask, ctx, text, gpu_groups, billing, region, provider, unlisted)
+    reply.details[1:1] = price_missing.named_without_rows(ctx, gpu_groups, billing, provider, region, reply)  # none there
     return price_variant.annotate(ctx, reply, variant, billing, region, provider)
 
 
@@ -349,9 +340,15 @@ def _instance_answer(ctx: ComposeContext, name: str, region: str | None, billing
                "zone": regular[0] if regular else offer.zone(billing), "currency": offer.currency}
     if regular:
         figures["special_zone"], figures["special_zone_price"] = offer.zone(billing), offer.price(billing)
+    details += _spot_too(lang, billing, spot_price, text)
     reply = _answer(ctx, lead, details, billing, figures)
     reply.sources = [*reply.sources, *price_zones.zone_sources([offer])]
     return reply
+
+
+def _spot_too(lang: str, billing: PriceBilling, spot_price: float | None, text: str) -> list[str]:
+    """Spot asked after on-demand ("…on-demand, and per GPU? and spot?"): spot's caveat beside its figure."""
+    return [say("price.spot_moves", lang)] if billing != "spot" and spot_price is not None and _SPOT.search(text) else []
 
 
 def _instance_lead(ctx: ComposeContext, offer: Offer, instance: str, gpus: str,

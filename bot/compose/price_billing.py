@@ -45,11 +45,19 @@ _PRICE_ASKED = re.compile(r"多少钱|多少|价格|价钱|报价|费用|单价|
 def spot_also(text: str) -> bool:
     """True when spot is asked as a follow-up to a price asked without a billing ("H200 一小时多少钱？spot 呢？",
     "how much is an H100 per hour? and spot?"): both billings are wanted, the on-demand figure first."""
+    if spot_refused(text):
+        return False
+    spot = _SPOT.search(text)
+    if spot is not None and _ON_DEMAND_FIRST.search(text[:spot.start()]):
+        return True  # "what does p5 cost on-demand, and per GPU? and what's spot looking like?": asked in that order
     found = _SPOT_ALSO.search(text)
-    if found is None or spot_refused(text):
+    if found is None:
         return False
     before = text[:found.start()]
     return bool(_PRICE_ASKED.search(before)) and not _SPOT.search(before)
+
+
+_ON_DEMAND_FIRST = re.compile(r"\bon[\s-]?demand\b|按需|按量", re.IGNORECASE)
 
 
 def spot_refused(text: str) -> bool:

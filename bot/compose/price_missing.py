@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from bot.compose import ComposeContext
 from bot.compose.price_billing import single_card
+from bot.models import AskAnswer
 from bot.knowledge import GpuSpec
 from bot.messages import MessageError, say
 from bot.messages.format import count, gpu_name, money
@@ -146,3 +147,21 @@ def answer(ctx: ComposeContext, gpus: list[str], what: str, billing: PriceBillin
 
 def _where(offer: Offer) -> str:
     return shown((offer.region or "-").strip(" ,") or "-", 40)
+
+
+def named_without_rows(ctx: ComposeContext, groups: list[list[str]], billing: PriceBilling,
+                       provider: str | frozenset[str] | None, region: str | None, reply: AskAnswer) -> list[str]:
+    """"…looking at runpod, vast, lambda": one line per provider the user named whose table rows hold none of the
+    asked card's boards, so its silence is not read as "dearer"; none for a provider `reply` already speaks of,
+    and [] where a region narrows the lookup, only one provider is named or all have rows."""
+    named = sorted(provider) if isinstance(provider, frozenset) else []
+    gpus = groups[0] if groups else []
+    if len(named) < 2 or not gpus or region:
+        return []
+    held = {o.provider for o in offers(ctx.catalog) if o.gpu in set(gpus) and o.price(billing) is not None}
+    family = ctx.catalog.gpus[gpus[0]].family if gpus[0] in ctx.catalog.gpus else None
+    what = gpu_name(ctx.catalog, gpus[0]) if len(gpus) == 1 or not family else family.upper()  # "H200" for its boards
+    said = " ".join([reply.lead, *reply.details])
+    return [say("price.named_no_rows", ctx.language, provider=provider_name(ctx.catalog, p), gpu=what,
+                billing=say(f"price.billing_{billing}", ctx.language))
+            for p in named if p not in held and provider_name(ctx.catalog, p) not in said]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from bot.compose import ComposeContext
+from bot.compose import ComposeContext, is_primary
 from bot.compose.spec_instance import hardware_first
 from bot.models import Ask, AskAnswer
 
@@ -40,6 +40,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if verdict is not None and verdict.answer == "no" and (ctx.requirement.gpu_count or 1) == 1:
         from bot.compose.fit_single import smallest_single  # "…不行的话最少要啥卡": the smallest card that holds it
         bigger = smallest_single(ctx)
+        if bigger and not is_primary(ask, ctx):  # the part before it said the verdict: this part is the card
+            return AskAnswer(kind="select", lead=bigger, rule=verdict.rule, sources=verdict.sources)
         if bigger:
             return AskAnswer(kind="select", lead=verdict.text, details=[bigger], rule=verdict.rule,
                              sources=verdict.sources)

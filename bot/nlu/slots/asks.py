@@ -17,6 +17,7 @@ from bot.nlu import lexicon as lx
 from bot.nlu.scan import Scan
 from bot.nlu.slots.ask_prices import PRICE_CONTEXT, instance_priced, named, provider_cheaper
 from bot.nlu.slots.ask_routes import routed
+from bot.nlu.slots.ask_variant import PLAN_IMPACT as _PLAN_IMPACT, options_only, precision_varied
 
 MAX_ASKS = 6
 
@@ -277,15 +278,20 @@ def read_asks(text: str, fields: dict | None = None, spans: list[tuple[str, obje
         kind = routed(part, fields, whole, consumer) or _kind(part, fields, whole=whole)
         if kind is None and _LATENCY_WORDS.search(part) and _QUESTION.search(part):
             kind = "explain"  # "2) roughly what tok/s per user?": the speed to expect, not the fit before it
+        if kind is None and _PLAN_IMPACT.search(part) and _QUESTION.search(part):
+            kind = "explain"  # "…and what does the cut NVLink mean for how we split TP/PP?": the plan, not the fit
         if kind == "cost" and asks and asks[-1].kind == "price" and label is None and provider_cheaper(part, start, end, fields, spans, _STATED_MONEY):
             kind = None  # "…how much on RunPod? and spot? is Vast cheaper?": the price asked again at another provider
         if kind == "explain" and asks and asks[-1].kind in ("explain", "fit", "select") and label is None and asks[-1].label is None \
                 and (_IMPACT.search(part) or _FASTER.search(part)) and named(spans, start, end, _SUBJECT_SLOTS) <= named(spans, asks[-1].start, asks[-1].end, _SUBJECT_SLOTS):
             kind = None  # "H800 和 H100 差多少？…影响大吗？是不是慢一倍？": the same impact asked again, one answer
         if kind == "select" and asks and asks[-1].kind == "select" and label is None and asks[-1].label is None \
-                and _OPTIONS_ONLY.match(part):
+                and options_only(part):
             kind = None  # "租 H100 去哪家比较好？RunPod 还是 Cherry": the options of the choice just asked
         continues = kind is None and bool(asks)
+        if continues and label is None and asks[-1].kind == "fit" and precision_varied(part, text[asks[-1].start:asks[-1].end]):
+            continues = False  # "…in bf16? what about int4?": the same job in another number format, sized on its own
+            kind = "fit"
         if continues:
             kind = asks[-1].kind  # "(c) and the 5090?", "… is the GPU broken?": a part without a cue continues
         elif kind is None and _QUESTION.search(part):
@@ -449,9 +455,6 @@ _BILLED_WHILE_DOWN = lx.rx(r"\B<(?:(?:keep|still|continue)\s+(?:to\s+)?(?:pay(?:
 _RESUME_ASKED = lx.rx(r"\B<(?:auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E|自动(?:恢复|续训|续跑|重启|拉起)|断点续训")
 
 
-# A part that only names the options of the choice before it ("RunPod 还是 Cherry?", "A100 or H100?").
-_OPTIONS_ONLY = re.compile(r"^[\s,，]*[\w.+\-]{1,24}(?:\s+[\w.+\-]{1,24})?\s*(?:还是|或者|\bor\b|\bvs\.?)\s*"
-                           r"[\w.+\-]{1,24}(?:\s+[\w.+\-]{1,24})?\s*[？?]*\s*$", re.IGNORECASE)
 
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
@@ -511,6 +514,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
     if "diagnose" in found and _OOM.search(part) and (fields.get("model") or fields.get("params_b")) \
             and not fields.get("xids"):
         return "fit"  # "it OOMs; will checkpointing make it fit?" sizes a job
+    if found and found <= {"diagnose", "explain"} and _PLAN_IMPACT.search(part) and not any(fields.get(k) for k in ("xids", "symptoms")):
+        return "explain"  # "NVLink 缩水了对并行策略有啥影响": a stated cut's impact on the plan, not a fault or a pick
     if "diagnose" in found and not ({"price", "checklist"} & found and "xid" not in part):
         return "diagnose"
     if "compat" in found and not money and _LICENCE_Q.search(part):
