@@ -17,6 +17,7 @@ from bot.compose import ComposeContext, checklist_per_gpu
 from bot.compose.diagnose_nan import nan_loss
 from bot.compose.diagnose_slow import COMPARED, slow_training
 from bot.compose.diagnose_stated import judged_card, link_part, own_link, stated_busbw, stated_heat, stated_link
+from bot.compose.diagnose_checked import checked_list, not_checked_line
 from bot.compose.diagnose_errors import arch_lines, blamed_gpu_answer, with_named_arch
 from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
@@ -132,7 +133,8 @@ def _judged(lead: str, details: list[str], worst: int, ctx: ComposeContext) -> t
         details = [*details, say("diagnose.all_gpus_show_it" if n else "diagnose.all_gpus_show_it_any", lang, count=n or "")]
     if bad and worst in (3, 4):  # throttling or a lowered power limit: how to show it is fixed
         details = [*details, say("diagnose.recheck_under_load", lang)]
-    checked = say("diagnose.checked_list", lang)
+    probes = ctx.paste.report.gpus if isinstance(ctx.paste, Paste) and ctx.paste.report else []
+    checked = checked_list(probes, lang)
     if not bad and lead.endswith(checked + ("。" if lang == "zh" else ".")):  # the answer word already says nothing is wrong
         count = len(ctx.paste.report.gpus) if isinstance(ctx.paste, Paste) and ctx.paste.report else 1
         lead = say("diagnose.all_ok_checked", lang, count=count, checked=checked)
@@ -300,9 +302,10 @@ def _gpus(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None
     expected = _expected(paste, ctx)
     if not problems:
         normal = [(gpu, m) for gpu, m in judged if m]
-        lead = say("diagnose.all_ok_lead", lang, count=len(gpus), checked=say("diagnose.checked_list", lang))
+        lead = say("diagnose.all_ok_lead", lang, count=len(gpus), checked=checked_list(gpus, lang))
         for gpu, meanings in normal[:MAX_GPU_LINES]:
             details.append(say("diagnose.gpu_meaning", lang, reading=_gpu_line(gpu, paste, ctx), meaning=meanings[0][1]))
+        details += [line for line in [not_checked_line(gpus, lang, ctx.catalog)] if line]
         details += _name_cut(gpus, lang, ctx)
         return (expected[0] if expected else lead), ([lead] if expected else []) + expected[1:] + details, rule, sources
     _, _, worst, meanings = problems[0]

@@ -64,13 +64,8 @@ def with_xids(parts: list[Part], paste: Paste, ctx: ComposeContext, gpu_read: bo
 
 # A micro-controller halt, a failed link training or initialisation (nvidia-xid): reset first, the board only if it returns.
 _RESET_FIRST = frozenset({62, 136, 143})
-# The Xid that settles each verdict (nvidia-xid, nvidia-row-remapping): with 48 and 63 on one GPU, 63
-# (the remap recorded) decides "reset, not replace"; 48 is the error it repairs.
-_DECIDES = {"offbus": {79}, "remap_failed": {64}, "uncontained": {95}, "remap_recorded": {63}, "dbe": {48, 94},
-            "nvlink": {74}, "gsp": {119, 120}, "cleanup": {45}, "reset_first": set(_RESET_FIRST), "app": set()}
 
 
-_KEEP_ACTION = {"offbus", "gsp", "nvlink", "uncontained"}  # their catalog actions add what the verdict line does not
 
 
 def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> list[str]:
@@ -86,15 +81,14 @@ def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> l
         entry = ctx.catalog.xids.get(code)
         meaning = "?" if entry is None else (entry.meaning_zh if lang == "zh" and entry.meaning_zh else entry.meaning)
         key = keys.get(pci) or ""
-        deciders = sorted(_DECIDES.get(key, set()) & devices[pci])
         action = ""
-        if key != "app" and (code in deciders or not deciders) and key in _KEEP_ACTION and entry is not None:
-            # the deciding Xid keeps NVIDIA's action for it where it adds to the verdict (what to tell the provider)
-            action = entry.action_zh if lang == "zh" and entry.action_zh else entry.action
-            action = re.sub(r"^(?:informational|usually an application problem|提示性事件|通常是应用问题)[;；]\s*", "", action)
-        elif key in _REMAPS and entry is not None and code in _OWN_STEP:
+        if key in _REMAPS and entry is not None and code in _OWN_STEP:
             action = say(f"diagnose.xid_step_{code}", lang)  # a memory error beside the verdict: what the reset does for it
-        # each Xid says what it is and, where it has one, its own step; never the verdict again
+        # each Xid says what it is and, where it has one, its own step; never the verdict again (the verdict line
+        # carries NVIDIA's action for the Xid that decides it: drain, reset or power-cycle, update the driver), and
+        # one Xid on one GPU without a step of its own is said by its verdict line alone
+        if not action and len(groups) == 1:
+            continue
         lines.append(say("diagnose.xid_line_action" if action else "diagnose.xid_line", lang, code=code, pci=pci, times=times,
                          meaning=meaning, action=action))
     return lines

@@ -27,7 +27,33 @@ _BUY = re.compile(r"\b(?:buy\w*|purchas\w*|procur\w*)\b|要买|想买|购买|采
 _TRAINING = re.compile(r"train|fine[\s-]?tun|训练|微调|box for the team", re.IGNORECASE)
 
 
-def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
+def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """The default, with only the questions the message leaves open; none where another part of the
+    message already sizes the job it names (its model and method given: that part's answer is the advice)."""
+    req = ctx.requirement
+    named = bool(req.model or req.params_b) and bool(req.method or req.workload == "inference")
+    if named:
+        return None  # a model and a method (or serving) given: the job is sized, no starter default for it
+    reply = _compose(ask, ctx)
+    given = {key for key, slots in _QUESTION_SLOTS.items() if all(_given(req, slot) for slot in slots)}
+    if not given:
+        return reply
+    said = {f"? {say(key, ctx.language)}" for key in given}
+    return reply.model_copy(update={"details": [d for d in reply.details if d not in said]})
+
+
+# The starter questions and what the message must give for each to be no question.
+_QUESTION_SLOTS = {"open.ask_model_method": ("model", "method"), "open.ask_model_users": ("model", "concurrency", "context"),
+                   "open.ask_workload": ("workload",)}
+
+
+def _given(req, slot: str) -> bool:
+    if slot == "model":
+        return bool(req.model or req.params_b)
+    return getattr(req, slot, None) not in (None, "", [])
+
+
+def _compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
     lang, text = ctx.language, ask.text
     workload = ctx.requirement.workload
     from bot.compose.select_envelope import within_envelope  # a stated power cap / form factor filters first
@@ -161,7 +187,7 @@ def how_many(ctx: ComposeContext) -> AskAnswer:
     """'How many GPUs do we need?' with no model: typical counts, and the one question that decides."""
     lang = ctx.language
     # the cards to start on, per size, with their rates: the default setup's options, not its questions
-    default = compose(Ask(kind="open", text=" ".join(a.text for a in ctx.requirement.asks)), ctx)
+    default = _compose(Ask(kind="open", text=" ".join(a.text for a in ctx.requirement.asks)), ctx)
     cards = [line for line in default.details if not line.startswith("?")][:2]
     return AskAnswer(kind="fit", lead=say("open.how_many_lead", lang),
                      details=[*cards, f"? {say('open.ask_model_job', lang)}"],  # the one question that decides it

@@ -374,11 +374,13 @@ _VARYING: dict[int, re.Pattern] = {}
 
 def said_ranks(answer: Answer) -> set:
     """The ranks of the options an ask's answer already says (its lead, `leads_with_rank`, and the lines
-    under it, `also_said_ranks` as "2 3"): not listed again under "What to do"."""
+    under it, `also_said_ranks` as "2 3", or its own words: bot.advice.option_scope) and those outside what
+    the user stated: not listed again under "What to do"."""
     led = {a.figures.get("leads_with_rank") for a in answer.answers}
     for a in answer.answers:
         led |= {int(n) for n in str(a.figures.get("also_said_ranks") or "").split() if n.isdigit()}
-    return led
+    from bot.advice.option_scope import left_out_ranks  # said above in other words, or outside what was stated
+    return led | left_out_ranks(answer)
 
 
 def render_brief(answer: Answer) -> str:

@@ -32,7 +32,9 @@ def test_the_header_is_the_verdict_then_its_sentence_then_the_options(advisor):
     assert "verdict." not in blocks[1]["text"]["text"]  # the reasoning is behind "Why?"
     options = blocks[2]["text"]["text"]
     assert options.startswith("*What to do:*\n1. ") and "ZeRO-3 / FSDP" in options.splitlines()[1]
-    assert "LoRA @ 1× RTX 4090" in options  # full fine-tuning was asked: LoRA after the full setups
+    # full fine-tuning was asked: the full setups listed; LoRA, which the verdict's sentence already names
+    # with its memory ("LoRA (≈18 GB) … fit on it"), is not listed again
+    assert "LoRA" in blocks[1]["text"]["text"] and "LoRA @ 1× RTX 4090" not in options
     assert card.text == answer.verdict.text  # the notification says the answer, not a label
     shown = json.dumps(blocks)
     key = [f for f in answer.findings if f.tier == "key"]

@@ -1,0 +1,72 @@
+"""What a pasted nvidia-smi let the diagnosis check, and what it did not show.
+
+"Nothing wrong" names only the readings the paste holds (a trimmed `nvidia-smi -q` with the clock
+reasons, power and temperature says nothing of ECC or the PCIe link); the rest are named as what to
+read next, never claimed as checked.
+"""
+
+from __future__ import annotations
+
+from bot.host_report import GpuProbe
+from bot.messages import say
+
+# Each reading the diagnosis judges, and the fields that show it (any of them, on any GPU).
+_READINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("ecc", ("ecc_volatile_uncorrected", "ecc_volatile_corrected", "ecc_aggregate_uncorrected",
+             "ecc_aggregate_corrected", "retired_pages_dbe", "retired_pages_sbe", "retired_pages_pending")),
+    ("remap", ("remapped_rows_uncorrectable", "remapped_rows_correctable", "remapped_rows_pending",
+               "remapped_rows_failure")),
+    ("clocks", ("clock_event_reasons",)),
+    ("temperature", ("temperature_c",)),
+    ("power", ("power_draw_w", "power_limit_w")),
+    ("pcie", ("pcie_gen_current", "pcie_width_current")),
+    ("persistence", ("persistence_mode",)),
+)
+
+
+def _shown(gpus: list[GpuProbe]) -> tuple[list[str], list[str]]:
+    """The readings the paste shows and those it does not, in the order above."""
+    shown: list[str] = []
+    missing: list[str] = []
+    for key, fields in _READINGS:
+        seen = any(getattr(gpu, f, None) is not None for gpu in gpus for f in fields)
+        (shown if seen else missing).append(key)
+    return shown, missing
+
+
+def _join(keys: list[str], language: str) -> str:
+    names = [say(f"diagnose.checked_item_{k}", language) for k in keys]
+    if len(names) < 2:
+        return "".join(names)
+    last = names[-1]
+    if language == "zh" and last[:1].isascii():
+        last = " " + last  # "降频原因和 PCIe 链路": a space before a Latin word in Chinese text
+    return say("diagnose.checked_join", language, head=say("diagnose.checked_sep", language).join(names[:-1]), last=last)
+
+
+def checked_list(gpus: list[GpuProbe], language: str) -> str:
+    """'clock-event reasons, temperature and power' (what the paste shows and the diagnosis read)."""
+    shown, _ = _shown(gpus)
+    return say("diagnose.checked_list", language, items=_join(shown, language)) if shown else \
+        say("diagnose.checked_none", language)
+
+
+# Readings a GeForce card does not report (no ECC on its GDDR, no row remapping): nothing to read next.
+_DATACENTRE_ONLY = frozenset({"ecc", "remap"})
+
+
+def not_checked_line(gpus: list[GpuProbe], language: str, catalog=None) -> str | None:
+    """The readings the paste leaves out, as what to read next; None when it shows them all."""
+    shown, missing = _shown(gpus)
+    if catalog is not None and gpus and all(_consumer(gpu, catalog) for gpu in gpus):
+        missing = [k for k in missing if k not in _DATACENTRE_ONLY]
+    if not missing or not shown:
+        return None
+    return say("diagnose.not_checked", language, items=_join(missing, language))
+
+
+def _consumer(gpu: GpuProbe, catalog) -> bool:
+    from bot.facts import recognise_gpu
+
+    gpu_id = recognise_gpu(catalog, gpu.name) if gpu.name else None
+    return gpu_id is not None and catalog.gpus[gpu_id].gpu_class == "consumer"
