@@ -258,7 +258,8 @@ _RENTED_WORDS = re.compile(r"\brent(?:s|ed|ing|al)?\b|\bcloud\b|\bon[\s-]demand\
 # Words saying the job serves requests: "training or inference?" is answered by them.
 _SERVING_WORDS = re.compile(r"\bserv(?:e|es|ed|ing)\b|\b[0-9.]+\s*b\b[^.?]{0,20}?\b(?:inference\s+)?server\b|\b(?:inference|model|llm|chat)\s+server\b|\bchat(?:bot)?s?\b|\bonline\s+service|\bconcurren\w*|\bqps\b"
                             r"|\brps\b|\bendpoint|\binference\b|\blatency\b|\bttft\b|\btokens?/s\b|\busers\b"
-                            r"|上线|客服|推理|在线服务|并发|对外服务|部署.{0,6}服务|延迟|首字", re.IGNORECASE)
+                            r"|\bapis?\b|\bassistants?\b|\bdeploy\w*|\bhost(?:s|ed|ing)?\s+(?!(?:driver|runs?|has|is)\b)"
+                            r"|上线|客服|推理|在线服务|并发|对外服务|部署|延迟|首字|问答|助手|接口|机器人", re.IGNORECASE)
 # Words asking how fast the service runs: how requests arrive changes what to measure only for them.
 _LOAD_WORDS = re.compile(r"\blatenc\w*|\bthroughput\b|\bttft\b|\btpot\b|\btokens?/s|\bbenchmark\w*|\bmlperf\b|\bqps\b"
                          r"|延迟|吞吐|首字|基准|压测|每秒", re.IGNORECASE)

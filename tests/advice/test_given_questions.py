@@ -42,6 +42,9 @@ def test_no_accelerator_question_once_one_is_named(advisor, turns):
     "qwen2.5 32B bf16 训练放得下 4 张 A100 吗？",
     "what's the price of an H100 on Lambda, and is it enough for a 70B fp8 server?",
     "is one H100 enough for a 70B fp8 inference server?",
+    "we plan to host Mistral-Small-24B behind an API for our product; which GPU?",
+    "公司要搭一个 Qwen2.5-14B 的知识库问答助手，配什么卡",
+    "想把 Llama-3.1-70B 部署成对内接口，选 H20 还是 L20",
 ])
 def test_no_workload_question_once_it_is_said(advisor, text):
     asked = questions(advisor, text)
