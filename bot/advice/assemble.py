@@ -16,6 +16,7 @@ import re
 from collections.abc import Set
 from dataclasses import dataclass, field
 
+from bot.advice.question_gates import GATES, versions_given
 from bot.engine.session import EngineResult, RecommendationRecord
 from bot.models import Answer, Candidate, Cost, Estimate, Finding, Recommendation, Requirement, Verdict
 
@@ -247,21 +248,7 @@ _SIZING_QUESTIONS = {
     "benchmark.ask-concurrency": ("concurrency",), "training.checklist-goal": ("method",),
     "training.checklist-model-size": ("params_b", "model"), "training.checklist-accelerator": ("gpu",),
 }
-# Version questions: they matter to a compatibility or diagnosis ask, not to a sizing one.
-_VERSION_QUESTIONS = frozenset({"training.checklist-cuda", "cuda.error-ask-versions"})
 _DRIVER_FREE_VERDICTS = frozenset({"verdict.cuda-drops-gpu"})
-
-
-# Words of a part about versions: a driver, a CUDA release, a wheel, a toolkit, an architecture.
-_VERSION_WORDS = re.compile(r"driver|cuda|\bcu1[0-3][0-9]|wheel|toolkit|nvcc|version|\bsm_?[0-9]{2,3}|kernel\s+image"
-                            r"|驱动|版本|镜像", re.IGNORECASE)
-
-
-def _versions_matter(req: Requirement) -> bool:
-    """Driver and CUDA versions change the answer to a compatibility ask about versions, or to a
-    diagnosis of pasted output or an error, not to "training got slow" or a licence question."""
-    return req.pasted is not None or bool(req.xids) or any(
-        a.kind in ("compat", "diagnose") and _VERSION_WORDS.search(a.text) for a in req.asks)
 
 
 # Words saying the cards are rented from someone else's cloud or platform: where they run is the
@@ -271,7 +258,8 @@ _RENTED_WORDS = re.compile(r"\brent(?:s|ed|ing|al)?\b|\bcloud\b|\bon[\s-]demand\
 # Words saying the job serves requests: "training or inference?" is answered by them.
 _SERVING_WORDS = re.compile(r"\bserv(?:e|es|ed|ing)\b|\b[0-9.]+\s*b\b[^.?]{0,20}?\b(?:inference\s+)?server\b|\b(?:inference|model|llm|chat)\s+server\b|\bchat(?:bot)?s?\b|\bonline\s+service|\bconcurren\w*|\bqps\b"
                             r"|\brps\b|\bendpoint|\binference\b|\blatency\b|\bttft\b|\btokens?/s\b|\busers\b"
-                            r"|上线|客服|推理|在线服务|并发|对外服务|部署.{0,6}服务|延迟|首字", re.IGNORECASE)
+                            r"|\bapis?\b|\bassistants?\b|\bdeploy\w*|\bhost(?:s|ed|ing)?\s+(?!(?:driver|runs?|has|is)\b)"
+                            r"|上线|客服|推理|在线服务|并发|对外服务|部署|延迟|首字|问答|助手|接口|机器人", re.IGNORECASE)
 # Words asking how fast the service runs: how requests arrive changes what to measure only for them.
 _LOAD_WORDS = re.compile(r"\blatenc\w*|\bthroughput\b|\bttft\b|\btpot\b|\btokens?/s|\bbenchmark\w*|\bmlperf\b|\bqps\b"
                          r"|延迟|吞吐|首字|基准|压测|每秒", re.IGNORECASE)
@@ -280,47 +268,6 @@ _ONE_REQUEST = re.compile(r"\b(?:one|a\s+single|a|per|each)\s+request\b|(?:一�
 _LICENCE_WORDS = re.compile(r"licen[cs]|eula|data[\s-]?cent(?:er|re)|colo\b|授权|许可|合规|数据中心|机房", re.IGNORECASE)
 # A licence question about GeForce cards matters to an ask that puts them in a plan.
 _LICENCE_ASKS = frozenset({"fit", "select", "compat"})
-
-
-# "Which billing mode?": it changes a price or a cost weighed per mode, not what a bill holds, a fit or a diagnosis.
-_BILLING_MODE_QUESTIONS = frozenset({"billing.aliyun-ask-mode"})
-_PRICED_WORDS = re.compile(r"\bper\s+(?:hour|month)|\bhourly|\bmonthly|\bcheaper|\bbreak[\s-]?even|\bbudget"
-                           r"|每小时|每月|一个月|便宜|划算|回本|预算|多少钱", re.IGNORECASE)
-
-
-def _billing_matters(req: Requirement) -> bool:
-    """Whether the billing mode can change the answer: a price asked, or money weighed over time."""
-    return any(a.kind == "price" or (a.kind == "cost" and (bool(req.costs) or req.usage_hours_per_month is not None
-                                                           or req.budget is not None or bool(_PRICED_WORDS.search(a.text))))
-               for a in req.asks)
-
-
-# Xids the application's own kernels raise (13 graphics exception, 31 page fault, 43 stopped work), and the
-# errors they explain: a kernel's bad access, not a build or a driver (nvidia-xid).
-_APPLICATION_XIDS = frozenset({13, 31, 43})
-_KERNEL_FAULTS = frozenset({"illegal-address"})
-# Xids where the GPU itself is lost (79 fallen off the bus): no CUDA stack brings it back.
-_GPU_LOST_XIDS = frozenset({79})
-
-
-def _faults_explained(req: Requirement) -> bool:
-    """The only errors are kernel faults that application Xids explain ("illegal memory access" with Xid
-    13/31): the bad access is the job's, so the build's CUDA and the driver change nothing."""
-    errors = {e.kind for e in req.pasted.errors} if req.pasted is not None else set()
-    return bool(errors) and errors <= _KERNEL_FAULTS and bool(set(req.xids) & _APPLICATION_XIDS)
-
-
-def _error_versions_matter(req: Requirement) -> bool:
-    return _versions_matter(req) and not _faults_explained(req)
-
-
-def _stack_matters(req: Requirement) -> bool:
-    """The CUDA stack of a training checklist: not once the GPU fell off the bus (a hardware loss)."""
-    return _versions_matter(req) and not set(req.xids) & _GPU_LOST_XIDS
-
-
-_GATES = {**dict.fromkeys(_VERSION_QUESTIONS, _versions_matter), **dict.fromkeys(_BILLING_MODE_QUESTIONS, _billing_matters),
-          "cuda.error-ask-versions": _error_versions_matter, "training.checklist-cuda": _stack_matters}
 
 
 def _serves(req: Requirement) -> bool:
@@ -350,9 +297,12 @@ def _slot_given(req: Requirement, slots: tuple[str, ...]) -> bool:
 
 
 def _gpu_given(req: Requirement) -> bool:
-    """A GPU is given by name, as options, by an instance type or by a pasted nvidia-smi that lists it."""
+    """A GPU is given by name (also with a stated price or GPU-hours), as options, by an instance
+    type, by a pasted nvidia-smi that lists it, or by the memory of the card ("is 24GB of VRAM enough…")."""
     pasted = req.pasted.report if req.pasted is not None else None
-    return bool(req.gpu or req.gpu_options or req.instance or req.instance_options or (pasted is not None and pasted.gpus))
+    return bool(req.gpu or req.gpu_options or req.instance or req.instance_options or (pasted is not None and pasted.gpus)
+                or req.unknown_gpu or req.gpu_hours_gpu or any(c.gpu for c in req.costs)
+                or any(q.role == "memory" for q in req.quantities))
 
 
 # Rules about a plan's hardware (power and cooling of several cards, spec cards, the licence, training primers)
@@ -372,6 +322,14 @@ def reads_paste(req: Requirement) -> bool:
 def sizes_hardware(req: Requirement) -> bool:
     """Whether the message asks to fit or choose hardware for a job (or asks nothing typed)."""
     return not req.asks or any(a.kind in SIZING_ASKS for a in req.asks)
+
+
+def _sizing_matters(slots: tuple[str, ...], req: Requirement, kinds: Set[str], wanted: Set[str]) -> bool:
+    """A sizing question matters to a sizing ask whose slot the message did not give and the answer does
+    not compute ("how many users can we hold?", "租什么卡合适？": the GPU is what is being chosen)."""
+    if wanted & set(slots) or ("gpu" in slots and "select" in kinds):
+        return False
+    return not _slot_given(req, slots) and bool(kinds & SIZING_ASKS)
 
 
 def _questions_that_matter(result: EngineResult, req: Requirement | None = None) -> list[str]:
@@ -412,11 +370,10 @@ def _questions_that_matter(result: EngineResult, req: Requirement | None = None)
         if rule == "cuda.ask-driver" and decided:
             return False  # "CUDA 13 does not support this GPU": no driver changes that
         if rule in _SIZING_QUESTIONS:
-            slots = _SIZING_QUESTIONS[rule]
-            if wanted & set(slots):
-                return False  # the answer computes it ("how many users can we hold?")
-            return not _slot_given(req, slots) and bool(kinds & SIZING_ASKS)
-        gate = _GATES.get(rule)  # version questions, billing-mode questions: each matters to its own asks
+            return _sizing_matters(_SIZING_QUESTIONS[rule], req, kinds, wanted)
+        if versions_given(req, rule):
+            return False  # "which driver?" after the message or its pasted nvidia-smi said it
+        gate = GATES.get(rule)  # version questions, billing-mode questions: each matters to its own asks
         return gate(req) if gate is not None else True
 
     return [q for q, rule in zip(result.questions, rules, strict=True) if matters(rule)]
@@ -552,7 +509,10 @@ def with_parse(answer: Answer, stated) -> Answer:
     know) first among the follow-up questions, still at most MAX_QUESTIONS."""
     # a provider the price answer already said the table lacks ("no AutoDL prices in the catalog") is no question
     said = {str(a.figures.get("missing_provider")).lower() for a in answer.answers if a.figures.get("missing_provider")}
-    notices = [n for n in stated.notices() if not any(name in n.lower() for name in said)]
+    req = answer.requirement  # an unknown provider's billing: a question only where money or billing is asked
+    billed = not req.asks or any(a.kind in ("price", "cost") for a in req.asks) or req.billing is not None \
+        or bool(set(req.topics) & {"billing", "spot", "quota"})
+    notices = [n for n in stated.notices(billed) if not any(name in n.lower() for name in said)]
     questions = list(dict.fromkeys([*notices, *answer.questions, *answer.more_questions]))
     limit = question_limit(answer.requirement)
     return answer.model_copy(update={"parse": stated.summary(), "questions": questions[:limit],

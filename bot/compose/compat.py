@@ -15,11 +15,11 @@ import re
 from bot.compose import ComposeContext, is_primary
 from bot.compose.cuda_check import CUDA_NAMED as _CUDA
 from bot.compose.cuda_check import DRIVER_NAMED as _DRIVER
-from bot.compose.cuda_check import check
+from bot.compose.cuda_check import check, limits
 from bot.compose.explain import PRECISION, _from_findings, is_generic, precision_support, relevant_findings
 from bot.knowledge import Catalog
 from bot.messages import say
-from bot.models import Ask, AskAnswer
+from bot.models import Ask, AskAnswer, Verdict
 
 SOURCES = ["cuda-release-notes", "cuda-compatibility"]
 
@@ -80,17 +80,34 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if arch is not None and first:  # "does cu118 pytorch run on H100?": the arch is carried, the driver is left
         return arch
     if not is_primary(ask, ctx):
-        return (_with_limits(driver_check(ask.text, ctx.catalog, ctx.language) or _stated_pair(ask, ctx), ctx)
-                or arch  # "(2) and the RTX 5090 box on 575?": the GPU of that part judged for the build
-                or precision_support(ask, ctx) or relevant_findings(ask.text, ctx, "compat"))
+        return _later_part(ask, ctx, arch)
     if (pair := _pair_beside_paste(ask, ctx)) is not None:
         return pair  # "is the driver on this box ok for CUDA 12.4?" beside its nvidia-smi: that pair
+    return _by_verdict(ask, ctx)
+
+
+def _later_part(ask: Ask, ctx: ComposeContext, arch: AskAnswer | None) -> AskAnswer | None:
+    """A part after the message's first: its own CUDA/driver pair, the GPU it names, the format it asks."""
+    from bot.compose import compat_arch
+
+    if ask.subjects and not _DRIVER.search(ask.text) and not _MIN_DRIVER.search(ask.text) \
+            and (gpu_only := compat_arch.compose(ask, ctx, driver=False)) is not None:
+        return gpu_only  # "…能跑吗？H20 支持 CUDA 13 吗": the GPU this part asks about, the driver said before
+    return (_with_limits(driver_check(ask.text, ctx.catalog, ctx.language) or _stated_pair(ask, ctx), ctx)
+            or arch  # "(2) and the RTX 5090 box on 575?": the GPU of that part judged for the build
+            or precision_support(ask, ctx) or relevant_findings(ask.text, ctx, "compat"))
+
+
+def _by_verdict(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """The message's first part where the composers above said nothing: the verdict rule's answer, added to."""
     verdict = ctx.answer.verdict
     if verdict is not None and verdict.rule == "verdict.cuda-drops-gpu" and _TORCH_WORDS.search(ctx.question or ask.text):
         line = _torch_drops(ctx)  # "…and the new PyTorch builds?": what a plain install takes, and the build to pin
         if line is not None:
             return AskAnswer(kind="compat", lead=verdict.text, details=[line], rule=verdict.rule,
                              sources=[*verdict.sources, "pytorch-release-matrix"])
+    if verdict is not None and verdict.rule in _DRIVER_VERDICTS:
+        return _driver_verdict(verdict, ctx)  # "…will it start?": the rule's driver verdict, with the ways round
     if verdict is None or is_generic(verdict.rule):
         reply = _from_findings(ctx, ask.text)
         return reply.model_copy(update={"kind": "compat"}) if reply else None
@@ -140,24 +157,29 @@ def _stated_pair(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 
 def _with_limits(reply: AskAnswer | None, ctx: ComposeContext) -> AskAnswer | None:
-    """A 'yes, under minor-version compatibility' says what the driver runs natively and what fails; a
-    'no' says the one way round it without a driver upgrade (cuda-compat, data-centre GPUs only)."""
-    if reply is not None and reply.figures.get("how") == "old":
-        spec = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
-        if spec is None or spec.gpu_class != "consumer":
-            return reply.model_copy(update={"details": [*reply.details, say("compat.driver_old_forward", ctx.language)]})
-        return reply
-    if reply is None or reply.figures.get("how") != "minor":
-        return reply
-    driver = _version(str(reply.figures["driver"]))
-    native = [r for r in ctx.catalog.cuda.releases if _version(r.min_driver) <= driver + (999, 999)[: 3 - len(driver)]]
-    details = list(reply.details)
-    if native:
-        newest = max(native, key=lambda r: _version(r.version)).version
-        details.append(say("compat.native_up_to", ctx.language, driver=reply.figures["driver"], newest=newest,
-                           major=str(reply.figures["cuda"]).split(".")[0]))
-    details.append(say("compat.wheel_minor_limits", ctx.language))
-    return reply.model_copy(update={"details": details})
+    """A 'yes, under minor-version compatibility' says what the driver runs natively, what fails and the
+    ways to the full release; a 'no' says the one way round it without a driver upgrade (cuda-compat,
+    data-centre GPUs only): bot.compose.cuda_check.limits."""
+    if reply is None:
+        return None
+    spec = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
+    extra = limits(reply, spec.gpu_class if spec else None, ctx.catalog, ctx.language)
+    return reply.model_copy(update={"details": [*reply.details, *extra]}) if extra else reply
+
+
+_DRIVER_VERDICTS = ("verdict.driver-ok", "verdict.driver-too-old")
+
+
+def _driver_verdict(verdict: Verdict, ctx: ComposeContext) -> AskAnswer | None:
+    """The verdict rule's driver-vs-CUDA answer, followed by what fails under minor-version compatibility
+    and the ways to the full release, or round a driver too old (bot.compose.cuda_check.limits)."""
+    req = ctx.requirement
+    ran = check(req.cuda, req.driver, ctx.catalog, ctx.language) if req.cuda and req.driver else None
+    extra = _with_limits(ran, ctx)
+    if ran is None or extra is None or not extra.details or (verdict.answer == "no") != (ran.figures["works"] == "no"):
+        return None  # no ways to add, or a driver the two read differently ("525.60" against 525.60.13)
+    return AskAnswer(kind="compat", lead=verdict.text, details=extra.details, rule=verdict.rule,
+                     sources=list(dict.fromkeys([*verdict.sources, *SOURCES])), figures=dict(ran.figures))
 
 
 def _first_compat(ask: Ask, ctx: ComposeContext) -> bool:

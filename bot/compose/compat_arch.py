@@ -6,7 +6,8 @@ An architecture is first supported by one CUDA release (knowledge/cuda.yaml arch
 sm_100 from CUDA 12.8, sm_90 and sm_89 from 11.8; cuda-release-notes, cuda-gpus), so a build of an
 older release has no native code for it and fails with "no kernel image is available" (PyTorch's own
 wheels carry the arch from the release in `min_torch`, pytorch-2-7-release). A build at or above the
-floor carries it, and the driver is then what is left to check (bot.compose.cuda_check).
+floor carries it, and the driver is then what is left to check (bot.compose.cuda_check): with a driver
+stated, its verdict leads, the GPU's line follows, then the ways round an old driver (cuda_check.limits).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext, compat_builds
-from bot.compose.cuda_check import CUDA_NAMED, DRIVER_NAMED, _tag, _version, arch_floor, check
+from bot.compose.cuda_check import CUDA_NAMED, DRIVER_NAMED, _tag, _version, arch_floor, check, limits
 from bot.knowledge import GpuSpec
 from bot.messages import say
 from bot.messages.format import gpu_name
@@ -33,11 +34,13 @@ _FOLLOW_ON = re.compile(r"^\W*(?:and|also|same\s+for|what\s+about|how\s+about)\b
                         re.IGNORECASE)
 
 
-def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+def compose(ask: Ask, ctx: ComposeContext, driver: bool = True) -> AskAnswer | None:
+    """The build against the GPU's arch (and, with `driver`, the message's driver: False for a later part
+    that asks the GPU alone, "…能跑吗？H20 支持 CUDA 13 吗", whose driver verdict the first part gave)."""
     spec = _named(ask, ctx)
     if spec is None or (not _RUNS.search(ask.text) and not (_FOLLOW_ON.search(ask.text) and _RUNS.search(ctx.question or ""))):
         return None
-    req = _stated(ask, ctx)
+    req = _stated(ask, ctx, driver)
     if not req.cuda:  # "RTX 5090 上 torch 2.4 能跑吗": the release's builds judged, its default first
         judged = compat_builds.release_only(ask, ctx, spec)
         if judged is None:
@@ -76,17 +79,28 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return AskAnswer(kind="compat", lead=say("compat.arch_driver_too_old", lang, have=req.driver, **params),
                          details=extra, rule="compat.arch-floor", sources=list(dict.fromkeys([*SOURCES, *floor.sources])),
                          figures={"works": "no", "sm": params["sm"]})
-    lead = say("compat.arch_build_yes", lang, **params)
-    ran = check(req.cuda, req.driver, ctx.catalog, lang) if req.driver else None
-    if ran is not None:
-        details.append(ran.lead)
-    else:
-        release, major = ctx.catalog.cuda_release(req.cuda), ctx.catalog.cuda_major(int(req.cuda.split(".")[0]))
-        if release is not None and major is not None:
-            details.append(say("compat.min_driver", lang, cuda=req.cuda, release_min=release.min_driver,
-                               major=major.major, major_min=major.min_driver))
+    lead, details = _carried(ask, ctx, spec, req, params)
     return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.arch-floor",
                      sources=list(dict.fromkeys([*SOURCES, *floor.sources])), figures={"works": "yes", "sm": params["sm"]})
+
+
+def _carried(ask: Ask, ctx: ComposeContext, spec: GpuSpec, req: Requirement, params: dict[str, str]) -> tuple[str, list[str]]:
+    """A build that carries the GPU's arch: with a driver stated, the driver is the question left, so its
+    verdict leads, the GPU's line follows, then the ways round an old driver; else the GPU's line and the
+    release's minimum driver."""
+    lang = ctx.language
+    ran = check(req.cuda, req.driver, ctx.catalog, lang) if req.cuda and req.driver else None
+    if ran is not None:
+        gpu_asked_later = any(a.kind == "compat" and a.start > ask.start and a.subjects and not DRIVER_NAMED.search(a.text)
+                              for a in ctx.requirement.asks)  # "…？H20 支持 CUDA 13 吗": that part says the GPU's line
+        return ran.lead, [*([] if gpu_asked_later else [say("compat.arch_build_yes_after", lang, **params)]),
+                          *limits(ran, spec.gpu_class, ctx.catalog, lang)]
+    details = []
+    release, major = ctx.catalog.cuda_release(req.cuda or ""), ctx.catalog.cuda_major(int((req.cuda or "0").split(".")[0]))
+    if release is not None and major is not None:
+        details.append(say("compat.min_driver", lang, cuda=req.cuda, release_min=release.min_driver,
+                           major=major.major, major_min=major.min_driver))
+    return say("compat.arch_build_yes", lang, **params), details
 
 
 # "(2) and the RTX 5090 box on 575?": a driver branch the part puts its GPU on
@@ -94,10 +108,10 @@ _ON_DRIVER = re.compile(r"\bon\s+([3-6][0-9]{2}(?:\.[0-9]+){0,2})(?![0-9.])(?!\s
                         re.IGNORECASE)
 
 
-def _stated(ask: Ask, ctx: ComposeContext) -> Requirement:
+def _stated(ask: Ask, ctx: ComposeContext, driver: bool = True) -> Requirement:
     """The CUDA build and driver for this part: its own where it states them ("(c) the 5090 box on 560?"),
-    else the message's ("…on the same driver")."""
-    req = ctx.requirement
+    else the message's ("…on the same driver"; without `driver`, none)."""
+    req = ctx.requirement if driver else ctx.requirement.model_copy(update={"driver": None})
     cuda_m = CUDA_NAMED.search(ask.text)
     driver_m = DRIVER_NAMED.search(ask.text) or _ON_DRIVER.search(ask.text)
     update: dict[str, str] = {}

@@ -117,13 +117,30 @@ _OWN_USE = re.compile(r"\binternal(?:ly|\s+(?:use|only|fine[\s-]?tuning|training
 _SERVER_ROOM = re.compile(r"server\s+(?:closet|room|rack)|\brack(?:ed|s)?\b|机房|机柜|服务器间", re.I)
 
 
+# training a model of one's own, for commercial use or not ("拿来训练商用模型", "fine-tune a model we will sell"):
+# the cards serve no one else, whatever the model is later used for
+_TRAINING = re.compile(r"\btrain\w*|fine[\s-]?tun\w*|pre[\s-]?train\w*|训练|微调|预训练", re.I)
+# what makes it a service for others: selling compute, an API, customers, hosting (not only "commercial")
+_SERVES_OTHERS = re.compile(r"\bsell\w*\s+(?:compute|gpu|capacity|access|inference|an?\s+api)|\bapi\b|saas|hosting|resell|customers?"
+                            r"|\bserv(?:e|ing)\b|inference\s+service|对外|收费服务|客户|卖算力|推理服务|上线", re.I)
+
+
+def _own_training(text: str) -> bool:
+    """Training their own model, with no service for others in the message: commercial use of the model
+    is not the hosting the clause restricts."""
+    return bool(_TRAINING.search(text)) and not _SERVES_OTHERS.search(text)
+
+
 def _licence(spec: GpuSpec, text: str, ctx: ComposeContext) -> AskAnswer:
     lang = ctx.language
     name = gpu_name(ctx.catalog, spec.id, lang)
-    own, out = bool(_OWN_USE.search(text)), bool(_RENTING_OUT.search(text) or RENTED_OUT.search(text.lower()))
+    out = bool(_RENTING_OUT.search(text) or RENTED_OUT.search(text.lower()))
+    # a cloud named ("AutoDL 上全是 4090") is renting too; renting out: they deploy the driver themselves
+    rented = bool(_RENTED.search(text) or ctx.requirement.provider) and not out
+    # training their own model on rented cards: the platform deploys them (in racks of their own, the clause is theirs)
+    own = bool(_OWN_USE.search(text)) or (rented and _own_training(text))
     paid = (bool(_PAID.search(text)) or out) and not own
     dc = bool(_DATACENTRE.search(text) or _SERVER_ROOM.search(text))
-    rented = bool(_RENTED.search(text)) and not out  # renting out: they deploy the driver themselves
     if own and not paid:  # their own work: where the cards sit decides (a workstation, a rack), or the provider's part
         return _own_use(spec, name, rented, dc, ctx)
     case = ("case_rented_paid" if rented and paid else "case_dc_paid" if dc and paid else "case_dc" if dc
@@ -138,7 +155,8 @@ def _licence(spec: GpuSpec, text: str, ctx: ComposeContext) -> AskAnswer:
     if rented:
         details.append(say("compat.licence_rented", lang))
     details.append(say("compat.licence_alternatives", lang, cards=_cards(ctx, lang)))
-    details.append(say("compat.licence_workstation", lang, gpu=name))
+    if not rented:  # a workstation of their own is no option for cards they rent
+        details.append(say("compat.licence_workstation", lang, gpu=name))
     return AskAnswer(kind="compat", lead=lead, details=details, rule="compat.geforce-licence", sources=SOURCES,
                      figures={"allowed": "no" if dc or paid else "depends"})
 
@@ -149,7 +167,10 @@ def _own_use(spec: GpuSpec, name: str, rented: bool, dc: bool, ctx: ComposeConte
     driver is deployed, not about selling, so only workstations are clearly fine."""
     lang = ctx.language
     key = "compat.licence_own_rented" if rented else "compat.licence_own_rack" if dc else "compat.licence_own_workstation"
-    details = [say("compat.licence_risk", lang), say("compat.licence_alternatives", lang, cards=_cards(ctx, lang))]
+    details = [say("compat.licence_renter" if rented else "compat.licence_risk", lang)]
+    if rented and not spec.ecc:  # what the card lacks for long training runs, beside the licence
+        details.append(say("compat.licence_rented_card", lang, gpu=name, memory=f"{spec.memory_gb:g}"))
+    details.append(say("compat.licence_alternatives", lang, cards=_cards(ctx, lang)))
     return AskAnswer(kind="compat", lead=say(key, lang, gpu=name), details=details, rule="compat.geforce-licence",
                      sources=SOURCES, figures={"allowed": "depends" if dc and not rented else "yes"})
 

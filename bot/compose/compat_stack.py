@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext
-from bot.compose.cuda_check import check
+from bot.compose.cuda_check import check, limits
 from bot.knowledge import GpuSpec
 from bot.knowledge.models import ArchFloor
 from bot.messages import say
@@ -313,6 +313,17 @@ def _wheel_items(groups: dict[tuple[str, str], list[tuple[str, AskAnswer]]], lan
     return items
 
 
+def _minor_ways(groups: dict[tuple[str, str], list[tuple[str, AskAnswer]]], ctx: ComposeContext) -> list[str]:
+    """What fails under minor-version compatibility and the ways to the full release, for the newest wheel
+    that runs only under it (its ways cover the older ones)."""
+    minor = max((r for (w, _), g in groups.items() if w == "minor" for _, r in g),
+                key=lambda r: tuple(int(p) for p in str(r.figures["cuda"]).split(".")), default=None)
+    if minor is None:
+        return []
+    spec = ctx.catalog.gpus.get(ctx.requirement.gpu or "")
+    return limits(minor, spec.gpu_class if spec else None, ctx.catalog, ctx.language)
+
+
 def _wheels(wheels: list[str], driver: str, ctx: ComposeContext) -> AskAnswer | None:
     """One verdict per wheel, wheels with the same verdict said together ("cu121, cu124 — yes, …")."""
     lang = ctx.language
@@ -329,8 +340,7 @@ def _wheels(wheels: list[str], driver: str, ctx: ComposeContext) -> AskAnswer | 
     lead = say("compat.wheels_lead_no_upgrade" if upgrade else "compat.wheels_lead", lang, driver=driver,
                items=("；" if lang == "zh" else "; ").join(items))
     details = [say("compat.wheel_runtime", lang)]
-    if "minor" in words:
-        details.append(say("compat.wheel_minor_limits", lang))
+    details += _minor_ways(groups, ctx)
     from bot.compose.cuda_check import plain_install
 
     plain = plain_install(driver, ctx.catalog, lang)

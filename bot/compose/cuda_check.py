@@ -46,6 +46,39 @@ def _version(text: str) -> tuple[int, ...]:
     return tuple(int(p) for p in text.split(".") if p.isdigit())
 
 
+def limits(reply: AskAnswer, gpu_class: str | None, catalog: Catalog, language: str) -> list[str]:
+    """What follows a driver verdict (cuda-compatibility): for a 'yes under minor-version compatibility', the
+    CUDA the driver runs natively, what fails (PTX JIT of newer code, APIs of the newer driver) and the ways
+    to the full release (the driver upgrade, cuda-compat on data-centre GPUs, a build the driver runs
+    natively); for a 'no', the one way round it without an upgrade (cuda-compat, data-centre GPUs only)."""
+    how = reply.figures.get("how")
+    if how not in ("old", "minor"):
+        return []
+    driver, cuda = str(reply.figures["driver"]), str(reply.figures["cuda"])
+    builds = [c for t in catalog.cuda.torch for c in t.cuda if (r := check(c, driver, catalog, "en")) is not None
+              and r.figures["how"] == "native"]
+    tag = _tag(max(builds, key=_version)) if builds else ""
+    if how == "old":
+        newest = str(reply.figures.get("newest") or "?")
+        lines = [] if not builds else [say("compat.old_native_build", language, driver=driver, newest=newest, tag=tag,
+                                           major=newest.split(".")[0])]
+        return lines + ([] if gpu_class == "consumer" else [say("compat.driver_old_forward", language)])
+    have = _version(driver) + (999, 999)[: 3 - len(_version(driver))]
+    native = [r for r in catalog.cuda.releases if _version(r.min_driver) <= have]
+    lines = []
+    newest = max(native, key=lambda r: _version(r.version)).version if native else ""
+    if newest:
+        lines.append(say("compat.native_up_to", language, driver=driver, newest=newest, major=cuda.split(".")[0]))
+    lines.append(say("compat.wheel_minor_limits", language))
+    pkg = "cuda-compat-" + cuda.replace(".", "-")
+    forward = "" if gpu_class == "consumer" else say("compat.minor_forward_dc" if gpu_class else "compat.minor_forward",
+                                                     language, pkg=pkg)
+    lines.append(say("compat.minor_options_torch" if builds else "compat.minor_options", language, driver=driver, cuda=cuda,
+                     release_min=reply.figures["release_min"], newest=newest or cuda, forward=forward,
+                     tag=tag))
+    return lines
+
+
 def torch_release(catalog: Catalog, version: str | None = None) -> TorchRelease | None:
     """The PyTorch release named ("2.11", "2.5.1"), else the newest one the table knows."""
     known = catalog.cuda.torch

@@ -21,6 +21,7 @@ def xids(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None,
         groups[(event.code, event.pci)] = groups.get((event.code, event.pci), 0) + 1
     lines = []
     informational = {63, 92, 121, 154}  # as rules/health/host-xid.yaml
+    named = _named_gpu(ctx.question or "", paste)  # "…5d:00.0 is GPU 2": the index NVIDIA's reset command takes
     for (code, pci), times in groups.items():
         entry = ctx.catalog.xids.get(code)
         if entry is None:
@@ -31,6 +32,7 @@ def xids(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None,
             kind = say("diagnose.xid_kind_app" if entry.app_error else
                        "diagnose.xid_kind_info" if code in informational else "diagnose.xid_kind_hw", lang)
             action = re.sub(r"^(?:informational|usually an application problem|提示性事件|通常是应用问题)[;；]\s*", "", action)
+            action = action.replace("<id>", _gpu_id(pci, named))
         lines.append(say("diagnose.xid_lead", lang, code=code, pci=pci, times=times, meaning=meaning, kind=kind,
                          action=action))
     rule = next((f.rule for f in ctx.answer.findings if f.rule.startswith("host.xid")), None)
@@ -64,8 +66,6 @@ def with_xids(parts: list[Part], paste: Paste, ctx: ComposeContext, gpu_read: bo
 
 # A micro-controller halt, a failed link training or initialisation (nvidia-xid): reset first, the board only if it returns.
 _RESET_FIRST = frozenset({62, 136, 143})
-
-
 
 
 def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> list[str]:
@@ -159,8 +159,10 @@ def _device_verdicts(groups: dict[tuple[int, str], int], ctx: ComposeContext) ->
     if not (differ or apps or cleanup or several or _VERDICT_ASKED.search(ctx.question or "")):
         return []
     comma = "、" if lang == "zh" else ", "
-    lines = [say(f"diagnose.xid_device_{key}", lang, pci=pci, codes=comma.join(str(c) for c in sorted(devices[pci])))
-             for pci, key in keyed.items()]
+    pasted = ctx.paste if ctx.paste is not None else ctx.requirement.pasted
+    named = _named_gpu(ctx.question or "", pasted if isinstance(pasted, Paste) else None)  # the index `-r -i` takes
+    lines = [say(f"diagnose.xid_device_{key}", lang, pci=pci, codes=comma.join(str(c) for c in sorted(devices[pci])),
+                 id=_gpu_id(pci, named), others=_escalate_with(devices[pci], lang)) for pci, key in keyed.items()]
     if apps:
         lines.append(say("diagnose.xid_app_next", lang))
     if "offbus" in keyed.values() and len(devices) == 1:  # the job died with the GPU: how to carry on meanwhile
@@ -231,9 +233,11 @@ _BUS_IS_GPU = re.compile(r"(?:0000)?0{0,4}:?([0-9a-f]{2}):00(?:\.0)?\s*(?:是|�
                          r"|\bgpu\s*#?\s*(\d{1,2})\s*(?:是|为|=|\bis\b)\s*(?:bus\s*)?(?:0{4,8}:)?([0-9a-f]{2}):00", re.IGNORECASE)
 
 
-def _named_gpu(text: str) -> tuple[int, str] | None:
-    """(index, bus id) where the message maps the one bus its Xid lines name to a GPU index, else None."""
-    buses = {b.lower() for b in _XID_BUS.findall(text)}
+def _named_gpu(text: str, paste: Paste | None = None) -> tuple[int, str] | None:
+    """(index, bus id) where the message maps the one bus its Xid lines (in it, or in the paste) name to a
+    GPU index, else None."""
+    buses = {b.lower() for b in _XID_BUS.findall(text)} or \
+        {e.pci.split(":")[-2] for e in (paste.xids if paste is not None else []) if e.pci.count(":") >= 2}
     if len(buses) != 1:
         return None
     for m in _BUS_IS_GPU.finditer(text):
@@ -241,6 +245,26 @@ def _named_gpu(text: str) -> tuple[int, str] | None:
         if bus.lower() in buses:
             return int(index), f"{bus.upper()}:00.0"
     return None
+
+
+# The Xids beside a GSP fault that make it the provider's (nvidia-xid): the board off the bus, a double-bit
+# ECC error, the GSP failing again
+_ESCALATE = (79, 48, 119, 120)
+
+
+def _escalate_with(codes: set[int], language: str) -> str:
+    """'79, 48 or 120': the escalating Xids the GPU has not shown yet."""
+    left = [str(c) for c in _ESCALATE if c not in codes]
+    if language == "zh":
+        return "、".join(left)
+    return ", ".join(left[:-1]) + " or " + left[-1] if len(left) > 1 else "".join(left)
+
+
+def _gpu_id(pci: str, named: tuple[int, str] | None) -> str:
+    """The GPU index for `nvidia-smi -r -i`: the one the message maps this Xid bus to, else a placeholder."""
+    if named is not None and pci.lower().split(":")[-2:-1] == [named[1].split(":")[0].lower()]:
+        return str(named[0])
+    return "<id>"
 
 
 def stated_xids(ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]] | None:
@@ -254,7 +278,8 @@ def stated_xids(ctx: ComposeContext) -> tuple[str, list[str], str | None, list[s
     if key is None:
         return _stated_each(codes, ctx)
     comma = "、" if ctx.language == "zh" else ", "
-    lead = say(f"diagnose.xid_device_{key}", ctx.language, pci=the_gpu, codes=comma.join(str(c) for c in sorted(codes)))
+    lead = say(f"diagnose.xid_device_{key}", ctx.language, pci=the_gpu, codes=comma.join(str(c) for c in sorted(codes)),
+               id=str(named[0]) if named else "<id>", others=_escalate_with(codes, ctx.language))
     # "Xid 95 on two GPUs, RMA?": the answer word first, as for pasted lines
     lead = "".join(say(k, ctx.language) for k in _answer_words(key, ctx.question or "")) + lead
     details = [*_xid_context(groups, ctx), *([] if named else [say("diagnose.xid_find_gpu", ctx.language)])]

@@ -540,4 +540,9 @@ def render(c: Comparison, ctx: ComposeContext, kind: str = "explain") -> AskAnsw
         first = first + ("" if ctx.language == "zh" else " ") + fp8  # the pick, then the fit it rests on
     elif c.sides and all(s.fits is False and s.need_gb and s.have_gb for s in c.sides):
         first = first + ("" if ctx.language == "zh" else " ") + _none_fit(c, ctx)  # the pick, then what it must change
-    return AskAnswer(kind=kind, lead=first, details=details(c, ctx), sources=sources, figures=figures(c))
+    from bot.compose.compare_cost import choice_cost  # a pick on memory alone: the compute and traffic it costs
+
+    cost = choice_cost(c, ctx, _runner_up(c)) if c.pick is not None else []
+    if cost:
+        sources = list(dict.fromkeys([*sources, "zero-offload-paper"]))
+    return AskAnswer(kind=kind, lead=first, details=[*cost, *details(c, ctx)], sources=sources, figures=figures(c))

@@ -61,6 +61,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         reply = compared(ask, ctx)
         if reply is not None:
             return reply.model_copy(update={"kind": "fit"})
+    if (weighed := _after_fit_verdict(ask, ctx)) is not None:  # only one side holds a training job: what the pick costs
+        return weighed
     from bot.compose.select_job import gpu_hours_asked  # "how many A100 hours?": the named card's GPU-hours
     chosen = _choice_with_targets(ask, ctx) or gpu_hours_asked(ask, ctx)  # "TTFT < 1s … which would you pick?"
     if chosen is not None:
@@ -431,3 +433,27 @@ def capacity(ctx: ComposeContext) -> AskAnswer | None:
                      details=details, rule="sizing.kv-capacity", sources=["vllm-fp8-weight-only"],
                      figures={"sequences": sequences, "free_gb_per_gpu": round(free, 1),
                               "per_sequence_gb_per_gpu": round(per_seq, 3)})
+
+
+def _after_fit_verdict(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    """"16x H20 across two servers, or one 8x H800 box?" for training, answered by the verdict that only one
+    side holds it: that verdict leads, and what the pick costs follows it."""
+    from bot.advice.compare import compare
+    from bot.compose.compare_cost import choice_cost
+    from bot.compose.explain_compare import subject_ids
+
+    verdict, req = ctx.answer.verdict, ctx.requirement
+    if verdict is None or verdict.rule != "verdict.compare-only-one-fits" or req.workload != "training":
+        return None
+    ids = subject_ids(ask, ctx)
+    if len(ids) != 2:
+        return None
+    answer = ctx.answer
+    time = answer.estimate.time if answer.estimate else None
+    c = compare(ctx.catalog, ids, req, candidates=answer.candidates, recommendations=answer.recommendations,
+                costs=answer.costs, flops=time.flops if time else None, **({"mfu": time.mfu} if time else {}))
+    lines = choice_cost(c, ctx, 1 - c.pick) if c.pick is not None else []
+    if not lines:
+        return None
+    return AskAnswer(kind=ask.kind, lead=verdict.text, details=lines, rule=verdict.rule,
+                     sources=list(dict.fromkeys([*verdict.sources, "zero-offload-paper"])))

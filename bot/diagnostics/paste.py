@@ -248,7 +248,10 @@ def _starts_q_run(lines: list[str], i: int) -> bool:
         return False
     window = lines[i: i + 4]
     if _KV.match(head):
-        return sum(bool(_KV.match(s)) for s in window) >= 3
+        # "Driver Version : …", "CUDA Version : …", "...", "GPU 00000000:81:00.0": the header lines over an elision
+        near = [s for s in lines[i: i + 6] if not _ELISION.match(s)][:4]
+        return sum(bool(_KV.match(s)) for s in window) >= 3 or (
+            sum(bool(_KV.match(s)) for s in near) >= 2 and any(_GPU_HEADER.match(s) for s in near))
     return (bool(re.fullmatch(r"\s*[A-Z][\w /().-]{2,60}", head)) and len(lines) > i + 1
             and lines[i + 1].startswith((" ", "\t")) and sum(bool(_KV.match(s)) for s in lines[i + 1: i + 4]) >= 2)
 

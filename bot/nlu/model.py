@@ -58,8 +58,10 @@ class Parse(BaseModel):
         names = {s.slot for s in self.spans}
         return self.requirement.model_dump(mode="json", include=names)
 
-    def notices(self) -> list[str]:
-        """Follow-up questions about names the catalog does not know, in the question's language.
+    def notices(self, billed: bool = True) -> list[str]:
+        """Follow-up questions about names the catalog does not know, in the question's language; an
+        unknown provider only where its billing rules could change the answer (`billed`: a price or cost
+        is asked), not beside a hardware choice whose prices were said to be alike.
 
         Silently dropping "V100" would answer a different question than the one asked.
         """
@@ -77,7 +79,7 @@ class Parse(BaseModel):
                     f"I have no specs for {span.text!r}, so this answer does not cover it. Name a catalog GPU "
                     "(e.g. L4, A100, H100), or ask the maintainers to add it to knowledge/gpus.yaml."
                 )
-            elif span.kind == "unknown-provider":
+            elif span.kind == "unknown-provider" and billed:
                 out.append(
                     f"我不认识供应商 {span.text}，本次回答没有考虑它的计费规则。" if self.language == "zh" else
                     f"I don't know the provider {span.text!r}, so its billing rules are not covered here."

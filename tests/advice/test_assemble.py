@@ -253,7 +253,7 @@ def test_a_declared_tier_wins_over_severity_and_topic():
 
 def test_with_parse_puts_the_parser_s_notices_first_and_keeps_three():
     class Stated:
-        def notices(self):
+        def notices(self, billed=True):
             return ["I have no specs for 'H800'."]
 
         def summary(self):

@@ -32,3 +32,23 @@ def test_the_yardstick_card_is_not_the_one_judged(advisor, text, judged):
     lines = _lines(advisor, text)
     assert any(line.startswith(judged) for line in lines), lines
     assert not any(line.startswith("能——H800") for line in lines), lines
+
+
+@pytest.mark.parametrize("text, lead, ways", [
+    ("driver is 535.129 and the container was built on CUDA 12.6 — will it start?",
+     "Yes — driver 535.129 meets CUDA 12.6", ("≥ 560.28.03", "cuda-compat-12-6", "cu121", "no PTX JIT")),
+    ("驱动 550.127，镜像用 CUDA 13.0 编译，行不行", "不行——CUDA 13.0 需要 580", ("cu124", "cuda-compat")),
+])
+def test_the_rules_driver_verdict_is_followed_by_the_ways_round(advisor, text, lead, ways):
+    # the verdict rule answers the part; what fails under minor-version compatibility and the remedies follow it
+    lines = _lines(advisor, text)
+    assert lines[0].startswith(lead), lines
+    body = "\n".join(lines[1:])
+    assert all(w in body for w in ways), lines
+
+
+def test_a_later_part_asking_the_gpu_alone_is_answered_for_the_gpu(advisor):
+    lines = _lines(advisor, "L20 节点驱动 550.54，CUDA 13.0 的镜像能跑吗？L20 本身支持 CUDA 13 吗")
+    assert lines[0].startswith("CUDA 13.0 跑在驱动 550.54 上：不行"), lines
+    assert any(line.startswith("GPU 这边没问题：L20") for line in lines), lines
+    assert sum("计算能力是 sm_89" in line for line in lines) == 1, lines  # the GPU's line said once

@@ -1,5 +1,6 @@
 """A build of a CUDA release older than the named GPU's arch floor has no kernels for it: the answer
-says no before any driver talk; a build at or above the floor carries the arch, and the driver is left."""
+says no before any driver talk; a build at or above the floor carries the arch, and the driver is left:
+with a driver stated, its verdict leads, the GPU's line and the ways round an old driver follow."""
 
 from __future__ import annotations
 
@@ -71,7 +72,8 @@ def test_a_part_naming_its_own_gpu_is_judged_for_that_gpu_on_the_message_driver(
 def test_a_follow_on_part_with_its_own_driver_is_judged_on_it(advisor):
     replies = _parts(advisor, "(1) will torch cu128 run on our H100 nodes with driver 550? (2) and the RTX 5090 box on 575?")
     last = replies[-1]
-    assert last.rule == "compat.arch-floor" and last.lead.startswith("Yes for the GPU: RTX 5090 is sm_120"), last.lead
+    assert last.rule == "compat.arch-floor" and last.lead.startswith("CUDA 12.8 on driver 575: yes"), last.lead
+    assert last.details[0].startswith("The GPU is not the problem: RTX 5090 is sm_120"), last.details
 
 
 def test_a_build_whose_arch_list_lacks_the_gpu_is_a_no_from_the_list_not_a_floor(advisor):
@@ -144,3 +146,24 @@ def test_a_release_named_without_a_build_is_judged_on_its_builds_default_first(a
 def test_a_chinese_follow_on_part_names_its_gpu_and_inherits_the_install_question(advisor):
     replies = _parts(advisor, "两个问题：1）L20 机器驱动 535，能装 cu128 的 torch 吗？2）那台 RTX 5090 呢？")
     assert replies[-1].lead.startswith("不行——驱动 535 不行：RTX 5090 的计算能力是 sm_120"), replies[-1].lead
+
+
+def test_with_a_driver_stated_the_driver_verdict_leads_and_the_ways_round_follow(advisor):
+    # the arch is carried, so the question left is the driver's: it leads, the GPU's line follows
+    en = _first(advisor, "rented L40S node, driver 535.129, our container has torch on CUDA 12.6 — will it run?")
+    assert en.lead.startswith("CUDA 12.6 on driver 535.129: yes, under minor-version compatibility"), en.lead
+    assert en.details[0].startswith("The GPU is not the problem: L40S is sm_89"), en.details
+    ways = next(d for d in en.details if d.startswith("Ways to the full CUDA 12.6"))
+    assert "≥ 560.28.03" in ways and "cuda-compat-12-6" in ways and "cu121" in ways, ways
+    assert any("no PTX JIT" in d for d in en.details), en.details
+    zh = _first(advisor, "4090 服务器驱动 550.120，镜像是 CUDA 12.8 的 PyTorch，能不能跑起来")
+    assert zh.lead.startswith("CUDA 12.8 跑在驱动 550.120 上：可以，靠次版本兼容"), zh.lead
+    ways = next(d for d in zh.details if d.startswith("要用上 CUDA 12.8 的全部功能"))
+    assert "≥ 570.26" in ways and "cu124" in ways and "cuda-compat" not in ways, ways  # GeForce: no forward-compat
+
+
+def test_a_driver_too_old_for_the_major_names_the_build_it_runs_natively(advisor):
+    reply = _first(advisor, "H200 节点驱动 550.127，用 CUDA 13.0 编译的镜像能跑吗")
+    assert reply.lead.startswith("CUDA 13.0 跑在驱动 550.127 上：不行"), reply.lead
+    assert any("cu124" in d and "原生" in d for d in reply.details), reply.details
+    assert any("cuda-compat" in d for d in reply.details), reply.details

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.compose import ComposeContext
 from bot.nlu.parser import parse
 from bot.render.text import ask_lines
@@ -112,3 +114,27 @@ def test_renting_geforce_cards_out_is_hosting_by_the_user_not_renting_from_a_pro
     assert reply.lead.startswith("按 NVIDIA 的许可不行"), reply.lead
     assert "放在机房里对外提供收费服务" in reply.lead and "云厂商" not in reply.lead
     assert not any("租来的也不等于没风险" in d for d in reply.details)  # they are the host, not a renter
+
+
+
+@pytest.mark.parametrize("text, lead, deployer, model", [
+    ("we rent RTX 4090 boxes on Vast.ai to train a model we will license commercially. does the GeForce EULA put us at risk?",
+     "Low risk for you", "binds the one who deploys the cards", "the model you train is not covered"),
+    ("在恒源云上租了一批 4090 做继续预训练，模型以后要商用，会不会违反 NVIDIA 的许可", "对你们来说风险较小",
+     "约束的是在数据中心部署这些卡的一方", "训练出的模型本身不受该条款约束"),
+    ("租了 AutoDL 的 3090 做微调，微调出的模型打算商用，算违规吗", "对你们来说风险较小",
+     "约束的是在数据中心部署这些卡的一方", "训练出的模型本身不受该条款约束"),
+])
+def test_training_on_rented_geforce_cards_puts_the_clause_on_the_platform(advisor, text, lead, deployer, model):
+    # the renter trains its own model: the deployer is bound, the renter's exposure is compliance, the model is not covered
+    lines = ask_lines(_answer(advisor, text))
+    body = "\n".join(lines)
+    assert lines[0].startswith(lead), lines
+    assert deployer in body and model in body, lines
+    assert "selling compute" not in body and "对外出售算力" not in body, lines
+    assert "ECC" in body and "workstation for internal" not in body and "装在工作站里做内部研发测试" not in body, lines
+
+
+def test_serving_a_paid_api_from_rented_geforce_cards_is_still_hosting(advisor):
+    lines = ask_lines(_answer(advisor, "we rent 4090 servers from a GPU cloud and train, then serve a paid API from them. licence issue?"))
+    assert lines[0].startswith("Yes, there is a licence issue"), lines

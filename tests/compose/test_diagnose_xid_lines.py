@@ -52,3 +52,28 @@ def test_a_gpu_whose_remap_failed_gets_no_reset_step(advisor):
     lines = _lines(advisor, f"what does this mean?\n{log}")
     assert "replace" in lines[0]
     assert not any("reset remaps" in line for line in lines)
+
+
+# written by us: one GPU's GSP timing out twice
+GSP_LOG = """[Tue Mar  3 10:01:07 2026] NVRM: Xid (PCI:0000:5d:00): 119, pid=88121, name=python3, Timeout after 45s of waiting for RPC response from GPU2 GSP! Expected function 76 (GSP_RM_CONTROL).
+[Tue Mar  3 10:02:11 2026] NVRM: Xid (PCI:0000:5d:00): 119, pid=88121, name=python3, Timeout after 45s of waiting for RPC response from GPU2 GSP! Expected function 76 (GSP_RM_CONTROL).
+"""
+
+
+@pytest.mark.parametrize("question, reset", [
+    ("H200 node hangs in training, and 5d:00.0 is GPU 2 in nvidia-smi. dmesg:", "`nvidia-smi -r -i 2`"),
+    ("训练卡住了，是卡坏了吗？dmesg：", "`nvidia-smi -r -i <id>`"),
+])
+def test_a_gsp_timeout_gets_nvidias_remedy_in_order(advisor, question, reset):
+    # drain, reset that GPU (the node on NVSwitch systems), dcgmi diag -r 3, then the provider when it recurs
+    text = "\n".join(_lines(advisor, f"{question}\n{GSP_LOG}"))
+    assert reset in text, text
+    steps = [text.find(s) for s in (reset, "HGX/NVSwitch", "dcgmi diag -r 3", "79")]
+    assert all(i >= 0 for i in steps) and steps == sorted(steps), (steps, text)
+    assert text.find("drain") < text.find(reset) if "drain" in text else text.find("排空") < text.find(reset), text
+
+
+def test_a_gsp_xid_named_in_words_gets_the_same_order(advisor):
+    text = "\n".join(_lines(advisor, "L40S 上报 Xid 120，之后 nvidia-smi 一直没响应，怎么处理"))
+    assert "nvidia-smi -r -i" in text and "dcgmi diag -r 3" in text, text
+    assert "Xid 79、48、119" in text, text  # the escalating Xids, less the one shown

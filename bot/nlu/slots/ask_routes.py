@@ -95,6 +95,8 @@ _MONEY_ASKED = lx.rx(r"\B<(?:how\s+much|price\w*|cost\w*|cheap\w*|earn\w*|make|r
 _LICENCE_DOUBT = lx.rx(r"(?:授权|许可|合规|eula)[^，,。？?]{0,6}?(?:问题|风险|限制|允许|可以|行|违规|违反)"
                        r"|\B<(?:(?:licen[cs]\w*|eula)[^.?]{0,20}?(?:problem|issue|risk|concern|ok|okay|allow\w*|fine|wise)"
                        r"|(?:against|violat\w*|breach\w*)\s+(?:the\s+)?(?:licen[cs]\w*|eula|terms))>\E")
+# "算违规吗", "is that a violation?": breaking terms, said of a GeForce card the part names
+_BREACH = lx.rx(r"违规|违反|不合规|\B<(?:violat\w*|breach\w*|infring\w*)>\E")
 _ASKS_YES_NO = lx.rx(r"[?？]|吗|\B<(?:can|could|may|is|are|will|would|does|do)>\E|能不能|可不可以|行不行|有没有")
 
 
@@ -232,6 +234,8 @@ def _stack_or_licence(part: str, fields: dict, consumer: bool, named: bool, size
         return "compat"
     if _LICENCE_DOUBT.search(part) and not fields.get("xids"):
         return "compat"  # "4090 放机房对外出租，授权上有问题吗": the licence is what is doubted
+    if consumer and _BREACH.search(part) and _ASKS_YES_NO.search(part) and not fields.get("xids"):
+        return "compat"  # "租的 4090 做微调，模型商用，算违规吗": the GeForce card's terms, asked without the word "licence"
     if consumer and not sized and RENTED_OUT.search(part) and _ASKS_YES_NO.search(part) and not _MONEY_ASKED.search(part):
         return "compat"  # "can we rent out our 4090s on vast.ai?": selling GeForce compute is the licence's question
     return None

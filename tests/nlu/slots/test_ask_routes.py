@@ -107,3 +107,15 @@ def test_a_geforce_plan_in_a_data_centre_asked_about_is_the_licence(text, kind):
     from bot.nlu import parse
 
     assert parse(text).requirement.asks[0].kind == kind
+
+
+@pytest.mark.parametrize("text", [
+    "在 AutoDL 租 4090 训练，模型要商用，这算违规吗",
+    "we train on rented 3090s, is that a violation of anything?",
+])
+def test_a_breach_doubted_of_a_geforce_card_is_the_licence_question(text):
+    assert kinds(text) == ["compat"], kinds(text)
+
+
+def test_a_breach_word_without_a_geforce_card_is_not_routed_to_the_licence():
+    assert "compat" not in kinds("our A100 jobs keep violating the SLO, why?")
