@@ -69,6 +69,33 @@ def deadline_hours(req: Requirement, question: str) -> float | None:
     return None
 
 
+# Beside quoted runs, a time the work must be done in: "周五要出结果（还剩 2 天）", "we must deliver in 48 hours",
+# "2 days left", "due Friday (3 days)": the deadline words above, time remaining, a result or delivery due.
+_TIME_LEFT = re.compile(DEADLINE_WORDS.pattern + r"|还剩|剩下?\s*(?:不到\s*)?[0-9一两二三四五六七八九十]|\bleft\b|\bremaining\b|\bdeliver\w*"
+                        r"|出结果|交付|交差|上线前|\bship\b|\bin time\b|来得及|赶得上|赶不上",
+                        re.IGNORECASE)
+
+
+def run_deadline(req: Requirement, question: str) -> float | None:
+    """The hours left for quoted runs ("4090 takes 30 h, A800 12 h … 2 days left"): a stated deadline, else
+    the one duration that no quote took as its run, where the question says time is short; None otherwise."""
+    for q in req.quantities:
+        if q.role == "deadline" and q.kind == "time":
+            return q.value * (24 if q.unit in ("d", "day", "days") else 1)
+    if not _TIME_LEFT.search(question or ""):
+        return None
+    runs = [c.hours for c in req.costs if c.hours]
+    spare = []
+    for q in req.quantities:
+        if q.role != "duration" or q.kind != "time" or q.unit != "h":
+            continue
+        if q.value in runs:
+            runs.remove(q.value)  # a quote's own run length
+        else:
+            spare.append(q.value)
+    return spare[-1] if len(spare) == 1 else None
+
+
 def stated_targets(req: Requirement, question: str = "") -> dict:
     """The deadline, latency targets and budget period the user wrote (Requirement.quantities), as the
     objectives take them: hours, seconds, milliseconds and "total"/"hour"/"month". With the question's

@@ -32,7 +32,7 @@ _EVERY = re.compile(rf"(?:interrupt\w*|preempt\w*|reclaim\w*|evict\w*)\s+(?:abou
                     rf"every\s+~?\s*{_NUM}\s*(h|hrs?|hours?|min\w*|d|days?)\b"
                     rf"|(?:平均)?每\s*{_NUM}\s*(小时|天)\s*(?:左右)?\s*(?:被)?(?:回收|中断|抢占)(?:一次)?", re.IGNORECASE)
 # "what should the trainer do?", "被回收了怎么办？", "值不值得": the handling asked, so the notice and the schedule
-_HANDLE = re.compile(r"怎么办|咋办|咋整|怎么整|怎么处理|怎么应对|值不值|划算|what\s+(?:do|should)\s+(?:we|i|the\s+\w+)\s+do|handl(?:e|ing)|\bdeal\s+w(?:ith)?\b"
+_HANDLE = re.compile(r"怎么办|咋办|咋整|怎么整|怎么处理|怎么应对|值不值|值得|划算|what\s+(?:do|should)\s+(?:we|i|the\s+\w+)\s+do|handl(?:e|ing)|\bdeal\s+w(?:ith)?\b"
                      r"|worth\s+it|how\s+(?:do|should)\s+(?:we|i)\s+(?:deal|cope|survive)"
                      # "what happens when it gets reclaimed?", "what if we're preempted mid-run?"
                      r"|what\s+(?:happens|if|then)\b[^?.]{0,40}?\b(?:reclaim|preempt|interrupt|evict)\w*"
@@ -50,7 +50,21 @@ _PROVIDER_WORDS = (("aws", re.compile(r"\baws\b|amazon", re.I)), ("gcp", re.comp
 
 
 def compose(ask: Ask, ctx: ComposeContext, pitfalls: bool = False) -> AskAnswer | None:
-    """`pitfalls`: "spot 有什么坑": the notice and the checkpoint plan, both, as spot's pitfalls."""
+    """`pitfalls`: "spot 有什么坑": the notice and the checkpoint plan, both, as spot's pitfalls. Spot for an
+    inference job is answered in serving terms (bot.compose.checkpoint_serving), not with a schedule."""
+    return _serving(ask, ctx, pitfalls) or _training(ask, ctx, pitfalls)
+
+
+def _serving(ask: Ask, ctx: ComposeContext, pitfalls: bool) -> AskAnswer | None:
+    from bot.compose.checkpoint_serving import serving
+    text, whole = ask.text, ctx.question or ask.text
+    spot = ctx.requirement.billing == "spot" or bool(SPOT.search(whole))
+    if not spot or _WHOLE_JOB.search(text) or not (pitfalls or any(_wants(text, spot))):
+        return None
+    return serving(ask, ctx, provider_named(ctx, whole))
+
+
+def _training(ask: Ask, ctx: ComposeContext, pitfalls: bool) -> AskAnswer | None:
     text, whole = ask.text, ctx.question or ask.text
     spot = ctx.requirement.billing == "spot" or bool(SPOT.search(whole))
     wants_notice, wants_interval = (spot, spot) if pitfalls else _wants(text, spot)

@@ -43,9 +43,11 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.cost_per_card_job import compose as card_job  # the same quotes for a known training run
     from bot.compose.cost_setups import compose as setups  # "would 4x L40S be cheaper than 2x H100 for 70B?"
     from bot.compose.cost_idle import compose as idle  # "idle ~6h a day: how much are we wasting?"
+    from bot.compose.cost_measured import compose as at_speed  # "A800 比 4090 快 2.5 倍": per unit of that work
     from bot.compose.checkpoint import handling  # "spot nodes reclaimed: what then, worth it?"
     from bot.compose.select_job import gpu_hours_asked  # "要多少 A800 卡时" for a training job
-    for first in (_work_at_providers, gpu_hours_asked, short_runs, per_token, _quote_judged, option_runs, handling, card_job, setups,
+    for first in (_work_at_providers, gpu_hours_asked, short_runs, per_token, _quote_judged, option_runs, at_speed, handling,
+                  card_job, setups,
                   per_card, idle):
         reply = first(ask, ctx)
         if reply is not None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from bot.advice.compare import job_kind, rate_for
 from bot.compose import ComposeContext
+from bot.compose.cost_measured import same_gpu as _same_gpu
 from bot.compose.spec_figures import price_read_on
 from bot.knowledge import GpuSpec
 from bot.messages import say
@@ -75,15 +76,6 @@ def _stated(ctx: ComposeContext) -> list[tuple[str, int, StatedCost | None]] | N
     if len(counted) >= 2 and len(counted) == len(req.costs):
         return [(c.gpu or "", c.gpu_count or 1, c) for c in counted]
     return None
-
-
-def _same_gpu(ctx: ComposeContext, written: str | None, gpu: str) -> bool:
-    if not written:
-        return False
-    if written == gpu:
-        return True
-    spec = ctx.catalog.gpus.get(gpu)
-    return spec is not None and written == spec.family
 
 
 def _spec(ctx: ComposeContext, gpu: str) -> GpuSpec | None:
@@ -196,6 +188,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         return AskAnswer(kind="cost", lead=lead, rule="cost-one-currency", sources=SOURCES,
                          figures={"currencies": ",".join(currencies)})
     run = all(s.total is not None for s in setups)
+    if (at_speed := _at_measured_speed(ctx, setups, per_gpu, run)) is not None:
+        return at_speed  # "we benchmarked the L40S at 1.3x the 4090": per unit of that work
     ranked = sorted(setups, key=lambda s: (s.total if run else s.hourly) or 0.0)
     sources = list(dict.fromkeys([*SOURCES, *(src for s in setups for src in s.gpu.sources)]))
     lead, details = _with_split(ranked, run, *_month_first(ranked, run, _lead(ranked, run, ctx),
@@ -222,6 +216,22 @@ _CHEAPER = re.compile(r"which (?:one |setup |option )?(?:is |would be |comes out
 def _asks_cheaper(ctx: ComposeContext) -> bool:
     """Whether the message asks outright which setup costs less (then the price answer leads)."""
     return bool(_CHEAPER.search(ctx.question or ""))
+
+
+def _at_measured_speed(ctx: ComposeContext, setups: list[_Setup], per_gpu: bool, run: bool) -> AskAnswer | None:
+    """No run priced, and the user's speed between the two setups: the lead of bot.compose.cost_measured."""
+    from bot.compose import cost_measured
+    if run:
+        return None
+    priced = [cost_measured.Priced(s.gpu.id, _name(s, ctx), s.hourly, s.currency, s.fits) for s in setups]
+    speed = cost_measured.measured(ctx, priced, _same_gpu)
+    if speed is None:
+        return None
+    lead, extra, figures = cost_measured.answer(ctx, *speed, _same_gpu)
+    details = [*extra[:-1], *_details(setups, False, per_gpu, ctx, work=False), *extra[-1:]]
+    return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-stated-setups",
+                     sources=list(dict.fromkeys([*SOURCES, *(src for s in setups for src in s.gpu.sources)])),
+                     figures={**_figures(setups, sorted(setups, key=lambda s: s.hourly), False), **figures})
 
 
 def _month_first(ranked: list[_Setup], run: bool, lead: str, details: list[str], ctx: ComposeContext) -> tuple[str, list[str]]:
@@ -275,14 +285,14 @@ def _unpriced(ctx: ComposeContext, stated: list[tuple[str, int, StatedCost | Non
                      figures=figures)
 
 
-def _details(setups: list[_Setup], run: bool, per_gpu: bool, ctx: ComposeContext) -> list[str]:
+def _details(setups: list[_Setup], run: bool, per_gpu: bool, ctx: ComposeContext, work: bool = True) -> list[str]:
     lang = ctx.language
     details = [_line(s, run, ctx) for s in sorted(setups, key=lambda s: s.hourly)]
     fp8 = [s for s in setups if s.fits is False and s.fp8_need_gb is not None]
     in_lead = len(fp8) == len(setups)  # none holds it, each does in FP8: said in the lead
     if fp8 and len(fp8) == sum(s.fits is False for s in setups) and not in_lead:
         details.append(say("cost.setups_fp8", lang, parts=_gb_parts(fp8, ctx, fp8=True)))
-    if not run:
+    if not run and work:
         details.append(_work_line(setups, ctx))
     if per_gpu:
         details.append(say("cost.setups_per_gpu_note", lang))

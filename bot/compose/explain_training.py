@@ -149,31 +149,98 @@ def zero_stages(ctx: ComposeContext) -> AskAnswer | None:
         lead = say("training.zero_lead", lang, params=f"{req.params_b:g}", gpus=gpus, ddp=_gb(states["ddp"]),
                    z1=_gb(states["zero-1"]), z2=_gb(states["zero-2"]), z3=_gb(states["zero-3"]))
     details = say("training.zero_stages", lang, activations=_gb(activations)).splitlines()
-    picked: dict[str, str] = {}
+    picked: dict = {}
     fewest = fewest_per_stage(ctx)
     if fewest:
         details.insert(0, fewest)
     from bot.compose.fit_single import stated_spec
     spec = stated_spec(ctx, req.gpu)
+    line = ""
     if spec is not None:
-        # ZeRO-1 and ZeRO-2 communicate what DDP does, and ZeRO-2 holds less: it is the pick whenever it
-        # fits; ZeRO-3 (~1.5x the traffic) only when it must.
-        fitting = [(stage, gb + activations) for stage, gb in states.items()
-                   if stage in ("zero-2", "zero-3") and gb + activations <= spec.memory_gb * (1 - HEADROOM)]
-        if fitting:
-            stage, need = fitting[0]
-            picked["pick"] = _STAGE_NAMES[stage]
-            details.append(say("training.zero_pick", lang, stage=_STAGE_NAMES[stage], memory=_gb(spec.memory_gb),
-                               need=_gb(need)))
-        else:
-            details.append(say("training.zero_pick_none", lang, need=_gb(states["zero-3"] + activations),
-                               memory=_gb(spec.memory_gb)))
+        line, pick = _pick(ctx, spec, states, activations)
+        details.append(line)
+        if pick:
+            picked["pick"] = pick
     from bot.compose.explain_network import zero_over_network
-    if (network := zero_over_network(ctx, states, activations)) is not None:
+    network = zero_over_network(ctx, states, activations)
+    asked = _WHICH_STAGE.search(ctx.question or "") and not _EACH_STAGE.search(ctx.question or "")
+    if picked and network is None and asked:  # "zero2 or zero3?": the pick leads; "what does each stage save?": the table
+        details.remove(line)
+        lead, details = line, [lead, *details]
+    elif picked:
+        picked["pick_at"] = len(details) - 1 - details[::-1].index(line)
+    if network is not None:
         lead, details = network, [lead, *details]  # over a slow link between nodes the traffic picks the stage
+        picked.pop("pick_at", None)
     return AskAnswer(kind="explain", lead=lead, details=details, rule="training.zero-stages",
                      sources=["zero-paper", "deepspeed-memory"],
                      figures={**{k: round(v, 2) for k, v in states.items()}, **picked})
+
+
+# the stage to use is asked: "zero2 or zero3?", "which ZeRO stage", "DeepSpeed 用哪个 stage", "ZeRO-2 还是 ZeRO-3"
+_WHICH_STAGE = re.compile(r"zero[\s_-]?(?:stage[\s_-]?)?[1-3]\s*(?:or|vs\.?|还是|或)\s*(?:zero[\s_-]?(?:stage[\s_-]?)?)?[1-3]"
+                          r"|which\s+(?:zero\s+|deepspeed\s+)?stage|(?:哪个|哪一个|什么)\s*(?:zero\s*)?(?:stage|阶段)", re.IGNORECASE)
+
+
+# what each stage saves is asked: the table of stages leads, the pick after it
+_EACH_STAGE = re.compile(r"each\s+(?:zero\s+)?stage|every\s+stage|\bsaves?\b|per[\s-]stage|每个\s*(?:stage|阶段)|各\s*(?:stage|阶段)|省多少",
+                         re.IGNORECASE)
+
+
+def _pick(ctx: ComposeContext, spec, states: dict[str, float], activations: float) -> tuple[str, str | None]:
+    """The stage to use on the stated GPUs. ZeRO-1 and ZeRO-2 communicate what DDP does, and ZeRO-2 holds
+    less: it is the pick whenever it fits with room; ZeRO-3 (~1.5x the traffic) when it must. Judged on the
+    sizer's own plan of each stage (DeepSpeed's estimators, activations and runtime reserve included), the
+    figures the fit verdict and the options say, so no line contradicts another."""
+    lang = ctx.language
+    plans = _stage_plans(ctx, spec)
+    if plans is None:  # no sizeable job: model states plus activations against the card
+        fitting = [(stage, gb + activations) for stage, gb in states.items()
+                   if stage in ("zero-2", "zero-3") and gb + activations <= spec.memory_gb * (1 - HEADROOM)]
+        if not fitting:
+            return say("training.zero_pick_none", lang, need=_gb(states["zero-3"] + activations),
+                       memory=_gb(spec.memory_gb)), None
+        stage, need = fitting[0]
+        return say("training.zero_pick", lang, stage=_STAGE_NAMES[stage], memory=_gb(spec.memory_gb), need=_gb(need)), \
+            _STAGE_NAMES[stage]
+    two, three = plans
+
+    def free(plan) -> str:
+        return f"{max(0.0, 1 - plan.need_gb / plan.have_gb) * 100:.0f}"
+    roomy = [(n, p) for n, p in (("zero-2", two), ("zero-3", three)) if p.need_gb <= p.have_gb * (1 - HEADROOM)]
+    if roomy and roomy[0][0] == "zero-2":
+        return say("training.zero_pick_sized", lang, stage="ZeRO-2", need=_gb(two.need_gb), have=_gb(two.have_gb),
+                   free=free(two)), "ZeRO-2"
+    if roomy:
+        key = "training.zero_pick_three_tight" if two.fits else "training.zero_pick_three"
+        from bot.sizing.sizer import gpu_slot
+        slot, n = gpu_slot(spec), ctx.requirement.gpu_count or 0
+        linked = slot.nvlink and slot.nvlink_domain >= n and n <= 8  # every GPU of the one node on NVLink
+        traffic = say("training.zero_three_traffic_nvlink" if linked else "training.zero_three_traffic_pcie", lang)
+        return say(key, lang, need=_gb(three.need_gb), have=_gb(three.have_gb), free=free(three),
+                   z2=_gb(two.need_gb), z2_free=free(two), traffic=traffic), "ZeRO-3"
+    fits = [(n, p) for n, p in (("zero-2", two), ("zero-3", three)) if p.fits]
+    if fits:
+        name, plan = fits[0]
+        return say("training.zero_pick_tight", lang, stage=_STAGE_NAMES[name], need=_gb(plan.need_gb),
+                   have=_gb(plan.have_gb), free=free(plan)), _STAGE_NAMES[name]
+    return say("training.zero_pick_none", lang, need=_gb(three.need_gb), memory=_gb(three.have_gb)), None
+
+
+def _stage_plans(ctx: ComposeContext, spec):
+    """The sizer's plans of ZeRO-2 and ZeRO-3 for the stated job on the stated GPUs, or None."""
+    from bot.compose.fit_single import training_job, with_changes
+    from bot.sizing.estimate import estimate_memory
+    from bot.sizing.plans import plan_on
+    from bot.sizing.sizer import gpu_slot
+    req = ctx.requirement
+    job = training_job(ctx) if req.workload == "training" and req.method in (None, "full") else None
+    count = req.gpu_count or 0
+    if job is None or count < 2:
+        return None
+    slot = gpu_slot(spec)
+    return tuple(plan_on(estimate_memory(with_changes(job, zero_stage=stage)), "training", slot, count)
+                 for stage in (2, 3))
 
 
 # Data-parallel counts tried for "the fewest GPUs with ZeRO-N": one node's, then whole nodes.

@@ -108,7 +108,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                 "kind": "fit", "lead": with_alternative(verdict.text, ask, ctx), "rule": verdict.rule,
                 "details": [*_parts(ctx), *lora_instead(ctx), explained.lead, *_other_stage(explained, req), *network],
                 "sources": list(dict.fromkeys([*verdict.sources, *explained.sources]))})
-        return explained.model_copy(update={"kind": "fit", "details": details})
+        return _stage_leads(explained, verdict, network) or explained.model_copy(update={"kind": "fit", "details": details})
     if req.model is None and req.params_b is None:
         able = profile(ask, ctx) or capability(ask, ctx)  # "what can an L40S do?": the model sizes it holds
         if able is not None:
@@ -198,6 +198,18 @@ def _parts(ctx: ComposeContext) -> list[str]:
         return []
     parts = [say(f"fit.part_{p}", ctx.language, gb=_gb(getattr(memory, p))) for p in _PARTS if getattr(memory, p)]
     return [say("fit.memory_lead", ctx.language, total=_gb(memory.total), parts=("、" if ctx.language == "zh" else " + ").join(parts))]
+
+
+def _stage_leads(explained: AskAnswer, verdict, network: list[str]) -> AskAnswer | None:
+    """"zero2 or zero3? will it even fit": the stage picked on the sizer's plans is the answer, the fit
+    verdict and the stages' table after it."""
+    at = explained.figures.get("pick_at")
+    if explained.rule != "training.zero-stages" or at is None or verdict is None or verdict.answer not in ("yes", "tight"):
+        return None
+    at = int(at)
+    rest = [d for i, d in enumerate(explained.details) if i != at]
+    return explained.model_copy(update={"kind": "fit", "lead": explained.details[at],
+                                        "details": [verdict.text, explained.lead, *rest, *network]})
 
 
 def _other_stage(explained: AskAnswer, req) -> list[str]:

@@ -60,7 +60,7 @@ def alternative_line(ask: Ask, ctx: ComposeContext) -> str | None:
         return say("fit.alternative_not_needed", ctx.language, other=other, count=stated_count)
     alt = _candidate(ctx, spec.id, other)
     if alt is None:
-        return None
+        return _served_total_short(ctx, spec.id, other, stated.have_gb)
     # "8 GPUs, or could we do with 4?": the fewer GPUs judged too; a larger count where the stated one misses
     key = "fit.alternative_fits" if alt.fits else "fit.alternative_short" if not stated.fits else "fit.alternative_fewer_short"
     return say(key, ctx.language, other=other, need=f"{alt.need_gb:.0f}", have=f"{alt.have_gb:.0f}")
@@ -80,9 +80,28 @@ def _candidate(ctx: ComposeContext, gpu: str, count: int):
     return plan_on(estimate_memory(job), "training", gpu_slot(ctx.catalog.gpus[gpu]), count) if job else None
 
 
+def _served_total_short(ctx: ComposeContext, gpu: str, other: int, have: float) -> str | None:
+    """"how many H100 do I need? 2 enough?" for serving, at a count the sizer did not try: "No" where the
+    whole job (weights, KV cache, a runtime reserve a GPU) is over that many GPUs' usable memory."""
+    memory = ctx.answer.estimate.memory_gb
+    if ctx.requirement.workload != "inference" or memory is None or not have:
+        return None
+    need = memory.total - memory.overhead + other * memory.overhead
+    if need <= other * have:
+        return None
+    from bot.messages.format import gpu_name
+    return say("fit.alternative_total_short", ctx.language, other=other, gpu=gpu_name(ctx.catalog, gpu, ctx.language),
+               need=f"{need:,.0f}", weights=f"{memory.weights:,.0f}", kv=f"{memory.kv_cache:,.0f}",
+               have=f"{have:,.0f}", total=f"{other * have:,.0f}")
+
+
 def with_alternative(lead: str, ask: Ask, ctx: ComposeContext) -> str:
-    """The lead with the other count's answer after it, in the answer's language."""
+    """The lead with the other count's answer after it, in the answer's language; a guess at the count
+    that falls short ("2 enough??") leads where the message asks how many."""
     line = alternative_line(ask, ctx)
     if line is None:
         return lead
-    return f"{lead}{'' if ctx.language == 'zh' else ' '}{line}"
+    sep = '' if ctx.language == 'zh' else ' '
+    if ctx.requirement.intent == "how-many" and line.startswith(("No — ", "不够")):
+        return f"{line}{sep}{lead}"
+    return f"{lead}{sep}{line}"

@@ -66,6 +66,10 @@ def _compose(ask: Ask, ctx: ComposeContext) -> AskAnswer:
                          details=[*say("open.provider_items", lang).splitlines(), *asks],
                          rule="open.default-provider", sources=[*SOURCES, "cherry-servers", "runpod", "vast-ai"])
     china = _rents_in_china(ctx)
+    if _CHEAP.search(text) and workload is None and not (ctx.requirement.model or ctx.requirement.params_b):
+        cheap = _cheapest(ctx, china)  # "有没有便宜点的 GPU 推荐": the cheap cards with their rates, then the questions
+        if cheap is not None:
+            return cheap
     picks = _CHINA_PICKS if china else _GLOBAL_PICKS
     names = {k: gpu_name(ctx.catalog, g) if g in ctx.catalog.gpus else g for k, g in picks.items()}
     training = workload == "training" or (workload is None and _TRAINING.search(text))
@@ -163,6 +167,37 @@ def _exploring(ctx: ComposeContext, names: dict[str, str], china: bool) -> AskAn
     lead = say("open.explore_lead", lang, mid=names["mid"])
     details = _numbered(details) + [f"? {say(q, lang)}" for q in ("open.ask_model_method", "open.ask_budget")]
     return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
+
+
+# a cheap card asked for
+_CHEAP = re.compile(r"\bcheap\w*|\binexpensive\b|\baffordable\b|\blow[\s-]cost\b|\bbudget\s+(?:gpu|card)s?|便宜|实惠|省钱|低价|廉价",
+                    re.IGNORECASE)
+_CHEAP_CARDS = ("rtx-4090", "rtx-5090", "l4")
+
+
+def _cheapest(ctx: ComposeContext, china: bool) -> AskAnswer | None:
+    """The price table's cheapest on-demand row of each cheap card, with where to rent it and its caveats."""
+    from bot.prices.lookup import provider_name
+    lang = ctx.language
+    best: dict = {}
+    for row in ctx.catalog.prices:
+        if row.gpu in _CHEAP_CARDS and row.billing == "on-demand" and row.currency == "USD" \
+                and (row.gpu not in best or row.hourly_rate < best[row.gpu].hourly_rate):
+            best[row.gpu] = row
+    if len(best) < 2:
+        return None
+    rows = sorted(best.values(), key=lambda r: r.hourly_rate)
+    sep = "；" if lang == "zh" else "; "
+    text = sep.join(say("open.cheap_row", lang, gpu=gpu_name(ctx.catalog, r.gpu, lang), rate=money(r.hourly_rate, "USD"),
+                        provider=provider_name(ctx.catalog, r.provider)) for r in rows)
+    lead = say("open.cheap_lead", lang, date=max(r.quoted_on for r in rows).isoformat(), rows=text)
+    details = [say("open.cheap_fits", lang), say("open.cheap_caveats", lang)]
+    if china:
+        details.append(say("open.cheap_china", lang))
+    details += [f"? {say(q, lang)}" for q in ("open.ask_workload", "open.ask_model_method")]
+    sources = list(dict.fromkeys([*SOURCES, "geforce-eula", *(r.source for r in rows if r.source)]))
+    return AskAnswer(kind="open", lead=lead, details=details, rule="open.cheap-cards", sources=sources,
+                     figures={f"rate_{r.gpu}": r.hourly_rate for r in rows})
 
 
 def _numbered(lines: list[str]) -> list[str]:

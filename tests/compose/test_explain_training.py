@@ -53,3 +53,34 @@ def test_how_many_nodes_for_a_deadline_is_the_gpu_hours_over_the_hours_in_whole_
     # 6 x 7e9 x 2e12 = 8.4e22 FLOPs / (989e12 x 0.4) = ~59,000 GPU-hours / 504 h = 118 GPUs: 15 nodes
     assert reply.lead.startswith("15 nodes (120× H100 SXM) to finish in 21 days")
     assert reply.figures["nodes"] == 15 and 58_000 <= reply.figures["gpu_hours"] <= 60_000
+
+
+def test_zero_2_or_3_is_picked_on_the_sized_plans_and_leads_consistently(advisor):
+    import re as _re
+    from tests.compose.answering import answer_of
+    answer = answer_of(advisor, "full fine-tune of a 13B model, 2k context, on 8x H100. zero-2 or zero-3? does it fit?")
+    reply = answer.answers[0]
+    assert reply.lead.startswith("Pick ZeRO-3: about 34.2 of 79.1 GB")
+    # the ZeRO-2 figure in the pick is the fit verdict's own figure, not the paper's floor plus activations
+    z2 = _re.search(r"ZeRO-2 only just fits at about ([0-9.]+) GB", reply.lead).group(1)
+    assert f"needs about {z2} GB per GPU" in reply.details[0]
+    ranked = [r for r in answer.recommendations if r.rank == 1]
+    assert ranked and "ZeRO-3" in (ranked[0].strategy or "") + (ranked[0].why or "")
+
+
+def test_the_stage_asked_in_chinese_over_pcie_says_the_traffic_crosses_pcie(advisor):
+    from bot.conversation import Conversations
+    from bot.render.text import render_text
+    text = render_text(Conversations(advisor).ask("t", "三个问题：1）Qwen2.5-7B 全参微调显存要多少 2）8 张 A100 40G PCIe 够吗 "
+                                                       "3）DeepSpeed 该用哪个 stage"))
+    line = next(x for x in text.splitlines() if x.startswith("3)"))
+    assert line.startswith("3) 选 ZeRO-3")
+    assert "没有 NVLink" in line and "放不下" in line
+
+
+def test_what_each_stage_saves_keeps_the_table_first(advisor):
+    from tests.compose.answering import answer_of
+    answer = answer_of(advisor, "13B full fine-tune on 8x A100 80GB: what does each ZeRO stage save per GPU? zero2 vs zero3")
+    reply = next(a for a in answer.answers if "ZeRO paper's floor" in a.lead)
+    assert "ZeRO paper's floor" in reply.lead
+    assert any(d.startswith("Pick ZeRO-") for d in reply.details)

@@ -170,3 +170,13 @@ def test_a_fewer_count_named_beside_a_plan_that_fits_is_judged_with_its_number(a
     assert first.startswith(("Yes —", "可以——")) and fewer in first
     need = int(re.search(r"(?:~|约需 )(\d+) GB", first.split(fewer[:2], 1)[1]).group(1))
     assert need > 79  # the 16-bit 72B base split over 2 cards does not fit 80 GB each
+
+
+def test_a_short_guess_at_the_count_for_serving_says_no_first_with_the_totals(advisor):
+    from tests.compose.answering import answer_of
+    answer = answer_of(advisor, "we want to serve llama-3.1-70b in fp8 with 32k context for 16 parallel full-length "
+                                "requests on vllm. how many H100s? would 2 be enough?")
+    lead = answer.answers[0].lead
+    assert lead.startswith("No — 2× H100 SXM are not enough")
+    assert "158 GB usable" in lead and "KV cache" in lead
+    assert "at least" in lead  # the count that does hold it follows
