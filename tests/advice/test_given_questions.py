@@ -106,7 +106,8 @@ def test_no_accelerator_question_when_priced_sized_by_its_memory_or_asked_to_pic
 
 
 def test_an_unknown_provider_is_asked_about_only_where_money_is(advisor):
-    choice = questions(advisor, "腾讯云给的两套：8 张 H800 或者 16 张 H20，报价接近，做 70B 继续预训练用哪套")
-    assert "供应商 腾讯云" not in choice, choice
-    priced = questions(advisor, "腾讯云上 H800 每小时多少钱？")
-    assert "供应商 腾讯云" in priced, priced
+    # 京东云 is outside providers.yaml (腾讯云, 火山引擎 and 华为云 are known providers)
+    choice = questions(advisor, "京东云给的两套：8 张 H800 或者 16 张 H20，报价接近，做 70B 继续预训练用哪套")
+    assert "供应商 京东云" not in choice, choice
+    priced = questions(advisor, "京东云上 H800 每小时多少钱？")
+    assert "供应商 京东云" in priced, priced
