@@ -213,8 +213,11 @@ def test_buy_or_rent_with_no_numbers_gets_a_default_from_dated_rates_and_two_que
     node = 8 * 730 * rate
     assert reply.figures["node_month"] == pytest.approx(node, abs=0.01)
     assert reply.figures["rent_90pct_36m"] == pytest.approx(node * 0.9 * 36, abs=0.01)
-    assert f"${node * 0.9 * 36:,.0f}" in lines[0] and f"${node * 0.3 * 36:,.0f}" in lines[0]  # the deciding sums first
-    assert any("2026-" in line or "20" in line for line in lines[1:2])  # the rate carries its date
+    # the deciding number first: the utilisation at which a server price breaks even, then the sums
+    evens = {k: v for k, v in reply.figures.items() if k.startswith("break_even_at_")}
+    assert len(evens) == 3 and all(f"{v * 100:.0f}%" in lines[0] for v in evens.values())
+    assert f"${node * 0.9 * 36:,.0f}" in lines[1] and f"${node * 0.3 * 36:,.0f}" in lines[1]
+    assert any("2026-" in line or "20" in line for line in lines[2:3])  # the rate carries its date
     assert sum(line.startswith("? ") for line in lines) == 2
     assert ("renting" in lines[0]) if language == "en" else ("租" in lines[0])
 
