@@ -38,7 +38,10 @@ def xids(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None,
     extra = _xid_context(groups, ctx, paste.host_oom)
     if verdicts:  # each Xid said as the part it plays in its GPU's verdict, never a verdict of its own
         lines = _verdict_lines(groups, ctx)
-        return verdicts[0], [*verdicts[1:], *extra, *lines[:8], say("diagnose.xid_confirm", lang)], rule, ["nvidia-xid"]
+        memory = any(_device_key({c for c, p in groups if p == pci}, ctx) in _MEMORY_KEYS for _, pci in groups)
+        confirm = say("diagnose.xid_confirm_memory" if memory else "diagnose.xid_confirm", lang)
+        return verdicts[0], [*verdicts[1:], *extra, *lines[:8], confirm], rule, \
+            ["nvidia-xid", *(["nvidia-row-remapping", "dcgmi-diag-reference"] if memory else [])]
     return lines[0], [*lines[1:8], *extra, say("diagnose.xid_confirm", lang)], rule, ["nvidia-xid"]
 
 
@@ -94,6 +97,10 @@ def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> l
             action = re.sub(r"^(?:informational|usually an application problem|提示性事件|通常是应用问题)[;；]\s*", "", action)
         elif key in _REMAPS and entry is not None and code in _OWN_STEP:
             action = say(f"diagnose.xid_step_{code}", lang)  # a memory error beside the verdict: what the reset does for it
+        elif key not in ("app", "cleanup") and entry is not None and entry.app_error and code != 45:
+            action = say("diagnose.xid_step_app", lang)  # the application's Xid beside a board's: no RMA reason of its own
+        elif key in _MEMORY_KEYS and code == 92:
+            action = say("diagnose.xid_step_92", lang)  # corrected errors over the threshold: the warning before the failure
         # each Xid says what it is and, where it has one, its own step; never the verdict again
         lines.append(say("diagnose.xid_line_action" if action else "diagnose.xid_line", lang, code=code, pci=pci, times=times,
                          meaning=meaning, action=action))
@@ -104,6 +111,9 @@ def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> l
 # remap can still be applied (not one whose remap failed, Xid 64)
 _OWN_STEP = frozenset({48, 63, 94})
 _REMAPS = frozenset({"remap_recorded", "dbe", "offbus"})
+# The verdicts of a GPU whose memory failed (nvidia-xid, nvidia-row-remapping): the long diagnostic with its
+# memory tests (dcgmi diag -r 3, dcgmi-diag-reference) is the check after the reset, not the medium one.
+_MEMORY_KEYS = frozenset({"uncontained", "remap_recorded", "remap_failed", "dbe"})
 
 
 # The question asks whether the GPU is broken ("bad GPU?", "RMA or not?", "还能用吗？").
@@ -165,7 +175,9 @@ def _device_verdicts(groups: dict[tuple[int, str], int], ctx: ComposeContext) ->
     if not (differ or apps or cleanup or several or _VERDICT_ASKED.search(ctx.question or "")):
         return []
     comma = "、" if lang == "zh" else ", "
-    lines = [say(f"diagnose.xid_device_{key}", lang, pci=pci, codes=comma.join(str(c) for c in sorted(devices[pci])))
+    # a high single-bit rate (92) before an uncontained error (95) on one GPU: memory wearing out, the RMA pattern
+    lines = [say(f"diagnose.xid_device_{key}" + ("_after_92" if key == "uncontained" and 92 in devices[pci] else ""),
+                 lang, pci=pci, codes=comma.join(str(c) for c in sorted(devices[pci])))
              for pci, key in keyed.items()]
     if apps:
         lines.append(say("diagnose.xid_app_next", lang))
