@@ -151,7 +151,9 @@ def test_a_spot_discount_net_of_interruptions_and_checkpoints(advisor, text, lan
 def test_a_bill_of_stated_amounts_leads_with_the_largest_share(advisor, text, language):
     reply, lines = cost_answer(advisor, text)
     if "41,300" in text:
-        assert lines[0].startswith("Of ¥41,300") and "¥29,800 (72%)" in lines[0]
+        # asked "is the GPU the problem?": the answer first, with the share that decides it
+        assert lines[0].startswith("Yes, the GPU instance is the problem") and "¥29,800 (72%)" in lines[0]
+        assert "¥41,300" in lines[0]
     else:
         assert lines[0] == "51,000 中，计算（GPU 实例）占 31,000（61%）；其余 5 项合计 20,000（39%）。"  # no currency invented
     assert reply.figures["items_sum"] == pytest.approx(reply.figures["total_per_month"])
