@@ -273,6 +273,9 @@ def _bill_shares(b, stated_total, currency, lang, levers: bool = False, question
     rest_sum = sum(i.monthly for i in rest)
     lead = say("cost.bill_shares_lead", lang, total=m(total), item=say(f"cost.item_{top.item}", lang), amount=m(top.monthly),
                share=_pct(top.monthly / total), count=len(rest), rest=m(rest_sum), rest_share=_pct(rest_sum / total))
+    if levers and rest:  # "is the GPU the problem? what do I cut first": the answer, the first cut and the next
+        lead = _cut_verdict(items, total, m, lang, question) + say(
+            "cost.bill_rest", lang, count=len(rest), total=m(total), rest=m(rest_sum), rest_share=_pct(rest_sum / total))
     key = "cost.item_share_lever" if levers else "cost.item_share"
     details = [say(key, lang, item=say(f"cost.item_{i.item}", lang), amount=m(i.monthly), share=_pct(i.monthly / total),
                    lever=say(f"cost.lever_{i.item}", lang) if levers else "") for i in items]
@@ -287,6 +290,40 @@ def _bill_shares(b, stated_total, currency, lang, levers: bool = False, question
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-bill-total", sources=calc.SOURCES["bill"],
                      figures={"total_per_month": round(total, 2), "items_sum": round(b.total_per_month, 2),
                               "largest_share": round(top.monthly / total, 4), "currency": currency})
+
+
+# "Is the GPU the problem?", "是不是 GPU 的问题": whether the instance is to blame is asked, not only what to cut
+_GPU_ASKED = re.compile(r"\b(?:gpus?|instances?|cards?)\b[^.?!]{0,20}?\bproblem|\bblame\b[^.?!]{0,12}\b(?:gpus?|instances?)\b"
+                        r"|\b(?:is|are)\s+(?:it\s+)?(?:the\s+)?(?:gpus?|instances?)\s+(?:too\s+expensive|the\s+(?:issue|culprit))"
+                        r"|(?:GPU|显卡|实例)\s*(?:的)?问题|是不是\s*(?:GPU|显卡|实例)|(?:GPU|显卡|实例)\s*(?:太贵|贵了)", re.IGNORECASE)
+
+
+def _cut_verdict(items, total: float, m, lang: str, question: str) -> str:
+    """Whether the GPU instance is the problem where asked (yes past half the bill, partly as the largest line,
+    no behind another item), else which line to cut first; with the next line after it."""
+    top, second = items[0], items[1]
+    names = {"item": _inline(say(f"cost.item_{top.item}", lang), lang), "amount": m(top.monthly),
+             "share": _pct(top.monthly / total), "next": _inline(say(f"cost.item_{second.item}", lang), lang),
+             "next_amount": m(second.monthly),
+             "next_share": _pct(second.monthly / total)}
+    if not _GPU_ASKED.search(question):
+        return say("cost.bill_cut_first", lang, **names)
+    compute = next((i for i in items if i.item == "compute"), None)
+    if compute is None:
+        return say("cost.bill_cut_first", lang, **names)
+    if compute is not top:
+        return say("cost.bill_gpu_no", lang, compute=m(compute.monthly), compute_share=_pct(compute.monthly / total), **names)
+    return say("cost.bill_gpu_yes" if top.monthly >= total / 2 else "cost.bill_gpu_partly", lang, **names)
+
+
+def _inline(name: str, lang: str) -> str:
+    """An item's name inside a sentence: 'Bandwidth' as 'bandwidth', an acronym ('GPU') as it is; in Chinese
+    '计算（GPU 实例）' as what its brackets name (its own figures follow in brackets), a space before Latin."""
+    if lang == "zh":
+        inner = re.search(r"（([^）]+)）$", name)
+        name = inner.group(1) if inner else name
+        return f" {name}" if name[:1].isascii() else name
+    return name[0].lower() + name[1:] if len(name) > 1 and name[1].islower() else name
 
 
 def _basis(basis: str, currency: str | None, lang: str) -> str:
@@ -523,6 +560,13 @@ def deadline(qs, ctx, lang) -> AskAnswer | None:
                               "gpus": gpus, "mfu_floor": round(floor, 3)})
 
 
+# "continued pretraining … + a few SFT runs", "预训练……再做几轮微调": further runs named beside the sized
+# (pretraining) one, with no tokens of their own; an SFT that is itself the sized run is not one
+_PRETRAIN = re.compile(r"pre[\s-]?train\w*|预训练|继续训练", re.IGNORECASE)
+_OTHER_RUNS = re.compile(r"\b(?:SFT|DPO|RLHF|fine[\s-]?tun\w*|instruction[\s-]tun\w*)\b|微调|对齐训练|消融实验",
+                         re.IGNORECASE)
+
+
 def _gpu_hours_budget(qs, ctx, currency, lang) -> AskAnswer | None:
     have = _first(qs, "work")
     needed = _needed(ctx)
@@ -539,5 +583,12 @@ def _gpu_hours_budget(qs, ctx, currency, lang) -> AskAnswer | None:
     time = ctx.answer.estimate.time
     if time is not None and time.flops_per_param_token == 8:  # recompute assumed: the 6·N·D figure beside it
         details.append(say("cost.hours_recompute", lang, need=count(round(need * 6 / 8))))
+    other = _OTHER_RUNS.search(ctx.question or "") if _PRETRAIN.search(ctx.question or "") else None
+    if other is not None and time is not None and time.tokens:  # "+ a few SFT runs": priced too, per billion tokens
+        per_b = need / (time.tokens / 1e9)
+        left = have.value - need
+        details.insert(0, say("cost.hours_other_runs" if left > 0 else "cost.hours_other_runs_short", lang,
+                              what=other.group(0).strip(), per_b=count(round(per_b, 1)), n=f"{time.active_params_b:g}",
+                              left=count(round(left)), tokens=count(round(left / per_b)) if left > 0 else "0"))
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-gpu-hours", sources=calc.SOURCES["run"],
                      figures={"need_gpu_hours": round(need, 1), "have_gpu_hours": have.value})

@@ -60,8 +60,12 @@ def compose(qs: list[Quantity], ctx: ComposeContext, currency: str | None, lang:
     use = say("cost.buy_use", lang, pct=_pct(hours / calc.HOURS_PER_MONTH), hours=count(round(hours))) if stated_hours else ""
     if r.rent_monthly is not None and stated_hours is None:  # "at what utilisation does buying win?"
         if r.break_even_utilisation is not None and r.break_even_utilisation <= 1:
+            # the verdict with its margin: what owning saves at 24/7, and the rental rate that wins outright
             lead = say("cost.buy_lead_break_even", lang, pct=_pct(r.break_even_utilisation), hours=be_hours,
-                       months=count(months), own=m(r.own_monthly), rent=m(r.rent_monthly))
+                       months=count(months), own=m(r.own_monthly), rent=m(r.rent_monthly),
+                       saved=m(r.rent_monthly - r.own_monthly), total=m((r.rent_monthly - r.own_monthly) * months),
+                       floor=m(r.own_per_gpu_hour), off=_pct(1 - r.own_per_gpu_hour / r.rent_per_gpu_hour)
+                       if r.rent_per_gpu_hour else "?")
         else:
             lead = say("cost.buy_never", lang, own=m(r.own_monthly), rent=m(r.rent_monthly))
     elif r.rent_monthly is None:

@@ -40,7 +40,10 @@ def xids(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None,
     extra = _xid_context(groups, ctx, paste.host_oom)
     if verdicts:  # each Xid said as the part it plays in its GPU's verdict, never a verdict of its own
         lines = _verdict_lines(groups, ctx)
-        return verdicts[0], [*verdicts[1:], *extra, *lines[:8], say("diagnose.xid_confirm", lang)], rule, ["nvidia-xid"]
+        memory = any(_device_key({c for c, p in groups if p == pci}, ctx) in _MEMORY_KEYS for _, pci in groups)
+        confirm = say("diagnose.xid_confirm_memory" if memory else "diagnose.xid_confirm", lang)
+        return verdicts[0], [*verdicts[1:], *extra, *lines[:8], confirm], rule, \
+            ["nvidia-xid", *(["nvidia-row-remapping", "dcgmi-diag-reference"] if memory else [])]
     return lines[0], [*lines[1:8], *extra, say("diagnose.xid_confirm", lang)], rule, ["nvidia-xid"]
 
 
@@ -84,6 +87,10 @@ def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> l
         action = ""
         if key in _REMAPS and entry is not None and code in _OWN_STEP:
             action = say(f"diagnose.xid_step_{code}", lang)  # a memory error beside the verdict: what the reset does for it
+        elif key not in ("app", "cleanup") and entry is not None and entry.app_error and code != 45:
+            action = say("diagnose.xid_step_app", lang)  # the application's Xid beside a board's: no RMA reason of its own
+        elif key in _MEMORY_KEYS and code == 92:
+            action = say("diagnose.xid_step_92", lang)  # corrected errors over the threshold: the warning before the failure
         # each Xid says what it is and, where it has one, its own step; never the verdict again (the verdict line
         # carries NVIDIA's action for the Xid that decides it: drain, reset or power-cycle, update the driver), and
         # one Xid on one GPU without a step of its own is said by its verdict line alone
@@ -98,6 +105,9 @@ def _verdict_lines(groups: dict[tuple[int, str], int], ctx: ComposeContext) -> l
 # remap can still be applied (not one whose remap failed, Xid 64)
 _OWN_STEP = frozenset({48, 63, 94})
 _REMAPS = frozenset({"remap_recorded", "dbe", "offbus"})
+# The verdicts of a GPU whose memory failed (nvidia-xid, nvidia-row-remapping): the long diagnostic with its
+# memory tests (dcgmi diag -r 3, dcgmi-diag-reference) is the check after the reset, not the medium one.
+_MEMORY_KEYS = frozenset({"uncontained", "remap_recorded", "remap_failed", "dbe"})
 
 
 # The question asks whether the GPU is broken ("bad GPU?", "RMA or not?", "还能用吗？").
@@ -158,11 +168,7 @@ def _device_verdicts(groups: dict[tuple[int, str], int], ctx: ComposeContext) ->
     several = any(len(codes) > 1 for codes in devices.values())  # several Xids of one GPU: what they add up to
     if not (differ or apps or cleanup or several or _VERDICT_ASKED.search(ctx.question or "")):
         return []
-    comma = "、" if lang == "zh" else ", "
-    pasted = ctx.paste if ctx.paste is not None else ctx.requirement.pasted
-    named = _named_gpu(ctx.question or "", pasted if isinstance(pasted, Paste) else None)  # the index `-r -i` takes
-    lines = [say(f"diagnose.xid_device_{key}", lang, pci=pci, codes=comma.join(str(c) for c in sorted(devices[pci])),
-                 id=_gpu_id(pci, named), others=_escalate_with(devices[pci], lang)) for pci, key in keyed.items()]
+    lines = _device_lines(devices, keyed, ctx)
     if apps:
         lines.append(say("diagnose.xid_app_next", lang))
     if "offbus" in keyed.values() and len(devices) == 1:  # the job died with the GPU: how to carry on meanwhile
@@ -172,6 +178,18 @@ def _device_verdicts(groups: dict[tuple[int, str], int], ctx: ComposeContext) ->
     elif prefix := _answer_words(next(iter(keyed.values())), ctx.question or ""):
         lines[0] = "".join(say(k, lang) for k in prefix) + lines[0]
     return lines
+
+
+def _device_lines(devices: dict[str, set[int]], keyed: dict[str, str | None], ctx: ComposeContext) -> list[str]:
+    """Each GPU's verdict line, with the index `nvidia-smi -r -i` takes where the message maps its bus."""
+    lang = ctx.language
+    comma = "、" if lang == "zh" else ", "
+    pasted = ctx.paste if ctx.paste is not None else ctx.requirement.pasted
+    named = _named_gpu(ctx.question or "", pasted if isinstance(pasted, Paste) else None)
+    # a high single-bit rate (92) before an uncontained error (95) on one GPU: memory wearing out, the RMA pattern
+    return [say(f"diagnose.xid_device_{key}" + ("_after_92" if key == "uncontained" and 92 in devices[pci] else ""),
+                lang, pci=pci, codes=comma.join(str(c) for c in sorted(devices[pci])),
+                id=_gpu_id(pci, named), others=_escalate_with(devices[pci], lang)) for pci, key in keyed.items()]
 
 
 _OK_Q = re.compile(r"\bis\s+(?:the\s+|my\s+|our\s+|this\s+)?(?:gpu|card)\s+(?:ok|okay|fine|healthy|alright)\b|卡没事|卡还好|卡正常吗",

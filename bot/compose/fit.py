@@ -14,6 +14,7 @@ from bot.compose.explain_profile import compose as profile
 from bot.compose.explain_training import compose as explain_training
 from bot.compose.host import compose as host
 from bot.sizing.estimate import DEFAULT_CONCURRENT_CONTEXT
+from bot.compose.fit_decides import deciding_details
 from bot.compose.fit_lead import alternative_line, technique_asked, with_alternative
 from bot.compose.fit_single import lora_instead
 from bot.compose.open import how_many
@@ -87,10 +88,12 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             # "grad ckpt on" said as a setting: its figure is no answer to "does it fit?" (a ZeRO stage named is)
             technique = [explained.lead, *explained.details[:1]] if explained.rule != "training.activation-recompute" \
                 or technique_asked(ctx.question or ask.text, explained.rule) else []
+            decided = deciding_details(verdict.text, ctx)  # what alone keeps it off the card: states, activations, logits
+            clause, after = ([] if split else decided[:1]), decided[1:]  # a sequence split says the activations decide
             if req.zero_stage in (1, 2):  # "ZeRO-2, or do we have to go ZeRO-3?": the stage's answer before the technique's
                 details = [d for d in (first, split) if d] + staged[1:] + fixes + technique
             else:
-                details = [d for d in (first, split) if d] + technique + fixes
+                details = [d for d in (first, *clause, split) if d] + technique + after + fixes
             details += [line for line in [across_nodes(ctx)] if line and is_primary(ask, ctx)]
             figures = {**explained.figures, **({"leads_with_rank": fewest.rank} if fewest is not None else {})}
             counted = _count_lead(ask, ctx, fewest)  # "最少要几张？": the count leads, the stated plan's miss after it
@@ -171,8 +174,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if counted is not None and verdict is not None:  # "on H100s, how many?": the count leads, then the fixes
         return AskAnswer(kind="fit", lead=counted, details=[*notes, *fixes][:MAX_NOTES + 2] + network, rule=verdict.rule,
                          sources=verdict.sources)
+    decided = deciding_details(verdict.text, ctx) if is_primary(ask, ctx) and verdict is not None else []
     if fixes and verdict is not None:
-        return AskAnswer(kind="fit", lead=with_alternative(verdict.text, ask, ctx), details=[*notes, *fixes][:MAX_NOTES + 2] + network,
+        return AskAnswer(kind="fit", lead=with_alternative(verdict.text, ask, ctx),
+                         details=[*decided, *notes, *fixes][:MAX_NOTES + 2 + len(decided)] + network,
                          rule=verdict.rule,
                          sources=list(dict.fromkeys([*verdict.sources, "zero-offload-paper", "zero-paper"])))
     if is_primary(ask, ctx) and verdict is not None:
@@ -180,12 +185,15 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         notes = [*named_near_misses(ctx), *notes][:MAX_NOTES]
     if is_primary(ask, ctx) and verdict is not None and (notes or network):
         # the verdict, with the assumptions that decided it (usable bytes, KV replication, recompute)
-        return AskAnswer(kind="fit", lead=with_alternative(verdict.text, ask, ctx), details=notes + network, rule=verdict.rule,
+        return AskAnswer(kind="fit", lead=with_alternative(verdict.text, ask, ctx), details=decided + notes + network,
+                         rule=verdict.rule,
                          sources=list(dict.fromkeys([*verdict.sources, *(["zero-paper", "nccl-tests"] if network else [])])),
                          figures=_said_setup(ctx))
     faster = lora_instead(ctx) if is_primary(ask, ctx) and verdict is not None and verdict.answer == "yes" else []
-    if is_primary(ask, ctx) and verdict is not None and (_said_setup(ctx) or alternative_line(ask, ctx) or faster):
-        return AskAnswer(kind="fit", lead=with_alternative(verdict.text, ask, ctx), details=faster, rule=verdict.rule,
+    if is_primary(ask, ctx) and verdict is not None and (_said_setup(ctx) or alternative_line(ask, ctx) or faster
+                                                         or decided):
+        return AskAnswer(kind="fit", lead=with_alternative(verdict.text, ask, ctx), details=[*decided, *faster],
+                         rule=verdict.rule,
                          sources=verdict.sources, figures=_said_setup(ctx))
     return None
 

@@ -36,7 +36,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     spec = stated_spec(ctx, req.gpu)
     if memory is None or spec is None or not _fit_asked_unbounded(ask, ctx) or memory.gradients or memory.kv_cache <= 0:
         return None
-    context = _context_sized(ctx)
+    context = context_sized(ctx)
     if not context:
         return None
     gpus = req.gpu_count or 1
@@ -65,7 +65,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
                               "full_context": context})
 
 
-def _context_sized(ctx: ComposeContext) -> int | None:
+def context_sized(ctx: ComposeContext) -> int | None:
     """The context the sizer took for one request with none stated: the model's maximum (bot.sizing.estimate)."""
     from bot.compose.fit_single import training_job
     from bot.sizing.estimate import inference_context

@@ -25,7 +25,7 @@ import os
 import re
 
 from bot.compose import ComposeContext
-from bot.compose import price_fit, price_grid, price_missing, price_quote, price_split, price_variant, price_zones
+from bot.compose import price_asked, price_fit, price_grid, price_missing, price_quote, price_split, price_variant, price_zones
 from bot.knowledge import UnknownNameError
 from bot.messages import say
 from bot.models import Ask, AskAnswer
@@ -101,7 +101,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     gpu_groups, variant = price_variant.restrict_groups(catalog, text, gpu_groups)  # "not PCIe", "只要 SXM"
     reply = _gpu_answer(ask, ctx, text, gpu_groups, billing, region, provider, unlisted)
     reply.details[1:1] = price_missing.named_without_rows(ctx, gpu_groups, billing, provider, region, reply)  # none there
-    return price_variant.annotate(ctx, reply, variant, billing, region, provider)
+    reply = price_variant.annotate(ctx, reply, variant, billing, region, provider)
+    return price_asked.annotate(ctx, reply, gpu_groups, billing, region, provider, ctx.question or text)  # providers, fabric
 
 
 def _gpu_answer(ask: Ask, ctx: ComposeContext, text: str, gpu_groups: list[list[str]], billing: PriceBilling,

@@ -139,7 +139,7 @@ _SAVE = re.compile(r"(?:(?:sav(?:e|es|ing)|writ(?:e|es|ing)|保存|写入?|存�
                    r"\s*[~约≈]?\s*$", re.IGNORECASE)
 _DISCOUNT = re.compile(r"\s*%\s*(?:cheaper|less|off|discount|lower|便宜|折扣|优惠)")
 _BILL_WORDS = re.compile(r"\bbill\b|invoice|line\s+items|账单|明细|费用|开销|花费")
-_TOTAL_BEFORE = re.compile(r"(?:total|in\s+all|altogether|合计|总共|一共|总计|账单|bill(?:\s+(?:was|is|came\s+to))?)\s*(?:是|为|:|=|of|was|is|came\s+to)?\s*$")
+_TOTAL_BEFORE = re.compile(r"(?:total|in\s+all|altogether|合计|总共|一共|总计|账单|bill(?:\s+(?:was|is|came\s+to))?)\s*(?:是|为|:|=|of|was|is|came\s+to)?\s*(?:us\$|[$¥€£])?$")
 _TOTAL_AFTER = re.compile(r"\s*(?:total|in\s+all|altogether)\b")
 _PRICE_BEFORE = re.compile(r"(?:报价|报了|开价|价格|售价|要价|花了?|quote[sd]?|price[sd]?|costs?|is|为|是|包月|月租|月付|包年|年付)"
                            r"\s*(?:每个?月|一个月|包月|月租|每小时|每卡时)?\s*(?:是|为|要)?\s*[~约≈]?\s*$")

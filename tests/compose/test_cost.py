@@ -151,7 +151,9 @@ def test_a_spot_discount_net_of_interruptions_and_checkpoints(advisor, text, lan
 def test_a_bill_of_stated_amounts_leads_with_the_largest_share(advisor, text, language):
     reply, lines = cost_answer(advisor, text)
     if "41,300" in text:
-        assert lines[0].startswith("Of ¥41,300") and "¥29,800 (72%)" in lines[0]
+        # asked "is the GPU the problem?": the answer first, with the share that decides it
+        assert lines[0].startswith("Yes, the GPU instance is the problem") and "¥29,800 (72%)" in lines[0]
+        assert "¥41,300" in lines[0]
     else:
         assert lines[0] == "51,000 中，计算（GPU 实例）占 31,000（61%）；其余 5 项合计 20,000（39%）。"  # no currency invented
     assert reply.figures["items_sum"] == pytest.approx(reply.figures["total_per_month"])
@@ -213,8 +215,11 @@ def test_buy_or_rent_with_no_numbers_gets_a_default_from_dated_rates_and_two_que
     node = 8 * 730 * rate
     assert reply.figures["node_month"] == pytest.approx(node, abs=0.01)
     assert reply.figures["rent_90pct_36m"] == pytest.approx(node * 0.9 * 36, abs=0.01)
-    assert f"${node * 0.9 * 36:,.0f}" in lines[0] and f"${node * 0.3 * 36:,.0f}" in lines[0]  # the deciding sums first
-    assert any("2026-" in line or "20" in line for line in lines[1:2])  # the rate carries its date
+    # the deciding number first: the utilisation at which a server price breaks even, then the sums
+    evens = {k: v for k, v in reply.figures.items() if k.startswith("break_even_at_")}
+    assert len(evens) == 3 and all(f"{v * 100:.0f}%" in lines[0] for v in evens.values())
+    assert f"${node * 0.9 * 36:,.0f}" in lines[1] and f"${node * 0.3 * 36:,.0f}" in lines[1]
+    assert any("2026-" in line or "20" in line for line in lines[2:3])  # the rate carries its date
     assert sum(line.startswith("? ") for line in lines) == 2
     assert ("renting" in lines[0]) if language == "en" else ("租" in lines[0])
 

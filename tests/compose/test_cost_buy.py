@@ -191,3 +191,16 @@ def test_a_monthly_rental_is_weighed_against_buying_not_asked_for_again(advisor,
     assert reply.figures["payback_months"] == pytest.approx(280_000 / (12_000 - 2_500), rel=1e-3)
     assert lines[0].startswith(("Owning is cheaper: $10,278", "自购更便宜：每月 $10,278")), lines
     assert not any("rental rate" in line or "租用单价" in line for line in lines)
+
+
+@pytest.mark.parametrize("text", ["we keep going back and forth: own our GPUs or stay on the cloud?",
+                                  "自己买卡还是一直租云上的 GPU，哪个更省钱？"])
+def test_buy_or_rent_without_numbers_leads_with_the_break_even_utilisation(advisor, text):
+    from bot.compose.cost_default import MONTHS
+    reply, out = cost_answer(advisor, text)
+    node = reply.figures["node_month"]
+    for key, share in ((k, v) for k, v in reply.figures.items() if k.startswith("break_even_at_")):
+        price = float(key.rsplit("_", 1)[1])
+        assert share == pytest.approx(price / MONTHS / node, rel=1e-3)  # purchase / 36 ÷ a month of 24/7 rent
+        assert f"{share * 100:.0f}%" in out[0]
+    assert "GPU-hours a year" in out[0] or "卡时" in out[0]

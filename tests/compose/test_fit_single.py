@@ -22,12 +22,12 @@ def test_one_card_gets_offload_with_host_ram_and_8bit_adam(advisor):
     offload = next(l for l in out if "ZeRO-Offload" in l)
     host = int(re.search(r"~([0-9,]+) GB of host RAM", offload).group(1).replace(",", ""))
     assert host == pytest.approx(7.61 * 14 * PER_B, abs=2)  # gradients + fp32 master + two moments, per parameter
-    assert any("8-bit AdamW" in l for l in out[:4])
+    assert any("8-bit AdamW" in l for l in out[:5])  # after the line on what decides it
 
 
 def test_a_batch_that_breaks_one_card_is_fixed_with_a_micro_batch_of_one(advisor):
     out = lines(advisor, "4090 24G 全参训练 Qwen2.5-1.5B，seq 4096 batch 8，直接 OOM 了。开 gradient checkpointing 能省多少？够不够")
-    assert any("梯度累积 8 步" in l and "8-bit AdamW" in l for l in out[:6])
+    assert any("梯度累积 8 步" in l and "8-bit AdamW" in l for l in out[:7])  # after the deciding term and fp32 logits
 
 
 def test_a_card_too_small_names_the_smallest_single_card_in_the_users_market(advisor):
