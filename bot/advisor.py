@@ -341,7 +341,8 @@ class Advisor:
         scoped = scoped_requirements(requirement, self.catalog)
         parts.update(scoped)
         last = own_card(requirement, self.catalog)  # "c) and those 48GB modded 4090s?": its own card
-        if last is not None:
+        if last is not None:  # on its own card, with what the part states of its own (its number format)
+            last = last.model_copy(update=loads.get(len(requirement.asks) - 1, {}))
             parts[len(requirement.asks) - 1] = last
         replaced: dict[str, int] = {}  # the whole message's lead each re-answered part gave up, by part
         for index, part in sorted(parts.items()):

@@ -57,7 +57,10 @@ def _own_precision(req: Requirement) -> dict[int, str | None]:
     fits = [(i, a) for i, a in enumerate(req.asks) if a.kind == "fit"]
     named = {i: precisions_named(a.text.lower()) for i, a in fits}
     if len(fits) < 2:
-        return {}
+        # one fit part that names its own format beside another part that names another ("1) is BF16 148
+        # TFLOPS? … 3) does R1 in FP8 fit?"): the fit part is sized in its own format
+        single = [(i, next(iter(named[i]))) for i, _ in fits if len(named[i]) == 1]
+        return {i: fmt for i, fmt in single if fmt != req.precision and len(req.asks) > 1}
     out: dict[int, str | None] = {}
     for i, _ in fits:
         own = named[i]

@@ -37,6 +37,17 @@ def versions_matter(req: Requirement) -> bool:
         a.kind in ("compat", "diagnose") and _VERSION_WORDS.search(a.text) for a in req.asks)
 
 
+# "驱动装哪个版本？", "which driver should we install on the new box?": the driver is being chosen, there is none to ask.
+_DRIVER_CHOSEN = re.compile(r"驱动.{0,3}(?:装|安装|选|用)(?:哪个|哪一?版|什么|多少)|(?:装|安装|选)(?:哪个|什么|哪一?版).{0,4}驱动"
+                            r"|\bwhich\s+(?:nvidia\s+)?driver(?:\s+version)?\s+(?:should|to|do|must)\s+(?:i\s+|we\s+)?install"
+                            r"|\bwhat\s+(?:nvidia\s+)?driver(?:\s+version)?\s+(?:should\s+(?:i|we)\s+)?(?:to\s+)?install"
+                            r"|\bwhich\s+driver\s+for\b", re.IGNORECASE)
+
+
+def _driver_chosen(req: Requirement) -> bool:
+    return any(_DRIVER_CHOSEN.search(a.text) for a in req.asks)
+
+
 def versions_given(req: Requirement, rule: str) -> bool:
     """A version question whose slots were given: the driver (stated, or printed by a pasted nvidia-smi)
     and the build's CUDA; or the driver shown in a paste whose diagnosis no build changes."""
@@ -44,7 +55,7 @@ def versions_given(req: Requirement, rule: str) -> bool:
     if not slots:
         return False
     pasted = req.pasted
-    have = {"driver": bool(req.driver or (pasted is not None and pasted.driver)), "cuda": bool(req.cuda)}
+    have = {"driver": bool(req.driver or (pasted is not None and pasted.driver) or _driver_chosen(req)), "cuda": bool(req.cuda)}
     return all(have[s] for s in slots) or (have["driver"] and not versions_matter(req))
 
 

@@ -94,6 +94,8 @@ def compose_all(ctx: ComposeContext,
         primers = {f.rule for f in ctx.answer.findings if f.tier != "key"}
         return relevant_findings(ask.text, ctx, ask.kind, exclude=used | primers)
 
+    # a driver too old, to be fixed inside a container: the driver is the host's (said once)
+    out = importlib.import_module(f"{__name__}.compat_host").once(out, ctx)
     settled = settle(own(out) if own is not None else out, ctx.requirement.asks, alternative)
     return _every_labelled_part(settled, ctx, alone)
 

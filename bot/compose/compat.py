@@ -63,6 +63,11 @@ def _pair_beside_paste(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
 
 
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
+    from bot.compose.compat_fabric import with_fabric_manager  # a new NVSwitch server: Fabric Manager too
+    return with_fabric_manager(_compose(ask, ctx), ask, ctx)
+
+
+def _compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose import compat_arch, compat_licence, compat_stack
 
     if states_only(ask, ctx):

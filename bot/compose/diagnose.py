@@ -18,7 +18,7 @@ from bot.compose.diagnose_nan import nan_loss
 from bot.compose.diagnose_slow import COMPARED, slow_training
 from bot.compose.diagnose_stated import judged_card, link_part, own_link, stated_busbw, stated_heat, stated_link
 from bot.compose.diagnose_checked import checked_list, not_checked_line
-from bot.compose.diagnose_errors import arch_lines, blamed_gpu_answer, with_named_arch
+from bot.compose.diagnose_errors import arch_lines, blamed_gpu_answer, flash_attn_lines, with_named_arch
 from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
 from bot.compose.diagnose_errors import wheel_for_driver as _wheel_for_driver
@@ -54,6 +54,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             if error.kind == "ecc" and ecc_read:
                 continue  # "uncorrectable ECC error encountered" beside the GPU's own ECC block: the block says more
             lead, details, rule, sources = _error(error, lang, ctx.catalog)
+            if (flash := flash_attn_lines(error, ctx)) is not None:  # FlashAttention 2 on a pre-Ampere card
+                lead, details, sources = flash
             plain = _plain_install(ctx) if error.kind == "driver-too-old" else None
             if plain is not None and any(a.kind == "compat" for a in ctx.requirement.asks):
                 continue  # the compat part judges the plain install on the driver, with the fix

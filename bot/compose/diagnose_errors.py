@@ -187,3 +187,37 @@ def blamed_gpu_answer(error: ErrorReading, ctx: ComposeContext) -> str:
     if error.kind in _NOT_THE_GPU and _GPU_BLAMED.search(ctx.question or ""):
         return say("diagnose.verdict_not_gpu", ctx.language)
     return ""
+
+
+# flash-attn named beside the error ("自己编译的 flash-attn", "flash_attn_2_cuda", "FlashAttention2").
+_FLASH_ATTN = re.compile(r"flash[\s_-]?attn|flash[\s_-]?attention|flashattention", re.IGNORECASE)
+# FlashAttention 2's oldest arch (flash-attention-readme: Ampere, Ada, Hopper).
+_FLASH_MIN_CC = (8, 0)
+
+
+def _cc(value: str) -> tuple[int, int]:
+    major, _, minor = value.partition(".")
+    return int(major), int(minor or 0)
+
+
+def flash_attn_lines(error: ErrorReading, ctx: ComposeContext) -> tuple[str, list[str], list[str]] | None:
+    """"no kernel image" from flash-attn on a named card older than Ampere (a V100): FlashAttention 2 has no
+    kernels below sm_80, so a rebuild cannot help and the driver is not the cause; what runs there instead
+    (PyTorch SDPA's memory-efficient backend, xformers) and the arch list for the other extensions."""
+    from bot.messages.format import gpu_name
+
+    req, lang = ctx.requirement, ctx.language
+    named = [ctx.catalog.gpus[g] for g in dict.fromkeys([req.gpu, *req.gpu_options]) if g in ctx.catalog.gpus]
+    named = [g for g in named if g.compute_capability]
+    old = [g for g in named if _cc(g.compute_capability) < _FLASH_MIN_CC]
+    flash = req.attention == "flash" or bool(_FLASH_ATTN.search(ctx.question or ""))
+    if error.kind not in ("no-kernel-image", "arch-unsupported") or not flash or not old:
+        return None
+    card = old[0]
+    name = gpu_name(ctx.catalog, card.id, lang)
+    ccs = sorted({g.compute_capability for g in named}, key=_cc)
+    driver = say("diagnose.err_flash_attn_driver", lang, driver=req.driver) if req.driver else ""
+    lead = say("diagnose.err_flash_attn_pre_ampere", lang, gpu=name, cc=card.compute_capability,
+               sm=card.compute_capability.replace(".", ""), driver=driver)
+    fallback = say("diagnose.err_flash_attn_fallback", lang, gpu=name, archs=";".join(ccs))
+    return lead, [fallback], ["flash-attention-readme", "pytorch-sdpa", "cuda-gpus"]

@@ -40,6 +40,15 @@ _DIFFERENCE = re.compile(r"差多少|差在哪|区别|差别|差异|\bdiffer(?:e
                          re.IGNORECASE)
 
 
+# "2× L40S or 1× H100 PCIe?": a choice between the named setups, answered by setting them side by side
+# even where neither holds the job as asked (the comparison says so and what makes each fit).
+_CHOICE = re.compile(r"\bor\b|\bvs\.?|versus|\bwhich\b|\bbetter\b|哪个|哪种|还是", re.IGNORECASE)
+
+
+def _neither_of_a_choice(ask: Ask, rule: str) -> bool:
+    return rule == "verdict.compare-none-fits-stated" and bool(_CHOICE.search(ask.text))
+
+
 @hardware_first  # "gn8v 是什么卡？…": what the instance holds first (bot/compose/spec_instance.py)
 def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     req, memory = ctx.requirement, ctx.answer.estimate.memory_gb
@@ -57,7 +66,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.select_value import value_choice  # "哪个性价比最高": only the cards that hold it
     if (valued := value_choice(ask, ctx)) is not None:
         return valued.model_copy(update={"kind": "fit"})
-    if _DIFFERENCE.search(ask.text) or (len(req.gpu_options) > 1 and (verdict is None or is_generic(verdict.rule))):
+    if _DIFFERENCE.search(ask.text) or (len(req.gpu_options) > 1 and (verdict is None or is_generic(verdict.rule)
+                                                                    or _neither_of_a_choice(ask, verdict.rule))):
         from bot.compose.select import compared
         reply = compared(ask, ctx)
         if reply is not None:
