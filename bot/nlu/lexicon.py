@@ -287,3 +287,8 @@ PER_MACHINE = words(r"per\s+(?:instance|node|server|box|machine)", "每台", "/�
 
 # Any CJK ideograph: a question with one is answered in Chinese, and its default labels are Chinese.
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+# "is the L20 much worse than the L40S?", "L20 会比 L40S 差很多吗": one card's gap to another asked
+HOW_MUCH_WORSE = rx(r"\B<(?:(?:much|a\s+lot|way|far|that\s+much|significantly|how\s+much)\s+(?:worse|slower|weaker)"
+                       r"|(?:lose|give\s+up)\s+(?:much|a\s+lot)|far\s+behind|big\s+(?:gap|step\s+down|downgrade))>\E"
+                       r"|差(?:很多|得多|多少|太多|不少|一大截|距(?:大|多大|有多大))|(?:慢|弱)(?:很多|得多|多少|太多)|差别大(?:吗|不大)")
