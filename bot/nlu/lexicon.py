@@ -56,7 +56,7 @@ TRAINING = table([
 INFERENCE = table([
     (r"\B<(?:inference|inferencing|infer|infrence|infernce|inferance|inferece|inferene|serve|serves|serving|deploy|deploys|deploying|deployment|"
      r"host\s+(?:the|a|our|my|an)?\s*(?:model|llm|chatbot)|chatbot|vllm|tgi|text-generation-inference|"
-     r"triton|ollama|llama\.cpp|sglang|tensorrt-llm|trt-llm|api\s+endpoint|online\s+service)>\E", "inference"),
+     r"triton|ollama|llama\.cpp|sglang|tensorrt-llm|trt-llm|api\s+endpoint|(?:llm|chat|model|completions?)\s+api|online\s+service)>\E", "inference"),
     # "$/1M output tokens", "per million output tokens": a price of served tokens
     (r"\B<output\s+tokens?|(?:per|/)\s*(?:1\s*m|one\s+million|a\s+million|million)\s+(?:output\s+)?tokens?>\E|输出\s*token", "inference"),
     (r"推理|部署(?!\s*(?:在|到|进)\s*(?:(?:我们|我|公司|客户|自己|自建)的?\s*)?(?:数据中心|机房|idc))|上线|在线服务|对话服务|问答服务|(?<![云客])服务(?![器商费])|跑模型|跑推理", "inference"),

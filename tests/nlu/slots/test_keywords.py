@@ -92,3 +92,9 @@ def test_the_main_workload_named_as_such_wins_over_an_occasional_fine_tune(text)
 @pytest.mark.parametrize("text", ["LoRA fine-tune, then serve it", "先微调再部署推理", "mostly fine-tuning, some serving"])
 def test_without_inference_as_the_main_workload_training_still_wins(text):
     assert parse(text).extracted["workload"] == "training"
+
+
+@pytest.mark.parametrize("text", ["a low-latency LLM API for a 7B, L4 or L40S?", "我们要做一个 chat API，7B 模型，用 L4 还是 L40S？",
+                                  "backing a completions API with a 13B model"])
+def test_an_llm_api_is_serving(text):
+    assert parse(text).extracted["workload"] == "inference"
