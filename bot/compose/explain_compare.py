@@ -86,6 +86,10 @@ def _part_workload(ask: Ask) -> str | None:
 def _with_asked_lead(ask: Ask, ctx: ComposeContext, comparison: Comparison, reply: AskAnswer) -> AskAnswer:
     """The lead in the question's terms: "which is faster?" the compute ratio, "what's the difference?"
     the differences (the pick for the job, if any, moves to the first detail)."""
+    from bot.compose.explain_gap import gap_lead
+    gap = gap_lead(ask, ctx, comparison)
+    if gap is not None:  # "is the L20 much worse than the L40S?": the gap per phase, then the pick for the job
+        return reply.model_copy(update={"lead": gap, "details": [reply.lead, *reply.details]})
     faster = _faster_lead(ask, comparison, ctx)
     if faster is not None:  # "which is faster, and by how much?": the compute ratio, then where the other leads
         return reply.model_copy(update={"lead": faster})

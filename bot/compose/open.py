@@ -88,10 +88,11 @@ def _china_default(ctx: ComposeContext, names: dict[str, str], training: bool, i
     """Renting in China: the cards rented there (L20, H20, A800/H800), without USD rates."""
     lang = ctx.language
     if not training and not inference:
-        lead = say("open.china_general_lead", lang, big=names["big"], mid=names["mid"], infer=names["infer"])
+        default = say("open.china_general_lead", lang, big=names["big"], mid=names["mid"], infer=names["infer"])
+        lead = _decides_first(default, lang)
         details = [say("open.china_inference", lang, small=names["small"], mid=names["mid"], big=names["infer"]),
                    say("open.china_training_rent", lang, big=names["big"], node=names["node"])]
-        details = _numbered(details) + [f"? {say(q, lang)}" for q in ("open.ask_workload", "open.ask_model_method")]
+        details = [*_numbered(details), f"? {say('open.ask_model_method', lang)}"]
         return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
     if training:
         lead = say("open.training_lead", lang, big=f"1× {names['big']}" if lang != "zh" else f"1 张 {names['big']}")
@@ -124,14 +125,19 @@ def _global_default(ctx: ComposeContext, names: dict[str, str], training: bool, 
                    say("open.inference_engine", lang)]
         questions = ["open.ask_model_users", "open.ask_budget"]
     else:
-        lead = say("open.general_lead", lang, big=names["big"], small=names["small"], mid=names["mid"])
+        lead = _decides_first(say("open.general_lead", lang, big=names["big"], small=names["small"], mid=names["mid"]), lang)
         details = [say("open.inference_small", lang, small=names["small"], mid=names["mid"], rate=_rate(ctx, "l4"),
                        rate2=_rate(ctx, "l40s")),
                    say("open.training_rent", lang, big=names["big"], rate=_rate(ctx, "h100-sxm")),
                    say("open.training_buy", lang, work=names["work"])]  # rent or buy, and the GeForce limit
-        questions = ["open.ask_workload", "open.ask_model_method"]
+        questions = ["open.ask_model_method"]  # training or inference is asked in the lead
     details = _numbered(details) + [f"? {say(q, lang)}" for q in questions]
     return AskAnswer(kind="open", lead=lead, details=details, rule="open.default-setup", sources=SOURCES)
+
+
+def _decides_first(default: str, lang: str) -> str:
+    """A vague ask's first line: the one question that decides it, with the default in the same line."""
+    return say("open.decides_first", lang, default=default if lang == "zh" else default[:1].lower() + default[1:])
 
 
 def _team_training(ctx: ComposeContext, names: dict[str, str], buy_first: bool) -> AskAnswer:

@@ -56,7 +56,7 @@ TRAINING = table([
 INFERENCE = table([
     (r"\B<(?:inference|inferencing|infer|infrence|infernce|inferance|inferece|inferene|serve|serves|serving|deploy|deploys|deploying|deployment|"
      r"host\s+(?:the|a|our|my|an)?\s*(?:model|llm|chatbot)|chatbot|vllm|tgi|text-generation-inference|"
-     r"triton|ollama|llama\.cpp|sglang|tensorrt-llm|trt-llm|api\s+endpoint|online\s+service)>\E", "inference"),
+     r"triton|ollama|llama\.cpp|sglang|tensorrt-llm|trt-llm|api\s+endpoint|(?:llm|chat|model|completions?)\s+api|online\s+service)>\E", "inference"),
     # "$/1M output tokens", "per million output tokens": a price of served tokens
     (r"\B<output\s+tokens?|(?:per|/)\s*(?:1\s*m|one\s+million|a\s+million|million)\s+(?:output\s+)?tokens?>\E|输出\s*token", "inference"),
     (r"推理|部署(?!\s*(?:在|到|进)\s*(?:(?:我们|我|公司|客户|自己|自建)的?\s*)?(?:数据中心|机房|idc))|上线|在线服务|对话服务|问答服务|(?<![云客])服务(?![器商费])|跑模型|跑推理", "inference"),
@@ -287,3 +287,8 @@ PER_MACHINE = words(r"per\s+(?:instance|node|server|box|machine)", "每台", "/�
 
 # Any CJK ideograph: a question with one is answered in Chinese, and its default labels are Chinese.
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+# "is the L20 much worse than the L40S?", "L20 会比 L40S 差很多吗": one card's gap to another asked
+HOW_MUCH_WORSE = rx(r"\B<(?:(?:much|a\s+lot|way|far|that\s+much|significantly|how\s+much)\s+(?:worse|slower|weaker)"
+                       r"|(?:lose|give\s+up)\s+(?:much|a\s+lot)|far\s+behind|big\s+(?:gap|step\s+down|downgrade))>\E"
+                       r"|差(?:很多|得多|多少|太多|不少|一大截|距(?:大|多大|有多大))|(?:慢|弱)(?:很多|得多|多少|太多)|差别大(?:吗|不大)")

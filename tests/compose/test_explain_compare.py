@@ -262,3 +262,14 @@ def test_the_modified_board_note_names_the_modified_board_not_the_first_card_lis
     said = lead.split("；" if "；" in lead else "; ", 1)[1]
     assert said.startswith((f"the {modified} is a modified board", f"{modified} 是改装卡")), lead
     assert f"{bystander} is a modified board" not in lead and f"{bystander} 是改装卡" not in lead
+
+
+@pytest.mark.parametrize("text, lead", [
+    ("A800 or H20 boxes for about the same money? mainly serving big MoE models, a little LoRA tuning on the side",
+     "H20 96GB for serving (decode is bandwidth-bound)"),
+    ("A800 和 H20 整机租金差不多，主要跑 MoE 推理，偶尔 LoRA 微调，选哪个？", "推理服务（解码受带宽限制）选 H20 96GB"),
+])
+def test_the_main_workload_decides_the_pick_not_the_occasional_fine_tune(advisor, text, lead):
+    from tests.compose.answering import answer_of
+    answers = answer_of(advisor, text).answers
+    assert answers[0].lead.startswith(lead), answers[0].lead

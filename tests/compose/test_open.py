@@ -69,3 +69,14 @@ def test_which_provider_names_the_chinese_clouds_and_says_to_trial_first(advisor
     assert all(name in said for name in clouds), said
     assert re.search(r"先租 1–2 天|trial a node for a day or two", said)
     assert len(questions) <= 2
+
+
+@pytest.mark.parametrize("text, starts", [
+    ("which graphics card would you recommend for AI stuff?", "Depends mainly on what you'll run (training or inference"),
+    ("想租几张卡搞大模型，在国内，用什么卡好？", "主要看你要跑什么（训练还是推理、模型多大）——"),
+])
+def test_a_vague_ask_leads_with_the_deciding_question_and_the_default(advisor, text, starts):
+    from tests.compose.answering import answer_of
+    first = answer_of(advisor, text).answers[0]
+    assert first.lead.startswith(starts), first.lead
+    assert sum(d.startswith("? ") for d in first.details) <= 1

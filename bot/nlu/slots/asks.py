@@ -455,7 +455,6 @@ _BILLED_WHILE_DOWN = lx.rx(r"\B<(?:(?:keep|still|continue)\s+(?:to\s+)?(?:pay(?:
 _RESUME_ASKED = lx.rx(r"\B<(?:auto[\s-]?resum\w*|auto[\s-]?restart\w*)>\E|自动(?:恢复|续训|续跑|重启|拉起)|断点续训")
 
 
-
 def _kind(part: str, fields: dict, whole: bool) -> str | None:
     """The kind of answer a part wants, or None when it carries no cue (a preamble, a pasted line)."""
     part = PRICE_CONTEXT.sub(" ", part)  # "…nodes at different prices": the setting, not a price asked
@@ -494,8 +493,8 @@ def _kind(part: str, fields: dict, whole: bool) -> str | None:
     if not whole and _PRECISION_SUPPORT.search(part) and not _MEMORY_WORDS.search(part) and not _FIT_WORDS.search(part):
         return "compat"  # "can the L20 use FP8?": what the card supports, not whether a job fits
     found = {kind for kind, pattern in _KIND_CUES if pattern.search(part)}
-    if _FASTER.search(part) and len(fields.get("gpu_options", [])) > 1 and not ({"price", "cost"} & found):
-        return "explain"  # "which is faster, X or Y?": a comparison of speed, answered from the specs
+    if (_FASTER.search(part) or (lx.HOW_MUCH_WORSE.search(part) and "diagnose" not in found)) and len(fields.get("gpu_options", [])) > 1 and not ({"price", "cost"} & found):
+        return "explain" if _FASTER.search(part) else "select"  # "which is faster?": from the specs; "is X much worse than Y?": per phase
     if "price" in found and _YOUR_PICK.search(part) and not _PRICE_WORDS.search(part):
         found.discard("price")  # "what would you rent for a 7B LoRA?": our pick, not what it rents for
     if "price" in found and _IMPACT.search(part) and not _PRICE_WORDS.search(part) and not _STATED_MONEY.search(part):

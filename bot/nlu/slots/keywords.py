@@ -48,7 +48,29 @@ def precision(scan: Scan) -> None:
     scan.first_keyword("precision", lx.PRECISION)
 
 
+# "mostly inference … + some LoRA", "主要做推理，偶尔微调", "推理为主": the main workload, written as such
+_MAIN_BEFORE = lx.rx(r"(?:\B<(?:mostly|mainly|primarily|largely|chiefly|predominantly|main\s+(?:workload|use|job)\s+(?:is|will\s+be))>\E"
+                     r"\s+(?:(?!train|fine|tun|lora|qlora|sft|pre)[\w.-]+\s+){0,3}"
+                     r"|主要(?:(?!训|微调|精调)[^，。,;；：:]){0,12})$")
+_MAIN_AFTER = lx.rx(r"^\s*(?:为主|居多|占大头)")
+
+
+def _main_inference(scan: Scan) -> re.Match | None:
+    """An inference word marked as the main workload ("mostly serving", "推理为主"), where training
+    is also named: the job to size and compare for is the main one, not the occasional fine-tune."""
+    for pattern, _ in lx.INFERENCE:
+        for m in scan.matches(pattern, scan.names):
+            if _MAIN_BEFORE.search(scan.text, max(0, m.start() - 40), m.start()) \
+                    or _MAIN_AFTER.search(scan.text[m.end():m.end() + 6]):
+                return m
+    return None
+
+
 def workload(scan: Scan) -> None:
+    main = _main_inference(scan)
+    if main is not None:
+        scan.set("workload", "inference", main.start(), main.end(), note="the main workload")
+        return
     method = _earliest(scan, lx.METHOD)
     if method:
         m, value = method

@@ -77,3 +77,24 @@ def test_a_refused_spot_mode_does_not_bring_spot_warnings():
     ("台式机上跑 8B", "workstation")])
 def test_a_desk_is_the_users_machine_only_where_the_machine_sits_at_it(text, deployment):
     assert parse(text).requirement.deployment == deployment
+
+
+@pytest.mark.parametrize("text", [
+    "mostly serving Qwen-72B behind an API, plus the odd LoRA fine-tune now and then",
+    "our main workload is inference; we do some QLoRA runs too",
+    "主要做推理，偶尔做一点 LoRA 微调",
+    "推理为主，少量全参微调",
+])
+def test_the_main_workload_named_as_such_wins_over_an_occasional_fine_tune(text):
+    assert parse(text).extracted["workload"] == "inference"
+
+
+@pytest.mark.parametrize("text", ["LoRA fine-tune, then serve it", "先微调再部署推理", "mostly fine-tuning, some serving"])
+def test_without_inference_as_the_main_workload_training_still_wins(text):
+    assert parse(text).extracted["workload"] == "training"
+
+
+@pytest.mark.parametrize("text", ["a low-latency LLM API for a 7B, L4 or L40S?", "我们要做一个 chat API，7B 模型，用 L4 还是 L40S？",
+                                  "backing a completions API with a 13B model"])
+def test_an_llm_api_is_serving(text):
+    assert parse(text).extracted["workload"] == "inference"
