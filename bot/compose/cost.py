@@ -46,7 +46,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.cost_measured import compose as at_speed  # "A800 比 4090 快 2.5 倍": per unit of that work
     from bot.compose.checkpoint import handling  # "spot nodes reclaimed: what then, worth it?"
     from bot.compose.select_job import gpu_hours_asked  # "要多少 A800 卡时" for a training job
-    for first in (_work_at_providers, gpu_hours_asked, short_runs, per_token, _quote_judged, option_runs, at_speed, handling,
+    from bot.compose.cost_spot_instances import compose as spot_on_instances  # "p5 和 p4de … spot 便宜多少"
+    for first in (_work_at_providers, spot_on_instances, gpu_hours_asked, short_runs, per_token, _quote_judged, option_runs, at_speed, handling,
                   card_job, setups,
                   per_card, idle):
         reply = first(ask, ctx)
