@@ -430,6 +430,10 @@ def _run(qs, ctx, currency, lang, asked: str = "") -> AskAnswer | None:
         lead = say("cost.run_time_lead", lang, hours=count(round(hours, 1)), days=count(round(hours / 24, 1)),
                    gpus=gpus, total=_m(r.total, currency, lang), rate=_rate(quote, lang))
     details = []
+    from bot.compose.cost_instance_side import other_side  # "… or AWS p5.48xlarge in us-east-1?": priced too
+    side = other_side(ctx, r.total, currency, work.value) if work is not None else None
+    if side is not None:
+        lead, details = side[0], [lead, *side[1]]
     if estimated:
         mfu = ctx.requirement.mfu or next((q.value for q in qs if q.role == "mfu"), None)
         details.append(say("cost.run_hours_from", lang, hours=count(round(hours, 1)), gpus=gpus,
