@@ -47,7 +47,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.checkpoint import handling  # "spot nodes reclaimed: what then, worth it?"
     from bot.compose.select_job import gpu_hours_asked  # "要多少 A800 卡时" for a training job
     from bot.compose.cost_spot_instances import compose as spot_on_instances  # "p5 和 p4de … spot 便宜多少"
-    for first in (_work_at_providers, spot_on_instances, gpu_hours_asked, short_runs, per_token, _quote_judged, option_runs, at_speed, handling,
+    from bot.compose.cost_month_vs_cloud import compose as month_vs_cloud  # "b) 包月 ¥7.5 万/台，哪个便宜"
+    for first in (_work_at_providers, spot_on_instances, month_vs_cloud, gpu_hours_asked, short_runs, per_token, _quote_judged, option_runs, at_speed, handling,
                   card_job, setups,
                   per_card, idle):
         reply = first(ask, ctx)
