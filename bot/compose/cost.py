@@ -46,7 +46,9 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     from bot.compose.cost_measured import compose as at_speed  # "A800 比 4090 快 2.5 倍": per unit of that work
     from bot.compose.checkpoint import handling  # "spot nodes reclaimed: what then, worth it?"
     from bot.compose.select_job import gpu_hours_asked  # "要多少 A800 卡时" for a training job
-    for first in (_work_at_providers, gpu_hours_asked, short_runs, per_token, _quote_judged, option_runs, at_speed, handling,
+    from bot.compose.cost_spot_instances import compose as spot_on_instances  # "p5 和 p4de … spot 便宜多少"
+    from bot.compose.cost_month_vs_cloud import compose as month_vs_cloud  # "b) 包月 ¥7.5 万/台，哪个便宜"
+    for first in (_work_at_providers, spot_on_instances, month_vs_cloud, gpu_hours_asked, short_runs, per_token, _quote_judged, option_runs, at_speed, handling,
                   card_job, setups,
                   per_card, idle):
         reply = first(ask, ctx)
@@ -361,15 +363,25 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
                for mode in r.modes]
     if r.modes and r.modes[0].mode == "on-demand" and any(x.mode == "subscription" for x in r.modes):
         details.append(say("cost.sub_capacity", lang, sub=sub_word))  # "monthly to be safe": what it buys is capacity
-    if "spot" in rates:
-        details.append(spot_assumed(r.modes, ctx, m, lang))
-    elif (line := spot_unpriced(r.modes, hours, min(rates.values()), ctx, m, lang)) is not None:  # named, no price
-        details.append(line)
+    spot_lines, reclaim = _spot_lines(r, rates, hours, ctx, m, lang)
+    details += spot_lines
     from bot.compose.cost_stop_mode import after_modes  # "停机不收费的话": as the user's provider has it
-    sources = after_modes(ctx, hours, rates.get("on-demand"), m, details, calc.SOURCES["billing"])
+    sources = after_modes(ctx, hours, rates.get("on-demand"), m, details, calc.SOURCES["billing"]) + reclaim
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-break-even", sources=sources,
                      figures={"break_even_hours": round(r.break_even_hours, 1), "currency": currency,
                               "saving_per_month": r.saving})
+
+
+def _spot_lines(r, rates: dict, hours, ctx, m, lang: str) -> tuple[list[str], list[str]]:
+    """Spot beside the modes: for an online service, that it is never the only capacity and what else the bill
+    holds (no checkpoints to lose); for a job, its assumed or break-even price. With the reclaim source."""
+    if ctx.requirement.workload == "inference" and _SPOT_WORD.search(ctx.question or "") is not None:
+        reclaim = {"aws": "aws-spot-interruptions", "aliyun": "aliyun-preemptible-interruption"}.get(ctx.requirement.provider or "")
+        return [say("cost.spot_serving_not_sole", lang), say("cost.overview_bill", lang)], [reclaim] if reclaim else []
+    if "spot" in rates:
+        return [spot_assumed(r.modes, ctx, m, lang)], []
+    line = spot_unpriced(r.modes, hours, min(rates.values()), ctx, m, lang)  # named, no price
+    return ([line] if line is not None else []), []
 
 
 def _break_even_lead(r, annual: bool, hours: float, name, sub_word: str, m, lang: str,
@@ -466,6 +478,10 @@ def _run(qs, ctx, currency, lang, asked: str = "") -> AskAnswer | None:
         lead = say("cost.run_time_lead", lang, hours=count(round(hours, 1)), days=count(round(hours / 24, 1)),
                    gpus=gpus, total=_m(r.total, currency, lang), rate=_rate(quote, lang))
     details = []
+    from bot.compose.cost_instance_side import other_side  # "… or AWS p5.48xlarge in us-east-1?": priced too
+    side = other_side(ctx, r.total, currency, work.value) if work is not None else None
+    if side is not None:
+        lead, details = side[0], [lead, *side[1]]
     if estimated:
         mfu = ctx.requirement.mfu or next((q.value for q in qs if q.role == "mfu"), None)
         details.append(say("cost.run_hours_from", lang, hours=count(round(hours, 1)), gpus=gpus,
@@ -481,6 +497,7 @@ def _run(qs, ctx, currency, lang, asked: str = "") -> AskAnswer | None:
                      figures={"total": round(r.total, 2), "gpus": gpus, "hours": round(hours, 2), "currency": currency})
 
 
+_SPOT_WORD = re.compile(r"\bspot\b|preemptib|抢占|竞价", re.IGNORECASE)
 # "8 卡包一个月多少钱", "what's that a month?", "monthly cost for 8 cards": a month asked of an hourly rate, no hours given
 MONTH_ASKED = re.compile(r"(?:一|1|每|包|整)\s*个?\s*月(?!份)|包月|月租|月费|[/每]\s*月|\b(?:per|a|one|each|for\s+a|1)\s+month\b"
                          r"|\bmonthly\b|/\s*mo(?:nth)?\b", re.IGNORECASE)

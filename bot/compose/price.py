@@ -84,7 +84,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         entry = catalog.instance(instances[0])
         gpu_groups = gpu_groups or ([[entry.gpu]] if entry is not None and entry.gpu else [])
     elif instances:  # "what's a p4d in us-east-1? and spot?": on demand first, spot beside it
-        return _instance_answer(ctx, instances[0], region, "on-demand" if spot_also(text) else billing, text)
+        from bot.compose.price_instances import MAX_INSTANCES, merged  # "p5 和 p4de 多少钱": each one's row
+        replies = [_instance_answer(ctx, name, region, "on-demand" if spot_also(text) else billing, text)
+                   for name in instances[:MAX_INSTANCES]]
+        return merged(replies, _source_lines(ctx, "on-demand" if spot_also(text) else billing)[0])
     if not gpu_groups:
         sized = price_fit.by_memory(ctx, billing, provider, region)
         if sized is not None:  # "the cheapest 24 GB single-GPU instance on AWS"

@@ -17,7 +17,7 @@ from bot.messages.format import gpu_name, gpu_setup, money
 from bot.models import Ask, AskAnswer, Candidate, Requirement
 
 # "How many H100 hours?", "要多少 A800 卡时": the GPU-hours of the named card are the answer, not a pick.
-_GPU_HOURS_ASKED = re.compile(r"how many\s+(?:[\w.-]+\s+){0,2}(?:gpu[- ]?)?hours|多少\s*(?:个|张)?\s*(?:[\w.-]+\s*)?(?:卡时|卡小时|GPU\s*小时|机时)",
+_GPU_HOURS_ASKED = re.compile(r"how many\s+(?:[\w.]+(?:\s+|-(?=\w)))?(?:[\w.-]+\s+)?(?:gpu[- ]?)?hours|多少\s*(?:个|张)?\s*(?:[\w.-]+\s*)?(?:卡时|卡小时|GPU\s*小时|机时)",
                               re.IGNORECASE)
 ONE_NODE = 8
 RERUN_SHARE = 0.5  # finishing in half the time left leaves room for one failed run
@@ -108,6 +108,7 @@ def gpu_hours_asked(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if ctx.requirement.gpu is None or not _GPU_HOURS_ASKED.search(ask.text or ctx.question):
         return None
     return job_pick(ask, ctx)
+
 
 
 def _eligible(ctx: ComposeContext, c: Candidate, objectives: Objectives) -> bool:

@@ -417,6 +417,9 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
             return make("usage", "days-per-month", unit="day", end=end)  # "14 h a day, weekdays only (~22 days)"
         if m.group("h") and num.value == 1 and _PRICE_AFTER_UNIT.match(text, end):
             return None  # "L20 一小时 3 块", "1 小时 2.5 元", "an hour is $2": the unit of a price, not a one-hour run
+        if m.group("h") and num.value == 1 and (_PRICE_ASKED_BEFORE.search(before[-10:])
+                                                 or _PRICE_ASKED_AFTER.match(after[m.end():])):
+            return None  # "按需多少钱一小时", "一小时多少钱", "how much for an hour": a rate asked, not a one-hour run
         hours = 24 if m.group("d") else 168 if m.group("w") else 1
         role = "deadline" if _DEADLINE.search(before[-14:] + after_clause[m.end():m.end() + 6]) else "duration"
         return make("time", role, value=num.value * hours, high=num.high * hours if num.high else None,
@@ -450,6 +453,9 @@ def _classify(scan: Scan, num: _Num, done: list[Quantity], last_end: int) -> Qua
 # a price right after "一小时" / "an hour": "一小时 3 块", "1 小时要 2.5 元", "an hour is $2", "一小时 ¥3"
 _PRICE_AFTER_UNIT = re.compile(rf"\s*(?:是|要|收|收费|价格|为|大概|约|就|只要|才|is|costs?|for|at|=|:|：|\s)*"
                                rf"(?:(?:{_USD}|{_CNY})\s?[0-9]|(?:[0-9]+(?:\.[0-9]+)?|{ZH_NUMBER})\s*(?:{_USD}|{_CNY}))")
+# a price asked of one hour: "多少钱一小时", "一小时多少钱", "一小时要多少", "how much an hour", "an hour costs what"
+_PRICE_ASKED_BEFORE = re.compile(r"(?:多少钱|几块钱?|啥价|什么价|how\s+much(?:\s+(?:is\s+it|for))?|costs?\s+per)\s*$", re.I)
+_PRICE_ASKED_AFTER = re.compile(r"\s*(?:要|收|是)?\s*(?:多少钱?|几块钱?|什么价|啥价|costs?\s+(?:what|how\s+much))", re.I)
 # words after an amount that name no unit: "a box for 280k with 8x H100", "250k or rent"
 _AMOUNT_AFTER = re.compile(r"\s*(?:with|or|and|vs\.?|versus|upfront|up[\s-]front|outright|all[\s-]in|in\s+total|apiece)(?![a-z])")
 _UNIT_AFTER = re.compile(r"\s*(?:%|[a-z]|卡|张|台|小时|天|年|个|次|条|分钟|秒|度|瓦|千瓦|token|人|位|路|倍|成)", re.I)

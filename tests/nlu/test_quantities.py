@@ -701,6 +701,12 @@ def test_an_hour_of_work_stays_a_duration():
     assert only("训练一小时，然后推理", "duration").value == 1
 
 
+@pytest.mark.parametrize("text", ["p4d.24xlarge 按需多少钱一小时？", "H100 一小时多少钱", "A100 一小时要多少",
+                                  "how much an hour is a p5.48xlarge?"])
+def test_an_hour_a_price_is_asked_of_is_no_one_hour_run(text):
+    assert [q for q in quantities(text) if q.role in ("duration", "deadline")] == []
+
+
 def test_a_per_gb_price_written_before_the_amount_pairs_with_the_data_or_the_disk():
     qs = quantities("账单：计算 ¥50,000，出网流量 500 GB，每 GB 0.8 元，云盘 ¥1,000")
     assert [(q.item, q.value) for q in qs if q.role == "bill-line"] == [("compute", 50_000), ("bandwidth", 400), ("storage", 1_000)]
