@@ -27,7 +27,7 @@ from bot.compose.cost_terms import hourly_quotes as _hourly_quotes
 from bot.compose.cost_terms import money_text as _m
 from bot.compose.cost_terms import percent as _pct
 from bot.compose.cost_terms import rate_text as _rate
-from bot.compose.cost_terms import basis_text, days_a_month, mode_name, spot_assumed, spot_unpriced
+from bot.compose.cost_terms import basis_text, days_a_month, mode_name, spot_lines_for
 from bot.messages import say
 from bot.models import Ask, AskAnswer, Quantity
 from bot.messages.format import count, gpu_name
@@ -363,25 +363,13 @@ def _subscription(qs, ctx, currency, lang) -> AskAnswer | None:
                for mode in r.modes]
     if r.modes and r.modes[0].mode == "on-demand" and any(x.mode == "subscription" for x in r.modes):
         details.append(say("cost.sub_capacity", lang, sub=sub_word))  # "monthly to be safe": what it buys is capacity
-    spot_lines, reclaim = _spot_lines(r, rates, hours, ctx, m, lang)
+    spot_lines, reclaim = spot_lines_for(r.modes, rates, hours, ctx, m, lang)
     details += spot_lines
     from bot.compose.cost_stop_mode import after_modes  # "停机不收费的话": as the user's provider has it
     sources = after_modes(ctx, hours, rates.get("on-demand"), m, details, calc.SOURCES["billing"]) + reclaim
     return AskAnswer(kind="cost", lead=lead, details=details, rule="cost-break-even", sources=sources,
                      figures={"break_even_hours": round(r.break_even_hours, 1), "currency": currency,
                               "saving_per_month": r.saving})
-
-
-def _spot_lines(r, rates: dict, hours, ctx, m, lang: str) -> tuple[list[str], list[str]]:
-    """Spot beside the modes: for an online service, that it is never the only capacity and what else the bill
-    holds (no checkpoints to lose); for a job, its assumed or break-even price. With the reclaim source."""
-    if ctx.requirement.workload == "inference" and _SPOT_WORD.search(ctx.question or "") is not None:
-        reclaim = {"aws": "aws-spot-interruptions", "aliyun": "aliyun-preemptible-interruption"}.get(ctx.requirement.provider or "")
-        return [say("cost.spot_serving_not_sole", lang), say("cost.overview_bill", lang)], [reclaim] if reclaim else []
-    if "spot" in rates:
-        return [spot_assumed(r.modes, ctx, m, lang)], []
-    line = spot_unpriced(r.modes, hours, min(rates.values()), ctx, m, lang)  # named, no price
-    return ([line] if line is not None else []), []
 
 
 def _break_even_lead(r, annual: bool, hours: float, name, sub_word: str, m, lang: str,
@@ -497,7 +485,6 @@ def _run(qs, ctx, currency, lang, asked: str = "") -> AskAnswer | None:
                      figures={"total": round(r.total, 2), "gpus": gpus, "hours": round(hours, 2), "currency": currency})
 
 
-_SPOT_WORD = re.compile(r"\bspot\b|preemptib|抢占|竞价", re.IGNORECASE)
 # "8 卡包一个月多少钱", "what's that a month?", "monthly cost for 8 cards": a month asked of an hourly rate, no hours given
 MONTH_ASKED = re.compile(r"(?:一|1|每|包|整)\s*个?\s*月(?!份)|包月|月租|月费|[/每]\s*月|\b(?:per|a|one|each|for\s+a|1)\s+month\b"
                          r"|\bmonthly\b|/\s*mo(?:nth)?\b", re.IGNORECASE)

@@ -155,3 +155,19 @@ def rate_text(q: Quantity, lang: str) -> str:
     unit = {"gpu-hour": "per_gpu_hour", "gpu-minute": "per_gpu_minute", "instance-hour": "per_instance_hour",
             "day": "per_day", "minute": "per_minute"}.get(q.per or "", "per_instance_hour")
     return money(q.value, q.currency, lang) + say(f"cost.{unit}", lang)
+
+
+_SPOT_WORD = re.compile(r"\bspot\b|preemptib|抢占|竞价", re.IGNORECASE)
+
+
+def spot_lines_for(modes: Sequence[ModeCost], rates: dict, hours: float | None, ctx: ComposeContext,
+                   money: Callable[[float], str], lang: str) -> tuple[list[str], list[str]]:
+    """Spot beside the modes: for an online service, that it is never the only capacity and what else the bill
+    holds (no checkpoints to lose); for a job, its assumed or break-even price. With the reclaim source."""
+    if ctx.requirement.workload == "inference" and _SPOT_WORD.search(ctx.question or "") is not None:
+        reclaim = {"aws": "aws-spot-interruptions", "aliyun": "aliyun-preemptible-interruption"}.get(ctx.requirement.provider or "")
+        return [say("cost.spot_serving_not_sole", lang), say("cost.overview_bill", lang)], [reclaim] if reclaim else []
+    if "spot" in rates:
+        return [spot_assumed(modes, ctx, money, lang)], []
+    line = spot_unpriced(modes, hours, min(rates.values()), ctx, money, lang)  # named, no price
+    return ([line] if line is not None else []), []
