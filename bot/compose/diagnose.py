@@ -17,7 +17,7 @@ from bot.compose import ComposeContext, checklist_per_gpu
 from bot.compose.diagnose_nan import nan_loss
 from bot.compose.diagnose_slow import COMPARED, slow_training
 from bot.compose.diagnose_stated import judged_card, link_part, own_link, stated_busbw, stated_heat, stated_link
-from bot.compose.diagnose_checked import checked_list, not_checked_line
+from bot.compose.diagnose_checked import checked_list, not_checked_line, unreadable_notes
 from bot.compose.diagnose_errors import arch_lines, blamed_gpu_answer, with_named_arch
 from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
@@ -73,9 +73,6 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             parts.append(_nccl(paste, lang))
         if paste.topology and len(paste.topology.gpus) > 1:
             parts.append(_topology(paste, lang))
-        for block in paste.blocks:
-            if block.problem:
-                parts.append((say("diagnose.unreadable_block", lang, problem=block.problem), [], None, []))
     if (paste is None or not paste.xids) and ask == first and ctx.requirement.xids:
         stated = stated_xids(ctx)  # "dmesg 里有 Xid 74": the codes without their lines
         if stated is not None and paste is not None and paste.report and paste.report.gpus:
@@ -98,6 +95,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         parts.append(symptom)
     if not parts:
         return None
+    if paste is not None and ask == first:  # a block that could not be read is a note after the readings, never the lead
+        parts[0] = (parts[0][0], [*parts[0][1], *unreadable_notes(paste, lang)], parts[0][2], parts[0][3])
     lead, details, rule, sources = parts[0]
     if parts[0][0] == gpu_part:
         lead, details = _judged(lead, details, worst_rank, ctx)

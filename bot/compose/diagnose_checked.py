@@ -7,6 +7,7 @@ read next, never claimed as checked.
 
 from __future__ import annotations
 
+from bot.diagnostics.models import Paste
 from bot.host_report import GpuProbe
 from bot.messages import say
 
@@ -70,3 +71,22 @@ def _consumer(gpu: GpuProbe, catalog) -> bool:
 
     gpu_id = recognise_gpu(catalog, gpu.name) if gpu.name else None
     return gpu_id is not None and catalog.gpus[gpu_id].gpu_class == "consumer"
+
+
+# The command whose output each kind of block is, for the note that names it in Chinese.
+_BLOCK_COMMAND = {"nvidia-smi-xml": "nvidia-smi -q -x", "nvidia-smi-q": "nvidia-smi -q",
+                  "nvidia-smi-table": "nvidia-smi", "nvidia-smi-csv": "nvidia-smi --query-gpu", "nvidia-smi-topo": "nvidia-smi topo -m",
+                  "kernel-log": "dmesg"}
+
+
+def unreadable_notes(paste: Paste, lang: str) -> list[str]:
+    """A note for each pasted block that could not be read: the parser's words in English, in Chinese which
+    command's output was not read (the parser's English never shows in a Chinese answer)."""
+    notes = []
+    for block in paste.blocks:
+        if not block.problem:
+            continue
+        problem = block.problem if lang != "zh" else say(
+            "diagnose.unreadable_block_reason", lang, command=_BLOCK_COMMAND.get(block.kind, block.kind))
+        notes.append(say("diagnose.unreadable_block", lang, problem=problem))
+    return notes

@@ -284,7 +284,18 @@ _PARENTS = {parts[i + 1]: parts[i] for f in SMI_PLAIN for path in f.smi
 
 def _reparented(root: Entry) -> Entry:
     """An excerpt whose cut ("...") took a section's parent ("PCI" above "GPU Link Info"): the orphan
-    section put back under its parent, as `-q` nests it, so its fields read by their usual paths."""
+    section put back under its parent, as `-q` nests it, so its fields read by their usual paths; a
+    section cut from two levels ("PCIe Generation" without "GPU Link Info" and "PCI") climbs each."""
+    for _ in range(4):  # the deepest probe path nests four sections
+        lifted = _reparented_once(root)
+        if lifted is root:
+            return root
+        root = lifted
+    return root
+
+
+def _reparented_once(root: Entry) -> Entry:
+    """One level of `_reparented`: the same entry when nothing moved."""
     # A section the cut left under the line above it ("Product Name : …" then, deeper, "GPU Link Info")
     # is that line's neighbour: lifted to the top first.
     lifted = [k for c in root.children if c.value is not None for k in c.children if k.value is None and k.key in _PARENTS]
