@@ -47,8 +47,7 @@ def acceptance(ctx: ComposeContext, first: str | None = None) -> AskAnswer:
                          details=[*_numbered(steps), say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)],
                          rule="checklist.acceptance", sources=SOURCES)
     name = gpu_name(catalog, spec.id)
-    nodes = _nodes(ctx) or 1
-    per_node = -(-n // nodes)
+    n, nodes, per_node = _counts(ctx, n)
     ampere_or_later = spec.cc_number >= 8.0
     memory_errors = say("checklist.accept_remap" if ampere_or_later else "checklist.accept_retired", lang)
     if not spec.ecc:  # GDDR cards without ECC have no uncorrectable counts or remapped rows to read
@@ -80,6 +79,7 @@ def acceptance(ctx: ComposeContext, first: str | None = None) -> AskAnswer:
         details.append(target.step + (("" if lang == "zh" else " ") + target.estimate if target.estimate else ""))
     elif req.workload == "inference":
         details.append(say("checklist.accept_serving", lang))
+    details += _fleet(spec, nodes, lang)
     step = len(details)
     details.append(say("checklist.accept_system", lang))
     setup = (say("checklist.setup_nodes", lang, nodes=nodes, count=per_node, gpu=name) if nodes > 1
@@ -89,7 +89,7 @@ def acceptance(ctx: ComposeContext, first: str | None = None) -> AskAnswer:
         lead = details.pop(at[led])
         details = [say("checklist.accept_rest", lang, setup=setup), *_numbered(details), say("checklist.accept_bill", lang)]
     else:
-        details = [*_numbered(details), say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)]
+        details = [*_numbered(details), *_tail(ctx, lang)]
         lead = (say(target.lead_key, lang, setup=setup, target=target.target, step=step) if target is not None
                 else say("checklist.accept_lead", lang, setup=setup))
     return AskAnswer(kind="checklist", lead=lead, details=details,
@@ -139,3 +139,34 @@ def one_measurement(text: str) -> str | None:
     """The one measurement whose expected figure the part asks for, or None (several, or none)."""
     named = [key for key, pattern in _ONE if pattern.search(text)]
     return named[0] if len(named) == 1 and _EXPECTED.search(text) else None
+
+
+# "taking delivery of 16 nodes from an integrator", "we bought", "采购": hardware owned, not rented
+_PURCHASE = re.compile(r"\b(?:taking\s+delivery|take\s+delivery|integrator|purchas\w*|bought|buying|procur\w*|vendor\s+ships)\b"
+                       r"|采购|买了|购买|到货|集成商", re.IGNORECASE)
+_DAYS = re.compile(r"\b([0-9]{1,2})\s*(?:days?|working\s+days?)\b|([0-9]{1,2})\s*天")
+
+
+def _tail(ctx: ComposeContext, lang: str) -> list[str]:
+    """The lines after the list: for a purchase the power redundancy and a burn-in of the days given, for a
+    rental the bill and the agent."""
+    text = ctx.question or ""
+    if not _PURCHASE.search(text):
+        return [say("checklist.accept_bill", lang), say("checklist.accept_agent", lang)]
+    days = next((int(m.group(1) or m.group(2)) for m in _DAYS.finditer(text)), None)
+    burn = say("checklist.accept_purchase_days", lang, days=days) if days and days >= 2 else say("checklist.accept_purchase_burn", lang)
+    return [burn, say("checklist.accept_purchase_psu", lang)]
+
+
+def _counts(ctx: ComposeContext, n: int) -> tuple[int, int, int]:
+    """(GPUs in all, nodes, GPUs a node): "16 nodes (8 GPU each)" counts 8 a node, 128 in all."""
+    nodes = _nodes(ctx) or 1
+    gpus = ctx.requirement.gpu_count
+    if nodes > 1 and gpus and gpus < nodes:  # fewer GPUs than nodes: the count is per node
+        n = nodes * gpus
+    return n, nodes, -(-n // nodes)
+
+
+def _fleet(spec, nodes: int, lang: str) -> list[str]:
+    """An SXM fleet's step: the same firmware everywhere, every IB rail, and NCCL across all the nodes."""
+    return [say("checklist.accept_fleet", lang, nodes=nodes)] if nodes > 1 and is_sxm(spec) else []

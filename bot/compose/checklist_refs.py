@@ -26,9 +26,11 @@ NVLS_SHORTFALL = 0.80
 
 
 def _nodes(ctx: ComposeContext) -> int | None:
-    m = re.search(r"(?<![A-Za-z0-9.])([0-9]+)\s*(?:-\s*)?(?:nodes?|台|机)", ctx.question or "", re.IGNORECASE)  # not "H100 node"
+    # "16 nodes", "16 HGX H200 nodes", "16 台": not "H100 node", nor "400G IB per node"
+    m = re.search(r"(?<![A-Za-z0-9.])([0-9]+)\s*(?:-\s*)?(?:nodes?|台|机)|(?<![A-Za-z0-9.])([0-9]+)\s+(?:(?!of\b|per\b)[A-Za-z][\w-]*\s+){1,2}nodes\b",
+                  ctx.question or "", re.IGNORECASE)
     if m:
-        return int(m.group(1))
+        return int(m.group(1) or m.group(2))
     count = ctx.requirement.gpu_count
     return -(-count // 8) if count and count > 8 else None
 

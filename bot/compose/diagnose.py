@@ -17,7 +17,7 @@ from bot.compose import ComposeContext, checklist_per_gpu
 from bot.compose.diagnose_nan import nan_loss
 from bot.compose.diagnose_slow import COMPARED, slow_training
 from bot.compose.diagnose_stated import judged_card, link_part, own_link, stated_busbw, stated_heat, stated_link
-from bot.compose.diagnose_checked import checked_list, not_checked_line
+from bot.compose.diagnose_checked import checked_list, not_checked_line, not_thermal_line, unreadable_notes
 from bot.compose.diagnose_errors import arch_lines, blamed_gpu_answer, flash_attn_lines, with_named_arch
 from bot.compose.diagnose_errors import error_part as _error
 from bot.compose.diagnose_errors import plain_install_fix as _plain_install
@@ -75,9 +75,6 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             parts.append(_nccl(paste, lang))
         if paste.topology and len(paste.topology.gpus) > 1:
             parts.append(_topology(paste, lang))
-        for block in paste.blocks:
-            if block.problem:
-                parts.append((say("diagnose.unreadable_block", lang, problem=block.problem), [], None, []))
     if (paste is None or not paste.xids) and ask == first and ctx.requirement.xids:
         stated = stated_xids(ctx)  # "dmesg 里有 Xid 74": the codes without their lines
         if stated is not None and paste is not None and paste.report and paste.report.gpus:
@@ -100,6 +97,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         parts.append(symptom)
     if not parts:
         return None
+    if paste is not None and ask == first:  # a block that could not be read is a note after the readings, never the lead
+        parts[0] = (parts[0][0], [*parts[0][1], *unreadable_notes(paste, lang)], parts[0][2], parts[0][3])
     lead, details, rule, sources = parts[0]
     if parts[0][0] == gpu_part:
         lead, details = _judged(lead, details, worst_rank, ctx)
@@ -126,21 +125,22 @@ def _judged(lead: str, details: list[str], worst: int, ctx: ComposeContext) -> t
     text, lang = ctx.question or "", ctx.language
     bad = worst < _HARDWARE_RANK
     key = verdict_key(text, worst, bad)
-    if key is None:
-        return lead, details
-    if _UTIL.search(text):
-        details = [*details, say("diagnose.util_is_not_load", lang)]
-    if bad and worst == 3 and (shared := _ALL_SHOW.search(text)) is not None:
+    probes = ctx.paste.report.gpus if isinstance(ctx.paste, Paste) and ctx.paste.report else []
+    if bad and worst == 3 and (shared := _ALL_SHOW.search(text)) is not None:  # one signal on every GPU: the chassis'
         n = shared.group(1) or shared.group(2)
-        details = [*details, say("diagnose.all_gpus_show_it" if n else "diagnose.all_gpus_show_it_any", lang, count=n or "")]
+        details = [say("diagnose.all_gpus_show_it" if n else "diagnose.all_gpus_show_it_any", lang, count=n or ""), *details]
     if bad and worst in (3, 4):  # throttling or a lowered power limit: how to show it is fixed
         details = [*details, say("diagnose.recheck_under_load", lang)]
-    probes = ctx.paste.report.gpus if isinstance(ctx.paste, Paste) and ctx.paste.report else []
+    heat = not_thermal_line(probes, text, lang) or ""  # "thermal?", "降频": answered from the readings first
+    if key is None:
+        return heat + lead, details
+    if _UTIL.search(text):
+        details = [*details, say("diagnose.util_is_not_load", lang)]
     checked = checked_list(probes, lang)
     if not bad and lead.endswith(checked + ("。" if lang == "zh" else ".")):  # the answer word already says nothing is wrong
         count = len(ctx.paste.report.gpus) if isinstance(ctx.paste, Paste) and ctx.paste.report else 1
         lead = say("diagnose.all_ok_checked", lang, count=count, checked=checked)
-    return say(f"diagnose.{key}", lang) + lead, details
+    return say(f"diagnose.{key}", lang) + heat + lead, details
 
 
 # "all 8 gpus show this", "every GPU has it", "8 张卡都这样": one GPU pasted stands for all of them, so a

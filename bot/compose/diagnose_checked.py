@@ -7,6 +7,9 @@ read next, never claimed as checked.
 
 from __future__ import annotations
 
+import re
+
+from bot.diagnostics.models import Paste
 from bot.host_report import GpuProbe
 from bot.messages import say
 
@@ -70,3 +73,48 @@ def _consumer(gpu: GpuProbe, catalog) -> bool:
 
     gpu_id = recognise_gpu(catalog, gpu.name) if gpu.name else None
     return gpu_id is not None and catalog.gpus[gpu_id].gpu_class == "consumer"
+
+
+# The command whose output each kind of block is, for the note that names it in Chinese.
+_BLOCK_COMMAND = {"nvidia-smi-xml": "nvidia-smi -q -x", "nvidia-smi-q": "nvidia-smi -q",
+                  "nvidia-smi-table": "nvidia-smi", "nvidia-smi-csv": "nvidia-smi --query-gpu", "nvidia-smi-topo": "nvidia-smi topo -m",
+                  "kernel-log": "dmesg"}
+
+
+def unreadable_notes(paste: Paste, lang: str) -> list[str]:
+    """A note for each pasted block that could not be read: the parser's words in English, in Chinese which
+    command's output was not read (the parser's English never shows in a Chinese answer)."""
+    notes = []
+    for block in paste.blocks:
+        if not block.problem:
+            continue
+        problem = block.problem if lang != "zh" else say(
+            "diagnose.unreadable_block_reason", lang, command=_BLOCK_COMMAND.get(block.kind, block.kind))
+        notes.append(say("diagnose.unreadable_block", lang, problem=problem))
+    return notes
+
+
+# "thermal?", "is it overheating?", "是不是过热", "降频": whether the slowdown is heat, answered from the readings
+_HEAT_Q = re.compile(r"\btherm\w*|overheat\w*|too\s+hot|\bthrottl\w*|过热|热降频|温度过高|太热|降频", re.IGNORECASE)
+_FIELD_LINE = re.compile(r"\S\s{2,}:|^\s+[A-Za-z][\w ]*\s:\s")  # "    SW Power Cap        : Active"
+_STATED_TEMP = re.compile(r"\b(\d{2,3})\s*(?:°\s*C|℃|C\b)")
+_THERMAL_REASONS = {"sw_thermal_slowdown", "hw_thermal_slowdown"}
+
+
+def not_thermal_line(gpus: list[GpuProbe], question: str, lang: str) -> str | None:
+    """"Not thermal: 74 °C, and neither thermal slowdown is active. " where the question asks about heat or
+    throttling, the paste shows the clock event reasons and no thermal reason is active (a bare HW Slowdown
+    counts only beside the power brake that explains it); None otherwise."""
+    read = [g for g in gpus if g.clock_event_reasons is not None]
+    asked = "\n".join(line for line in question.splitlines() if not _FIELD_LINE.search(line))  # the words, not the pasted fields
+    if not read or not _HEAT_Q.search(asked):
+        return None
+    for gpu in read:
+        reasons = set(gpu.clock_event_reasons or [])
+        if reasons & _THERMAL_REASONS or ("hw_slowdown" in reasons and "hw_power_brake_slowdown" not in reasons):
+            return None
+    temps = [g.temperature_c for g in gpus if g.temperature_c is not None] or [
+        int(m.group(1)) for m in _STATED_TEMP.finditer(asked)]  # "(idle, 29 C, 67 W)": the user's own reading
+    if not temps:
+        return say("diagnose.not_thermal_reasons", lang)
+    return say("diagnose.not_thermal", lang, temperature=max(temps))

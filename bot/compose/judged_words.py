@@ -29,6 +29,9 @@ HW_Q = re.compile(r"\b(?:sw|software)\s+or\s+(?:hw|hardware)\b|\b(?:hw|hardware)
                   r"|硬件问题|硬件故障|软件还是硬件|硬件还是软件|要坏了|快坏了|是不是坏了|坏了吗", re.IGNORECASE)
 
 
+# "were we scammed?", "是不是被坑了": whether the reading shows a fault the provider hid, asked before any sign-off
+SCAM_Q = re.compile(r"\b(?:scam\w*|ripped\s+off|(?:is\s+)?(?:this|it)\s+legit)\b|被坑|被骗|坑了|是不是坑", re.IGNORECASE)
+
 # "is the power cap slowing us down?", "是不是限速了": whether a reading costs speed
 SLOW_Q = re.compile(r"\bslowing\s+(?:\w+\s+){0,2}down\b|\bholding\s+(?:\w+\s+)?back\b|\blosing\s+(?:speed|performance)\b"
                     r"|\bcost(?:ing)?\s+(?:us\s+)?(?:speed|performance)\b|限速|拖慢|影响速度|掉速了吗", re.IGNORECASE)
@@ -47,6 +50,8 @@ def verdict_key(text: str, worst: int, bad: bool) -> str | None:
     if HW_Q.search(text):  # "sw or hw?", "硬件问题吗？": which of the two, from what the worst reading is
         return ("verdict_hw_memory" if worst < 3 else "verdict_hw_facility" if worst == 3 else "verdict_config" if worst == 4
                 else "verdict_not_hw")
+    if SCAM_Q.search(text):  # "被坑了吗？验收还要看什么": the reading judged as a fault or not, the checks follow
+        return "verdict_wrong" if bad else "verdict_not_wrong"
     if ACCEPT_Q.search(text):
         return "verdict_not_acceptable" if bad else "verdict_acceptable"
     if SLOW_Q.search(text):  # "is the SW Power Cap slowing us down?": a fault slows it, a reading at its design limit does not

@@ -281,10 +281,40 @@ def parse_text(text: str, origin: str = "<text>") -> ProbeReport:
 _PARENTS = {parts[i + 1]: parts[i] for f in SMI_PLAIN for path in f.smi
             for parts in [path.split("/")] for i in range(len(parts) - 2)}
 
+# field -> its section, for a field of only one section ("gpu_current_temp" -> "temperature"): an excerpt that
+# cut the section header away ("GPU Current Temp : 74 C" at the top) still reads it
+_GENERIC_LEAVES = {"gpu", "pending", "total", "used", "correctable_error", "uncorrectable_error", "current", "max", "sm"}
+_LEAF_PARENTS = {path.split("/")[1]: path.split("/")[0] for f in reversed(SMI_PLAIN) for path in reversed(f.smi)
+                 if path.count("/") == 1 and path.split("/")[1] not in _GENERIC_LEAVES}
+
+
+def _adopted(root: Entry) -> Entry:
+    """Top-level fields whose section header was cut, put in that section (once; a field already read at
+    the top, or a section already present, is left as it is)."""
+    present = {c.key for c in root.children}
+    strays = [c for c in root.children if c.value is not None and c.key in _LEAF_PARENTS and _LEAF_PARENTS[c.key] not in present]
+    if not strays:
+        return root
+    sections: dict[str, Entry] = {}
+    for stray in strays:
+        sections.setdefault(_LEAF_PARENTS[stray.key], Entry(_LEAF_PARENTS[stray.key])).children.append(stray)
+    return Entry(root.key, root.value, [*(c for c in root.children if c not in strays), *sections.values()], root.attrs)
+
 
 def _reparented(root: Entry) -> Entry:
     """An excerpt whose cut ("...") took a section's parent ("PCI" above "GPU Link Info"): the orphan
-    section put back under its parent, as `-q` nests it, so its fields read by their usual paths."""
+    section put back under its parent, as `-q` nests it, so its fields read by their usual paths; a
+    section cut from two levels ("PCIe Generation" without "GPU Link Info" and "PCI") climbs each."""
+    for _ in range(4):  # the deepest probe path nests four sections
+        lifted = _reparented_once(root)
+        if lifted is root:
+            return root
+        root = lifted
+    return root
+
+
+def _reparented_once(root: Entry) -> Entry:
+    """One level of `_reparented`: the same entry when nothing moved."""
     # A section the cut left under the line above it ("Product Name : …" then, deeper, "GPU Link Info")
     # is that line's neighbour: lifted to the top first.
     lifted = [k for c in root.children if c.value is not None for k in c.children if k.value is None and k.key in _PARENTS]
@@ -311,7 +341,7 @@ def parse_excerpt(text: str, origin: str = "<excerpt>") -> ProbeReport:
     if gpus:
         parsed = [_gpu(g, i, g.attrs["label"].split(" ", 1)[-1]) for i, g in enumerate(gpus)]
     else:
-        parsed = [_gpu(_reparented(root), 0, "")]
+        parsed = [_gpu(_reparented(_adopted(root)), 0, "")]
     if all(len(g.not_supported) == len(OPTIONAL_GPU_FIELDS) for g in parsed):
         raise SmiParseError(f"{origin}: no GPU field of `nvidia-smi -q` in the text")
     return ProbeReport(source="nvidia-smi-text", driver=_version(root, "kmd_version", "driver_version"),

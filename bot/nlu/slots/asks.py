@@ -99,14 +99,14 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
     ("checklist", lx.rx(
         r"\B<(?:check\s*list|what\s+should\s+(?:we|i)\s+(?:check|verify|test|measure|ask)|before\s+kicking\s+off"
         r"|give\s+me\s+the\s+list|how\s+do\s+i\s+(?:measure|run|test|benchmark)|what\s+exactly\s+do\s+i\s+request"
-        r"|what\s+to\s+check|acceptance|pitfalls?|gotchas?|steps?\s+to|what\s+number\s+is\s+good"
+        r"|what\s+to\s+check|what\s+else\s+(?:should|do|can|must)\s+(?:we|i)\s+(?:check|verify|test|look\s+at)|what\s+else\s+to\s+(?:check|verify|test)|acceptance|pitfalls?|gotchas?|steps?\s+to|what\s+number\s+is\s+good"
         r"|what\s+tests?|which\s+tests?|tests?\s+(?:to\s+)?prove|before\s+accepting|sign(?:ing)?\s+(?:it\s+)?off|(?:good|ok|okay|safe)\s+to\s+sign|(?:can|should)\s+(?:i|we)\s+sign"
         r"|what\s+(?:do|should|can)\s+(?:we|i)\s+(?:check|test|verify|measure|benchmark|ask\s+(?:them|the\s+\w+|for))|what\s+to\s+(?:test|verify)|vcpulimit\w*|insufficient\s*instance\s*capacity|insufficient\s+capacity|(?:not|n't)\s+have\s+(?:enough|sufficient)\s+[\w.]+\s+capacity|(?:which|what)\s+quotas?|quotas?\s+(?:to\s+)?(?:request|increase|raise)"
         # "we just got the node, how do we accept it?", "how do I validate the new box?": a delivery accepted
         r"|how\s+(?:do|should|can|would)\s+(?:we|i)\s+accept|accept(?:ing)?\s+(?:the\s+)?delivery|take\s+delivery"
         r"|how\s+(?:do|should|can|would)\s+(?:we|i)\s+(?:verify|validate|qualify|vet|check)\s+(?:it|them|this|that"
         r"|(?:the|our|a|this)\s+(?:\w+\s+){0,3}?(?:node|box|machine|server|host|cluster|gpus?|hardware|instance)s?))>\E"
-        r"|验收|验机|验货|签收|清单|测哪些|怎么跑|给个命令|给个.{0,16}命令|给几条命令|几条命令|怎么(?:快速)?确认|有啥坑|有什么坑|哪些坑|要注意什么|注意什么|注意事项|检查什么|怎么测|要查哪些|查哪些|测什么|申请.{0,6}配额|配额.{0,4}(?:怎么|申请|提高|不够)|(?<!显存)(?<!内存)容量不足|没有容量")),
+        r"|验收|验机|验货|签收|清单|测哪些|还要(?:看|查|测|检查)什么|还(?:该|应该)(?:看|查|测|检查)什么|怎么跑|给个命令|给个.{0,16}命令|给几条命令|几条命令|怎么(?:快速)?确认|有啥坑|有什么坑|哪些坑|要注意什么|注意什么|注意事项|检查什么|怎么测|要查哪些|查哪些|测什么|申请.{0,6}配额|配额.{0,4}(?:怎么|申请|提高|不够)|(?<!显存)(?<!内存)容量不足|没有容量")),
     ("spec", lx.rx(
         r"\B<(?:how\s+much\s+(?:vram|memory|bandwidth)\s+(?:does|do|is\s+on)|specs?\s+(?:of|for)|what\s+are\s+the\s+specs)>\E"
         r"|显存多大|多大显存|有多少显存|带宽多少|(?<![卡张台\s])规格")),

@@ -453,3 +453,12 @@ def test_a_guessed_count_belongs_to_the_question_before_it(text):
 ])
 def test_a_provider_choice_is_read_by_what_is_still_open(text, expected):
     assert kinds(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "got a single A100 instance, looks fine so far. what else should we verify before the long job starts?",
+    "1x L40S VM is up. what else to test before we trust it?",
+    "单卡 H100 云主机开好了，跑训练之前还要查什么？",
+])
+def test_what_else_to_check_is_a_checklist(text):
+    assert "checklist" in kinds(text)
