@@ -16,7 +16,7 @@ import re
 from bot.compose import ComposeContext, checklist_per_gpu
 from bot.compose.diagnose_nan import nan_loss
 from bot.compose.diagnose_slow import COMPARED, slow_training
-from bot.compose.diagnose_stated import judged_card, link_part, own_link, stated_busbw, stated_heat, stated_link
+from bot.compose.diagnose_stated import judged_card, link_part, own_link, rdma_target, stated_busbw, stated_heat, stated_link
 from bot.compose.diagnose_checked import checked_list, not_checked_line
 from bot.compose.diagnose_errors import arch_lines, blamed_gpu_answer, with_named_arch
 from bot.compose.diagnose_errors import error_part as _error
@@ -70,7 +70,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if paste.xids:
             parts = with_xids(parts, paste, ctx, gpu_part is not None)
         if paste.nccl and paste.nccl.transport:
-            parts.append(_nccl(paste, lang))
+            parts.append(_nccl(paste, ctx))
         if paste.topology and len(paste.topology.gpus) > 1:
             parts.append(_topology(paste, lang))
         for block in paste.blocks:
@@ -401,12 +401,12 @@ def _health_rule(ctx: ComposeContext) -> tuple[str | None, list[str]]:
 # -- errors, Xids, NCCL, topology ---------------------------------------------------------------
 
 
-def _nccl(paste: Paste, lang: str) -> tuple[str, list[str], str | None, list[str]]:
-    nccl = paste.nccl
+def _nccl(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]]:
+    nccl, lang = paste.nccl, ctx.language
     assert nccl is not None  # the caller reads a paste with NCCL lines only
     if nccl.transport == "socket":
         ifs = f": {', '.join(nccl.socket_interfaces)}" if nccl.socket_interfaces else ""
-        text = say("diagnose.nccl_socket", lang, ifs=ifs)
+        text = say("diagnose.nccl_socket", lang, ifs=ifs, fabric=rdma_target(ctx))
         return text, [*say("diagnose.nccl_socket_steps", lang).splitlines(), *nccl.warnings[:2]], None, \
             ["nccl-env", "nccl-troubleshooting", "nccl-tests"]
     else:
