@@ -158,6 +158,8 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if framed is not None:
             body = _LEADING_ANSWER.sub("", verdict.text, count=1)
             return AskAnswer(kind="explain", lead=framed + body, rule=verdict.rule, sources=verdict.sources)
+    if (slow := slow_network_training(ask, ctx)) is not None:  # a network asked about in words no framing reads
+        return slow
     if verdict is None or is_generic(verdict.rule):
         return _from_findings(ctx, ask.text)
     return _more_relevant_than_verdict(ask.text, ctx)

@@ -211,10 +211,42 @@ def _exchange(ask: Ask, ctx: ComposeContext, framed: str, rule: str, sources: li
         details.insert(0, premium)
     if (compute := compute_line(ctx, size, slow)) is not None:
         details.insert(0, compute)
+    if (other := _other_link(ctx, size, traffic, nodes)) is not None:
+        details.insert(1 if compute is not None else 0, other)
     return AskAnswer(kind="explain", lead=lead, details=details, rule=rule,
                      sources=list(dict.fromkeys([*sources, "zero-paper", "nccl-tests"])),
                      figures={"traffic_gb": round(traffic, 1), "seconds_at_stated": round(slow, 1),
                               "seconds_at_rdma": round(fast, 2)})
+
+
+# "25GbE, or upgrade to 100G RoCE": another link speed the message offers; "+¥3000/node/month": what it costs a node
+_SPEED = re.compile(r"(?<![0-9.x×])([0-9]{2,3})\s*(?:g|gb|gbe|gbps|gb/s)(?![a-z0-9])", re.IGNORECASE)
+_NODE_MONTH = re.compile(r"(?P<cur>[$¥￥])\s*(?P<n>\d[\d,]*(?:\.\d+)?)\s*/\s*(?:node|节点|台)\s*/\s*(?:month|mo|月)"
+                         r"|每(?:台|节点)每月\s*(?:多|加)?\s*(?P<n2>\d[\d,]*)\s*元", re.IGNORECASE)
+
+
+def _other_link(ctx: ComposeContext, size: float, traffic: float, nodes: int) -> str | None:
+    """The other link the message offers ("or upgrade to 100G RoCE for +¥3000/node/month"): the same exchange's
+    seconds per step on it, and the upgrade's monthly cost for the stated nodes."""
+    from bot.nlu.slots.network import NIC_SPEEDS
+    rate = ctx.requirement.network_gbps
+    text = ctx.question or ""
+    other = next((float(m.group(1)) for m in _SPEED.finditer(text)
+                  if float(m.group(1)) in NIC_SPEEDS and float(m.group(1)) != rate), None)
+    if other is None or rate is None:
+        return None
+    lang = ctx.language
+    share = exchange_share(ctx, size, traffic / (other / 8))
+    key = "explain.network_other_link_ok" if share is not None and share <= EXPOSED_OK else "explain.network_other_link"
+    line = say(key, lang, gbps=count(other), gbytes=count(round(other / 8, 1)),
+               t=_s(traffic / (other / 8)), ratio=f"{other / rate:g}")
+    if (m := _NODE_MONTH.search(text)) is not None and nodes > 1:
+        from bot.messages.format import money
+        n = float((m["n"] or m["n2"]).replace(",", ""))
+        currency = "USD" if m["cur"] == "$" else "CNY"
+        line += say("explain.network_other_cost", lang, each=money(n, currency, lang), nodes=nodes,
+                    total=money(n * nodes, currency, lang))
+    return line
 
 
 # "+$0.40/gpu/hr for IB", "IB 每卡每小时多 3 元": what the faster fabric costs on top, per GPU-hour
