@@ -15,6 +15,7 @@ import re
 
 from bot.compose import ComposeContext, checklist_per_gpu
 from bot.compose.diagnose_crash import crash_triage
+from bot.compose.diagnose_network import network_plan
 from bot.compose.diagnose_nan import nan_loss
 from bot.compose.diagnose_slow import COMPARED, slow_training
 from bot.compose.diagnose_stated import judged_card, link_part, own_link, rdma_target, stated_busbw, stated_heat, stated_link
@@ -94,7 +95,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     read = paste is not None and bool((paste.report and paste.report.gpus) or paste.xids or paste.errors)
     xids = bool(ctx.requirement.xids)  # "dmesg 里有 Xid 119" in words: the Xid answers it, not a symptom's ranked causes
     symptom = None if read else (stated_heat(ask, ctx) if ask == first else None) or nan_loss(ask, ctx) or (
-        None if xids else _symptom(ask, ctx) or crash_triage(ask, ctx))
+        None if xids else _symptom(ask, ctx) or crash_triage(ask, ctx) or network_plan(ask, ctx))
     if symptom is not None:
         parts.append(symptom)
     if not parts:

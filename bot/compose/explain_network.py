@@ -90,6 +90,16 @@ def stated_sharding(text: str, zero_stage: int | None, size: float) -> bool:
     return size >= 20
 
 
+def _weights_overflow(ctx: ComposeContext, ask: Ask, size: float) -> bool:
+    """No parallelism stated and the bf16 weights alone overflow a GPU (13B on 24 GB cards): only ZeRO-3/FSDP
+    holds the job, so its exchange is the one timed."""
+    from bot.compose.checklist_refs import _spec
+    spec = _spec(ctx)
+    text = ctx.question or ask.text
+    return (spec is not None and ctx.requirement.zero_stage is None and not _DP_STATED.search(text)
+            and ctx.requirement.method not in ("lora", "qlora") and 2 * size > 0.9 * spec.memory_gb)
+
+
 def dp_memory_line(ctx: ComposeContext, size: float, sharded: bool) -> str | None:
     """Data parallel as stated of a model whose states (16 bytes a parameter: bf16 weights and gradients, fp32
     master copy and Adam moments) overflow each GPU: the network verdict stands for ZeRO-1/2, which fits."""
@@ -179,7 +189,7 @@ def zero_over_network(ctx: ComposeContext, states_gb: dict[str, float], activati
     return say("explain.zero_network_z2" if fits else "explain.zero_network_z3", ctx.language, **params)
 
 
-_NETWORK_ASK = re.compile(r"infiniband|\bib\b|roce|rdma|network|ethernet|\bgbe\b|网络|以太网|网卡|交换机", re.IGNORECASE)
+_NETWORK_ASK = re.compile(r"infiniband|\bib\b|roce|rdma|network|ethernet|\bgbe\b|[0-9]\s?gbe\b|网络|以太网|网卡|交换机", re.IGNORECASE)
 _NEED_ASK = re.compile(r"need|required|要不要|需不需要|需要|必须|够不够|够吗|enough", re.IGNORECASE)
 
 
@@ -189,7 +199,7 @@ def _exchange(ask: Ask, ctx: ComposeContext, framed: str, rule: str, sources: li
     if (req.network_gbps is None or not training_plan(ctx, ctx.question or ask.text) or not size
             or (req.gpu_count or 0) <= GPUS_PER_NODE or req.method in ("lora", "qlora")):
         return None
-    sharded = stated_sharding(ctx.question or ask.text, req.zero_stage, size)
+    sharded = stated_sharding(ctx.question or ask.text, req.zero_stage, size) or _weights_overflow(ctx, ask, size)
     nodes = -(-(req.gpu_count or 0) // GPUS_PER_NODE)
     traffic = exchange_gb(size, sharded, nodes)
     slow = traffic / (req.network_gbps / 8)
