@@ -158,11 +158,12 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if framed is not None:
             body = _LEADING_ANSWER.sub("", verdict.text, count=1)
             return AskAnswer(kind="explain", lead=framed + body, rule=verdict.rule, sources=verdict.sources)
-    if (slow := slow_network_training(ask, ctx)) is not None:  # a network asked about in words no framing reads
-        return slow
     if verdict is None or is_generic(verdict.rule):
         return _from_findings(ctx, ask.text)
-    return _more_relevant_than_verdict(ask.text, ctx)
+    # an RDMA fabric or whether the plan works, asked in words no framing reads ("要上 InfiniBand 吗？"): the stated link's exchange per step
+    fabric = re.search(r"infiniband|\bib\b|roce|rdma|行不行|能行|可行|行吗|workable|feasible|doable|will\s+it\s+work", ask.text,
+                       re.IGNORECASE)
+    return _more_relevant_than_verdict(ask.text, ctx) or (slow_network_training(ask, ctx) if fabric else None)
 
 
 def _expected_where_it_fits(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
