@@ -14,9 +14,11 @@ from __future__ import annotations
 import re
 
 from bot.compose import ComposeContext, checklist_per_gpu
+from bot.compose.diagnose_crash import crash_triage
+from bot.compose.diagnose_network import network_plan
 from bot.compose.diagnose_nan import nan_loss
 from bot.compose.diagnose_slow import COMPARED, slow_training
-from bot.compose.diagnose_stated import judged_card, link_part, own_link, stated_busbw, stated_heat, stated_link
+from bot.compose.diagnose_stated import judged_card, link_part, own_link, rdma_target, stated_busbw, stated_heat, stated_link
 from bot.compose.diagnose_checked import checked_list, not_checked_line, not_thermal_line, unreadable_notes
 from bot.compose.diagnose_errors import arch_lines, blamed_gpu_answer, flash_attn_lines, with_named_arch
 from bot.compose.diagnose_errors import error_part as _error
@@ -72,7 +74,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
         if paste.xids:
             parts = with_xids(parts, paste, ctx, gpu_part is not None)
         if paste.nccl and paste.nccl.transport:
-            parts.append(_nccl(paste, lang))
+            parts.append(_nccl(paste, ctx))
         if paste.topology and len(paste.topology.gpus) > 1:
             parts.append(_topology(paste, lang))
     if (paste is None or not paste.xids) and ask == first and ctx.requirement.xids:
@@ -92,7 +94,7 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     read = paste is not None and bool((paste.report and paste.report.gpus) or paste.xids or paste.errors)
     xids = bool(ctx.requirement.xids)  # "dmesg 里有 Xid 119" in words: the Xid answers it, not a symptom's ranked causes
     symptom = None if read else (stated_heat(ask, ctx) if ask == first else None) or nan_loss(ask, ctx) or (
-        None if xids else _symptom(ask, ctx))
+        None if xids else _symptom(ask, ctx) or crash_triage(ask, ctx) or network_plan(ask, ctx))
     if symptom is not None:
         parts.append(symptom)
     if not parts:
@@ -403,12 +405,12 @@ def _health_rule(ctx: ComposeContext) -> tuple[str | None, list[str]]:
 # -- errors, Xids, NCCL, topology ---------------------------------------------------------------
 
 
-def _nccl(paste: Paste, lang: str) -> tuple[str, list[str], str | None, list[str]]:
-    nccl = paste.nccl
+def _nccl(paste: Paste, ctx: ComposeContext) -> tuple[str, list[str], str | None, list[str]]:
+    nccl, lang = paste.nccl, ctx.language
     assert nccl is not None  # the caller reads a paste with NCCL lines only
     if nccl.transport == "socket":
         ifs = f": {', '.join(nccl.socket_interfaces)}" if nccl.socket_interfaces else ""
-        text = say("diagnose.nccl_socket", lang, ifs=ifs)
+        text = say("diagnose.nccl_socket", lang, ifs=ifs, fabric=rdma_target(ctx))
         return text, [*say("diagnose.nccl_socket_steps", lang).splitlines(), *nccl.warnings[:2]], None, \
             ["nccl-env", "nccl-troubleshooting", "nccl-tests"]
     else:

@@ -23,7 +23,10 @@ _ERROR_SOURCES = {
     "smi-no-driver": ["nvidia-smi-docs"],
     "nccl-error": ["nccl-troubleshooting", "nccl-env", "nccl-tests"],
     "nccl-timeout": ["nccl-troubleshooting", "nccl-tests"],
+    "nccl-ib-completion": ["ibv-poll-cq", "nccl-troubleshooting", "nccl-env", "nccl-tests"],
 }
+# ibv_wc_status values with a meaning of their own (ibv-poll-cq); any other gets the general reading
+_IB_STATUS_KEYS = {12: "retry", 13: "rnr", 5: "flush", 10: "access", 4: "access"}
 
 
 def error_part(error: ErrorReading, lang: str, catalog: Catalog | None = None) -> tuple[str, list[str], str | None, list[str]]:
@@ -55,6 +58,10 @@ def error_part(error: ErrorReading, lang: str, catalog: Catalog | None = None) -
             numbers += say("diagnose.err_oom_reserved", lang, allocated=f"{error.allocated_gib:g}",
                            reserved=f"{error.reserved_gib:g}")
         text = say("diagnose.err_oom", lang, numbers=numbers)
+    elif error.kind == "nccl-ib-completion":
+        key = _IB_STATUS_KEYS.get(error.ib_status if error.ib_status is not None else -1, "other")
+        text = say(f"diagnose.err_ib_status_{key}", lang, status=error.ib_status if error.ib_status is not None else "?")
+        return text, say("diagnose.err_ib_status_steps", lang).splitlines(), None, sources
     else:
         text = say(f"diagnose.err_{error.kind.replace('-', '_')}", lang)
     return text, [], None, sources

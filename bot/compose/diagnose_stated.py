@@ -192,3 +192,20 @@ def own_link(ask: Ask, ctx: ComposeContext) -> tuple[str, list[str], str | None,
     spec = _card(ctx)
     line = stated_link(ask.text, spec, ctx.language) if spec is not None else None
     return (line, [], None, list(dict.fromkeys([*spec.sources, "nvidia-smi-docs"]))) if line and spec else None
+
+
+def rdma_target(ctx: ComposeContext) -> str:
+    """What RDMA should reach across the nodes: the NICs the message states ("4x 200G RoCE NICs each": line rate
+    per node and 80-90% of it as busbw, nccl-tests), else the 8x 400 Gb/s node of a training cluster. The NICs
+    are read from the whole message, a line a paste took in included."""
+    from bot.compose.explain_network import _LINKS
+    from bot.nlu.slots.network import NIC_SPEEDS
+    rate = ctx.requirement.network_gbps
+    stated = [(int(m.group(1)), float(m.group(2))) for m in _LINKS.finditer(ctx.question or "")
+              if float(m.group(2)) in NIC_SPEEDS and (rate is None or float(m.group(2)) == rate)]
+    if not stated and not rate:
+        return say("diagnose.nccl_fabric_default", ctx.language)
+    nics, rate = stated[0] if stated else (1, float(rate or 0))
+    line = nics * rate / 8
+    return say("diagnose.nccl_fabric_stated", ctx.language, nics=nics, rate=f"{rate:g}", line=f"{line:g}",
+               lo=f"{0.8 * line:.0f}", hi=f"{0.9 * line:.0f}")

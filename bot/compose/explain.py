@@ -160,7 +160,10 @@ def compose(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
             return AskAnswer(kind="explain", lead=framed + body, rule=verdict.rule, sources=verdict.sources)
     if verdict is None or is_generic(verdict.rule):
         return _from_findings(ctx, ask.text)
-    return _more_relevant_than_verdict(ask.text, ctx)
+    # an RDMA fabric or whether the plan works, asked in words no framing reads ("要上 InfiniBand 吗？"): the stated link's exchange per step
+    fabric = re.search(r"infiniband|\bib\b|roce|rdma|行不行|能行|可行|行吗|workable|feasible|doable|will\s+it\s+work", ask.text,
+                       re.IGNORECASE)
+    return _more_relevant_than_verdict(ask.text, ctx) or (slow_network_training(ask, ctx) if fabric else None)
 
 
 def _expected_where_it_fits(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:

@@ -133,6 +133,11 @@ def ib_or_roce(ask: Ask, ctx: ComposeContext) -> AskAnswer | None:
     if not (_IB.search(text) and _ROCE.search(text) and _CHOICE.search(ask.text)):
         return None
     req, lang = ctx.requirement, ctx.language
+    if req.network_gbps is not None and req.network_gbps < 200 and re.search(rf"(?<![0-9.]){req.network_gbps:g}\s*g", ask.text, re.I):
+        # "need IB? provider has 25GbE, or 100G RoCE for +¥3000": the part's own link, its seconds per step decide it
+        from bot.compose.explain_network import slow_network_training
+        if (exchange := slow_network_training(ask, ctx)) is not None:
+            return exchange
     # a rate a GPU has ("400G per GPU", "8x400G"), not a node's few shared links ("2x100G")
     rate = req.network_gbps if req.network_gbps and req.network_gbps >= 200 and _node_gbps(text, req.network_gbps)[0] in (1, 8) else None
     same = say("interconnect.ib_roce_rate", lang, rate=f"{rate:g}") if rate else say("interconnect.ib_roce_same_rate", lang)

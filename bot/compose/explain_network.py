@@ -90,6 +90,16 @@ def stated_sharding(text: str, zero_stage: int | None, size: float) -> bool:
     return size >= 20
 
 
+def _weights_overflow(ctx: ComposeContext, ask: Ask, size: float) -> bool:
+    """No parallelism stated and the bf16 weights alone overflow a GPU (13B on 24 GB cards): only ZeRO-3/FSDP
+    holds the job, so its exchange is the one timed."""
+    from bot.compose.checklist_refs import _spec
+    spec = _spec(ctx)
+    text = ctx.question or ask.text
+    return (spec is not None and ctx.requirement.zero_stage is None and not _DP_STATED.search(text)
+            and ctx.requirement.method not in ("lora", "qlora") and 2 * size > 0.9 * spec.memory_gb)
+
+
 def dp_memory_line(ctx: ComposeContext, size: float, sharded: bool) -> str | None:
     """Data parallel as stated of a model whose states (16 bytes a parameter: bf16 weights and gradients, fp32
     master copy and Adam moments) overflow each GPU: the network verdict stands for ZeRO-1/2, which fits."""
@@ -179,7 +189,7 @@ def zero_over_network(ctx: ComposeContext, states_gb: dict[str, float], activati
     return say("explain.zero_network_z2" if fits else "explain.zero_network_z3", ctx.language, **params)
 
 
-_NETWORK_ASK = re.compile(r"infiniband|\bib\b|roce|rdma|network|ethernet|\bgbe\b|网络|以太网|网卡|交换机", re.IGNORECASE)
+_NETWORK_ASK = re.compile(r"infiniband|\bib\b|roce|rdma|network|ethernet|\bgbe\b|[0-9]\s?gbe\b|网络|以太网|网卡|交换机", re.IGNORECASE)
 _NEED_ASK = re.compile(r"need|required|要不要|需不需要|需要|必须|够不够|够吗|enough", re.IGNORECASE)
 
 
@@ -189,7 +199,7 @@ def _exchange(ask: Ask, ctx: ComposeContext, framed: str, rule: str, sources: li
     if (req.network_gbps is None or not training_plan(ctx, ctx.question or ask.text) or not size
             or (req.gpu_count or 0) <= GPUS_PER_NODE or req.method in ("lora", "qlora")):
         return None
-    sharded = stated_sharding(ctx.question or ask.text, req.zero_stage, size)
+    sharded = stated_sharding(ctx.question or ask.text, req.zero_stage, size) or _weights_overflow(ctx, ask, size)
     nodes = -(-(req.gpu_count or 0) // GPUS_PER_NODE)
     traffic = exchange_gb(size, sharded, nodes)
     slow = traffic / (req.network_gbps / 8)
@@ -211,10 +221,42 @@ def _exchange(ask: Ask, ctx: ComposeContext, framed: str, rule: str, sources: li
         details.insert(0, premium)
     if (compute := compute_line(ctx, size, slow)) is not None:
         details.insert(0, compute)
+    if (other := _other_link(ctx, size, traffic, nodes)) is not None:
+        details.insert(1 if compute is not None else 0, other)
     return AskAnswer(kind="explain", lead=lead, details=details, rule=rule,
                      sources=list(dict.fromkeys([*sources, "zero-paper", "nccl-tests"])),
                      figures={"traffic_gb": round(traffic, 1), "seconds_at_stated": round(slow, 1),
                               "seconds_at_rdma": round(fast, 2)})
+
+
+# "25GbE, or upgrade to 100G RoCE": another link speed the message offers; "+¥3000/node/month": what it costs a node
+_SPEED = re.compile(r"(?<![0-9.x×])([0-9]{2,3})\s*(?:g|gb|gbe|gbps|gb/s)(?![a-z0-9])", re.IGNORECASE)
+_NODE_MONTH = re.compile(r"(?P<cur>[$¥￥])\s*(?P<n>\d[\d,]*(?:\.\d+)?)\s*/\s*(?:node|节点|台)\s*/\s*(?:month|mo|月)"
+                         r"|每(?:台|节点)每月\s*(?:多|加)?\s*(?P<n2>\d[\d,]*)\s*元", re.IGNORECASE)
+
+
+def _other_link(ctx: ComposeContext, size: float, traffic: float, nodes: int) -> str | None:
+    """The other link the message offers ("or upgrade to 100G RoCE for +¥3000/node/month"): the same exchange's
+    seconds per step on it, and the upgrade's monthly cost for the stated nodes."""
+    from bot.nlu.slots.network import NIC_SPEEDS
+    rate = ctx.requirement.network_gbps
+    text = ctx.question or ""
+    other = next((float(m.group(1)) for m in _SPEED.finditer(text)
+                  if float(m.group(1)) in NIC_SPEEDS and float(m.group(1)) != rate), None)
+    if other is None or rate is None:
+        return None
+    lang = ctx.language
+    share = exchange_share(ctx, size, traffic / (other / 8))
+    key = "explain.network_other_link_ok" if share is not None and share <= EXPOSED_OK else "explain.network_other_link"
+    line = say(key, lang, gbps=count(other), gbytes=count(round(other / 8, 1)),
+               t=_s(traffic / (other / 8)), ratio=f"{other / rate:g}")
+    if (m := _NODE_MONTH.search(text)) is not None and nodes > 1:
+        from bot.messages.format import money
+        n = float((m["n"] or m["n2"]).replace(",", ""))
+        currency = "USD" if m["cur"] == "$" else "CNY"
+        line += say("explain.network_other_cost", lang, each=money(n, currency, lang), nodes=nodes,
+                    total=money(n * nodes, currency, lang))
+    return line
 
 
 # "+$0.40/gpu/hr for IB", "IB 每卡每小时多 3 元": what the faster fabric costs on top, per GPU-hour

@@ -47,6 +47,7 @@ _SIMPLE: list[tuple[str, re.Pattern]] = [
                                    r"object file", re.I)),
     ("smi-no-driver", re.compile(r"NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver", re.I)),
     ("nccl-timeout", re.compile(r"Watchdog caught collective operation timeout|NCCL (?:communicator|operation) .{0,40}timed? ?out", re.I)),
+    ("nccl-ib-completion", re.compile(r"NET/IB\s*:\s*Got completion from peer|IBV_WC_[A-Z_]+_ERR|ibv_poll_cq failed", re.I)),
     ("nccl-error", re.compile(r"nccl(?:System|Internal|Remote|UnhandledCuda|InvalidUsage|InvalidArgument)Error"
                               r"|NCCL error in:|NCCL WARN", re.I)),
 ]
@@ -108,8 +109,28 @@ def read_errors(text: str) -> list[ErrorReading]:
             reading = ErrorReading(kind=kind, line=_line_of(text, match.start()))
             if kind == "driver-too-old" and (driver := _DRIVER_FOUND.search(text)) is not None:
                 reading.driver_cuda = _cuda_from_driver_number(driver["v"])
+            if kind == "nccl-ib-completion":
+                reading.ib_status = _ib_status(text)
             found[kind] = reading
+    if "nccl-ib-completion" in found:
+        found.pop("nccl-error", None)  # the failed completion says what the NCCL WARN lines around it are
     return list(found.values())[:MAX_ERRORS]
+
+
+# ibv_wc_status (rdma-core's verbs.h, in enum order) by name, for logs that print the name instead of the number
+_IBV_STATUS = {"LOC_LEN_ERR": 1, "LOC_QP_OP_ERR": 2, "LOC_PROT_ERR": 4, "WR_FLUSH_ERR": 5, "REM_ACCESS_ERR": 10,
+               "REM_OP_ERR": 11, "RETRY_EXC_ERR": 12, "RNR_RETRY_EXC_ERR": 13}
+_STATUS = re.compile(r"status\s*[=:]\s*(?P<n>\d{1,2})\b|IBV_WC_(?P<name>[A-Z_]+_ERR)", re.I)
+
+
+def _ib_status(text: str) -> int | None:
+    """The first failed completion's ibv_wc_status: "with status=12", "IBV_WC_RETRY_EXC_ERR"."""
+    for m in _STATUS.finditer(text):
+        if m["n"] is not None:
+            return int(m["n"]) if int(m["n"]) <= 64 else None
+        if (n := _IBV_STATUS.get(m["name"].upper())) is not None:
+            return n
+    return None
 
 
 NCCL_LINE = re.compile(r"\bNCCL (?:INFO|WARN|version)\b|NCCL_[A-Z_]+=")

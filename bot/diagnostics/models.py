@@ -108,6 +108,7 @@ ErrorKind = Literal[
     "smi-no-driver",        # "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"
     "nccl-error",           # ncclSystemError / ncclInternalError / NCCL WARN …
     "nccl-timeout",         # "Watchdog caught collective operation timeout"
+    "nccl-ib-completion",   # "NET/IB : Got completion from peer … with status=12 …": a failed RDMA work completion
 ]
 
 
@@ -129,6 +130,7 @@ class ErrorReading(BaseModel):
     allocated_gib: float | None = None
     reserved_gib: float | None = None
     gpu_index: int | None = None
+    ib_status: int | None = Field(default=None, ge=0, le=64, description="the ibv_wc_status of a failed RDMA completion")
 
 
 class NcclReading(BaseModel):
@@ -152,6 +154,7 @@ ERROR_SYMPTOMS: dict[str, str] = {
     "driver-too-old": "cuda-error", "illegal-address": "cuda-error", "device-assert": "cuda-error",
     "no-device": "cuda-error", "cpu-build": "cuda-error", "missing-library": "cuda-error",
     "smi-no-driver": "cuda-error", "nccl-error": "nccl-error", "nccl-timeout": "nccl-error",
+    "nccl-ib-completion": "nccl-error",
 }
 XID_SYMPTOMS: dict[int, str] = {79: "fallen-off-bus", 48: "ecc-errors",
                                 63: "remapped-rows", 64: "remap-failure"}

@@ -210,7 +210,7 @@ def _find_blocks(lines: list[str]) -> list[tuple[str, int, int]]:
         elif (XID_LINE.search(line) or ("NVRM" in line and _KERNEL_LINE.search(line))) and not _CJK.search(line):
             kind, end = "kernel-log", _run_end(lines, i + 1, lambda s: bool(_KERNEL_LINE.search(s) or XID_LINE.search(s))
                                                and not _CJK.search(s))
-        elif NCCL_LINE.search(line):
+        elif _NCCL_START.search(line) or (NCCL_LINE.search(line) and "NET/" in line):
             kind, end = "nccl", _run_end(lines, i + 1, lambda s: bool(NCCL_LINE.search(s)))
         elif _TRACE_START.match(line):
             kind, end = "error", _traceback_end(lines, i)
@@ -226,6 +226,11 @@ def _find_blocks(lines: list[str]) -> list[tuple[str, int, int]]:
         blocks.append((kind, i, end))
         i = end
     return blocks
+
+
+# A line NCCL printed, or a variable set ("export NCCL_IB_HCA=mlx5_0"), or one quoting the transport it chose: a
+# prose line that only names a variable ("…NCCL_DEBUG=INFO shows:") stays in the question, with the setup it states
+_NCCL_START = re.compile(r"\bNCCL (?:INFO|WARN|version)\b|^\s*(?:export\s+|\$\s*)?NCCL_[A-Z_]+=|set by environment to")
 
 
 def _run_end(lines: list[str], j: int, belongs) -> int:

@@ -56,7 +56,7 @@ _KIND_CUES: tuple[tuple[str, re.Pattern], ...] = (
         # a measured figure doubted against the spec: "did the provider shortchange us?", "underperforming?"
         r"|shortchang\w*|short[\s-]changed|ripped\s+off|rip[\s-]?off|cheated|underperform\w*|below\s+(?:the\s+)?spec\w*)>\E"
         r"|\B<(?:tpot|ttft|latency|throughput|tokens?/s)\s+(?:is|are|was|looks?|got)\s+(?:so\s+|really\s+|very\s+)?(?:bad|poor|high|terrible|awful|low)>\E"
-        r"|报错|挂了|卡死|(?<!网络)(?<!会被)卡住|慢了|很慢|变慢|太慢|死机|掉卡|正常吗|是不是有问题|是不是被坑|被坑|缩水|假卡|不达标|坏卡|卡坏|限速了|是不是限速|有问题吗|(?:是不是|是)?坏了(?:吗|么|没)|是不是坏|是否损坏|有没有毛病|怎么查|啥意思|什么意思"
+        r"|报错|挂了|(?:老是|总是|经常|动不动就?|频繁)\s*(?:会)?(?:挂|崩)|挂掉|崩溃|崩了|跑崩|卡死|(?<!网络)(?<!会被)卡住|慢了|很慢|变慢|太慢|死机|掉卡|正常吗|是不是有问题|是不是被坑|被坑|缩水|假卡|不达标|坏卡|卡坏|限速了|是不是限速|有问题吗|(?:是不是|是)?坏了(?:吗|么|没)|是不是坏|是否损坏|有没有毛病|怎么查|啥意思|什么意思"
         r"|(?:tpot|ttft|延迟|吞吐)\s*(?:很|太|特别)?\s*(?:差|高|低|慢)")),
     ("price", lx.rx(
         r"\B<(?:how\s+much\s+(?:is|are|does|do|for|would)|(?<!by\s)how\s+much(?=\s*(?:[?？!]|$))|what(?:'s|\s+is|\s+are)\s+(?:the\s+)?(?:price|cost|rate)"
