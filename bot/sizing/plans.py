@@ -379,15 +379,21 @@ _PLANNED_FIELDS = tuple(f.name for f in fields(MemoryEstimate) if f.name not in 
 _LEAST_NEEDS: dict[tuple, dict[int, float]] = {}
 
 
+def _job_table(tables: dict[tuple, dict], est: MemoryEstimate, workload: str) -> dict:
+    """This job's table in `tables` (by the estimate's planned fields and the workload), made empty on first
+    use; at most 64 jobs are kept, so a long-running process does not grow without bound."""
+    key = (workload, *(getattr(est, name) for name in _PLANNED_FIELDS))
+    table = tables.get(key)
+    if table is None:
+        if len(tables) >= 64:
+            tables.clear()
+        table = tables[key] = {}
+    return table
+
+
 def least_needs(est: MemoryEstimate, workload: str) -> dict[int, float]:
     """The least-need table of this job (count -> GB), filled as counts are searched."""
-    key = (workload, *(getattr(est, name) for name in _PLANNED_FIELDS))
-    table = _LEAST_NEEDS.get(key)
-    if table is None:
-        if len(_LEAST_NEEDS) >= 64:
-            _LEAST_NEEDS.clear()
-        table = _LEAST_NEEDS[key] = {}
-    return table
+    return _job_table(_LEAST_NEEDS, est, workload)
 
 
 # Per estimate (by value) and workload: count -> (the needs `_plan_with` tries, in order; those of its
@@ -397,13 +403,7 @@ _PLAN_NEEDS: dict[tuple, dict[int, tuple[list[float], list[float]]]] = {}
 
 def plan_needs(est: MemoryEstimate, workload: str) -> dict[int, tuple[list[float], list[float]]]:
     """The planned-need table of this job (count -> needs tried), filled as counts are searched."""
-    key = (workload, *(getattr(est, name) for name in _PLANNED_FIELDS))
-    table = _PLAN_NEEDS.get(key)
-    if table is None:
-        if len(_PLAN_NEEDS) >= 64:
-            _PLAN_NEEDS.clear()
-        table = _PLAN_NEEDS[key] = {}
-    return table
+    return _job_table(_PLAN_NEEDS, est, workload)
 
 
 def planned_need(est: MemoryEstimate, workload: str, slot: GpuSlot, count: int,
