@@ -230,7 +230,7 @@ def ask_lines(answer: Answer) -> list[str]:
     for reply in answer.answers:
         lead = f"{reply.label} {reply.lead}" if reply.label else reply.lead
         lines.append(lead)
-        shown = reply.details[:share]
+        shown = _kept(reply.details, share, answer.language)
         lines += [f"  {d}" for d in shown]
         if len(reply.details) > len(shown):
             lines.append("  " + say("format.cut", answer.language, n=len(reply.details) - len(shown)))
@@ -238,6 +238,16 @@ def ask_lines(answer: Answer) -> list[str]:
 
 
 MIN_DETAILS = 2
+
+
+def _kept(details: list[str], share: int, language: str) -> list[str]:
+    """The details a part shows in its share; a price's source line (where and when it was read, "confirm
+    before buying") is kept in place of the last one cut, so no price is shown without it."""
+    if len(details) <= share:
+        return details
+    source = say("price.source_catalog", language, name="\0", date="").split("\0")[0]
+    last = next((d for d in reversed(details[share:]) if d.startswith(source)), None)
+    return details[:share] if last is None or share < 1 else [*details[:share - 1], last]
 # A warning whose words the answer above already says, this share of them or more, restates it. A
 # Chinese one is read by character pairs, and the pairs that straddle two words ("可限" in "许可限制")
 # match nothing whoever wrote them, so a smaller share of its pairs already says the same thing.

@@ -6,6 +6,9 @@ Through the real parser, advisor and composers."""
 
 from __future__ import annotations
 
+from bot.conversation import Conversations
+from bot.render.text import render_text
+
 import pytest
 
 from bot.prices.lookup import instance_price
@@ -50,3 +53,13 @@ def test_a_spot_saving_is_not_read_where_the_user_gave_their_own_losses(advisor)
     answers = answer_of(advisor, "p5.48xlarge spot at 60% off, reclaimed 3 times a day losing 30 min each: "
                                  "and what does spot save on a p4d.24xlarge?").answers
     assert all(a.rule != "cost-spot-instances" for a in answers)
+
+
+def test_a_cut_price_part_keeps_its_source_line(advisor):
+    # the brief text (bot/render/text.py): two priced parts share the brief's lines: the first one's provenance (read when, "confirm") is never cut
+    for text, source in (("AWS 东京区 p5.48xlarge 和 p4de.24xlarge 按需多少钱一小时？每卡多少？spot 便宜多少？", "来源：SkyPilot catalog"),
+                         ("price of p5.48xlarge and p4de.24xlarge on-demand in tokyo? per gpu? how much does spot save?",
+                          "Source: SkyPilot catalog")):
+        out = render_text(Conversations(advisor).ask("t", text))
+        assert source in out, out
+        assert out.index(source) < out.index("--full")  # shown in the brief, not behind "More"

@@ -73,6 +73,10 @@ def test_a_job_is_priced_on_whole_instances(catalog):
 def test_region_names_in_a_question(catalog):
     assert regions_in("p5 in us-east-1 or europe-west4?", catalog) == ["us-east-1", "europe-west4"]
     assert regions_in("在美东用p5多少钱", catalog) == ["us-east"]
+    # English city names as whole words, in any case; not inside other words
+    assert regions_in("p5 on demand in Tokyo, per GPU?", catalog) == ["ap-northeast-1"]
+    assert regions_in("frankfurt or LONDON for the A100s?", catalog) == ["eu-central-1", "eu-west-2"]
+    assert regions_in("our ohioan team wants p5", catalog) == []
     assert regions_in("how much in us-east?", catalog) == ["us-east"]
     assert regions_in("no region named here, just words-like-this", catalog) == []
     assert regions_in("x" * 1_000_000 + " us-east-1", catalog) == []  # bounded: the text is read up to 20,000 chars
