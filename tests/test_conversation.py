@@ -118,11 +118,12 @@ def test_unknown_gpu_name_is_raised_as_a_question_not_dropped(chat):
 def test_which_gpu_should_i_rent_asks_what_it_needs_then_the_follow_up_fills_it(chat):
     first = chat.ask("rent-1", "which GPU should I rent?")
     assert first.findings, "the answer still gives what it can"
-    # an open ask: a default first, then at most two questions of its own, training vs inference among them
+    # an open ask: the deciding question (training or inference) with the default in its first line, then at
+    # most two questions of its own
     default = first.answers[0]
     asked = [d for d in default.details if d.startswith("?")]
     assert default.kind == "open" and 1 <= len(asked) <= 2 and first.questions == []
-    assert any("Training or inference" in q for q in asked)
+    assert "training or inference" in default.lead.lower() or any("Training or inference" in q for q in asked)
     assert not first.candidates
     follow = chat.ask("rent-1", "inference of Llama-3-8B for 8 concurrent users")
     assert follow.requirement.workload == "inference" and follow.requirement.model == "llama-3-8b"
