@@ -330,13 +330,15 @@ _REGION_WORDS: dict[str, tuple[str, ...]] = {
     "爱尔兰": ("eu-west-1",), "伦敦": ("eu-west-2", "europe-west2"), "香港": ("ap-east-1", "asia-east2"),
     "华东": ("cn-hangzhou", "cn-shanghai"), "华北": ("cn-beijing", "cn-qingdao", "cn-zhangjiakou"),
     "华南": ("cn-shenzhen", "cn-guangzhou"),
-    # English city names, matched as whole words in any case ("Tokyo", "in frankfurt")
+    # English city names ("Tokyo", "in frankfurt")
     "virginia": ("us-east-1",), "ohio": ("us-east-2",), "oregon": ("us-west-2",), "tokyo": ("ap-northeast-1", "asia-northeast1"),
     "seoul": ("ap-northeast-2", "asia-northeast3"), "singapore": ("ap-southeast-1", "asia-southeast1"),
     "mumbai": ("ap-south-1", "asia-south1"), "sydney": ("ap-southeast-2", "australia-southeast1"),
     "frankfurt": ("eu-central-1", "europe-west3"), "london": ("eu-west-2", "europe-west2"), "hong kong": ("ap-east-1", "asia-east2"),
 }
-_REGION_WORD = {word: re.compile(rf"\b{word}\b", re.IGNORECASE) for word in _REGION_WORDS if word.isascii()}
+# English names as whole words in any case; Chinese ones as they are written
+_REGION_WORD = {word: re.compile(rf"\b{word}\b" if word.isascii() else re.escape(word), re.IGNORECASE)
+                for word in _REGION_WORDS}
 _REGION_TOKEN = re.compile(r"(?<![A-Za-z0-9-])([a-z]{2,12}(?:-[a-z0-9]{1,16}){1,3})(?![A-Za-z0-9-])", re.IGNORECASE)
 MAX_QUESTION_CHARS = 20_000
 
@@ -357,10 +359,8 @@ def regions_in(text: str, catalog: Catalog) -> list[str]:
                                         "northamerica", "southamerica", "il"}:
             found.append((match.start(), token))
     for word, prefixes in _REGION_WORDS.items():
-        hit = _REGION_WORD[word].search(text) if word in _REGION_WORD else None
-        at = hit.start() if hit else text.find(word) if word not in _REGION_WORD else -1
-        if at >= 0:
-            found.append((at, prefixes[0]))
+        if (hit := _REGION_WORD[word].search(text)) is not None:
+            found.append((hit.start(), prefixes[0]))
     out: list[str] = []
     for _, region in sorted(found):
         if region not in out:
