@@ -374,7 +374,8 @@ def _varying() -> re.Pattern:
     names = _gpu_names()
     cached = _VARYING.get(id(names))
     if cached is None:
-        cached = re.compile(f"{names.pattern}|(?<![\\w.])[0-9][0-9,.]*[0-9]|(?<![\\w.])[0-9](?![\\w])")
+        # a negative number keeps its sign ("余量 -103.2 / -119.2 GB", not "-103.2 / 119.2")
+        cached = re.compile(f"{names.pattern}|(?<![\\w.])-?[0-9][0-9,.]*[0-9]|(?<![\\w.])-?[0-9](?![\\w])")
         _VARYING[id(names)] = cached
     return cached
 

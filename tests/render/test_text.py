@@ -193,6 +193,19 @@ def test_merged_warnings_name_each_card_only_where_they_differ():
     assert merged.message == "One H200 SXM / H100 SXM (140 / 79 GB) is too small, unlike the B200 (180 GB)."
 
 
+def test_merged_warnings_keep_the_sign_of_each_negative_number():
+    from bot.models import AskAnswer
+    from bot.render.text import watch_outs
+
+    def short(gpu: str, have: int, headroom: float) -> Finding:
+        return Finding(rule="r.short", topic="memory", severity="warn", tier="key",
+                       message=f"One {gpu} has {have} GB (headroom {headroom:.1f} GB), 10-20% short.")
+    answer = Answer(requirement=Requirement(), answers=[AskAnswer(kind="select", lead="Take two.")],
+                    findings=[short("H20 96GB", 95, -103.2), short("A800 SXM4 80GB", 79, -119.2)])
+    [merged] = watch_outs(answer, ["Take it."])
+    assert merged.message == "One H20 96GB / A800 SXM4 80GB has 95 / 79 GB (headroom -103.2 / -119.2 GB), 10-20% short."
+
+
 def test_a_chinese_warning_that_says_the_answer_again_is_no_watch_out():
     from bot.models import AskAnswer
     from bot.render.text import watch_outs
